@@ -1,0 +1,98 @@
+# smemlab - a self-grading CUDA shared-memory lab kit.  `make help` lists the targets.
+
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+
+LABS := lab1 lab2 lab3 lab4
+BUILD := build
+
+# --- toolchain ---------------------------------------------------------------
+NVCC ?= nvcc
+CUDA_HOME ?= $(patsubst %/bin/nvcc,%,$(shell command -v $(NVCC) 2>/dev/null))
+CUDA_INC := $(CUDA_HOME)/include $(wildcard $(CUDA_HOME)/extras/CUPTI/include)
+CUDA_LIB := $(CUDA_HOME)/lib64 $(wildcard $(CUDA_HOME)/extras/CUPTI/lib64)
+# DEPS_PREFIX: a folder with Debian packages unpacked (dpkg -x), for machines
+# that cannot apt-get (see tests/gpu/README).
+DEPS_PREFIX ?=
+DEPS_INC := $(if $(DEPS_PREFIX),$(DEPS_PREFIX)/usr/include)
+DEPS_LIB := $(if $(DEPS_PREFIX),$(DEPS_PREFIX)/usr/lib/x86_64-linux-gnu)
+
+comma := ,
+CC ?= gcc
+CFLAGS ?= -O2 -g
+CFLAGS += -std=c11 -Wall -Wextra -Werror=implicit-function-declaration
+CPPFLAGS += $(addprefix -I,$(CUDA_INC) $(DEPS_INC) $(DEPS_INC:%=%/cjson)) -I/usr/include/cjson
+LDLIBS_CUDA := $(addprefix -L,$(CUDA_LIB) $(DEPS_LIB)) $(addprefix -Wl$(comma)-rpath$(comma),$(CUDA_LIB) $(DEPS_LIB)) \
+               -lcupti -lcudart -lcjson -ldl -lm
+
+# GPU architecture: the GPU that is present, else a list that covers
+# compute capability 7.5 (Turing) to 9.0 (Hopper) plus PTX for newer GPUs.
+GPU_CC := $(shell nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -n1 | tr -d .)
+DEFAULT_ARCHS := 75 80 86 89 90
+NVCC_ARCH ?= $(if $(GPU_CC),-arch=sm_$(GPU_CC),$(foreach a,$(DEFAULT_ARCHS),-gencode arch=compute_$(a),code=sm_$(a)) -gencode arch=compute_90,code=compute_90)
+NVCCFLAGS ?= -O3 -lineinfo
+NVCCFLAGS += -std=c++17 -Icommon -Xcompiler -fPIC,-Wall --cudart shared $(NVCC_ARCH)
+
+# --- the grader ----------------------------------------------------------------
+GRADER_SRC := $(filter-out grader/bench/%,$(shell find grader -name '*.c' | sort))
+GRADER_CORE := $(filter-out grader/main.c,$(GRADER_SRC))
+GRADER := $(BUILD)/smemlab-grade
+CUPTI_CFLAGS := -Igrader/compat   # see grader/compat/README
+
+$(BUILD)/obj/%.o: %.c $(shell find grader common -name '*.h')
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(if $(findstring measure_cupti,$<),$(CUPTI_CFLAGS)) $(CFLAGS) -c $< -o $@
+
+$(GRADER): $(GRADER_SRC:%.c=$(BUILD)/obj/%.o)
+	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS_CUDA)
+
+# --- labs: build/labN.so from labs/, build/solutions/labN.so from solutions/ ---
+lab_src = $(wildcard $(2)/$(1)-*/$(1).cu)
+define lab_rules
+$(BUILD)/$(1).so: $(call lab_src,$(1),labs) common/support.cu common/smemlab.h
+	@mkdir -p $$(@D)
+	$$(NVCC) $$(NVCCFLAGS) -shared $$< common/support.cu -o $$@
+$(BUILD)/solutions/$(1).so: $(call lab_src,$(1),solutions) common/support.cu common/smemlab.h
+	@mkdir -p $$(@D)
+	$$(NVCC) $$(NVCCFLAGS) -shared $$< common/support.cu -o $$@
+.PHONY: $(1)
+$(1): $(BUILD)/$(1).so $(GRADER)
+	@echo $(1) > $(BUILD)/last-lab
+	@echo "Built $(1). Grade it with: make grade"
+endef
+$(foreach l,$(LABS),$(eval $(call lab_rules,$(l))))
+
+# --- grading -------------------------------------------------------------------
+LAB ?= $(shell cat $(BUILD)/last-lab 2>/dev/null)
+GRADE_FLAGS ?=
+.PHONY: grade
+ifeq ($(SOLUTIONS),1)
+GRADE_LABS := $(if $(filter command line,$(origin LAB)),$(LAB),$(LABS))
+grade: $(GRADER) $(GRADE_LABS:%=$(BUILD)/solutions/%.so)
+	$(GRADER) --solutions $(GRADE_FLAGS) $(GRADE_LABS)
+else
+grade: $(GRADER)
+	@if [ -z "$(LAB)" ]; then echo "No lab built yet: run make lab1 (or lab2 ... lab6) first, or make grade LAB=lab1." >&2; exit 2; fi
+	@$(MAKE) --no-print-directory $(BUILD)/$(LAB).so
+	$(GRADER) $(GRADE_FLAGS) $(LAB)
+endif
+
+# --- tests -----------------------------------------------------------------------
+include tests/tests.mk
+
+.PHONY: help clean
+help:
+	@echo "smemlab - CUDA shared-memory labs that grade themselves"
+	@echo
+	@echo "  make lab1 ... make lab4   build a lab from labs/ (and the grader)"
+	@echo "  make grade                grade the lab built last"
+	@echo "  make grade LAB=lab3       grade a given lab"
+	@echo "  make grade SOLUTIONS=1    grade the reference solutions (LAB=... for one)"
+	@echo "  make check                unit tests, compile tests (no GPU needed)"
+	@echo "  make check-gpu            full tests on a GPU: solutions, skeletons, planted bugs"
+	@echo "  make clean                remove build/"
+	@echo
+	@echo "  GRADE_FLAGS='--json out.json'   extra grader options (build/smemlab-grade --help)"
+	@echo "  NVCC_ARCH='-arch=sm_86'         build for another GPU (default: the one present)"
+clean:
+	rm -rf $(BUILD)

@@ -1,0 +1,46 @@
+/*
+ * check.h - one graded check and its outcome.
+ *
+ * Results travel from the worker process (which runs the student's kernels)
+ * to the grader process through a pipe, so they are plain fixed-size records.
+ */
+#ifndef SMEMLAB_CHECK_H
+#define SMEMLAB_CHECK_H
+
+#include <stddef.h>
+
+typedef enum check_status {
+    CHECK_PASS,
+    CHECK_FAIL,
+    CHECK_NOT_MEASURED, /* counters unavailable: no points, never a silent pass */
+    CHECK_SKIPPED       /* optional kernel the student did not write */
+} check_status;
+
+typedef struct check_result {
+    char lab[16];
+    char kernel[48];
+    char check[24];     /* id: correct, store-requests, load-conflicts, ... */
+    check_status status;
+    double points;
+    double max_points;
+    char measured[128]; /* what the GPU showed */
+    char expected[128]; /* what the model or reference says */
+    char message[256];  /* one line for the student */
+    char hint[640];     /* why, and what to change */
+} check_result;
+
+/* Start a record: ids copied, status FAIL, no points yet. */
+void check_init(check_result *c, const char *lab, const char *kernel, const char *check,
+                double max_points);
+
+/* Set the outcome; PASS earns max_points. fmt is printf-style for message. */
+void check_set(check_result *c, check_status status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* printf into a fixed field, truncating safely. */
+void check_field(char *dst, size_t size, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+const char *check_status_name(check_status s);
+
+#endif /* SMEMLAB_CHECK_H */

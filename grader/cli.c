@@ -1,0 +1,145 @@
+/* cli.c - parsing the grader's command line; see cli.h. */
+#define _POSIX_C_SOURCE 200809L
+#include "cli.h"
+
+#include "exit_codes.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+void cli_usage(FILE *f)
+{
+    fprintf(f,
+        "usage: smemlab-grade [options] [LAB...]\n"
+        "Grade the lab libraries built by `make labN`: correctness against a host\n"
+        "reference, shared-memory requests and bank conflicts against the bank model.\n\n"
+        "  LAB               lab1 ... lab6 (or 1 ... 6); default: the lab built last\n"
+        "  --solutions       grade build/solutions/LAB.so instead of build/LAB.so\n"
+        "  --lib FILE        grade this library (one LAB only)\n"
+        "  --build-dir DIR   where make put the libraries (default: build)\n"
+        "  --json FILE       also write the results as JSON to FILE\n"
+        "  --timeout SEC     time limit per kernel (default 10)\n"
+        "  --repeats N       correctness runs per kernel (default 3)\n"
+        "  --device N        CUDA device to use (default 0)\n"
+        "  --seed N          seed for random inputs (labs 5, 6)\n"
+        "  --no-counters     grade correctness only; conflict checks are not measured\n"
+        "  --verbose         show measured values and hints for passing checks too\n"
+        "  --list            list the labs and their kernels\n"
+        "  --help, --version\n\n"
+        "exit status: 0 all checks passed, 1 a check failed, 2 bad command line,\n"
+        "3 no GPU/driver or lab not built, 4 nothing failed but counters not measured\n");
+}
+
+/* Strict number parsing: the whole string, within [lo, hi]. */
+static int parse_number(const char *s, double lo, double hi, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s || *end || v < lo || v > hi)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static int bad(FILE *err, const char *fmt, const char *arg)
+{
+    fprintf(err, "smemlab-grade: ");
+    fprintf(err, fmt, arg);
+    fprintf(err, "\nTry `smemlab-grade --help`.\n");
+    return EXIT_USAGE;
+}
+
+static int add_lab(cli_options *o, const char *id, FILE *err)
+{
+    const lab_def *lab = lab_find(id);
+    if (!lab)
+        return bad(err, "unknown lab '%s' (labs are lab1 ... lab6; --list shows them)", id);
+    if (o->n_labs == CLI_MAX_LABS)
+        return bad(err, "too many labs given (%s)", id);
+    o->labs[o->n_labs++] = lab;
+    return 0;
+}
+
+static int number_option(int opt, const char *arg, cli_options *o, FILE *err)
+{
+    double v;
+    switch (opt) {
+    case 't':
+        if (parse_number(arg, 0.1, 3600, &v)) return bad(err, "--timeout wants seconds in 0.1..3600, not '%s'", arg);
+        o->grade.timeout_s = v;
+        return 0;
+    case 'r':
+        if (parse_number(arg, 1, 100, &v) || v != (int)v) return bad(err, "--repeats wants a whole number in 1..100, not '%s'", arg);
+        o->grade.repeats = (int)v;
+        return 0;
+    case 'd':
+        if (parse_number(arg, 0, 63, &v) || v != (int)v) return bad(err, "--device wants a device number in 0..63, not '%s'", arg);
+        o->grade.device = (int)v;
+        return 0;
+    case 's':
+        if (parse_number(arg, 0, 1.8e19, &v)) return bad(err, "--seed wants a non-negative number, not '%s'", arg);
+        o->grade.seed = strtoull(arg, NULL, 10);
+        return 0;
+    }
+    return bad(err, "internal: unknown option %s", arg);
+}
+
+int cli_parse(int argc, char **argv, cli_options *o, FILE *err)
+{
+    static const struct option longs[] = {
+        {"solutions", no_argument, 0, 'S'}, {"lib", required_argument, 0, 'l'},
+        {"build-dir", required_argument, 0, 'b'}, {"json", required_argument, 0, 'j'},
+        {"timeout", required_argument, 0, 't'}, {"repeats", required_argument, 0, 'r'},
+        {"device", required_argument, 0, 'd'}, {"seed", required_argument, 0, 's'},
+        {"no-counters", no_argument, 0, 'n'}, {"verbose", no_argument, 0, 'v'},
+        {"list", no_argument, 0, 'L'}, {"help", no_argument, 0, 'h'},
+        {"version", no_argument, 0, 'V'}, {0, 0, 0, 0}};
+    int opt, rc;
+
+    memset(o, 0, sizeof *o);
+    o->build_dir = "build";
+    o->grade = (grade_options){.repeats = 3, .use_counters = 1, .timeout_s = 10.0,
+                               .seed = 20261120ULL};
+    optind = 1;
+    opterr = 0;
+    while ((opt = getopt_long(argc, argv, ":hv", longs, NULL)) != -1) {
+        switch (opt) {
+        case 'S': o->solutions = 1; break;
+        case 'l': o->lib = optarg; break;
+        case 'b': o->build_dir = optarg; break;
+        case 'j': o->json = optarg; break;
+        case 'n': o->grade.use_counters = 0; break;
+        case 'v': o->verbose = 1; break;
+        case 'L': o->list = 1; break;
+        case 'h': o->help = 1; break;
+        case 'V': o->version = 1; break;
+        case ':': return bad(err, "%s needs a value", argv[optind - 1]);
+        case '?': return bad(err, "unknown option '%s'", argv[optind - 1]);
+        default:
+            if ((rc = number_option(opt, optarg, o, err)) != 0)
+                return rc;
+        }
+    }
+    for (int i = optind; i < argc; i++)
+        if ((rc = add_lab(o, argv[i], err)) != 0)
+            return rc;
+    if (o->lib && o->n_labs != 1)
+        return bad(err, "--lib %s needs exactly one LAB to say which table to grade it with",
+                   o->lib);
+    if (o->lib && o->solutions)
+        return bad(err, "--lib %s and --solutions exclude each other", o->lib);
+    return 0;
+}
+
+const char *cli_lib_path(const cli_options *o, const lab_def *lab, char *buf, size_t size)
+{
+    if (o->lib)
+        snprintf(buf, size, "%s", o->lib);
+    else
+        snprintf(buf, size, "%s/%s%s.so", o->build_dir, o->solutions ? "solutions/" : "",
+                 lab->id);
+    return buf;
+}

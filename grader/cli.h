@@ -1,0 +1,34 @@
+/* cli.h - the grader's command line. */
+#ifndef SMEMLAB_CLI_H
+#define SMEMLAB_CLI_H
+
+#include "lab_table.h"
+#include "worker.h"
+
+#include <stdio.h>
+
+#define CLI_MAX_LABS 16
+
+typedef struct cli_options {
+    const lab_def *labs[CLI_MAX_LABS];
+    int n_labs;
+    const char *lib;       /* --lib: one lab's library, overriding the default */
+    int solutions;         /* grade build/solutions/<lab>.so */
+    const char *build_dir; /* default "build" */
+    const char *json;      /* --json FILE */
+    int verbose, list, help, version;
+    grade_options grade;
+} cli_options;
+
+/*
+ * Parse argv. Returns 0, or EXIT_USAGE after printing what is wrong and what
+ * to do to err.
+ */
+int cli_parse(int argc, char **argv, cli_options *o, FILE *err);
+
+void cli_usage(FILE *f);
+
+/* Library path for lab (into buf). */
+const char *cli_lib_path(const cli_options *o, const lab_def *lab, char *buf, size_t size);
+
+#endif

@@ -1,0 +1,43 @@
+/*
+ * compare.h - measured counters against the model's expectation, turned
+ * into checks with messages and hints for the student.
+ */
+#ifndef SMEMLAB_COMPARE_H
+#define SMEMLAB_COMPARE_H
+
+#include "check.h"
+#include "measure/measure.h"
+#include "model/tile_model.h"
+
+#include <stddef.h>
+
+/* Which side of a shared access a check is about. */
+typedef struct smem_side {
+    const char *op;     /* "stores" or "loads" */
+    metric_id requests, wavefronts, conflicts;
+    const char *code;   /* the access as the exercise writes it */
+} smem_side;
+
+extern const smem_side SIDE_STORE, SIDE_LOAD;
+
+/* Relative slack allowed between measured and modelled conflict degree. */
+#define DEGREE_TOLERANCE 0.05
+
+/* "conflict-free", "32-way conflict", "1.07-way conflict". */
+const char *degree_text(double degree, char *buf, size_t size);
+
+/* Degree as the counters give it: wavefronts / (wavefronts - conflicts). */
+double measured_degree(const measurement *m, const smem_side *side);
+
+/* Warp-level requests of one side against the model's count. */
+void compare_requests(check_result *c, const smem_side *side, const measurement *m,
+                      long expected);
+
+/* Conflict degree of one side against the model's. pad_note may be NULL. */
+void compare_conflicts(check_result *c, const smem_side *side, const measurement *m,
+                       const smem_cost *model, double tolerance, const char *pad_note);
+
+/* The counters could not be read: no points, and say why. */
+void compare_not_measured(check_result *c, measure_status st, const char *why);
+
+#endif /* SMEMLAB_COMPARE_H */

@@ -1,0 +1,68 @@
+/*
+ * lab_table.h - what the grader knows about each lab, as data.
+ *
+ * One table per lab (grader/labs/labN.c) lists its kernels: the launcher the
+ * lab library exports, the access pattern the exercise asks for, the output
+ * the host reference expects and the points of each check. The program
+ * itself holds no per-lab knowledge.
+ */
+#ifndef SMEMLAB_LAB_TABLE_H
+#define SMEMLAB_LAB_TABLE_H
+
+#include "model/tile_model.h"
+
+typedef enum problem_kind {
+    PROBLEM_TILE,   /* labs 1-4: one block writes an int tile and reads it back */
+    PROBLEM_MATMUL, /* lab 5 */
+    PROBLEM_CONV    /* lab 6 */
+} problem_kind;
+
+/*
+ * A tile kernel stores idx = threadIdx.y * BDIMX + threadIdx.x through `store`
+ * and writes out[idx] from `load`; the host reference replays exactly that.
+ */
+typedef struct tile_spec {
+    tile_access store;      /* how tile is written */
+    tile_access load;       /* how tile is read back */
+    const char *store_code; /* the store as the exercise writes it, for hints */
+    const char *load_code;
+} tile_spec;
+
+/* Points of each check of a kernel (0: the check is not run). */
+typedef struct check_points {
+    double correct;
+    double requests;  /* each of store-requests and load-requests */
+    double conflicts; /* each of store-conflicts and load-conflicts */
+    double global_loads;
+    double speed;
+} check_points;
+
+typedef struct lab_kernel {
+    const char *name;     /* as the exercise names it */
+    const char *launcher; /* exported symbol */
+    int optional;         /* graded only when the launcher exists */
+    const char *teaches;  /* one line: what the kernel demonstrates */
+    tile_spec tile;       /* PROBLEM_TILE */
+    int step;             /* PROBLEM_MATMUL / PROBLEM_CONV: which step */
+    check_points points;
+} lab_kernel;
+
+typedef struct lab_def {
+    const char *id;     /* "lab1" */
+    const char *title;
+    const char *source; /* the student's file, relative to the kit */
+    problem_kind kind;
+    int bdimx, bdimy;   /* block shape (PROBLEM_TILE) */
+    const char *pad_param; /* exported parameter holding the pad, or NULL */
+    const lab_kernel *kernels;
+    int n_kernels;
+} lab_def;
+
+/* Every lab, in course order. */
+extern const lab_def *const lab_registry[];
+extern const int lab_registry_count;
+
+/* The lab with this id ("lab3" or "3"), or NULL. */
+const lab_def *lab_find(const char *id);
+
+#endif /* SMEMLAB_LAB_TABLE_H */

@@ -1,0 +1,24 @@
+/* lab2.c - square 32x32 dynamic tile: extern __shared__, 1-D index, size at launch. */
+#include "../lab_table.h"
+
+#define N 32
+static const check_points tile_points = {.correct = 2, .requests = 1, .conflicts = 1};
+
+static const lab_kernel kernels[] = {
+    {.name = "setRowReadColDyn", .launcher = "launch_setRowReadColDyn",
+     .teaches = "a dynamic tile indexed in 1-D: row_idx to store, col_idx to load",
+     .tile = {{TILE_ROW, N}, {TILE_COL, N},
+              "tile[row_idx] = row_idx", "out[row_idx] = tile[col_idx]"},
+     .points = tile_points},
+    {.name = "setColReadColDyn", .launcher = "launch_setColReadColDyn", .optional = 1,
+     .teaches = "a dynamic tile written and read column-major through col_idx",
+     .tile = {{TILE_COL, N}, {TILE_COL, N},
+              "tile[col_idx] = row_idx", "out[row_idx] = tile[col_idx]"},
+     .points = tile_points},
+};
+
+const lab_def lab2_def = {
+    .id = "lab2", .title = "Dynamic shared memory",
+    .source = "labs/lab2-dynamic/lab2.cu", .kind = PROBLEM_TILE, .bdimx = N, .bdimy = N,
+    .kernels = kernels, .n_kernels = (int)(sizeof kernels / sizeof kernels[0]),
+};

@@ -1,0 +1,26 @@
+/* lab3.c - square tile padded by one column, static and dynamic. */
+#include "../lab_table.h"
+
+#define N 32
+#define PITCH (N + 1) /* one pad column moves each row one bank over */
+static const check_points tile_points = {.correct = 2, .requests = 1, .conflicts = 1};
+
+static const lab_kernel kernels[] = {
+    {.name = "setRowReadColPad", .launcher = "launch_setRowReadColPad",
+     .teaches = "a pad column turns the column read into a conflict-free one",
+     .tile = {{TILE_ROW, PITCH}, {TILE_COL, PITCH},
+              "tile[threadIdx.y][threadIdx.x] = idx", "out[idx] = tile[threadIdx.x][threadIdx.y]"},
+     .points = tile_points},
+    {.name = "setRowReadColDynPad", .launcher = "launch_setRowReadColDynPad",
+     .teaches = "padding a dynamic tile: three indices, row_idx, col_idx and g_idx",
+     .tile = {{TILE_ROW, PITCH}, {TILE_COL, PITCH},
+              "tile[row_idx] = g_idx", "out[g_idx] = tile[col_idx]"},
+     .points = tile_points},
+};
+
+const lab_def lab3_def = {
+    .id = "lab3", .title = "Padding",
+    .source = "labs/lab3-padding/lab3.cu", .kind = PROBLEM_TILE, .bdimx = N, .bdimy = N,
+    .pad_param = "smemlab_param_IPAD",
+    .kernels = kernels, .n_kernels = (int)(sizeof kernels / sizeof kernels[0]),
+};

@@ -1,0 +1,109 @@
+/* bank.c - the shared-memory bank model; see bank.h. */
+#include "bank.h"
+
+#include <stddef.h>
+
+int bank_geometry_for(int major, int minor, int warp_size, int kepler_eight_byte,
+                      bank_geometry *out)
+{
+    (void)minor;
+    if (major < 3 || warp_size <= 0 || warp_size > BANK_MAX_LANES)
+        return -1;
+    out->banks = 32;
+    out->bank_bytes = (major == 3 && kepler_eight_byte) ? 8 : 4;
+    out->warp_size = warp_size;
+    return 0;
+}
+
+int bank_of(const bank_geometry *g, uint32_t addr)
+{
+    return (int)((addr / (uint32_t)g->bank_bytes) % (uint32_t)g->banks);
+}
+
+/* Lanes served together: one phase moves at most banks * bank_bytes bytes. */
+static int lanes_per_phase(const bank_geometry *g, int width)
+{
+    int bytes_per_pass = g->banks * g->bank_bytes;
+    int lanes = width > 0 ? bytes_per_pass / width : g->warp_size;
+    if (lanes < 1)
+        lanes = 1;
+    return lanes > g->warp_size ? g->warp_size : lanes;
+}
+
+/*
+ * Serve lanes [first, last) of one phase: every distinct bank word gets the
+ * next free slot of its bank; a lane's wavefront is the latest slot of the
+ * words it touches. Returns the wavefronts the phase needs.
+ */
+static int serve_phase(const bank_geometry *g, const warp_access *a, int first, int last,
+                       int base, int *wave_of_lane)
+{
+    uint32_t words[BANK_MAX_LANES * 4]; /* distinct words seen, at most 16 B / 4 B each */
+    int slot_of_word[BANK_MAX_LANES * 4];
+    int used_in_bank[64] = {0};
+    int nwords = 0, depth = 0;
+    int span = a->width > g->bank_bytes ? a->width / g->bank_bytes : 1;
+
+    for (int lane = first; lane < last; lane++) {
+        if (!(a->active >> lane & 1u))
+            continue;
+        int lane_wave = 0;
+        uint32_t word0 = a->addr[lane] / (uint32_t)g->bank_bytes;
+        for (int s = 0; s < span; s++) {
+            uint32_t word = word0 + (uint32_t)s;
+            int found = -1;
+            for (int w = 0; w < nwords; w++)
+                if (words[w] == word)
+                    found = w;
+            if (found < 0) {
+                int bank = (int)(word % (uint32_t)g->banks);
+                found = nwords++;
+                words[found] = word;
+                slot_of_word[found] = used_in_bank[bank]++;
+                if (used_in_bank[bank] > depth)
+                    depth = used_in_bank[bank];
+            }
+            if (slot_of_word[found] > lane_wave)
+                lane_wave = slot_of_word[found];
+        }
+        if (wave_of_lane)
+            wave_of_lane[lane] = base + lane_wave;
+    }
+    return depth;
+}
+
+int bank_lane_wavefronts(const bank_geometry *g, const warp_access *a,
+                         int wavefront_of_lane[BANK_MAX_LANES])
+{
+    int per_phase = lanes_per_phase(g, a->width);
+    int total = 0;
+
+    if (wavefront_of_lane)
+        for (int lane = 0; lane < BANK_MAX_LANES; lane++)
+            wavefront_of_lane[lane] = -1;
+    for (int first = 0; first < g->warp_size; first += per_phase) {
+        int last = first + per_phase > g->warp_size ? g->warp_size : first + per_phase;
+        total += serve_phase(g, a, first, last, total, wavefront_of_lane);
+    }
+    return total;
+}
+
+int bank_wavefronts(const bank_geometry *g, const warp_access *a)
+{
+    return bank_lane_wavefronts(g, a, NULL);
+}
+
+int bank_ideal_wavefronts(const bank_geometry *g, const warp_access *a)
+{
+    int per_phase = lanes_per_phase(g, a->width);
+    int total = 0;
+
+    for (int first = 0; first < g->warp_size; first += per_phase) {
+        uint32_t mask = 0;
+        for (int lane = first; lane < first + per_phase && lane < g->warp_size; lane++)
+            mask |= 1u << lane;
+        if (a->active & mask)
+            total++;
+    }
+    return total;
+}

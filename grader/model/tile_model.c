@@ -1,0 +1,66 @@
+/* tile_model.c - block-level cost of tile accesses; see tile_model.h. */
+#include "tile_model.h"
+
+long tile_offset(tile_access a, int bdimx, int bdimy, int tx, int ty)
+{
+    long idx = (long)ty * bdimx + tx;
+    switch (a.order) {
+    case TILE_ROW:
+        return (long)ty * a.pitch + tx;
+    case TILE_COL:
+        return (long)tx * a.pitch + ty;
+    case TILE_TRANSPOSED:
+        return (idx % bdimy) * a.pitch + idx / bdimy;
+    }
+    return 0;
+}
+
+void tile_warp_access(const bank_geometry *g, tile_access a, int bdimx, int bdimy,
+                      int elem_bytes, int warp, warp_access *w)
+{
+    int threads = bdimx * bdimy;
+
+    w->active = 0;
+    w->width = elem_bytes;
+    for (int lane = 0; lane < g->warp_size; lane++) {
+        int t = warp * g->warp_size + lane;
+        w->addr[lane] = 0;
+        if (t >= threads)
+            continue;
+        w->active |= 1u << lane;
+        w->addr[lane] = (uint32_t)(tile_offset(a, bdimx, bdimy, t % bdimx, t / bdimx) * elem_bytes);
+    }
+}
+
+int tile_model_cost(const bank_geometry *g, tile_access a, int bdimx, int bdimy,
+                    int elem_bytes, smem_cost *out)
+{
+    if (bdimx <= 0 || bdimy <= 0 || elem_bytes <= 0 || a.pitch <= 0)
+        return -1;
+    int warps = (bdimx * bdimy + g->warp_size - 1) / g->warp_size;
+
+    out->requests = out->wavefronts = out->ideal = 0;
+    for (int warp = 0; warp < warps; warp++) {
+        warp_access w;
+        tile_warp_access(g, a, bdimx, bdimy, elem_bytes, warp, &w);
+        out->requests++;
+        out->wavefronts += bank_wavefronts(g, &w);
+        out->ideal += bank_ideal_wavefronts(g, &w);
+    }
+    return 0;
+}
+
+double smem_degree(const smem_cost *c)
+{
+    return c->ideal > 0 ? (double)c->wavefronts / (double)c->ideal : 1.0;
+}
+
+const char *tile_order_name(tile_order o)
+{
+    switch (o) {
+    case TILE_ROW: return "row";
+    case TILE_COL: return "column";
+    case TILE_TRANSPOSED: return "irow/icol";
+    }
+    return "?";
+}

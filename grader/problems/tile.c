@@ -1,0 +1,224 @@
+/*
+ * tile.c - grading one kernel of the tile labs (1-4): output against the
+ * host reference, then shared-memory requests and conflicts against the
+ * bank model.
+ */
+#include "../compare.h"
+#include "../reference/tile_ref.h"
+#include "../worker.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct tile_launch {
+    void (*launcher)(int *out);
+    int *out;
+} tile_launch;
+
+static void launch_tile(void *arg)
+{
+    tile_launch *t = arg;
+    t->launcher(t->out);
+}
+
+/* Every check of a tile kernel, in report order. */
+enum { C_CORRECT, C_ST_REQ, C_LD_REQ, C_ST_CONF, C_LD_CONF, C_COUNT };
+static const char *const check_ids[C_COUNT] = {"correct", "store-requests", "load-requests",
+                                               "store-conflicts", "load-conflicts"};
+
+static void init_checks(worker_env *env, const lab_kernel *k, check_result *c)
+{
+    const check_points *p = &k->points;
+    const double pts[C_COUNT] = {p->correct, p->requests, p->requests, p->conflicts,
+                                 p->conflicts};
+    for (int i = 0; i < C_COUNT; i++)
+        check_init(&c[i], env->lab->id, k->name, check_ids[i], pts[i]);
+}
+
+/* Mark every check not yet decided as failed with the same reason. */
+static void fail_rest(check_result *c, int from, const char *reason)
+{
+    for (int i = from; i < C_COUNT; i++) {
+        check_set(&c[i], CHECK_FAIL, "not graded: %s", reason);
+    }
+}
+
+static void emit_all(worker_env *env, const check_result *c)
+{
+    for (int i = 0; i < C_COUNT; i++)
+        worker_emit(env, &c[i]);
+}
+
+static void describe_wrong(check_result *c, const int_diff *d, int bdimx, long n)
+{
+    if (d->unwritten == n) {
+        check_set(c, CHECK_FAIL, "out was never written: all %ld elements still hold the "
+                  "poison value", n);
+        check_field(c->hint, sizeof c->hint, "Does the kernel write out[idx]? In labs with a "
+                    "dynamic tile, does the launcher launch the kernel at all?");
+        return;
+    }
+    check_set(c, CHECK_FAIL, "%ld of %ld elements differ; first at row %ld, col %ld: "
+              "expected %d, got %d", d->wrong, n, d->first / bdimx, d->first % bdimx,
+              d->expected, d->got);
+    check_field(c->hint, sizeof c->hint, "Compare your indices with the exercise. If the "
+                "wrong elements change from run to run, a __syncthreads() between the store "
+                "and the load is missing (the grader fills shared memory with junk first).");
+}
+
+/* One correctness run; returns 1 when the output is right. */
+static int run_once(worker_env *env, tile_launch *t, guarded *buf, const int *want, int *got,
+                    long n, check_result *c, int *broken)
+{
+    char why[256];
+    long guard = 0;
+    int_diff d;
+
+    if (guarded_poison(buf, why, sizeof why) != 0 ||
+        env->lib.scrub_shared(GPU_SCRUB_INT) != cudaSuccess) {
+        check_set(c, CHECK_FAIL, "cuda error while preparing the run: %s", why);
+        *broken = 1;
+        return 0;
+    }
+    if (gpu_run(launch_tile, t, broken, why, sizeof why) != 0) {
+        check_set(c, CHECK_FAIL, "CUDA error: %s", why);
+        check_field(c->hint, sizeof c->hint, "The kernel faulted or could not launch. Look "
+                    "for an index past the tile or out, or a launch asking for more shared "
+                    "memory than the tile needs (or none, where the tile is dynamic).");
+        return 0;
+    }
+    if (guarded_read(buf, got, &guard, why, sizeof why) != 0) {
+        check_set(c, CHECK_FAIL, "CUDA error: %s", why);
+        return 0;
+    }
+    if (guard > 0) {
+        check_set(c, CHECK_FAIL, "wrote outside out: %ld guard bytes around the buffer changed",
+                  guard);
+        check_field(c->hint, sizeof c->hint, "Some thread writes past the end (or before the "
+                    "start) of out. out has BDIMX * BDIMY elements; the index must stay below.");
+        return 0;
+    }
+    compare_ints(want, got, n, GPU_POISON_INT, &d);
+    if (d.wrong > 0) {
+        describe_wrong(c, &d, env->lab->bdimx, n);
+        return 0;
+    }
+    return 1;
+}
+
+static int grade_correct(worker_env *env, const lab_kernel *k, tile_launch *t, check_result *c,
+                         int *broken)
+{
+    long n = (long)env->lab->bdimx * env->lab->bdimy;
+    int *want = malloc((size_t)n * sizeof *want), *got = malloc((size_t)n * sizeof *got);
+    guarded buf;
+    char why[256];
+    int ok = 0;
+
+    tile_reference(&k->tile, env->lab->bdimx, env->lab->bdimy, want);
+    if (guarded_alloc(&buf, (size_t)n * sizeof(int), why, sizeof why) != 0) {
+        check_set(c, CHECK_FAIL, "CUDA error: %s", why);
+    } else {
+        t->out = buf.data;
+        ok = 1;
+        for (int r = 0; ok && r < env->opt->repeats; r++)
+            ok = run_once(env, t, &buf, want, got, n, c, broken);
+        if (ok)
+            check_set(c, CHECK_PASS, "all %ld elements right (%d runs)", n, env->opt->repeats);
+        if (!*broken)
+            guarded_free(&buf);
+    }
+    free(want);
+    free(got);
+    return ok;
+}
+
+static void pad_note(worker_env *env, char *note, size_t size)
+{
+    int pad;
+    note[0] = '\0';
+    if (lab_lib_param(&env->lib, env->lab->pad_param, &pad) == 0)
+        snprintf(note, size, "Your file sets IPAD = %d: each tile row is BDIMX + IPAD = %d "
+                 "words long. Work out which bank lane i of a warp reads for a few pads, or "
+                 "measure them.", pad, env->lab->bdimx + pad);
+}
+
+static void grade_counters(worker_env *env, const lab_kernel *k, tile_launch *t,
+                           check_result *c, int *broken)
+{
+    smem_side store = SIDE_STORE, load = SIDE_LOAD;
+    smem_cost st_model, ld_model;
+    measurement m;
+    char why[256], note[256];
+    const bank_geometry *g = &env->gpu.banks;
+    measure_status st = env->meter_status;
+
+    store.code = k->tile.store_code;
+    load.code = k->tile.load_code;
+    tile_model_cost(g, k->tile.store, env->lab->bdimx, env->lab->bdimy, sizeof(int), &st_model);
+    tile_model_cost(g, k->tile.load, env->lab->bdimx, env->lab->bdimy, sizeof(int), &ld_model);
+    snprintf(why, sizeof why, "%s", env->meter_why);
+    if (st == MEASURE_OK) {
+        guarded buf;
+        if (guarded_alloc(&buf, (size_t)env->lab->bdimx * env->lab->bdimy * sizeof(int), why,
+                          sizeof why) != 0) {
+            st = MEASURE_ERROR;
+        } else {
+            t->out = buf.data;
+            env->lib.scrub_shared(GPU_SCRUB_INT);
+            st = env->meter->measure(env->meter, launch_tile, t, &m, why, sizeof why);
+            guarded_free(&buf);
+        }
+    }
+    if (st != MEASURE_OK) {
+        for (int i = C_ST_REQ; i < C_COUNT; i++)
+            compare_not_measured(&c[i], st, why);
+        *broken = st == MEASURE_ERROR && cudaDeviceSynchronize() != cudaSuccess;
+        return;
+    }
+    pad_note(env, note, sizeof note);
+    compare_requests(&c[C_ST_REQ], &store, &m, st_model.requests);
+    compare_requests(&c[C_LD_REQ], &load, &m, ld_model.requests);
+    compare_conflicts(&c[C_ST_CONF], &store, &m, &st_model, DEGREE_TOLERANCE,
+                      note[0] ? note : NULL);
+    compare_conflicts(&c[C_LD_CONF], &load, &m, &ld_model, DEGREE_TOLERANCE,
+                      note[0] ? note : NULL);
+}
+
+int tile_grade_kernel(worker_env *env, const lab_kernel *k)
+{
+    check_result c[C_COUNT];
+    tile_launch t = {0};
+    int broken = 0;
+
+    init_checks(env, k, c);
+    *(void **)&t.launcher = lab_lib_symbol(&env->lib, k->launcher);
+    if (!t.launcher) {
+        for (int i = 0; i < C_COUNT; i++)
+            c[i].max_points = k->optional ? 0 : c[i].max_points;
+        if (k->optional) {
+            for (int i = 0; i < C_COUNT; i++)
+                check_set(&c[i], CHECK_SKIPPED, "optional: %s is not in your file", k->launcher);
+        } else {
+            check_set(&c[C_CORRECT], CHECK_FAIL, "%s not found in %s", k->launcher,
+                      env->lib.path);
+            check_field(c[C_CORRECT].hint, sizeof c[C_CORRECT].hint, "Keep the launcher "
+                        "names and signatures of the skeleton (see the comment at the top of "
+                        "%s); the grader calls them by name.", env->lab->source);
+            fail_rest(c, C_ST_REQ, "the launcher is missing");
+        }
+        emit_all(env, c);
+        return 0;
+    }
+    int right = grade_correct(env, k, &t, &c[C_CORRECT], &broken);
+    if (broken) {
+        fail_rest(c, C_ST_REQ, "the kernel broke the CUDA context");
+    } else if (!right && strstr(c[C_CORRECT].message, "CUDA error")) {
+        fail_rest(c, C_ST_REQ, "the kernel did not run");
+    } else {
+        grade_counters(env, k, &t, c, &broken);
+    }
+    emit_all(env, c);
+    return broken ? KERNEL_CONTEXT_LOST : 0;
+}

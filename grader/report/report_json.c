@@ -1,0 +1,73 @@
+/* report_json.c - results for machines (instructors' scripts, LMS import). */
+#include "report.h"
+
+#include "../../common/smemlab.h"
+
+#include <cJSON.h>
+#include <errno.h>
+#include <stdlib.h>
+
+static cJSON *check_json(const check_result *c)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "kernel", c->kernel);
+    cJSON_AddStringToObject(o, "check", c->check);
+    cJSON_AddStringToObject(o, "status", check_status_name(c->status));
+    cJSON_AddNumberToObject(o, "points", c->points);
+    cJSON_AddNumberToObject(o, "max_points", c->max_points);
+    cJSON_AddStringToObject(o, "message", c->message);
+    cJSON_AddStringToObject(o, "measured", c->measured);
+    cJSON_AddStringToObject(o, "expected", c->expected);
+    cJSON_AddStringToObject(o, "hint", c->hint);
+    return o;
+}
+
+static cJSON *lab_json(const lab_result *r)
+{
+    cJSON *o = cJSON_CreateObject(), *checks = cJSON_CreateArray();
+    double pts = 0, max = 0;
+
+    cJSON_AddStringToObject(o, "id", r->lab->id);
+    cJSON_AddStringToObject(o, "title", r->lab->title);
+    cJSON_AddStringToObject(o, "source", r->lab->source);
+    cJSON_AddStringToObject(o, "device", r->device);
+    if (r->env_code)
+        cJSON_AddStringToObject(o, "not_graded", r->env_text);
+    else
+        cJSON_AddNullToObject(o, "not_graded");
+    for (int i = 0; i < r->n_checks; i++) {
+        cJSON_AddItemToArray(checks, check_json(&r->checks[i]));
+        pts += r->checks[i].points;
+        max += r->checks[i].max_points;
+    }
+    cJSON_AddNumberToObject(o, "points", pts);
+    cJSON_AddNumberToObject(o, "max_points", max);
+    cJSON_AddNumberToObject(o, "seconds", r->seconds);
+    cJSON_AddItemToObject(o, "checks", checks);
+    return o;
+}
+
+int report_json(FILE *f, const lab_result *results, int n, const score *s, int exit_code)
+{
+    cJSON *root = cJSON_CreateObject(), *labs = cJSON_CreateArray();
+    cJSON_AddStringToObject(root, "tool", "smemlab-grade");
+    cJSON_AddNumberToObject(root, "contract_version", SMEMLAB_CONTRACT_VERSION);
+    for (int i = 0; i < n; i++)
+        cJSON_AddItemToArray(labs, lab_json(&results[i]));
+    cJSON_AddItemToObject(root, "labs", labs);
+    cJSON_AddNumberToObject(root, "points", s->points);
+    cJSON_AddNumberToObject(root, "max_points", s->max_points);
+    cJSON_AddNumberToObject(root, "failed", s->failed);
+    cJSON_AddNumberToObject(root, "not_measured", s->not_measured);
+    cJSON_AddNumberToObject(root, "exit_code", exit_code);
+
+    char *text = cJSON_Print(root);
+    cJSON_Delete(root);
+    if (!text) {
+        errno = ENOMEM;
+        return -1;
+    }
+    int ok = fputs(text, f) >= 0 && fputc('\n', f) != EOF;
+    free(text);
+    return ok ? 0 : -1;
+}

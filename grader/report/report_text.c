@@ -1,0 +1,65 @@
+/* report_text.c - the report a student reads in the terminal. */
+#include "report.h"
+
+#include <string.h>
+
+static const char *status_word(check_status s, const report_style *st)
+{
+    switch (s) {
+    case CHECK_PASS: return st->color ? "\033[32mPASS\033[0m" : "PASS";
+    case CHECK_FAIL: return st->color ? "\033[31mFAIL\033[0m" : "FAIL";
+    case CHECK_NOT_MEASURED: return st->color ? "\033[33mN/M \033[0m" : "N/M ";
+    case CHECK_SKIPPED: return "SKIP";
+    }
+    return "?";
+}
+
+static void print_check(FILE *f, const check_result *c, const report_style *st)
+{
+    fprintf(f, "  %s  %-16s %s\n", status_word(c->status, st), c->check, c->message);
+    if (c->status == CHECK_PASS && !st->verbose)
+        return;
+    if (c->measured[0] && c->expected[0] && c->status != CHECK_NOT_MEASURED)
+        fprintf(f, "        measured %s; expected %s\n", c->measured, c->expected);
+    if (c->hint[0])
+        fprintf(f, "        hint: %s\n", c->hint);
+}
+
+void report_text_lab(FILE *f, const lab_result *r, const report_style *st)
+{
+    double pts = 0, max = 0;
+    const char *kernel = "";
+
+    fprintf(f, "== %s: %s ==\n", r->lab->id, r->lab->title);
+    if (r->env_code) {
+        fprintf(f, "  not graded: %s\n\n", r->env_text);
+        return;
+    }
+    if (r->device[0])
+        fprintf(f, "GPU: %s\n", r->device);
+    for (int i = 0; i < r->n_checks; i++) {
+        const check_result *c = &r->checks[i];
+        if (strcmp(kernel, c->kernel) != 0) {
+            kernel = c->kernel;
+            fprintf(f, "%s\n", kernel);
+        }
+        print_check(f, c, st);
+        pts += c->points;
+        max += c->max_points;
+    }
+    fprintf(f, "%s: %g/%g points (%.2f s)\n\n", r->lab->id, pts, max, r->seconds);
+}
+
+void report_text_total(FILE *f, const score *s, int exit_code)
+{
+    fprintf(f, "Score: %g/%g", s->points, s->max_points);
+    if (s->failed)
+        fprintf(f, "  (%d check%s failed)", s->failed, s->failed == 1 ? "" : "s");
+    if (s->not_measured)
+        fprintf(f, "  (%d check%s not measured: no points until the counters can be read)",
+                s->not_measured, s->not_measured == 1 ? "" : "s");
+    if (s->env_errors)
+        fprintf(f, "  (%d lab%s not graded)", s->env_errors, s->env_errors == 1 ? "" : "s");
+    fprintf(f, "\n");
+    (void)exit_code;
+}

@@ -1,0 +1,116 @@
+/* gpu.c - device helpers for the worker process; see gpu.h. */
+#include "gpu.h"
+
+#include <cuda_runtime_api.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define GUARD_BYTES 1024
+
+static int cuda_fail(cudaError_t err, const char *what, char *why, size_t n)
+{
+    snprintf(why, n, "%s: %s", what, cudaGetErrorString(err));
+    return -1;
+}
+
+gpu_status gpu_open(int device, gpu_info *info, char *why, size_t why_size)
+{
+    int count = 0;
+    cudaError_t err = cudaGetDeviceCount(&count);
+    struct cudaDeviceProp p;
+
+    if (err == cudaErrorInsufficientDriver || err == cudaErrorNoDevice || count == 0) {
+        snprintf(why, why_size, "%s", err == cudaErrorInsufficientDriver
+                 ? "the NVIDIA driver is missing or older than this CUDA Toolkit"
+                 : "no CUDA GPU found");
+        return err == cudaErrorInsufficientDriver ? GPU_NO_DRIVER : GPU_NO_DEVICE;
+    }
+    if (err != cudaSuccess) {
+        cuda_fail(err, "looking for a GPU", why, why_size);
+        return GPU_ERROR;
+    }
+    if (device >= count) {
+        snprintf(why, why_size, "device %d asked for, but only %d GPU(s) found", device, count);
+        return GPU_NO_DEVICE;
+    }
+    if ((err = cudaSetDevice(device)) != cudaSuccess ||
+        (err = cudaGetDeviceProperties(&p, device)) != cudaSuccess ||
+        (err = cudaFree(0)) != cudaSuccess) {
+        cuda_fail(err, "opening the GPU", why, why_size);
+        return GPU_ERROR;
+    }
+    snprintf(info->name, sizeof info->name, "%s", p.name);
+    info->major = p.major;
+    info->minor = p.minor;
+    info->sm_count = p.multiProcessorCount;
+    if (bank_geometry_for(p.major, p.minor, p.warpSize, 0, &info->banks) != 0) {
+        snprintf(why, why_size, "compute capability %d.%d has no bank model", p.major, p.minor);
+        return GPU_UNSUPPORTED;
+    }
+    return GPU_OK;
+}
+
+int guarded_alloc(guarded *g, size_t bytes, char *why, size_t why_size)
+{
+    cudaError_t err;
+    memset(g, 0, sizeof *g);
+    g->bytes = bytes;
+    g->guard_bytes = GUARD_BYTES;
+    err = cudaMalloc((void **)&g->base, bytes + 2 * GUARD_BYTES);
+    if (err != cudaSuccess)
+        return cuda_fail(err, "allocating the output", why, why_size);
+    g->data = g->base + GUARD_BYTES;
+    return guarded_poison(g, why, why_size);
+}
+
+int guarded_poison(guarded *g, char *why, size_t why_size)
+{
+    cudaError_t err = cudaMemset(g->base, GPU_POISON_BYTE, g->bytes + 2 * g->guard_bytes);
+    return err == cudaSuccess ? 0 : cuda_fail(err, "poisoning the output", why, why_size);
+}
+
+int guarded_read(const guarded *g, void *host, long *guard_changed, char *why, size_t why_size)
+{
+    size_t total = g->bytes + 2 * g->guard_bytes;
+    unsigned char *all = malloc(total);
+    cudaError_t err = cudaMemcpy(all, g->base, total, cudaMemcpyDeviceToHost);
+    if (err != cudaSuccess) {
+        free(all);
+        return cuda_fail(err, "copying the output back", why, why_size);
+    }
+    memcpy(host, all + g->guard_bytes, g->bytes);
+    *guard_changed = 0;
+    for (size_t i = 0; i < g->guard_bytes; i++) {
+        *guard_changed += all[i] != GPU_POISON_BYTE;
+        *guard_changed += all[g->guard_bytes + g->bytes + i] != GPU_POISON_BYTE;
+    }
+    free(all);
+    return 0;
+}
+
+void guarded_free(guarded *g)
+{
+    if (g->base)
+        cudaFree(g->base);
+    memset(g, 0, sizeof *g);
+}
+
+int gpu_run(void (*launch)(void *), void *arg, int *broken, char *why, size_t why_size)
+{
+    cudaError_t err;
+
+    *broken = 0;
+    cudaGetLastError(); /* start clean */
+    launch(arg);
+    err = cudaGetLastError();
+    if (err == cudaSuccess)
+        err = cudaDeviceSynchronize();
+    if (err == cudaSuccess)
+        return 0;
+    snprintf(why, why_size, "%s (%s)", cudaGetErrorString(err), cudaGetErrorName(err));
+    /* A sticky error keeps coming back: the context is lost. */
+    cudaGetLastError();
+    *broken = cudaDeviceSynchronize() != cudaSuccess;
+    return -1;
+}

@@ -1,0 +1,59 @@
+/*
+ * gpu.h - the device side of running a student's kernel: opening the GPU,
+ * guarded buffers, launching with full error checking.
+ * Only the worker process calls these (CUDA must not start in the grader
+ * process, which forks workers).
+ */
+#ifndef SMEMLAB_GPU_H
+#define SMEMLAB_GPU_H
+
+#include "../model/bank.h"
+
+#include <stddef.h>
+
+typedef enum gpu_status {
+    GPU_OK,
+    GPU_NO_DRIVER, /* libcuda missing or too old */
+    GPU_NO_DEVICE,
+    GPU_UNSUPPORTED, /* architecture the kit cannot model */
+    GPU_ERROR
+} gpu_status;
+
+typedef struct gpu_info {
+    char name[256];
+    int major, minor;
+    int sm_count;
+    bank_geometry banks;
+} gpu_info;
+
+gpu_status gpu_open(int device, gpu_info *info, char *why, size_t why_size);
+
+/* Poison words: what an unwritten element of out holds, and shared-memory junk. */
+#define GPU_POISON_BYTE 0xEE
+#define GPU_POISON_INT ((int)0xEEEEEEEEu)
+#define GPU_SCRUB_INT 0x5A5A5A5A
+
+/*
+ * A device buffer of `count` elements with guard words on both sides, all
+ * poisoned. `data` is what the kernel gets.
+ */
+typedef struct guarded {
+    char *base;
+    void *data;
+    size_t bytes, guard_bytes;
+} guarded;
+
+int guarded_alloc(guarded *g, size_t bytes, char *why, size_t why_size);
+int guarded_poison(guarded *g, char *why, size_t why_size);
+/* Copy the data back to host memory; *guard_changed counts damaged guard bytes. */
+int guarded_read(const guarded *g, void *host, long *guard_changed, char *why, size_t why_size);
+void guarded_free(guarded *g);
+
+/*
+ * Run launch(arg), then check the launch and wait for it. Returns 0, or -1
+ * with the CUDA error's text in why; *broken is set when the error is sticky
+ * and the context can run nothing more.
+ */
+int gpu_run(void (*launch)(void *), void *arg, int *broken, char *why, size_t why_size);
+
+#endif /* SMEMLAB_GPU_H */

@@ -1,0 +1,196 @@
+/* runner.c - worker processes, time limits and crash recovery; see runner.h. */
+#define _POSIX_C_SOURCE 200809L
+#include "runner.h"
+
+#include "exit_codes.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define STARTUP_TIMEOUT_S 60.0 /* opening the GPU and the profiler */
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+double kernel_max_points(const lab_def *lab, const lab_kernel *k)
+{
+    const check_points *p = &k->points;
+    if (k->optional)
+        return 0;
+    if (lab->kind == PROBLEM_TILE)
+        return p->correct + 2 * p->requests + 2 * p->conflicts;
+    return p->correct + p->conflicts + p->global_loads + p->speed;
+}
+
+static void add_check(lab_result *r, const check_result *c)
+{
+    if (r->n_checks == r->cap) {
+        r->cap = r->cap ? 2 * r->cap : 32;
+        r->checks = realloc(r->checks, (size_t)r->cap * sizeof *r->checks);
+    }
+    r->checks[r->n_checks++] = *c;
+}
+
+/* A kernel that took its worker down: one failing check carries all its points. */
+static void add_death(lab_result *r, const lab_def *lab, int k, const char *what,
+                      const char *hint)
+{
+    check_result c;
+    check_init(&c, lab->id, lab->kernels[k].name, "correct",
+               kernel_max_points(lab, &lab->kernels[k]));
+    check_set(&c, CHECK_FAIL, "%s", what);
+    check_field(c.hint, sizeof c.hint, "%s", hint);
+    check_field(c.measured, sizeof c.measured, "%s", what);
+    add_check(r, &c);
+}
+
+/* Read one whole message; 1 on success, 0 on EOF, -1 on timeout. */
+static int read_msg(int fd, worker_msg *m, double deadline)
+{
+    char *p = (char *)m;
+    size_t got = 0;
+    while (got < sizeof *m) {
+        int wait_ms = (int)((deadline - now_s()) * 1000.0);
+        struct pollfd pfd = {fd, POLLIN, 0};
+        if (wait_ms <= 0)
+            return -1;
+        int ready = poll(&pfd, 1, wait_ms);
+        if (ready < 0 && errno == EINTR)
+            continue;
+        if (ready == 0)
+            return -1;
+        ssize_t n = read(fd, p + got, sizeof *m - got);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return 0;
+        got += (size_t)n;
+    }
+    return 1;
+}
+
+static void describe_exit(int status, char *buf, size_t size)
+{
+    if (WIFSIGNALED(status))
+        snprintf(buf, size, "the kernel's process died: signal %d (%s)", WTERMSIG(status),
+                 strsignal(WTERMSIG(status)));
+    else
+        snprintf(buf, size, "the kernel's process exited with status %d before finishing",
+                 WEXITSTATUS(status));
+}
+
+/*
+ * Run one worker from kernel `first`. Returns the index to continue from
+ * (n_kernels when done), or -1 when the environment stops everything.
+ */
+static int run_worker(const lab_def *lab, const grade_options *opt, int first, lab_result *r)
+{
+    int fds[2];
+    if (pipe(fds) != 0) {
+        r->env_code = EXIT_ENVIRONMENT;
+        snprintf(r->env_text, sizeof r->env_text, "cannot create a pipe: %s", strerror(errno));
+        return -1;
+    }
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(fds[0]);
+        worker_main(lab, opt, first, fds[1]);
+    }
+    close(fds[1]);
+
+    int current = -1, next = first, pending_from = r->n_checks;
+    double deadline = now_s() + STARTUP_TIMEOUT_S;
+    worker_msg m;
+    int got, status = 0;
+
+    while ((got = read_msg(fds[0], &m, deadline)) == 1) {
+        switch (m.type) {
+        case MSG_DEVICE:
+            if (!r->device[0])
+                snprintf(r->device, sizeof r->device, "%s", m.text);
+            break;
+        case MSG_BEGIN:
+            current = m.kernel;
+            pending_from = r->n_checks;
+            deadline = now_s() + opt->timeout_s;
+            break;
+        case MSG_CHECK:
+            add_check(r, &m.check);
+            break;
+        case MSG_END:
+            current = -1;
+            next = m.kernel + 1;
+            deadline = now_s() + STARTUP_TIMEOUT_S;
+            break;
+        case MSG_ENVIRONMENT:
+            r->env_code = m.env_code;
+            snprintf(r->env_text, sizeof r->env_text, "%s", m.text);
+            break;
+        }
+    }
+    if (got < 0)
+        kill(pid, SIGKILL);
+    close(fds[0]);
+    waitpid(pid, &status, 0);
+
+    if (r->env_code)
+        return -1;
+    if (current < 0 && got == 0 && next == first && first < lab->n_kernels) {
+        /* Died before grading anything: nothing to blame on a kernel. */
+        r->env_code = EXIT_ENVIRONMENT;
+        describe_exit(status, r->env_text, sizeof r->env_text);
+        return -1;
+    }
+    if (current < 0 && got < 0) {
+        r->env_code = EXIT_ENVIRONMENT;
+        snprintf(r->env_text, sizeof r->env_text,
+                 "the GPU did not answer within %.0f s while starting", STARTUP_TIMEOUT_S);
+        return -1;
+    }
+    if (current >= 0) {
+        char what[256];
+        r->n_checks = pending_from; /* drop a half-graded kernel's checks */
+        if (got < 0)
+            snprintf(what, sizeof what, "timed out after %.0f s: the kernel never finished",
+                     opt->timeout_s);
+        else
+            describe_exit(status, what, sizeof what);
+        add_death(r, lab, current, what, got < 0
+                  ? "Look for a loop whose exit condition never becomes true, or a "
+                    "__syncthreads() that only some threads of the block reach."
+                  : "The process running your kernel crashed. Run it under "
+                    "compute-sanitizer to find the faulting access.");
+        return current + 1;
+    }
+    return next;
+}
+
+void run_lab(const lab_def *lab, const grade_options *opt, lab_result *out)
+{
+    double start = now_s();
+    int next = 0;
+
+    memset(out, 0, sizeof *out);
+    out->lab = lab;
+    while (next >= 0 && next < lab->n_kernels)
+        next = run_worker(lab, opt, next, out);
+    out->seconds = now_s() - start;
+}
+
+void lab_result_free(lab_result *r)
+{
+    free(r->checks);
+    memset(r, 0, sizeof *r);
+}

@@ -1,0 +1,32 @@
+/* score.c - totals and the exit status; see score.h. */
+#include "score.h"
+
+#include "exit_codes.h"
+
+void score_add(score *s, const lab_result *r)
+{
+    if (r->env_code) {
+        s->env_errors++;
+        return;
+    }
+    for (int i = 0; i < r->n_checks; i++) {
+        const check_result *c = &r->checks[i];
+        s->points += c->points;
+        s->max_points += c->max_points;
+        s->passed += c->status == CHECK_PASS;
+        s->failed += c->status == CHECK_FAIL;
+        s->not_measured += c->status == CHECK_NOT_MEASURED;
+        s->skipped += c->status == CHECK_SKIPPED;
+    }
+}
+
+int score_exit_code(const score *s)
+{
+    if (s->failed)
+        return EXIT_CHECK_FAILED;
+    if (s->env_errors)
+        return EXIT_ENVIRONMENT;
+    if (s->not_measured)
+        return EXIT_NOT_MEASURED;
+    return EXIT_ALL_PASSED;
+}

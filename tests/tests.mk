@@ -1,0 +1,40 @@
+# tests.mk - `make check` (no GPU needed) and `make check-gpu` (on a GPU).
+
+CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
+CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null)
+UNIT_SRC := $(wildcard tests/unit/*.c)
+UNIT_BIN := $(BUILD)/tests/unit-tests
+# Compile tests build every lab file for one architecture: fast, and enough to
+# prove the file compiles and exports the contract's launchers.
+COMPILE_ARCH ?= -arch=sm_75
+CU_FILES := $(wildcard labs/*/*.cu solutions/*/*.cu tests/planted/*.cu)
+CU_CHECKED := $(CU_FILES:%.cu=$(BUILD)/compile-check/%.so)
+
+$(UNIT_BIN): $(UNIT_SRC) tests/unit/suites.def $(GRADER_CORE:%.c=$(BUILD)/obj/%.o)
+	@mkdir -p $(@D)
+	@pkg-config --exists check || { echo "Check (the C unit-test library) is missing: sudo apt-get install check" >&2; exit 3; }
+	$(CC) $(CPPFLAGS) -Igrader $(CHECK_CFLAGS) $(CFLAGS) $(UNIT_SRC) $(GRADER_CORE:%.c=$(BUILD)/obj/%.o) \
+	    -o $@ $(CHECK_LIBS) $(LDLIBS_CUDA)
+
+$(BUILD)/compile-check/%.so: %.cu common/support.cu common/smemlab.h
+	@mkdir -p $(@D)
+	@$(NVCC) $(filter-out $(NVCC_ARCH),$(NVCCFLAGS)) $(COMPILE_ARCH) -shared $< common/support.cu -o $@
+	@echo "compiles: $<"
+
+.PHONY: check check-unit check-compile check-contract check-cli check-gpu
+check: check-unit check-compile check-contract check-cli
+	@echo "make check: all passed"
+
+check-unit: $(UNIT_BIN)
+	$(UNIT_BIN)
+
+check-compile: $(CU_CHECKED)
+
+check-contract: $(CU_CHECKED) $(GRADER)
+	bash tests/compile/check-contract.sh $(BUILD) $(GRADER)
+
+check-cli: $(GRADER)
+	bash tests/cli/test-cli.sh $(GRADER)
+
+check-gpu: $(GRADER) $(LABS:%=$(BUILD)/%.so) $(LABS:%=$(BUILD)/solutions/%.so)
+	bash tests/gpu/check-gpu.sh $(BUILD) $(GRADER)
