@@ -77,6 +77,18 @@ grade: $(GRADER)
 	$(GRADER) $(GRADE_FLAGS) $(LAB)
 endif
 
+# --- set-up: what a fresh Debian/Ubuntu machine lacks -----------------------------
+DEB_PACKAGES := make gcc pkg-config libcjson-dev check pandoc
+SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
+.PHONY: deps
+deps:
+	@missing=$$(for p in $(DEB_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+	    echo "Installing missing packages:" $$missing; \
+	    $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq $$missing; \
+	fi
+	@command -v $(NVCC) >/dev/null || { echo "nvcc not found: install the CUDA Toolkit (12.6 or newer) and put its bin/ on PATH; see docs/getting-started.md" >&2; exit 3; }
+
 # --- tests -----------------------------------------------------------------------
 include tests/tests.mk
 

@@ -104,6 +104,11 @@ void compare_conflicts(check_result *c, const smem_side *side, const measurement
 
 void compare_not_measured(check_result *c, measure_status st, const char *why)
 {
+    if (st == MEASURE_NO_KERNEL) { /* the student's launcher, not the environment */
+        check_set(c, CHECK_FAIL, "no kernel was launched: %s", why);
+        check_field(c->hint, sizeof c->hint, "%s", measure_status_advice(st));
+        return;
+    }
     check_field(c->measured, sizeof c->measured, "not measured");
     check_set(c, CHECK_NOT_MEASURED, "not measured: %s", why);
     check_field(c->hint, sizeof c->hint, "%s", measure_status_advice(st));

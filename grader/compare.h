@@ -37,7 +37,8 @@ void compare_requests(check_result *c, const smem_side *side, const measurement 
 void compare_conflicts(check_result *c, const smem_side *side, const measurement *m,
                        const smem_cost *model, double tolerance, const char *pad_note);
 
-/* The counters could not be read: no points, and say why. */
+/* The counters could not be read: no points, and say why (a launcher that
+ * launched nothing is the student's failure, not the environment's). */
 void compare_not_measured(check_result *c, measure_status st, const char *why);
 
 #endif /* SMEMLAB_COMPARE_H */

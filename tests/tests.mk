@@ -21,6 +21,16 @@ $(BUILD)/compile-check/%.so: %.cu common/support.cu common/smemlab.h
 	@$(NVCC) $(filter-out $(NVCC_ARCH),$(NVCCFLAGS)) $(COMPILE_ARCH) -shared $< common/support.cu -o $@
 	@echo "compiles: $<"
 
+# Planted wrong variants, built for the GPU at hand.
+PLANTED := $(patsubst tests/planted/%.cu,$(BUILD)/planted/%.so,$(wildcard tests/planted/*.cu))
+$(BUILD)/planted/%.so: tests/planted/%.cu common/support.cu common/smemlab.h
+	@mkdir -p $(@D)
+	$(NVCC) $(NVCCFLAGS) -shared $< common/support.cu -o $@
+
+$(BUILD)/tests/expect: tests/gpu/expect.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $< -o $@ $(addprefix -L,$(DEPS_LIB)) $(addprefix -Wl$(comma)-rpath$(comma),$(DEPS_LIB)) -lcjson
+
 .PHONY: check check-unit check-compile check-contract check-cli check-gpu
 check: check-unit check-compile check-contract check-cli
 	@echo "make check: all passed"
@@ -36,5 +46,5 @@ check-contract: $(CU_CHECKED) $(GRADER)
 check-cli: $(GRADER)
 	bash tests/cli/test-cli.sh $(GRADER)
 
-check-gpu: $(GRADER) $(LABS:%=$(BUILD)/%.so) $(LABS:%=$(BUILD)/solutions/%.so)
+check-gpu: $(GRADER) $(BUILD)/tests/expect $(LABS:%=$(BUILD)/%.so) $(LABS:%=$(BUILD)/solutions/%.so) $(PLANTED)
 	bash tests/gpu/check-gpu.sh $(BUILD) $(GRADER)

@@ -32,6 +32,9 @@ const char *measure_status_advice(measure_status s)
         return "this GPU or driver does not offer the counters the grader reads.";
     case MEASURE_ERROR:
         return "reading the counters failed; the message above says where.";
+    case MEASURE_NO_KERNEL:
+        return "the launcher returned without launching a kernel: write the launch "
+               "(kernel<<<grid, block, bytes>>>(out)) in the launcher.";
     }
     return "";
 }

@@ -25,7 +25,8 @@ typedef enum measure_status {
     MEASURE_OK,
     MEASURE_NOT_PERMITTED, /* the driver restricts counters to admins */
     MEASURE_UNSUPPORTED,   /* no backend for this device or build */
-    MEASURE_ERROR
+    MEASURE_ERROR,
+    MEASURE_NO_KERNEL      /* the launch under measurement launched nothing */
 } measure_status;
 
 typedef struct measurement {

@@ -218,7 +218,7 @@ static measure_status evaluate(cupti_state *s, measurement *out, char *why, size
     TRY(cuptiRangeProfilerGetCounterDataInfo, info);
     if (info.numTotalRanges == 0) {
         snprintf(why, why_size, "no kernel ran while the counters were on");
-        return MEASURE_ERROR;
+        return MEASURE_NO_KERNEL;
     }
     for (int m = 0; m < METRIC_COUNT; m++)
         out->value[m] = 0.0;

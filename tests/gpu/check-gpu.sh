@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# check-gpu.sh BUILD GRADER - the tests that need a GPU (make check-gpu):
+#   1. every solution scores full marks (its report, with measured values, is printed);
+#   2. every skeleton loses points;
+#   3. every planted wrong variant in tests/planted/manifest.tsv is caught with
+#      the message a student would see, and a kernel that crashes or hangs
+#      does not cost the other kernels their grade.
+set -u
+build=${1:?usage: check-gpu.sh BUILD GRADER}
+grader=${2:?usage: check-gpu.sh BUILD GRADER}
+expect=$build/tests/expect
+out=$build/gpu-results
+mkdir -p "$out"
+passed=0 failed=0
+ok() { passed=$((passed + 1)); echo "ok    $*"; }
+bad() { failed=$((failed + 1)); echo "FAIL  $*"; }
+
+labs=$("$grader" --list | awk '/^lab[0-9]/ {print $1}')
+
+echo "== 1. solutions score full marks =="
+for lab in $labs; do
+    [ -f "$build/solutions/$lab.so" ] || { bad "$lab: solution not built"; continue; }
+    "$grader" --solutions --verbose --build-dir "$build" --json "$out/solution-$lab.json" "$lab" \
+        | tee "$out/solution-$lab.txt"
+    rc=${PIPESTATUS[0]}
+    why=$("$expect" "$out/solution-$lab.json" full)
+    [ "$rc" = 0 ] && [ -z "$why" ] && ok "$lab solution: full marks" || bad "$lab solution (exit $rc): $why"
+done
+
+echo "== 2. skeletons do not pass =="
+for lab in $labs; do
+    [ -f "$build/$lab.so" ] || { bad "$lab: skeleton not built"; continue; }
+    "$grader" --build-dir "$build" --json "$out/skeleton-$lab.json" "$lab" > "$out/skeleton-$lab.txt"
+    rc=$?
+    why=$("$expect" "$out/skeleton-$lab.json" not-full)
+    [ "$rc" = 1 ] && [ -z "$why" ] && ok "$lab skeleton: $(grep '^Score' "$out/skeleton-$lab.txt")" \
+        || bad "$lab skeleton (exit $rc): $why"
+done
+
+echo "== 3. planted wrong variants are caught =="
+while IFS=$'\t' read -r file lab kernel check text; do
+    [ "$file" = file ] && continue
+    name=${file%.cu}
+    json=$out/planted-$name.json
+    if [ ! -f "$json" ]; then
+        "$grader" --lib "$build/planted/$name.so" --json "$json" "$lab" > "$out/planted-$name.txt"
+        echo "--- $name: exit $?"
+        grep -E '^(  FAIL|        hint)' "$out/planted-$name.txt" | head -n 6
+    fi
+    why=$("$expect" "$json" check "$kernel" "$check" fail "$text")
+    [ -z "$why" ] && ok "$name: $kernel $check fails with \"$text\"" || bad "$name: $why"
+    case $text in
+    "cuda error"|"timed out")
+        why=$("$expect" "$json" others-correct "$kernel")
+        [ -z "$why" ] && ok "$name: the other kernels are still graded" || bad "$name: $why" ;;
+    esac
+done < tests/planted/manifest.tsv
+
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]

@@ -1,0 +1,127 @@
+/*
+ * expect.c - assertions on the grader's JSON results, for tests/gpu/check-gpu.sh.
+ *
+ *   expect FILE full                      every lab got full marks, exit_code 0
+ *   expect FILE not-full                  some points were lost
+ *   expect FILE others-correct KERNEL     every other kernel's correct check passed
+ *   expect FILE check KERNEL CHECK STATUS [TEXT]
+ *                                         that check has STATUS (pass/fail/...) and
+ *                                         its message contains TEXT (case-insensitive)
+ * Prints one line saying what was wrong; exits 0 when the expectation holds.
+ */
+#define _GNU_SOURCE
+#include <cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static cJSON *load(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        printf("cannot open %s\n", path);
+        return NULL;
+    }
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    rewind(f);
+    char *text = calloc(1, (size_t)n + 1);
+    size_t got = fread(text, 1, (size_t)n, f);
+    fclose(f);
+    text[got] = '\0';
+    cJSON *root = cJSON_Parse(text);
+    free(text);
+    if (!root)
+        printf("%s is not valid JSON\n", path);
+    return root;
+}
+
+static double number(const cJSON *o, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    return cJSON_IsNumber(v) ? v->valuedouble : -1;
+}
+
+static const char *string(const cJSON *o, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    return cJSON_IsString(v) ? v->valuestring : "";
+}
+
+static int expect_full(const cJSON *root, int want_full)
+{
+    double pts = number(root, "points"), max = number(root, "max_points");
+    int full = max > 0 && pts == max && number(root, "exit_code") == 0;
+    if (full == want_full)
+        return 0;
+    printf("expected %s marks, got %g/%g (exit_code %g)\n", want_full ? "full" : "less than full",
+           pts, max, number(root, "exit_code"));
+    return 1;
+}
+
+static int expect_check(const cJSON *root, const char *kernel, const char *check,
+                        const char *status, const char *text)
+{
+    const cJSON *lab, *c;
+    cJSON_ArrayForEach(lab, cJSON_GetObjectItemCaseSensitive(root, "labs"))
+        cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(lab, "checks")) {
+            if (strcmp(string(c, "kernel"), kernel) || strcmp(string(c, "check"), check))
+                continue;
+            if (strcmp(string(c, "status"), status)) {
+                printf("%s %s: expected %s, got %s: %s\n", kernel, check, status,
+                       string(c, "status"), string(c, "message"));
+                return 1;
+            }
+            if (text && !strcasestr(string(c, "message"), text)) {
+                printf("%s %s: message \"%s\" lacks \"%s\"\n", kernel, check,
+                       string(c, "message"), text);
+                return 1;
+            }
+            return 0;
+        }
+    printf("%s %s: no such check in the results\n", kernel, check);
+    return 1;
+}
+
+/* A kernel that crashed or hung must not cost the others their grade. */
+static int expect_others_correct(const cJSON *root, const char *kernel)
+{
+    const cJSON *lab, *c;
+    int bad = 0, seen = 0;
+    cJSON_ArrayForEach(lab, cJSON_GetObjectItemCaseSensitive(root, "labs"))
+        cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(lab, "checks")) {
+            if (!strcmp(string(c, "kernel"), kernel) || strcmp(string(c, "check"), "correct"))
+                continue;
+            seen++;
+            if (strcmp(string(c, "status"), "pass")) {
+                printf("%s correct: expected pass, got %s: %s\n", string(c, "kernel"),
+                       string(c, "status"), string(c, "message"));
+                bad = 1;
+            }
+        }
+    if (!seen)
+        printf("no other kernel was graded\n");
+    return bad || !seen;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 3) {
+        fprintf(stderr, "usage: expect FILE full|not-full|others-correct KERNEL|check KERNEL CHECK STATUS [TEXT]\n");
+        return 2;
+    }
+    cJSON *root = load(argv[1]);
+    if (!root)
+        return 1;
+    int rc = 2;
+    if (!strcmp(argv[2], "full") || !strcmp(argv[2], "not-full"))
+        rc = expect_full(root, !strcmp(argv[2], "full"));
+    else if (!strcmp(argv[2], "others-correct") && argc == 4)
+        rc = expect_others_correct(root, argv[3]);
+    else if (!strcmp(argv[2], "check") && argc >= 6)
+        rc = expect_check(root, argv[3], argv[4], argv[5], argc > 6 ? argv[6] : NULL);
+    else
+        fprintf(stderr, "expect: bad arguments\n");
+    cJSON_Delete(root);
+    return rc;
+}
