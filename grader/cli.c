@@ -38,7 +38,7 @@ static int parse_number(const char *s, double lo, double hi, double *out)
     char *end;
     errno = 0;
     double v = strtod(s, &end);
-    if (errno || end == s || *end || v < lo || v > hi)
+    if (errno || end == s || *end || !(v >= lo && v <= hi)) /* NaN fails too */
         return -1;
     *out = v;
     return 0;
@@ -79,10 +79,15 @@ static int number_option(int opt, const char *arg, cli_options *o, FILE *err)
         if (parse_number(arg, 0, 63, &v) || v != (int)v) return bad(err, "--device wants a device number in 0..63, not '%s'", arg);
         o->grade.device = (int)v;
         return 0;
-    case 's':
-        if (parse_number(arg, 0, 1.8e19, &v)) return bad(err, "--seed wants a non-negative number, not '%s'", arg);
-        o->grade.seed = strtoull(arg, NULL, 10);
+    case 's': {
+        char *end;
+        errno = 0;
+        unsigned long long seed = strtoull(arg, &end, 10);
+        if (errno || end == arg || *end || arg[0] == '-')
+            return bad(err, "--seed wants a whole number >= 0, not '%s'", arg);
+        o->grade.seed = seed;
         return 0;
+    }
     }
     return bad(err, "internal: unknown option %s", arg);
 }
@@ -103,7 +108,7 @@ int cli_parse(int argc, char **argv, cli_options *o, FILE *err)
     o->build_dir = "build";
     o->grade = (grade_options){.repeats = 3, .use_counters = 1, .timeout_s = 10.0,
                                .seed = 20261120ULL};
-    optind = 1;
+    optind = 0; /* glibc: 0 also resets getopt's internal state */
     opterr = 0;
     while ((opt = getopt_long(argc, argv, ":hv", longs, NULL)) != -1) {
         switch (opt) {

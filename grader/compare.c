@@ -13,7 +13,7 @@ const char *degree_text(double degree, char *buf, size_t size)
 {
     if (degree < 1.005)
         snprintf(buf, size, "conflict-free");
-    else if (fabs(degree - round(degree)) < 0.05)
+    else if (round(degree) >= 2 && fabs(degree - round(degree)) < 0.05)
         snprintf(buf, size, "%.0f-way conflict", round(degree));
     else
         snprintf(buf, size, "%.2f-way conflict", degree);

@@ -13,7 +13,7 @@ CU_CHECKED := $(CU_FILES:%.cu=$(BUILD)/compile-check/%.so)
 $(UNIT_BIN): $(UNIT_SRC) tests/unit/suites.def $(GRADER_CORE:%.c=$(BUILD)/obj/%.o)
 	@mkdir -p $(@D)
 	@pkg-config --exists check || { echo "Check (the C unit-test library) is missing: sudo apt-get install check" >&2; exit 3; }
-	$(CC) $(CPPFLAGS) -Igrader $(CHECK_CFLAGS) $(CFLAGS) $(UNIT_SRC) $(GRADER_CORE:%.c=$(BUILD)/obj/%.o) \
+	$(CC) $(CPPFLAGS) -iquote grader -iquote grader/reference $(CHECK_CFLAGS) $(CFLAGS) $(UNIT_SRC) $(GRADER_CORE:%.c=$(BUILD)/obj/%.o) \
 	    -o $@ $(CHECK_LIBS) $(LDLIBS_CUDA)
 
 $(BUILD)/compile-check/%.so: %.cu common/support.cu common/smemlab.h

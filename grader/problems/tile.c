@@ -32,8 +32,9 @@ static void init_checks(worker_env *env, const lab_kernel *k, check_result *c)
     const check_points *p = &k->points;
     const double pts[C_COUNT] = {p->correct, p->requests, p->requests, p->conflicts,
                                  p->conflicts};
+    /* Optional kernels are for practice: graded, but worth no points. */
     for (int i = 0; i < C_COUNT; i++)
-        check_init(&c[i], env->lab->id, k->name, check_ids[i], pts[i]);
+        check_init(&c[i], env->lab->id, k->name, check_ids[i], k->optional ? 0 : pts[i]);
 }
 
 /* Mark every check not yet decided as failed with the same reason. */
@@ -195,8 +196,6 @@ int tile_grade_kernel(worker_env *env, const lab_kernel *k)
     init_checks(env, k, c);
     *(void **)&t.launcher = lab_lib_symbol(&env->lib, k->launcher);
     if (!t.launcher) {
-        for (int i = 0; i < C_COUNT; i++)
-            c[i].max_points = k->optional ? 0 : c[i].max_points;
         if (k->optional) {
             for (int i = 0; i < C_COUNT; i++)
                 check_set(&c[i], CHECK_SKIPPED, "optional: %s is not in your file", k->launcher);

@@ -2,7 +2,8 @@
 # check-gpu.sh BUILD GRADER - the tests that need a GPU (make check-gpu):
 #   1. every solution scores full marks (its report, with measured values, is printed);
 #   2. every skeleton loses points;
-#   3. every planted wrong variant in tests/planted/manifest.tsv is caught with
+#   3. without counters nothing passes silently;
+#   4. every planted wrong variant in tests/planted/manifest.tsv is caught with
 #      the message a student would see, and a kernel that crashes or hangs
 #      does not cost the other kernels their grade.
 set -u
@@ -37,7 +38,16 @@ for lab in $labs; do
         || bad "$lab skeleton (exit $rc): $why"
 done
 
-echo "== 3. planted wrong variants are caught =="
+echo "== 3. without counters: correctness graded, conflicts 'not measured', exit 4 =="
+"$grader" --solutions --no-counters --build-dir "$build" --json "$out/no-counters.json" lab1 \
+    > "$out/no-counters.txt"
+rc=$?
+why=$("$expect" "$out/no-counters.json" check setRowReadCol correct pass)
+why+=$("$expect" "$out/no-counters.json" check setRowReadCol load-conflicts not-measured "not measured")
+[ "$rc" = 4 ] && [ -z "$why" ] && ok "--no-counters: exit 4, $(grep '^Score' "$out/no-counters.txt")" \
+    || bad "--no-counters (exit $rc): $why"
+
+echo "== 4. planted wrong variants are caught =="
 while IFS=$'\t' read -r file lab kernel check text; do
     [ "$file" = file ] && continue
     name=${file%.cu}

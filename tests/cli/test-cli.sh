@@ -1,0 +1,161 @@
+#!/usr/bin/env bash
+# test-cli.sh GRADER - the grader's command line, exit codes and messages.
+#
+# Needs no GPU. The checks that grade a lab expect the machine to have none
+# (the grader then stops with exit status 3); where a GPU is present they are
+# skipped, and tests/gpu/ covers grading.
+set -u
+
+if [ $# -ne 1 ]; then
+    echo "usage: $0 GRADER   (e.g. $0 build/smemlab-grade)" >&2
+    exit 2
+fi
+GRADER=$1
+if [ ! -x "$GRADER" ]; then
+    echo "test-cli: $GRADER is not an executable: build it with make $GRADER" >&2
+    exit 2
+fi
+
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/smemlab-cli.XXXXXX") || exit 2
+trap 'rm -rf "$TMP"' EXIT
+
+passed=0
+failed=0
+OUT=$TMP/out # stdout and stderr of the last run
+RC=0         # its exit status
+
+# run ARGS...: run the grader (stdin closed, colours off) and keep its output.
+run() {
+    NO_COLOR=1 timeout 120 "$GRADER" "$@" </dev/null >"$OUT" 2>&1
+    RC=$?
+}
+
+ok() {
+    passed=$((passed + 1))
+    echo "ok: $1"
+}
+
+not_ok() {
+    failed=$((failed + 1))
+    echo "FAIL: $1"
+    echo "  exit status $RC; output:"
+    sed 's/^/  | /' "$OUT" | head -n 20
+}
+
+# expect NAME STATUS [SUBSTRING...]: last run exited STATUS, its output has each SUBSTRING.
+expect() {
+    local name=$1 want=$2
+    shift 2
+    if [ "$RC" -ne "$want" ]; then
+        not_ok "$name: exit status $RC, expected $want"
+        return
+    fi
+    for s in "$@"; do
+        if ! grep -qF -- "$s" "$OUT"; then
+            not_ok "$name: output lacks \"$s\""
+            return
+        fi
+    done
+    ok "$name"
+}
+
+# expect_any NAME STATUS SUBSTRING...: exit STATUS and at least one SUBSTRING (case-insensitive).
+expect_any() {
+    local name=$1 want=$2
+    shift 2
+    if [ "$RC" -ne "$want" ]; then
+        not_ok "$name: exit status $RC, expected $want"
+        return
+    fi
+    for s in "$@"; do
+        if grep -qiF -- "$s" "$OUT"; then
+            ok "$name"
+            return
+        fi
+    done
+    not_ok "$name: output has none of: $*"
+}
+
+# --- needs no GPU either way ----------------------------------------------------
+
+run --help
+expect "--help" 0 "usage: smemlab-grade" "exit status"
+
+run -h
+expect "-h" 0 "exit status"
+
+run --version
+expect "--version" 0 "smemlab-grade"
+
+run --list
+expect "--list" 0 lab1 lab2 lab3 lab4 setRowReadRow setRowReadColPad setRowReadColDynPad "(optional)"
+
+run lab7
+expect "unknown lab" 2 "lab7"
+run 9
+expect "unknown lab by number" 2 "9"
+run lab1 banana
+expect "unknown lab after a good one" 2 "banana"
+
+run --bogus lab1
+expect "unknown option" 2 "--bogus"
+
+run --timeout abc lab1
+expect "--timeout abc" 2 "--timeout" "abc"
+run --timeout 0 lab1
+expect "--timeout 0" 2 "--timeout"
+run --timeout -5 lab1
+expect "--timeout -5" 2 "--timeout"
+run lab1 --timeout
+expect "--timeout without a value" 2 "--timeout" "needs a value"
+run --repeats 0 lab1
+expect "--repeats 0" 2 "--repeats"
+
+run --lib "$TMP/mine.so"
+expect "--lib without a lab" 2 "exactly one LAB"
+run --lib "$TMP/mine.so" lab1 lab2
+expect "--lib with two labs" 2 "exactly one LAB"
+run --lib "$TMP/mine.so" --solutions lab1
+expect "--lib with --solutions" 2 "--solutions"
+
+mkdir -p "$TMP/empty-build"
+run --build-dir "$TMP/empty-build"
+expect "no lab given, none built" 2 "make lab1" "$TMP/empty-build"
+
+# a last-lab file naming no lab is no lab at all
+mkdir -p "$TMP/junk-build"
+echo "lab99" >"$TMP/junk-build/last-lab"
+run --build-dir "$TMP/junk-build"
+expect "last-lab names an unknown lab" 2 "make lab1"
+
+# --- grading on a machine without a GPU ---------------------------------------------
+
+if nvidia-smi -L >/dev/null 2>&1; then
+    echo "skipped: a GPU is present (grading without a GPU is not tested here)"
+else
+    run lab1 --lib /nonexistent/lab1.so
+    expect_any "lab1 --lib /nonexistent: environment error" 3 \
+        "build the lab first" "driver" "GPU"
+    expect "lab1 --lib /nonexistent: says it was not graded" 3 "not graded"
+
+    run --build-dir "$TMP/empty-build" lab1
+    expect_any "lab1 not built" 3 "build the lab first" "make lab1" "driver" "GPU"
+
+    run --json "$TMP/no-such-dir/report.json" lab1
+    expect "--json into a missing directory" 3 "cannot write" "$TMP/no-such-dir/report.json"
+    if ls "$TMP"/no-such-dir* >/dev/null 2>&1; then
+        RC=0
+        not_ok "--json into a missing directory left files behind"
+    fi
+
+    run --json "$TMP/report.json" lab1
+    if [ "$RC" -eq 3 ] && [ -s "$TMP/report.json" ] && grep -qF '"exit_code"' "$TMP/report.json" &&
+        grep -qF '"not_graded"' "$TMP/report.json" && ! ls "$TMP"/report.json.tmp.* >/dev/null 2>&1; then
+        ok "--json on a machine without a GPU writes the report"
+    else
+        not_ok "--json on a machine without a GPU writes the report (exit 3, JSON with not_graded)"
+    fi
+fi
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,329 @@
+/* test_cli.c - the grader's command line (grader/cli.c). */
+#define _POSIX_C_SOURCE 200809L
+#include "cli.h"
+#include "exit_codes.h"
+
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_ARGS 32
+
+typedef struct parsed {
+    cli_options o;
+    int rc;
+    char err[1024];
+} parsed;
+
+/* Parse a NULL-terminated argument list (program name added); err captured. */
+static parsed parse_v(const char *const *args)
+{
+    static parsed p;
+    /* Fresh copies every time, never freed: getopt keeps pointers into the
+     * previous argv between calls (its own state, not cli_parse's). */
+    char **argv = calloc(MAX_ARGS + 2, sizeof *argv);
+    int argc = 0;
+
+    memset(&p, 0, sizeof p);
+    argv[argc++] = strdup("smemlab-grade");
+    for (int i = 0; args[i]; i++) {
+        ck_assert_int_lt(argc, MAX_ARGS);
+        argv[argc++] = strdup(args[i]);
+    }
+    argv[argc] = NULL;
+
+    char *buf = NULL;
+    size_t size = 0;
+    FILE *err = open_memstream(&buf, &size);
+    ck_assert_ptr_nonnull(err);
+    p.rc = cli_parse(argc, argv, &p.o, err);
+    fclose(err);
+    snprintf(p.err, sizeof p.err, "%s", buf ? buf : "");
+    free(buf);
+    return p;
+}
+
+#define PARSE(...) parse_v((const char *const[]){__VA_ARGS__, NULL})
+
+static const parsed *parse0(void)
+{
+    static parsed p;
+    p = parse_v((const char *const[]){NULL});
+    return &p;
+}
+
+START_TEST(test_defaults)
+{
+    const parsed *p = parse0();
+    ck_assert_int_eq(p->rc, 0);
+    ck_assert_str_eq(p->err, "");
+    ck_assert_str_eq(p->o.build_dir, "build");
+    ck_assert_int_eq(p->o.grade.repeats, 3);
+    ck_assert_double_eq_tol(p->o.grade.timeout_s, 10.0, 1e-12);
+    ck_assert_int_eq(p->o.grade.use_counters, 1);
+    ck_assert_int_eq(p->o.grade.device, 0);
+    ck_assert_int_eq(p->o.n_labs, 0);
+    ck_assert_ptr_null(p->o.lib);
+    ck_assert_ptr_null(p->o.json);
+    ck_assert_int_eq(p->o.solutions, 0);
+    ck_assert_int_eq(p->o.verbose, 0);
+    ck_assert_int_eq(p->o.list, 0);
+    ck_assert_int_eq(p->o.help, 0);
+    ck_assert_int_eq(p->o.version, 0);
+}
+END_TEST
+
+START_TEST(test_options)
+{
+    parsed p = PARSE("--timeout", "2.5", "--repeats", "7", "--device", "1", "--seed", "42",
+                     "--no-counters", "--verbose", "--json", "out.json", "--build-dir", "b2",
+                     "--solutions", "lab4");
+    ck_assert_msg(p.rc == 0, "%s", p.err);
+    ck_assert_double_eq_tol(p.o.grade.timeout_s, 2.5, 1e-12);
+    ck_assert_int_eq(p.o.grade.repeats, 7);
+    ck_assert_int_eq(p.o.grade.device, 1);
+    ck_assert_uint_eq(p.o.grade.seed, 42);
+    ck_assert_int_eq(p.o.grade.use_counters, 0);
+    ck_assert_int_eq(p.o.verbose, 1);
+    ck_assert_str_eq(p.o.json, "out.json");
+    ck_assert_str_eq(p.o.build_dir, "b2");
+    ck_assert_int_eq(p.o.solutions, 1);
+    ck_assert_int_eq(p.o.n_labs, 1);
+    ck_assert_str_eq(p.o.labs[0]->id, "lab4");
+
+    p = PARSE("--timeout=0.5", "-v", "--list");
+    ck_assert_msg(p.rc == 0, "%s", p.err);
+    ck_assert_double_eq_tol(p.o.grade.timeout_s, 0.5, 1e-12);
+    ck_assert_int_eq(p.o.verbose, 1);
+    ck_assert_int_eq(p.o.list, 1);
+    p = PARSE("-h");
+    ck_assert_int_eq(p.rc, 0);
+    ck_assert_int_eq(p.o.help, 1);
+    p = PARSE("--version");
+    ck_assert_msg(p.rc == 0, "--version: %s", p.err);
+    ck_assert_int_eq(p.o.version, 1);
+}
+END_TEST
+
+START_TEST(test_labs)
+{
+    parsed p = PARSE("lab3");
+    ck_assert_int_eq(p.rc, 0);
+    ck_assert_int_eq(p.o.n_labs, 1);
+    ck_assert_ptr_eq(p.o.labs[0], lab_find("lab3"));
+    ck_assert_str_eq(p.o.labs[0]->id, "lab3");
+
+    p = PARSE("3");
+    ck_assert_int_eq(p.rc, 0);
+    ck_assert_int_eq(p.o.n_labs, 1);
+    ck_assert_str_eq(p.o.labs[0]->id, "lab3");
+
+    /* order kept; labs may come before options */
+    p = PARSE("lab2", "--timeout", "5", "1", "lab4");
+    ck_assert_msg(p.rc == 0, "%s", p.err);
+    ck_assert_int_eq(p.o.n_labs, 3);
+    ck_assert_str_eq(p.o.labs[0]->id, "lab2");
+    ck_assert_str_eq(p.o.labs[1]->id, "lab1");
+    ck_assert_str_eq(p.o.labs[2]->id, "lab4");
+    ck_assert_double_eq_tol(p.o.grade.timeout_s, 5, 1e-12);
+}
+END_TEST
+
+START_TEST(test_unknown_lab)
+{
+    parsed p = PARSE("lab7");
+    ck_assert_int_eq(p.rc, EXIT_USAGE);
+    ck_assert_msg(strstr(p.err, "lab7") != NULL, "error does not name the lab: %s", p.err);
+    ck_assert_ptr_nonnull(strstr(p.err, "--help"));
+
+    p = PARSE("lab1", "banana");
+    ck_assert_int_eq(p.rc, EXIT_USAGE);
+    ck_assert_ptr_nonnull(strstr(p.err, "banana"));
+    p = PARSE("0");
+    ck_assert_int_eq(p.rc, EXIT_USAGE);
+    p = PARSE("lab");
+    ck_assert_int_eq(p.rc, EXIT_USAGE);
+    p = PARSE("");
+    ck_assert_int_eq(p.rc, EXIT_USAGE);
+}
+END_TEST
+
+START_TEST(test_unknown_option)
+{
+    parsed p = PARSE("--bogus", "lab1");
+    ck_assert_int_eq(p.rc, EXIT_USAGE);
+    ck_assert_ptr_nonnull(strstr(p.err, "--bogus"));
+    p = PARSE("-x");
+    ck_assert_int_eq(p.rc, EXIT_USAGE);
+    ck_assert_ptr_nonnull(strstr(p.err, "-x"));
+}
+END_TEST
+
+static const char *const bad_timeouts[] = {"abc", "0", "-1", "5s", "", "3601", "inf", "nan"};
+
+START_TEST(test_bad_timeout)
+{
+    parsed p = PARSE("--timeout", bad_timeouts[_i], "lab1");
+    ck_assert_msg(p.rc == EXIT_USAGE, "--timeout '%s' accepted (timeout %g)", bad_timeouts[_i],
+                  p.o.grade.timeout_s);
+    ck_assert_ptr_nonnull(strstr(p.err, "--timeout"));
+}
+END_TEST
+
+START_TEST(test_missing_value)
+{
+    parsed p = PARSE("--timeout");
+    ck_assert_int_eq(p.rc, EXIT_USAGE);
+    ck_assert_ptr_nonnull(strstr(p.err, "--timeout"));
+    ck_assert_ptr_nonnull(strstr(p.err, "needs a value"));
+    p = PARSE("lab1", "--json");
+    ck_assert_int_eq(p.rc, EXIT_USAGE);
+    ck_assert_ptr_nonnull(strstr(p.err, "--json"));
+    p = PARSE("lab1", "--lib");
+    ck_assert_int_eq(p.rc, EXIT_USAGE);
+}
+END_TEST
+
+START_TEST(test_bad_numbers)
+{
+    static const char *const cases[][2] = {
+        {"--repeats", "0"},  {"--repeats", "2.5"}, {"--repeats", "101"}, {"--repeats", "x"},
+        {"--device", "-1"},  {"--device", "64"},   {"--device", "0.5"},  {"--seed", "-3"},
+        {"--seed", "seven"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        parsed p = PARSE(cases[i][0], cases[i][1], "lab1");
+        ck_assert_msg(p.rc == EXIT_USAGE, "%s %s accepted", cases[i][0], cases[i][1]);
+        ck_assert_ptr_nonnull(strstr(p.err, cases[i][0]));
+    }
+    parsed p = PARSE("--repeats", "100", "--device", "63", "--timeout", "3600", "lab1");
+    ck_assert_msg(p.rc == 0, "%s", p.err);
+    ck_assert_int_eq(p.o.grade.repeats, 100);
+    ck_assert_int_eq(p.o.grade.device, 63);
+}
+END_TEST
+
+/*
+ * --seed N: a seed the parser accepts must be the number the user wrote.
+ * Arguments that name no whole number must be refused.
+ */
+START_TEST(test_seed_parsed_as_given)
+{
+    static const struct { const char *arg; int must_refuse; unsigned long long value; } seeds[] = {
+        {"0", 0, 0},        {"123456789", 0, 123456789ULL},
+        {"1e5", 0, 100000ULL}, /* refusing it is fine too; seed 1 is not */
+        {"0x10", 0, 16ULL},    /* likewise; seed 0 is not */
+        {"12.5", 1, 0},        {"nan", 1, 0},
+    };
+    for (size_t i = 0; i < sizeof seeds / sizeof seeds[0]; i++) {
+        parsed p = PARSE("--seed", seeds[i].arg, "lab1");
+        if (p.rc == EXIT_USAGE)
+            continue;
+        ck_assert_msg(!seeds[i].must_refuse && p.rc == 0 && p.o.grade.seed == seeds[i].value,
+                      "--seed %s accepted as seed %llu", seeds[i].arg, p.o.grade.seed);
+    }
+    parsed p = PARSE("--seed", "0", "lab1");
+    ck_assert_int_eq(p.rc, 0);
+    p = PARSE("--seed", "123456789", "lab1");
+    ck_assert_int_eq(p.rc, 0);
+    ck_assert_uint_eq(p.o.grade.seed, 123456789ULL);
+}
+END_TEST
+
+START_TEST(test_lib_needs_one_lab)
+{
+    parsed p = PARSE("--lib", "mine.so");
+    ck_assert_int_eq(p.rc, EXIT_USAGE);
+    ck_assert_ptr_nonnull(strstr(p.err, "mine.so"));
+    ck_assert_ptr_nonnull(strstr(p.err, "exactly one LAB"));
+    p = PARSE("--lib", "mine.so", "lab1", "lab2");
+    ck_assert_int_eq(p.rc, EXIT_USAGE);
+    p = PARSE("--lib", "mine.so", "--solutions", "lab1");
+    ck_assert_int_eq(p.rc, EXIT_USAGE);
+    ck_assert_ptr_nonnull(strstr(p.err, "--solutions"));
+    p = PARSE("--lib", "mine.so", "lab1");
+    ck_assert_int_eq(p.rc, 0);
+    ck_assert_str_eq(p.o.lib, "mine.so");
+}
+END_TEST
+
+START_TEST(test_lib_path)
+{
+    char buf[256];
+    const lab_def *lab3 = lab_find("lab3");
+    parsed p = PARSE("lab3");
+    ck_assert_str_eq(cli_lib_path(&p.o, lab3, buf, sizeof buf), "build/lab3.so");
+    ck_assert_ptr_eq(cli_lib_path(&p.o, lab3, buf, sizeof buf), buf);
+    p = PARSE("--solutions", "lab3");
+    ck_assert_str_eq(cli_lib_path(&p.o, lab3, buf, sizeof buf), "build/solutions/lab3.so");
+    p = PARSE("--build-dir", "/tmp/out", "lab3");
+    ck_assert_str_eq(cli_lib_path(&p.o, lab3, buf, sizeof buf), "/tmp/out/lab3.so");
+    p = PARSE("--build-dir", "/tmp/out", "--solutions", "lab3");
+    ck_assert_str_eq(cli_lib_path(&p.o, lab3, buf, sizeof buf), "/tmp/out/solutions/lab3.so");
+    p = PARSE("--lib", "/x/y/mine.so", "--build-dir", "elsewhere", "lab3");
+    ck_assert_str_eq(cli_lib_path(&p.o, lab3, buf, sizeof buf), "/x/y/mine.so");
+    /* a short buffer truncates */
+    char small[8];
+    p = PARSE("lab3");
+    ck_assert_str_eq(cli_lib_path(&p.o, lab3, small, sizeof small), "build/l");
+}
+END_TEST
+
+START_TEST(test_lab_find)
+{
+    ck_assert_ptr_null(lab_find("lab7"));
+    ck_assert_ptr_null(lab_find(NULL));
+    ck_assert_ptr_null(lab_find("lab"));
+    ck_assert_ptr_null(lab_find("lab1x"));
+    ck_assert_ptr_null(lab_find("Lab1"));
+    for (int i = 0; i < lab_registry_count; i++) {
+        const lab_def *l = lab_registry[i];
+        ck_assert_ptr_eq(lab_find(l->id), l);
+        ck_assert_ptr_eq(lab_find(l->id + 3), l); /* "lab3" -> "3" */
+    }
+    ck_assert_int_ge(lab_registry_count, 4);
+    ck_assert_str_eq(lab_registry[0]->id, "lab1");
+    ck_assert_str_eq(lab_registry[3]->id, "lab4");
+}
+END_TEST
+
+START_TEST(test_usage)
+{
+    char *buf = NULL;
+    size_t size = 0;
+    FILE *f = open_memstream(&buf, &size);
+    cli_usage(f);
+    fclose(f);
+    ck_assert_ptr_nonnull(strstr(buf, "usage: smemlab-grade"));
+    ck_assert_ptr_nonnull(strstr(buf, "exit status"));
+    static const char *const options[] = {"--solutions", "--lib", "--build-dir", "--json",
+                                          "--timeout", "--repeats", "--device", "--seed",
+                                          "--no-counters", "--verbose", "--list", "--help"};
+    for (size_t i = 0; i < sizeof options / sizeof options[0]; i++)
+        ck_assert_msg(strstr(buf, options[i]) != NULL, "usage does not mention %s", options[i]);
+    free(buf);
+}
+END_TEST
+
+Suite *cli_suite(void)
+{
+    Suite *s = suite_create("cli");
+    TCase *tc = tcase_create("cli");
+    tcase_add_test(tc, test_defaults);
+    tcase_add_test(tc, test_options);
+    tcase_add_test(tc, test_labs);
+    tcase_add_test(tc, test_unknown_lab);
+    tcase_add_test(tc, test_unknown_option);
+    tcase_add_loop_test(tc, test_bad_timeout, 0,
+                        (int)(sizeof bad_timeouts / sizeof bad_timeouts[0]));
+    tcase_add_test(tc, test_missing_value);
+    tcase_add_test(tc, test_bad_numbers);
+    tcase_add_test(tc, test_seed_parsed_as_given);
+    tcase_add_test(tc, test_lib_needs_one_lab);
+    tcase_add_test(tc, test_lib_path);
+    tcase_add_test(tc, test_lab_find);
+    tcase_add_test(tc, test_usage);
+    suite_add_tcase(s, tc);
+    return s;
+}

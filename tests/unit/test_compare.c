@@ -1,0 +1,383 @@
+/* test_compare.c - measured counters against the bank model (grader/compare.c). */
+#include "compare.h"
+
+#include <check.h>
+#include <string.h>
+
+#define STORE_CODE "tile[threadIdx.x][threadIdx.y] = idx"
+#define LOAD_CODE "out[idx] = tile[threadIdx.x][threadIdx.y]"
+
+static smem_side store_side(void)
+{
+    smem_side s = SIDE_STORE;
+    s.code = STORE_CODE;
+    return s;
+}
+
+static smem_side load_side(void)
+{
+    smem_side s = SIDE_LOAD;
+    s.code = LOAD_CODE;
+    return s;
+}
+
+/* Counters of one side as the hardware backend reports them. */
+static measurement counters(const smem_side *side, double requests, double wavefronts,
+                            double conflicts)
+{
+    measurement m;
+    for (int i = 0; i < METRIC_COUNT; i++)
+        m.value[i] = -1.0; /* the other side's counters must not matter */
+    m.value[side->requests] = requests;
+    m.value[side->wavefronts] = wavefronts;
+    m.value[side->conflicts] = conflicts;
+    return m;
+}
+
+static check_result fresh(const char *id)
+{
+    check_result c;
+    check_init(&c, "lab1", "setRowReadCol", id, 1.0);
+    return c;
+}
+
+START_TEST(test_degree_text)
+{
+    char buf[48];
+    ck_assert_str_eq(degree_text(1.0, buf, sizeof buf), "conflict-free");
+    ck_assert_str_eq(degree_text(1.004, buf, sizeof buf), "conflict-free");
+    ck_assert_str_eq(degree_text(0.0, buf, sizeof buf), "conflict-free");
+    ck_assert_str_eq(degree_text(32.0, buf, sizeof buf), "32-way conflict");
+    ck_assert_str_eq(degree_text(2.0, buf, sizeof buf), "2-way conflict");
+    ck_assert_str_eq(degree_text(16.0, buf, sizeof buf), "16-way conflict");
+    ck_assert_str_eq(degree_text(1.07, buf, sizeof buf), "1.07-way conflict");
+    ck_assert_str_eq(degree_text(2.5, buf, sizeof buf), "2.50-way conflict");
+    /* counters a hair off an integer still read as that integer */
+    ck_assert_str_eq(degree_text(2.02, buf, sizeof buf), "2-way conflict");
+    ck_assert_str_eq(degree_text(31.97, buf, sizeof buf), "32-way conflict");
+    /* returns its buffer and truncates safely */
+    ck_assert_ptr_eq(degree_text(32.0, buf, sizeof buf), buf);
+    char small[5];
+    memset(small, 'x', sizeof small);
+    degree_text(1.0, small, sizeof small);
+    ck_assert_str_eq(small, "conf");
+}
+END_TEST
+
+/*
+ * A degree just above 1 (a few extra wavefronts) must not be called a
+ * "1-way conflict": that is no conflict at all, and the words contradict the
+ * "(expected conflict-free)" next to them. Either "conflict-free" or the
+ * number with decimals is fine.
+ */
+START_TEST(test_degree_text_near_one)
+{
+    char buf[48];
+    static const double near_one[] = {1.006, 1.02, 1.04, 1.049};
+    for (size_t i = 0; i < sizeof near_one / sizeof near_one[0]; i++) {
+        degree_text(near_one[i], buf, sizeof buf);
+        ck_assert_msg(strcmp(buf, "1-way conflict") != 0,
+                      "degree_text(%.3f) says \"%s\": expected \"conflict-free\" or "
+                      "\"%.2f-way conflict\"", near_one[i], buf, near_one[i]);
+    }
+}
+END_TEST
+
+START_TEST(test_measured_degree)
+{
+    smem_side ld = load_side(), st = store_side();
+    measurement m = counters(&ld, 32, 64, 32);
+    ck_assert_double_eq_tol(measured_degree(&m, &ld), 2.0, 1e-12);
+    m = counters(&ld, 32, 1024, 992);
+    ck_assert_double_eq_tol(measured_degree(&m, &ld), 32.0, 1e-12);
+    m = counters(&st, 32, 32, 0);
+    ck_assert_double_eq_tol(measured_degree(&m, &st), 1.0, 1e-12);
+    m = counters(&st, 0, 0, 0);
+    ck_assert_double_eq_tol(measured_degree(&m, &st), 0.0, 1e-12);
+    m = counters(&st, 32, 32, 32); /* nonsense counters: no ideal left */
+    ck_assert_double_eq_tol(measured_degree(&m, &st), 0.0, 1e-12);
+}
+END_TEST
+
+START_TEST(test_conflicts_match)
+{
+    smem_side ld = load_side();
+    smem_cost model = {.requests = 32, .wavefronts = 1024, .ideal = 32};
+    measurement m = counters(&ld, 32, 1024, 992);
+    check_result c = fresh("load-conflicts");
+    compare_conflicts(&c, &ld, &m, &model, DEGREE_TOLERANCE, NULL);
+    ck_assert_int_eq(c.status, CHECK_PASS);
+    ck_assert_double_eq_tol(c.points, 1.0, 1e-12);
+    ck_assert_str_eq(c.message, "loads 32-way conflict (expected 32-way conflict)");
+    ck_assert_str_eq(c.measured, "1024 wavefronts / 32 requests");
+    ck_assert_str_eq(c.expected, "1024 wavefronts / 32 requests (32-way conflict)");
+    ck_assert_str_eq(c.hint, "");
+
+    smem_side st = store_side();
+    smem_cost free_model = {.requests = 32, .wavefronts = 32, .ideal = 32};
+    m = counters(&st, 32, 32, 0);
+    c = fresh("store-conflicts");
+    compare_conflicts(&c, &st, &m, &free_model, DEGREE_TOLERANCE, NULL);
+    ck_assert_int_eq(c.status, CHECK_PASS);
+    ck_assert_str_eq(c.message, "stores conflict-free (expected conflict-free)");
+}
+END_TEST
+
+START_TEST(test_conflicts_unexpected_conflict)
+{
+    smem_side ld = load_side();
+    smem_cost model = {.requests = 32, .wavefronts = 32, .ideal = 32};
+    measurement m = counters(&ld, 32, 64, 32);
+    check_result c = fresh("load-conflicts");
+    compare_conflicts(&c, &ld, &m, &model, DEGREE_TOLERANCE, "Your file sets IPAD = 0.");
+    ck_assert_int_eq(c.status, CHECK_FAIL);
+    ck_assert_double_eq_tol(c.points, 0.0, 1e-12);
+    ck_assert_double_eq_tol(c.max_points, 1.0, 1e-12);
+    ck_assert_str_eq(c.message, "loads 2-way conflict (expected conflict-free)");
+    ck_assert_str_eq(c.measured, "64 wavefronts / 32 requests");
+    ck_assert_ptr_nonnull(strstr(c.hint, LOAD_CODE));
+    ck_assert_ptr_nonnull(strstr(c.hint, "bank"));
+    ck_assert_ptr_nonnull(strstr(c.hint, "Your file sets IPAD = 0."));
+
+    /* without a pad note the hint ends at the sentence, no "(null)" */
+    c = fresh("load-conflicts");
+    compare_conflicts(&c, &ld, &m, &model, DEGREE_TOLERANCE, NULL);
+    ck_assert_int_eq(c.status, CHECK_FAIL);
+    ck_assert_ptr_null(strstr(c.hint, "(null)"));
+    ck_assert_ptr_nonnull(strstr(c.hint, LOAD_CODE));
+}
+END_TEST
+
+START_TEST(test_conflicts_missing_conflict)
+{
+    smem_side st = store_side();
+    smem_cost model = {.requests = 32, .wavefronts = 1024, .ideal = 32};
+    measurement m = counters(&st, 32, 32, 0);
+    check_result c = fresh("store-conflicts");
+    compare_conflicts(&c, &st, &m, &model, DEGREE_TOLERANCE, NULL);
+    ck_assert_int_eq(c.status, CHECK_FAIL);
+    ck_assert_double_eq_tol(c.points, 0.0, 1e-12);
+    ck_assert_str_eq(c.message, "stores conflict-free (expected 32-way conflict)");
+    ck_assert_ptr_nonnull(strstr(c.hint, "on purpose"));
+    ck_assert_ptr_nonnull(strstr(c.hint, STORE_CODE));
+    ck_assert_ptr_nonnull(strstr(c.hint, "stores are conflict-free"));
+}
+END_TEST
+
+START_TEST(test_conflicts_wrong_degree)
+{
+    smem_side ld = load_side();
+    smem_cost model = {.requests = 32, .wavefronts = 1024, .ideal = 32};
+    measurement m = counters(&ld, 32, 512, 480); /* 16-way */
+    check_result c = fresh("load-conflicts");
+    compare_conflicts(&c, &ld, &m, &model, DEGREE_TOLERANCE, NULL);
+    ck_assert_int_eq(c.status, CHECK_FAIL);
+    ck_assert_str_eq(c.message, "loads 16-way conflict (expected 32-way conflict)");
+    ck_assert_ptr_nonnull(strstr(c.hint, "32-way"));
+    ck_assert_ptr_nonnull(strstr(c.hint, "16.00-way"));
+    ck_assert_ptr_nonnull(strstr(c.hint, LOAD_CODE));
+}
+END_TEST
+
+/* Degree want = 2: 5% is 0.1 either way. */
+static const struct { double waves, conflicts; int pass; } edges[] = {
+    {209, 109, 1}, /* 2.09 */
+    {211, 111, 0}, /* 2.11 */
+    {191, 91, 1},  /* 1.91 */
+    {189, 89, 0},  /* 1.89 */
+    {200, 100, 1}, /* 2.00 */
+    {300, 200, 0}, /* 3.00 */
+};
+
+START_TEST(test_conflicts_tolerance)
+{
+    smem_side ld = load_side();
+    smem_cost model = {.requests = 16, .wavefronts = 32, .ideal = 16};
+    measurement m = counters(&ld, 16, edges[_i].waves, edges[_i].conflicts);
+    check_result c = fresh("load-conflicts");
+    compare_conflicts(&c, &ld, &m, &model, DEGREE_TOLERANCE, NULL);
+    ck_assert_msg(c.status == (edges[_i].pass ? CHECK_PASS : CHECK_FAIL),
+                  "degree %.2f against 2: %s (%s)", edges[_i].waves / (edges[_i].waves -
+                  edges[_i].conflicts), check_status_name(c.status), c.message);
+    ck_assert_double_eq_tol(c.points, edges[_i].pass ? 1.0 : 0.0, 1e-12);
+}
+END_TEST
+
+START_TEST(test_conflicts_tolerance_scales)
+{
+    smem_side ld = load_side();
+    check_result c;
+    /* 32-way: 4.7% over passes, 5.3% over fails */
+    smem_cost model32 = {.requests = 32, .wavefronts = 1024, .ideal = 32};
+    measurement m = counters(&ld, 32, 1072, 1040); /* 33.5 */
+    c = fresh("load-conflicts");
+    compare_conflicts(&c, &ld, &m, &model32, DEGREE_TOLERANCE, NULL);
+    ck_assert_int_eq(c.status, CHECK_PASS);
+    m = counters(&ld, 100, 3370, 3270); /* 33.7 */
+    c = fresh("load-conflicts");
+    compare_conflicts(&c, &ld, &m, &model32, DEGREE_TOLERANCE, NULL);
+    ck_assert_int_eq(c.status, CHECK_FAIL);
+
+    /* conflict-free: 1.04 passes, 1.06 fails */
+    smem_cost free_model = {.requests = 32, .wavefronts = 32, .ideal = 32};
+    m = counters(&ld, 100, 104, 4);
+    c = fresh("load-conflicts");
+    compare_conflicts(&c, &ld, &m, &free_model, DEGREE_TOLERANCE, NULL);
+    ck_assert_int_eq(c.status, CHECK_PASS);
+    m = counters(&ld, 100, 106, 6);
+    c = fresh("load-conflicts");
+    compare_conflicts(&c, &ld, &m, &free_model, DEGREE_TOLERANCE, NULL);
+    ck_assert_int_eq(c.status, CHECK_FAIL);
+    ck_assert_str_eq(c.message, "loads 1.06-way conflict (expected conflict-free)");
+
+    /* the tolerance argument is the one used */
+    smem_cost model2 = {.requests = 16, .wavefronts = 32, .ideal = 16};
+    m = counters(&ld, 16, 209, 109);
+    c = fresh("load-conflicts");
+    compare_conflicts(&c, &ld, &m, &model2, 0.0, NULL);
+    ck_assert_int_eq(c.status, CHECK_FAIL);
+    m = counters(&ld, 16, 300, 200);
+    c = fresh("load-conflicts");
+    compare_conflicts(&c, &ld, &m, &model2, 0.6, NULL);
+    ck_assert_int_eq(c.status, CHECK_PASS);
+}
+END_TEST
+
+START_TEST(test_conflicts_zero_wavefronts)
+{
+    smem_side ld = load_side(), st = store_side();
+    smem_cost model = {.requests = 32, .wavefronts = 32, .ideal = 32};
+    measurement m = counters(&ld, 0, 0, 0);
+    check_result c = fresh("load-conflicts");
+    compare_conflicts(&c, &ld, &m, &model, DEGREE_TOLERANCE, NULL);
+    ck_assert_int_eq(c.status, CHECK_FAIL);
+    ck_assert_double_eq_tol(c.points, 0.0, 1e-12);
+    ck_assert_str_eq(c.message, "loads: no shared loads measured (expected conflict-free)");
+    ck_assert_ptr_nonnull(strstr(c.hint, "read the tile"));
+    ck_assert_ptr_nonnull(strstr(c.hint, LOAD_CODE));
+
+    smem_cost model32 = {.requests = 32, .wavefronts = 1024, .ideal = 32};
+    m = counters(&st, 32, 0, 0);
+    c = fresh("store-conflicts");
+    compare_conflicts(&c, &st, &m, &model32, DEGREE_TOLERANCE, NULL);
+    ck_assert_int_eq(c.status, CHECK_FAIL);
+    ck_assert_str_eq(c.message, "stores: no shared stores measured (expected 32-way conflict)");
+    ck_assert_ptr_nonnull(strstr(c.hint, "write the tile"));
+}
+END_TEST
+
+START_TEST(test_requests)
+{
+    smem_side ld = load_side(), st = store_side();
+    measurement m = counters(&ld, 32, 32, 0);
+    check_result c = fresh("load-requests");
+    compare_requests(&c, &ld, &m, 32);
+    ck_assert_int_eq(c.status, CHECK_PASS);
+    ck_assert_double_eq_tol(c.points, 1.0, 1e-12);
+    ck_assert_str_eq(c.message, "loads: 32 shared requests");
+    ck_assert_str_eq(c.measured, "32 shared loads");
+    ck_assert_str_eq(c.expected, "32 (one per warp)");
+
+    m = counters(&ld, 64, 64, 0);
+    c = fresh("load-requests");
+    compare_requests(&c, &ld, &m, 32);
+    ck_assert_int_eq(c.status, CHECK_FAIL);
+    ck_assert_double_eq_tol(c.points, 0.0, 1e-12);
+    ck_assert_str_eq(c.message, "loads: 64 shared requests (expected 32)");
+    ck_assert_ptr_nonnull(strstr(c.hint, "one shared load instruction"));
+    ck_assert_ptr_nonnull(strstr(c.hint, LOAD_CODE));
+
+    m = counters(&st, 16, 16, 0);
+    c = fresh("store-requests");
+    compare_requests(&c, &st, &m, 32);
+    ck_assert_int_eq(c.status, CHECK_FAIL);
+    ck_assert_str_eq(c.message, "stores: 16 shared requests (expected 32)");
+    ck_assert_ptr_nonnull(strstr(c.hint, "one shared store instruction"));
+}
+END_TEST
+
+START_TEST(test_requests_zero)
+{
+    smem_side st = store_side();
+    measurement m = counters(&st, 0, 0, 0);
+    check_result c = fresh("store-requests");
+    compare_requests(&c, &st, &m, 32);
+    ck_assert_int_eq(c.status, CHECK_FAIL);
+    ck_assert_str_eq(c.message, "stores: 0 shared requests (expected 32)");
+    ck_assert_ptr_nonnull(strstr(c.hint, "no shared stores"));
+    ck_assert_ptr_nonnull(strstr(c.hint, "`" STORE_CODE "`"));
+}
+END_TEST
+
+START_TEST(test_not_measured)
+{
+    check_result c = fresh("load-conflicts");
+    c.points = 1.0; /* whatever came before, not-measured earns nothing */
+    c.status = CHECK_PASS;
+    compare_not_measured(&c, MEASURE_NOT_PERMITTED, "ERR_NVGPUCTRPERM");
+    ck_assert_int_eq(c.status, CHECK_NOT_MEASURED);
+    ck_assert_double_eq_tol(c.points, 0.0, 1e-12);
+    ck_assert_double_eq_tol(c.max_points, 1.0, 1e-12);
+    ck_assert_str_eq(c.measured, "not measured");
+    ck_assert_ptr_nonnull(strstr(c.message, "ERR_NVGPUCTRPERM"));
+    ck_assert_ptr_nonnull(strstr(c.hint, "NVreg_RestrictProfilingToAdminUsers"));
+    ck_assert_str_eq(check_status_name(c.status), "not-measured");
+
+    c = fresh("store-conflicts");
+    compare_not_measured(&c, MEASURE_UNSUPPORTED, "no CUPTI");
+    ck_assert_int_eq(c.status, CHECK_NOT_MEASURED);
+    ck_assert_double_eq_tol(c.points, 0.0, 1e-12);
+    ck_assert_ptr_nonnull(strstr(c.message, "no CUPTI"));
+    ck_assert_ptr_null(strstr(c.hint, "NVreg_RestrictProfilingToAdminUsers"));
+    ck_assert_str_ne(c.hint, "");
+}
+END_TEST
+
+START_TEST(test_check_records)
+{
+    check_result c;
+    memset(&c, 0x7f, sizeof c);
+    check_init(&c, "lab4", "setRowReadColDynPad", "load-conflicts", 2.5);
+    ck_assert_str_eq(c.lab, "lab4");
+    ck_assert_str_eq(c.kernel, "setRowReadColDynPad");
+    ck_assert_str_eq(c.check, "load-conflicts");
+    ck_assert_int_eq(c.status, CHECK_FAIL);
+    ck_assert_double_eq_tol(c.points, 0.0, 1e-12);
+    ck_assert_double_eq_tol(c.max_points, 2.5, 1e-12);
+    ck_assert_str_eq(c.message, "");
+    ck_assert_str_eq(c.hint, "");
+    check_set(&c, CHECK_PASS, "all %d elements right", 512);
+    ck_assert_double_eq_tol(c.points, 2.5, 1e-12);
+    ck_assert_str_eq(c.message, "all 512 elements right");
+    check_set(&c, CHECK_SKIPPED, "optional");
+    ck_assert_double_eq_tol(c.points, 0.0, 1e-12);
+    /* ids longer than their field are cut, never overflow */
+    check_init(&c, "a-lab-id-longer-than-sixteen", "k", "c", 1);
+    ck_assert_int_eq(strlen(c.lab), sizeof c.lab - 1);
+    ck_assert_str_eq(check_status_name(CHECK_PASS), "pass");
+    ck_assert_str_eq(check_status_name(CHECK_FAIL), "fail");
+    ck_assert_str_eq(check_status_name(CHECK_SKIPPED), "skipped");
+}
+END_TEST
+
+Suite *compare_suite(void)
+{
+    Suite *s = suite_create("compare");
+    TCase *tc = tcase_create("compare");
+    tcase_add_test(tc, test_degree_text);
+    tcase_add_test(tc, test_degree_text_near_one);
+    tcase_add_test(tc, test_measured_degree);
+    tcase_add_test(tc, test_conflicts_match);
+    tcase_add_test(tc, test_conflicts_unexpected_conflict);
+    tcase_add_test(tc, test_conflicts_missing_conflict);
+    tcase_add_test(tc, test_conflicts_wrong_degree);
+    tcase_add_loop_test(tc, test_conflicts_tolerance, 0, (int)(sizeof edges / sizeof edges[0]));
+    tcase_add_test(tc, test_conflicts_tolerance_scales);
+    tcase_add_test(tc, test_conflicts_zero_wavefronts);
+    tcase_add_test(tc, test_requests);
+    tcase_add_test(tc, test_requests_zero);
+    tcase_add_test(tc, test_not_measured);
+    tcase_add_test(tc, test_check_records);
+    suite_add_tcase(s, tc);
+    return s;
+}

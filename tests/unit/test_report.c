@@ -1,0 +1,347 @@
+/* test_report.c - the text and JSON reports (grader/report/). */
+#define _POSIX_C_SOURCE 200809L
+#include "exit_codes.h"
+#include "report/report.h"
+
+#include <cJSON.h>
+#include <check.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Quotes, newlines, backslashes, a tab and a control character. */
+#define NASTY_HINT "Use \"tile[threadIdx.x][threadIdx.y]\"\nthen C:\\path\\to\\lab1.cu\ttab \x01 end"
+
+static check_result results_checks[4];
+static lab_result results[2];
+static score total;
+static int total_code;
+
+/* lab1 graded with one check of each status, lab2 not graded at all. */
+static void setup(void)
+{
+    memset(results, 0, sizeof results);
+    memset(&total, 0, sizeof total);
+
+    check_result *c = results_checks;
+    check_init(&c[0], "lab1", "setRowReadRow", "correct", 2);
+    check_set(&c[0], CHECK_PASS, "all 1024 elements right (3 runs)");
+    check_field(c[0].hint, sizeof c[0].hint, "pass hint, shown only when verbose");
+    check_field(c[0].measured, sizeof c[0].measured, "1024 right");
+    check_field(c[0].expected, sizeof c[0].expected, "1024 right");
+
+    check_init(&c[1], "lab1", "setColReadCol", "load-conflicts", 1);
+    check_set(&c[1], CHECK_FAIL, "loads conflict-free (expected 32-way conflict)");
+    check_field(c[1].measured, sizeof c[1].measured, "32 wavefronts / 32 requests");
+    check_field(c[1].expected, sizeof c[1].expected,
+                "1024 wavefronts / 32 requests (32-way conflict)");
+    check_field(c[1].hint, sizeof c[1].hint, "%s", NASTY_HINT);
+
+    check_init(&c[2], "lab1", "setColReadCol", "store-conflicts", 1);
+    check_set(&c[2], CHECK_NOT_MEASURED, "not measured: ERR_NVGPUCTRPERM");
+    check_field(c[2].measured, sizeof c[2].measured, "not measured");
+    check_field(c[2].expected, sizeof c[2].expected, "1024 wavefronts / 32 requests");
+    check_field(c[2].hint, sizeof c[2].hint, "ask an administrator");
+
+    check_init(&c[3], "lab1", "setColReadColDyn", "correct", 0);
+    check_set(&c[3], CHECK_SKIPPED, "optional: launch_setColReadColDyn is not in your file");
+
+    results[0].lab = lab_find("lab1");
+    results[0].checks = c;
+    results[0].n_checks = 4;
+    results[0].cap = 4;
+    results[0].seconds = 1.25;
+    snprintf(results[0].device, sizeof results[0].device, "NVIDIA H100 80GB HBM3 (cupti)");
+
+    results[1].lab = lab_find("lab2");
+    results[1].env_code = EXIT_ENVIRONMENT;
+    snprintf(results[1].env_text, sizeof results[1].env_text,
+             "build/lab2.so not found: build the lab first with `make lab2`");
+
+    score_add(&total, &results[0]);
+    score_add(&total, &results[1]);
+    total_code = score_exit_code(&total);
+}
+
+/* Everything f received, as a string (f is closed). */
+static char *slurp(FILE *f)
+{
+    ck_assert_int_eq(fseek(f, 0, SEEK_END), 0);
+    long n = ftell(f);
+    ck_assert_int_ge(n, 0);
+    rewind(f);
+    char *text = calloc((size_t)n + 1, 1);
+    ck_assert_int_eq(fread(text, 1, (size_t)n, f), (size_t)n);
+    fclose(f);
+    return text;
+}
+
+static char *json_text(void)
+{
+    FILE *f = tmpfile();
+    ck_assert_ptr_nonnull(f);
+    ck_assert_int_eq(report_json(f, results, 2, &total, total_code), 0);
+    return slurp(f);
+}
+
+static char *lab_text(int i, report_style st)
+{
+    char *buf = NULL;
+    size_t size = 0;
+    FILE *f = open_memstream(&buf, &size);
+    ck_assert_ptr_nonnull(f);
+    report_text_lab(f, &results[i], &st);
+    fclose(f);
+    return buf;
+}
+
+static const cJSON *get(const cJSON *o, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    ck_assert_msg(v != NULL, "JSON has no \"%s\"", key);
+    return v;
+}
+
+static const char *get_str(const cJSON *o, const char *key)
+{
+    const cJSON *v = get(o, key);
+    ck_assert_msg(cJSON_IsString(v), "\"%s\" is not a string", key);
+    return v->valuestring;
+}
+
+static double get_num(const cJSON *o, const char *key)
+{
+    const cJSON *v = get(o, key);
+    ck_assert_msg(cJSON_IsNumber(v), "\"%s\" is not a number", key);
+    return v->valuedouble;
+}
+
+START_TEST(test_json_structure)
+{
+    char *text = json_text();
+    cJSON *root = cJSON_Parse(text);
+    ck_assert_msg(root != NULL, "report_json wrote invalid JSON:\n%s", text);
+    ck_assert_str_eq(get_str(root, "tool"), "smemlab-grade");
+    ck_assert_double_eq_tol(get_num(root, "contract_version"), 1, 1e-12);
+
+    const cJSON *labs = get(root, "labs");
+    ck_assert(cJSON_IsArray(labs));
+    ck_assert_int_eq(cJSON_GetArraySize(labs), 2);
+    const cJSON *lab1 = cJSON_GetArrayItem(labs, 0), *lab2 = cJSON_GetArrayItem(labs, 1);
+    ck_assert_str_eq(get_str(lab1, "id"), "lab1");
+    ck_assert_str_eq(get_str(lab1, "title"), results[0].lab->title);
+    ck_assert_str_eq(get_str(lab1, "source"), "labs/lab1-square/lab1.cu");
+    ck_assert_str_eq(get_str(lab1, "device"), "NVIDIA H100 80GB HBM3 (cupti)");
+    ck_assert(cJSON_IsNull(get(lab1, "not_graded")));
+    ck_assert_double_eq_tol(get_num(lab1, "points"), 2, 1e-12);
+    ck_assert_double_eq_tol(get_num(lab1, "max_points"), 4, 1e-12);
+    ck_assert_double_eq_tol(get_num(lab1, "seconds"), 1.25, 1e-9);
+
+    const cJSON *checks = get(lab1, "checks");
+    ck_assert(cJSON_IsArray(checks));
+    ck_assert_int_eq(cJSON_GetArraySize(checks), 4);
+    static const char *const status[] = {"pass", "fail", "not-measured", "skipped"};
+    static const char *const ids[] = {"correct", "load-conflicts", "store-conflicts", "correct"};
+    static const double points[] = {2, 0, 0, 0}, max_points[] = {2, 1, 1, 0};
+    for (int i = 0; i < 4; i++) {
+        const cJSON *c = cJSON_GetArrayItem(checks, i);
+        ck_assert_str_eq(get_str(c, "status"), status[i]);
+        ck_assert_str_eq(get_str(c, "check"), ids[i]);
+        ck_assert_str_eq(get_str(c, "kernel"), results_checks[i].kernel);
+        ck_assert_str_eq(get_str(c, "message"), results_checks[i].message);
+        ck_assert_str_eq(get_str(c, "measured"), results_checks[i].measured);
+        ck_assert_str_eq(get_str(c, "expected"), results_checks[i].expected);
+        ck_assert_double_eq_tol(get_num(c, "points"), points[i], 1e-12);
+        ck_assert_double_eq_tol(get_num(c, "max_points"), max_points[i], 1e-12);
+    }
+
+    ck_assert_str_eq(get_str(lab2, "id"), "lab2");
+    ck_assert_str_eq(get_str(lab2, "not_graded"), results[1].env_text);
+    ck_assert_int_eq(cJSON_GetArraySize(get(lab2, "checks")), 0);
+    ck_assert_double_eq_tol(get_num(lab2, "points"), 0, 1e-12);
+
+    ck_assert_double_eq_tol(get_num(root, "points"), 2, 1e-12);
+    ck_assert_double_eq_tol(get_num(root, "max_points"), 4, 1e-12);
+    ck_assert_double_eq_tol(get_num(root, "failed"), 1, 1e-12);
+    ck_assert_double_eq_tol(get_num(root, "not_measured"), 1, 1e-12);
+    ck_assert_int_eq(total_code, EXIT_CHECK_FAILED);
+    ck_assert_double_eq_tol(get_num(root, "exit_code"), EXIT_CHECK_FAILED, 1e-12);
+    cJSON_Delete(root);
+    free(text);
+}
+END_TEST
+
+START_TEST(test_json_escaping)
+{
+    char *text = json_text();
+    /* raw control characters never appear inside JSON strings (cJSON indents
+     * with tabs, so only the \x01 and the newline inside the hint can tell) */
+    ck_assert_ptr_null(strchr(text, '\x01'));
+    ck_assert_ptr_null(strstr(text, "lab1.cu\ttab"));
+    ck_assert_ptr_null(strstr(text, "]\"\nthen"));
+    ck_assert_ptr_nonnull(strstr(text, "\\n"));
+    cJSON *root = cJSON_Parse(text);
+    ck_assert_ptr_nonnull(root);
+    const cJSON *check = cJSON_GetArrayItem(get(cJSON_GetArrayItem(get(root, "labs"), 0),
+                                                "checks"), 1);
+    ck_assert_str_eq(get_str(check, "hint"), NASTY_HINT);
+    cJSON_Delete(root);
+    free(text);
+}
+END_TEST
+
+START_TEST(test_json_exit_code_passed_through)
+{
+    FILE *f = tmpfile();
+    ck_assert_ptr_nonnull(f);
+    ck_assert_int_eq(report_json(f, results, 1, &total, EXIT_NOT_MEASURED), 0);
+    char *text = slurp(f);
+    cJSON *root = cJSON_Parse(text);
+    ck_assert_ptr_nonnull(root);
+    ck_assert_double_eq_tol(get_num(root, "exit_code"), EXIT_NOT_MEASURED, 1e-12);
+    ck_assert_int_eq(cJSON_GetArraySize(get(root, "labs")), 1);
+    cJSON_Delete(root);
+    free(text);
+
+    /* no labs at all is still a valid document */
+    score none;
+    memset(&none, 0, sizeof none);
+    f = tmpfile();
+    ck_assert_int_eq(report_json(f, results, 0, &none, EXIT_ALL_PASSED), 0);
+    text = slurp(f);
+    root = cJSON_Parse(text);
+    ck_assert_ptr_nonnull(root);
+    ck_assert_int_eq(cJSON_GetArraySize(get(root, "labs")), 0);
+    ck_assert_double_eq_tol(get_num(root, "exit_code"), 0, 1e-12);
+    cJSON_Delete(root);
+    free(text);
+}
+END_TEST
+
+START_TEST(test_json_write_error)
+{
+    FILE *f = fopen("/dev/null", "r"); /* writes to a read-only stream fail */
+    ck_assert_ptr_nonnull(f);
+    errno = 0;
+    ck_assert_int_eq(report_json(f, results, 2, &total, total_code), -1);
+    ck_assert_int_ne(errno, 0);
+    fclose(f);
+}
+END_TEST
+
+START_TEST(test_text_lab)
+{
+    char *t = lab_text(0, (report_style){0, 0});
+    ck_assert_msg(strstr(t, "== lab1: ") != NULL, "%s", t);
+    ck_assert_ptr_nonnull(strstr(t, results[0].lab->title));
+    ck_assert_ptr_nonnull(strstr(t, "NVIDIA H100 80GB HBM3 (cupti)"));
+    ck_assert_ptr_nonnull(strstr(t, "setRowReadRow\n"));
+    ck_assert_ptr_nonnull(strstr(t, "setColReadCol\n"));
+    ck_assert_ptr_nonnull(strstr(t, "PASS  correct"));
+    ck_assert_ptr_nonnull(strstr(t, "all 1024 elements right (3 runs)"));
+    ck_assert_ptr_nonnull(strstr(t, "FAIL  load-conflicts"));
+    ck_assert_ptr_nonnull(strstr(t, "loads conflict-free (expected 32-way conflict)"));
+    ck_assert_ptr_nonnull(strstr(t, "measured 32 wavefronts / 32 requests"));
+    ck_assert_ptr_nonnull(strstr(t, "expected 1024 wavefronts / 32 requests (32-way conflict)"));
+    ck_assert_ptr_nonnull(strstr(t, "hint: Use \"tile[threadIdx.x][threadIdx.y]\""));
+    ck_assert_ptr_nonnull(strstr(t, "N/M"));
+    ck_assert_ptr_nonnull(strstr(t, "not measured: ERR_NVGPUCTRPERM"));
+    ck_assert_ptr_nonnull(strstr(t, "SKIP"));
+    ck_assert_ptr_nonnull(strstr(t, "lab1: 2/4 points"));
+    /* a passing check shows no hint unless verbose; no colour codes */
+    ck_assert_ptr_null(strstr(t, "pass hint"));
+    ck_assert_ptr_null(strstr(t, "measured 1024 right"));
+    ck_assert_ptr_null(strstr(t, "\033["));
+    /* a not-measured check has no measured/expected line, but its hint */
+    ck_assert_ptr_null(strstr(t, "measured not measured"));
+    ck_assert_ptr_nonnull(strstr(t, "hint: ask an administrator"));
+    /* the kernel heading appears once for its two checks */
+    char *first = strstr(t, "setColReadCol\n");
+    ck_assert_ptr_null(strstr(first + 1, "setColReadCol\n"));
+    free(t);
+}
+END_TEST
+
+START_TEST(test_text_lab_verbose_color)
+{
+    char *t = lab_text(0, (report_style){1, 1});
+    ck_assert_ptr_nonnull(strstr(t, "pass hint"));
+    ck_assert_ptr_nonnull(strstr(t, "measured 1024 right"));
+    ck_assert_ptr_nonnull(strstr(t, "\033[32mPASS\033[0m"));
+    ck_assert_ptr_nonnull(strstr(t, "\033[31mFAIL\033[0m"));
+    free(t);
+}
+END_TEST
+
+START_TEST(test_text_not_graded)
+{
+    char *t = lab_text(1, (report_style){0, 0});
+    ck_assert_ptr_nonnull(strstr(t, "== lab2: "));
+    ck_assert_ptr_nonnull(
+        strstr(t, "not graded: build/lab2.so not found: build the lab first with `make lab2`"));
+    ck_assert_ptr_null(strstr(t, "PASS"));
+    ck_assert_ptr_null(strstr(t, "FAIL"));
+    ck_assert_ptr_null(strstr(t, "points"));
+    free(t);
+}
+END_TEST
+
+static char *total_text(const score *s, int code)
+{
+    char *buf = NULL;
+    size_t size = 0;
+    FILE *f = open_memstream(&buf, &size);
+    ck_assert_ptr_nonnull(f);
+    report_text_total(f, s, code);
+    fclose(f);
+    return buf;
+}
+
+START_TEST(test_text_total)
+{
+    score s = {.points = 5, .max_points = 6, .passed = 5};
+    char *t = total_text(&s, EXIT_ALL_PASSED);
+    ck_assert_str_eq(t, "Score: 5/6\n");
+    free(t);
+
+    s.failed = 1;
+    t = total_text(&s, EXIT_CHECK_FAILED);
+    ck_assert_ptr_nonnull(strstr(t, "Score: 5/6"));
+    ck_assert_ptr_nonnull(strstr(t, "(1 check failed)"));
+    free(t);
+
+    s.failed = 2;
+    s.not_measured = 3;
+    s.env_errors = 1;
+    s.points = 2.5;
+    t = total_text(&s, EXIT_CHECK_FAILED);
+    ck_assert_ptr_nonnull(strstr(t, "Score: 2.5/6"));
+    ck_assert_ptr_nonnull(strstr(t, "(2 checks failed)"));
+    ck_assert_ptr_nonnull(strstr(t, "3 checks not measured"));
+    ck_assert_ptr_nonnull(strstr(t, "(1 lab not graded)"));
+    free(t);
+
+    t = total_text(&total, total_code);
+    ck_assert_ptr_nonnull(strstr(t, "Score: 2/4"));
+    ck_assert_ptr_nonnull(strstr(t, "1 lab not graded"));
+    free(t);
+}
+END_TEST
+
+Suite *report_suite(void)
+{
+    Suite *s = suite_create("report");
+    TCase *tc = tcase_create("report");
+    tcase_add_checked_fixture(tc, setup, NULL);
+    tcase_add_test(tc, test_json_structure);
+    tcase_add_test(tc, test_json_escaping);
+    tcase_add_test(tc, test_json_exit_code_passed_through);
+    tcase_add_test(tc, test_json_write_error);
+    tcase_add_test(tc, test_text_lab);
+    tcase_add_test(tc, test_text_lab_verbose_color);
+    tcase_add_test(tc, test_text_not_graded);
+    tcase_add_test(tc, test_text_total);
+    suite_add_tcase(s, tc);
+    return s;
+}

@@ -1,0 +1,231 @@
+/* test_score.c - points and the exit status (grader/score.c). */
+#include "exit_codes.h"
+#include "score.h"
+
+#include <check.h>
+#include <stdio.h>
+#include <string.h>
+
+#define MAX_CHECKS 8
+
+typedef struct fake_lab {
+    lab_result r;
+    check_result checks[MAX_CHECKS];
+} fake_lab;
+
+static void fake_init(fake_lab *f, const char *id)
+{
+    memset(f, 0, sizeof *f);
+    f->r.lab = lab_find(id);
+    ck_assert_ptr_nonnull(f->r.lab);
+    f->r.checks = f->checks;
+    f->r.cap = MAX_CHECKS;
+}
+
+static void fake_check(fake_lab *f, check_status st, double max_points)
+{
+    ck_assert_int_lt(f->r.n_checks, MAX_CHECKS);
+    check_result *c = &f->checks[f->r.n_checks++];
+    check_init(c, f->r.lab->id, "setRowReadRow", "correct", max_points);
+    check_set(c, st, "%s", check_status_name(st));
+}
+
+static void fake_env_error(fake_lab *f, const char *why)
+{
+    f->r.env_code = EXIT_ENVIRONMENT;
+    snprintf(f->r.env_text, sizeof f->r.env_text, "%s", why);
+}
+
+static int exit_code_of(fake_lab *labs, int n, score *out)
+{
+    score s;
+    memset(&s, 0, sizeof s);
+    for (int i = 0; i < n; i++)
+        score_add(&s, &labs[i].r);
+    if (out)
+        *out = s;
+    return score_exit_code(&s);
+}
+
+START_TEST(test_sums)
+{
+    fake_lab l[2];
+    score s;
+    fake_init(&l[0], "lab1");
+    fake_check(&l[0], CHECK_PASS, 2);
+    fake_check(&l[0], CHECK_PASS, 1);
+    fake_check(&l[0], CHECK_FAIL, 1);
+    fake_init(&l[1], "lab3");
+    fake_check(&l[1], CHECK_PASS, 0.5);
+    fake_check(&l[1], CHECK_NOT_MEASURED, 1);
+    fake_check(&l[1], CHECK_SKIPPED, 0);
+    exit_code_of(l, 2, &s);
+    ck_assert_double_eq_tol(s.points, 3.5, 1e-12);
+    ck_assert_double_eq_tol(s.max_points, 5.5, 1e-12);
+    ck_assert_int_eq(s.passed, 3);
+    ck_assert_int_eq(s.failed, 1);
+    ck_assert_int_eq(s.not_measured, 1);
+    ck_assert_int_eq(s.skipped, 1);
+    ck_assert_int_eq(s.env_errors, 0);
+}
+END_TEST
+
+START_TEST(test_sums_accumulate)
+{
+    fake_lab l;
+    score s;
+    memset(&s, 0, sizeof s);
+    fake_init(&l, "lab2");
+    fake_check(&l, CHECK_PASS, 2);
+    score_add(&s, &l.r);
+    score_add(&s, &l.r);
+    ck_assert_double_eq_tol(s.points, 4, 1e-12);
+    ck_assert_double_eq_tol(s.max_points, 4, 1e-12);
+    ck_assert_int_eq(s.passed, 2);
+}
+END_TEST
+
+START_TEST(test_all_pass)
+{
+    fake_lab l[2];
+    fake_init(&l[0], "lab1");
+    fake_check(&l[0], CHECK_PASS, 2);
+    fake_check(&l[0], CHECK_PASS, 1);
+    fake_init(&l[1], "lab4");
+    fake_check(&l[1], CHECK_PASS, 1);
+    ck_assert_int_eq(exit_code_of(l, 2, NULL), EXIT_ALL_PASSED);
+    ck_assert_int_eq(EXIT_ALL_PASSED, 0);
+}
+END_TEST
+
+START_TEST(test_any_fail)
+{
+    fake_lab l[2];
+    fake_init(&l[0], "lab1");
+    fake_check(&l[0], CHECK_PASS, 2);
+    fake_init(&l[1], "lab2");
+    fake_check(&l[1], CHECK_FAIL, 1);
+    ck_assert_int_eq(exit_code_of(l, 2, NULL), EXIT_CHECK_FAILED);
+    ck_assert_int_eq(EXIT_CHECK_FAILED, 1);
+
+    /* a failure wins over not-measured checks, wherever they are */
+    fake_check(&l[0], CHECK_NOT_MEASURED, 1);
+    ck_assert_int_eq(exit_code_of(l, 2, NULL), EXIT_CHECK_FAILED);
+    fake_check(&l[1], CHECK_NOT_MEASURED, 1);
+    fake_check(&l[1], CHECK_SKIPPED, 0);
+    ck_assert_int_eq(exit_code_of(l, 2, NULL), EXIT_CHECK_FAILED);
+}
+END_TEST
+
+START_TEST(test_only_not_measured)
+{
+    fake_lab l;
+    fake_init(&l, "lab1");
+    fake_check(&l, CHECK_PASS, 2);
+    fake_check(&l, CHECK_NOT_MEASURED, 1);
+    fake_check(&l, CHECK_NOT_MEASURED, 1);
+    score s;
+    ck_assert_int_eq(exit_code_of(&l, 1, &s), EXIT_NOT_MEASURED);
+    ck_assert_int_eq(EXIT_NOT_MEASURED, 4);
+    /* not-measured checks keep their max points: the total shows what is missing */
+    ck_assert_double_eq_tol(s.points, 2, 1e-12);
+    ck_assert_double_eq_tol(s.max_points, 4, 1e-12);
+}
+END_TEST
+
+START_TEST(test_env_error)
+{
+    fake_lab l;
+    score s;
+    fake_init(&l, "lab1");
+    fake_env_error(&l, "the NVIDIA driver is missing");
+    ck_assert_int_eq(exit_code_of(&l, 1, &s), EXIT_ENVIRONMENT);
+    ck_assert_int_eq(EXIT_ENVIRONMENT, 3);
+    ck_assert_int_eq(s.env_errors, 1);
+    ck_assert_int_eq(s.failed, 0);
+
+    /* checks a lab that could not run may carry are not scored */
+    fake_check(&l, CHECK_FAIL, 2);
+    ck_assert_int_eq(exit_code_of(&l, 1, &s), EXIT_ENVIRONMENT);
+    ck_assert_int_eq(s.failed, 0);
+    ck_assert_double_eq_tol(s.max_points, 0, 1e-12);
+
+    /* one lab passed, the other could not run: still an environment problem */
+    fake_lab two[2];
+    fake_init(&two[0], "lab1");
+    fake_check(&two[0], CHECK_PASS, 2);
+    fake_init(&two[1], "lab2");
+    fake_env_error(&two[1], "lab not built");
+    ck_assert_int_eq(exit_code_of(two, 2, &s), EXIT_ENVIRONMENT);
+    ck_assert_double_eq_tol(s.points, 2, 1e-12);
+    ck_assert_int_eq(s.env_errors, 1);
+    /* ... and one that is also not measured */
+    fake_check(&two[0], CHECK_NOT_MEASURED, 1);
+    ck_assert_int_eq(exit_code_of(two, 2, NULL), EXIT_ENVIRONMENT);
+}
+END_TEST
+
+START_TEST(test_skipped_not_failures)
+{
+    fake_lab l;
+    score s;
+    fake_init(&l, "lab2");
+    fake_check(&l, CHECK_PASS, 2);
+    fake_check(&l, CHECK_SKIPPED, 0);
+    fake_check(&l, CHECK_SKIPPED, 0);
+    ck_assert_int_eq(exit_code_of(&l, 1, &s), EXIT_ALL_PASSED);
+    ck_assert_int_eq(s.failed, 0);
+    ck_assert_int_eq(s.skipped, 2);
+    ck_assert_int_eq(s.passed, 1);
+    ck_assert_double_eq_tol(s.points, 2, 1e-12);
+    ck_assert_double_eq_tol(s.max_points, 2, 1e-12);
+
+    fake_init(&l, "lab2");
+    fake_check(&l, CHECK_SKIPPED, 0);
+    ck_assert_int_eq(exit_code_of(&l, 1, &s), EXIT_ALL_PASSED);
+    ck_assert_int_eq(s.failed, 0);
+}
+END_TEST
+
+START_TEST(test_empty)
+{
+    score s;
+    memset(&s, 0, sizeof s);
+    ck_assert_int_eq(score_exit_code(&s), EXIT_ALL_PASSED);
+    fake_lab l;
+    fake_init(&l, "lab1");
+    ck_assert_int_eq(exit_code_of(&l, 1, &s), EXIT_ALL_PASSED);
+    ck_assert_double_eq_tol(s.max_points, 0, 1e-12);
+}
+END_TEST
+
+/* A kernel that dies gets one check carrying all its points (runner.c). */
+START_TEST(test_kernel_max_points)
+{
+    const lab_def *lab1 = lab_find("lab1"), *lab4 = lab_find("lab4");
+    ck_assert_ptr_nonnull(lab1);
+    ck_assert_ptr_nonnull(lab4);
+    /* correct 2 + requests 2 x 1 + conflicts 2 x 1 */
+    for (int k = 0; k < lab1->n_kernels; k++)
+        ck_assert_double_eq_tol(kernel_max_points(lab1, &lab1->kernels[k]), 6, 1e-12);
+    for (int k = 0; k < lab4->n_kernels; k++)
+        ck_assert_double_eq_tol(kernel_max_points(lab4, &lab4->kernels[k]), 6, 1e-12);
+}
+END_TEST
+
+Suite *score_suite(void)
+{
+    Suite *s = suite_create("score");
+    TCase *tc = tcase_create("score");
+    tcase_add_test(tc, test_sums);
+    tcase_add_test(tc, test_sums_accumulate);
+    tcase_add_test(tc, test_all_pass);
+    tcase_add_test(tc, test_any_fail);
+    tcase_add_test(tc, test_only_not_measured);
+    tcase_add_test(tc, test_env_error);
+    tcase_add_test(tc, test_skipped_not_failures);
+    tcase_add_test(tc, test_empty);
+    tcase_add_test(tc, test_kernel_max_points);
+    suite_add_tcase(s, tc);
+    return s;
+}

@@ -1,0 +1,233 @@
+/* test_tile_model.c - block-level cost of tile accesses (grader/model/tile_model.c). */
+#include "lab_table.h"
+#include "model/tile_model.h"
+
+#include <check.h>
+#include <string.h>
+
+static bank_geometry h100(void)
+{
+    bank_geometry g;
+    ck_assert_int_eq(bank_geometry_for(9, 0, 32, 0, &g), 0);
+    return g;
+}
+
+/*
+ * Wavefronts / requests of one block, as measured on an H100 (32 banks of
+ * 4 bytes) with the labs' kernels.
+ */
+static const struct {
+    const char *what;
+    tile_order order;
+    int pitch, bdimx, bdimy;
+    long wavefronts, requests;
+} measured[] = {
+    {"square row", TILE_ROW, 32, 32, 32, 32, 32},
+    {"square column", TILE_COL, 32, 32, 32, 1024, 32},
+    {"square column, pitch 33", TILE_COL, 33, 32, 32, 32, 32},
+    {"square row, pitch 33", TILE_ROW, 33, 32, 32, 32, 32},
+    {"rectangle row", TILE_ROW, 32, 32, 16, 16, 16},
+    {"rectangle [BDIMX][BDIMY] column", TILE_COL, 16, 32, 16, 256, 16},
+    {"rectangle irow/icol", TILE_TRANSPOSED, 32, 32, 16, 256, 16},
+    {"rectangle irow/icol, pitch 33", TILE_TRANSPOSED, 33, 32, 16, 32, 16},
+    {"rectangle irow/icol, pitch 34", TILE_TRANSPOSED, 34, 32, 16, 16, 16},
+    {"rectangle row, pitch 34", TILE_ROW, 34, 32, 16, 16, 16},
+};
+
+START_TEST(test_measured_table)
+{
+    bank_geometry g = h100();
+    smem_cost c;
+    memset(&c, 0xff, sizeof c);
+    tile_access a = {measured[_i].order, measured[_i].pitch};
+    ck_assert_int_eq(tile_model_cost(&g, a, measured[_i].bdimx, measured[_i].bdimy, 4, &c), 0);
+    ck_assert_msg(c.wavefronts == measured[_i].wavefronts && c.requests == measured[_i].requests,
+                  "%s: model %ld/%ld, measured %ld/%ld", measured[_i].what, c.wavefronts,
+                  c.requests, measured[_i].wavefronts, measured[_i].requests);
+    /* every warp's request is conflict-free at best in one wavefront */
+    ck_assert_int_eq(c.ideal, c.requests);
+}
+END_TEST
+
+START_TEST(test_degree)
+{
+    bank_geometry g = h100();
+    smem_cost c;
+    ck_assert_int_eq(tile_model_cost(&g, (tile_access){TILE_COL, 32}, 32, 32, 4, &c), 0);
+    ck_assert_double_eq_tol(smem_degree(&c), 32.0, 1e-12);
+    ck_assert_int_eq(tile_model_cost(&g, (tile_access){TILE_ROW, 32}, 32, 32, 4, &c), 0);
+    ck_assert_double_eq_tol(smem_degree(&c), 1.0, 1e-12);
+    ck_assert_int_eq(tile_model_cost(&g, (tile_access){TILE_TRANSPOSED, 33}, 32, 16, 4, &c), 0);
+    ck_assert_double_eq_tol(smem_degree(&c), 2.0, 1e-12);
+    ck_assert_int_eq(tile_model_cost(&g, (tile_access){TILE_COL, 16}, 32, 16, 4, &c), 0);
+    ck_assert_double_eq_tol(smem_degree(&c), 16.0, 1e-12);
+
+    smem_cost hand = {.requests = 4, .wavefronts = 6, .ideal = 4};
+    ck_assert_double_eq_tol(smem_degree(&hand), 1.5, 1e-12);
+    smem_cost one_warp = {.requests = 1, .wavefronts = 32, .ideal = 1};
+    ck_assert_double_eq_tol(smem_degree(&one_warp), 32.0, 1e-12);
+    smem_cost none = {0, 0, 0};
+    ck_assert_double_eq_tol(smem_degree(&none), 1.0, 1e-12);
+}
+END_TEST
+
+START_TEST(test_tile_offset)
+{
+    /* thread (tx = 3, ty = 2) of a 32 x 32 block, pitch 33 */
+    ck_assert_int_eq(tile_offset((tile_access){TILE_ROW, 33}, 32, 32, 3, 2), 2 * 33 + 3);
+    ck_assert_int_eq(tile_offset((tile_access){TILE_COL, 33}, 32, 32, 3, 2), 3 * 33 + 2);
+    ck_assert_int_eq(tile_offset((tile_access){TILE_ROW, 32}, 32, 32, 31, 31), 1023);
+    ck_assert_int_eq(tile_offset((tile_access){TILE_COL, 32}, 32, 32, 31, 0), 31 * 32);
+
+    /* 32 x 16 block: idx = ty * 32 + tx, irow = idx / 16, icol = idx % 16 */
+    ck_assert_int_eq(tile_offset((tile_access){TILE_TRANSPOSED, 32}, 32, 16, 5, 1), 5 * 32 + 2);
+    ck_assert_int_eq(tile_offset((tile_access){TILE_TRANSPOSED, 34}, 32, 16, 5, 1), 5 * 34 + 2);
+    ck_assert_int_eq(tile_offset((tile_access){TILE_TRANSPOSED, 32}, 32, 16, 0, 0), 0);
+    ck_assert_int_eq(tile_offset((tile_access){TILE_TRANSPOSED, 32}, 32, 16, 31, 15),
+                     15 * 32 + 31);
+    ck_assert_int_eq(tile_offset((tile_access){TILE_COL, 16}, 32, 16, 31, 15), 31 * 16 + 15);
+
+    /* each order visits every element of an unpadded tile exactly once */
+    const tile_order orders[] = {TILE_ROW, TILE_COL, TILE_TRANSPOSED};
+    for (int o = 0; o < 3; o++) {
+        int seen[512] = {0};
+        int pitch = orders[o] == TILE_COL ? 16 : 32;
+        for (int ty = 0; ty < 16; ty++)
+            for (int tx = 0; tx < 32; tx++) {
+                long off = tile_offset((tile_access){orders[o], pitch}, 32, 16, tx, ty);
+                ck_assert_int_ge(off, 0);
+                ck_assert_int_lt(off, 512);
+                seen[off]++;
+            }
+        for (int i = 0; i < 512; i++)
+            ck_assert_msg(seen[i] == 1, "%s: element %d visited %d times",
+                          tile_order_name(orders[o]), i, seen[i]);
+    }
+}
+END_TEST
+
+START_TEST(test_warp_access)
+{
+    bank_geometry g = h100();
+    warp_access w;
+    /* warp 3 of a 32 x 16 block reading irow/icol with pitch 32 */
+    tile_warp_access(&g, (tile_access){TILE_TRANSPOSED, 32}, 32, 16, 4, 3, &w);
+    ck_assert_uint_eq(w.active, 0xFFFFFFFFu);
+    ck_assert_int_eq(w.width, 4);
+    for (int lane = 0; lane < 32; lane++) {
+        int idx = 3 * 32 + lane;
+        ck_assert_uint_eq(w.addr[lane], (uint32_t)(((idx % 16) * 32 + idx / 16) * 4));
+    }
+
+    /* a 24-thread block fills lanes 0..23 of one warp */
+    tile_warp_access(&g, (tile_access){TILE_ROW, 8}, 8, 3, 4, 0, &w);
+    ck_assert_uint_eq(w.active, 0x00FFFFFFu);
+    smem_cost c;
+    ck_assert_int_eq(tile_model_cost(&g, (tile_access){TILE_ROW, 8}, 8, 3, 4, &c), 0);
+    ck_assert_int_eq(c.requests, 1);
+    ck_assert_int_eq(c.wavefronts, 1);
+    /* 48 threads: two warps, the second half full */
+    ck_assert_int_eq(tile_model_cost(&g, (tile_access){TILE_ROW, 16}, 16, 3, 4, &c), 0);
+    ck_assert_int_eq(c.requests, 2);
+    tile_warp_access(&g, (tile_access){TILE_ROW, 16}, 16, 3, 4, 1, &w);
+    ck_assert_uint_eq(w.active, 0x0000FFFFu);
+}
+END_TEST
+
+START_TEST(test_wide_elements)
+{
+    bank_geometry g = h100();
+    smem_cost c;
+    /* doubles, row-major: every warp needs its two half-warp phases */
+    ck_assert_int_eq(tile_model_cost(&g, (tile_access){TILE_ROW, 32}, 32, 32, 8, &c), 0);
+    ck_assert_int_eq(c.requests, 32);
+    ck_assert_int_eq(c.wavefronts, 64);
+    ck_assert_int_eq(c.ideal, 64);
+    ck_assert_double_eq_tol(smem_degree(&c), 1.0, 1e-12);
+}
+END_TEST
+
+START_TEST(test_bad_sizes)
+{
+    bank_geometry g = h100();
+    smem_cost c;
+    tile_access row = {TILE_ROW, 32};
+    ck_assert_int_eq(tile_model_cost(&g, row, 0, 32, 4, &c), -1);
+    ck_assert_int_eq(tile_model_cost(&g, row, 32, 0, 4, &c), -1);
+    ck_assert_int_eq(tile_model_cost(&g, row, -32, 32, 4, &c), -1);
+    ck_assert_int_eq(tile_model_cost(&g, row, 32, -1, 4, &c), -1);
+    ck_assert_int_eq(tile_model_cost(&g, row, 32, 32, 0, &c), -1);
+    ck_assert_int_eq(tile_model_cost(&g, row, 32, 32, -4, &c), -1);
+    ck_assert_int_eq(tile_model_cost(&g, (tile_access){TILE_ROW, 0}, 32, 32, 4, &c), -1);
+    ck_assert_int_eq(tile_model_cost(&g, (tile_access){TILE_COL, -1}, 32, 32, 4, &c), -1);
+    ck_assert_int_eq(tile_model_cost(&g, row, 1, 1, 4, &c), 0);
+    ck_assert_int_eq(c.requests, 1);
+    ck_assert_int_eq(c.wavefronts, 1);
+}
+END_TEST
+
+START_TEST(test_order_name)
+{
+    ck_assert_str_eq(tile_order_name(TILE_ROW), "row");
+    ck_assert_str_eq(tile_order_name(TILE_COL), "column");
+    ck_assert_str_eq(tile_order_name(TILE_TRANSPOSED), "irow/icol");
+    ck_assert_str_eq(tile_order_name((tile_order)42), "?");
+}
+END_TEST
+
+/* What each lab kernel teaches must be what the model gives for its table entry. */
+static const struct {
+    const char *lab, *kernel;
+    long store_wavefronts, load_wavefronts, requests;
+} lab_costs[] = {
+    {"lab1", "setRowReadRow", 32, 32, 32},
+    {"lab1", "setColReadCol", 1024, 1024, 32},
+    {"lab1", "setRowReadCol", 32, 1024, 32},
+    {"lab2", "setRowReadColDyn", 32, 1024, 32},
+    {"lab2", "setColReadColDyn", 1024, 1024, 32},
+    {"lab3", "setRowReadColPad", 32, 32, 32},
+    {"lab3", "setRowReadColDynPad", 32, 32, 32},
+    {"lab4", "setRowReadRow", 16, 16, 16},
+    {"lab4", "setColReadCol", 256, 256, 16},
+    {"lab4", "setRowReadCol", 16, 256, 16},
+    {"lab4", "setRowReadColDyn", 16, 256, 16},
+    {"lab4", "setRowReadColPad", 16, 16, 16},
+    {"lab4", "setRowReadColDynPad", 16, 16, 16},
+};
+
+START_TEST(test_lab_tables)
+{
+    bank_geometry g = h100();
+    const lab_def *lab = lab_find(lab_costs[_i].lab);
+    const lab_kernel *k = NULL;
+    ck_assert_ptr_nonnull(lab);
+    for (int i = 0; i < lab->n_kernels; i++)
+        if (strcmp(lab->kernels[i].name, lab_costs[_i].kernel) == 0)
+            k = &lab->kernels[i];
+    ck_assert_msg(k != NULL, "%s has no kernel %s", lab_costs[_i].lab, lab_costs[_i].kernel);
+    smem_cost st, ld;
+    ck_assert_int_eq(tile_model_cost(&g, k->tile.store, lab->bdimx, lab->bdimy, 4, &st), 0);
+    ck_assert_int_eq(tile_model_cost(&g, k->tile.load, lab->bdimx, lab->bdimy, 4, &ld), 0);
+    ck_assert_msg(st.wavefronts == lab_costs[_i].store_wavefronts &&
+                  ld.wavefronts == lab_costs[_i].load_wavefronts &&
+                  st.requests == lab_costs[_i].requests && ld.requests == lab_costs[_i].requests,
+                  "%s %s: store %ld/%ld, load %ld/%ld", lab_costs[_i].lab, lab_costs[_i].kernel,
+                  st.wavefronts, st.requests, ld.wavefronts, ld.requests);
+}
+END_TEST
+
+Suite *tile_model_suite(void)
+{
+    Suite *s = suite_create("tile_model");
+    TCase *tc = tcase_create("model");
+    tcase_add_loop_test(tc, test_measured_table, 0, (int)(sizeof measured / sizeof measured[0]));
+    tcase_add_test(tc, test_degree);
+    tcase_add_test(tc, test_tile_offset);
+    tcase_add_test(tc, test_warp_access);
+    tcase_add_test(tc, test_wide_elements);
+    tcase_add_test(tc, test_bad_sizes);
+    tcase_add_test(tc, test_order_name);
+    tcase_add_loop_test(tc, test_lab_tables, 0, (int)(sizeof lab_costs / sizeof lab_costs[0]));
+    suite_add_tcase(s, tc);
+    return s;
+}
