@@ -3,7 +3,7 @@
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
 
-LABS := lab1 lab2 lab3 lab4
+LABS := lab1 lab2 lab3 lab4 lab5 lab6
 BUILD := build
 
 # --- toolchain ---------------------------------------------------------------
@@ -23,7 +23,7 @@ CFLAGS ?= -O2 -g
 CFLAGS += -std=c11 -Wall -Wextra -Werror=implicit-function-declaration
 CPPFLAGS += $(addprefix -I,$(CUDA_INC) $(DEPS_INC) $(DEPS_INC:%=%/cjson)) -I/usr/include/cjson
 LDLIBS_CUDA := $(addprefix -L,$(CUDA_LIB) $(DEPS_LIB)) $(addprefix -Wl$(comma)-rpath$(comma),$(CUDA_LIB) $(DEPS_LIB)) \
-               -lcupti -lcudart -lcjson -ldl -lm
+               -lcupti -lcublas -lcudart -lcjson -ldl -lm
 
 # GPU architecture: the GPU that is present, else a list that covers
 # compute capability 7.5 (Turing) to 9.0 (Hopper) plus PTX for newer GPUs.
@@ -96,7 +96,7 @@ include tests/tests.mk
 help:
 	@echo "smemlab - CUDA shared-memory labs that grade themselves"
 	@echo
-	@echo "  make lab1 ... make lab4   build a lab from labs/ (and the grader)"
+	@echo "  make lab1 ... make lab6   build a lab from labs/ (and the grader)"
 	@echo "  make grade                grade the lab built last"
 	@echo "  make grade LAB=lab3       grade a given lab"
 	@echo "  make grade SOLUTIONS=1    grade the reference solutions (LAB=... for one)"

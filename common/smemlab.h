@@ -40,4 +40,15 @@
 #define SMEMLAB_PARAM(name, value) \
     SMEMLAB_EXTERN_C __attribute__((visibility("default"))) const int smemlab_param_##name = (value)
 
+/*
+ * Export the host handle of a __constant__ (or __device__) variable so the
+ * grader can fill it with cudaMemcpyToSymbol: the variable itself has internal
+ * linkage in a library built without -rdc. The grader looks up
+ * smemlab_symbol_<var>.   __constant__ float c_mask1d[MAX_MASK1D];
+ *                         SMEMLAB_SYMBOL(c_mask1d);
+ */
+#define SMEMLAB_SYMBOL(var) \
+    SMEMLAB_EXTERN_C __attribute__((visibility("default"))) const void *const smemlab_symbol_##var = \
+        (const void *)&(var)
+
 #endif /* SMEMLAB_H */

@@ -3,6 +3,7 @@
 #include "cli.h"
 
 #include "exit_codes.h"
+#include "reference/prng.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -80,11 +81,9 @@ static int number_option(int opt, const char *arg, cli_options *o, FILE *err)
         o->grade.device = (int)v;
         return 0;
     case 's': {
-        char *end;
-        errno = 0;
-        unsigned long long seed = strtoull(arg, &end, 10);
-        if (errno || end == arg || *end || arg[0] == '-')
-            return bad(err, "--seed wants a whole number >= 0, not '%s'", arg);
+        uint64_t seed;
+        if (prng_parse_seed(arg, &seed) != 0)
+            return bad(err, "--seed wants a whole number >= 0 (decimal or 0x hex), not '%s'", arg);
         o->grade.seed = seed;
         return 0;
     }
@@ -107,7 +106,7 @@ int cli_parse(int argc, char **argv, cli_options *o, FILE *err)
     memset(o, 0, sizeof *o);
     o->build_dir = "build";
     o->grade = (grade_options){.repeats = 3, .use_counters = 1, .timeout_s = 10.0,
-                               .seed = 20261120ULL};
+                               .seed = PRNG_DEFAULT_SEED};
     optind = 0; /* glibc: 0 also resets getopt's internal state */
     opterr = 0;
     while ((opt = getopt_long(argc, argv, ":hv", longs, NULL)) != -1) {

@@ -43,7 +43,8 @@ typedef struct lab_kernel {
     int optional;         /* graded only when the launcher exists */
     const char *teaches;  /* one line: what the kernel demonstrates */
     tile_spec tile;       /* PROBLEM_TILE */
-    int step;             /* PROBLEM_MATMUL / PROBLEM_CONV: which step */
+    int step;             /* PROBLEM_MATMUL / PROBLEM_CONV: which step (1, 2, 3) */
+    double speed_fraction; /* speed check: at least this fraction of the reference */
     check_points points;
 } lab_kernel;
 

@@ -126,6 +126,9 @@ static int run_worker(const lab_def *lab, const grade_options *opt, int first, l
             pending_from = r->n_checks;
             deadline = now_s() + opt->timeout_s;
             break;
+        case MSG_PROGRESS:
+            deadline = now_s() + opt->timeout_s;
+            break;
         case MSG_CHECK:
             add_check(r, &m.check);
             break;

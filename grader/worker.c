@@ -12,8 +12,8 @@ typedef int (*grade_fn)(worker_env *env, const lab_kernel *k);
 
 static const grade_fn grade_by_kind[] = {
     [PROBLEM_TILE] = tile_grade_kernel,
-    [PROBLEM_MATMUL] = NULL,
-    [PROBLEM_CONV] = NULL,
+    [PROBLEM_MATMUL] = matmul_grade_kernel,
+    [PROBLEM_CONV] = conv_grade_kernel,
 };
 
 static void send(int fd, const worker_msg *m)
@@ -49,6 +49,11 @@ void worker_emit(worker_env *env, const check_result *c)
     m.type = MSG_CHECK;
     m.check = *c;
     send(env->fd, &m);
+}
+
+void worker_progress(worker_env *env)
+{
+    send_text(env->fd, MSG_PROGRESS, -1, 0, "");
 }
 
 static void open_meter(worker_env *env)

@@ -20,6 +20,7 @@ typedef enum worker_msg_type {
     MSG_DEVICE,      /* text: GPU name and what was measured with */
     MSG_BEGIN,       /* kernel index starts */
     MSG_CHECK,       /* one check result */
+    MSG_PROGRESS,    /* a new launch starts: the time limit starts again */
     MSG_END,         /* kernel index done */
     MSG_ENVIRONMENT  /* text: the lab or GPU cannot be used; stop */
 } worker_msg_type;
@@ -59,11 +60,19 @@ typedef struct worker_env {
 /* Send one check to the grader. */
 void worker_emit(worker_env *env, const check_result *c);
 
+/*
+ * Tell the grader a new launch (or host reference) starts: the time limit
+ * applies to each launch, not to all the sizes of a kernel together.
+ */
+void worker_progress(worker_env *env);
+
 /* Grade every kernel from index `first` on; never returns. */
 void worker_main(const lab_def *lab, const grade_options *opt, int first, int fd)
     __attribute__((noreturn));
 
 /* Problem modules: grade one kernel. */
 int tile_grade_kernel(worker_env *env, const lab_kernel *k);
+int matmul_grade_kernel(worker_env *env, const lab_kernel *k);
+int conv_grade_kernel(worker_env *env, const lab_kernel *k);
 
 #endif /* SMEMLAB_WORKER_H */

@@ -4,9 +4,10 @@
 #include <stdio.h>
 #include <string.h>
 
-extern const lab_def lab1_def, lab2_def, lab3_def, lab4_def;
+extern const lab_def lab1_def, lab2_def, lab3_def, lab4_def, lab5_def, lab6_def;
 
-const lab_def *const lab_registry[] = {&lab1_def, &lab2_def, &lab3_def, &lab4_def};
+const lab_def *const lab_registry[] = {&lab1_def, &lab2_def, &lab3_def, &lab4_def,
+                                       &lab5_def, &lab6_def};
 const int lab_registry_count = (int)(sizeof lab_registry / sizeof lab_registry[0]);
 
 const lab_def *lab_find(const char *id)

@@ -76,6 +76,7 @@ static int run_once(worker_env *env, tile_launch *t, guarded *buf, const int *wa
     long guard = 0;
     int_diff d;
 
+    worker_progress(env);
     if (guarded_poison(buf, why, sizeof why) != 0 ||
         env->lib.scrub_shared(GPU_SCRUB_INT) != cudaSuccess) {
         check_set(c, CHECK_FAIL, "cuda error while preparing the run: %s", why);
@@ -168,6 +169,7 @@ static void grade_counters(worker_env *env, const lab_kernel *k, tile_launch *t,
         } else {
             t->out = buf.data;
             env->lib.scrub_shared(GPU_SCRUB_INT);
+            worker_progress(env);
             st = env->meter->measure(env->meter, launch_tile, t, &m, why, sizeof why);
             guarded_free(&buf);
         }

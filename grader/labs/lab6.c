@@ -1,0 +1,22 @@
+/* lab6.c - tiled convolution: 1-D basic and tiled, 2-D tiled. */
+#include "../lab_table.h"
+
+static const lab_kernel kernels[] = {
+    {.name = "conv1dBasic", .launcher = "launch_conv1dBasic", .step = 1,
+     .teaches = "one output per thread, inputs and mask from global memory",
+     .points = {.correct = 3}},
+    {.name = "conv1dTiled", .launcher = "launch_conv1dTiled", .step = 2,
+     .teaches = "a tile plus its halo in shared memory, the mask in constant memory",
+     .points = {.correct = 4, .global_loads = 2, .conflicts = 1}},
+    {.name = "conv2dTiled", .launcher = "launch_conv2dTiled", .step = 3,
+     .teaches = "2-D tiles with a halo on every side, borders as ghost cells",
+     /* A tiled 2-D convolution streams its image: 40% of copy speed earns the points. */
+     .speed_fraction = 0.4,
+     .points = {.correct = 4, .global_loads = 2, .conflicts = 1, .speed = 2}},
+};
+
+const lab_def lab6_def = {
+    .id = "lab6", .title = "Tiled convolution",
+    .source = "labs/lab6-convolution/lab6.cu", .kind = PROBLEM_CONV,
+    .kernels = kernels, .n_kernels = (int)(sizeof kernels / sizeof kernels[0]),
+};

@@ -1,0 +1,66 @@
+/* traffic.c - checks shared by labs 5 and 6; see traffic.h. */
+#include "traffic.h"
+
+#include "../compare.h"
+
+void check_global_loads(check_result *c, const measurement *m, double limit,
+                        const char *model, const char *hint)
+{
+    double got = m->value[METRIC_GLOBAL_LD_REQUESTS];
+    check_field(c->measured, sizeof c->measured, "%.0f global load instructions", got);
+    check_field(c->expected, sizeof c->expected, "at most %.0f (%s)", limit, model);
+    if (got > 0 && got <= limit) {
+        check_set(c, CHECK_PASS, "global loads: %.0f warp instructions (limit %.0f)", got, limit);
+        return;
+    }
+    check_set(c, CHECK_FAIL, got > 0 ? "global loads not cut: %.0f warp instructions "
+              "(expected at most %.0f)" : "global loads: %.0f measured (expected up to %.0f)",
+              got, limit);
+    check_field(c->hint, sizeof c->hint, "%s", hint);
+}
+
+void check_smem_near_free(check_result *c, const measurement *m, const char *hint)
+{
+    char ld_text[48], st_text[48];
+    double ld = measured_degree(m, &SIDE_LOAD), st = measured_degree(m, &SIDE_STORE);
+    double limit = 1.0 + MANY_BLOCK_DEGREE_SLACK;
+
+    check_field(c->measured, sizeof c->measured, "loads %.3f-way over %.0f requests, stores "
+                "%.3f-way over %.0f requests", ld, m->value[METRIC_SHARED_LD_REQUESTS], st,
+                m->value[METRIC_SHARED_ST_REQUESTS]);
+    check_field(c->expected, sizeof c->expected, "at most %.2f-way (conflict-free, with "
+                "slack for many-block counter noise)", limit);
+    if (m->value[METRIC_SHARED_LD_REQUESTS] <= 0 || m->value[METRIC_SHARED_ST_REQUESTS] <= 0) {
+        check_set(c, CHECK_FAIL, "no shared memory used: %.0f shared loads, %.0f shared stores",
+                  m->value[METRIC_SHARED_LD_REQUESTS], m->value[METRIC_SHARED_ST_REQUESTS]);
+        check_field(c->hint, sizeof c->hint, "A tiled kernel stages its tiles in shared "
+                    "memory and reads them from there.");
+        return;
+    }
+    degree_text(ld, ld_text, sizeof ld_text);
+    degree_text(st, st_text, sizeof st_text);
+    if (ld <= limit && st <= limit) {
+        check_set(c, CHECK_PASS, "shared loads %s, stores %s", ld_text, st_text);
+        return;
+    }
+    check_set(c, CHECK_FAIL, "shared loads %s, stores %s (expected conflict-free)", ld_text,
+              st_text);
+    check_field(c->hint, sizeof c->hint, "%s", hint);
+}
+
+void check_speed(check_result *c, double kernel_ms, double ref_ms, double want,
+                 const char *unit, double work_per_ms, const char *ref_name)
+{
+    double fraction = ref_ms / kernel_ms;
+    check_field(c->measured, sizeof c->measured, "%.3f ms, %.1f %s (%.0f%% of %s)", kernel_ms,
+                work_per_ms / kernel_ms, unit, 100.0 * fraction, ref_name);
+    check_field(c->expected, sizeof c->expected, "at least %.0f%% of %s (%.3f ms, %.1f %s)",
+                100.0 * want, ref_name, ref_ms, work_per_ms / ref_ms, unit);
+    if (fraction >= want) {
+        check_set(c, CHECK_PASS, "%.1f %s, %.0f%% of %s (needs %.0f%%)", work_per_ms / kernel_ms,
+                  unit, 100.0 * fraction, ref_name, 100.0 * want);
+        return;
+    }
+    check_set(c, CHECK_FAIL, "%.1f %s, %.0f%% of %s (needs %.0f%%)", work_per_ms / kernel_ms,
+              unit, 100.0 * fraction, ref_name, 100.0 * want);
+}

@@ -1,0 +1,35 @@
+/*
+ * traffic.h - checks shared by labs 5 and 6: global-load instructions against
+ * a model, shared-memory conflicts near 1, and speed against a reference.
+ */
+#ifndef SMEMLAB_TRAFFIC_H
+#define SMEMLAB_TRAFFIC_H
+
+#include "../check.h"
+#include "../measure/measure.h"
+
+/*
+ * Many-block kernels show a little noise in the conflict counters (on an
+ * H100, about 7% extra store wavefronts on a conflict-free 1024^3 tiled
+ * matmul), so "conflict-free" here means a degree of at most 1 + this.
+ */
+#define MANY_BLOCK_DEGREE_SLACK 0.15
+
+/* Slack on a global-load limit derived from the model. */
+#define GLOBAL_LOAD_SLACK 0.10
+
+/*
+ * Measured global load instructions against `limit` (already the most the
+ * exercise allows); `model` names what the limit derives from, for messages.
+ */
+void check_global_loads(check_result *c, const measurement *m, double limit,
+                        const char *model, const char *hint);
+
+/* Shared loads and stores both within MANY_BLOCK_DEGREE_SLACK of conflict-free. */
+void check_smem_near_free(check_result *c, const measurement *m, const char *hint);
+
+/* Speed: fraction = reference time / kernel time, pass at >= want. */
+void check_speed(check_result *c, double kernel_ms, double ref_ms, double want,
+                 const char *unit, double work_per_ms, const char *ref_name);
+
+#endif
