@@ -89,8 +89,18 @@ deps:
 	fi
 	@command -v $(NVCC) >/dev/null || { echo "nvcc not found: install the CUDA Toolkit (12.6 or newer) and put its bin/ on PATH; see docs/getting-started.md" >&2; exit 3; }
 
+# --- benchmark: lab 5 and 6 solutions against cuBLAS and the copy roof --------------
+BENCH := $(BUILD)/smemlab-bench
+BENCH_OBJ := grader/bench/bench.c grader/timing.c $(filter-out grader/reference/tile_ref.c,$(wildcard grader/reference/*.c))
+$(BENCH): $(BENCH_OBJ:%.c=$(BUILD)/obj/%.o)
+	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS_CUDA)
+.PHONY: bench
+bench: $(BENCH) $(BUILD)/solutions/lab5.so $(BUILD)/solutions/lab6.so
+	$(BENCH) $(BUILD)/solutions/lab5.so $(BUILD)/solutions/lab6.so $(BENCH_FLAGS)
+
 # --- tests -----------------------------------------------------------------------
 include tests/tests.mk
+include docs/docs.mk
 
 .PHONY: help clean
 help:
@@ -102,6 +112,8 @@ help:
 	@echo "  make grade SOLUTIONS=1    grade the reference solutions (LAB=... for one)"
 	@echo "  make check                unit tests, compile tests (no GPU needed)"
 	@echo "  make check-gpu            full tests on a GPU: solutions, skeletons, planted bugs"
+	@echo "  make bench                time the lab 5/6 solutions against cuBLAS and a copy"
+	@echo "  make docs                 render docs/ to build/docs/ with pandoc"
 	@echo "  make clean                remove build/"
 	@echo
 	@echo "  GRADE_FLAGS='--json out.json'   extra grader options (build/smemlab-grade --help)"

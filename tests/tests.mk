@@ -32,7 +32,7 @@ $(BUILD)/tests/expect: tests/gpu/expect.c
 	$(CC) $(CPPFLAGS) $(CFLAGS) $< -o $@ $(addprefix -L,$(DEPS_LIB)) $(addprefix -Wl$(comma)-rpath$(comma),$(DEPS_LIB)) -lcjson
 
 .PHONY: check check-unit check-compile check-contract check-cli check-gpu
-check: check-unit check-compile check-contract check-cli
+check: check-unit check-compile check-contract check-cli check-docs
 	@echo "make check: all passed"
 
 check-unit: $(UNIT_BIN)

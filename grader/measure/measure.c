@@ -32,6 +32,8 @@ const char *measure_status_advice(measure_status s)
         return "this GPU or driver does not offer the counters the grader reads.";
     case MEASURE_ERROR:
         return "reading the counters failed; the message above says where.";
+    case MEASURE_DISABLED:
+        return "drop --no-counters to measure requests and bank conflicts.";
     case MEASURE_NO_KERNEL:
         return "the launcher returned without launching a kernel: write the launch "
                "(kernel<<<grid, block, bytes>>>(out)) in the launcher.";
@@ -43,10 +45,11 @@ typedef struct none_state {
     const char *reason;
 } none_state;
 
+/* The backend of --no-counters: every measurement is declined, with the reason. */
 static measure_status none_open(measure_backend *self, char *why, size_t n)
 {
     snprintf(why, n, "%s", ((none_state *)self->state)->reason);
-    return MEASURE_UNSUPPORTED;
+    return MEASURE_DISABLED;
 }
 
 static measure_status none_measure(measure_backend *self, void (*launch)(void *), void *arg,

@@ -26,7 +26,8 @@ typedef enum measure_status {
     MEASURE_NOT_PERMITTED, /* the driver restricts counters to admins */
     MEASURE_UNSUPPORTED,   /* no backend for this device or build */
     MEASURE_ERROR,
-    MEASURE_NO_KERNEL      /* the launch under measurement launched nothing */
+    MEASURE_NO_KERNEL,     /* the launch under measurement launched nothing */
+    MEASURE_DISABLED       /* the user asked for no counters (--no-counters) */
 } measure_status;
 
 typedef struct measurement {

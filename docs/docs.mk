@@ -1,0 +1,133 @@
+# docs/docs.mk - the course, rendered with pandoc. Included by the top
+# Makefile (paths are relative to the kit's root):
+#
+#   make docs        build/docs/: one HTML page per docs/*.md listed in
+#                    docs/pages.yaml, the shared stylesheet, the bank figures
+#                    (drawn by docs/tools/bankmap.c from the grader's bank
+#                    model), and build/docs/smemlab.pdf where LaTeX exists
+#   make check-docs  the same, and fails on a pandoc warning, a broken
+#                    internal link or image, a missing or invalid figure, or a
+#                    ```{.cuda .compile} block that does not compile; then a
+#                    self-test proves that those checks do fail
+#
+# Uses BUILD, CC, CFLAGS and NVCC of the top Makefile when they are set.
+
+BUILD ?= build
+CC ?= cc
+NVCC ?= nvcc
+PANDOC ?= pandoc
+
+DOCS_OUT := $(BUILD)/docs
+DOCS_TOOLS := docs/tools
+DOCS_PAGES := $(shell sed -n 's/^ *- *file: *//p' docs/pages.yaml)
+DOCS_MD := $(DOCS_PAGES:%=docs/%.md)
+DOCS_HTML := $(DOCS_PAGES:%=$(DOCS_OUT)/%.html)
+DOCS_CODE := $(DOCS_OUT)/code
+DOCS_FIGDIR := $(DOCS_OUT)/figures
+DOCS_FIGS := $(DOCS_FIGDIR)/.stamp
+DOCS_BANKMAP := $(DOCS_OUT)/tools/bankmap
+DOCS_PDF := $(DOCS_OUT)/smemlab.pdf
+DOCS_MODEL := grader/model/bank.c grader/model/tile_model.c
+DOCS_FILTERS := $(DOCS_TOOLS)/nav.lua $(DOCS_TOOLS)/check-links.lua $(DOCS_TOOLS)/extract-code.lua
+
+# The HTML command, without the page list: the self-test runs it too.
+DOCS_PANDOC := $(PANDOC) --fail-if-warnings --from=markdown --to=html5 --standalone \
+    --template=$(DOCS_TOOLS)/template.html --toc --toc-depth=3 --section-divs \
+    --highlight-style=breezedark \
+    --lua-filter=$(DOCS_TOOLS)/nav.lua --lua-filter=$(DOCS_TOOLS)/check-links.lua \
+    --lua-filter=$(DOCS_TOOLS)/extract-code.lua
+
+DOCS_NEED_PANDOC = @command -v $(PANDOC) >/dev/null 2>&1 || { \
+    echo "pandoc not found: run make deps (or apt-get install pandoc)" >&2; exit 3; }
+
+.PHONY: docs docs-html docs-pdf check-docs docs-selftest docs-clean
+
+docs: docs-html docs-pdf
+	@echo "Docs: $(DOCS_OUT)/index.html"
+
+docs-html: $(DOCS_HTML) $(DOCS_OUT)/style.css
+
+# --- figures: generated from the grader's model, never drawn by hand ---------
+$(DOCS_BANKMAP): $(DOCS_TOOLS)/bankmap.c $(DOCS_MODEL) grader/model/bank.h grader/model/tile_model.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -std=c11 -Igrader/model $(DOCS_TOOLS)/bankmap.c $(DOCS_MODEL) -o $@ -lm
+
+# Every figure bankmap knows must come out as SVG that parses as XML and has a
+# viewBox and a <title>.
+$(DOCS_FIGS): $(DOCS_BANKMAP)
+	@rm -rf $(@D) && mkdir -p $(@D)
+	@$(DOCS_BANKMAP) $(@D) > $(@D)/model.txt
+	@xml=$$(command -v xmllint >/dev/null 2>&1 && echo xmllint || { command -v python3 >/dev/null 2>&1 && echo python3; }); \
+	for name in $$($(DOCS_BANKMAP) --list); do \
+	    f=$(@D)/$$name.svg; \
+	    [ -s $$f ] || { echo "missing figure: $$f" >&2; exit 1; }; \
+	    grep -q 'viewBox=' $$f && grep -q '<title' $$f || { echo "$$f: no viewBox or <title>" >&2; exit 1; }; \
+	    case $$xml in \
+	    xmllint) xmllint --noout $$f || exit 1;; \
+	    python3) python3 -c 'import sys, xml.dom.minidom as m; m.parse(sys.argv[1])' $$f || { echo "$$f: not valid XML" >&2; exit 1; };; \
+	    esac; \
+	done; \
+	echo "figures: $$($(DOCS_BANKMAP) --list | wc -l) written to $(@D)/ ($${xml:-no XML checker found, not} validated; the model's numbers are in $(@D)/model.txt)"
+	@touch $@
+
+# --- HTML: every page depends on every page, since links cross pages ---------
+$(DOCS_OUT)/style.css: docs/style.css
+	@mkdir -p $(@D)
+	cp $< $@
+
+$(DOCS_HTML): $(DOCS_OUT)/%.html: docs/%.md $(DOCS_MD) docs/pages.yaml $(DOCS_FILTERS) \
+              $(DOCS_TOOLS)/template.html $(DOCS_FIGS)
+	$(DOCS_NEED_PANDOC)
+	@mkdir -p $(DOCS_CODE)
+	@rm -f $(DOCS_CODE)/$*.block*.cu
+	@echo "pandoc  $< -> $@"
+	@$(DOCS_PANDOC) --metadata-file=docs/pages.yaml -M codedir=$(DOCS_CODE) $< -o $@
+
+# --- PDF: the whole course as one book, where a LaTeX engine is installed ---
+# pdflatex first (texlive-latex-recommended has all it needs); xelatex and
+# lualatex also need OpenType fonts, so each is tried until one succeeds.
+# Highlighted code needs framed.sty (texlive-latex-extra); without it the
+# code is set plain.
+DOCS_PDF_FLAGS = --from=markdown --to=latex --metadata-file=docs/pages.yaml \
+    -M title="smemlab: CUDA shared memory labs" -V documentclass=report --top-level-division=chapter \
+    -V geometry:margin=2.3cm -V colorlinks=true -V linkcolor=blue -V urlcolor=blue \
+    --toc --toc-depth=2 -H $(DOCS_TOOLS)/pdf-header.tex \
+    --lua-filter=$(DOCS_TOOLS)/pdf-book.lua --resource-path=$(DOCS_OUT)
+
+$(DOCS_PDF): $(DOCS_MD) docs/pages.yaml $(DOCS_TOOLS)/pdf-book.lua $(DOCS_TOOLS)/pdf-header.tex $(DOCS_FIGS)
+	$(DOCS_NEED_PANDOC)
+	@engines=$$(for e in pdflatex xelatex lualatex; do command -v $$e >/dev/null 2>&1 && echo $$e; done); \
+	if [ -z "$$engines" ]; then \
+	    echo "PDF skipped: no LaTeX engine (apt-get install texlive-latex-recommended)"; exit 0; fi; \
+	figs=true; \
+	command -v rsvg-convert >/dev/null 2>&1 || { figs=false; \
+	    echo "PDF: no rsvg-convert to turn the SVG figures into PDF (apt-get install librsvg2-bin): figures left out"; }; \
+	hl=--highlight-style=tango; \
+	kpsewhich framed.sty >/dev/null 2>&1 || hl=--no-highlight; \
+	for engine in $$engines; do \
+	    echo "pandoc  docs/*.md -> $@ ($$engine)"; \
+	    if $(PANDOC) $(DOCS_PDF_FLAGS) -M pdf-figures=$$figs $$hl --pdf-engine=$$engine docs/index.md -o $@ \
+	        2> $(DOCS_OUT)/pdf-$$engine.log; then exit 0; fi; \
+	    echo "  $$engine failed (messages in $(DOCS_OUT)/pdf-$$engine.log)"; \
+	done; \
+	cat $(DOCS_OUT)/pdf-$${engine}.log >&2; exit 1
+
+docs-pdf: $(DOCS_PDF)
+
+# --- checks ----------------------------------------------------------------
+# Links, images and warnings are checked while the pages are built (above);
+# here the compilable blocks the pages wrote out are compiled, and the
+# self-test shows that each check can fail.
+$(DOCS_CODE)/.compiled: $(DOCS_HTML) $(DOCS_TOOLS)/compile-blocks.sh common/smemlab.h
+	bash $(DOCS_TOOLS)/compile-blocks.sh $(NVCC) $(DOCS_CODE)
+	@touch $@
+
+docs-selftest: $(DOCS_FILTERS) $(DOCS_TOOLS)/template.html
+	$(DOCS_NEED_PANDOC)
+	bash $(DOCS_TOOLS)/selftest.sh $(NVCC) $(DOCS_PANDOC)
+
+check-docs: docs $(DOCS_CODE)/.compiled docs-selftest
+	@echo "make check-docs: all passed"
+
+docs-clean:
+	rm -rf $(DOCS_OUT)

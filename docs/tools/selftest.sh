@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# selftest.sh NVCC PANDOC-COMMAND... - prove that check-docs can fail.
+#
+# Feeds the docs' own pipeline small pages that must pass and pages that
+# must fail: a pandoc warning, a broken anchor to another page, a link to a
+# page that does not exist, a broken anchor on the same page, a missing
+# image; then a compilable block that compiles and one that does not.
+# PANDOC-COMMAND is the HTML command of docs.mk (without the page list), so
+# the test runs exactly what `make docs` runs. Run from the kit's root.
+set -u
+nvcc=${1:?usage: selftest.sh NVCC PANDOC-COMMAND...}
+shift
+[ $# -gt 0 ] || { echo "usage: selftest.sh NVCC PANDOC-COMMAND..." >&2; exit 2; }
+here=$(cd "$(dirname "$0")" && pwd)
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/smemlab-docs-selftest.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+mkdir -p "$tmp/src" "$tmp/out/figures" "$tmp/code"
+passed=0 failed=0
+ok() { passed=$((passed + 1)); echo "ok    $*"; }
+bad() { failed=$((failed + 1)); echo "FAIL  $*"; }
+
+# render PAGE: run the docs' pandoc command on $tmp/src/PAGE.md
+render() {
+    rm -f "$tmp"/code/*.cu
+    "$@" -M codedir="$tmp/code" "$tmp/src/$page.md" -o "$tmp/out/$page.html" >"$tmp/log" 2>&1
+}
+# expect NAME STATUS(pass|fail) [TEXT]: render $page, compare
+expect() {
+    local name=$1 want=$2 text=${3:-}
+    shift 3
+    if render "$@"; then got=pass; else got=fail; fi
+    if [ "$got" != "$want" ]; then
+        bad "$name: expected the docs build to $want, it did $got"; sed 's/^/      /' "$tmp/log"
+    elif [ -n "$text" ] && ! grep -qF -- "$text" "$tmp/log"; then
+        bad "$name: the message lacks \"$text\""; sed 's/^/      /' "$tmp/log"
+    else
+        ok "$name"
+    fi
+}
+
+cat >"$tmp/src/other.md" <<'MD'
+---
+title: Other
+---
+## A section {#sec}
+Text.
+MD
+echo '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 1 1"><title>t</title></svg>' >"$tmp/out/figures/ok.svg"
+
+page() { # page NAME BODY: a page with a title and BODY
+    page=$1
+    printf -- '---\ntitle: Test\n---\n## Here {#here}\n\n%s\n' "$2" >"$tmp/src/$page.md"
+}
+
+page good 'See [the section](other.md#sec), [that page](other.html), [here](#here), and:
+
+![A figure](figures/ok.svg)'
+expect "a page whose links all resolve builds" pass "" "$@"
+grep -q 'href="other.html#sec"' "$tmp/out/good.html" && ok "links to page.md#anchor become page.html#anchor" \
+    || bad "links to page.md#anchor were not rewritten to .html"
+
+page warn '[a][x]
+
+[x]: one.html
+[x]: two.html'
+expect "a pandoc warning fails the build" fail "Duplicate link reference" "$@"
+
+page anchor 'See [a missing section](other.html#nosuch).'
+expect "a broken anchor on another page fails" fail 'no id "nosuch"' "$@"
+
+page nopage 'See [a missing page](missing.html#sec).'
+expect "a link to a missing page fails" fail "no page" "$@"
+
+page local 'See [nothing](#nowhere).'
+expect "a broken anchor on the same page fails" fail 'no id "nowhere"' "$@"
+
+page image '![A missing figure](figures/missing.svg)'
+expect "a missing image fails" fail "figures/missing.svg" "$@"
+
+# Compilable blocks: one good, one with an error, through extract-code.lua
+# and compile-blocks.sh, as check-docs does.
+page code '```{.cuda .compile}
+#include "smemlab.h"
+__global__ void fine(int *out) { out[threadIdx.x] = threadIdx.x; }
+```'
+if render "$@" && ls "$tmp"/code/code.block1.cu >/dev/null 2>&1; then
+    if bash "$here/compile-blocks.sh" "$nvcc" "$tmp/code" >"$tmp/log" 2>&1; then
+        ok "a compilable block that compiles passes"
+    else
+        bad "a correct compilable block failed to compile"; sed 's/^/      /' "$tmp/log"
+    fi
+else
+    bad "the compilable block was not extracted"; sed 's/^/      /' "$tmp/log"
+fi
+
+page code '```{.cuda .compile}
+#include "smemlab.h"
+__global__ void broken(int *out) { out[threadIdx.x] = undeclared_name; }
+```'
+if render "$@"; then
+    if bash "$here/compile-blocks.sh" "$nvcc" "$tmp/code" >"$tmp/log" 2>&1; then
+        bad "a compilable block with an error passed"
+    elif grep -q "code.md, compilable block 1" "$tmp/log"; then
+        ok "a compilable block with an error fails, naming its page and block"
+    else
+        bad "the compiler's message does not name the page and block"; sed 's/^/      /' "$tmp/log"
+    fi
+else
+    bad "the page with a bad block did not render"; sed 's/^/      /' "$tmp/log"
+fi
+
+echo "docs self-test: $passed passed, $failed failed"
+[ "$failed" = 0 ]
