@@ -9,11 +9,13 @@
 #include "../measure/measure.h"
 
 /*
- * Many-block kernels show a little noise in the conflict counters (on an
- * H100, about 7% extra store wavefronts on a conflict-free 1024^3 tiled
- * matmul), so "conflict-free" here means a degree of at most 1 + this.
+ * Many-block kernels show noise in the conflict counters: on an H100, a
+ * conflict-free 1024^3 tiled matmul reads 1.07-way on its stores and a
+ * conflict-free tiled 1-D convolution up to 1.17-way. So "conflict-free"
+ * here means a degree of at most 1 + this. A real mistake (a tile read down
+ * a column) costs 2-way or far more on every access, well above it.
  */
-#define MANY_BLOCK_DEGREE_SLACK 0.15
+#define MANY_BLOCK_DEGREE_SLACK 0.25
 
 /* Slack on a global-load limit derived from the model. */
 #define GLOBAL_LOAD_SLACK 0.10

@@ -28,8 +28,9 @@ const matmul_size sizes_matmul_bench[] = {
 };
 const int sizes_matmul_bench_count = COUNT(sizes_matmul_bench);
 
-/* 256 is TILE1D: 255, 256 and 257 sit at a tile's edge. */
-const int sizes_conv1d_n[] = {1, 2, 7, 31, 255, 256, 257, 1000, 4099, 65537, 1000003};
+/* Edges of common tiles: 255-257 for TILE1D 256, 1023-1025 for the kit's 1024. */
+const int sizes_conv1d_n[] = {1, 2, 7, 31, 255, 256, 257, 1000, 1023, 1024, 1025, 4099, 65537,
+                              1000003};
 const int sizes_conv1d_n_count = COUNT(sizes_conv1d_n);
 /* Wider than the signal (n = 1, 2, 7) too: every tap then falls on a ghost or the data. */
 const int sizes_conv1d_mask[] = {1, 3, 5, 7, 15, 31};
