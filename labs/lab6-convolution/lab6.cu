@@ -65,11 +65,6 @@ SMEMLAB_PARAM(MAX_MASK2D, MAX_MASK2D);
  * internal linkage, so the grader could not find c_mask1d by name:
  * SMEMLAB_SYMBOL exports the handle as smemlab_symbol_c_mask1d. Keep it.
  */
-#ifndef SMEMLAB_SYMBOL
-#define SMEMLAB_SYMBOL(var)                                                      \
-    SMEMLAB_EXTERN_C __attribute__((visibility("default"))) const void *const \
-        smemlab_symbol_##var = (const void *)&(var)
-#endif
 __constant__ float c_mask1d[MAX_MASK1D];
 __constant__ float c_mask2d[MAX_MASK2D * MAX_MASK2D];
 SMEMLAB_SYMBOL(c_mask1d);

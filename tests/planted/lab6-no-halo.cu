@@ -54,13 +54,8 @@ SMEMLAB_PARAM(MAX_MASK2D, MAX_MASK2D);
  * The masks, written by the grader with cudaMemcpyToSymbol before each run.
  * nvcc (without -rdc) gives the host handle of a __constant__ variable
  * internal linkage, so dlsym cannot see c_mask1d itself: SMEMLAB_SYMBOL
- * exports that handle as smemlab_symbol_c_mask1d for the grader.
+ * (common/smemlab.h) exports that handle as smemlab_symbol_c_mask1d.
  */
-#ifndef SMEMLAB_SYMBOL
-#define SMEMLAB_SYMBOL(var)                                                      \
-    SMEMLAB_EXTERN_C __attribute__((visibility("default"))) const void *const \
-        smemlab_symbol_##var = (const void *)&(var)
-#endif
 __constant__ float c_mask1d[MAX_MASK1D];
 __constant__ float c_mask2d[MAX_MASK2D * MAX_MASK2D];
 SMEMLAB_SYMBOL(c_mask1d);
