@@ -78,7 +78,7 @@ grade: $(GRADER)
 endif
 
 # --- set-up: what a fresh Debian/Ubuntu machine lacks -----------------------------
-DEB_PACKAGES := make gcc pkg-config libcjson-dev check pandoc
+DEB_PACKAGES := make gcc patch pkg-config libcjson-dev check pandoc
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 .PHONY: deps
 deps:

@@ -7,8 +7,14 @@ UNIT_BIN := $(BUILD)/tests/unit-tests
 # Compile tests build every lab file for one architecture: fast, and enough to
 # prove the file compiles and exports the contract's launchers.
 COMPILE_ARCH ?= -arch=sm_75
-CU_FILES := $(wildcard labs/*/*.cu solutions/*/*.cu tests/planted/*.cu)
-CU_CHECKED := $(CU_FILES:%.cu=$(BUILD)/compile-check/%.so)
+# Planted wrong variants are patches against a solution (tests/planted/README.md):
+# the defect stays a few readable lines, and a change to the solution that
+# breaks one shows up as a patch that no longer applies.
+PLANTED_NAMES := $(patsubst tests/planted/%.patch,%,$(wildcard tests/planted/*.patch))
+PLANTED_SRC := $(PLANTED_NAMES:%=$(BUILD)/planted/src/%.cu)
+CU_FILES := $(wildcard labs/*/*.cu solutions/*/*.cu)
+CU_CHECKED := $(CU_FILES:%.cu=$(BUILD)/compile-check/%.so) \
+              $(PLANTED_NAMES:%=$(BUILD)/compile-check/planted/%.so)
 
 $(UNIT_BIN): $(UNIT_SRC) tests/unit/suites.def $(GRADER_CORE:%.c=$(BUILD)/obj/%.o)
 	@mkdir -p $(@D)
@@ -16,14 +22,22 @@ $(UNIT_BIN): $(UNIT_SRC) tests/unit/suites.def $(GRADER_CORE:%.c=$(BUILD)/obj/%.
 	$(CC) $(CPPFLAGS) -iquote grader -iquote grader/reference $(CHECK_CFLAGS) $(CFLAGS) $(UNIT_SRC) $(GRADER_CORE:%.c=$(BUILD)/obj/%.o) \
 	    -o $@ $(CHECK_LIBS) $(LDLIBS_CUDA)
 
+COMPILE_ONE = @mkdir -p $(@D); \
+    $(NVCC) $(filter-out $(NVCC_ARCH),$(NVCCFLAGS)) $(COMPILE_ARCH) -shared $< common/support.cu -o $@ \
+    && echo "compiles: $<"
+$(BUILD)/compile-check/planted/%.so: $(BUILD)/planted/src/%.cu common/support.cu common/smemlab.h
+	$(COMPILE_ONE)
 $(BUILD)/compile-check/%.so: %.cu common/support.cu common/smemlab.h
+	$(COMPILE_ONE)
+
+$(BUILD)/planted/src/%.cu: tests/planted/%.patch $(wildcard solutions/*/*.cu)
 	@mkdir -p $(@D)
-	@$(NVCC) $(filter-out $(NVCC_ARCH),$(NVCCFLAGS)) $(COMPILE_ARCH) -shared $< common/support.cu -o $@
-	@echo "compiles: $<"
+	@command -v patch >/dev/null || { echo "patch is missing: run make deps (apt-get install patch)" >&2; exit 3; }
+	patch -s -p0 -o $@ -i $<
 
 # Planted wrong variants, built for the GPU at hand.
-PLANTED := $(patsubst tests/planted/%.cu,$(BUILD)/planted/%.so,$(wildcard tests/planted/*.cu))
-$(BUILD)/planted/%.so: tests/planted/%.cu common/support.cu common/smemlab.h
+PLANTED := $(PLANTED_NAMES:%=$(BUILD)/planted/%.so)
+$(BUILD)/planted/%.so: $(BUILD)/planted/src/%.cu common/support.cu common/smemlab.h
 	@mkdir -p $(@D)
 	$(NVCC) $(NVCCFLAGS) -shared $< common/support.cu -o $@
 

@@ -41,8 +41,6 @@ static void launch_conv(void *p)
         (*(conv2d_fn *)&a->fn)(a->in, a->out, a->width, a->height, a->mw);
 }
 
-enum { C_CORRECT, C_LOADS, C_CONFLICTS, C_SPEED, C_COUNT };
-
 /* Where steps 2 and 3 keep their mask, and how wide it may be. */
 static const char *mask_symbol(int step)
 {
@@ -197,17 +195,17 @@ static void grade_counters(worker_env *env, conv_launch *a, check_result *c)
         st = env->meter->measure(env->meter, launch_conv, a, &m, why, sizeof why);
     }
     if (st != MEASURE_OK) {
-        compare_not_measured(&c[C_LOADS], st, why);
-        compare_not_measured(&c[C_CONFLICTS], st, why);
+        compare_not_measured(&c[FLOAT_LOADS], st, why);
+        compare_not_measured(&c[FLOAT_CONFLICTS], st, why);
         free_big(a);
         return;
     }
     double limit = tiled_load_limit(env, a, model, sizeof model);
-    check_global_loads(&c[C_LOADS], &m, limit, model,
+    check_global_loads(&c[FLOAT_LOADS], &m, limit, model,
                        "Each input element should be read from global memory about once per "
                        "tile: load the tile and its halo (mask_width - 1 extra elements) into "
                        "shared memory, __syncthreads(), then read every tap from the tile.");
-    check_smem_near_free(&c[C_CONFLICTS], &m,
+    check_smem_near_free(&c[FLOAT_CONFLICTS], &m,
                          "Neighbouring threads should read neighbouring tile elements "
                          "(tile[ty + i][tx + j] with tx varying fastest).");
     free_big(a);
@@ -240,37 +238,30 @@ static void grade_speed(worker_env *env, const lab_kernel *k, conv_launch *a, ch
     free_big(a);
 }
 
+static void bind_conv(void *state, void *launcher)
+{
+    ((conv_launch *)state)->fn = launcher;
+}
+
+static int correct_conv(worker_env *env, void *state, check_result *c, int *broken)
+{
+    return grade_correct(env, state, c, broken);
+}
+
+static void counters_conv(worker_env *env, const lab_kernel *k, void *state, check_result *c)
+{
+    (void)k;
+    grade_counters(env, state, c);
+}
+
+static void speed_conv(worker_env *env, const lab_kernel *k, void *state, check_result *c)
+{
+    grade_speed(env, k, state, c);
+}
+
 int conv_grade_kernel(worker_env *env, const lab_kernel *k)
 {
-    static const char *const ids[C_COUNT] = {"correct", "global-loads", "smem-conflicts", "speed"};
-    const double pts[C_COUNT] = {k->points.correct, k->points.global_loads, k->points.conflicts,
-                                 k->points.speed};
-    check_result c[C_COUNT];
-    conv_launch a = {.step = k->step};
-    int broken = 0;
-
-    for (int i = 0; i < C_COUNT; i++)
-        check_init(&c[i], env->lab->id, k->name, ids[i], pts[i]);
-    a.fn = lab_lib_symbol(&env->lib, k->launcher);
-    if (!a.fn) {
-        check_set(&c[C_CORRECT], CHECK_FAIL, "%s not found in %s", k->launcher, env->lib.path);
-        for (int i = 1; i < C_COUNT; i++)
-            check_set(&c[i], CHECK_FAIL, "not graded: the launcher is missing");
-    } else {
-        int right = grade_correct(env, &a, &c[C_CORRECT], &broken);
-        int ran = !broken && !strstr(c[C_CORRECT].message, "CUDA error");
-        if (ran && (pts[C_LOADS] > 0 || pts[C_CONFLICTS] > 0))
-            grade_counters(env, &a, c);
-        else
-            for (int i = C_LOADS; i <= C_CONFLICTS; i++)
-                check_set(&c[i], CHECK_FAIL, "not graded: the kernel did not run");
-        if (right && pts[C_SPEED] > 0)
-            grade_speed(env, k, &a, &c[C_SPEED]);
-        else
-            check_set(&c[C_SPEED], CHECK_FAIL, "not timed: the kernel is not correct yet");
-    }
-    for (int i = 0; i < C_COUNT; i++)
-        if (pts[i] > 0)
-            worker_emit(env, &c[i]);
-    return broken ? KERNEL_CONTEXT_LOST : 0;
+    static const float_ops ops = {bind_conv, correct_conv, counters_conv, speed_conv};
+    conv_launch state = {.step = k->step};
+    return float_grade_kernel(env, k, &ops, &state);
 }

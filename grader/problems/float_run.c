@@ -8,6 +8,7 @@
 #include <cuda_runtime_api.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 float *dev_upload(const float *host, size_t n, char *why, size_t why_size)
 {
@@ -94,4 +95,41 @@ int time_launch(worker_env *env, void (*launch)(void *), void *arg, double *medi
     }
     *median_ms = st.median_ms;
     return 0;
+}
+
+int float_grade_kernel(worker_env *env, const lab_kernel *k, const float_ops *ops, void *state)
+{
+    static const char *const ids[FLOAT_CHECKS] = {"correct", "global-loads", "smem-conflicts",
+                                                  "speed"};
+    const double pts[FLOAT_CHECKS] = {k->points.correct, k->points.global_loads,
+                                      k->points.conflicts, k->points.speed};
+    check_result c[FLOAT_CHECKS];
+    int broken = 0;
+    void *launcher = lab_lib_symbol(&env->lib, k->launcher);
+
+    for (int i = 0; i < FLOAT_CHECKS; i++)
+        check_init(&c[i], env->lab->id, k->name, ids[i], pts[i]);
+    if (!launcher) {
+        check_set(&c[FLOAT_CORRECT], CHECK_FAIL, "%s not found in %s", k->launcher,
+                  env->lib.path);
+        for (int i = FLOAT_LOADS; i < FLOAT_CHECKS; i++)
+            check_set(&c[i], CHECK_FAIL, "not graded: the launcher is missing");
+    } else {
+        ops->bind(state, launcher);
+        int right = ops->correct(env, state, &c[FLOAT_CORRECT], &broken);
+        int ran = !broken && !strstr(c[FLOAT_CORRECT].message, "CUDA error");
+        if (ran && (pts[FLOAT_LOADS] > 0 || pts[FLOAT_CONFLICTS] > 0))
+            ops->counters(env, k, state, c);
+        else
+            for (int i = FLOAT_LOADS; i <= FLOAT_CONFLICTS; i++)
+                check_set(&c[i], CHECK_FAIL, "not graded: the kernel did not run");
+        if (right && pts[FLOAT_SPEED] > 0)
+            ops->speed(env, k, state, &c[FLOAT_SPEED]);
+        else
+            check_set(&c[FLOAT_SPEED], CHECK_FAIL, "not timed: the kernel is not correct yet");
+    }
+    for (int i = 0; i < FLOAT_CHECKS; i++)
+        if (pts[i] > 0)
+            worker_emit(env, &c[i]);
+    return broken ? KERNEL_CONTEXT_LOST : 0;
 }

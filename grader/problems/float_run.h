@@ -38,4 +38,26 @@ int float_run_case(worker_env *env, const float_case *fc, check_result *c, int *
 int time_launch(worker_env *env, void (*launch)(void *), void *arg, double *median_ms, char *why,
                 size_t n);
 
+/*
+ * The checks of a lab 5 or 6 kernel, in report order; a check with no points
+ * in the lab table is not run.
+ */
+enum { FLOAT_CORRECT, FLOAT_LOADS, FLOAT_CONFLICTS, FLOAT_SPEED, FLOAT_CHECKS };
+
+/* What a problem module plugs into float_grade_kernel. */
+typedef struct float_ops {
+    void (*bind)(void *state, void *launcher); /* the student's launcher */
+    int (*correct)(worker_env *env, void *state, check_result *c, int *broken);
+    /* Fills c[FLOAT_LOADS] and c[FLOAT_CONFLICTS]. */
+    void (*counters)(worker_env *env, const lab_kernel *k, void *state, check_result *c);
+    void (*speed)(worker_env *env, const lab_kernel *k, void *state, check_result *c);
+} float_ops;
+
+/*
+ * Grade one kernel: find its launcher, check it on every size, then measure
+ * its traffic (even while an edge case is wrong) and time it (only once it
+ * is right). Returns KERNEL_CONTEXT_LOST when the context is gone.
+ */
+int float_grade_kernel(worker_env *env, const lab_kernel *k, const float_ops *ops, void *state);
+
 #endif

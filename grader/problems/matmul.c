@@ -32,8 +32,6 @@ static void launch_mm(void *p)
     a->fn(a->A, a->B, a->C, a->M, a->N, a->K);
 }
 
-enum { C_CORRECT, C_LOADS, C_CONFLICTS, C_SPEED, C_COUNT };
-
 /* Inputs and references live as long as the worker: every kernel reuses them. */
 typedef struct mm_case {
     float *A, *B, *ref;
@@ -120,8 +118,8 @@ static void grade_counters(worker_env *env, const lab_kernel *k, matmul_fn fn, c
     }
     free_operands(&a);
     if (st != MEASURE_OK) {
-        compare_not_measured(&c[C_LOADS], st, why);
-        compare_not_measured(&c[C_CONFLICTS], st, why);
+        compare_not_measured(&c[FLOAT_LOADS], st, why);
+        compare_not_measured(&c[FLOAT_CONFLICTS], st, why);
         return;
     }
     /* Naive: every thread loads one A and one B element per k, 32 threads a warp. */
@@ -131,12 +129,12 @@ static void grade_counters(worker_env *env, const lab_kernel *k, matmul_fn fn, c
         tile = 1;
     snprintf(model, sizeof model, "naive model %.0f / TILE %d, +%.0f%%, at %dx%dx%d", naive,
              tile, 100 * GLOBAL_LOAD_SLACK, s->M, s->N, s->K);
-    check_global_loads(&c[C_LOADS], &m, naive / tile * (1 + GLOBAL_LOAD_SLACK), model,
+    check_global_loads(&c[FLOAT_LOADS], &m, naive / tile * (1 + GLOBAL_LOAD_SLACK), model,
                        "Each element of A and B should come from global memory once per "
                        "tile, not once per product: load a TILE x TILE tile of each into "
                        "shared memory, __syncthreads(), and take every product of the inner "
                        "loop from the shared tiles.");
-    check_smem_near_free(&c[C_CONFLICTS], &m,
+    check_smem_near_free(&c[FLOAT_CONFLICTS], &m,
                          "Read As[ty][k] (one word for a whole row of threads: a broadcast) and "
                          "Bs[k][tx] (consecutive words): both are conflict-free. A tile read "
                          "down a column, Bs[tx][k], costs a 32-way conflict; pad it or swap "
@@ -208,38 +206,29 @@ static void grade_speed(worker_env *env, const lab_kernel *k, matmul_fn fn, chec
     free_operands(&a);
 }
 
+static void bind_mm(void *state, void *launcher)
+{
+    *(void **)&((mm_launch *)state)->fn = launcher;
+}
+
+static int correct_mm(worker_env *env, void *state, check_result *c, int *broken)
+{
+    return grade_correct(env, ((mm_launch *)state)->fn, c, broken);
+}
+
+static void counters_mm(worker_env *env, const lab_kernel *k, void *state, check_result *c)
+{
+    grade_counters(env, k, ((mm_launch *)state)->fn, c);
+}
+
+static void speed_mm(worker_env *env, const lab_kernel *k, void *state, check_result *c)
+{
+    grade_speed(env, k, ((mm_launch *)state)->fn, c);
+}
+
 int matmul_grade_kernel(worker_env *env, const lab_kernel *k)
 {
-    static const char *const ids[C_COUNT] = {"correct", "global-loads", "smem-conflicts", "speed"};
-    const double pts[C_COUNT] = {k->points.correct, k->points.global_loads, k->points.conflicts,
-                                 k->points.speed};
-    check_result c[C_COUNT];
-    int broken = 0;
-    matmul_fn fn;
-
-    for (int i = 0; i < C_COUNT; i++)
-        check_init(&c[i], env->lab->id, k->name, ids[i], pts[i]);
-    *(void **)&fn = lab_lib_symbol(&env->lib, k->launcher);
-    if (!fn) {
-        check_set(&c[C_CORRECT], CHECK_FAIL, "%s not found in %s", k->launcher, env->lib.path);
-        for (int i = 1; i < C_COUNT; i++)
-            check_set(&c[i], CHECK_FAIL, "not graded: the launcher is missing");
-    } else {
-        int right = grade_correct(env, fn, &c[C_CORRECT], &broken);
-        int ran = !broken && !strstr(c[C_CORRECT].message, "CUDA error");
-        /* Traffic is worth seeing even while an edge case is wrong. */
-        if (ran && (pts[C_LOADS] > 0 || pts[C_CONFLICTS] > 0))
-            grade_counters(env, k, fn, c);
-        else
-            for (int i = C_LOADS; i <= C_CONFLICTS; i++)
-                check_set(&c[i], CHECK_FAIL, "not graded: the kernel did not run");
-        if (right && pts[C_SPEED] > 0)
-            grade_speed(env, k, fn, &c[C_SPEED]);
-        else
-            check_set(&c[C_SPEED], CHECK_FAIL, "not timed: the kernel is not correct yet");
-    }
-    for (int i = 0; i < C_COUNT; i++)
-        if (pts[i] > 0)
-            worker_emit(env, &c[i]);
-    return broken ? KERNEL_CONTEXT_LOST : 0;
+    static const float_ops ops = {bind_mm, correct_mm, counters_mm, speed_mm};
+    mm_launch state = {0};
+    return float_grade_kernel(env, k, &ops, &state);
 }

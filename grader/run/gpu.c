@@ -22,8 +22,10 @@ gpu_status gpu_open(int device, gpu_info *info, char *why, size_t why_size)
 
     if (err == cudaErrorInsufficientDriver || err == cudaErrorNoDevice || count == 0) {
         snprintf(why, why_size, "%s", err == cudaErrorInsufficientDriver
-                 ? "the NVIDIA driver is missing or older than this CUDA Toolkit"
-                 : "no CUDA GPU found");
+                 ? "the NVIDIA driver is missing or older than this CUDA Toolkit: install "
+                   "or update the driver (docs/troubleshooting.md). `make check` needs no GPU."
+                 : "no CUDA GPU found: the grader runs kernels on a GPU "
+                   "(docs/troubleshooting.md). `make check` needs no GPU.");
         return err == cudaErrorInsufficientDriver ? GPU_NO_DRIVER : GPU_NO_DEVICE;
     }
     if (err != cudaSuccess) {

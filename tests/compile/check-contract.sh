@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # check-contract.sh BUILD GRADER - every compiled lab file exports what the grader calls.
 #
-# `make check-compile` builds each labs/*/*.cu, solutions/*/*.cu and
-# tests/planted/*.cu into BUILD/compile-check/<same path>.so. For every lab
+# `make check-compile` builds each labs/*/*.cu and solutions/*/*.cu into
+# BUILD/compile-check/<same path>.so, and each planted variant
+# (tests/planted/NAME.patch applied to its solution) into
+# BUILD/compile-check/planted/NAME.so. For every lab
 # that `GRADER --list` names, the skeleton and the solution must both export
 # the launcher launch_<kernel> of each kernel (an optional kernel: the
 # solution must, the skeleton may), plus smemlab_contract_version and
@@ -155,20 +157,20 @@ for lab in $labs_seen; do
     done
 done
 
-# --- planted bugs: each compiles ----------------------------------------------------
+# --- planted bugs: each patch applies and compiles ---------------------------------
 planted_any=0
-for cu in "$ROOT"/tests/planted/*.cu; do
-    [ -e "$cu" ] || continue
+for patch in "$ROOT"/tests/planted/*.patch; do
+    [ -e "$patch" ] || continue
     planted_any=1
-    name=$(basename "$cu" .cu)
-    so=$CC_DIR/tests/planted/$name.so
+    name=$(basename "$patch" .patch)
+    so=$CC_DIR/planted/$name.so
     if [ ! -f "$so" ]; then
-        not_ok "planted $name: $so is missing: run make check-compile (it builds tests/planted/$name.cu)"
+        not_ok "planted $name: $so is missing: run make check-compile (it applies tests/planted/$name.patch and builds it)"
         continue
     fi
     check_library "planted $name" "$so" "$CONTRACT_SYMBOLS" ""
 done
-[ "$planted_any" -eq 1 ] || skip "no tests/planted/*.cu"
+[ "$planted_any" -eq 1 ] || skip "no tests/planted/*.patch"
 
 echo "$passed passed, $failed failed ($skipped skipped)"
 [ "$failed" -eq 0 ]
