@@ -11,50 +11,56 @@ NVCC ?= nvcc
 CUDA_HOME ?= $(patsubst %/bin/nvcc,%,$(shell command -v $(NVCC) 2>/dev/null))
 CUDA_INC := $(CUDA_HOME)/include $(wildcard $(CUDA_HOME)/extras/CUPTI/include)
 CUDA_LIB := $(CUDA_HOME)/lib64 $(wildcard $(CUDA_HOME)/extras/CUPTI/lib64)
+CC ?= gcc
 # DEPS_PREFIX: a folder with Debian packages unpacked (dpkg -x), for machines
-# that cannot apt-get (see tests/gpu/README).
+# that cannot apt-get (see tests/gpu/README.md).
 DEPS_PREFIX ?=
 DEPS_INC := $(if $(DEPS_PREFIX),$(DEPS_PREFIX)/usr/include)
-DEPS_LIB := $(if $(DEPS_PREFIX),$(DEPS_PREFIX)/usr/lib/x86_64-linux-gnu)
+DEPS_LIB := $(if $(DEPS_PREFIX),$(DEPS_PREFIX)/usr/lib/$(shell $(CC) -print-multiarch))
 
 comma := ,
-CC ?= gcc
+# CFLAGS and NVCCFLAGS are yours to set (make CFLAGS=-O0 ...); what the kit
+# cannot do without is added in C_ALL and NVCC_ALL.
 CFLAGS ?= -O2 -g
-CFLAGS += -std=c11 -Wall -Wextra -Werror=implicit-function-declaration
+C_ALL = -std=c11 -Wall -Wextra -Werror=implicit-function-declaration $(CFLAGS)
 CPPFLAGS += $(addprefix -I,$(CUDA_INC) $(DEPS_INC) $(DEPS_INC:%=%/cjson)) -I/usr/include/cjson
 LDLIBS_CUDA := $(addprefix -L,$(CUDA_LIB) $(DEPS_LIB)) $(addprefix -Wl$(comma)-rpath$(comma),$(CUDA_LIB) $(DEPS_LIB)) \
                -lcupti -lcublas -lcudart -lcjson -ldl -lm
 
-# GPU architecture: the GPU that is present, else a list that covers
-# compute capability 7.5 (Turing) to 9.0 (Hopper) plus PTX for newer GPUs.
+# GPU architecture: that of GPU 0 when nvcc knows it; else a list that covers
+# compute capability 7.5 (Turing) to 9.0 (Hopper) plus PTX that newer GPUs
+# compile when they load it. NVCC_ARCH=-arch=sm_86 builds for another GPU.
 GPU_CC := $(shell nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -n1 | tr -d .)
+GPU_ARCH_KNOWN := $(if $(GPU_CC),$(filter sm_$(GPU_CC),$(shell $(NVCC) --list-gpu-code 2>/dev/null)))
 DEFAULT_ARCHS := 75 80 86 89 90
-NVCC_ARCH ?= $(if $(GPU_CC),-arch=sm_$(GPU_CC),$(foreach a,$(DEFAULT_ARCHS),-gencode arch=compute_$(a),code=sm_$(a)) -gencode arch=compute_90,code=compute_90)
+NVCC_ARCH ?= $(if $(GPU_ARCH_KNOWN),-arch=sm_$(GPU_CC),$(foreach a,$(DEFAULT_ARCHS),-gencode arch=compute_$(a),code=sm_$(a)) -gencode arch=compute_90,code=compute_90)
 NVCCFLAGS ?= -O3 -lineinfo
-NVCCFLAGS += -std=c++17 -Icommon -Xcompiler -fPIC,-Wall --cudart shared $(NVCC_ARCH)
+NVCC_BASE = -std=c++17 -Icommon -Xcompiler -fPIC,-Wall --cudart shared $(NVCCFLAGS)
+NVCC_ALL = $(NVCC_BASE) $(NVCC_ARCH)
 
 # --- the grader ----------------------------------------------------------------
 GRADER_SRC := $(filter-out grader/bench/%,$(shell find grader -name '*.c' | sort))
 GRADER_CORE := $(filter-out grader/main.c,$(GRADER_SRC))
 GRADER := $(BUILD)/smemlab-grade
-CUPTI_CFLAGS := -Igrader/compat   # see grader/compat/README
+# See grader/compat/README.
+CUPTI_CFLAGS := -Igrader/compat
 
 $(BUILD)/obj/%.o: %.c $(shell find grader common -name '*.h')
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(if $(findstring measure_cupti,$<),$(CUPTI_CFLAGS)) $(CFLAGS) -c $< -o $@
+	$(CC) $(CPPFLAGS) $(if $(findstring measure_cupti,$<),$(CUPTI_CFLAGS)) $(C_ALL) -c $< -o $@
 
 $(GRADER): $(GRADER_SRC:%.c=$(BUILD)/obj/%.o)
-	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS_CUDA)
+	$(CC) $(C_ALL) $^ -o $@ $(LDLIBS_CUDA)
 
 # --- labs: build/labN.so from labs/, build/solutions/labN.so from solutions/ ---
 lab_src = $(wildcard $(2)/$(1)-*/$(1).cu)
 define lab_rules
 $(BUILD)/$(1).so: $(call lab_src,$(1),labs) common/support.cu common/smemlab.h
 	@mkdir -p $$(@D)
-	$$(NVCC) $$(NVCCFLAGS) -shared $$< common/support.cu -o $$@
+	$$(NVCC) $$(NVCC_ALL) -shared $$< common/support.cu -o $$@
 $(BUILD)/solutions/$(1).so: $(call lab_src,$(1),solutions) common/support.cu common/smemlab.h
 	@mkdir -p $$(@D)
-	$$(NVCC) $$(NVCCFLAGS) -shared $$< common/support.cu -o $$@
+	$$(NVCC) $$(NVCC_ALL) -shared $$< common/support.cu -o $$@
 .PHONY: $(1)
 $(1): $(BUILD)/$(1).so $(GRADER)
 	@echo $(1) > $(BUILD)/last-lab
@@ -64,17 +70,20 @@ $(foreach l,$(LABS),$(eval $(call lab_rules,$(l))))
 
 # --- grading -------------------------------------------------------------------
 LAB ?= $(shell cat $(BUILD)/last-lab 2>/dev/null)
+# LAB=3 means lab3, as the grader accepts both.
+LAB_ID = $(if $(LAB),lab$(patsubst lab%,%,$(LAB)))
 GRADE_FLAGS ?=
 .PHONY: grade
 ifeq ($(SOLUTIONS),1)
-GRADE_LABS := $(if $(filter command line,$(origin LAB)),$(LAB),$(LABS))
+GRADE_LABS := $(if $(filter command line,$(origin LAB)),$(LAB_ID),$(LABS))
 grade: $(GRADER) $(GRADE_LABS:%=$(BUILD)/solutions/%.so)
 	$(GRADER) --solutions $(GRADE_FLAGS) $(GRADE_LABS)
 else
 grade: $(GRADER)
 	@if [ -z "$(LAB)" ]; then echo "No lab built yet: run make lab1 (or lab2 ... lab6) first, or make grade LAB=lab1." >&2; exit 2; fi
-	@$(MAKE) --no-print-directory $(BUILD)/$(LAB).so
-	$(GRADER) $(GRADE_FLAGS) $(LAB)
+	@case " $(LABS) " in *" $(LAB_ID) "*) ;; *) echo "Unknown lab '$(LAB)': the labs are $(LABS)." >&2; exit 2;; esac
+	@$(MAKE) --no-print-directory $(BUILD)/$(LAB_ID).so
+	$(GRADER) $(GRADE_FLAGS) $(LAB_ID)
 endif
 
 # --- set-up: what a fresh Debian/Ubuntu machine lacks -----------------------------
@@ -93,7 +102,7 @@ deps:
 BENCH := $(BUILD)/smemlab-bench
 BENCH_OBJ := grader/bench/bench.c grader/timing.c $(filter-out grader/reference/tile_ref.c,$(wildcard grader/reference/*.c))
 $(BENCH): $(BENCH_OBJ:%.c=$(BUILD)/obj/%.o)
-	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS_CUDA)
+	$(CC) $(C_ALL) $^ -o $@ $(LDLIBS_CUDA)
 .PHONY: bench
 bench: $(BENCH) $(BUILD)/solutions/lab5.so $(BUILD)/solutions/lab6.so
 	$(BENCH) $(BUILD)/solutions/lab5.so $(BUILD)/solutions/lab6.so $(BENCH_FLAGS)

@@ -21,7 +21,7 @@ void cli_usage(FILE *f)
         "  --lib FILE        grade this library (one LAB only)\n"
         "  --build-dir DIR   where make put the libraries (default: build)\n"
         "  --json FILE       also write the results as JSON to FILE\n"
-        "  --timeout SEC     time limit per kernel (default 10)\n"
+        "  --timeout SEC     time limit for each launch of a kernel (default 10)\n"
         "  --repeats N       correctness runs per kernel (default 3)\n"
         "  --device N        CUDA device to use (default 0)\n"
         "  --seed N          seed for random inputs (labs 5, 6)\n"

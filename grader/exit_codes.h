@@ -5,7 +5,7 @@
 #define EXIT_ALL_PASSED 0  /* every check passed */
 #define EXIT_CHECK_FAILED 1 /* at least one check failed */
 #define EXIT_USAGE 2       /* bad command line */
-#define EXIT_ENVIRONMENT 3 /* no GPU or driver, lab not built, output not writable */
+#define EXIT_ENVIRONMENT 3 /* no GPU or driver, lab not built or off-contract, JSON not writable */
 #define EXIT_NOT_MEASURED 4 /* nothing failed, but some checks could not be measured */
 
 #endif

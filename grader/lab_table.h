@@ -40,13 +40,28 @@ typedef struct check_points {
 typedef struct lab_kernel {
     const char *name;     /* as the exercise names it */
     const char *launcher; /* exported symbol */
-    int optional;         /* graded only when the launcher exists */
+    int optional;         /* graded only when the launcher exists, for no points */
     const char *teaches;  /* one line: what the kernel demonstrates */
     tile_spec tile;       /* PROBLEM_TILE */
     int step;             /* PROBLEM_MATMUL / PROBLEM_CONV: which step (1, 2, 3) */
+    const char *tile_param;     /* contract parameter the traffic model divides by */
+    const char *max_mask_param; /* PROBLEM_CONV: widest mask the kernel takes */
+    const char *mask_symbol;    /* PROBLEM_CONV: __constant__ mask, exported with
+                                   SMEMLAB_SYMBOL; NULL: the mask is an argument */
     double speed_fraction; /* speed check: at least this fraction of the reference */
     check_points points;
 } lab_kernel;
+
+/*
+ * A parameter the contract fixes: the lab file exports it with
+ * SMEMLAB_PARAM(name, value) and the grader's sizes and limits assume it.
+ */
+typedef struct lab_param {
+    const char *name;
+    int value;
+} lab_param;
+
+#define LAB_MAX_PARAMS 8
 
 typedef struct lab_def {
     const char *id;     /* "lab1" */
@@ -55,6 +70,7 @@ typedef struct lab_def {
     problem_kind kind;
     int bdimx, bdimy;   /* block shape (PROBLEM_TILE) */
     const char *pad_param; /* exported parameter holding the pad, or NULL */
+    lab_param params[LAB_MAX_PARAMS]; /* fixed by the contract; ends at a NULL name */
     const lab_kernel *kernels;
     int n_kernels;
 } lab_def;
@@ -65,5 +81,23 @@ extern const int lab_registry_count;
 
 /* The lab with this id ("lab3" or "3"), or NULL. */
 const lab_def *lab_find(const char *id);
+
+/* Value of a contract parameter of lab ("TILE"), or -1 if the lab has none. */
+int lab_param_value(const lab_def *lab, const char *name);
+
+/* One check a kernel gets. */
+typedef struct kernel_check {
+    const char *id; /* correct, store-requests, ..., global-loads, speed */
+    double points;
+} kernel_check;
+
+#define KERNEL_MAX_CHECKS 5
+
+/*
+ * The checks of kernel k in report order, with their points (0 for an
+ * optional kernel). The problem modules grade exactly these, and the runner
+ * fails the ones a dead worker never sent. Returns how many.
+ */
+int kernel_checks(const lab_def *lab, const lab_kernel *k, kernel_check out[KERNEL_MAX_CHECKS]);
 
 #endif /* SMEMLAB_LAB_TABLE_H */

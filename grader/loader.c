@@ -3,7 +3,10 @@
 #include "loader.h"
 
 #include "../common/smemlab.h"
+#include "lab_table.h"
 
+#include <limits.h>
+#include <stdlib.h>
 #include <dlfcn.h>
 #include <stdio.h>
 #include <string.h>
@@ -19,7 +22,9 @@ int lab_lib_open(const char *path, lab_lib *lib, char *why, size_t why_size)
         snprintf(why, why_size, "%s does not exist: build the lab first (make labN)", path);
         return -1;
     }
-    lib->handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    /* dlopen searches the library path for a bare name: give it the file. */
+    char full[PATH_MAX];
+    lib->handle = dlopen(realpath(path, full) ? full : path, RTLD_NOW | RTLD_LOCAL);
     if (!lib->handle) {
         snprintf(why, why_size, "cannot load %s: %s (rebuild it: make clean && make labN)",
                  path, dlerror());
@@ -54,9 +59,24 @@ int lab_lib_param(const lab_lib *lib, const char *symbol, int *value)
     return 0;
 }
 
-void lab_lib_close(lab_lib *lib)
+int lab_lib_check_params(const lab_lib *lib, const lab_def *lab, char *why, size_t why_size)
 {
-    if (lib->handle)
-        dlclose(lib->handle);
-    memset(lib, 0, sizeof *lib);
+    for (int i = 0; i < LAB_MAX_PARAMS && lab->params[i].name; i++) {
+        const lab_param *p = &lab->params[i];
+        char symbol[96];
+        int value;
+        snprintf(symbol, sizeof symbol, "smemlab_param_%s", p->name);
+        if (lab_lib_param(lib, symbol, &value) != 0) {
+            snprintf(why, why_size, "%s does not export %s: keep SMEMLAB_PARAM(%s, %s) from "
+                     "the skeleton of %s", lib->path, p->name, p->name, p->name, lab->source);
+            return -1;
+        }
+        if (value != p->value) {
+            snprintf(why, why_size, "%s sets %s to %d, but the contract fixes it at %d (the "
+                     "grader's sizes and limits depend on it): set it back in %s", lib->path,
+                     p->name, value, p->value, lab->source);
+            return -1;
+        }
+    }
+    return 0;
 }

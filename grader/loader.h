@@ -24,6 +24,12 @@ void *lab_lib_symbol(const lab_lib *lib, const char *name);
 /* Value of an exported SMEMLAB_PARAM; returns 0 when found. */
 int lab_lib_param(const lab_lib *lib, const char *symbol, int *value);
 
-void lab_lib_close(lab_lib *lib);
+struct lab_def;
+/*
+ * The parameters the lab's contract fixes (TILE, MAX_MASK2D, ...) must be
+ * exported with their values. Returns 0, or -1 with what to change.
+ */
+int lab_lib_check_params(const lab_lib *lib, const struct lab_def *lab, char *why,
+                         size_t why_size);
 
 #endif /* SMEMLAB_LOADER_H */

@@ -4,6 +4,7 @@
  * strings them together.
  */
 #define _POSIX_C_SOURCE 200809L
+#include "../common/smemlab.h"
 #include "cli.h"
 #include "exit_codes.h"
 #include "report/report.h"
@@ -40,28 +41,66 @@ static void list_labs(void)
     }
 }
 
-/* Write JSON next to the target and rename, so a crash never leaves half a file. */
-static int write_json(const char *path, const lab_result *r, int n, const score *s, int code)
-{
+/*
+ * JSON goes to a temporary file next to the target, opened before any
+ * grading (a bad path is reported at once, not after minutes of work) and
+ * renamed at the end, so a crash never leaves half a file.
+ */
+typedef struct json_out {
+    const char *path;
     char tmp[1024];
-    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-    FILE *f = fopen(tmp, "w");
-    if (!f || report_json(f, r, n, s, code) != 0 || fclose(f) != 0 || rename(tmp, path) != 0) {
+    FILE *f;
+} json_out;
+
+static int json_open(json_out *j, const char *path)
+{
+    j->path = path;
+    snprintf(j->tmp, sizeof j->tmp, "%s.tmp.%ld", path, (long)getpid());
+    j->f = fopen(j->tmp, "w");
+    if (!j->f)
         fprintf(stderr, "smemlab-grade: cannot write %s: %s\n", path, strerror(errno));
-        remove(tmp);
+    return j->f ? 0 : -1;
+}
+
+static int json_finish(json_out *j, const lab_result *r, int n, const score *s, int code)
+{
+    if (report_json(j->f, r, n, s, code) != 0 || fclose(j->f) != 0 || rename(j->tmp, j->path) != 0) {
+        fprintf(stderr, "smemlab-grade: cannot write %s: %s\n", j->path, strerror(errno));
+        remove(j->tmp);
         return -1;
     }
     return 0;
 }
 
+/* Grade one lab: a library that is not there needs no worker to say so. */
+static void grade_lab(const cli_options *o, const lab_def *lab, lab_result *r)
+{
+    char lib[512];
+    grade_options g = o->grade;
+    g.lib_path = cli_lib_path(o, lab, lib, sizeof lib);
+    if (access(lib, R_OK) != 0) {
+        memset(r, 0, sizeof *r);
+        r->lab = lab;
+        r->env_code = EXIT_ENVIRONMENT;
+        snprintf(r->env_text, sizeof r->env_text, "%s does not exist: build the lab first "
+                 "(make %s%s)", lib, lab->id, o->solutions ? " SOLUTIONS=1" : "");
+        return;
+    }
+    run_lab(lab, &g, r);
+}
+
 int main(int argc, char **argv)
 {
     cli_options o;
+    json_out json = {0};
     int rc = cli_parse(argc, argv, &o, stderr);
     if (rc)
         return rc;
     if (o.help || o.version) {
-        o.help ? cli_usage(stdout) : (void)puts("smemlab-grade, lab contract version 1");
+        if (o.help)
+            cli_usage(stdout);
+        else
+            printf("smemlab-grade, lab contract version %d\n", SMEMLAB_CONTRACT_VERSION);
         return EXIT_ALL_PASSED;
     }
     if (o.list) {
@@ -74,21 +113,23 @@ int main(int argc, char **argv)
                 "`make grade LAB=lab1`.\n", o.build_dir);
         return EXIT_USAGE;
     }
+    if (o.json && json_open(&json, o.json) != 0)
+        return EXIT_ENVIRONMENT;
 
     lab_result results[CLI_MAX_LABS];
-    report_style style = {isatty(STDOUT_FILENO) && !getenv("NO_COLOR"), o.verbose};
+    const char *no_color = getenv("NO_COLOR");
+    report_style style = {isatty(STDOUT_FILENO) && !(no_color && *no_color), o.verbose};
     score total = {0};
     for (int i = 0; i < o.n_labs; i++) {
-        char lib[512];
-        o.grade.lib_path = cli_lib_path(&o, o.labs[i], lib, sizeof lib);
-        run_lab(o.labs[i], &o.grade, &results[i]);
+        grade_lab(&o, o.labs[i], &results[i]);
         report_text_lab(stdout, &results[i], &style);
         score_add(&total, &results[i]);
     }
     int code = score_exit_code(&total);
-    report_text_total(stdout, &total, code);
-    if (o.json && write_json(o.json, results, o.n_labs, &total, code) != 0)
-        code = code ? code : EXIT_ENVIRONMENT;
+    report_text_total(stdout, &total);
+    /* Results that cannot be saved are lost work: that outranks any grade. */
+    if (o.json && json_finish(&json, results, o.n_labs, &total, code) != 0)
+        code = EXIT_ENVIRONMENT;
     for (int i = 0; i < o.n_labs; i++)
         lab_result_free(&results[i]);
     return code;

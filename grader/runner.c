@@ -25,12 +25,12 @@ static double now_s(void)
 
 double kernel_max_points(const lab_def *lab, const lab_kernel *k)
 {
-    const check_points *p = &k->points;
-    if (k->optional)
-        return 0;
-    if (lab->kind == PROBLEM_TILE)
-        return p->correct + 2 * p->requests + 2 * p->conflicts;
-    return p->correct + p->conflicts + p->global_loads + p->speed;
+    kernel_check checks[KERNEL_MAX_CHECKS];
+    double sum = 0;
+    int n = kernel_checks(lab, k, checks);
+    for (int i = 0; i < n; i++)
+        sum += checks[i].points;
+    return sum;
 }
 
 static void add_check(lab_result *r, const check_result *c)
@@ -42,17 +42,33 @@ static void add_check(lab_result *r, const check_result *c)
     r->checks[r->n_checks++] = *c;
 }
 
-/* A kernel that took its worker down: one failing check carries all its points. */
-static void add_death(lab_result *r, const lab_def *lab, int k, const char *what,
+/*
+ * A kernel that took its worker down: the checks it already passed stand;
+ * every check it never sent fails, the first with what happened.
+ */
+static void add_death(lab_result *r, const lab_def *lab, int k, int sent_from, const char *what,
                       const char *hint)
 {
-    check_result c;
-    check_init(&c, lab->id, lab->kernels[k].name, "correct",
-               kernel_max_points(lab, &lab->kernels[k]));
-    check_set(&c, CHECK_FAIL, "%s", what);
-    check_field(c.hint, sizeof c.hint, "%s", hint);
-    check_field(c.measured, sizeof c.measured, "%s", what);
-    add_check(r, &c);
+    kernel_check checks[KERNEL_MAX_CHECKS];
+    int n = kernel_checks(lab, &lab->kernels[k], checks), told = 0;
+
+    for (int i = 0; i < n; i++) {
+        int sent = 0;
+        for (int j = sent_from; j < r->n_checks; j++)
+            sent |= strcmp(r->checks[j].check, checks[i].id) == 0;
+        if (sent)
+            continue;
+        check_result c;
+        check_init(&c, lab->id, lab->kernels[k].name, checks[i].id, checks[i].points);
+        if (told++) {
+            check_set(&c, CHECK_FAIL, "not graded: %s", what);
+        } else {
+            check_set(&c, CHECK_FAIL, "%s", what);
+            check_field(c.hint, sizeof c.hint, "%s", hint);
+        }
+        check_field(c.measured, sizeof c.measured, "%s", what);
+        add_check(r, &c);
+    }
 }
 
 /* Read one whole message; 1 on success, 0 on EOF, -1 on timeout. */
@@ -104,6 +120,14 @@ static int run_worker(const lab_def *lab, const grade_options *opt, int first, l
     }
     fflush(NULL);
     pid_t pid = fork();
+    if (pid < 0) {
+        close(fds[0]);
+        close(fds[1]);
+        r->env_code = EXIT_ENVIRONMENT;
+        snprintf(r->env_text, sizeof r->env_text, "cannot start a worker process: %s",
+                 strerror(errno));
+        return -1;
+    }
     if (pid == 0) {
         close(fds[0]);
         worker_main(lab, opt, first, fds[1]);
@@ -164,17 +188,16 @@ static int run_worker(const lab_def *lab, const grade_options *opt, int first, l
     }
     if (current >= 0) {
         char what[256];
-        r->n_checks = pending_from; /* drop a half-graded kernel's checks */
         if (got < 0)
-            snprintf(what, sizeof what, "timed out after %.0f s: the kernel never finished",
+            snprintf(what, sizeof what, "timed out after %.0f s: a launch never finished",
                      opt->timeout_s);
         else
             describe_exit(status, what, sizeof what);
-        add_death(r, lab, current, what, got < 0
+        add_death(r, lab, current, pending_from, what, got < 0
                   ? "Look for a loop whose exit condition never becomes true, or a "
                     "__syncthreads() that only some threads of the block reach."
-                  : "The process running your kernel crashed. Run it under "
-                    "compute-sanitizer to find the faulting access.");
+                  : "The process running your kernel ended in the middle of it. Run the "
+                    "lab under compute-sanitizer to find a faulting access.");
         return current + 1;
     }
     return next;

@@ -69,6 +69,7 @@ cudaError_t timing_measure(timing_work work, void *ctx, int warmup, int reps,
     memset(out, 0, sizeof *out);
     if (reps < 1 || reps > TIMING_MAX_REPS)
         return cudaErrorInvalidValue;
+    cudaGetLastError(); /* an error left by earlier work is not this work's */
     double t[TIMING_MAX_REPS];
     cudaEvent_t start = NULL, stop = NULL;
     cudaError_t err = cudaEventCreate(&start);

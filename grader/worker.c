@@ -4,7 +4,9 @@
 #include "exit_codes.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
+#include <sys/prctl.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -84,6 +86,10 @@ void worker_main(const lab_def *lab, const grade_options *opt, int first, int fd
     worker_env env;
     char why[512];
 
+    /* A hung kernel must not outlive a grader that was killed or interrupted. */
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() == 1)
+        _exit(EXIT_ENVIRONMENT);
     memset(&env, 0, sizeof env);
     env.lab = lab;
     env.opt = opt;
@@ -93,7 +99,8 @@ void worker_main(const lab_def *lab, const grade_options *opt, int first, int fd
         send_text(fd, MSG_ENVIRONMENT, -1, EXIT_ENVIRONMENT, why);
         _exit(EXIT_ENVIRONMENT);
     }
-    if (lab_lib_open(opt->lib_path, &env.lib, why, sizeof why) != 0) {
+    if (lab_lib_open(opt->lib_path, &env.lib, why, sizeof why) != 0 ||
+        lab_lib_check_params(&env.lib, lab, why, sizeof why) != 0) {
         send_text(fd, MSG_ENVIRONMENT, -1, EXIT_ENVIRONMENT, why);
         _exit(EXIT_ENVIRONMENT);
     }

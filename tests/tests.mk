@@ -19,11 +19,11 @@ CU_CHECKED := $(CU_FILES:%.cu=$(BUILD)/compile-check/%.so) \
 $(UNIT_BIN): $(UNIT_SRC) tests/unit/suites.def $(GRADER_CORE:%.c=$(BUILD)/obj/%.o)
 	@mkdir -p $(@D)
 	@pkg-config --exists check || { echo "Check (the C unit-test library) is missing: sudo apt-get install check" >&2; exit 3; }
-	$(CC) $(CPPFLAGS) -iquote grader -iquote grader/reference $(CHECK_CFLAGS) $(CFLAGS) $(UNIT_SRC) $(GRADER_CORE:%.c=$(BUILD)/obj/%.o) \
+	$(CC) $(CPPFLAGS) -iquote grader -iquote grader/reference $(CHECK_CFLAGS) $(C_ALL) $(UNIT_SRC) $(GRADER_CORE:%.c=$(BUILD)/obj/%.o) \
 	    -o $@ $(CHECK_LIBS) $(LDLIBS_CUDA)
 
 COMPILE_ONE = @mkdir -p $(@D); \
-    $(NVCC) $(filter-out $(NVCC_ARCH),$(NVCCFLAGS)) $(COMPILE_ARCH) -shared $< common/support.cu -o $@ \
+    $(NVCC) $(NVCC_BASE) $(COMPILE_ARCH) -shared $< common/support.cu -o $@ \
     && echo "compiles: $<"
 $(BUILD)/compile-check/planted/%.so: $(BUILD)/planted/src/%.cu common/support.cu common/smemlab.h
 	$(COMPILE_ONE)
@@ -39,11 +39,11 @@ $(BUILD)/planted/src/%.cu: tests/planted/%.patch $(wildcard solutions/*/*.cu)
 PLANTED := $(PLANTED_NAMES:%=$(BUILD)/planted/%.so)
 $(BUILD)/planted/%.so: $(BUILD)/planted/src/%.cu common/support.cu common/smemlab.h
 	@mkdir -p $(@D)
-	$(NVCC) $(NVCCFLAGS) -shared $< common/support.cu -o $@
+	$(NVCC) $(NVCC_ALL) -shared $< common/support.cu -o $@
 
 $(BUILD)/tests/expect: tests/gpu/expect.c
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $< -o $@ $(addprefix -L,$(DEPS_LIB)) $(addprefix -Wl$(comma)-rpath$(comma),$(DEPS_LIB)) -lcjson
+	$(CC) $(CPPFLAGS) $(C_ALL) $< -o $@ $(addprefix -L,$(DEPS_LIB)) $(addprefix -Wl$(comma)-rpath$(comma),$(DEPS_LIB)) -lcjson
 
 .PHONY: check check-unit check-compile check-contract check-cli check-gpu
 check: check-unit check-compile check-contract check-cli check-docs

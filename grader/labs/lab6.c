@@ -7,9 +7,11 @@ static const lab_kernel kernels[] = {
      .points = {.correct = 3}},
     {.name = "conv1dTiled", .launcher = "launch_conv1dTiled", .step = 2,
      .teaches = "a tile plus its halo in shared memory, the mask in constant memory",
+     .tile_param = "TILE1D", .max_mask_param = "MAX_MASK1D", .mask_symbol = "c_mask1d",
      .points = {.correct = 4, .global_loads = 2, .conflicts = 1}},
     {.name = "conv2dTiled", .launcher = "launch_conv2dTiled", .step = 3,
      .teaches = "2-D tiles with a halo on every side, borders as ghost cells",
+     .tile_param = "TILE2D", .max_mask_param = "MAX_MASK2D", .mask_symbol = "c_mask2d",
      /* A tiled 2-D convolution streams its image: 40% of copy speed earns the points. */
      .speed_fraction = 0.4,
      .points = {.correct = 4, .global_loads = 2, .conflicts = 1, .speed = 2}},
@@ -18,5 +20,7 @@ static const lab_kernel kernels[] = {
 const lab_def lab6_def = {
     .id = "lab6", .title = "Tiled convolution",
     .source = "labs/lab6-convolution/lab6.cu", .kind = PROBLEM_CONV,
+    /* Outputs per block and widest masks: the size lists and traffic limits assume them. */
+    .params = {{"TILE1D", 1024}, {"MAX_MASK1D", 31}, {"TILE2D", 32}, {"MAX_MASK2D", 7}},
     .kernels = kernels, .n_kernels = (int)(sizeof kernels / sizeof kernels[0]),
 };

@@ -252,7 +252,9 @@ static measure_status cupti_measure(measure_backend *self, void (*launch)(void *
     start.pRangeProfilerObject = s->profiler;
     TRY(cuptiRangeProfilerStart, start);
     launch(arg);
-    cudaError_t launched = cudaDeviceSynchronize();
+    cudaError_t launched = cudaGetLastError(); /* a bad launch is not "no kernel" */
+    if (launched == cudaSuccess)
+        launched = cudaDeviceSynchronize();
     CUpti_RangeProfiler_Stop_Params stop = {.structSize = CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
     stop.pRangeProfilerObject = s->profiler;
     TRY(cuptiRangeProfilerStop, stop);
@@ -266,6 +268,11 @@ static measure_status cupti_measure(measure_backend *self, void (*launch)(void *
         .structSize = CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE};
     dec.pRangeProfilerObject = s->profiler;
     TRY(cuptiRangeProfilerDecodeData, dec);
+    if (dec.numOfRangeDropped > 0) { /* an undercount would flatter the kernel */
+        snprintf(why, why_size, "the launcher made more than %d launches; the counters "
+                 "cannot cover them all", MAX_RANGES);
+        return MEASURE_ERROR;
+    }
     return evaluate(s, out, why, why_size);
 }
 

@@ -4,8 +4,9 @@
  * instructions against the tiled model, shared conflicts, and speed
  * against a device-to-device copy of the same bytes.
  *
- * Step 1 (conv1dBasic) takes the mask from global memory; steps 2 and 3 read
- * it from __constant__ memory, which the grader fills (SMEMLAB_SYMBOL).
+ * Step 1 takes the mask as an argument in global memory; steps 2 and 3 read
+ * it from __constant__ memory, which the grader fills through the symbol the
+ * lab table names (exported with SMEMLAB_SYMBOL).
  */
 #include "../compare.h"
 #include "../reference/reference.h"
@@ -16,59 +17,58 @@
 
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 typedef void (*conv1d_basic_fn)(const float *in, const float *mask, float *out, int n, int mw);
 typedef void (*conv1d_fn)(const float *in, float *out, int n, int mw);
 typedef void (*conv2d_fn)(const float *in, float *out, int w, int h, int mw);
 
 typedef struct conv_launch {
-    int step;
+    const lab_kernel *k;
     void *fn;
-    const float *in, *mask; /* mask: step 1 only */
+    const float *in, *mask; /* mask: only when the kernel takes it as an argument */
     float *out;
     int width, height, mw;  /* 1-D: height 1 */
 } conv_launch;
 
+static int is_2d(const conv_launch *a)
+{
+    return a->k->step == 3;
+}
+
 static void launch_conv(void *p)
 {
     conv_launch *a = p;
-    if (a->step == 1)
+    if (!a->k->mask_symbol)
         (*(conv1d_basic_fn *)&a->fn)(a->in, a->mask, a->out, a->width, a->mw);
-    else if (a->step == 2)
+    else if (!is_2d(a))
         (*(conv1d_fn *)&a->fn)(a->in, a->out, a->width, a->mw);
     else
         (*(conv2d_fn *)&a->fn)(a->in, a->out, a->width, a->height, a->mw);
 }
 
-/* Where steps 2 and 3 keep their mask, and how wide it may be. */
-static const char *mask_symbol(int step)
+static void release(conv_launch *a)
 {
-    return step == 3 ? "smemlab_symbol_c_mask2d" : "smemlab_symbol_c_mask1d";
+    cudaFree((void *)a->in);
+    cudaFree((void *)a->mask);
+    cudaFree(a->out);
+    a->in = a->mask = NULL;
+    a->out = NULL;
 }
 
-static int max_mask(worker_env *env, int step)
-{
-    int v = 0;
-    if (step == 1)
-        return 1 << 20;
-    lab_lib_param(&env->lib, step == 3 ? "smemlab_param_MAX_MASK2D" : "smemlab_param_MAX_MASK1D",
-                  &v);
-    return v;
-}
-
-/* Put the mask where the kernel of this step reads it. */
+/* Put the mask where this kernel reads it: an argument, or its constant memory. */
 static int place_mask(worker_env *env, conv_launch *a, const float *mask, int taps, char *why,
                       size_t n)
 {
-    if (a->step == 1) {
+    if (!a->k->mask_symbol) {
         a->mask = dev_upload(mask, (size_t)taps, why, n);
         return a->mask ? 0 : -1;
     }
-    const void *const *symbol = lab_lib_symbol(&env->lib, mask_symbol(a->step));
+    char name[96];
+    snprintf(name, sizeof name, "smemlab_symbol_%s", a->k->mask_symbol);
+    const void *const *symbol = lab_lib_symbol(&env->lib, name);
     if (!symbol) {
-        snprintf(why, n, "%s is not exported: keep SMEMLAB_SYMBOL(...) from the skeleton",
-                 mask_symbol(a->step));
+        snprintf(why, n, "%s is not exported: keep SMEMLAB_SYMBOL(%s) from the skeleton", name,
+                 a->k->mask_symbol);
         return -1;
     }
     cudaError_t err = cudaMemcpyToSymbol(*symbol, mask, (size_t)taps * sizeof(float), 0,
@@ -78,85 +78,94 @@ static int place_mask(worker_env *env, conv_launch *a, const float *mask, int ta
     return err == cudaSuccess ? 0 : -1;
 }
 
+/* Random input and mask for the current size, on the device; host copies returned. */
+static int prepare(worker_env *env, conv_launch *a, unsigned long long seed, float **in,
+                   float **mask, char *why, size_t n)
+{
+    int taps = is_2d(a) ? a->mw * a->mw : a->mw;
+    *in = host_random((size_t)a->width * a->height, seed);
+    *mask = host_random((size_t)taps, seed + 7);
+    a->in = dev_upload(*in, (size_t)a->width * a->height, why, n);
+    return a->in && place_mask(env, a, *mask, taps, why, n) == 0 ? 0 : -1;
+}
+
 /* One size and mask width: inputs, reference, run, judge. */
-static int run_size(worker_env *env, conv_launch *a, int w, int h, int mw, unsigned long long seed,
-                    const char *why_size, check_result *c, int *broken)
+static run_outcome run_size(worker_env *env, conv_launch *a, unsigned long long seed,
+                            const char *label, check_result *c)
 {
-    int taps = a->step == 3 ? mw * mw : mw;
-    float *in = host_random((size_t)w * h, seed), *mask = host_random((size_t)taps, seed + 7);
-    float *ref = malloc((size_t)w * h * sizeof *ref);
-    char why[256], label[128];
-    int ok = 0;
+    int taps = is_2d(a) ? a->mw * a->mw : a->mw;
+    float *in = NULL, *mask = NULL, *ref = malloc((size_t)a->width * a->height * sizeof *ref);
+    char why[256];
+    run_outcome out;
 
-    if (a->step == 3)
-        ref_conv2d(in, mask, ref, w, h, mw);
-    else
-        ref_conv1d(in, mask, ref, w, mw);
-    if (a->step == 3)
-        snprintf(label, sizeof label, "%dx%d image, %dx%d mask (%s)", w, h, mw, mw, why_size);
-    else
-        snprintf(label, sizeof label, "n=%d, mask width %d", w, mw);
-    a->width = w, a->height = h, a->mw = mw;
-    a->in = dev_upload(in, (size_t)w * h, why, sizeof why);
-    if (!a->in || place_mask(env, a, mask, taps, why, sizeof why) != 0) {
-        check_set(c, CHECK_FAIL, "at %s: %s", label, why);
+    worker_progress(env);
+    if (prepare(env, a, seed, &in, &mask, why, sizeof why) != 0) {
+        out = fail_cuda(c, label, why);
     } else {
-        float_case fc = {label, launch_conv, a, &a->out, ref, h, w,
-                         tol_floor_conv(in, (size_t)w * h, mask, taps)};
-        ok = float_run_case(env, &fc, c, broken);
+        if (is_2d(a))
+            ref_conv2d(in, mask, ref, a->width, a->height, a->mw);
+        else
+            ref_conv1d(in, mask, ref, a->width, a->mw);
+        float_case fc = {label, launch_conv, a, &a->out, ref, a->height, a->width,
+                         tol_floor_conv(in, (size_t)a->width * a->height, mask, taps)};
+        out = float_run_case(env, &fc, c);
     }
-    cudaFree((void *)a->in);
-    if (a->step == 1)
-        cudaFree((void *)a->mask);
-    a->in = a->mask = NULL;
+    if (out != RUN_LOST)
+        release(a);
     free(in), free(mask), free(ref);
-    return ok;
+    return out;
 }
 
-static int grade_correct(worker_env *env, conv_launch *a, check_result *c, int *broken)
+/* Every size of the lab's list with every mask width the kernel takes. */
+static run_outcome correct_conv(worker_env *env, const lab_kernel *k, void *state,
+                                check_result *c)
 {
-    int limit = max_mask(env, a->step), runs = 0;
-    unsigned long long seed = env->opt->seed;
-    if (a->step == 3) {
-        for (int i = 0; i < sizes_conv2d_count; i++)
-            for (int j = 0; j < sizes_conv2d_mask_count && sizes_conv2d_mask[j] <= limit; j++, runs++)
-                if (!run_size(env, a, sizes_conv2d[i].width, sizes_conv2d[i].height,
-                              sizes_conv2d_mask[j], seed + runs, sizes_conv2d[i].why, c, broken))
-                    return 0;
-    } else {
-        for (int i = 0; i < sizes_conv1d_n_count; i++)
-            for (int j = 0; j < sizes_conv1d_mask_count && sizes_conv1d_mask[j] <= limit; j++, runs++)
-                if (!run_size(env, a, sizes_conv1d_n[i], 1, sizes_conv1d_mask[j], seed + runs, "",
-                              c, broken))
-                    return 0;
+    conv_launch *a = state;
+    int limit = k->max_mask_param ? lab_param_value(env->lab, k->max_mask_param) : 1 << 20;
+    int n_sizes = is_2d(a) ? sizes_conv2d_count : sizes_conv1d_n_count;
+    int n_masks = is_2d(a) ? sizes_conv2d_mask_count : sizes_conv1d_mask_count;
+    int runs = 0;
+
+    for (int i = 0; i < n_sizes; i++)
+        for (int j = 0; j < n_masks; j++) {
+            char label[128];
+            a->mw = is_2d(a) ? sizes_conv2d_mask[j] : sizes_conv1d_mask[j];
+            if (a->mw > limit)
+                continue;
+            a->width = is_2d(a) ? sizes_conv2d[i].width : sizes_conv1d_n[i];
+            a->height = is_2d(a) ? sizes_conv2d[i].height : 1;
+            if (is_2d(a))
+                snprintf(label, sizeof label, "%dx%d image, %dx%d mask (%s)", a->width,
+                         a->height, a->mw, a->mw, sizes_conv2d[i].why);
+            else
+                snprintf(label, sizeof label, "n=%d, mask width %d", a->width, a->mw);
+            run_outcome out = run_size(env, a, env->opt->seed + (unsigned)runs++, label, c);
+            if (out != RUN_RIGHT)
+                return out;
+        }
+    if (runs == 0) { /* cannot happen with the kit's tables: never a silent pass */
+        check_set(c, CHECK_FAIL, "no size was run: the lab table allows no mask width");
+        return RUN_FAILED;
     }
-    check_set(c, CHECK_PASS, "all %d sizes and mask widths right (seed %llu)", runs, seed);
-    return 1;
+    check_set(c, CHECK_PASS, "all %d sizes and mask widths right (seed %llu)", runs,
+              env->opt->seed);
+    return RUN_RIGHT;
 }
 
-/* Large input on the device, mask in place; 0 on success. */
-static int big_input(worker_env *env, conv_launch *a, char *why, size_t n)
+/* The large speed-and-traffic input on the device, and an output buffer. */
+static int big_input(worker_env *env, conv_launch *a, float **in, float **mask, char *why,
+                     size_t n)
 {
-    int w = a->step == 3 ? sizes_conv2d_speed.width : sizes_conv1d_speed_n;
-    int h = a->step == 3 ? sizes_conv2d_speed.height : 1;
-    int mw = a->step == 3 ? sizes_conv2d_speed_mask : sizes_conv1d_speed_mask;
-    int taps = a->step == 3 ? mw * mw : mw;
-    float *in = host_random((size_t)w * h, env->opt->seed), *mask = host_random((size_t)taps, 1);
-    a->width = w, a->height = h, a->mw = mw;
-    a->in = dev_upload(in, (size_t)w * h, why, n);
-    int rc = a->in && place_mask(env, a, mask, taps, why, n) == 0 &&
-                     cudaMalloc((void **)&a->out, (size_t)w * h * sizeof(float)) == cudaSuccess
-                 ? 0 : -1;
-    free(in), free(mask);
-    return rc;
-}
-
-static void free_big(conv_launch *a)
-{
-    cudaFree((void *)a->in);
-    cudaFree(a->out);
-    if (a->step == 1)
-        cudaFree((void *)a->mask);
+    a->width = is_2d(a) ? sizes_conv2d_speed.width : sizes_conv1d_speed_n;
+    a->height = is_2d(a) ? sizes_conv2d_speed.height : 1;
+    a->mw = is_2d(a) ? sizes_conv2d_speed_mask : sizes_conv1d_speed_mask;
+    if (prepare(env, a, env->opt->seed, in, mask, why, n) != 0)
+        return -1;
+    if (cudaMalloc((void **)&a->out, (size_t)a->width * a->height * sizeof(float)) != cudaSuccess) {
+        snprintf(why, n, "no device memory for the output");
+        return -1;
+    }
+    return 0;
 }
 
 /*
@@ -167,37 +176,43 @@ static void free_big(conv_launch *a)
  */
 static double tiled_load_limit(worker_env *env, const conv_launch *a, char *model, size_t n)
 {
-    int tile = 0;
-    lab_lib_param(&env->lib, a->step == 3 ? "smemlab_param_TILE2D" : "smemlab_param_TILE1D", &tile);
+    int tile = lab_param_value(env->lab, a->k->tile_param);
     if (tile < 1)
         tile = 1;
     double per_output = 1.0 + (double)(a->mw - 1) / tile;
-    if (a->step == 3)
+    if (is_2d(a))
         per_output *= per_output;
     double outputs = (double)a->width * a->height;
     double ideal = outputs * per_output / env->gpu.banks.warp_size;
-    snprintf(model, n, "2 x tiled model %.0f: (1 + (%d-1)/%d)^%d loads per output, "
-             "%.0f outputs", ideal, a->mw, tile, a->step == 3 ? 2 : 1, outputs);
+    snprintf(model, n, "2 x tiled model %.0f: (1 + (%d-1)/%d)^%d loads per output, %.0f outputs",
+             ideal, a->mw, tile, is_2d(a) ? 2 : 1, outputs);
     return 2.0 * ideal;
 }
 
-static void grade_counters(worker_env *env, conv_launch *a, check_result *c)
+static void counters_conv(worker_env *env, const lab_kernel *k, void *state, check_result *c,
+                          int *lost)
 {
+    conv_launch *a = state;
     measurement m;
     char why[256], model[192];
+    float *in = NULL, *mask = NULL;
     measure_status st = env->meter_status;
+    (void)k;
 
     snprintf(why, sizeof why, "%s", env->meter_why);
-    if (st == MEASURE_OK && big_input(env, a, why, sizeof why) != 0)
+    if (st == MEASURE_OK && big_input(env, a, &in, &mask, why, sizeof why) != 0)
         st = MEASURE_ERROR;
     if (st == MEASURE_OK) {
         worker_progress(env);
         st = env->meter->measure(env->meter, launch_conv, a, &m, why, sizeof why);
     }
+    *lost = st == MEASURE_ERROR && gpu_context_lost();
+    if (!*lost)
+        release(a);
+    free(in), free(mask);
     if (st != MEASURE_OK) {
         compare_not_measured(&c[FLOAT_LOADS], st, why);
         compare_not_measured(&c[FLOAT_CONFLICTS], st, why);
-        free_big(a);
         return;
     }
     double limit = tiled_load_limit(env, a, model, sizeof model);
@@ -208,7 +223,6 @@ static void grade_counters(worker_env *env, conv_launch *a, check_result *c)
     check_smem_near_free(&c[FLOAT_CONFLICTS], &m,
                          "Neighbouring threads should read neighbouring tile elements "
                          "(tile[ty + i][tx + j] with tx varying fastest).");
-    free_big(a);
 }
 
 static void launch_copy(void *p)
@@ -218,14 +232,60 @@ static void launch_copy(void *p)
                     cudaMemcpyDeviceToDevice, 0);
 }
 
-static void grade_speed(worker_env *env, const lab_kernel *k, conv_launch *a, check_result *c)
+/*
+ * The timed result is checked too, on samples (the full 2-D reference of the
+ * speed image would take seconds): a fast wrong answer earns nothing.
+ */
+#define SPEED_SAMPLES 4096
+static int speed_result_right(const conv_launch *a, const float *in, const float *mask,
+                              char *why, size_t n)
 {
+    size_t total = (size_t)a->width * a->height;
+    float *got = malloc(SPEED_SAMPLES * sizeof *got), *want = malloc(SPEED_SAMPLES * sizeof *want);
+    float *out = malloc(total * sizeof *out);
+    int taps = is_2d(a) ? a->mw * a->mw : a->mw, ok = 0;
+
+    /* The four corners, then samples spread over the whole output. */
+    const size_t corners[4] = {0, (size_t)a->width - 1, total - (size_t)a->width, total - 1};
+
+    if (cudaMemcpy(out, a->out, total * sizeof *out, cudaMemcpyDeviceToHost) == cudaSuccess) {
+        for (int s = 0; s < SPEED_SAMPLES; s++) {
+            size_t i = s < 4 ? corners[s] : (size_t)(((unsigned long long)s * 2654435761u) % total);
+            int x = (int)(i % (size_t)a->width), y = (int)(i / (size_t)a->width);
+            got[s] = out[i];
+            want[s] = (float)(is_2d(a) ? ref_conv2d_at(in, mask, a->width, a->height, a->mw, x, y)
+                                       : ref_conv1d_at(in, mask, a->width, a->mw, x));
+        }
+        tol_report rep;
+        tol_limits lim = tol_default_limits();
+        ok = tol_compare(got, want, 1, SPEED_SAMPLES, tol_floor_conv(in, total, mask, taps), lim,
+                         &rep);
+        if (!ok)
+            tol_describe(&rep, &lim, why, n);
+    } else {
+        snprintf(why, n, "copying the result back failed");
+    }
+    free(got), free(want), free(out);
+    return ok;
+}
+
+static void speed_conv(worker_env *env, const lab_kernel *k, void *state, check_result *c,
+                       int *lost)
+{
+    conv_launch *a = state;
     char why[256];
+    float *in = NULL, *mask = NULL;
     double t_kernel = 0, t_copy = 0;
-    if (big_input(env, a, why, sizeof why) != 0 ||
-        time_launch(env, launch_conv, a, &t_kernel, why, sizeof why) != 0 ||
-        time_launch(env, launch_copy, a, &t_copy, why, sizeof why) != 0) {
+
+    if (big_input(env, a, &in, &mask, why, sizeof why) != 0 ||
+        time_launch(env, launch_conv, a, &t_kernel, why, sizeof why) != 0) {
         check_set(c, CHECK_FAIL, "timing failed: %s", why);
+        *lost = gpu_context_lost();
+    } else if (!speed_result_right(a, in, mask, why, sizeof why)) {
+        check_set(c, CHECK_FAIL, "the timed result is wrong (%s): a fast wrong answer earns "
+                  "nothing", why);
+    } else if (time_launch(env, launch_copy, a, &t_copy, why, sizeof why) != 0) {
+        check_set(c, CHECK_FAIL, "timing the copy failed: %s", why);
     } else {
         double bytes = 2.0 * a->width * a->height * sizeof(float); /* read in, write out */
         check_speed(c, t_kernel, t_copy, k->speed_fraction, "GB/s", bytes / 1e6,
@@ -235,7 +295,9 @@ static void grade_speed(worker_env *env, const lab_kernel *k, conv_launch *a, ch
                         "copy speed: coalesced tile loads, the mask from constant memory, and "
                         "enough outputs per thread to hide the halo.");
     }
-    free_big(a);
+    if (!*lost)
+        release(a);
+    free(in), free(mask);
 }
 
 static void bind_conv(void *state, void *launcher)
@@ -243,25 +305,9 @@ static void bind_conv(void *state, void *launcher)
     ((conv_launch *)state)->fn = launcher;
 }
 
-static int correct_conv(worker_env *env, void *state, check_result *c, int *broken)
-{
-    return grade_correct(env, state, c, broken);
-}
-
-static void counters_conv(worker_env *env, const lab_kernel *k, void *state, check_result *c)
-{
-    (void)k;
-    grade_counters(env, state, c);
-}
-
-static void speed_conv(worker_env *env, const lab_kernel *k, void *state, check_result *c)
-{
-    grade_speed(env, k, state, c);
-}
-
 int conv_grade_kernel(worker_env *env, const lab_kernel *k)
 {
     static const float_ops ops = {bind_conv, correct_conv, counters_conv, speed_conv};
-    conv_launch state = {.step = k->step};
+    conv_launch state = {.k = k};
     return float_grade_kernel(env, k, &ops, &state);
 }

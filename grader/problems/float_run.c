@@ -31,56 +31,89 @@ float *host_random(size_t n, unsigned long long seed)
     return h;
 }
 
-static void fail_cuda(check_result *c, const char *label, const char *why)
+run_outcome fail_cuda(check_result *c, const char *label, const char *why)
 {
     check_set(c, CHECK_FAIL, "CUDA error at %s: %s", label, why);
     check_field(c->hint, sizeof c->hint, "The kernel faulted or could not launch at this "
                 "size. Check every index against the matrix or image bounds, the shared "
                 "array sizes, and the launch configuration for sizes that are not a "
                 "multiple of the tile.");
+    return gpu_context_lost() ? RUN_LOST : RUN_FAILED;
 }
 
-int float_run_case(worker_env *env, const float_case *fc, check_result *c, int *broken)
+/* Elements that still hold the poison the output was filled with. */
+static size_t count_poison(const float *got, size_t n)
 {
-    size_t n = (size_t)fc->rows * fc->cols;
-    float *got = malloc(n * sizeof *got);
-    char why[256], text[512];
-    long guard = 0;
-    guarded buf;
+    size_t left = 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned int bits;
+        memcpy(&bits, &got[i], sizeof bits);
+        left += bits == (unsigned int)GPU_POISON_INT;
+    }
+    return left;
+}
+
+/* Judge a result that ran and stayed inside its buffer. */
+static run_outcome judge(const float_case *fc, const float *got, size_t n, check_result *c)
+{
+    char text[512];
     tol_report rep;
     tol_limits lim = tol_default_limits();
-    int ok = 0;
 
-    *broken = 0;
-    if (guarded_alloc(&buf, n * sizeof(float), why, sizeof why) != 0) {
-        fail_cuda(c, fc->label, why);
-        free(got);
-        return 0;
+    if (count_poison(got, n) == n) {
+        check_set(c, CHECK_FAIL, "at %s: the output was never written (all %zu elements still "
+                  "hold the poison value)", fc->label, n);
+        check_field(c->hint, sizeof c->hint, "Does the launcher launch the kernel, and does "
+                    "every thread that owns an output store it?");
+        return RUN_WRONG;
     }
-    *fc->out = buf.data;
-    worker_progress(env);
-    env->lib.scrub_shared(GPU_SCRUB_INT);
-    if (gpu_run(fc->launch, fc->arg, broken, why, sizeof why) != 0 ||
-        guarded_read(&buf, got, &guard, why, sizeof why) != 0) {
-        fail_cuda(c, fc->label, why);
-    } else if (guard > 0) {
-        check_set(c, CHECK_FAIL, "at %s: wrote outside the output (%ld guard bytes changed)",
-                  fc->label, guard);
-        check_field(c->hint, sizeof c->hint, "A thread past the edge of the output still "
-                    "writes: guard every store with the bounds check.");
-    } else if (!tol_compare(got, fc->ref, fc->rows, fc->cols, fc->floor, lim, &rep)) {
+    if (!tol_compare(got, fc->ref, fc->rows, fc->cols, fc->floor, lim, &rep)) {
         check_set(c, CHECK_FAIL, "at %s: %s", fc->label,
                   tol_describe(&rep, &lim, text, sizeof text));
         check_field(c->hint, sizeof c->hint, "If only edge elements are wrong, look at the "
                     "bounds checks and the zero fill of partial tiles (or the halo). If the "
                     "wrong elements move from run to run, a __syncthreads() is missing.");
-    } else {
-        ok = 1;
+        return RUN_WRONG;
     }
-    if (!*broken)
+    return RUN_RIGHT;
+}
+
+run_outcome float_run_case(worker_env *env, const float_case *fc, check_result *c)
+{
+    size_t n = (size_t)fc->rows * fc->cols;
+    float *got = malloc(n * sizeof *got);
+    char why[256];
+    long guard = 0;
+    int lost = 0;
+    guarded buf;
+    run_outcome out;
+
+    if (guarded_alloc(&buf, n * sizeof(float), why, sizeof why) != 0) {
+        free(got);
+        return fail_cuda(c, fc->label, why);
+    }
+    *fc->out = buf.data;
+    worker_progress(env);
+    if (env->lib.scrub_shared(GPU_SCRUB_INT) != cudaSuccess) {
+        out = fail_cuda(c, fc->label, "filling shared memory with junk failed");
+    } else if (gpu_run(fc->launch, fc->arg, &lost, why, sizeof why) != 0) {
+        out = fail_cuda(c, fc->label, why);
+    } else if (guarded_read(&buf, got, &guard, why, sizeof why) != 0) {
+        out = fail_cuda(c, fc->label, why);
+    } else if (guard > 0) {
+        check_set(c, CHECK_FAIL, "at %s: wrote outside the output (%ld guard bytes changed)",
+                  fc->label, guard);
+        check_field(c->hint, sizeof c->hint, "A thread past the edge of the output still "
+                    "writes: guard every store with the bounds check.");
+        out = RUN_WRONG;
+    } else {
+        out = judge(fc, got, n, c);
+    }
+    if (out != RUN_LOST)
         guarded_free(&buf);
+    *fc->out = NULL; /* freed: nothing may use it again */
     free(got);
-    return ok;
+    return out;
 }
 
 int time_launch(worker_env *env, void (*launch)(void *), void *arg, double *median_ms, char *why,
@@ -97,18 +130,32 @@ int time_launch(worker_env *env, void (*launch)(void *), void *arg, double *medi
     return 0;
 }
 
+/* Send c now, so that a crash later cannot take it back. */
+static void decide(worker_env *env, check_result *c, int *sent)
+{
+    if (c->max_points > 0)
+        worker_emit(env, c);
+    *sent = 1;
+}
+
 int float_grade_kernel(worker_env *env, const lab_kernel *k, const float_ops *ops, void *state)
 {
+    kernel_check checks[KERNEL_MAX_CHECKS];
+    check_result c[FLOAT_CHECKS];
+    int sent[FLOAT_CHECKS] = {0}, lost = 0;
+    void *launcher = lab_lib_symbol(&env->lib, k->launcher);
+    int n = kernel_checks(env->lab, k, checks);
+
     static const char *const ids[FLOAT_CHECKS] = {"correct", "global-loads", "smem-conflicts",
                                                   "speed"};
-    const double pts[FLOAT_CHECKS] = {k->points.correct, k->points.global_loads,
-                                      k->points.conflicts, k->points.speed};
-    check_result c[FLOAT_CHECKS];
-    int broken = 0;
-    void *launcher = lab_lib_symbol(&env->lib, k->launcher);
-
+    /* Checks the table gives no points are not run: max_points 0 marks them. */
     for (int i = 0; i < FLOAT_CHECKS; i++)
-        check_init(&c[i], env->lab->id, k->name, ids[i], pts[i]);
+        check_init(&c[i], env->lab->id, k->name, ids[i], 0);
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i < FLOAT_CHECKS; i++)
+            if (strcmp(c[i].check, checks[j].id) == 0)
+                c[i].max_points = checks[j].points;
+
     if (!launcher) {
         check_set(&c[FLOAT_CORRECT], CHECK_FAIL, "%s not found in %s", k->launcher,
                   env->lib.path);
@@ -116,20 +163,25 @@ int float_grade_kernel(worker_env *env, const lab_kernel *k, const float_ops *op
             check_set(&c[i], CHECK_FAIL, "not graded: the launcher is missing");
     } else {
         ops->bind(state, launcher);
-        int right = ops->correct(env, state, &c[FLOAT_CORRECT], &broken);
-        int ran = !broken && !strstr(c[FLOAT_CORRECT].message, "CUDA error");
-        if (ran && (pts[FLOAT_LOADS] > 0 || pts[FLOAT_CONFLICTS] > 0))
-            ops->counters(env, k, state, c);
+        run_outcome right = ops->correct(env, k, state, &c[FLOAT_CORRECT]);
+        decide(env, &c[FLOAT_CORRECT], &sent[FLOAT_CORRECT]);
+        lost = right == RUN_LOST;
+        /* Traffic is worth seeing even while an edge case is wrong. */
+        if ((right == RUN_RIGHT || right == RUN_WRONG) &&
+            (c[FLOAT_LOADS].max_points > 0 || c[FLOAT_CONFLICTS].max_points > 0))
+            ops->counters(env, k, state, c, &lost);
         else
             for (int i = FLOAT_LOADS; i <= FLOAT_CONFLICTS; i++)
                 check_set(&c[i], CHECK_FAIL, "not graded: the kernel did not run");
-        if (right && pts[FLOAT_SPEED] > 0)
-            ops->speed(env, k, state, &c[FLOAT_SPEED]);
+        decide(env, &c[FLOAT_LOADS], &sent[FLOAT_LOADS]);
+        decide(env, &c[FLOAT_CONFLICTS], &sent[FLOAT_CONFLICTS]);
+        if (right == RUN_RIGHT && !lost && c[FLOAT_SPEED].max_points > 0)
+            ops->speed(env, k, state, &c[FLOAT_SPEED], &lost);
         else
             check_set(&c[FLOAT_SPEED], CHECK_FAIL, "not timed: the kernel is not correct yet");
     }
     for (int i = 0; i < FLOAT_CHECKS; i++)
-        if (pts[i] > 0)
-            worker_emit(env, &c[i]);
-    return broken ? KERNEL_CONTEXT_LOST : 0;
+        if (!sent[i])
+            decide(env, &c[i], &sent[i]);
+    return lost ? KERNEL_CONTEXT_LOST : 0;
 }

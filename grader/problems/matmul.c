@@ -15,7 +15,6 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 typedef void (*matmul_fn)(const float *A, const float *B, float *C, int M, int N, int K);
 
@@ -53,80 +52,99 @@ static const mm_case *get_case(int i, unsigned long long seed)
     return c;
 }
 
-static int grade_correct(worker_env *env, matmul_fn fn, check_result *c, int *broken)
+/* Device operands for a->M x a->K and a->K x a->N from host arrays; 0 on success. */
+static int upload(mm_launch *a, const float *hA, const float *hB, char *why, size_t n)
 {
-    char why[256];
-    for (int i = 0; i < sizes_matmul_count && !*broken; i++) {
-        const matmul_size *s = &sizes_matmul[i];
-        worker_progress(env); /* the host reference of 1024^3 takes a moment */
-        const mm_case *mc = get_case(i, env->opt->seed);
-        char label[96];
-        snprintf(label, sizeof label, "M=%d N=%d K=%d (%s)", s->M, s->N, s->K, s->why);
-        mm_launch a = {fn, dev_upload(mc->A, (size_t)s->M * s->K, why, sizeof why),
-                       dev_upload(mc->B, (size_t)s->K * s->N, why, sizeof why), NULL,
-                       s->M, s->N, s->K};
-        float_case fc = {label, launch_mm, &a, &a.C, mc->ref, s->M, s->N, mc->floor};
-        int ok = a.A && a.B && float_run_case(env, &fc, c, broken);
-        if (!a.A || !a.B)
-            check_set(c, CHECK_FAIL, "CUDA error: %s", why);
-        cudaFree((void *)a.A);
-        cudaFree((void *)a.B);
-        if (!ok)
-            return 0;
-    }
-    check_set(c, CHECK_PASS, "all %d sizes right, 1x1x1 to 1024^3 (seed %llu)",
-              sizes_matmul_count, env->opt->seed);
-    return 1;
+    a->A = dev_upload(hA, (size_t)a->M * a->K, why, n);
+    a->B = a->A ? dev_upload(hB, (size_t)a->K * a->N, why, n) : NULL;
+    return a->A && a->B ? 0 : -1;
 }
 
-/* Large random operands on the device, for counters and timing. */
-static int big_operands(const matmul_size *s, unsigned long long seed, mm_launch *a,
-                        char *why, size_t n)
-{
-    float *hA = host_random((size_t)s->M * s->K, seed), *hB = host_random((size_t)s->K * s->N, seed + 1);
-    a->A = dev_upload(hA, (size_t)s->M * s->K, why, n);
-    a->B = dev_upload(hB, (size_t)s->K * s->N, why, n);
-    free(hA);
-    free(hB);
-    a->M = s->M, a->N = s->N, a->K = s->K;
-    return a->A && a->B && cudaMalloc((void **)&a->C, (size_t)s->M * s->N * sizeof(float)) ==
-                               cudaSuccess ? 0 : -1;
-}
-
-static void free_operands(mm_launch *a)
+static void release(mm_launch *a)
 {
     cudaFree((void *)a->A);
     cudaFree((void *)a->B);
     cudaFree(a->C);
+    a->A = a->B = NULL;
+    a->C = NULL;
 }
 
-static void grade_counters(worker_env *env, const lab_kernel *k, matmul_fn fn, check_result *c)
+static run_outcome correct_mm(worker_env *env, const lab_kernel *k, void *state,
+                              check_result *c)
+{
+    mm_launch *a = state;
+    char why[256];
+    (void)k;
+    for (int i = 0; i < sizes_matmul_count; i++) {
+        const matmul_size *s = &sizes_matmul[i];
+        char label[128];
+        run_outcome out;
+
+        worker_progress(env); /* the host reference of 1024^3 takes a moment */
+        const mm_case *mc = get_case(i, env->opt->seed);
+        snprintf(label, sizeof label, "M=%d N=%d K=%d (%s)", s->M, s->N, s->K, s->why);
+        a->M = s->M, a->N = s->N, a->K = s->K;
+        if (upload(a, mc->A, mc->B, why, sizeof why) != 0) {
+            out = fail_cuda(c, label, why);
+        } else {
+            float_case fc = {label, launch_mm, a, &a->C, mc->ref, s->M, s->N, mc->floor};
+            out = float_run_case(env, &fc, c);
+        }
+        if (out != RUN_LOST)
+            release(a);
+        if (out != RUN_RIGHT)
+            return out;
+    }
+    check_set(c, CHECK_PASS, "all %d sizes right, 1x1x1 to 1024^3 (seed %llu)",
+              sizes_matmul_count, env->opt->seed);
+    return RUN_RIGHT;
+}
+
+/* Large random operands and an output on the device, for counters and timing. */
+static int big_operands(const matmul_size *s, unsigned long long seed, mm_launch *a,
+                        char *why, size_t n)
+{
+    float *hA = host_random((size_t)s->M * s->K, seed), *hB = host_random((size_t)s->K * s->N, seed + 1);
+    a->M = s->M, a->N = s->N, a->K = s->K;
+    int rc = upload(a, hA, hB, why, n);
+    free(hA);
+    free(hB);
+    if (rc == 0 && cudaMalloc((void **)&a->C, (size_t)s->M * s->N * sizeof(float)) != cudaSuccess) {
+        snprintf(why, n, "no device memory for a %dx%d result", s->M, s->N);
+        rc = -1;
+    }
+    return rc;
+}
+
+static void counters_mm(worker_env *env, const lab_kernel *k, void *state, check_result *c,
+                        int *lost)
 {
     const matmul_size *s = &sizes_matmul_traffic;
-    mm_launch a = {fn, NULL, NULL, NULL, 0, 0, 0};
+    mm_launch *a = state;
     measurement m;
-    char why[256];
-    int tile = 0;
+    char why[256], model[128];
     measure_status st = env->meter_status;
 
     snprintf(why, sizeof why, "%s", env->meter_why);
-    if (st == MEASURE_OK && big_operands(s, env->opt->seed, &a, why, sizeof why) != 0)
+    if (st == MEASURE_OK && big_operands(s, env->opt->seed, a, why, sizeof why) != 0)
         st = MEASURE_ERROR;
     if (st == MEASURE_OK) {
         worker_progress(env);
-        st = env->meter->measure(env->meter, launch_mm, &a, &m, why, sizeof why);
+        st = env->meter->measure(env->meter, launch_mm, a, &m, why, sizeof why);
     }
-    free_operands(&a);
+    *lost = st == MEASURE_ERROR && gpu_context_lost();
+    if (!*lost)
+        release(a);
     if (st != MEASURE_OK) {
         compare_not_measured(&c[FLOAT_LOADS], st, why);
         compare_not_measured(&c[FLOAT_CONFLICTS], st, why);
         return;
     }
-    /* Naive: every thread loads one A and one B element per k, 32 threads a warp. */
+    /* Naive: every thread loads one A and one B element per k, a warp at a time. */
     double naive = (double)s->M * s->N * 2.0 * s->K / env->gpu.banks.warp_size;
-    char model[128];
-    if (lab_lib_param(&env->lib, "smemlab_param_TILE", &tile) != 0 || tile < 1)
-        tile = 1;
+    int tile = lab_param_value(env->lab, k->tile_param);
+    if (tile < 1)
+        tile = 1; /* no tiling asked for: the naive count is the limit */
     snprintf(model, sizeof model, "naive model %.0f / TILE %d, +%.0f%%, at %dx%dx%d", naive,
              tile, 100 * GLOBAL_LOAD_SLACK, s->M, s->N, s->K);
     check_global_loads(&c[FLOAT_LOADS], &m, naive / tile * (1 + GLOBAL_LOAD_SLACK), model,
@@ -137,9 +155,8 @@ static void grade_counters(worker_env *env, const lab_kernel *k, matmul_fn fn, c
     check_smem_near_free(&c[FLOAT_CONFLICTS], &m,
                          "Read As[ty][k] (one word for a whole row of threads: a broadcast) and "
                          "Bs[k][tx] (consecutive words): both are conflict-free. A tile read "
-                         "down a column, Bs[tx][k], costs a 32-way conflict; pad it or swap "
-                         "the indices.");
-    (void)k;
+                         "down a column, Bs[tx][k], costs a conflict on every access; swap the "
+                         "indices or pad the tile.");
 }
 
 /* cuBLAS computes row-major C = A B as column-major C^T = B^T A^T. */
@@ -170,27 +187,29 @@ static double device_distance(const float *x, const float *y, size_t n)
     return den > 0 ? sqrt(num / den) : (num > 0 ? INFINITY : 0);
 }
 
-static void grade_speed(worker_env *env, const lab_kernel *k, matmul_fn fn, check_result *c)
+static void speed_mm(worker_env *env, const lab_kernel *k, void *state, check_result *c,
+                     int *lost)
 {
     const matmul_size *s = &sizes_matmul_speed;
-    mm_launch a = {fn, NULL, NULL, NULL, 0, 0, 0}, ref;
+    mm_launch *a = state, ref;
     char why[256];
     double t_kernel = 0, t_ref = 0;
     size_t n = (size_t)s->M * s->N;
 
-    if (big_operands(s, env->opt->seed, &a, why, sizeof why) != 0) {
-        check_set(c, CHECK_FAIL, "CUDA error: %s", why);
-        free_operands(&a);
+    if (big_operands(s, env->opt->seed, a, why, sizeof why) != 0) {
+        check_set(c, CHECK_FAIL, "could not prepare %dx%dx%d: %s", s->M, s->N, s->K, why);
+        release(a);
         return;
     }
-    ref = a;
+    ref = *a;
     ref.C = NULL;
     if (cudaMalloc((void **)&ref.C, n * sizeof(float)) != cudaSuccess ||
-        time_launch(env, launch_mm, &a, &t_kernel, why, sizeof why) != 0 ||
+        time_launch(env, launch_mm, a, &t_kernel, why, sizeof why) != 0 ||
         time_launch(env, launch_cublas, &ref, &t_ref, why, sizeof why) != 0) {
         check_set(c, CHECK_FAIL, "timing failed at %dx%dx%d: %s", s->M, s->N, s->K, why);
+        *lost = gpu_context_lost();
     } else {
-        double dist = device_distance(a.C, ref.C, n);
+        double dist = device_distance(a->C, ref.C, n);
         check_speed(c, t_kernel, t_ref, k->speed_fraction, "GFLOP/s",
                     2.0 * s->M * s->N * s->K / 1e6, "cuBLAS SGEMM");
         if (!(dist <= TOL_OVERALL * 10))
@@ -202,28 +221,15 @@ static void grade_speed(worker_env *env, const lab_kernel *k, matmul_fn fn, chec
                         "into a register and reusing it; wide (float4) loads and a large "
                         "block tile (e.g. 128x128) cut shared and global traffic further.");
     }
-    cudaFree(ref.C);
-    free_operands(&a);
+    if (!*lost) {
+        cudaFree(ref.C);
+        release(a);
+    }
 }
 
 static void bind_mm(void *state, void *launcher)
 {
     *(void **)&((mm_launch *)state)->fn = launcher;
-}
-
-static int correct_mm(worker_env *env, void *state, check_result *c, int *broken)
-{
-    return grade_correct(env, ((mm_launch *)state)->fn, c, broken);
-}
-
-static void counters_mm(worker_env *env, const lab_kernel *k, void *state, check_result *c)
-{
-    grade_counters(env, k, ((mm_launch *)state)->fn, c);
-}
-
-static void speed_mm(worker_env *env, const lab_kernel *k, void *state, check_result *c)
-{
-    grade_speed(env, k, ((mm_launch *)state)->fn, c);
 }
 
 int matmul_grade_kernel(worker_env *env, const lab_kernel *k)

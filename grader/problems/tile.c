@@ -22,27 +22,22 @@ static void launch_tile(void *arg)
     t->launcher(t->out);
 }
 
-/* Every check of a tile kernel, in report order. */
+/* Every check of a tile kernel, in report order (kernel_checks). */
 enum { C_CORRECT, C_ST_REQ, C_LD_REQ, C_ST_CONF, C_LD_CONF, C_COUNT };
-static const char *const check_ids[C_COUNT] = {"correct", "store-requests", "load-requests",
-                                               "store-conflicts", "load-conflicts"};
 
 static void init_checks(worker_env *env, const lab_kernel *k, check_result *c)
 {
-    const check_points *p = &k->points;
-    const double pts[C_COUNT] = {p->correct, p->requests, p->requests, p->conflicts,
-                                 p->conflicts};
-    /* Optional kernels are for practice: graded, but worth no points. */
-    for (int i = 0; i < C_COUNT; i++)
-        check_init(&c[i], env->lab->id, k->name, check_ids[i], k->optional ? 0 : pts[i]);
+    kernel_check checks[KERNEL_MAX_CHECKS];
+    int n = kernel_checks(env->lab, k, checks);
+    for (int i = 0; i < C_COUNT && i < n; i++)
+        check_init(&c[i], env->lab->id, k->name, checks[i].id, checks[i].points);
 }
 
 /* Mark every check not yet decided as failed with the same reason. */
 static void fail_rest(check_result *c, int from, const char *reason)
 {
-    for (int i = from; i < C_COUNT; i++) {
+    for (int i = from; i < C_COUNT; i++)
         check_set(&c[i], CHECK_FAIL, "not graded: %s", reason);
-    }
 }
 
 static void emit_all(worker_env *env, const check_result *c)
@@ -68,72 +63,79 @@ static void describe_wrong(check_result *c, const int_diff *d, int bdimx, long n
                 "and the load is missing (the grader fills shared memory with junk first).");
 }
 
-/* One correctness run; returns 1 when the output is right. */
-static int run_once(worker_env *env, tile_launch *t, guarded *buf, const int *want, int *got,
-                    long n, check_result *c, int *broken)
+/* One correctness run. */
+static run_outcome run_once(worker_env *env, tile_launch *t, guarded *buf, const int *want,
+                            int *got, long n, check_result *c)
 {
     char why[256];
     long guard = 0;
+    int broken = 0;
     int_diff d;
+    cudaError_t err = cudaSuccess;
 
     worker_progress(env);
-    if (guarded_poison(buf, why, sizeof why) != 0 ||
-        env->lib.scrub_shared(GPU_SCRUB_INT) != cudaSuccess) {
-        check_set(c, CHECK_FAIL, "cuda error while preparing the run: %s", why);
-        *broken = 1;
-        return 0;
+    int poisoned = guarded_poison(buf, why, sizeof why) == 0;
+    if (poisoned && (err = env->lib.scrub_shared(GPU_SCRUB_INT)) != cudaSuccess)
+        snprintf(why, sizeof why, "%s", cudaGetErrorString(err));
+    if (!poisoned || err != cudaSuccess) {
+        check_set(c, CHECK_FAIL, "CUDA error while preparing the run: %s", why);
+        check_field(c->hint, sizeof c->hint, "The lab library cannot run on this GPU: was it "
+                    "built for another one? Rebuild it here: make clean && make %s",
+                    env->lab->id);
+        return gpu_context_lost() ? RUN_LOST : RUN_FAILED;
     }
-    if (gpu_run(launch_tile, t, broken, why, sizeof why) != 0) {
+    if (gpu_run(launch_tile, t, &broken, why, sizeof why) != 0) {
         check_set(c, CHECK_FAIL, "CUDA error: %s", why);
         check_field(c->hint, sizeof c->hint, "The kernel faulted or could not launch. Look "
                     "for an index past the tile or out, or a launch asking for more shared "
                     "memory than the tile needs (or none, where the tile is dynamic).");
-        return 0;
+        return broken ? RUN_LOST : RUN_FAILED;
     }
     if (guarded_read(buf, got, &guard, why, sizeof why) != 0) {
         check_set(c, CHECK_FAIL, "CUDA error: %s", why);
-        return 0;
+        return gpu_context_lost() ? RUN_LOST : RUN_FAILED;
     }
     if (guard > 0) {
         check_set(c, CHECK_FAIL, "wrote outside out: %ld guard bytes around the buffer changed",
                   guard);
         check_field(c->hint, sizeof c->hint, "Some thread writes past the end (or before the "
                     "start) of out. out has BDIMX * BDIMY elements; the index must stay below.");
-        return 0;
+        return RUN_WRONG;
     }
     compare_ints(want, got, n, GPU_POISON_INT, &d);
     if (d.wrong > 0) {
         describe_wrong(c, &d, env->lab->bdimx, n);
-        return 0;
+        return RUN_WRONG;
     }
-    return 1;
+    return RUN_RIGHT;
 }
 
-static int grade_correct(worker_env *env, const lab_kernel *k, tile_launch *t, check_result *c,
-                         int *broken)
+/* Every correctness run must be right. */
+static run_outcome grade_correct(worker_env *env, const lab_kernel *k, tile_launch *t,
+                                 check_result *c)
 {
     long n = (long)env->lab->bdimx * env->lab->bdimy;
     int *want = malloc((size_t)n * sizeof *want), *got = malloc((size_t)n * sizeof *got);
     guarded buf;
     char why[256];
-    int ok = 0;
+    run_outcome out = RUN_RIGHT;
 
     tile_reference(&k->tile, env->lab->bdimx, env->lab->bdimy, want);
     if (guarded_alloc(&buf, (size_t)n * sizeof(int), why, sizeof why) != 0) {
         check_set(c, CHECK_FAIL, "CUDA error: %s", why);
+        out = gpu_context_lost() ? RUN_LOST : RUN_FAILED;
     } else {
         t->out = buf.data;
-        ok = 1;
-        for (int r = 0; ok && r < env->opt->repeats; r++)
-            ok = run_once(env, t, &buf, want, got, n, c, broken);
-        if (ok)
+        for (int r = 0; out == RUN_RIGHT && r < env->opt->repeats; r++)
+            out = run_once(env, t, &buf, want, got, n, c);
+        if (out == RUN_RIGHT)
             check_set(c, CHECK_PASS, "all %ld elements right (%d runs)", n, env->opt->repeats);
-        if (!*broken)
+        if (out != RUN_LOST)
             guarded_free(&buf);
     }
     free(want);
     free(got);
-    return ok;
+    return out;
 }
 
 static void pad_note(worker_env *env, char *note, size_t size)
@@ -177,7 +179,7 @@ static void grade_counters(worker_env *env, const lab_kernel *k, tile_launch *t,
     if (st != MEASURE_OK) {
         for (int i = C_ST_REQ; i < C_COUNT; i++)
             compare_not_measured(&c[i], st, why);
-        *broken = st == MEASURE_ERROR && cudaDeviceSynchronize() != cudaSuccess;
+        *broken = st == MEASURE_ERROR && gpu_context_lost();
         return;
     }
     pad_note(env, note, sizeof note);
@@ -212,10 +214,11 @@ int tile_grade_kernel(worker_env *env, const lab_kernel *k)
         emit_all(env, c);
         return 0;
     }
-    int right = grade_correct(env, k, &t, &c[C_CORRECT], &broken);
-    if (broken) {
+    run_outcome out = grade_correct(env, k, &t, &c[C_CORRECT]);
+    if (out == RUN_LOST) {
+        broken = 1;
         fail_rest(c, C_ST_REQ, "the kernel broke the CUDA context");
-    } else if (!right && strstr(c[C_CORRECT].message, "CUDA error")) {
+    } else if (out == RUN_FAILED) {
         fail_rest(c, C_ST_REQ, "the kernel did not run");
     } else {
         grade_counters(env, k, &t, c, &broken);

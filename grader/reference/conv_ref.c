@@ -3,23 +3,27 @@
 
 #include <stddef.h>
 
-void ref_conv1d(const float *in, const float *mask, float *out, int n, int mask_width)
+double ref_conv1d_at(const float *in, const float *mask, int n, int mask_width, int i)
 {
     int r = mask_width / 2;
-    for (int i = 0; i < n; i++) {
-        double sum = 0.0;
-        for (int j = 0; j < mask_width; j++) {
-            int src = i - r + j;
-            if (src >= 0 && src < n) /* ghost cells add nothing */
-                sum += (double)in[src] * mask[j];
-        }
-        out[i] = (float)sum;
+    double sum = 0.0;
+    for (int j = 0; j < mask_width; j++) {
+        int src = i - r + j;
+        if (src >= 0 && src < n) /* ghost cells add nothing */
+            sum += (double)in[src] * mask[j];
     }
+    return sum;
 }
 
-/* One output pixel; taps that fall outside the image are skipped (ghosts). */
-static double conv2d_pixel(const float *in, const float *mask, int width, int height,
-                           int mask_width, int x, int y)
+void ref_conv1d(const float *in, const float *mask, float *out, int n, int mask_width)
+{
+    for (int i = 0; i < n; i++)
+        out[i] = (float)ref_conv1d_at(in, mask, n, mask_width, i);
+}
+
+/* Taps that fall outside the image are skipped (ghosts). */
+double ref_conv2d_at(const float *in, const float *mask, int width, int height,
+                     int mask_width, int x, int y)
 {
     int r = mask_width / 2;
     double sum = 0.0;
@@ -42,5 +46,5 @@ void ref_conv2d(const float *in, const float *mask, float *out, int width, int h
     for (int y = 0; y < height; y++)
         for (int x = 0; x < width; x++)
             out[(size_t)y * width + x] =
-                (float)conv2d_pixel(in, mask, width, height, mask_width, x, y);
+                (float)ref_conv2d_at(in, mask, width, height, mask_width, x, y);
 }

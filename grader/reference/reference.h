@@ -18,6 +18,9 @@ void ref_matmul(const float *A, const float *B, float *C, int M, int N, int K);
  */
 void ref_conv1d(const float *in, const float *mask, float *out, int n, int mask_width);
 
+/* One output of ref_conv1d, unrounded: for checking samples of a large result. */
+double ref_conv1d_at(const float *in, const float *mask, int n, int mask_width, int i);
+
 /*
  * 2-D convolution on a row-major width x height image (pixel (x, y) at
  * y * width + x) with a row-major mask_width x mask_width mask:
@@ -26,5 +29,9 @@ void ref_conv1d(const float *in, const float *mask, float *out, int n, int mask_
  */
 void ref_conv2d(const float *in, const float *mask, float *out, int width, int height,
                 int mask_width);
+
+/* One output pixel (x, y) of ref_conv2d, unrounded. */
+double ref_conv2d_at(const float *in, const float *mask, int width, int height, int mask_width,
+                     int x, int y);
 
 #endif /* SMEMLAB_REFERENCE_H */

@@ -13,7 +13,7 @@ typedef struct report_style {
 } report_style;
 
 void report_text_lab(FILE *f, const lab_result *r, const report_style *st);
-void report_text_total(FILE *f, const score *s, int exit_code);
+void report_text_total(FILE *f, const score *s);
 
 /* Whole run as JSON; returns 0, or -1 with errno set when f fails. */
 int report_json(FILE *f, const lab_result *results, int n, const score *s, int exit_code);

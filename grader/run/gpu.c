@@ -111,8 +111,13 @@ int gpu_run(void (*launch)(void *), void *arg, int *broken, char *why, size_t wh
     if (err == cudaSuccess)
         return 0;
     snprintf(why, why_size, "%s (%s)", cudaGetErrorString(err), cudaGetErrorName(err));
-    /* A sticky error keeps coming back: the context is lost. */
-    cudaGetLastError();
-    *broken = cudaDeviceSynchronize() != cudaSuccess;
+    *broken = gpu_context_lost();
     return -1;
+}
+
+int gpu_context_lost(void)
+{
+    /* A sticky error keeps coming back after it was read once. */
+    cudaGetLastError();
+    return cudaDeviceSynchronize() != cudaSuccess;
 }

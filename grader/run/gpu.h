@@ -56,4 +56,15 @@ void guarded_free(guarded *g);
  */
 int gpu_run(void (*launch)(void *), void *arg, int *broken, char *why, size_t why_size);
 
+/* What one graded run of a kernel came to. */
+typedef enum run_outcome {
+    RUN_RIGHT,  /* ran, output right */
+    RUN_WRONG,  /* ran, output wrong */
+    RUN_FAILED, /* did not run: a CUDA error, the context still usable */
+    RUN_LOST    /* a CUDA error that lost the context: nothing more can run */
+} run_outcome;
+
+/* After a CUDA error: is the context gone (the error is sticky)? */
+int gpu_context_lost(void);
+
 #endif /* SMEMLAB_GPU_H */

@@ -27,11 +27,11 @@
  *   global scope with the SMEMLAB_SYMBOL lines below: that is how the grader
  *   finds them.
  *
- *   Parameters (exported with SMEMLAB_PARAM; the grader reads them):
- *     must not change: TILE1D = 1024 (outputs per 1-D block),
- *       MAX_MASK1D = 31, TILE2D = 32 (a 2-D block makes a TILE2D x TILE2D
- *       square of outputs), MAX_MASK2D = 7.
- *     yours to choose, but they must say what your kernels do:
+ *   Parameters (exported with SMEMLAB_PARAM):
+ *     must not change (the grader checks them when it loads your library):
+ *       TILE1D = 1024 (outputs per 1-D block), MAX_MASK1D = 31, TILE2D = 32
+ *       (a 2-D block makes a TILE2D x TILE2D square of outputs), MAX_MASK2D = 7.
+ *     yours to choose (the grader does not read them):
  *       THREADS1D (threads per 1-D block, a divisor of TILE1D) and ROWS2D
  *       (outputs per thread in 2-D; blocks are TILE2D x TILE2D / ROWS2D).
  *       THREADS1D = TILE1D and ROWS2D = 1 (one output per thread) is the

@@ -128,33 +128,46 @@ echo "lab99" >"$TMP/junk-build/last-lab"
 run --build-dir "$TMP/junk-build"
 expect "last-lab names an unknown lab" 2 "make lab1"
 
+# --- checked before any GPU work: a missing library, an unwritable --json ------------
+
+run lab1 --lib "$TMP/nonexistent/lab1.so"
+expect "lab1 --lib to a missing file: not graded, says to build it" 3 \
+    "does not exist: build the lab first" "not graded"
+
+run --build-dir "$TMP/empty-build" lab1
+expect "lab1 not built" 3 "build the lab first (make lab1)"
+
+run --build-dir "$TMP/empty-build" --solutions lab2
+expect "solution of lab2 not built" 3 "make lab2 SOLUTIONS=1"
+
+# A bad --json path fails before grading starts (no GPU needed to see it).
+run --json "$TMP/no-such-dir/report.json" --build-dir "$TMP/empty-build" lab1
+expect "--json into a missing directory, before grading" 3 "cannot write" \
+    "$TMP/no-such-dir/report.json"
+if grep -qF "== lab1" "$TMP/out"; then
+    not_ok "--json into a missing directory: graded anyway"
+fi
+if ls "$TMP"/no-such-dir* >/dev/null 2>&1; then
+    not_ok "--json into a missing directory left files behind"
+fi
+
+run --json "$TMP/report.json" --build-dir "$TMP/empty-build" lab1
+if [ "$RC" -eq 3 ] && [ -s "$TMP/report.json" ] && grep -qE '"exit_code":[[:space:]]*3' "$TMP/report.json" &&
+    grep -qF 'build the lab first' "$TMP/report.json" && ! ls "$TMP"/report.json.tmp.* >/dev/null 2>&1; then
+    ok "--json for a lab that could not be graded: exit 3, the reason in the JSON, no temp file"
+else
+    not_ok "--json for a lab that could not be graded (exit 3, JSON with the reason, no temp file)"
+fi
+
 # --- grading on a machine without a GPU ---------------------------------------------
 
 if nvidia-smi -L >/dev/null 2>&1; then
     echo "skipped: a GPU is present (grading without a GPU is not tested here)"
 else
-    run lab1 --lib /nonexistent/lab1.so
-    expect_any "lab1 --lib /nonexistent: environment error" 3 \
-        "build the lab first" "driver" "GPU"
-    expect "lab1 --lib /nonexistent: says it was not graded" 3 "not graded"
-
-    run --build-dir "$TMP/empty-build" lab1
-    expect_any "lab1 not built" 3 "build the lab first" "make lab1" "driver" "GPU"
-
-    run --json "$TMP/no-such-dir/report.json" lab1
-    expect "--json into a missing directory" 3 "cannot write" "$TMP/no-such-dir/report.json"
-    if ls "$TMP"/no-such-dir* >/dev/null 2>&1; then
-        RC=0
-        not_ok "--json into a missing directory left files behind"
-    fi
-
-    run --json "$TMP/report.json" lab1
-    if [ "$RC" -eq 3 ] && [ -s "$TMP/report.json" ] && grep -qF '"exit_code"' "$TMP/report.json" &&
-        grep -qF '"not_graded"' "$TMP/report.json" && ! ls "$TMP"/report.json.tmp.* >/dev/null 2>&1; then
-        ok "--json on a machine without a GPU writes the report"
-    else
-        not_ok "--json on a machine without a GPU writes the report (exit 3, JSON with not_graded)"
-    fi
+    # A real library, no GPU to run it: the driver/GPU message, exit 3.
+    mkdir -p "$TMP/fake-build" && : >"$TMP/fake-build/lab1.so"
+    run --build-dir "$TMP/fake-build" lab1
+    expect_any "lab1 on a machine without a GPU" 3 "driver" "no CUDA GPU"
 fi
 
 echo "$passed passed, $failed failed"

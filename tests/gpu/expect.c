@@ -4,6 +4,7 @@
  *   expect FILE full                      every lab got full marks, exit_code 0
  *   expect FILE not-full                  some points were lost
  *   expect FILE others-correct KERNEL     every other kernel's correct check passed
+ *   expect FILE not-graded TEXT           exit_code 3, a lab not graded for TEXT
  *   expect FILE check KERNEL CHECK STATUS [TEXT]
  *                                         that check has STATUS (pass/fail/...) and
  *                                         its message contains TEXT (case-insensitive)
@@ -83,6 +84,21 @@ static int expect_check(const cJSON *root, const char *kernel, const char *check
     return 1;
 }
 
+/* A library the grader refused: exit 3, the reason names TEXT. */
+static int expect_not_graded(const cJSON *root, const char *text)
+{
+    const cJSON *lab;
+    if (number(root, "exit_code") != 3) {
+        printf("expected exit_code 3, got %g\n", number(root, "exit_code"));
+        return 1;
+    }
+    cJSON_ArrayForEach(lab, cJSON_GetObjectItemCaseSensitive(root, "labs"))
+        if (strcasestr(string(lab, "not_graded"), text))
+            return 0;
+    printf("no lab was refused for \"%s\"\n", text);
+    return 1;
+}
+
 /* A kernel that crashed or hung must not cost the others their grade. */
 static int expect_others_correct(const cJSON *root, const char *kernel)
 {
@@ -107,7 +123,8 @@ static int expect_others_correct(const cJSON *root, const char *kernel)
 int main(int argc, char **argv)
 {
     if (argc < 3) {
-        fprintf(stderr, "usage: expect FILE full|not-full|others-correct KERNEL|check KERNEL CHECK STATUS [TEXT]\n");
+        fprintf(stderr, "usage: expect FILE full|not-full|others-correct KERNEL|not-graded TEXT|\n"
+                "              check KERNEL CHECK STATUS [TEXT]\n");
         return 2;
     }
     cJSON *root = load(argv[1]);
@@ -116,6 +133,8 @@ int main(int argc, char **argv)
     int rc = 2;
     if (!strcmp(argv[2], "full") || !strcmp(argv[2], "not-full"))
         rc = expect_full(root, !strcmp(argv[2], "full"));
+    else if (!strcmp(argv[2], "not-graded") && argc == 4)
+        rc = expect_not_graded(root, argv[3]);
     else if (!strcmp(argv[2], "others-correct") && argc == 4)
         rc = expect_others_correct(root, argv[3]);
     else if (!strcmp(argv[2], "check") && argc >= 6)

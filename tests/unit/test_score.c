@@ -144,11 +144,12 @@ START_TEST(test_env_error)
     ck_assert_int_eq(s.env_errors, 1);
     ck_assert_int_eq(s.failed, 0);
 
-    /* checks a lab that could not run may carry are not scored */
+    /* a lab that stopped part-way keeps what it graded: a failure among it wins */
     fake_check(&l, CHECK_FAIL, 2);
-    ck_assert_int_eq(exit_code_of(&l, 1, &s), EXIT_ENVIRONMENT);
-    ck_assert_int_eq(s.failed, 0);
-    ck_assert_double_eq_tol(s.max_points, 0, 1e-12);
+    ck_assert_int_eq(exit_code_of(&l, 1, &s), EXIT_CHECK_FAILED);
+    ck_assert_int_eq(s.failed, 1);
+    ck_assert_int_eq(s.env_errors, 1);
+    ck_assert_double_eq_tol(s.max_points, 2, 1e-12);
 
     /* one lab passed, the other could not run: still an environment problem */
     fake_lab two[2];
