@@ -24,6 +24,15 @@ typedef struct lab_result {
 /* Grade every kernel of lab with the library opt->lib_path. */
 void run_lab(const lab_def *lab, const grade_options *opt, lab_result *out);
 
+/*
+ * What runs in a worker process: grade kernels from `first` on, talking
+ * through fd, and never return. worker_main in production; the tests plug in
+ * workers that hang, crash or lie, to prove the runner copes with each.
+ */
+typedef void (*worker_entry)(const lab_def *lab, const grade_options *opt, int first, int fd);
+void run_lab_with(const lab_def *lab, const grade_options *opt, worker_entry entry,
+                  lab_result *out);
+
 void lab_result_free(lab_result *r);
 
 /* Sum of the points of every check a kernel has (for a kernel that died). */
