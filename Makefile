@@ -30,8 +30,10 @@ LDLIBS_CUDA := $(addprefix -L,$(CUDA_LIB) $(DEPS_LIB)) $(addprefix -Wl$(comma)-r
 # GPU architecture: that of GPU 0 when nvcc knows it; else a list that covers
 # compute capability 7.5 (Turing) to 9.0 (Hopper) plus PTX that newer GPUs
 # compile when they load it. NVCC_ARCH=-arch=sm_86 builds for another GPU.
-GPU_CC := $(shell nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -n1 | tr -d .)
-GPU_ARCH_KNOWN := $(if $(GPU_CC),$(filter sm_$(GPU_CC),$(shell $(NVCC) --list-gpu-code 2>/dev/null)))
+# Both are asked only when a CUDA file is compiled, and then once (make grade
+# of a built lab does not pay for nvidia-smi).
+GPU_CC = $(eval GPU_CC := $(shell nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -n1 | tr -d .))$(GPU_CC)
+GPU_ARCH_KNOWN = $(eval GPU_ARCH_KNOWN := $(if $(GPU_CC),$(filter sm_$(GPU_CC),$(shell $(NVCC) --list-gpu-code 2>/dev/null))))$(GPU_ARCH_KNOWN)
 DEFAULT_ARCHS := 75 80 86 89 90
 NVCC_ARCH ?= $(if $(GPU_ARCH_KNOWN),-arch=sm_$(GPU_CC),$(foreach a,$(DEFAULT_ARCHS),-gencode arch=compute_$(a),code=sm_$(a)) -gencode arch=compute_90,code=compute_90)
 NVCCFLAGS ?= -O3 -lineinfo
@@ -79,10 +81,9 @@ GRADE_LABS := $(if $(filter command line,$(origin LAB)),$(LAB_ID),$(LABS))
 grade: $(GRADER) $(GRADE_LABS:%=$(BUILD)/solutions/%.so)
 	$(GRADER) --solutions $(GRADE_FLAGS) $(GRADE_LABS)
 else
-grade: $(GRADER)
+grade: $(GRADER) $(if $(filter $(LAB_ID),$(LABS)),$(BUILD)/$(LAB_ID).so)
 	@if [ -z "$(LAB)" ]; then echo "No lab built yet: run make lab1 (or lab2 ... lab6) first, or make grade LAB=lab1." >&2; exit 2; fi
 	@case " $(LABS) " in *" $(LAB_ID) "*) ;; *) echo "Unknown lab '$(LAB)': the labs are $(LABS)." >&2; exit 2;; esac
-	@$(MAKE) --no-print-directory $(BUILD)/$(LAB_ID).so
 	$(GRADER) $(GRADE_FLAGS) $(LAB_ID)
 endif
 
