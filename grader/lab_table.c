@@ -48,3 +48,13 @@ int kernel_checks(const lab_def *lab, const lab_kernel *k, kernel_check out[KERN
             out[n++] = (kernel_check){flt[i].id, scale * flt[i].points};
     return n;
 }
+
+double kernel_max_points(const lab_def *lab, const lab_kernel *k)
+{
+    kernel_check checks[KERNEL_MAX_CHECKS];
+    double sum = 0;
+    int n = kernel_checks(lab, k, checks);
+    for (int i = 0; i < n; i++)
+        sum += checks[i].points;
+    return sum;
+}

@@ -100,4 +100,7 @@ typedef struct kernel_check {
  */
 int kernel_checks(const lab_def *lab, const lab_kernel *k, kernel_check out[KERNEL_MAX_CHECKS]);
 
+/* What kernel k is worth: the points of its checks, added up. */
+double kernel_max_points(const lab_def *lab, const lab_kernel *k);
+
 #endif /* SMEMLAB_LAB_TABLE_H */

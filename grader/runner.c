@@ -23,16 +23,6 @@ static double now_s(void)
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-double kernel_max_points(const lab_def *lab, const lab_kernel *k)
-{
-    kernel_check checks[KERNEL_MAX_CHECKS];
-    double sum = 0;
-    int n = kernel_checks(lab, k, checks);
-    for (int i = 0; i < n; i++)
-        sum += checks[i].points;
-    return sum;
-}
-
 static void add_check(lab_result *r, const check_result *c)
 {
     if (r->n_checks == r->cap) {

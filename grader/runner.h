@@ -35,7 +35,5 @@ void run_lab_with(const lab_def *lab, const grade_options *opt, worker_entry ent
 
 void lab_result_free(lab_result *r);
 
-/* Sum of the points of every check a kernel has (for a kernel that died). */
-double kernel_max_points(const lab_def *lab, const lab_kernel *k);
 
 #endif /* SMEMLAB_RUNNER_H */

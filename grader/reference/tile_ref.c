@@ -45,11 +45,3 @@ void compare_ints(const int *expected, const int *got, long n, int poison, int_d
             d->unwritten++;
     }
 }
-
-long count_changed(const int *guard, long n, int poison)
-{
-    long changed = 0;
-    for (long i = 0; i < n; i++)
-        changed += guard[i] != poison;
-    return changed;
-}

@@ -16,7 +16,4 @@ typedef struct int_diff {
 
 void compare_ints(const int *expected, const int *got, long n, int poison, int_diff *d);
 
-/* Count guard words that no longer hold the poison. */
-long count_changed(const int *guard, long n, int poison);
-
 #endif /* SMEMLAB_TILE_REF_H */

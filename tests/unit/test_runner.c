@@ -59,19 +59,31 @@ static void worker_good(const lab_def *lab, const grade_options *opt, int first,
     _exit(0);
 }
 
-/* Kernel 1 passes one check, then never finishes. */
-static void worker_hangs_on_1(const lab_def *lab, const grade_options *opt, int first, int fd)
+/*
+ * Grade every kernel from `first` on, but stop inside kernel 1 after `passes`
+ * checks. Returns 1 there, for the caller to hang or crash; 0 when kernel 1
+ * was not in this worker's range.
+ */
+static int grade_until_kernel_1(int fd, const lab_def *lab, int first, int passes)
 {
-    (void)opt;
     for (int k = first; k < lab->n_kernels; k++) {
         if (k != 1) {
             grade_fully(fd, lab, k);
             continue;
         }
         send(fd, MSG_BEGIN, k, "");
-        send_passes(fd, lab, k, 1);
-        pause();
+        send_passes(fd, lab, k, passes);
+        return 1;
     }
+    return 0;
+}
+
+/* Kernel 1 passes one check, then never finishes. */
+static void worker_hangs_on_1(const lab_def *lab, const grade_options *opt, int first, int fd)
+{
+    (void)opt;
+    if (grade_until_kernel_1(fd, lab, first, 1))
+        pause();
     _exit(0);
 }
 
@@ -79,13 +91,7 @@ static void worker_hangs_on_1(const lab_def *lab, const grade_options *opt, int 
 static void worker_crashes_on_1(const lab_def *lab, const grade_options *opt, int first, int fd)
 {
     (void)opt;
-    for (int k = first; k < lab->n_kernels; k++) {
-        if (k != 1) {
-            grade_fully(fd, lab, k);
-            continue;
-        }
-        send(fd, MSG_BEGIN, k, "");
-        send_passes(fd, lab, k, 2);
+    if (grade_until_kernel_1(fd, lab, first, 2)) {
         signal(SIGSEGV, SIG_DFL);
         raise(SIGSEGV);
     }

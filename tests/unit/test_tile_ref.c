@@ -212,20 +212,6 @@ START_TEST(test_compare_ints_all_unwritten)
 }
 END_TEST
 
-START_TEST(test_count_changed)
-{
-    int guard[8] = {7, 7, 7, 7, 7, 7, 7, 7};
-    ck_assert_int_eq(count_changed(guard, 8, 7), 0);
-    guard[0] = 0;
-    guard[7] = 8;
-    ck_assert_int_eq(count_changed(guard, 8, 7), 2);
-    ck_assert_int_eq(count_changed(guard, 7, 7), 1);
-    ck_assert_int_eq(count_changed(guard, 0, 7), 0);
-    ck_assert_int_eq(count_changed(guard + 1, 6, 7), 0);
-    ck_assert_int_eq(count_changed(guard, 8, 0), 7);
-}
-END_TEST
-
 Suite *tile_ref_suite(void)
 {
     Suite *s = suite_create("tile_ref");
@@ -239,7 +225,6 @@ Suite *tile_ref_suite(void)
     tcase_add_test(tc, test_compare_ints);
     tcase_add_test(tc, test_compare_ints_equal);
     tcase_add_test(tc, test_compare_ints_all_unwritten);
-    tcase_add_test(tc, test_count_changed);
     suite_add_tcase(s, tc);
     return s;
 }
