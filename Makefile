@@ -41,18 +41,46 @@ NVCC_BASE = -std=c++17 -Icommon -Xcompiler -fPIC,-Wall --cudart shared $(NVCCFLA
 NVCC_ALL = $(NVCC_BASE) $(NVCC_ARCH)
 
 # --- the grader ----------------------------------------------------------------
-GRADER_SRC := $(filter-out grader/bench/%,$(shell find grader -name '*.c' | sort))
-GRADER_CORE := $(filter-out grader/main.c,$(GRADER_SRC))
+# Three programs: smemlab-grade (plans, measures, scores; never runs a student's
+# host code), smemlab-record (the untrusted process that calls the launchers)
+# and the fake CUDA runtime the recorder loads in place of the real one.
+RECORD_ONLY := grader/record/recorder.c grader/record/fake_cudart.c
+GRADER_SRC := $(filter-out grader/bench/% $(RECORD_ONLY),$(shell find grader -name '*.c' | sort))
 GRADER := $(BUILD)/smemlab-grade
+RECORDER := $(BUILD)/smemlab-record
+FAKE_CUDART := $(BUILD)/record/libcudart.so.13
+GRADER_ALL := $(GRADER) $(RECORDER) $(FAKE_CUDART)
+RECORDER_SRC := grader/record/recorder.c grader/calls.c grader/image/lab_image.c \
+                grader/lab_table.c $(wildcard grader/labs/*.c) grader/reference/sizes.c
 # See grader/compat/README.
 CUPTI_CFLAGS := -Igrader/compat
+GRADER_HEADERS := $(shell find grader common -name '*.h')
 
-$(BUILD)/obj/%.o: %.c $(shell find grader common -name '*.h')
+$(BUILD)/obj/%.o: %.c $(GRADER_HEADERS)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(if $(findstring measure_cupti,$<),$(CUPTI_CFLAGS)) $(C_ALL) -c $< -o $@
 
-$(GRADER): $(GRADER_SRC:%.c=$(BUILD)/obj/%.o)
-	$(CC) $(C_ALL) $^ -o $@ $(LDLIBS_CUDA)
+# The grader's own kernels, built into the grader (grader/device/).
+GRADER_FATBIN := $(BUILD)/grader_kernels.fatbin
+$(GRADER_FATBIN): grader/device/grader_kernels.cu
+	@mkdir -p $(@D)
+	$(NVCC) -std=c++17 --fatbin $(NVCC_ARCH) $< -o $@
+$(BUILD)/obj/grader/device/grader_fatbin.o: grader/device/grader_fatbin.S $(GRADER_FATBIN)
+	@mkdir -p $(@D)
+	$(CC) -c -DGRADER_FATBIN='"$(GRADER_FATBIN)"' $< -o $@
+
+GRADER_OBJ := $(GRADER_SRC:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/grader/device/grader_fatbin.o
+$(GRADER): $(GRADER_OBJ) | $(RECORDER) $(FAKE_CUDART)
+	$(CC) $(C_ALL) $(GRADER_OBJ) -o $@ $(LDLIBS_CUDA)
+
+$(RECORDER): $(RECORDER_SRC:%.c=$(BUILD)/obj/%.o)
+	$(CC) $(C_ALL) $^ -o $@ -ldl $(addprefix -L,$(DEPS_LIB)) \
+	    $(addprefix -Wl$(comma)-rpath$(comma),$(DEPS_LIB)) -lseccomp
+
+$(FAKE_CUDART): grader/record/fake_cudart.c grader/record/fake_cudart.map grader/record/record.h grader/record/fake_cudart.h
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(C_ALL) -fPIC -shared $< -o $@ -Wl,-soname,libcudart.so.13 \
+	    -Wl,--version-script=grader/record/fake_cudart.map
 
 # --- labs: build/labN.so from labs/, build/solutions/labN.so from solutions/ ---
 lab_src = $(wildcard $(2)/$(1)-*/$(1).cu)
@@ -64,7 +92,7 @@ $(BUILD)/solutions/$(1).so: $(call lab_src,$(1),solutions) common/support.cu com
 	@mkdir -p $$(@D)
 	$$(NVCC) $$(NVCC_ALL) -shared $$< common/support.cu -o $$@
 .PHONY: $(1)
-$(1): $(BUILD)/$(1).so $(GRADER)
+$(1): $(BUILD)/$(1).so $(GRADER_ALL)
 	@echo $(1) > $(BUILD)/last-lab
 	@echo "Built $(1). Grade it with: make grade"
 endef
@@ -78,17 +106,17 @@ GRADE_FLAGS ?=
 .PHONY: grade
 ifeq ($(SOLUTIONS),1)
 GRADE_LABS := $(if $(filter command line,$(origin LAB)),$(LAB_ID),$(LABS))
-grade: $(GRADER) $(GRADE_LABS:%=$(BUILD)/solutions/%.so)
+grade: $(GRADER_ALL) $(GRADE_LABS:%=$(BUILD)/solutions/%.so)
 	$(GRADER) --solutions $(GRADE_FLAGS) $(GRADE_LABS)
 else
-grade: $(GRADER) $(if $(filter $(LAB_ID),$(LABS)),$(BUILD)/$(LAB_ID).so)
+grade: $(GRADER_ALL) $(if $(filter $(LAB_ID),$(LABS)),$(BUILD)/$(LAB_ID).so)
 	@if [ -z "$(LAB)" ]; then echo "No lab built yet: run make lab1 (or lab2 ... lab6) first, or make grade LAB=lab1." >&2; exit 2; fi
 	@case " $(LABS) " in *" $(LAB_ID) "*) ;; *) echo "Unknown lab '$(LAB)': the labs are $(LABS)." >&2; exit 2;; esac
 	$(GRADER) $(GRADE_FLAGS) $(LAB_ID)
 endif
 
 # --- set-up: what a fresh Debian/Ubuntu machine lacks -----------------------------
-DEB_PACKAGES := make gcc patch pkg-config libcjson-dev check pandoc
+DEB_PACKAGES := make gcc patch pkg-config libcjson-dev libseccomp-dev check pandoc
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 .PHONY: deps
 deps:

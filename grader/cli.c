@@ -26,6 +26,10 @@ void cli_usage(FILE *f)
         "  --device N        CUDA device to use (default 0)\n"
         "  --seed N          seed for random inputs (labs 5, 6)\n"
         "  --no-counters     grade correctness only; conflict checks are not measured\n"
+        "  --check-launches  no GPU needed: run the launchers in the recorder and say what\n"
+        "                    each launches, or how it breaks the lab's contract\n"
+        "  --run-as USER     (as root) run the student's host code as USER\n"
+        "  --recorder FILE   the recorder program (default: smemlab-record beside the grader)\n"
         "  --verbose         show measured values and hints for passing checks too\n"
         "  --list            list the labs and their kernels\n"
         "  --help, --version\n\n"
@@ -100,7 +104,9 @@ int cli_parse(int argc, char **argv, cli_options *o, FILE *err)
         {"device", required_argument, 0, 'd'}, {"seed", required_argument, 0, 's'},
         {"no-counters", no_argument, 0, 'n'}, {"verbose", no_argument, 0, 'v'},
         {"list", no_argument, 0, 'L'}, {"help", no_argument, 0, 'h'},
-        {"version", no_argument, 0, 'V'}, {0, 0, 0, 0}};
+        {"version", no_argument, 0, 'V'}, {"check-launches", no_argument, 0, 'C'},
+        {"run-as", required_argument, 0, 'u'}, {"recorder", required_argument, 0, 'R'},
+        {0, 0, 0, 0}};
     int opt, rc;
 
     memset(o, 0, sizeof *o);
@@ -120,6 +126,9 @@ int cli_parse(int argc, char **argv, cli_options *o, FILE *err)
         case 'L': o->list = 1; break;
         case 'h': o->help = 1; break;
         case 'V': o->version = 1; break;
+        case 'C': o->check_launches = 1; break;
+        case 'u': o->grade.run_as = optarg; break;
+        case 'R': o->grade.recorder = optarg; break;
         case ':': return bad(err, "%s needs a value", argv[optind - 1]);
         case '?': return bad(err, "unknown option '%s'", argv[optind - 1]);
         default:

@@ -17,6 +17,7 @@ typedef struct cli_options {
     const char *build_dir; /* default "build" */
     const char *json;      /* --json FILE */
     int verbose, list, help, version;
+    int check_launches; /* --check-launches: record and validate only */
     grade_options grade;
 } cli_options;
 

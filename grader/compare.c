@@ -109,6 +109,11 @@ void compare_not_measured(check_result *c, measure_status st, const char *why)
         check_field(c->hint, sizeof c->hint, "%s", measure_status_advice(st));
         return;
     }
+    if (st == MEASURE_WRONG_RESULT) { /* the counts of a wrong kernel prove nothing */
+        check_set(c, CHECK_FAIL, "not counted: %s", why);
+        check_field(c->hint, sizeof c->hint, "%s", measure_status_advice(st));
+        return;
+    }
     check_field(c->measured, sizeof c->measured, "not measured");
     check_set(c, CHECK_NOT_MEASURED, "not measured: %s", why);
     check_field(c->hint, sizeof c->hint, "%s", measure_status_advice(st));

@@ -63,6 +63,16 @@ typedef struct lab_param {
 
 #define LAB_MAX_PARAMS 8
 
+/*
+ * What any one call of a launcher may launch (0: the default of record/plan.c).
+ * Not an expected value: a bound that keeps a replay finite and on contract.
+ */
+typedef struct launch_limits {
+    int launches;              /* kernel launches per call */
+    unsigned long long blocks; /* blocks per launch */
+    unsigned shared_bytes;     /* dynamic shared memory per block */
+} launch_limits;
+
 typedef struct lab_def {
     const char *id;     /* "lab1" */
     const char *title;
@@ -71,6 +81,7 @@ typedef struct lab_def {
     int bdimx, bdimy;   /* block shape (PROBLEM_TILE) */
     const char *pad_param; /* exported parameter holding the pad, or NULL */
     lab_param params[LAB_MAX_PARAMS]; /* fixed by the contract; ends at a NULL name */
+    launch_limits limits;
     const lab_kernel *kernels;
     int n_kernels;
 } lab_def;

@@ -7,6 +7,7 @@
 #include "../common/smemlab.h"
 #include "cli.h"
 #include "exit_codes.h"
+#include "launches.h"
 #include "report/report.h"
 #include "runner.h"
 #include "score.h"
@@ -56,7 +57,7 @@ static int json_open(json_out *j, const char *path)
 {
     j->path = path;
     snprintf(j->tmp, sizeof j->tmp, "%s.tmp.%ld", path, (long)getpid());
-    j->f = fopen(j->tmp, "w");
+    j->f = fopen(j->tmp, "we"); /* e: no child inherits it */
     if (!j->f)
         fprintf(stderr, "smemlab-grade: cannot write %s: %s\n", path, strerror(errno));
     return j->f ? 0 : -1;
@@ -112,6 +113,17 @@ int main(int argc, char **argv)
                 "Build one first, e.g. `make lab1 && make grade`, or name it: "
                 "`make grade LAB=lab1`.\n", o.build_dir);
         return EXIT_USAGE;
+    }
+    if (o.check_launches) {
+        int worst = EXIT_ALL_PASSED;
+        for (int i = 0; i < o.n_labs; i++) {
+            char lib[512];
+            grade_options g = o.grade;
+            g.lib_path = cli_lib_path(&o, o.labs[i], lib, sizeof lib);
+            int code = check_launches(o.labs[i], &g, stdout);
+            worst = code > worst ? code : worst;
+        }
+        return worst;
     }
     if (o.json && json_open(&json, o.json) != 0)
         return EXIT_ENVIRONMENT;

@@ -1,94 +1,155 @@
-/* runner.c - worker processes, time limits and crash recovery; see runner.h. */
-#define _POSIX_C_SOURCE 200809L
+/* runner.c - record, then measure in worker processes; see runner.h. */
+#define _GNU_SOURCE
 #include "runner.h"
 
 #include "exit_codes.h"
+#include "image/lab_image.h"
+#include "record/record_run.h"
+#include "run/child.h"
 
-#include <errno.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
 
-#define STARTUP_TIMEOUT_S 60.0 /* opening the GPU and the profiler */
+#define STARTUP_TIMEOUT_S 60.0 /* opening the GPU, loading the code, the profiler */
 
-static double now_s(void)
+double kernel_budget_s(const grade_options *opt)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+    return opt->kernel_budget_s > 0 ? opt->kernel_budget_s : 60.0 + 6.0 * opt->timeout_s;
 }
 
-static void add_check(lab_result *r, const check_result *c)
+/* Is there a kernel from `from` on that the worker is to grade? */
+static int plans_left(const grade_job *job, int from)
 {
-    if (r->n_checks == r->cap) {
-        r->cap = r->cap ? 2 * r->cap : 32;
-        r->checks = realloc(r->checks, (size_t)r->cap * sizeof *r->checks);
+    for (int k = from; k < job->lab->n_kernels; k++)
+        if (job->plans[k].verdict == PLAN_OK)
+            return 1;
+    return 0;
+}
+
+/* The checks of one kernel: what the table expects, and what arrived. */
+typedef struct kernel_slots {
+    kernel_check expect[KERNEL_MAX_CHECKS];
+    check_result got[KERNEL_MAX_CHECKS];
+    int have[KERNEL_MAX_CHECKS];
+    int n;
+} kernel_slots;
+
+static void slots_init(const lab_def *lab, kernel_slots *s)
+{
+    for (int k = 0; k < lab->n_kernels; k++) {
+        memset(&s[k], 0, sizeof s[k]);
+        s[k].n = kernel_checks(lab, &lab->kernels[k], s[k].expect);
     }
-    r->checks[r->n_checks++] = *c;
+}
+
+/* Decide check i of kernel k here: points from the table, never from a child. */
+static void slot_set(const lab_def *lab, int k, kernel_slots *s, int i, const check_result *c)
+{
+    check_result *d = &s->got[i];
+    *d = *c;
+    snprintf(d->lab, sizeof d->lab, "%s", lab->id);
+    snprintf(d->kernel, sizeof d->kernel, "%s", lab->kernels[k].name);
+    snprintf(d->check, sizeof d->check, "%s", s->expect[i].id);
+    d->max_points = s->expect[i].points;
+    d->points = d->status == CHECK_PASS ? d->max_points : 0;
+    s->have[i] = 1;
+}
+
+static void terminate(char *field, size_t size)
+{
+    field[size - 1] = '\0';
 }
 
 /*
- * A kernel that took its worker down: the checks it already passed stand;
- * every check it never sent fails, the first with what happened.
+ * A worker's check: for the kernel being graded, a check the table lists,
+ * reported once, with a known status; its text is cut to size. Returns 0,
+ * or -1 when the message is refused.
  */
-static void add_death(lab_result *r, const lab_def *lab, int k, int sent_from, const char *what,
+static int accept_check(const lab_def *lab, int current, kernel_slots *slots, worker_msg *m)
+{
+    check_result *c = &m->check;
+    if (current < 0 || m->kernel != current)
+        return -1;
+    terminate(c->check, sizeof c->check);
+    terminate(c->measured, sizeof c->measured);
+    terminate(c->expected, sizeof c->expected);
+    terminate(c->message, sizeof c->message);
+    terminate(c->hint, sizeof c->hint);
+    kernel_slots *s = &slots[current];
+    int skipped_ok = lab->kernels[current].optional;
+    if (!(c->status == CHECK_PASS || c->status == CHECK_FAIL ||
+          c->status == CHECK_NOT_MEASURED || (c->status == CHECK_SKIPPED && skipped_ok)))
+        return -1;
+    for (int i = 0; i < s->n; i++)
+        if (strcmp(s->expect[i].id, c->check) == 0) {
+            if (s->have[i])
+                return -1; /* reported twice */
+            slot_set(lab, current, s, i, c);
+            return 0;
+        }
+    return -1;
+}
+
+/* Every check of kernel k not decided yet fails; the first says what happened. */
+static void fail_rest(const lab_def *lab, int k, kernel_slots *s, const char *what,
                       const char *hint)
 {
-    kernel_check checks[KERNEL_MAX_CHECKS];
-    int n = kernel_checks(lab, &lab->kernels[k], checks), told = 0;
-
-    for (int i = 0; i < n; i++) {
-        int sent = 0;
-        for (int j = sent_from; j < r->n_checks; j++)
-            sent |= strcmp(r->checks[j].check, checks[i].id) == 0;
-        if (sent)
+    int told = 0;
+    for (int i = 0; i < s->n; i++) {
+        if (s->have[i])
             continue;
         check_result c;
-        check_init(&c, lab->id, lab->kernels[k].name, checks[i].id, checks[i].points);
+        check_init(&c, lab->id, lab->kernels[k].name, s->expect[i].id, 0);
         if (told++) {
             check_set(&c, CHECK_FAIL, "not graded: %s", what);
         } else {
             check_set(&c, CHECK_FAIL, "%s", what);
-            check_field(c.hint, sizeof c.hint, "%s", hint);
+            if (hint)
+                check_field(c.hint, sizeof c.hint, "%s", hint);
         }
-        check_field(c.measured, sizeof c.measured, "%s", what);
-        add_check(r, &c);
+        slot_set(lab, k, s, i, &c);
     }
 }
 
-/* Read one whole message; 1 on success, 0 on EOF, -1 on timeout. */
-static int read_msg(int fd, worker_msg *m, double deadline)
+/* Kernels the record decided: a missing launcher, or one that broke the contract. */
+static void decide_from_plans(const grade_job *job, kernel_slots *slots)
 {
-    char *p = (char *)m;
-    size_t got = 0;
-    while (got < sizeof *m) {
-        int wait_ms = (int)((deadline - now_s()) * 1000.0);
-        struct pollfd pfd = {fd, POLLIN, 0};
-        if (wait_ms <= 0)
-            return -1;
-        int ready = poll(&pfd, 1, wait_ms);
-        if (ready < 0 && errno == EINTR)
-            continue;
-        if (ready == 0)
-            return -1;
-        ssize_t n = read(fd, p + got, sizeof *m - got);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return 0;
-        got += (size_t)n;
+    const lab_def *lab = job->lab;
+    for (int k = 0; k < lab->n_kernels; k++) {
+        const kernel_plan *p = &job->plans[k];
+        const lab_kernel *kern = &lab->kernels[k];
+        char what[700];
+        if (p->verdict == PLAN_MISSING && kern->optional) {
+            for (int i = 0; i < slots[k].n; i++) {
+                check_result c;
+                check_init(&c, lab->id, kern->name, slots[k].expect[i].id, 0);
+                check_set(&c, CHECK_SKIPPED, "optional: %s is not in your file", kern->launcher);
+                slot_set(lab, k, &slots[k], i, &c);
+            }
+        } else if (p->verdict == PLAN_MISSING) {
+            snprintf(what, sizeof what, "%s not found in %s", kern->launcher, job->img->path);
+            fail_rest(lab, k, &slots[k], what, "Keep the launcher names and signatures of the "
+                      "skeleton (see the comment at the top of your lab file); the grader calls "
+                      "them by name.");
+        } else if (p->verdict == PLAN_REJECTED || p->verdict == PLAN_PENDING) {
+            snprintf(what, sizeof what, "%s", p->verdict == PLAN_REJECTED ? p->why
+                     : "the launcher was never recorded");
+            fail_rest(lab, k, &slots[k], what, "A launcher only launches the lab's kernels "
+                      "(kernel<<<grid, block, bytes>>>(args)) on the default stream and "
+                      "returns: the grader allocates, copies, synchronises and times itself, "
+                      "and replays exactly the launches it saw.");
+        }
     }
-    return 1;
 }
 
-static void describe_exit(int status, char *buf, size_t size)
+static void describe_exit(int status, char *buf, size_t size, double timeout_s)
 {
-    if (WIFSIGNALED(status))
+    if (WIFEXITED(status) && WEXITSTATUS(status) == WORKER_EXIT_TIMEOUT)
+        snprintf(buf, size, "timed out after %.0f s: a launch never finished", timeout_s);
+    else if (WIFSIGNALED(status))
         snprintf(buf, size, "the kernel's process died: signal %d (%s)", WTERMSIG(status),
                  strsignal(WTERMSIG(status)));
     else
@@ -96,96 +157,105 @@ static void describe_exit(int status, char *buf, size_t size)
                  WEXITSTATUS(status));
 }
 
+typedef struct worker_start {
+    const grade_job *job;
+    worker_entry entry;
+    int first;
+} worker_start;
+
+static void worker_child(void *p)
+{
+    worker_start *w = p;
+    w->entry(w->job, w->first, CHILD_MSG_FD);
+}
+
+/* Handle one message; returns the kernel now current. */
+static int on_message(const grade_job *job, kernel_slots *slots, worker_msg *m, int current,
+                      int *next, double *deadline, lab_result *r)
+{
+    const lab_def *lab = job->lab;
+    terminate(m->text, sizeof m->text);
+    switch (m->type) {
+    case MSG_DEVICE:
+        if (!r->device[0])
+            snprintf(r->device, sizeof r->device, "%s", m->text);
+        return current;
+    case MSG_BEGIN:
+        if (current >= 0 || m->kernel < *next || m->kernel >= lab->n_kernels ||
+            job->plans[m->kernel].verdict != PLAN_OK)
+            break;
+        *deadline = child_now() + kernel_budget_s(job->opt); /* no message extends it */
+        return m->kernel;
+    case MSG_CHECK:
+        if (accept_check(lab, current, slots, m) == 0)
+            return current;
+        break;
+    case MSG_END:
+        if (current < 0 || m->kernel != current)
+            break;
+        fail_rest(lab, current, &slots[current], "the grader's worker did not report this "
+                  "check", NULL);
+        *next = current + 1;
+        *deadline = child_now() + STARTUP_TIMEOUT_S;
+        return -1;
+    case MSG_ENVIRONMENT:
+        if (!r->env_code) {
+            r->env_code = EXIT_ENVIRONMENT;
+            snprintf(r->env_text, sizeof r->env_text, "%s", m->text);
+        }
+        return current;
+    }
+    r->rejected_messages++;
+    return current;
+}
+
 /*
  * Run one worker from kernel `first`. Returns the index to continue from
  * (n_kernels when done), or -1 when the environment stops everything.
  */
-static int run_worker(const lab_def *lab, const grade_options *opt, worker_entry entry,
-                      int first, lab_result *r)
+static int run_worker(const grade_job *job, worker_entry entry, int first, kernel_slots *slots,
+                      capture *printed, lab_result *r)
 {
-    int fds[2];
-    if (pipe(fds) != 0) {
+    const lab_def *lab = job->lab;
+    worker_start ws = {job, entry, first};
+    child ch;
+    static worker_msg m;
+    char why[256];
+    int current = -1, next = first, got = 0, status = 0;
+
+    if (child_start(&ch, worker_child, &ws, printed, why, sizeof why) != 0) {
         r->env_code = EXIT_ENVIRONMENT;
-        snprintf(r->env_text, sizeof r->env_text, "cannot create a pipe: %s", strerror(errno));
+        snprintf(r->env_text, sizeof r->env_text, "%s", why);
         return -1;
     }
-    fflush(NULL);
-    pid_t pid = fork();
-    if (pid < 0) {
-        close(fds[0]);
-        close(fds[1]);
-        r->env_code = EXIT_ENVIRONMENT;
-        snprintf(r->env_text, sizeof r->env_text, "cannot start a worker process: %s",
-                 strerror(errno));
-        return -1;
-    }
-    if (pid == 0) {
-        close(fds[0]);
-        entry(lab, opt, first, fds[1]);
-        _exit(EXIT_ENVIRONMENT); /* an entry must not return */
-    }
-    close(fds[1]);
-
-    int current = -1, next = first, pending_from = r->n_checks;
-    double deadline = now_s() + STARTUP_TIMEOUT_S;
-    worker_msg m;
-    int got, status = 0;
-
-    while ((got = read_msg(fds[0], &m, deadline)) == 1) {
-        switch (m.type) {
-        case MSG_DEVICE:
-            if (!r->device[0])
-                snprintf(r->device, sizeof r->device, "%s", m.text);
-            break;
-        case MSG_BEGIN:
-            current = m.kernel;
-            pending_from = r->n_checks;
-            deadline = now_s() + opt->timeout_s;
-            break;
-        case MSG_PROGRESS:
-            deadline = now_s() + opt->timeout_s;
-            break;
-        case MSG_CHECK:
-            add_check(r, &m.check);
-            break;
-        case MSG_END:
-            current = -1;
-            next = m.kernel + 1;
-            deadline = now_s() + STARTUP_TIMEOUT_S;
-            break;
-        case MSG_ENVIRONMENT:
-            r->env_code = m.env_code;
-            snprintf(r->env_text, sizeof r->env_text, "%s", m.text);
-            break;
-        }
-    }
-    if (got < 0)
-        kill(pid, SIGKILL);
-    close(fds[0]);
-    waitpid(pid, &status, 0);
+    double deadline = child_now() + STARTUP_TIMEOUT_S;
+    /* Done when the last kernel ended: whatever still holds the pipe is not waited for. */
+    while (!r->env_code && (current >= 0 || plans_left(job, next)) &&
+           (got = child_read(&ch, &m, sizeof m, deadline)) == 1)
+        current = on_message(job, slots, &m, current, &next, &deadline, r);
+    child_stop(&ch, &status);
 
     if (r->env_code)
         return -1;
-    if (current < 0 && got == 0 && next == first && first < lab->n_kernels) {
-        /* Died before grading anything: nothing to blame on a kernel. */
+    if (current < 0 && next == first && got != 1) {
+        /* Died or stalled before grading anything: nothing to blame on a kernel. */
         r->env_code = EXIT_ENVIRONMENT;
-        describe_exit(status, r->env_text, sizeof r->env_text);
-        return -1;
-    }
-    if (current < 0 && got < 0) {
-        r->env_code = EXIT_ENVIRONMENT;
-        snprintf(r->env_text, sizeof r->env_text,
-                 "the GPU did not answer within %.0f s while starting", STARTUP_TIMEOUT_S);
+        if (got < 0)
+            snprintf(r->env_text, sizeof r->env_text, "the GPU did not answer within %.0f s "
+                     "while starting", STARTUP_TIMEOUT_S);
+        else
+            describe_exit(status, r->env_text, sizeof r->env_text, job->opt->timeout_s);
         return -1;
     }
     if (current >= 0) {
         char what[256];
         if (got < 0)
-            snprintf(what, sizeof what, "timed out after %.0f s: a launch never finished",
-                     opt->timeout_s);
+            snprintf(what, sizeof what, "timed out: the kernel's checks took longer than "
+                     "%.0f s", kernel_budget_s(job->opt));
         else
-            describe_exit(status, what, sizeof what);
-        add_death(r, lab, current, pending_from, what, got < 0
+            describe_exit(status, what, sizeof what, job->opt->timeout_s);
+        int timed_out = got < 0 || (WIFEXITED(status) && WEXITSTATUS(status) == WORKER_EXIT_TIMEOUT);
+        fail_rest(lab, current, &slots[current], what, timed_out
                   ? "Look for a loop whose exit condition never becomes true, or a "
                     "__syncthreads() that only some threads of the block reach."
                   : "The process running your kernel ended in the middle of it. Run the "
@@ -195,26 +265,77 @@ static int run_worker(const lab_def *lab, const grade_options *opt, worker_entry
     return next;
 }
 
-void run_lab_with(const lab_def *lab, const grade_options *opt, worker_entry entry,
-                  lab_result *out)
+static char *printed_text(const capture *c)
 {
-    double start = now_s();
+    if (c->total == 0)
+        return NULL;
+    char *s = malloc(CAPTURE_HEAD + CAPTURE_TAIL + 128);
+    if (s)
+        capture_text(c, s, CAPTURE_HEAD + CAPTURE_TAIL + 128);
+    return s;
+}
+
+/* The checks in table order, and the points added up once. */
+static void collect(const lab_def *lab, kernel_slots *slots, lab_result *out)
+{
+    out->cap = lab->n_kernels * KERNEL_MAX_CHECKS;
+    out->checks = calloc((size_t)out->cap, sizeof *out->checks);
+    for (int k = 0; k < lab->n_kernels; k++)
+        for (int i = 0; i < slots[k].n; i++)
+            if (slots[k].have[i]) {
+                out->checks[out->n_checks++] = slots[k].got[i];
+                out->points += slots[k].got[i].points;
+                out->max_points += slots[k].got[i].max_points;
+            }
+}
+
+void run_plans(const grade_job *job, worker_entry entry, lab_result *out)
+{
+    const lab_def *lab = job->lab;
+    kernel_slots *slots = calloc((size_t)lab->n_kernels, sizeof *slots);
+    capture *printed = calloc(1, sizeof *printed);
     int next = 0;
 
-    memset(out, 0, sizeof *out);
-    out->lab = lab;
-    while (next >= 0 && next < lab->n_kernels)
-        next = run_worker(lab, opt, entry, next, out);
-    out->seconds = now_s() - start;
+    child_become_subreaper();
+    slots_init(lab, slots);
+    decide_from_plans(job, slots);
+    while (next >= 0 && next < lab->n_kernels && plans_left(job, next))
+        next = run_worker(job, entry, next, slots, printed, out);
+    collect(lab, slots, out);
+    out->device_printed = printed_text(printed);
+    free(printed);
+    free(slots);
 }
 
 void run_lab(const lab_def *lab, const grade_options *opt, lab_result *out)
 {
-    run_lab_with(lab, opt, worker_main, out);
+    double start = child_now();
+    static lab_image img;
+    kernel_plan *plans = calloc((size_t)lab->n_kernels, sizeof *plans);
+    capture *host = calloc(1, sizeof *host);
+
+    memset(out, 0, sizeof *out);
+    out->lab = lab;
+    child_become_subreaper();
+    if (lab_image_open(opt->lib_path, &img, out->env_text, sizeof out->env_text) != 0 ||
+        lab_image_check_contract(&img, lab, out->env_text, sizeof out->env_text) != 0 ||
+        record_lab(lab, &img, opt, plans, host, out->env_text, sizeof out->env_text) != 0) {
+        out->env_code = EXIT_ENVIRONMENT;
+    } else {
+        grade_job job = {lab, opt, &img, plans};
+        run_plans(&job, worker_main, out);
+        out->host_printed = printed_text(host);
+    }
+    lab_image_close(&img);
+    free(plans);
+    free(host);
+    out->seconds = child_now() - start;
 }
 
 void lab_result_free(lab_result *r)
 {
     free(r->checks);
+    free(r->host_printed);
+    free(r->device_printed);
     memset(r, 0, sizeof *r);
 }

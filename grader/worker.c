@@ -1,4 +1,5 @@
-/* worker.c - the process that runs the student's kernels; see worker.h. */
+/* worker.c - the measuring process; see worker.h. */
+#define _POSIX_C_SOURCE 200809L
 #include "worker.h"
 
 #include "exit_codes.h"
@@ -6,7 +7,6 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
-#include <sys/prctl.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -33,29 +33,30 @@ static void send(int fd, const worker_msg *m)
     }
 }
 
-static void send_text(int fd, worker_msg_type type, int kernel, int code, const char *text)
+static void send_text(int fd, worker_msg_type type, int kernel, const char *text)
 {
-    worker_msg m;
+    static worker_msg m;
     memset(&m, 0, sizeof m);
     m.type = type;
     m.kernel = kernel;
-    m.env_code = code;
     snprintf(m.text, sizeof m.text, "%s", text);
     send(fd, &m);
 }
 
 void worker_emit(worker_env *env, const check_result *c)
 {
-    worker_msg m;
+    static worker_msg m;
     memset(&m, 0, sizeof m);
     m.type = MSG_CHECK;
+    m.kernel = env->kernel;
     m.check = *c;
     send(env->fd, &m);
 }
 
-void worker_progress(worker_env *env)
+void replay_launch(void *replay_arg)
 {
-    send_text(env->fd, MSG_PROGRESS, -1, 0, "");
+    const replay *r = replay_arg;
+    module_replay(&r->env->mod, r->plan, r->bufs); /* an error stays for cudaGetLastError */
 }
 
 static void open_meter(worker_env *env)
@@ -78,40 +79,37 @@ static void describe_device(worker_env *env)
         snprintf(text, sizeof text, "%s (sm_%d%d, %d SMs, %d banks x %d bytes); counters NOT "
                  "measured: %s", g->name, g->major, g->minor, g->sm_count, g->banks.banks,
                  g->banks.bank_bytes, env->meter_why);
-    send_text(env->fd, MSG_DEVICE, -1, 0, text);
+    send_text(env->fd, MSG_DEVICE, -1, text);
 }
 
-void worker_main(const lab_def *lab, const grade_options *opt, int first, int fd)
+void worker_main(const grade_job *job, int first, int fd)
 {
-    worker_env env;
+    static worker_env env;
     char why[512];
 
-    /* A hung kernel must not outlive a grader that was killed or interrupted. */
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (getppid() == 1)
-        _exit(EXIT_ENVIRONMENT);
     memset(&env, 0, sizeof env);
-    env.lab = lab;
-    env.opt = opt;
+    gpu_watchdog_set(job->opt->timeout_s, WORKER_EXIT_TIMEOUT);
+    env.lab = job->lab;
+    env.opt = job->opt;
+    env.img = job->img;
     env.fd = fd;
-    gpu_status gs = gpu_open(opt->device, &env.gpu, why, sizeof why);
-    if (gs != GPU_OK) {
-        send_text(fd, MSG_ENVIRONMENT, -1, EXIT_ENVIRONMENT, why);
-        _exit(EXIT_ENVIRONMENT);
-    }
-    if (lab_lib_open(opt->lib_path, &env.lib, why, sizeof why) != 0 ||
-        lab_lib_check_params(&env.lib, lab, why, sizeof why) != 0) {
-        send_text(fd, MSG_ENVIRONMENT, -1, EXIT_ENVIRONMENT, why);
+    gpu_status gs = gpu_open(job->opt->device, &env.gpu, why, sizeof why);
+    if (gs != GPU_OK || module_load(&env.mod, job->img, why, sizeof why) != 0) {
+        send_text(fd, MSG_ENVIRONMENT, -1, why);
         _exit(EXIT_ENVIRONMENT);
     }
     open_meter(&env);
     describe_device(&env);
 
-    grade_fn grade = grade_by_kind[lab->kind];
-    for (int k = first; k < lab->n_kernels; k++) {
-        send_text(fd, MSG_BEGIN, k, 0, lab->kernels[k].name);
-        int lost = grade(&env, &lab->kernels[k]);
-        send_text(fd, MSG_END, k, 0, "");
+    grade_fn grade = grade_by_kind[job->lab->kind];
+    for (int k = first; k < job->lab->n_kernels; k++) {
+        if (job->plans[k].verdict != PLAN_OK)
+            continue; /* the grader decided this kernel from its record */
+        env.kernel = k;
+        env.plan = &job->plans[k];
+        send_text(fd, MSG_BEGIN, k, job->lab->kernels[k].name);
+        int lost = grade(&env, &job->lab->kernels[k]);
+        send_text(fd, MSG_END, k, "");
         if (lost == KERNEL_CONTEXT_LOST)
             _exit(0); /* the grader starts a fresh worker at the next kernel */
     }

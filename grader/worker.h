@@ -1,52 +1,75 @@
 /*
- * worker.h - the process that runs a student's kernels.
+ * worker.h - the measuring process: it runs the student's kernels, never
+ * the student's host code.
  *
- * The grader forks a worker that opens the GPU, loads the lab library and
- * grades kernels from a given index on, sending each check back through a
- * pipe. A kernel that crashes the worker or hangs costs only that kernel:
- * the grader starts a new worker at the next one (runner.c).
+ * The grader forks a worker after the recorder's launches were validated
+ * (record_run.h). The worker opens the GPU, loads the student's device code
+ * from the lab file (run/module.h), replays the validated launches on its
+ * own buffers, and reports each check's outcome through a pipe. Only
+ * outcomes: which checks run and what they are worth is the grader's
+ * (runner.c), which also checks every message. A kernel that crashes the
+ * worker or hangs costs only that kernel: the grader starts a new worker at
+ * the next one.
  */
 #ifndef SMEMLAB_WORKER_H
 #define SMEMLAB_WORKER_H
 
 #include "check.h"
+#include "image/lab_image.h"
 #include "lab_table.h"
-#include "loader.h"
 #include "measure/measure.h"
+#include "record/plan.h"
 #include "run/gpu.h"
+#include "run/module.h"
 
 /* Messages from worker to grader. */
 typedef enum worker_msg_type {
-    MSG_DEVICE,      /* text: GPU name and what was measured with */
+    MSG_DEVICE = 1,  /* text: GPU name and what was measured with */
     MSG_BEGIN,       /* kernel index starts */
-    MSG_CHECK,       /* one check result */
-    MSG_PROGRESS,    /* a new launch starts: the time limit starts again */
+    MSG_CHECK,       /* one check's outcome */
     MSG_END,         /* kernel index done */
     MSG_ENVIRONMENT  /* text: the lab or GPU cannot be used; stop */
 } worker_msg_type;
 
 typedef struct worker_msg {
-    worker_msg_type type;
+    int type;
     int kernel;
-    int env_code;   /* MSG_ENVIRONMENT: exit status class (see main.c) */
     char text[1024];
-    check_result check;
+    check_result check; /* MSG_CHECK: status, measured, expected, message, hint; the
+                           grader ignores any points in it */
 } worker_msg;
+
+/* A worker that finds a launch still running after --timeout exits with this status. */
+#define WORKER_EXIT_TIMEOUT 42
 
 typedef struct grade_options {
     const char *lib_path;
     int device;
     int repeats;          /* correctness runs per kernel */
     int use_counters;     /* 0: --no-counters */
-    double timeout_s;     /* per kernel */
+    double timeout_s;     /* per launch */
     unsigned long long seed;
+    const char *run_as;   /* --run-as: the user the recorder runs as (when root) */
+    const char *recorder; /* the recorder program; NULL: next to the grader */
+    double kernel_budget_s; /* a worker's whole time for one kernel; 0: kernel_budget_s() */
 } grade_options;
+
+/* Everything a worker needs, decided by the grader before it is forked. */
+typedef struct grade_job {
+    const lab_def *lab;
+    const grade_options *opt;
+    const lab_image *img;
+    const kernel_plan *plans; /* one per kernel of lab */
+} grade_job;
 
 /* What a problem module needs while grading one kernel. */
 typedef struct worker_env {
     const lab_def *lab;
     const grade_options *opt;
-    lab_lib lib;
+    const lab_image *img;
+    int kernel;              /* index of the kernel being graded */
+    const kernel_plan *plan; /* its validated launches */
+    device_module mod;
     gpu_info gpu;
     measure_backend *meter;
     measure_status meter_status;
@@ -60,15 +83,16 @@ typedef struct worker_env {
 /* Send one check to the grader. */
 void worker_emit(worker_env *env, const check_result *c);
 
-/*
- * Tell the grader a new launch (or host reference) starts: the time limit
- * applies to each launch, not to all the sizes of a kernel together.
- */
-void worker_progress(worker_env *env);
+/* One replay of a call, for the launch callbacks of gpu_run, timing and measuring. */
+typedef struct replay {
+    const worker_env *env;
+    const call_plan *plan;
+    void *bufs[CALL_MAX_BUFFERS];
+} replay;
+void replay_launch(void *replay_arg);
 
-/* Grade every kernel from index `first` on; never returns. */
-void worker_main(const lab_def *lab, const grade_options *opt, int first, int fd)
-    __attribute__((noreturn));
+/* Grade every kernel with a plan from index `first` on; never returns. */
+void worker_main(const grade_job *job, int first, int fd) __attribute__((noreturn));
 
 /* Problem modules: grade one kernel. */
 int tile_grade_kernel(worker_env *env, const lab_kernel *k);

@@ -17,10 +17,11 @@ CU_FILES := $(wildcard labs/*/*.cu solutions/*/*.cu)
 CU_CHECKED := $(CU_FILES:%.cu=$(BUILD)/compile-check/%.so) \
               $(PLANTED_NAMES:%=$(BUILD)/compile-check/planted/%.so)
 
-$(UNIT_BIN): $(UNIT_SRC) tests/unit/suites.def $(GRADER_CORE:%.c=$(BUILD)/obj/%.o)
+UNIT_OBJ := $(filter-out $(BUILD)/obj/grader/main.o,$(GRADER_OBJ))
+$(UNIT_BIN): $(UNIT_SRC) tests/unit/suites.def $(UNIT_OBJ)
 	@mkdir -p $(@D)
 	@pkg-config --exists check || { echo "Check (the C unit-test library) is missing: sudo apt-get install check" >&2; exit 3; }
-	$(CC) $(CPPFLAGS) -iquote grader -iquote grader/reference $(CHECK_CFLAGS) $(C_ALL) $(UNIT_SRC) $(GRADER_CORE:%.c=$(BUILD)/obj/%.o) \
+	$(CC) $(CPPFLAGS) -iquote grader -iquote grader/reference $(CHECK_CFLAGS) $(C_ALL) $(UNIT_SRC) $(UNIT_OBJ) \
 	    -o $@ $(CHECK_LIBS) $(LDLIBS_CUDA)
 
 COMPILE_ONE = @mkdir -p $(@D); \
@@ -46,20 +47,25 @@ $(BUILD)/tests/expect: tests/gpu/expect.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(C_ALL) $< -o $@ $(addprefix -L,$(DEPS_LIB)) $(addprefix -Wl$(comma)-rpath$(comma),$(DEPS_LIB)) -lcjson
 
-.PHONY: check check-unit check-compile check-contract check-cli check-gpu
-check: check-unit check-compile check-contract check-cli check-docs
+.PHONY: check check-unit check-compile check-contract check-launches check-cli check-gpu
+check: check-unit check-compile check-contract check-launches check-cli check-docs
 	@echo "make check: all passed"
 
-check-unit: $(UNIT_BIN)
-	$(UNIT_BIN)
+# The image tests read a real library built by nvcc (no GPU needed to build one).
+UNIT_TEST_LIB := $(BUILD)/compile-check/solutions/lab5-matmul/lab5.so
+check-unit: $(UNIT_BIN) $(UNIT_TEST_LIB)
+	SMEMLAB_TEST_LIB=$(UNIT_TEST_LIB) $(UNIT_BIN)
 
 check-compile: $(CU_CHECKED)
 
-check-contract: $(CU_CHECKED) $(GRADER)
+check-contract: $(CU_CHECKED) $(GRADER_ALL)
 	bash tests/compile/check-contract.sh $(BUILD) $(GRADER)
 
-check-cli: $(GRADER)
+check-launches: $(CU_CHECKED) $(GRADER_ALL)
+	bash tests/compile/check-launches.sh $(BUILD) $(GRADER)
+
+check-cli: $(GRADER_ALL) $(BUILD)/compile-check/solutions/lab1-square/lab1.so
 	bash tests/cli/test-cli.sh $(GRADER)
 
-check-gpu: $(GRADER) $(BUILD)/tests/expect $(LABS:%=$(BUILD)/%.so) $(LABS:%=$(BUILD)/solutions/%.so) $(PLANTED)
+check-gpu: $(GRADER_ALL) $(BUILD)/tests/expect $(LABS:%=$(BUILD)/%.so) $(LABS:%=$(BUILD)/solutions/%.so) $(PLANTED)
 	bash tests/gpu/check-gpu.sh $(BUILD) $(GRADER)

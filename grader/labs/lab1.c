@@ -25,5 +25,6 @@ static const lab_kernel kernels[] = {
 const lab_def lab1_def = {
     .id = "lab1", .title = "Square tile: row and column access",
     .source = "labs/lab1-square/lab1.cu", .kind = PROBLEM_TILE, .bdimx = N, .bdimy = N,
+    .limits = {.launches = 2, .blocks = 64, .shared_bytes = 48 * 1024},
     .kernels = kernels, .n_kernels = (int)(sizeof kernels / sizeof kernels[0]),
 };

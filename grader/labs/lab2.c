@@ -20,5 +20,6 @@ static const lab_kernel kernels[] = {
 const lab_def lab2_def = {
     .id = "lab2", .title = "Dynamic shared memory",
     .source = "labs/lab2-dynamic/lab2.cu", .kind = PROBLEM_TILE, .bdimx = N, .bdimy = N,
+    .limits = {.launches = 2, .blocks = 64, .shared_bytes = 48 * 1024},
     .kernels = kernels, .n_kernels = (int)(sizeof kernels / sizeof kernels[0]),
 };

@@ -21,6 +21,7 @@ static const lab_kernel kernels[] = {
 const lab_def lab3_def = {
     .id = "lab3", .title = "Padding",
     .source = "labs/lab3-padding/lab3.cu", .kind = PROBLEM_TILE, .bdimx = N, .bdimy = N,
+    .limits = {.launches = 2, .blocks = 64, .shared_bytes = 48 * 1024},
     .pad_param = "smemlab_param_IPAD",
     .kernels = kernels, .n_kernels = (int)(sizeof kernels / sizeof kernels[0]),
 };

@@ -44,6 +44,7 @@ static const lab_kernel kernels[] = {
 const lab_def lab4_def = {
     .id = "lab4", .title = "Rectangular tile",
     .source = "labs/lab4-rectangle/lab4.cu", .kind = PROBLEM_TILE, .bdimx = BX, .bdimy = BY,
+    .limits = {.launches = 2, .blocks = 64, .shared_bytes = 48 * 1024},
     .pad_param = "smemlab_param_IPAD",
     .kernels = kernels, .n_kernels = (int)(sizeof kernels / sizeof kernels[0]),
 };

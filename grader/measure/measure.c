@@ -37,6 +37,9 @@ const char *measure_status_advice(measure_status s)
     case MEASURE_NO_KERNEL:
         return "the launcher returned without launching a kernel: write the launch "
                "(kernel<<<grid, block, bytes>>>(out)) in the launcher.";
+    case MEASURE_WRONG_RESULT:
+        return "the grader checks the result of the very run it counts: make the kernel "
+               "correct first (see the correct check).";
     }
     return "";
 }

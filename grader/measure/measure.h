@@ -27,7 +27,8 @@ typedef enum measure_status {
     MEASURE_UNSUPPORTED,   /* no backend for this device or build */
     MEASURE_ERROR,
     MEASURE_NO_KERNEL,     /* the launch under measurement launched nothing */
-    MEASURE_DISABLED       /* the user asked for no counters (--no-counters) */
+    MEASURE_DISABLED,      /* the user asked for no counters (--no-counters) */
+    MEASURE_WRONG_RESULT   /* measured, but the run gave a wrong result: nothing earned */
 } measure_status;
 
 typedef struct measurement {

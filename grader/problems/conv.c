@@ -18,14 +18,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-typedef void (*conv1d_basic_fn)(const float *in, const float *mask, float *out, int n, int mw);
-typedef void (*conv1d_fn)(const float *in, float *out, int n, int mw);
-typedef void (*conv2d_fn)(const float *in, float *out, int w, int h, int mw);
-
+/* The student's launches of call `call` (calls.h) on the grader's buffers. */
 typedef struct conv_launch {
     const lab_kernel *k;
-    void *fn;
-    const float *in, *mask; /* mask: only when the kernel takes it as an argument */
+    worker_env *env;
+    int call;
+    const float *in, *mask; /* mask: an argument (step 1), else a copy for the reference */
     float *out;
     int width, height, mw;  /* 1-D: height 1 */
 } conv_launch;
@@ -35,15 +33,13 @@ static int is_2d(const conv_launch *a)
     return a->k->step == 3;
 }
 
+/* Buffers as calls.c numbers them: 0 in, 1 out, 2 the mask argument of step 1. */
 static void launch_conv(void *p)
 {
     conv_launch *a = p;
-    if (!a->k->mask_symbol)
-        (*(conv1d_basic_fn *)&a->fn)(a->in, a->mask, a->out, a->width, a->mw);
-    else if (!is_2d(a))
-        (*(conv1d_fn *)&a->fn)(a->in, a->out, a->width, a->mw);
-    else
-        (*(conv2d_fn *)&a->fn)(a->in, a->out, a->width, a->height, a->mw);
+    replay r = {a->env, &a->env->plan->calls[a->call],
+                {(void *)a->in, a->out, (void *)a->mask}};
+    replay_launch(&r);
 }
 
 static void release(conv_launch *a)
@@ -55,24 +51,26 @@ static void release(conv_launch *a)
     a->out = NULL;
 }
 
-/* Put the mask where this kernel reads it: an argument, or its constant memory. */
+/*
+ * Put the mask where this kernel reads it: an argument, or the __constant__
+ * array the lab table names, found in the student's device code by name.
+ * A device copy stays in a->mask either way, for the reference.
+ */
 static int place_mask(worker_env *env, conv_launch *a, const float *mask, int taps, char *why,
                       size_t n)
 {
-    if (!a->k->mask_symbol) {
-        a->mask = dev_upload(mask, (size_t)taps, why, n);
+    a->mask = dev_upload(mask, (size_t)taps, why, n);
+    if (!a->mask || !a->k->mask_symbol)
         return a->mask ? 0 : -1;
-    }
-    char name[96];
-    snprintf(name, sizeof name, "smemlab_symbol_%s", a->k->mask_symbol);
-    const void *const *symbol = lab_lib_symbol(&env->lib, name);
-    if (!symbol) {
-        snprintf(why, n, "%s is not exported: keep SMEMLAB_SYMBOL(%s) from the skeleton", name,
-                 a->k->mask_symbol);
+    void *dst = NULL;
+    size_t bytes = 0;
+    cudaError_t err = module_global(&env->mod, a->k->mask_symbol, &dst, &bytes);
+    if (err != cudaSuccess || bytes < (size_t)taps * sizeof(float)) {
+        snprintf(why, n, "__constant__ float %s[] is not in your GPU code, or holds fewer than "
+                 "%d values: keep its declaration from the skeleton", a->k->mask_symbol, taps);
         return -1;
     }
-    cudaError_t err = cudaMemcpyToSymbol(*symbol, mask, (size_t)taps * sizeof(float), 0,
-                                         cudaMemcpyHostToDevice);
+    err = cudaMemcpy(dst, mask, (size_t)taps * sizeof(float), cudaMemcpyHostToDevice);
     if (err != cudaSuccess)
         snprintf(why, n, "filling the constant mask: %s", cudaGetErrorString(err));
     return err == cudaSuccess ? 0 : -1;
@@ -98,7 +96,6 @@ static run_outcome run_size(worker_env *env, conv_launch *a, unsigned long long 
     char why[256];
     run_outcome out;
 
-    worker_progress(env);
     if (prepare(env, a, seed, &in, &mask, why, sizeof why) != 0) {
         out = fail_cuda(c, label, why);
     } else {
@@ -116,34 +113,24 @@ static run_outcome run_size(worker_env *env, conv_launch *a, unsigned long long 
     return out;
 }
 
-/* Every size of the lab's list with every mask width the kernel takes. */
+/* Every size of the lab's list with every mask width the kernel takes: the calls before the last. */
 static run_outcome correct_conv(worker_env *env, const lab_kernel *k, void *state,
                                 check_result *c)
 {
     conv_launch *a = state;
-    int limit = k->max_mask_param ? lab_param_value(env->lab, k->max_mask_param) : 1 << 20;
-    int n_sizes = is_2d(a) ? sizes_conv2d_count : sizes_conv1d_n_count;
-    int n_masks = is_2d(a) ? sizes_conv2d_mask_count : sizes_conv1d_mask_count;
-    int runs = 0;
+    const kernel_plan *plan = env->plan;
+    int runs = plan->n_calls - 1; /* the last call is the large input */
+    (void)k;
 
-    for (int i = 0; i < n_sizes; i++)
-        for (int j = 0; j < n_masks; j++) {
-            char label[128];
-            a->mw = is_2d(a) ? sizes_conv2d_mask[j] : sizes_conv1d_mask[j];
-            if (a->mw > limit)
-                continue;
-            a->width = is_2d(a) ? sizes_conv2d[i].width : sizes_conv1d_n[i];
-            a->height = is_2d(a) ? sizes_conv2d[i].height : 1;
-            if (is_2d(a))
-                snprintf(label, sizeof label, "%dx%d image, %dx%d mask (%s)", a->width,
-                         a->height, a->mw, a->mw, sizes_conv2d[i].why);
-            else
-                snprintf(label, sizeof label, "n=%d, mask width %d", a->width, a->mw);
-            run_outcome out = run_size(env, a, env->opt->seed + (unsigned)runs++, label, c);
-            if (out != RUN_RIGHT)
-                return out;
-        }
-    if (runs == 0) { /* cannot happen with the kit's tables: never a silent pass */
+    for (int i = 0; i < runs; i++) {
+        const call_spec *spec = &plan->specs[i];
+        a->call = i;
+        a->width = spec->width, a->height = spec->height, a->mw = spec->depth;
+        run_outcome out = run_size(env, a, env->opt->seed + (unsigned)i, spec->label, c);
+        if (out != RUN_RIGHT)
+            return out;
+    }
+    if (runs <= 0) { /* cannot happen with the kit's tables: never a silent pass */
         check_set(c, CHECK_FAIL, "no size was run: the lab table allows no mask width");
         return RUN_FAILED;
     }
@@ -156,9 +143,9 @@ static run_outcome correct_conv(worker_env *env, const lab_kernel *k, void *stat
 static int big_input(worker_env *env, conv_launch *a, float **in, float **mask, char *why,
                      size_t n)
 {
-    a->width = is_2d(a) ? sizes_conv2d_speed.width : sizes_conv1d_speed_n;
-    a->height = is_2d(a) ? sizes_conv2d_speed.height : 1;
-    a->mw = is_2d(a) ? sizes_conv2d_speed_mask : sizes_conv1d_speed_mask;
+    const call_spec *spec = &env->plan->specs[env->plan->n_calls - 1];
+    a->call = env->plan->n_calls - 1;
+    a->width = spec->width, a->height = spec->height, a->mw = spec->depth;
     if (prepare(env, a, env->opt->seed, in, mask, why, n) != 0)
         return -1;
     if (cudaMalloc((void **)&a->out, (size_t)a->width * a->height * sizeof(float)) != cudaSuccess) {
@@ -189,6 +176,8 @@ static double tiled_load_limit(worker_env *env, const conv_launch *a, char *mode
     return 2.0 * ideal;
 }
 
+static int output_right(worker_env *env, conv_launch *a, char *why, size_t n);
+
 static void counters_conv(worker_env *env, const lab_kernel *k, void *state, check_result *c,
                           int *lost)
 {
@@ -203,8 +192,11 @@ static void counters_conv(worker_env *env, const lab_kernel *k, void *state, che
     if (st == MEASURE_OK && big_input(env, a, &in, &mask, why, sizeof why) != 0)
         st = MEASURE_ERROR;
     if (st == MEASURE_OK) {
-        worker_progress(env);
+        gpu_watchdog_arm();
         st = env->meter->measure(env->meter, launch_conv, a, &m, why, sizeof why);
+        gpu_watchdog_disarm();
+        if (st == MEASURE_OK && !output_right(env, a, why, sizeof why))
+            st = MEASURE_WRONG_RESULT;
     }
     *lost = st == MEASURE_ERROR && gpu_context_lost();
     if (!*lost)
@@ -232,41 +224,34 @@ static void launch_copy(void *p)
                     cudaMemcpyDeviceToDevice, 0);
 }
 
-/*
- * The timed result is checked too, on samples (the full 2-D reference of the
- * speed image would take seconds): a fast wrong answer earns nothing.
- */
-#define SPEED_SAMPLES 4096
-static int speed_result_right(const conv_launch *a, const float *in, const float *mask,
-                              char *why, size_t n)
+/* The reference convolution of a's current input into a->ref (for timed runs). */
+typedef struct conv_ref {
+    conv_launch *a;
+    float *ref;
+} conv_ref;
+
+static cudaError_t make_ref(worker_env *env, void *p)
 {
-    size_t total = (size_t)a->width * a->height;
-    float *got = malloc(SPEED_SAMPLES * sizeof *got), *want = malloc(SPEED_SAMPLES * sizeof *want);
-    float *out = malloc(total * sizeof *out);
-    int taps = is_2d(a) ? a->mw * a->mw : a->mw, ok = 0;
+    conv_ref *r = p;
+    return module_conv(&env->mod, r->a->in, r->a->mask, r->ref, r->a->width, r->a->height,
+                       r->a->mw);
+}
 
-    /* The four corners, then samples spread over the whole output. */
-    const size_t corners[4] = {0, (size_t)a->width - 1, total - (size_t)a->width, total - 1};
-
-    if (cudaMemcpy(out, a->out, total * sizeof *out, cudaMemcpyDeviceToHost) == cudaSuccess) {
-        for (int s = 0; s < SPEED_SAMPLES; s++) {
-            size_t i = s < 4 ? corners[s] : (size_t)(((unsigned long long)s * 2654435761u) % total);
-            int x = (int)(i % (size_t)a->width), y = (int)(i / (size_t)a->width);
-            got[s] = out[i];
-            want[s] = (float)(is_2d(a) ? ref_conv2d_at(in, mask, a->width, a->height, a->mw, x, y)
-                                       : ref_conv1d_at(in, mask, a->width, a->mw, x));
-        }
-        tol_report rep;
-        tol_limits lim = tol_default_limits();
-        ok = tol_compare(got, want, 1, SPEED_SAMPLES, tol_floor_conv(in, total, mask, taps), lim,
-                         &rep);
-        if (!ok)
-            tol_describe(&rep, &lim, why, n);
-    } else {
-        snprintf(why, n, "copying the result back failed");
-    }
-    free(got), free(want), free(out);
-    return ok;
+/* The output now in a->out against the reference of a->in: 1 when right. */
+static int output_right(worker_env *env, conv_launch *a, char *why, size_t n)
+{
+    size_t count = (size_t)a->width * a->height;
+    conv_ref r = {a, NULL};
+    device_diff d = {0};
+    int right = cudaMalloc((void **)&r.ref, count * sizeof(float)) == cudaSuccess &&
+                make_ref(env, &r) == cudaSuccess &&
+                module_diff(&env->mod, a->out, r.ref, count, &d) == cudaSuccess &&
+                d.poisoned == 0 && d.not_finite == 0 && d.rel_error <= TOL_OVERALL * 10;
+    if (!right)
+        snprintf(why, n, "the run the counters measured gave a wrong result (relative error "
+                 "%.1e, %.0f outputs unwritten)", d.rel_error, d.poisoned);
+    cudaFree(r.ref);
+    return right;
 }
 
 static void speed_conv(worker_env *env, const lab_kernel *k, void *state, check_result *c,
@@ -276,33 +261,43 @@ static void speed_conv(worker_env *env, const lab_kernel *k, void *state, check_
     char why[256];
     float *in = NULL, *mask = NULL;
     double t_kernel = 0, t_copy = 0;
+    conv_ref r = {a, NULL};
 
     if (big_input(env, a, &in, &mask, why, sizeof why) != 0 ||
-        time_launch(env, launch_conv, a, &t_kernel, why, sizeof why) != 0) {
-        check_set(c, CHECK_FAIL, "timing failed: %s", why);
+        cudaMalloc((void **)&r.ref, (size_t)a->width * a->height * sizeof(float)) != cudaSuccess) {
+        check_set(c, CHECK_FAIL, "could not prepare the timed input: %s", why);
         *lost = gpu_context_lost();
-    } else if (!speed_result_right(a, in, mask, why, sizeof why)) {
-        check_set(c, CHECK_FAIL, "the timed result is wrong (%s): a fast wrong answer earns "
-                  "nothing", why);
-    } else if (time_launch(env, launch_copy, a, &t_copy, why, sizeof why) != 0) {
-        check_set(c, CHECK_FAIL, "timing the copy failed: %s", why);
     } else {
-        double bytes = 2.0 * a->width * a->height * sizeof(float); /* read in, write out */
-        check_speed(c, t_kernel, t_copy, k->speed_fraction, "GB/s", bytes / 1e6,
-                    "a device-to-device copy");
-        if (c->status == CHECK_FAIL)
-            check_field(c->hint, sizeof c->hint, "A tiled convolution should stream close to "
-                        "copy speed: coalesced tile loads, the mask from constant memory, and "
-                        "enough outputs per thread to hide the halo.");
+        size_t count = (size_t)a->width * a->height;
+        /* Both timed alike: a fresh input before every run; the kernel's output checked each time. */
+        timed_work kernel = {launch_conv, a, {(float *)a->in}, {count}, 1, a->out, count, r.ref,
+                             make_ref, &r};
+        timed_work copy = {launch_copy, a, {(float *)a->in}, {count}, 1, NULL, 0, NULL, NULL,
+                           NULL};
+        if (time_fresh(env, &kernel, 10, &t_kernel, why, sizeof why) != 0) {
+            check_set(c, CHECK_FAIL, "%s", why);
+            *lost = gpu_context_lost();
+        } else if (time_fresh(env, &copy, 10, &t_copy, why, sizeof why) != 0) {
+            check_set(c, CHECK_FAIL, "timing the copy failed: %s", why);
+        } else {
+            double bytes = 2.0 * count * sizeof(float); /* read in, write out */
+            check_speed(c, t_kernel, t_copy, k->speed_fraction, "GB/s", bytes / 1e6,
+                        "a device-to-device copy");
+            if (c->status == CHECK_FAIL)
+                check_field(c->hint, sizeof c->hint, "A tiled convolution should stream close "
+                            "to copy speed: coalesced tile loads, the mask from constant "
+                            "memory, and enough outputs per thread to hide the halo.");
+        }
     }
+    cudaFree(r.ref);
     if (!*lost)
         release(a);
     free(in), free(mask);
 }
 
-static void bind_conv(void *state, void *launcher)
+static void bind_conv(void *state, worker_env *env)
 {
-    ((conv_launch *)state)->fn = launcher;
+    ((conv_launch *)state)->env = env;
 }
 
 int conv_grade_kernel(worker_env *env, const lab_kernel *k)

@@ -93,8 +93,7 @@ run_outcome float_run_case(worker_env *env, const float_case *fc, check_result *
         return fail_cuda(c, fc->label, why);
     }
     *fc->out = buf.data;
-    worker_progress(env);
-    if (env->lib.scrub_shared(GPU_SCRUB_INT) != cudaSuccess) {
+    if (module_scrub(&env->mod, GPU_SCRUB_INT) != cudaSuccess) {
         out = fail_cuda(c, fc->label, "filling shared memory with junk failed");
     } else if (gpu_run(fc->launch, fc->arg, &lost, why, sizeof why) != 0) {
         out = fail_cuda(c, fc->label, why);
@@ -116,16 +115,94 @@ run_outcome float_run_case(worker_env *env, const float_case *fc, check_result *
     return out;
 }
 
-int time_launch(worker_env *env, void (*launch)(void *), void *arg, double *median_ms, char *why,
-                size_t n)
+/* Fresh inputs, their reference, a poisoned output: everything but the timed launch. */
+static cudaError_t prepare_run(worker_env *env, const timed_work *w, int run)
 {
-    worker_progress(env);
-    timing_stats st;
-    cudaError_t err = timing_measure(launch, arg, 2, 10, &st);
+    cudaError_t err = cudaSuccess;
+    for (int i = 0; i < w->n_inputs && err == cudaSuccess; i++)
+        err = module_fill(&env->mod, w->inputs[i], w->input_n[i],
+                          env->opt->seed * 1000003ull + (unsigned long long)(run * 8 + i));
+    if (err == cudaSuccess && w->make_ref)
+        err = w->make_ref(env, w->ref_arg);
+    if (err == cudaSuccess && w->out)
+        err = cudaMemset(w->out, GPU_POISON_BYTE, w->out_n * sizeof(float));
+    return err == cudaSuccess ? cudaDeviceSynchronize() : err;
+}
+
+/* One timed run: events around the launch only. */
+static cudaError_t timed_run(const timed_work *w, cudaEvent_t start, cudaEvent_t stop, double *ms)
+{
+    float elapsed = 0;
+    cudaGetLastError();
+    gpu_watchdog_arm();
+    cudaError_t err = cudaEventRecord(start, 0);
+    if (err == cudaSuccess) {
+        w->launch(w->arg);
+        err = cudaGetLastError();
+    }
+    if (err == cudaSuccess)
+        err = cudaEventRecord(stop, 0);
+    if (err == cudaSuccess)
+        err = cudaEventSynchronize(stop);
+    gpu_watchdog_disarm();
+    if (err == cudaSuccess)
+        err = cudaEventElapsedTime(&elapsed, start, stop);
+    *ms = elapsed;
+    return err;
+}
+
+/* The output of run `run` against its reference; 0 when right. */
+static int check_run(worker_env *env, const timed_work *w, int run, char *why, size_t n)
+{
+    device_diff d;
+    cudaError_t err = module_diff(&env->mod, w->out, w->ref, w->out_n, &d);
+    if (err != cudaSuccess) {
+        snprintf(why, n, "checking timed run %d: %s", run, cudaGetErrorString(err));
+        return -1;
+    }
+    if (d.poisoned > 0 || d.not_finite > 0 || !(d.rel_error <= TOL_OVERALL * 10)) {
+        snprintf(why, n, "timed run %d gave a wrong result (relative error %.1e, %.0f elements "
+                 "unwritten, %.0f not finite): a fast wrong answer earns nothing", run,
+                 d.rel_error, d.poisoned, d.not_finite);
+        return -1;
+    }
+    return 0;
+}
+
+int time_fresh(worker_env *env, const timed_work *w, int reps, double *median_ms, char *why,
+               size_t n)
+{
+    enum { WARMUP = 2 };
+    double t[TIMING_MAX_REPS];
+    cudaEvent_t start = NULL, stop = NULL;
+    cudaError_t err = cudaEventCreate(&start);
+    int rc = 0;
+    if (err == cudaSuccess)
+        err = cudaEventCreate(&stop);
+    if (reps > TIMING_MAX_REPS)
+        reps = TIMING_MAX_REPS;
+    for (int run = 0; run < WARMUP + reps && err == cudaSuccess && rc == 0; run++) {
+        double ms = 0;
+        err = prepare_run(env, w, run);
+        if (err == cudaSuccess)
+            err = timed_run(w, start, stop, &ms);
+        if (err == cudaSuccess && w->out)
+            rc = check_run(env, w, run + 1, why, n);
+        if (run >= WARMUP)
+            t[run - WARMUP] = ms;
+    }
+    if (start)
+        cudaEventDestroy(start);
+    if (stop)
+        cudaEventDestroy(stop);
     if (err != cudaSuccess) {
         snprintf(why, n, "%s", cudaGetErrorString(err));
         return -1;
     }
+    if (rc != 0)
+        return -1;
+    timing_stats st;
+    timing_summarise(t, reps, &st);
     *median_ms = st.median_ms;
     return 0;
 }
@@ -143,7 +220,6 @@ int float_grade_kernel(worker_env *env, const lab_kernel *k, const float_ops *op
     kernel_check checks[KERNEL_MAX_CHECKS];
     check_result c[FLOAT_CHECKS];
     int sent[FLOAT_CHECKS] = {0}, lost = 0;
-    void *launcher = lab_lib_symbol(&env->lib, k->launcher);
     int n = kernel_checks(env->lab, k, checks);
 
     static const char *const ids[FLOAT_CHECKS] = {"correct", "global-loads", "smem-conflicts",
@@ -156,13 +232,8 @@ int float_grade_kernel(worker_env *env, const lab_kernel *k, const float_ops *op
             if (strcmp(c[i].check, checks[j].id) == 0)
                 c[i].max_points = checks[j].points;
 
-    if (!launcher) {
-        check_set(&c[FLOAT_CORRECT], CHECK_FAIL, "%s not found in %s", k->launcher,
-                  env->lib.path);
-        for (int i = FLOAT_LOADS; i < FLOAT_CHECKS; i++)
-            check_set(&c[i], CHECK_FAIL, "not graded: the launcher is missing");
-    } else {
-        ops->bind(state, launcher);
+    {
+        ops->bind(state, env);
         run_outcome right = ops->correct(env, k, state, &c[FLOAT_CORRECT]);
         decide(env, &c[FLOAT_CORRECT], &sent[FLOAT_CORRECT]);
         lost = right == RUN_LOST;

@@ -12,6 +12,8 @@
 #include "../run/gpu.h"
 #include "../worker.h"
 
+#include <cuda_runtime_api.h>
+
 #include <stddef.h>
 
 /* A device copy of n host floats, or NULL with why filled. */
@@ -33,9 +35,29 @@ typedef struct float_case {
 /* Run one case and judge it into c (left untouched when it is right). */
 run_outcome float_run_case(worker_env *env, const float_case *fc, check_result *c);
 
-/* Median time of launch(arg) after a warm-up (CUDA events); 0 on success. */
-int time_launch(worker_env *env, void (*launch)(void *), void *arg, double *median_ms, char *why,
-                size_t n);
+/*
+ * A timed launch that cannot be gamed: before every run (warm-up too) the
+ * inputs are refilled with fresh random values, the reference is recomputed
+ * from them and the output is poisoned; after it the output is checked
+ * against the reference on the device. A kernel that remembers an earlier
+ * answer, or skips work, fails instead of looking fast.
+ */
+typedef struct timed_work {
+    void (*launch)(void *arg); /* what is timed */
+    void *arg;
+    float *inputs[3];
+    size_t input_n[3];
+    int n_inputs;
+    float *out;  /* poisoned before each run; NULL: nothing to check (a reference) */
+    size_t out_n;
+    float *ref;  /* where make_ref puts the expected output */
+    cudaError_t (*make_ref)(worker_env *env, void *ref_arg);
+    void *ref_arg;
+} timed_work;
+
+/* Median time of w over `reps` runs after 2 warm-ups; 0, or -1 with why. */
+int time_fresh(worker_env *env, const timed_work *w, int reps, double *median_ms, char *why,
+               size_t n);
 
 /* Fill *c for a CUDA failure outside the student's kernel; returns the outcome. */
 run_outcome fail_cuda(check_result *c, const char *label, const char *why);
@@ -45,7 +67,7 @@ enum { FLOAT_CORRECT, FLOAT_LOADS, FLOAT_CONFLICTS, FLOAT_SPEED, FLOAT_CHECKS };
 
 /* What a problem module plugs into float_grade_kernel. */
 typedef struct float_ops {
-    void (*bind)(void *state, void *launcher); /* the student's launcher */
+    void (*bind)(void *state, worker_env *env); /* the kernel's validated launches */
     run_outcome (*correct)(worker_env *env, const lab_kernel *k, void *state,
                            check_result *c);
     /* Fill c[FLOAT_LOADS] and c[FLOAT_CONFLICTS]; set *lost if the context died. */

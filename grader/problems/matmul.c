@@ -16,10 +16,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-typedef void (*matmul_fn)(const float *A, const float *B, float *C, int M, int N, int K);
-
+/* The student's launches of call `call` (calls.h), on the grader's A, B and C. */
 typedef struct mm_launch {
-    matmul_fn fn;
+    worker_env *env;
+    int call;
     const float *A, *B;
     float *C;
     int M, N, K;
@@ -28,7 +28,8 @@ typedef struct mm_launch {
 static void launch_mm(void *p)
 {
     mm_launch *a = p;
-    a->fn(a->A, a->B, a->C, a->M, a->N, a->K);
+    replay r = {a->env, &a->env->plan->calls[a->call], {(void *)a->A, (void *)a->B, a->C}};
+    replay_launch(&r);
 }
 
 /* Inputs and references live as long as the worker: every kernel reuses them. */
@@ -80,9 +81,9 @@ static run_outcome correct_mm(worker_env *env, const lab_kernel *k, void *state,
         char label[128];
         run_outcome out;
 
-        worker_progress(env); /* the host reference of 1024^3 takes a moment */
         const mm_case *mc = get_case(i, env->opt->seed);
         snprintf(label, sizeof label, "M=%d N=%d K=%d (%s)", s->M, s->N, s->K, s->why);
+        a->call = i;
         a->M = s->M, a->N = s->N, a->K = s->K;
         if (upload(a, mc->A, mc->B, why, sizeof why) != 0) {
             out = fail_cuda(c, label, why);
@@ -101,9 +102,10 @@ static run_outcome correct_mm(worker_env *env, const lab_kernel *k, void *state,
 }
 
 /* Large random operands and an output on the device, for counters and timing. */
-static int big_operands(const matmul_size *s, unsigned long long seed, mm_launch *a,
+static int big_operands(const matmul_size *s, int call, unsigned long long seed, mm_launch *a,
                         char *why, size_t n)
 {
+    a->call = call;
     float *hA = host_random((size_t)s->M * s->K, seed), *hB = host_random((size_t)s->K * s->N, seed + 1);
     a->M = s->M, a->N = s->N, a->K = s->K;
     int rc = upload(a, hA, hB, why, n);
@@ -116,6 +118,31 @@ static int big_operands(const matmul_size *s, unsigned long long seed, mm_launch
     return rc;
 }
 
+static void launch_cublas(void *p);
+
+/* The run the counters saw, against cuBLAS on the same operands. */
+static int measured_run_right(mm_launch *a, char *why, size_t n)
+{
+    mm_launch ref = *a;
+    device_diff d;
+    size_t count = (size_t)a->M * a->N;
+    int right = 0;
+    ref.C = NULL;
+    if (cudaMalloc((void **)&ref.C, count * sizeof(float)) == cudaSuccess) {
+        launch_cublas(&ref);
+        right = cudaDeviceSynchronize() == cudaSuccess &&
+                module_diff(&a->env->mod, a->C, ref.C, count, &d) == cudaSuccess &&
+                d.poisoned == 0 && d.not_finite == 0 && d.rel_error <= TOL_OVERALL * 10;
+        if (!right)
+            snprintf(why, n, "the run the counters measured gave a wrong result (relative "
+                     "error %.1e against cuBLAS)", d.rel_error);
+    } else {
+        snprintf(why, n, "no device memory to check the measured run");
+    }
+    cudaFree(ref.C);
+    return right;
+}
+
 static void counters_mm(worker_env *env, const lab_kernel *k, void *state, check_result *c,
                         int *lost)
 {
@@ -126,11 +153,15 @@ static void counters_mm(worker_env *env, const lab_kernel *k, void *state, check
     measure_status st = env->meter_status;
 
     snprintf(why, sizeof why, "%s", env->meter_why);
-    if (st == MEASURE_OK && big_operands(s, env->opt->seed, a, why, sizeof why) != 0)
+    if (st == MEASURE_OK && big_operands(s, calls_matmul_traffic(), env->opt->seed, a, why,
+                                         sizeof why) != 0)
         st = MEASURE_ERROR;
     if (st == MEASURE_OK) {
-        worker_progress(env);
+        gpu_watchdog_arm();
         st = env->meter->measure(env->meter, launch_mm, a, &m, why, sizeof why);
+        gpu_watchdog_disarm();
+        if (st == MEASURE_OK && !measured_run_right(a, why, sizeof why))
+            st = MEASURE_WRONG_RESULT;
     }
     *lost = st == MEASURE_ERROR && gpu_context_lost();
     if (!*lost)
@@ -171,20 +202,11 @@ static void launch_cublas(void *p)
                 &zero, a->C, a->N);
 }
 
-/* Relative Frobenius distance of two device results. */
-static double device_distance(const float *x, const float *y, size_t n)
+static cudaError_t ref_cublas(worker_env *env, void *p)
 {
-    float *hx = malloc(n * sizeof *hx), *hy = malloc(n * sizeof *hy);
-    double num = 0, den = 0;
-    cudaMemcpy(hx, x, n * sizeof *hx, cudaMemcpyDeviceToHost);
-    cudaMemcpy(hy, y, n * sizeof *hy, cudaMemcpyDeviceToHost);
-    for (size_t i = 0; i < n; i++) {
-        num += ((double)hx[i] - hy[i]) * ((double)hx[i] - hy[i]);
-        den += (double)hy[i] * hy[i];
-    }
-    free(hx);
-    free(hy);
-    return den > 0 ? sqrt(num / den) : (num > 0 ? INFINITY : 0);
+    (void)env;
+    launch_cublas(p);
+    return cudaGetLastError();
 }
 
 static void speed_mm(worker_env *env, const lab_kernel *k, void *state, check_result *c,
@@ -196,26 +218,32 @@ static void speed_mm(worker_env *env, const lab_kernel *k, void *state, check_re
     double t_kernel = 0, t_ref = 0;
     size_t n = (size_t)s->M * s->N;
 
-    if (big_operands(s, env->opt->seed, a, why, sizeof why) != 0) {
+    if (big_operands(s, calls_matmul_speed(), env->opt->seed, a, why, sizeof why) != 0) {
         check_set(c, CHECK_FAIL, "could not prepare %dx%dx%d: %s", s->M, s->N, s->K, why);
         release(a);
         return;
     }
     ref = *a;
     ref.C = NULL;
-    if (cudaMalloc((void **)&ref.C, n * sizeof(float)) != cudaSuccess ||
-        time_launch(env, launch_mm, a, &t_kernel, why, sizeof why) != 0 ||
-        time_launch(env, launch_cublas, &ref, &t_ref, why, sizeof why) != 0) {
-        check_set(c, CHECK_FAIL, "timing failed at %dx%dx%d: %s", s->M, s->N, s->K, why);
+    int prepared = cudaMalloc((void **)&ref.C, n * sizeof(float)) == cudaSuccess;
+    /* Both timed alike: fresh A and B before every run; the kernel's C checked each time. */
+    timed_work kernel = {launch_mm, a, {(float *)a->A, (float *)a->B}, {(size_t)s->M * s->K,
+                         (size_t)s->K * s->N}, 2, a->C, n, ref.C, ref_cublas, &ref};
+    timed_work blas = {launch_cublas, &ref, {(float *)a->A, (float *)a->B},
+                       {(size_t)s->M * s->K, (size_t)s->K * s->N}, 2, NULL, 0, NULL, NULL, NULL};
+    if (!prepared) {
+        check_set(c, CHECK_FAIL, "no device memory for the cuBLAS result at %dx%dx%d", s->M,
+                  s->N, s->K);
+    } else if (time_fresh(env, &kernel, 10, &t_kernel, why, sizeof why) != 0) {
+        check_set(c, CHECK_FAIL, "at %dx%dx%d: %s", s->M, s->N, s->K, why);
+        *lost = gpu_context_lost();
+    } else if (time_fresh(env, &blas, 10, &t_ref, why, sizeof why) != 0) {
+        check_set(c, CHECK_FAIL, "timing cuBLAS failed at %dx%dx%d: %s", s->M, s->N, s->K, why);
         *lost = gpu_context_lost();
     } else {
-        double dist = device_distance(a->C, ref.C, n);
         check_speed(c, t_kernel, t_ref, k->speed_fraction, "GFLOP/s",
                     2.0 * s->M * s->N * s->K / 1e6, "cuBLAS SGEMM");
-        if (!(dist <= TOL_OVERALL * 10))
-            check_set(c, CHECK_FAIL, "result at %dx%dx%d differs from cuBLAS (relative error "
-                      "%.1e): a fast wrong answer earns nothing", s->M, s->N, s->K, dist);
-        else if (c->status == CHECK_FAIL)
+        if (c->status == CHECK_FAIL)
             check_field(c->hint, sizeof c->hint, "Each thread should compute a small block of "
                         "outputs (e.g. 8x8) from registers, reading each shared value once "
                         "into a register and reusing it; wide (float4) loads and a large "
@@ -227,9 +255,9 @@ static void speed_mm(worker_env *env, const lab_kernel *k, void *state, check_re
     }
 }
 
-static void bind_mm(void *state, void *launcher)
+static void bind_mm(void *state, worker_env *env)
 {
-    *(void **)&((mm_launch *)state)->fn = launcher;
+    ((mm_launch *)state)->env = env;
 }
 
 int matmul_grade_kernel(worker_env *env, const lab_kernel *k)

@@ -10,15 +10,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-typedef struct tile_launch {
-    void (*launcher)(int *out);
-    int *out;
-} tile_launch;
-
-static void launch_tile(void *arg)
+/* A tile kernel's one call: buffer 0 is out. */
+static void bind(worker_env *env, replay *t, void *out)
 {
-    tile_launch *t = arg;
-    t->launcher(t->out);
+    t->env = env;
+    t->plan = &env->plan->calls[0];
+    t->bufs[0] = out;
 }
 
 /* Every check of a tile kernel, in report order (kernel_checks). */
@@ -45,51 +42,15 @@ static void emit_all(worker_env *env, const check_result *c)
         worker_emit(env, &c[i]);
 }
 
-static void describe_wrong(check_result *c, const int_diff *d, int bdimx, long n)
-{
-    if (d->unwritten == n) {
-        check_set(c, CHECK_FAIL, "out was never written: all %ld elements still hold the "
-                  "poison value", n);
-        check_field(c->hint, sizeof c->hint, "Does the kernel write out[idx]? In labs with a "
-                    "dynamic tile, does the launcher launch the kernel at all?");
-        return;
-    }
-    check_set(c, CHECK_FAIL, "%ld of %ld elements differ; first at row %ld, col %ld: "
-              "expected %d, got %d", d->wrong, n, d->first / bdimx, d->first % bdimx,
-              d->expected, d->got);
-    check_field(c->hint, sizeof c->hint, "Compare your indices with the exercise. If the "
-                "wrong elements change from run to run, a __syncthreads() between the store "
-                "and the load is missing (the grader fills shared memory with junk first).");
-}
+static void describe_wrong(check_result *c, const int_diff *d, int bdimx, long n);
 
-/* One correctness run. */
-static run_outcome run_once(worker_env *env, tile_launch *t, guarded *buf, const int *want,
-                            int *got, long n, check_result *c)
+/* Read out back and compare it with the reference: 0 when right, else c says what is wrong. */
+static run_outcome judge_out(worker_env *env, guarded *buf, const int *want, int *got, long n,
+                             check_result *c)
 {
     char why[256];
     long guard = 0;
-    int broken = 0;
     int_diff d;
-    cudaError_t err = cudaSuccess;
-
-    worker_progress(env);
-    int poisoned = guarded_poison(buf, why, sizeof why) == 0;
-    if (poisoned && (err = env->lib.scrub_shared(GPU_SCRUB_INT)) != cudaSuccess)
-        snprintf(why, sizeof why, "%s", cudaGetErrorString(err));
-    if (!poisoned || err != cudaSuccess) {
-        check_set(c, CHECK_FAIL, "CUDA error while preparing the run: %s", why);
-        check_field(c->hint, sizeof c->hint, "The lab library cannot run on this GPU: was it "
-                    "built for another one? Rebuild it here: make clean && make %s",
-                    env->lab->id);
-        return gpu_context_lost() ? RUN_LOST : RUN_FAILED;
-    }
-    if (gpu_run(launch_tile, t, &broken, why, sizeof why) != 0) {
-        check_set(c, CHECK_FAIL, "CUDA error: %s", why);
-        check_field(c->hint, sizeof c->hint, "The kernel faulted or could not launch. Look "
-                    "for an index past the tile or out, or a launch asking for more shared "
-                    "memory than the tile needs (or none, where the tile is dynamic).");
-        return broken ? RUN_LOST : RUN_FAILED;
-    }
     if (guarded_read(buf, got, &guard, why, sizeof why) != 0) {
         check_set(c, CHECK_FAIL, "CUDA error: %s", why);
         return gpu_context_lost() ? RUN_LOST : RUN_FAILED;
@@ -109,8 +70,53 @@ static run_outcome run_once(worker_env *env, tile_launch *t, guarded *buf, const
     return RUN_RIGHT;
 }
 
+static void describe_wrong(check_result *c, const int_diff *d, int bdimx, long n)
+{
+    if (d->unwritten == n) {
+        check_set(c, CHECK_FAIL, "out was never written: all %ld elements still hold the "
+                  "poison value", n);
+        check_field(c->hint, sizeof c->hint, "Does the kernel write out[idx]? In labs with a "
+                    "dynamic tile, does the launcher launch the kernel at all?");
+        return;
+    }
+    check_set(c, CHECK_FAIL, "%ld of %ld elements differ; first at row %ld, col %ld: "
+              "expected %d, got %d", d->wrong, n, d->first / bdimx, d->first % bdimx,
+              d->expected, d->got);
+    check_field(c->hint, sizeof c->hint, "Compare your indices with the exercise. If the "
+                "wrong elements change from run to run, a __syncthreads() between the store "
+                "and the load is missing (the grader fills shared memory with junk first).");
+}
+
+/* One correctness run. */
+static run_outcome run_once(worker_env *env, replay *t, guarded *buf, const int *want,
+                            int *got, long n, check_result *c)
+{
+    char why[256];
+    int broken = 0;
+    cudaError_t err = cudaSuccess;
+
+    int poisoned = guarded_poison(buf, why, sizeof why) == 0;
+    if (poisoned && (err = module_scrub(&env->mod, GPU_SCRUB_INT)) != cudaSuccess)
+        snprintf(why, sizeof why, "%s", cudaGetErrorString(err));
+    if (!poisoned || err != cudaSuccess) {
+        check_set(c, CHECK_FAIL, "CUDA error while preparing the run: %s", why);
+        check_field(c->hint, sizeof c->hint, "The lab library cannot run on this GPU: was it "
+                    "built for another one? Rebuild it here: make clean && make %s",
+                    env->lab->id);
+        return gpu_context_lost() ? RUN_LOST : RUN_FAILED;
+    }
+    if (gpu_run(replay_launch, t, &broken, why, sizeof why) != 0) {
+        check_set(c, CHECK_FAIL, "CUDA error: %s", why);
+        check_field(c->hint, sizeof c->hint, "The kernel faulted or could not launch. Look "
+                    "for an index past the tile or out, or a launch asking for more shared "
+                    "memory than the tile needs (or none, where the tile is dynamic).");
+        return broken ? RUN_LOST : RUN_FAILED;
+    }
+    return judge_out(env, buf, want, got, n, c);
+}
+
 /* Every correctness run must be right. */
-static run_outcome grade_correct(worker_env *env, const lab_kernel *k, tile_launch *t,
+static run_outcome grade_correct(worker_env *env, const lab_kernel *k, replay *t,
                                  check_result *c)
 {
     long n = (long)env->lab->bdimx * env->lab->bdimy;
@@ -124,7 +130,7 @@ static run_outcome grade_correct(worker_env *env, const lab_kernel *k, tile_laun
         check_set(c, CHECK_FAIL, "CUDA error: %s", why);
         out = gpu_context_lost() ? RUN_LOST : RUN_FAILED;
     } else {
-        t->out = buf.data;
+        bind(env, t, buf.data);
         for (int r = 0; out == RUN_RIGHT && r < env->opt->repeats; r++)
             out = run_once(env, t, &buf, want, got, n, c);
         if (out == RUN_RIGHT)
@@ -137,17 +143,34 @@ static run_outcome grade_correct(worker_env *env, const lab_kernel *k, tile_laun
     return out;
 }
 
+/* The run the counters saw must be right too: counts of a wrong kernel earn nothing. */
+static int measured_run_right(worker_env *env, const lab_kernel *k, guarded *buf, long n,
+                              char *why, size_t why_size)
+{
+    int *want = malloc((size_t)n * sizeof *want), *got = malloc((size_t)n * sizeof *got);
+    check_result scratch;
+    tile_reference(&k->tile, env->lab->bdimx, env->lab->bdimy, want);
+    check_init(&scratch, env->lab->id, k->name, "correct", 0);
+    int right = judge_out(env, buf, want, got, n, &scratch) == RUN_RIGHT;
+    if (!right)
+        snprintf(why, why_size, "the run the counters measured gave a wrong result (%.180s)",
+                 scratch.message);
+    free(want);
+    free(got);
+    return right;
+}
+
 static void pad_note(worker_env *env, char *note, size_t size)
 {
     int pad;
     note[0] = '\0';
-    if (lab_lib_param(&env->lib, env->lab->pad_param, &pad) == 0)
+    if (lab_image_int(env->img, env->lab->pad_param, &pad) == 0)
         snprintf(note, size, "Your file sets IPAD = %d: each tile row is BDIMX + IPAD = %d "
                  "words long. Work out which bank lane i of a warp reads for a few pads, or "
                  "measure them.", pad, env->lab->bdimx + pad);
 }
 
-static void grade_counters(worker_env *env, const lab_kernel *k, tile_launch *t,
+static void grade_counters(worker_env *env, const lab_kernel *k, replay *t,
                            check_result *c, int *broken)
 {
     smem_side store = SIDE_STORE, load = SIDE_LOAD;
@@ -164,14 +187,17 @@ static void grade_counters(worker_env *env, const lab_kernel *k, tile_launch *t,
     snprintf(why, sizeof why, "%s", env->meter_why);
     if (st == MEASURE_OK) {
         guarded buf;
-        if (guarded_alloc(&buf, (size_t)env->lab->bdimx * env->lab->bdimy * sizeof(int), why,
-                          sizeof why) != 0) {
+        long n = (long)env->lab->bdimx * env->lab->bdimy;
+        if (guarded_alloc(&buf, (size_t)n * sizeof(int), why, sizeof why) != 0) {
             st = MEASURE_ERROR;
         } else {
-            t->out = buf.data;
-            env->lib.scrub_shared(GPU_SCRUB_INT);
-            worker_progress(env);
-            st = env->meter->measure(env->meter, launch_tile, t, &m, why, sizeof why);
+            bind(env, t, buf.data);
+            module_scrub(&env->mod, GPU_SCRUB_INT);
+            gpu_watchdog_arm();
+            st = env->meter->measure(env->meter, replay_launch, t, &m, why, sizeof why);
+            gpu_watchdog_disarm();
+            if (st == MEASURE_OK && !measured_run_right(env, k, &buf, n, why, sizeof why))
+                st = MEASURE_WRONG_RESULT;
             guarded_free(&buf);
         }
     }
@@ -193,26 +219,10 @@ static void grade_counters(worker_env *env, const lab_kernel *k, tile_launch *t,
 int tile_grade_kernel(worker_env *env, const lab_kernel *k)
 {
     check_result c[C_COUNT];
-    tile_launch t = {0};
+    replay t = {0};
     int broken = 0;
 
     init_checks(env, k, c);
-    *(void **)&t.launcher = lab_lib_symbol(&env->lib, k->launcher);
-    if (!t.launcher) {
-        if (k->optional) {
-            for (int i = 0; i < C_COUNT; i++)
-                check_set(&c[i], CHECK_SKIPPED, "optional: %s is not in your file", k->launcher);
-        } else {
-            check_set(&c[C_CORRECT], CHECK_FAIL, "%s not found in %s", k->launcher,
-                      env->lib.path);
-            check_field(c[C_CORRECT].hint, sizeof c[C_CORRECT].hint, "Keep the launcher "
-                        "names and signatures of the skeleton (see the comment at the top of "
-                        "%s); the grader calls them by name.", env->lab->source);
-            fail_rest(c, C_ST_REQ, "the launcher is missing");
-        }
-        emit_all(env, c);
-        return 0;
-    }
     run_outcome out = grade_correct(env, k, &t, &c[C_CORRECT]);
     if (out == RUN_LOST) {
         broken = 1;

@@ -25,7 +25,6 @@ static cJSON *check_json(const check_result *c)
 static cJSON *lab_json(const lab_result *r)
 {
     cJSON *o = cJSON_CreateObject(), *checks = cJSON_CreateArray();
-    double pts = 0, max = 0;
 
     cJSON_AddStringToObject(o, "id", r->lab->id);
     cJSON_AddStringToObject(o, "title", r->lab->title);
@@ -35,13 +34,14 @@ static cJSON *lab_json(const lab_result *r)
         cJSON_AddStringToObject(o, "not_graded", r->env_text);
     else
         cJSON_AddNullToObject(o, "not_graded");
-    for (int i = 0; i < r->n_checks; i++) {
+    for (int i = 0; i < r->n_checks; i++)
         cJSON_AddItemToArray(checks, check_json(&r->checks[i]));
-        pts += r->checks[i].points;
-        max += r->checks[i].max_points;
-    }
-    cJSON_AddNumberToObject(o, "points", pts);
-    cJSON_AddNumberToObject(o, "max_points", max);
+    cJSON_AddNumberToObject(o, "points", r->points);
+    cJSON_AddNumberToObject(o, "max_points", r->max_points);
+    if (r->host_printed)
+        cJSON_AddStringToObject(o, "host_printed", r->host_printed);
+    if (r->device_printed)
+        cJSON_AddStringToObject(o, "device_printed", r->device_printed);
     cJSON_AddNumberToObject(o, "seconds", r->seconds);
     cJSON_AddItemToObject(o, "checks", checks);
     return o;

@@ -25,9 +25,22 @@ static void print_check(FILE *f, const check_result *c, const report_style *st)
         fprintf(f, "        hint: %s\n", c->hint);
 }
 
+/* What the student's code printed, apart from the report it cannot write into. */
+static void print_printed(FILE *f, const char *what, const char *text)
+{
+    if (!text || !*text)
+        return;
+    fprintf(f, "  -- %s printed (not part of the grade) --\n", what);
+    for (const char *line = text; *line;) {
+        const char *end = strchr(line, '\n');
+        int len = end ? (int)(end - line) : (int)strlen(line);
+        fprintf(f, "  | %.*s\n", len, line);
+        line += len + (end != NULL);
+    }
+}
+
 void report_text_lab(FILE *f, const lab_result *r, const report_style *st)
 {
-    double pts = 0, max = 0;
     const char *kernel = "";
 
     fprintf(f, "== %s: %s ==\n", r->lab->id, r->lab->title);
@@ -44,12 +57,12 @@ void report_text_lab(FILE *f, const lab_result *r, const report_style *st)
             fprintf(f, "%s\n", kernel);
         }
         print_check(f, c, st);
-        pts += c->points;
-        max += c->max_points;
     }
     if (r->env_code)
         fprintf(f, "  not graded from here on: %s\n", r->env_text);
-    fprintf(f, "%s: %g/%g points (%.2f s)\n\n", r->lab->id, pts, max, r->seconds);
+    print_printed(f, "your launchers (host code)", r->host_printed);
+    print_printed(f, "your kernels (device printf)", r->device_printed);
+    fprintf(f, "%s: %g/%g points (%.2f s)\n\n", r->lab->id, r->points, r->max_points, r->seconds);
 }
 
 void report_text_total(FILE *f, const score *s)

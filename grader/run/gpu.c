@@ -1,10 +1,14 @@
 /* gpu.c - device helpers for the worker process; see gpu.h. */
+#define _POSIX_C_SOURCE 200809L
 #include "gpu.h"
 
 #include <cuda_runtime_api.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/time.h>
+#include <unistd.h>
 
 #define GUARD_BYTES 1024
 
@@ -98,16 +102,49 @@ void guarded_free(guarded *g)
     memset(g, 0, sizeof *g);
 }
 
+static double g_watchdog_s = 10;
+static int g_watchdog_exit = 1;
+
+static void watchdog_fired(int sig)
+{
+    (void)sig;
+    _exit(g_watchdog_exit);
+}
+
+void gpu_watchdog_set(double seconds, int exit_status)
+{
+    g_watchdog_s = seconds;
+    g_watchdog_exit = exit_status;
+    signal(SIGALRM, watchdog_fired);
+}
+
+void gpu_watchdog_arm(void)
+{
+    struct itimerval it = {{0, 0}, {(time_t)g_watchdog_s,
+                                    (suseconds_t)((g_watchdog_s - (double)(time_t)g_watchdog_s) * 1e6)}};
+    if (it.it_value.tv_sec == 0 && it.it_value.tv_usec == 0)
+        it.it_value.tv_usec = 1000;
+    setitimer(ITIMER_REAL, &it, NULL);
+}
+
+void gpu_watchdog_disarm(void)
+{
+    struct itimerval it = {{0, 0}, {0, 0}};
+    setitimer(ITIMER_REAL, &it, NULL);
+}
+
 int gpu_run(void (*launch)(void *), void *arg, int *broken, char *why, size_t why_size)
 {
     cudaError_t err;
 
     *broken = 0;
     cudaGetLastError(); /* start clean */
+    gpu_watchdog_arm();
     launch(arg);
     err = cudaGetLastError();
     if (err == cudaSuccess)
         err = cudaDeviceSynchronize();
+    gpu_watchdog_disarm();
     if (err == cudaSuccess)
         return 0;
     snprintf(why, why_size, "%s (%s)", cudaGetErrorString(err), cudaGetErrorName(err));

@@ -56,6 +56,16 @@ void guarded_free(guarded *g);
  */
 int gpu_run(void (*launch)(void *), void *arg, int *broken, char *why, size_t why_size);
 
+/*
+ * The watchdog: a wait for the GPU that lasts longer than `seconds` ends the
+ * process with `exit_status` (a hung kernel cannot be stopped any other way;
+ * the grader reports the kernel as timed out). gpu_run arms it itself; other
+ * waits arm it around themselves.
+ */
+void gpu_watchdog_set(double seconds, int exit_status);
+void gpu_watchdog_arm(void);
+void gpu_watchdog_disarm(void);
+
 /* What one graded run of a kernel came to. */
 typedef enum run_outcome {
     RUN_RIGHT,  /* ran, output right */

@@ -5,6 +5,8 @@
  *   expect FILE not-full                  some points were lost
  *   expect FILE others-correct KERNEL     every other kernel's correct check passed
  *   expect FILE not-graded TEXT           exit_code 3, a lab not graded for TEXT
+ *   expect FILE printed TEXT              the student's host code printed TEXT, shown
+ *                                         apart from the report (host_printed)
  *   expect FILE check KERNEL CHECK STATUS [TEXT]
  *                                         that check has STATUS (pass/fail/...) and
  *                                         its message contains TEXT (case-insensitive)
@@ -120,6 +122,17 @@ static int expect_others_correct(const cJSON *root, const char *kernel)
     return bad || !seen;
 }
 
+/* What the launchers printed is kept (capped) in its own field. */
+static int expect_printed(const cJSON *root, const char *text)
+{
+    const cJSON *lab;
+    cJSON_ArrayForEach(lab, cJSON_GetObjectItemCaseSensitive(root, "labs"))
+        if (strcasestr(string(lab, "host_printed"), text))
+            return 0;
+    printf("no lab's host_printed holds \"%s\"\n", text);
+    return 1;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 3) {
@@ -135,6 +148,8 @@ int main(int argc, char **argv)
         rc = expect_full(root, !strcmp(argv[2], "full"));
     else if (!strcmp(argv[2], "not-graded") && argc == 4)
         rc = expect_not_graded(root, argv[3]);
+    else if (!strcmp(argv[2], "printed") && argc == 4)
+        rc = expect_printed(root, argv[3]);
     else if (!strcmp(argv[2], "others-correct") && argc == 4)
         rc = expect_others_correct(root, argv[3]);
     else if (!strcmp(argv[2], "check") && argc >= 6)

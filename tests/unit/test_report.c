@@ -52,6 +52,9 @@ static void setup(void)
     results[0].n_checks = 4;
     results[0].cap = 4;
     results[0].seconds = 1.25;
+    results[0].points = 2; /* the runner adds them up once; reports only print them */
+    results[0].max_points = 4;
+    results[0].host_printed = (char *)"hello from a launcher\nScore: 99/99\n";
     snprintf(results[0].device, sizeof results[0].device, "NVIDIA H100 80GB HBM3 (cupti)");
 
     results[1].lab = lab_find("lab2");
@@ -136,6 +139,8 @@ START_TEST(test_json_structure)
     ck_assert(cJSON_IsNull(get(lab1, "not_graded")));
     ck_assert_double_eq_tol(get_num(lab1, "points"), 2, 1e-12);
     ck_assert_double_eq_tol(get_num(lab1, "max_points"), 4, 1e-12);
+    ck_assert_str_eq(cJSON_GetObjectItemCaseSensitive(lab1, "host_printed")->valuestring,
+                     "hello from a launcher\nScore: 99/99\n");
     ck_assert_double_eq_tol(get_num(lab1, "seconds"), 1.25, 1e-9);
 
     const cJSON *checks = get(lab1, "checks");
@@ -249,6 +254,10 @@ START_TEST(test_text_lab)
     ck_assert_ptr_nonnull(strstr(t, "not measured: ERR_NVGPUCTRPERM"));
     ck_assert_ptr_nonnull(strstr(t, "SKIP"));
     ck_assert_ptr_nonnull(strstr(t, "lab1: 2/4 points"));
+    /* what the student's code printed is quoted in its own section, every line marked */
+    ck_assert_ptr_nonnull(strstr(t, "-- your launchers (host code) printed (not part of the "
+                                    "grade) --\n  | hello from a launcher\n  | Score: 99/99\n"));
+    ck_assert_ptr_null(strstr(t, "\nScore: 99/99"));
     /* a passing check shows no hint unless verbose; no colour codes */
     ck_assert_ptr_null(strstr(t, "pass hint"));
     ck_assert_ptr_null(strstr(t, "measured 1024 right"));

@@ -1,19 +1,31 @@
 /*
- * test_runner.c - the runner's isolation without a GPU: fake workers that
- * behave, hang, crash, report an environment error or die at once, and what
- * the grader makes of each.
+ * test_runner.c - the grader's side of the measuring worker, without a GPU:
+ * fake workers that behave, hang, crash, lose their context, report no GPU,
+ * die at start, forge results, flood their output, leave processes behind,
+ * or keep talking instead of finishing - and what the grader makes of each.
  */
+#define _GNU_SOURCE
 #include "runner.h"
 
 #include "exit_codes.h"
+#include "run/child.h"
 
 #include <check.h>
+#include <errno.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
-extern const lab_def lab1_def; /* three kernels of five checks each */
+extern const lab_def lab1_def; /* three kernels of five checks each: 18 points */
+
+static void send_msg(int fd, const worker_msg *m)
+{
+    if (write(fd, m, sizeof *m) != (ssize_t)sizeof *m)
+        _exit(99);
+}
 
 static void send(int fd, worker_msg_type type, int kernel, const char *text)
 {
@@ -21,10 +33,21 @@ static void send(int fd, worker_msg_type type, int kernel, const char *text)
     memset(&m, 0, sizeof m);
     m.type = type;
     m.kernel = kernel;
-    m.env_code = type == MSG_ENVIRONMENT ? EXIT_ENVIRONMENT : 0;
     strncpy(m.text, text, sizeof m.text - 1);
-    if (write(fd, &m, sizeof m) != (ssize_t)sizeof m)
-        _exit(99);
+    send_msg(fd, &m);
+}
+
+static void send_check(int fd, const lab_def *lab, int k, int i, check_status st)
+{
+    kernel_check checks[KERNEL_MAX_CHECKS];
+    kernel_checks(lab, &lab->kernels[k], checks);
+    worker_msg m;
+    memset(&m, 0, sizeof m);
+    m.type = MSG_CHECK;
+    m.kernel = k;
+    check_init(&m.check, lab->id, lab->kernels[k].name, checks[i].id, 0);
+    check_set(&m.check, st, "fine");
+    send_msg(fd, &m);
 }
 
 /* Send the first `count` checks of kernel k, all passed. */
@@ -32,15 +55,8 @@ static void send_passes(int fd, const lab_def *lab, int k, int count)
 {
     kernel_check checks[KERNEL_MAX_CHECKS];
     int n = kernel_checks(lab, &lab->kernels[k], checks);
-    for (int i = 0; i < n && i < count; i++) {
-        worker_msg m;
-        memset(&m, 0, sizeof m);
-        m.type = MSG_CHECK;
-        check_init(&m.check, lab->id, lab->kernels[k].name, checks[i].id, checks[i].points);
-        check_set(&m.check, CHECK_PASS, "fine");
-        if (write(fd, &m, sizeof m) != (ssize_t)sizeof m)
-            _exit(99);
-    }
+    for (int i = 0; i < n && i < count; i++)
+        send_check(fd, lab, k, i, CHECK_PASS);
 }
 
 static void grade_fully(int fd, const lab_def *lab, int k)
@@ -50,12 +66,11 @@ static void grade_fully(int fd, const lab_def *lab, int k)
     send(fd, MSG_END, k, "");
 }
 
-static void worker_good(const lab_def *lab, const grade_options *opt, int first, int fd)
+static void worker_good(const grade_job *job, int first, int fd)
 {
-    (void)opt;
     send(fd, MSG_DEVICE, -1, "Fake GPU");
-    for (int k = first; k < lab->n_kernels; k++)
-        grade_fully(fd, lab, k);
+    for (int k = first; k < job->lab->n_kernels; k++)
+        grade_fully(fd, job->lab, k);
     _exit(0);
 }
 
@@ -79,49 +94,164 @@ static int grade_until_kernel_1(int fd, const lab_def *lab, int first, int passe
 }
 
 /* Kernel 1 passes one check, then never finishes. */
-static void worker_hangs_on_1(const lab_def *lab, const grade_options *opt, int first, int fd)
+static void worker_hangs_on_1(const grade_job *job, int first, int fd)
 {
-    (void)opt;
-    if (grade_until_kernel_1(fd, lab, first, 1))
+    if (grade_until_kernel_1(fd, job->lab, first, 1))
         pause();
     _exit(0);
 }
 
-/* Kernel 1 passes two checks, then the process dies of a fault. */
-static void worker_crashes_on_1(const lab_def *lab, const grade_options *opt, int first, int fd)
+/* Kernel 1 keeps sending messages that used to extend the time limit, forever. */
+static void worker_chatters_on_1(const grade_job *job, int first, int fd)
 {
-    (void)opt;
-    if (grade_until_kernel_1(fd, lab, first, 2)) {
+    if (grade_until_kernel_1(fd, job->lab, first, 0))
+        for (;;) {
+            send(fd, MSG_DEVICE, -1, "still busy");
+            usleep(10000);
+        }
+    _exit(0);
+}
+
+/* Kernel 1 passes two checks, then the process dies of a fault. */
+static void worker_crashes_on_1(const grade_job *job, int first, int fd)
+{
+    if (grade_until_kernel_1(fd, job->lab, first, 2)) {
         signal(SIGSEGV, SIG_DFL);
         raise(SIGSEGV);
     }
     _exit(0);
 }
 
-/* A lost CUDA context: the worker ends after each kernel. */
-static void worker_one_kernel_each(const lab_def *lab, const grade_options *opt, int first, int fd)
+/* The worker's own watchdog fired in kernel 1. */
+static void worker_watchdog_on_1(const grade_job *job, int first, int fd)
 {
-    (void)opt;
-    grade_fully(fd, lab, first);
+    if (grade_until_kernel_1(fd, job->lab, first, 0))
+        _exit(WORKER_EXIT_TIMEOUT);
     _exit(0);
 }
 
-static void worker_no_gpu(const lab_def *lab, const grade_options *opt, int first, int fd)
+/* A lost CUDA context: the worker ends after each kernel. */
+static void worker_one_kernel_each(const grade_job *job, int first, int fd)
 {
-    (void)lab, (void)opt, (void)first;
+    grade_fully(fd, job->lab, first);
+    _exit(0);
+}
+
+static void worker_no_gpu(const grade_job *job, int first, int fd)
+{
+    (void)job, (void)first;
     send(fd, MSG_ENVIRONMENT, -1, "no CUDA GPU found");
     _exit(EXIT_ENVIRONMENT);
 }
 
-static void worker_dies_at_start(const lab_def *lab, const grade_options *opt, int first, int fd)
+static void worker_dies_at_start(const grade_job *job, int first, int fd)
 {
-    (void)lab, (void)opt, (void)first, (void)fd;
+    (void)job, (void)first, (void)fd;
     _exit(7);
 }
 
-static grade_options options(double timeout_s)
+/* Every lie a child could tell about its results. */
+static void worker_forges(const grade_job *job, int first, int fd)
 {
-    return (grade_options){.repeats = 1, .timeout_s = timeout_s};
+    const lab_def *lab = job->lab;
+    worker_msg m;
+    (void)first;
+    send(fd, MSG_DEVICE, -1, "Fake GPU");
+    send(fd, MSG_BEGIN, 0, "");
+    memset(&m, 0, sizeof m); /* points claimed by the child */
+    m.type = MSG_CHECK;
+    m.kernel = 0;
+    check_init(&m.check, lab->id, "whatever", "correct", 15000);
+    check_set(&m.check, CHECK_PASS, "forged");
+    m.check.points = 15000;
+    send_msg(fd, &m);
+    send_msg(fd, &m);            /* the same check again */
+    strcpy(m.check.check, "bonus"); /* a check the table does not have */
+    send_msg(fd, &m);
+    m.kernel = 2;                /* another kernel than the one begun */
+    strcpy(m.check.check, "correct");
+    send_msg(fd, &m);
+    m.kernel = 0;
+    strcpy(m.check.check, "load-requests");
+    m.check.status = (check_status)77; /* no such status */
+    send_msg(fd, &m);
+    memset(&m, 'A', sizeof m);   /* nothing terminated */
+    m.type = MSG_CHECK;
+    m.kernel = 0;
+    strcpy(m.check.check, "store-requests");
+    m.check.status = CHECK_FAIL;
+    send_msg(fd, &m);
+    send(fd, MSG_BEGIN, 99, "");  /* no such kernel */
+    send(fd, 12345, 0, "");       /* no such message */
+    send(fd, MSG_END, 0, "");
+    for (int k = 1; k < lab->n_kernels; k++)
+        grade_fully(fd, lab, k);
+    _exit(0);
+}
+
+/* 20 MB on stdout and stderr before grading normally. */
+static void worker_floods(const grade_job *job, int first, int fd)
+{
+    static char line[1024];
+    memset(line, 'x', sizeof line - 1);
+    line[sizeof line - 1] = '\n';
+    for (int i = 0; i < 20 * 1024; i++)
+        if (write(i % 2 ? 2 : 1, line, sizeof line) < 0)
+            break;
+    worker_good(job, first, fd);
+}
+
+static char g_pidfile[64];
+
+/* A grandchild leaves the worker's group, keeps every pipe open and sleeps. */
+static void worker_leaves_a_grandchild(const grade_job *job, int first, int fd)
+{
+    pid_t g = fork();
+    if (g == 0) {
+        setsid();
+        FILE *f = fopen(g_pidfile, "w");
+        fprintf(f, "%d\n", (int)getpid());
+        fclose(f);
+        for (;;)
+            pause();
+    }
+    while (access(g_pidfile, F_OK) != 0)
+        usleep(1000);
+    worker_good(job, first, fd);
+}
+
+/* Hangs in kernel 0 after writing its own pid, for the test that kills the grader. */
+static void worker_hangs_with_pidfile(const grade_job *job, int first, int fd)
+{
+    (void)first;
+    FILE *f = fopen(g_pidfile, "w");
+    fprintf(f, "%d\n", (int)getpid());
+    fclose(f);
+    send(fd, MSG_BEGIN, 0, job->lab->kernels[0].name);
+    for (;;)
+        pause();
+}
+
+static kernel_plan g_plans[8];
+static grade_options g_opt;
+
+/* A job whose every kernel has a validated plan: only the worker decides. */
+static grade_job job_for(const lab_def *lab, double timeout_s, double budget_s)
+{
+    static lab_image img;
+    snprintf(img.path, sizeof img.path, "fake.so");
+    g_opt = (grade_options){.repeats = 1, .timeout_s = timeout_s, .kernel_budget_s = budget_s};
+    for (int k = 0; k < lab->n_kernels; k++)
+        g_plans[k].verdict = PLAN_OK;
+    return (grade_job){lab, &g_opt, &img, g_plans};
+}
+
+static void run(worker_entry entry, double budget_s, lab_result *r)
+{
+    grade_job job = job_for(&lab1_def, 5, budget_s);
+    memset(r, 0, sizeof *r);
+    r->lab = &lab1_def;
+    run_plans(&job, entry, r);
 }
 
 /* Checks of one kernel with the given status. */
@@ -141,25 +271,52 @@ static const check_result *first_failure(const lab_result *r, const char *kernel
     return NULL;
 }
 
+/* Running, not only a zombie waiting for whoever adopted it to reap it. */
+static int alive(pid_t pid)
+{
+    char path[64], stat[256];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    size_t n = fread(stat, 1, sizeof stat - 1, f);
+    fclose(f);
+    stat[n] = '\0';
+    char *end = strrchr(stat, ')');
+    return end && end[1] == ' ' && end[2] != 'Z' && end[2] != 'X';
+}
+
+static pid_t read_pidfile(void)
+{
+    int pid = 0;
+    FILE *f = fopen(g_pidfile, "r");
+    if (f && fscanf(f, "%d", &pid) != 1)
+        pid = 0;
+    if (f)
+        fclose(f);
+    return (pid_t)pid;
+}
+
 START_TEST(test_good_worker)
 {
-    grade_options opt = options(5);
     lab_result r;
-    run_lab_with(&lab1_def, &opt, worker_good, &r);
+    run(worker_good, 0, &r);
     ck_assert_int_eq(r.env_code, 0);
     ck_assert_int_eq(r.n_checks, 15);
     ck_assert_str_eq(r.device, "Fake GPU");
     for (int k = 0; k < 3; k++)
         ck_assert_int_eq(count(&r, lab1_def.kernels[k].name, CHECK_PASS), 5);
+    ck_assert_double_eq_tol(r.points, 18, 1e-12);
+    ck_assert_double_eq_tol(r.max_points, 18, 1e-12);
+    ck_assert_ptr_null(r.device_printed);
     lab_result_free(&r);
 }
 END_TEST
 
 START_TEST(test_hang_is_timed_out_and_the_rest_graded)
 {
-    grade_options opt = options(0.3);
     lab_result r;
-    run_lab_with(&lab1_def, &opt, worker_hangs_on_1, &r);
+    run(worker_hangs_on_1, 0.4, &r);
     const char *hung = lab1_def.kernels[1].name;
     ck_assert_int_eq(r.env_code, 0);
     ck_assert_int_eq(r.n_checks, 15);
@@ -176,11 +333,36 @@ START_TEST(test_hang_is_timed_out_and_the_rest_graded)
 }
 END_TEST
 
+START_TEST(test_messages_do_not_extend_the_deadline)
+{
+    lab_result r;
+    double start = child_now();
+    run(worker_chatters_on_1, 0.5, &r);
+    ck_assert(child_now() - start < 3.0);
+    const check_result *f = first_failure(&r, lab1_def.kernels[1].name);
+    ck_assert_ptr_nonnull(f);
+    ck_assert_ptr_nonnull(strstr(f->message, "timed out"));
+    ck_assert_int_eq(count(&r, lab1_def.kernels[2].name, CHECK_PASS), 5);
+    lab_result_free(&r);
+}
+END_TEST
+
+START_TEST(test_watchdog_exit_is_a_timeout)
+{
+    lab_result r;
+    run(worker_watchdog_on_1, 0, &r);
+    const check_result *f = first_failure(&r, lab1_def.kernels[1].name);
+    ck_assert_ptr_nonnull(f);
+    ck_assert_ptr_nonnull(strstr(f->message, "timed out after 5 s"));
+    ck_assert_ptr_nonnull(strstr(f->hint, "__syncthreads()"));
+    lab_result_free(&r);
+}
+END_TEST
+
 START_TEST(test_crash_keeps_passed_checks)
 {
-    grade_options opt = options(5);
     lab_result r;
-    run_lab_with(&lab1_def, &opt, worker_crashes_on_1, &r);
+    run(worker_crashes_on_1, 0, &r);
     const char *crashed = lab1_def.kernels[1].name;
     ck_assert_int_eq(r.env_code, 0);
     ck_assert_int_eq(count(&r, crashed, CHECK_PASS), 2);
@@ -188,20 +370,15 @@ START_TEST(test_crash_keeps_passed_checks)
     const check_result *f = first_failure(&r, crashed);
     ck_assert_ptr_nonnull(strstr(f->message, "signal 11"));
     ck_assert_int_eq(count(&r, lab1_def.kernels[2].name, CHECK_PASS), 5);
-    /* no check twice, none missing: the maximum is the lab's */
-    double max = 0;
-    for (int i = 0; i < r.n_checks; i++)
-        max += r.checks[i].max_points;
-    ck_assert_double_eq_tol(max, 18, 1e-12);
+    ck_assert_double_eq_tol(r.max_points, 18, 1e-12); /* no check twice, none missing */
     lab_result_free(&r);
 }
 END_TEST
 
 START_TEST(test_restart_after_each_kernel)
 {
-    grade_options opt = options(5);
     lab_result r;
-    run_lab_with(&lab1_def, &opt, worker_one_kernel_each, &r);
+    run(worker_one_kernel_each, 0, &r);
     ck_assert_int_eq(r.env_code, 0);
     ck_assert_int_eq(r.n_checks, 15);
     for (int k = 0; k < 3; k++)
@@ -212,9 +389,8 @@ END_TEST
 
 START_TEST(test_environment_error_stops)
 {
-    grade_options opt = options(5);
     lab_result r;
-    run_lab_with(&lab1_def, &opt, worker_no_gpu, &r);
+    run(worker_no_gpu, 0, &r);
     ck_assert_int_eq(r.env_code, EXIT_ENVIRONMENT);
     ck_assert_str_eq(r.env_text, "no CUDA GPU found");
     ck_assert_int_eq(r.n_checks, 0);
@@ -224,9 +400,8 @@ END_TEST
 
 START_TEST(test_death_before_any_kernel_is_environment)
 {
-    grade_options opt = options(5);
     lab_result r;
-    run_lab_with(&lab1_def, &opt, worker_dies_at_start, &r);
+    run(worker_dies_at_start, 0, &r);
     ck_assert_int_eq(r.env_code, EXIT_ENVIRONMENT);
     ck_assert_ptr_nonnull(strstr(r.env_text, "status 7"));
     ck_assert_int_eq(r.n_checks, 0);
@@ -234,17 +409,102 @@ START_TEST(test_death_before_any_kernel_is_environment)
 }
 END_TEST
 
+START_TEST(test_forged_messages_are_refused)
+{
+    lab_result r;
+    run(worker_forges, 0, &r);
+    const char *k0 = lab1_def.kernels[0].name;
+    ck_assert_int_eq(r.env_code, 0);
+    ck_assert_int_eq(r.n_checks, 15);     /* each check once, in the table's order */
+    ck_assert_double_eq_tol(r.max_points, 18, 1e-12);
+    /* kernel 0: correct passed once, for the table's 2 points, never 15000 */
+    ck_assert_str_eq(r.checks[0].check, "correct");
+    ck_assert_str_eq(r.checks[0].kernel, k0); /* the table's name, not the child's */
+    ck_assert_int_eq(r.checks[0].status, CHECK_PASS);
+    ck_assert_double_eq_tol(r.checks[0].points, 2, 1e-12);
+    /* the unterminated record was cut to size and accepted as a failure */
+    ck_assert_str_eq(r.checks[1].check, "store-requests");
+    ck_assert_int_eq(r.checks[1].status, CHECK_FAIL);
+    ck_assert_uint_lt(strlen(r.checks[1].message), sizeof r.checks[1].message);
+    /* what it never validly reported fails */
+    ck_assert_int_eq(count(&r, k0, CHECK_FAIL), 4);
+    ck_assert_double_eq_tol(r.points, 2 + 6 + 6, 1e-12);
+    /* duplicate, unknown id, wrong kernel, bad status, bad BEGIN, bad type */
+    ck_assert_int_ge(r.rejected_messages, 6);
+    lab_result_free(&r);
+}
+END_TEST
+
+START_TEST(test_flood_is_capped)
+{
+    lab_result r;
+    run(worker_floods, 0, &r);
+    ck_assert_double_eq_tol(r.points, 18, 1e-12);
+    ck_assert_ptr_nonnull(r.device_printed);
+    ck_assert_uint_le(strlen(r.device_printed), CAPTURE_HEAD + CAPTURE_TAIL + 100);
+    ck_assert_ptr_nonnull(strstr(r.device_printed, "bytes not shown"));
+    lab_result_free(&r);
+}
+END_TEST
+
+START_TEST(test_grandchild_is_killed_and_not_waited_for)
+{
+    lab_result r;
+    snprintf(g_pidfile, sizeof g_pidfile, "/tmp/smemlab-test-%d.pid", (int)getpid());
+    unlink(g_pidfile);
+    double start = child_now();
+    run(worker_leaves_a_grandchild, 0, &r);
+    ck_assert(child_now() - start < 5.0); /* the held pipe does not stall the grader */
+    ck_assert_double_eq_tol(r.points, 18, 1e-12);
+    pid_t g = read_pidfile();
+    ck_assert_int_gt(g, 0);
+    ck_assert(!alive(g));
+    unlink(g_pidfile);
+    lab_result_free(&r);
+}
+END_TEST
+
+START_TEST(test_killed_grader_leaves_no_worker)
+{
+    snprintf(g_pidfile, sizeof g_pidfile, "/tmp/smemlab-test-%d.pid", (int)getpid());
+    unlink(g_pidfile);
+    pid_t grader = fork();
+    if (grader == 0) {
+        lab_result r;
+        run(worker_hangs_with_pidfile, 60, &r);
+        _exit(0);
+    }
+    pid_t w = 0;
+    for (int i = 0; i < 500 && !(w = read_pidfile()); i++)
+        usleep(10000);
+    ck_assert_int_gt(w, 0);
+    ck_assert(alive(w));
+    kill(grader, SIGKILL);
+    waitpid(grader, NULL, 0);
+    for (int i = 0; i < 100 && alive(w); i++)
+        usleep(10000);
+    ck_assert(!alive(w));
+    unlink(g_pidfile);
+}
+END_TEST
+
 Suite *runner_suite(void)
 {
     Suite *s = suite_create("runner");
     TCase *tc = tcase_create("isolation");
-    tcase_set_timeout(tc, 20);
+    tcase_set_timeout(tc, 30);
     tcase_add_test(tc, test_good_worker);
     tcase_add_test(tc, test_hang_is_timed_out_and_the_rest_graded);
+    tcase_add_test(tc, test_messages_do_not_extend_the_deadline);
+    tcase_add_test(tc, test_watchdog_exit_is_a_timeout);
     tcase_add_test(tc, test_crash_keeps_passed_checks);
     tcase_add_test(tc, test_restart_after_each_kernel);
     tcase_add_test(tc, test_environment_error_stops);
     tcase_add_test(tc, test_death_before_any_kernel_is_environment);
+    tcase_add_test(tc, test_forged_messages_are_refused);
+    tcase_add_test(tc, test_flood_is_capped);
+    tcase_add_test(tc, test_grandchild_is_killed_and_not_waited_for);
+    tcase_add_test(tc, test_killed_grader_leaves_no_worker);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -1,0 +1,48 @@
+/*
+ * calls.h - the calls the grader makes to a lab's launchers, as data.
+ *
+ * Each graded kernel is exercised through a fixed list of launcher calls (a
+ * size, a mask width, ...). The recorder makes exactly these calls to learn
+ * what the launcher launches; the measuring process replays call i when it
+ * runs size i. Both sides build the list from the lab table with the same
+ * function, so call i means the same thing to both.
+ */
+#ifndef SMEMLAB_CALLS_H
+#define SMEMLAB_CALLS_H
+
+#include "lab_table.h"
+
+#include <stddef.h>
+
+#define CALL_MAX_ARGS 6
+#define CALL_MAX_BUFFERS 4
+#define CALL_MAX 128 /* calls per kernel (lab 6 1-D: 15 lengths x 6 masks + 1) */
+
+typedef struct call_arg {
+    int buffer; /* >= 0: this argument is buffer `buffer`; -1: the integer `value` */
+    int value;
+} call_arg;
+
+typedef struct call_spec {
+    int n_args;
+    call_arg args[CALL_MAX_ARGS];
+    int n_buffers;
+    size_t buffer_bytes[CALL_MAX_BUFFERS];
+    char label[128]; /* "M=67 N=53 K=97 (...)": for messages */
+    int width, height, depth; /* the problem's sizes: M N K, or width height mask */
+} call_spec;
+
+/*
+ * The calls of kernel k, in the order the measuring process uses them:
+ * PROBLEM_TILE: one call (out). PROBLEM_MATMUL: every size of the list, then
+ * the traffic size, then the speed size. PROBLEM_CONV: every size with every
+ * mask width the kernel takes, then the large traffic-and-speed input.
+ * Returns how many (at most CALL_MAX).
+ */
+int lab_calls(const lab_def *lab, const lab_kernel *k, call_spec *out);
+
+/* Indices of the special calls of lab 5 and 6 kernels. */
+int calls_matmul_traffic(void); /* == number of correctness sizes */
+int calls_matmul_speed(void);
+
+#endif

@@ -1,0 +1,85 @@
+/*
+ * grader_kernels.cu - the grader's own device code, built into the grader
+ * (never into a lab library, which the student controls): shared-memory
+ * scrubbing, fresh inputs, output checks and reference results that the
+ * timed and measured runs are checked against.
+ */
+
+/* Every block fills as much shared memory as it was given with `poison`. */
+extern "C" __global__ void smemlab_grader_scrub(int words, int poison)
+{
+    extern __shared__ int scratch[];
+    for (int i = threadIdx.x; i < words; i += blockDim.x)
+        scratch[i] = poison;
+    __syncthreads();
+    /* Keep the stores: a read that can escape stops the compiler dropping them. */
+    if (scratch[(threadIdx.x * 7) % words] != poison)
+        __trap();
+}
+
+/* x[i] uniform in [-1, 1) from a hash of (seed, i): fresh inputs for every timed run. */
+extern "C" __global__ void smemlab_grader_fill(float *x, unsigned long long n,
+                                               unsigned long long seed)
+{
+    for (unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x; i < n;
+         i += (unsigned long long)gridDim.x * blockDim.x) {
+        unsigned long long z = seed + (i + 1) * 0x9E3779B97F4A7C15ull;
+        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+        z ^= z >> 31;
+        x[i] = (float)((double)(z >> 40) / (double)(1ull << 24) * 2.0 - 1.0);
+    }
+}
+
+/*
+ * acc[0] += sum (got - want)^2, acc[1] += sum want^2, acc[2] += elements
+ * still holding the poison bits, acc[3] += elements that are not finite.
+ */
+extern "C" __global__ void smemlab_grader_diff(const float *got, const float *want,
+                                               unsigned long long n, unsigned poison,
+                                               double *acc)
+{
+    double d2 = 0, w2 = 0, poisoned = 0, bad = 0;
+    for (unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x; i < n;
+         i += (unsigned long long)gridDim.x * blockDim.x) {
+        float g = got[i];
+        double d = (double)g - (double)want[i];
+        poisoned += __float_as_uint(g) == poison;
+        bad += !isfinite(g);
+        d2 += isfinite(g) ? d * d : 0;
+        w2 += (double)want[i] * want[i];
+    }
+    atomicAdd(&acc[0], d2);
+    atomicAdd(&acc[1], w2);
+    atomicAdd(&acc[2], poisoned);
+    atomicAdd(&acc[3], bad);
+}
+
+/*
+ * Reference convolution, one output per thread, ghost cells 0: 1-D when
+ * height == 1 (mw taps), else 2-D (mw x mw taps). Accumulates in double.
+ */
+extern "C" __global__ void smemlab_grader_conv(const float *in, const float *mask, float *out,
+                                               int width, int height, int mw)
+{
+    int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y;
+    if (x >= width || y >= height)
+        return;
+    int r = mw / 2;
+    double sum = 0;
+    if (height == 1) {
+        for (int j = 0; j < mw; j++) {
+            int xi = x - r + j;
+            if (xi >= 0 && xi < width)
+                sum += (double)in[xi] * mask[j];
+        }
+    } else {
+        for (int i = 0; i < mw; i++)
+            for (int j = 0; j < mw; j++) {
+                int yi = y - r + i, xi = x - r + j;
+                if (yi >= 0 && yi < height && xi >= 0 && xi < width)
+                    sum += (double)in[(size_t)yi * width + xi] * mask[i * mw + j];
+            }
+    }
+    out[(size_t)y * width + x] = (float)sum;
+}

@@ -1,0 +1,68 @@
+/*
+ * lab_image.h - a lab library read as a file, never loaded.
+ *
+ * The grader must not run a student's host code, so it reads what it needs
+ * from the ELF file itself: the fatbinaries nvcc embedded (.nv_fatbin), the
+ * kernels in them with their parameter layout (from each cubin's
+ * .nv.info.<kernel> section), and the exported contract constants. The file
+ * is hostile input: every offset is checked before it is used.
+ */
+#ifndef SMEMLAB_LAB_IMAGE_H
+#define SMEMLAB_LAB_IMAGE_H
+
+#include <stddef.h>
+
+#define IMAGE_MAX_FATBINS 16
+#define IMAGE_MAX_KERNELS 64
+#define IMAGE_MAX_PARAMS 32
+#define IMAGE_MAX_NAME 256
+#define IMAGE_MAX_FILE (256u << 20) /* a lab library is a few MB */
+
+typedef struct kernel_param {
+    unsigned offset, size; /* in the kernel's parameter buffer */
+} kernel_param;
+
+typedef struct image_kernel {
+    char name[IMAGE_MAX_NAME]; /* device (mangled) name */
+    int n_params;              /* in order */
+    kernel_param params[IMAGE_MAX_PARAMS];
+    unsigned param_bytes;      /* end of the last parameter */
+} image_kernel;
+
+typedef struct image_blob {
+    const unsigned char *data;
+    size_t size;
+} image_blob;
+
+typedef struct lab_image {
+    char path[512];
+    unsigned char *file;
+    size_t file_size;
+    image_blob fatbins[IMAGE_MAX_FATBINS];
+    int n_fatbins;
+    image_kernel kernels[IMAGE_MAX_KERNELS];
+    int n_kernels;
+} lab_image;
+
+/* Read and check path. Returns 0, or -1 with what to do in why. */
+int lab_image_open(const char *path, lab_image *img, char *why, size_t why_size);
+void lab_image_close(lab_image *img);
+
+/* Value of an exported `const int` (SMEMLAB_PARAM, the contract version); 0 if found. */
+int lab_image_int(const lab_image *img, const char *symbol, int *value);
+
+/* Does the library export a function of this name (a launcher)? */
+int lab_image_has_function(const lab_image *img, const char *symbol);
+
+/* Index of the kernel with this device name, or -1. */
+int lab_image_kernel(const lab_image *img, const char *name);
+
+struct lab_def;
+/*
+ * The contract: built by the kit (contract version) and the parameters the
+ * lab fixes (TILE, MAX_MASK2D, ...). Returns 0, or -1 with what to change.
+ */
+int lab_image_check_contract(const lab_image *img, const struct lab_def *lab, char *why,
+                             size_t why_size);
+
+#endif

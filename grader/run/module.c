@@ -1,0 +1,203 @@
+/* module.c - loading and launching the student's device code; see module.h. */
+#include "module.h"
+
+#include "gpu.h"
+
+#include <stdio.h>
+#include <string.h>
+
+extern const unsigned char smemlab_grader_fatbin[], smemlab_grader_fatbin_end[];
+
+static int fail(cudaError_t err, const char *what, char *why, size_t n)
+{
+    snprintf(why, n, "%s: %s", what, cudaGetErrorString(err));
+    return -1;
+}
+
+/* The driver's view of a kernel's parameters must be the one the recorder used. */
+static int check_params(cudaKernel_t k, const image_kernel *ik, char *why, size_t n)
+{
+    for (int i = 0; i <= ik->n_params; i++) {
+        size_t off = 0, size = 0;
+        cudaError_t err = cudaFuncGetParamInfo((const void *)k, (size_t)i, &off, &size);
+        if (err == cudaErrorNotSupported)
+            return 0; /* an older driver: nothing to compare with */
+        int same = i < ik->n_params ? err == cudaSuccess && off == ik->params[i].offset &&
+                                          size == ik->params[i].size
+                                    : err != cudaSuccess;
+        cudaGetLastError();
+        if (!same) {
+            snprintf(why, n, "kernel %s: the driver reads its parameter %d differently from "
+                     "the lab file; rebuild the lab with this kit (make clean && make labN)",
+                     ik->name, i + 1);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static int load_student(device_module *m, const lab_image *img, char *why, size_t n)
+{
+    for (int i = 0; i < img->n_fatbins; i++) {
+        cudaError_t err = cudaLibraryLoadData(&m->libs[m->n_libs], img->fatbins[i].data, NULL,
+                                              NULL, 0, NULL, NULL, 0);
+        if (err != cudaSuccess)
+            return fail(err, "loading the lab's GPU code (was it built for another GPU? "
+                        "make clean && make labN)", why, n);
+        m->n_libs++;
+    }
+    for (int k = 0; k < img->n_kernels; k++) {
+        int found = 0;
+        for (int i = 0; i < m->n_libs && !found; i++)
+            found = cudaLibraryGetKernel(&m->kernels[k], m->libs[i], img->kernels[k].name) ==
+                    cudaSuccess;
+        cudaGetLastError();
+        if (!found) {
+            snprintf(why, n, "kernel %s is in the lab file but not in the GPU code loaded for "
+                     "this GPU: make clean && make labN", img->kernels[k].name);
+            return -1;
+        }
+        if (check_params(m->kernels[k], &img->kernels[k], why, n) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int load_own(device_module *m, char *why, size_t n)
+{
+    cudaError_t err = cudaLibraryLoadData(&m->own, smemlab_grader_fatbin, NULL, NULL, 0, NULL,
+                                          NULL, 0);
+    if (err == cudaSuccess)
+        err = cudaLibraryGetKernel(&m->scrub, m->own, "smemlab_grader_scrub");
+    if (err == cudaSuccess)
+        err = cudaLibraryGetKernel(&m->fill, m->own, "smemlab_grader_fill");
+    if (err == cudaSuccess)
+        err = cudaLibraryGetKernel(&m->diff, m->own, "smemlab_grader_diff");
+    if (err == cudaSuccess)
+        err = cudaLibraryGetKernel(&m->conv, m->own, "smemlab_grader_conv");
+    if (err == cudaSuccess)
+        err = cudaFuncSetAttribute((const void *)m->scrub,
+                                   cudaFuncAttributeMaxDynamicSharedMemorySize, m->max_shared);
+    return err == cudaSuccess ? 0 : fail(err, "loading the grader's own GPU code (rebuild the "
+                                         "grader for this GPU: make clean)", why, n);
+}
+
+int module_load(device_module *m, const lab_image *img, char *why, size_t why_size)
+{
+    int dev = 0;
+    memset(m, 0, sizeof *m);
+    m->img = img;
+    cudaError_t err = cudaGetDevice(&dev);
+    if (err == cudaSuccess)
+        err = cudaDeviceGetAttribute(&m->sm_count, cudaDevAttrMultiProcessorCount, dev);
+    if (err == cudaSuccess)
+        err = cudaDeviceGetAttribute(&m->max_shared, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev);
+    if (err != cudaSuccess)
+        return fail(err, "asking the GPU its limits", why, why_size);
+    return load_own(m, why, why_size) == 0 && load_student(m, img, why, why_size) == 0 ? 0 : -1;
+}
+
+cudaError_t module_global(const device_module *m, const char *name, void **dptr, size_t *bytes)
+{
+    cudaError_t err = cudaErrorSymbolNotFound;
+    for (int i = 0; i < m->n_libs; i++)
+        if ((err = cudaLibraryGetGlobal(dptr, bytes, m->libs[i], name)) == cudaSuccess)
+            return err;
+    cudaGetLastError();
+    return err;
+}
+
+static cudaError_t replay_one(const device_module *m, const plan_launch *l, void *const bufs[])
+{
+    const image_kernel *ik = &m->img->kernels[l->kernel];
+    unsigned char params[REC_MAX_PARAM_BYTES];
+    void *args[IMAGE_MAX_PARAMS + 1];
+    const void *k = (const void *)m->kernels[l->kernel];
+    cudaError_t err;
+
+    memcpy(params, l->params, l->param_bytes);
+    for (int i = 0; i < l->n_relocs; i++) {
+        unsigned long long v = (unsigned long long)(size_t)bufs[l->relocs[i].buffer] +
+                               l->relocs[i].delta;
+        memcpy(params + l->relocs[i].offset, &v, sizeof v);
+    }
+    for (int i = 0; i < ik->n_params; i++)
+        args[i] = params + ik->params[i].offset;
+    if (l->max_dynamic_shared != REC_ATTR_UNSET &&
+        (err = cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    l->max_dynamic_shared)) != cudaSuccess)
+        return err;
+    if (l->carveout != REC_ATTR_UNSET &&
+        (err = cudaFuncSetAttribute(k, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                    l->carveout)) != cudaSuccess)
+        return err;
+    dim3 grid = {l->grid[0], l->grid[1], l->grid[2]}, block = {l->block[0], l->block[1], l->block[2]};
+    return cudaLaunchKernel(k, grid, block, args, l->shared_bytes, 0);
+}
+
+cudaError_t module_replay(const device_module *m, const call_plan *p, void *const bufs[])
+{
+    for (int i = 0; i < p->n_launches; i++) {
+        cudaError_t err = replay_one(m, &p->launches[i], bufs);
+        if (err != cudaSuccess)
+            return err;
+    }
+    return cudaSuccess;
+}
+
+cudaError_t module_scrub(const device_module *m, int poison)
+{
+    int words = m->max_shared / (int)sizeof(int);
+    void *args[] = {&words, &poison};
+    dim3 grid = {(unsigned)m->sm_count, 1, 1}, block = {1024, 1, 1};
+    cudaError_t err = cudaLaunchKernel((const void *)m->scrub, grid, block, args,
+                                       (size_t)m->max_shared, 0);
+    return err == cudaSuccess ? cudaDeviceSynchronize() : err;
+}
+
+static dim3 spread(size_t n)
+{
+    size_t blocks = (n + 255) / 256;
+    dim3 g = {(unsigned)(blocks < 4096 ? (blocks ? blocks : 1) : 4096), 1, 1};
+    return g;
+}
+
+cudaError_t module_fill(const device_module *m, float *x, size_t n, unsigned long long seed)
+{
+    unsigned long long count = n;
+    void *args[] = {&x, &count, &seed};
+    dim3 block = {256, 1, 1};
+    return cudaLaunchKernel((const void *)m->fill, spread(n), block, args, 0, 0);
+}
+
+cudaError_t module_diff(const device_module *m, const float *got, const float *want, size_t n,
+                        device_diff *out)
+{
+    double *acc = NULL, host[4] = {0};
+    unsigned long long count = n;
+    unsigned poison = (unsigned)GPU_POISON_INT;
+    dim3 block = {256, 1, 1};
+    cudaError_t err = cudaMalloc((void **)&acc, sizeof host);
+    if (err == cudaSuccess)
+        err = cudaMemset(acc, 0, sizeof host);
+    if (err == cudaSuccess) {
+        void *args[] = {&got, &want, &count, &poison, &acc};
+        err = cudaLaunchKernel((const void *)m->diff, spread(n), block, args, 0, 0);
+    }
+    if (err == cudaSuccess)
+        err = cudaMemcpy(host, acc, sizeof host, cudaMemcpyDeviceToHost);
+    cudaFree(acc);
+    out->rel_error = host[1] > 0 ? __builtin_sqrt(host[0] / host[1]) : (host[0] > 0 ? 1e30 : 0);
+    out->poisoned = host[2];
+    out->not_finite = host[3];
+    return err;
+}
+
+cudaError_t module_conv(const device_module *m, const float *in, const float *mask, float *out,
+                        int width, int height, int mw)
+{
+    void *args[] = {&in, &mask, &out, &width, &height, &mw};
+    dim3 grid = {(unsigned)((width + 255) / 256), (unsigned)height, 1}, block = {256, 1, 1};
+    cudaError_t err = cudaLaunchKernel((const void *)m->conv, grid, block, args, 0, 0);
+    return err == cudaSuccess ? cudaDeviceSynchronize() : err;
+}

@@ -1,0 +1,56 @@
+/*
+ * module.h - the student's device code, loaded by the grader itself.
+ *
+ * The measuring process loads the fatbinaries read from the lab library's
+ * file (lab_image) through the CUDA runtime's library API and launches the
+ * kernels a validated plan names, on its own buffers and stream. The lab
+ * library itself is never loaded here, so none of its host code runs. The
+ * grader's own kernels (grader/device) come from the grader's binary.
+ */
+#ifndef SMEMLAB_MODULE_H
+#define SMEMLAB_MODULE_H
+
+#include "../image/lab_image.h"
+#include "../record/plan.h"
+
+#include <cuda_runtime_api.h>
+#include <stddef.h>
+
+typedef struct device_module {
+    const lab_image *img;
+    cudaLibrary_t libs[IMAGE_MAX_FATBINS];
+    int n_libs;
+    cudaKernel_t kernels[IMAGE_MAX_KERNELS]; /* by lab_image kernel index */
+    cudaLibrary_t own;                       /* the grader's kernels */
+    cudaKernel_t scrub, fill, diff, conv;
+    int sm_count, max_shared;
+} device_module;
+
+/* Load the student's and the grader's device code. 0, or -1 with why (an environment error). */
+int module_load(device_module *m, const lab_image *img, char *why, size_t why_size);
+
+/* Device address and size of a __constant__ or __device__ variable of the student's code. */
+cudaError_t module_global(const device_module *m, const char *name, void **dptr, size_t *bytes);
+
+/* Launch every launch of plan p with the grader's buffers bufs (by plan buffer index). */
+cudaError_t module_replay(const device_module *m, const call_plan *p, void *const bufs[]);
+
+/* Fill the shared memory of every SM with poison (before a graded run). */
+cudaError_t module_scrub(const device_module *m, int poison);
+
+/* n fresh uniform floats in [-1, 1) at x. */
+cudaError_t module_fill(const device_module *m, float *x, size_t n, unsigned long long seed);
+
+/* got against want on the device: relative Frobenius error, poisoned and non-finite counts. */
+typedef struct device_diff {
+    double rel_error;
+    double poisoned, not_finite;
+} device_diff;
+cudaError_t module_diff(const device_module *m, const float *got, const float *want, size_t n,
+                        device_diff *out);
+
+/* The reference convolution (1-D when height == 1) into out. */
+cudaError_t module_conv(const device_module *m, const float *in, const float *mask, float *out,
+                        int width, int height, int mw);
+
+#endif

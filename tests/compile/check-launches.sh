@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# check-launches.sh BUILD GRADER - the recorder without a GPU (make check):
+#   1. every solution's launchers are recorded and accepted;
+#   2. every row of tests/planted/launches.tsv holds: that launcher of that
+#      planted variant is accepted (ok) or refused (FAIL) with those words, or
+#      what the variant's host code printed is shown with those words;
+#   3. a grader killed while a launcher hangs leaves no recorder behind.
+set -u
+build=${1:?usage: check-launches.sh BUILD GRADER}
+grader=${2:?usage: check-launches.sh BUILD GRADER}
+out=$build/launch-results
+rm -rf "$out" && mkdir -p "$out"
+passed=0 failed=0
+ok() { passed=$((passed + 1)); echo "ok    $*"; }
+bad() { failed=$((failed + 1)); echo "FAIL  $*"; }
+
+for lib in "$build"/compile-check/solutions/*/*.so; do
+    lab=$(basename "$lib" .so)
+    "$grader" --check-launches --lib "$lib" "$lab" > "$out/solution-$lab.txt"
+    rc=$?
+    [ "$rc" = 0 ] && ! grep -q '^  FAIL' "$out/solution-$lab.txt" \
+        && ok "$lab solution: every launcher accepted" \
+        || { bad "$lab solution (exit $rc)"; cat "$out/solution-$lab.txt"; }
+done
+
+while IFS=$'\t' read -r file lab launcher verdict text; do
+    [ "$file" = file ] && continue
+    name=${file%.cu}
+    txt=$out/planted-$name.txt
+    [ -f "$txt" ] || "$grader" --check-launches --timeout 2 \
+        --lib "$build/compile-check/planted/$name.so" "$lab" > "$txt" 2>&1
+    line=$(grep -E "^  (ok|FAIL|skip) +$launcher:" "$txt")
+    case $verdict in
+    FAIL) [[ $line == "  FAIL  $launcher:"*"$text"* ]] ;;
+    ok)   [[ $line == "  ok    $launcher:"* ]] && { [ -z "$text" ] || grep -qF -- "$text" "$txt"; } ;;
+    esac && ok "$name: $launcher $verdict${text:+, \"$text\"}" \
+         || { bad "$name: $launcher: expected $verdict \"$text\", got: ${line:-nothing}"; }
+done < tests/planted/launches.tsv
+
+# 3. Kill the grader while the recorder spins in a launcher: nothing may stay.
+hang=$build/compile-check/planted/lab1-host-hang.so
+"$grader" --check-launches --timeout 30 --lib "$hang" lab1 > /dev/null 2>&1 &
+gpid=$!
+for _ in $(seq 50); do pgrep -f "smemlab-record $hang" >/dev/null && break; sleep 0.1; done
+pgrep -f "smemlab-record $hang" >/dev/null || bad "the recorder never started"
+kill -9 "$gpid"; wait "$gpid" 2>/dev/null
+for _ in $(seq 50); do pgrep -f "smemlab-record $hang" >/dev/null || break; sleep 0.1; done
+if pgrep -f "smemlab-record $hang" >/dev/null; then
+    bad "a killed grader left its recorder running"; pkill -9 -f "smemlab-record $hang"
+else
+    ok "a killed grader leaves no recorder behind"
+fi
+
+echo "check-launches: $passed passed, $failed failed"
+[ "$failed" = 0 ]
