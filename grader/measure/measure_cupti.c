@@ -251,6 +251,7 @@ static measure_status cupti_measure(measure_backend *self, void (*launch)(void *
     CUpti_RangeProfiler_Start_Params start = {.structSize = CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
     start.pRangeProfilerObject = s->profiler;
     TRY(cuptiRangeProfilerStart, start);
+    cudaGetLastError(); /* an error left by earlier work is not this launch's */
     launch(arg);
     cudaError_t launched = cudaGetLastError(); /* a bad launch is not "no kernel" */
     if (launched == cudaSuccess)

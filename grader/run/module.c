@@ -48,10 +48,11 @@ static int load_student(device_module *m, const lab_image *img, char *why, size_
     }
     for (int k = 0; k < img->n_kernels; k++) {
         int found = 0;
-        for (int i = 0; i < m->n_libs && !found; i++)
+        for (int i = 0; i < m->n_libs && !found; i++) {
             found = cudaLibraryGetKernel(&m->kernels[k], m->libs[i], img->kernels[k].name) ==
                     cudaSuccess;
-        cudaGetLastError();
+            cudaGetLastError();
+        }
         if (!found) {
             snprintf(why, n, "kernel %s is in the lab file but not in the GPU code loaded for "
                      "this GPU: make clean && make labN", img->kernels[k].name);
@@ -100,10 +101,11 @@ int module_load(device_module *m, const lab_image *img, char *why, size_t why_si
 cudaError_t module_global(const device_module *m, const char *name, void **dptr, size_t *bytes)
 {
     cudaError_t err = cudaErrorSymbolNotFound;
-    for (int i = 0; i < m->n_libs; i++)
+    for (int i = 0; i < m->n_libs; i++) {
         if ((err = cudaLibraryGetGlobal(dptr, bytes, m->libs[i], name)) == cudaSuccess)
             return err;
-    cudaGetLastError();
+        cudaGetLastError(); /* not found in this one: no error left for a later launch check */
+    }
     return err;
 }
 
