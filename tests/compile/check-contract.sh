@@ -7,8 +7,7 @@
 # BUILD/compile-check/planted/NAME.so. For every lab
 # that `GRADER --list` names, the skeleton and the solution must both export
 # the launcher launch_<kernel> of each kernel (an optional kernel: the
-# solution must, the skeleton may), plus smemlab_contract_version and
-# smemlab_scrub_shared. Labs whose files are not there yet are skipped,
+# solution must, the skeleton may), plus smemlab_contract_version. Labs whose files are not there yet are skipped,
 # except lab1-lab4, which must be present. Needs no GPU.
 set -u
 
@@ -21,7 +20,7 @@ GRADER=$2
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 CC_DIR=$BUILD/compile-check
 REQUIRED_LABS="lab1 lab2 lab3 lab4"
-CONTRACT_SYMBOLS="smemlab_contract_version smemlab_scrub_shared"
+CONTRACT_SYMBOLS="smemlab_contract_version"
 
 passed=0
 failed=0
