@@ -71,3 +71,10 @@ measure_backend *measure_none_backend(const char *reason)
     state.reason = reason;
     return &backend;
 }
+
+void measure_clear(measurement *m)
+{
+    for (int i = 0; i < METRIC_COUNT; i++)
+        m->value[i] = 0.0;
+    m->ideal_ld = m->ideal_st = 0.0;
+}

@@ -32,7 +32,18 @@ typedef enum measure_status {
 
 typedef struct measurement {
     double value[METRIC_COUNT];
+    /*
+     * Wavefronts the shared loads and stores would need with no conflict at
+     * all, for the widths the kernel actually used (one per 128 bytes a warp
+     * touches). A backend that knows them (the trace) sets them; 0 means
+     * unknown, and the grader then takes the ideal from the model of the
+     * exercise. Backends start from measure_clear(), which zeroes both.
+     */
+    double ideal_ld, ideal_st;
 } measurement;
+
+/* Zero every value (call before a backend fills *m). */
+void measure_clear(measurement *m);
 
 typedef struct measure_backend measure_backend;
 struct measure_backend {
@@ -52,6 +63,37 @@ const char *metric_name(metric_id id);
 /* Backends. */
 measure_backend *measure_cupti_backend(void);
 measure_backend *measure_none_backend(const char *reason);
+/*
+ * The trace backend (Compute Sanitizer API, no counter permission needed):
+ * measure_trace.c, built only where the sanitizer headers exist, in a
+ * library loaded at run time. Open it before the process's first CUDA call.
+ * NULL with why filled where it is not built or not installed.
+ */
+measure_backend *measure_trace_backend(char *why, size_t why_size);
+
+/* --measure: which backend grades the conflict checks. */
+typedef enum measure_mode {
+    MEASURE_MODE_AUTO,     /* counters when permitted, trace otherwise */
+    MEASURE_MODE_COUNTERS,
+    MEASURE_MODE_TRACE
+} measure_mode;
+
+/* "auto", "counters", "trace" <-> mode; parse returns -1 on anything else. */
+const char *measure_mode_name(measure_mode m);
+int measure_mode_parse(const char *s, measure_mode *out);
+
+/*
+ * Open the backend the mode asks for and say in `line` which one it is and
+ * why, for the report's device line ("counters (CUPTI)", "trace (Compute
+ * Sanitizer): the driver restricts counters to administrators"). auto opens
+ * the counters and falls back to the trace when they are not permitted or
+ * not supported. counters/trace may be NULL (not available). Returns the
+ * opened backend, or NULL with *status and line saying why nothing could be
+ * opened.
+ */
+measure_backend *measure_choose(measure_mode mode, measure_backend *counters,
+                                measure_backend *trace, const char *trace_missing,
+                                measure_status *status, char *line, size_t line_size);
 
 /* What the student should do about a status, one line. */
 const char *measure_status_advice(measure_status s);
