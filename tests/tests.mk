@@ -63,3 +63,12 @@ check-cli: $(GRADER)
 
 check-gpu: $(GRADER) $(BUILD)/tests/expect $(LABS:%=$(BUILD)/%.so) $(LABS:%=$(BUILD)/solutions/%.so) $(PLANTED)
 	bash tests/gpu/check-gpu.sh $(BUILD) $(GRADER)
+
+# Recorded traces of the lab access patterns (tests/traces/), from the tile model.
+$(BUILD)/tests/gen-traces: tests/traces/gen-traces.c grader/model/tile_model.c grader/model/bank.c \
+                           grader/trace/trace.c grader/check.c grader/measure/measure.c
+	@mkdir -p $(@D)
+	$(CC) -iquote grader $(C_ALL) $^ -o $@ -lm
+.PHONY: traces
+traces: $(BUILD)/tests/gen-traces
+	$< tests/traces
