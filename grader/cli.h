@@ -3,6 +3,7 @@
 #define SMEMLAB_CLI_H
 
 #include "lab_table.h"
+#include "measure/measure.h"
 #include "worker.h"
 
 #include <stdio.h>
@@ -17,6 +18,7 @@ typedef struct cli_options {
     const char *build_dir; /* default "build" */
     const char *json;      /* --json FILE */
     int verbose, list, help, version;
+    measure_mode measure;  /* --measure auto|counters|trace (default auto) */
     grade_options grade;
 } cli_options;
 
