@@ -41,7 +41,7 @@ NVCC_BASE = -std=c++17 -Icommon -Xcompiler -fPIC,-Wall --cudart shared $(NVCCFLA
 NVCC_ALL = $(NVCC_BASE) $(NVCC_ARCH)
 
 # --- the grader ----------------------------------------------------------------
-GRADER_SRC := $(filter-out grader/bench/%,$(shell find grader -name '*.c' | sort))
+GRADER_SRC := $(filter-out grader/bench/% grader/measure/measure_trace.c,$(shell find grader -name '*.c' | sort))
 GRADER_CORE := $(filter-out grader/main.c,$(GRADER_SRC))
 GRADER := $(BUILD)/smemlab-grade
 # See grader/compat/README.
@@ -54,6 +54,31 @@ $(BUILD)/obj/%.o: %.c $(shell find grader common -name '*.h')
 $(GRADER): $(GRADER_SRC:%.c=$(BUILD)/obj/%.o)
 	$(CC) $(C_ALL) $^ -o $@ $(LDLIBS_CUDA)
 
+# --- the trace backend (issue 9): measures without counter permission --------
+# Needs the Compute Sanitizer of a full CUDA Toolkit; built only where its
+# headers are, loaded by the grader at run time (measure_trace_loader.c).
+SANITIZER_HOME ?= $(CUDA_HOME)/compute-sanitizer
+HAVE_SANITIZER := $(wildcard $(SANITIZER_HOME)/include/sanitizer.h)
+TRACE_LIB := $(BUILD)/libsmemlab-trace.so
+TRACE_PATCHES := $(BUILD)/smemlab-trace-patches.fatbin
+TRACE_SRC := grader/measure/measure_trace.c grader/measure/measure.c grader/trace/trace.c \
+             grader/trace/lineinfo.c grader/model/bank.c grader/check.c
+TRACE := $(if $(HAVE_SANITIZER),$(TRACE_LIB) $(TRACE_PATCHES))
+
+$(TRACE_LIB): $(TRACE_SRC) $(shell find grader -name '*.h')
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) -I$(SANITIZER_HOME)/include -DSMEMLAB_NVDISASM='"$(CUDA_HOME)/bin/nvdisasm"' \
+	    $(C_ALL) -fPIC -shared -fvisibility=hidden $(TRACE_SRC) -o $@ \
+	    -L$(SANITIZER_HOME) -Wl,-rpath,$(SANITIZER_HOME) -lsanitizer-public \
+	    -L$(CUDA_HOME)/lib64/stubs -lcuda -lm
+$(TRACE_PATCHES): grader/measure/trace_patches.cu grader/trace/trace_record.h
+	@mkdir -p $(@D)
+	$(NVCC) --fatbin --compile-as-tools-patch $(NVCC_ARCH) -I$(SANITIZER_HOME)/include $< -o $@
+
+.PHONY: trace-backend
+trace-backend: $(TRACE)
+	@$(if $(HAVE_SANITIZER),echo "Built the trace backend: $(TRACE)",echo "The trace backend is not built: $(SANITIZER_HOME)/include/sanitizer.h is missing (install the Compute Sanitizer of your CUDA Toolkit, e.g. the cuda-sanitizer package). The grader still runs; --measure trace will say it is missing.")
+
 # --- labs: build/labN.so from labs/, build/solutions/labN.so from solutions/ ---
 lab_src = $(wildcard $(2)/$(1)-*/$(1).cu)
 define lab_rules
@@ -64,7 +89,7 @@ $(BUILD)/solutions/$(1).so: $(call lab_src,$(1),solutions) common/support.cu com
 	@mkdir -p $$(@D)
 	$$(NVCC) $$(NVCC_ALL) -shared $$< common/support.cu -o $$@
 .PHONY: $(1)
-$(1): $(BUILD)/$(1).so $(GRADER)
+$(1): $(BUILD)/$(1).so $(GRADER) $(TRACE)
 	@echo $(1) > $(BUILD)/last-lab
 	@echo "Built $(1). Grade it with: make grade"
 endef
@@ -78,10 +103,10 @@ GRADE_FLAGS ?=
 .PHONY: grade
 ifeq ($(SOLUTIONS),1)
 GRADE_LABS := $(if $(filter command line,$(origin LAB)),$(LAB_ID),$(LABS))
-grade: $(GRADER) $(GRADE_LABS:%=$(BUILD)/solutions/%.so)
+grade: $(GRADER) $(TRACE) $(GRADE_LABS:%=$(BUILD)/solutions/%.so)
 	$(GRADER) --solutions $(GRADE_FLAGS) $(GRADE_LABS)
 else
-grade: $(GRADER) $(if $(filter $(LAB_ID),$(LABS)),$(BUILD)/$(LAB_ID).so)
+grade: $(GRADER) $(TRACE) $(if $(filter $(LAB_ID),$(LABS)),$(BUILD)/$(LAB_ID).so)
 	@if [ -z "$(LAB)" ]; then echo "No lab built yet: run make lab1 (or lab2 ... lab6) first, or make grade LAB=lab1." >&2; exit 2; fi
 	@case " $(LABS) " in *" $(LAB_ID) "*) ;; *) echo "Unknown lab '$(LAB)': the labs are $(LABS)." >&2; exit 2;; esac
 	$(GRADER) $(GRADE_FLAGS) $(LAB_ID)
@@ -123,6 +148,7 @@ help:
 	@echo "  make check                unit tests, compile tests (no GPU needed)"
 	@echo "  make check-gpu            full tests on a GPU: solutions, skeletons, planted bugs"
 	@echo "  make bench                time the lab 5/6 solutions against cuBLAS and a copy"
+	@echo "  make trace-backend        build the counter-free trace backend (needs compute-sanitizer)"
 	@echo "  make docs                 render docs/ to build/docs/ with pandoc"
 	@echo "  make clean                remove build/"
 	@echo

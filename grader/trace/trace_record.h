@@ -25,7 +25,8 @@
 #define TRACE_BARRIER 0x4u /* a block-wide barrier (__syncthreads); no address */
 
 typedef struct trace_record {
-    uint64_t pc;     /* offset of the instruction from its function's first byte */
+    uint64_t pc;     /* the instruction's PC; the host makes it an offset from the
+                        function's first byte before analysis */
     uint32_t block;  /* linear block index in the grid */
     uint32_t warp;   /* warp of the block (linear thread index / 32) */
     uint32_t active; /* bit i: lane i executed the instruction */
@@ -43,7 +44,8 @@ typedef struct trace_buffer {
     uint32_t capacity;  /* records the buffer holds */
     uint32_t sample;    /* record only blocks whose index % sample == 0 (1: all) */
     uint32_t max_block; /* record only blocks below this index (0: no limit) */
-    uint64_t function_pc; /* first byte of the launched function: pc - this = offset */
+    uint32_t reserved;
+    unsigned long long global_loads; /* warp-level global load instructions (traced blocks) */
     trace_record *records;
 } trace_buffer;
 
