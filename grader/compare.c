@@ -227,7 +227,7 @@ void compare_races(check_result *c, const trace_summary *s)
     check_field(c->expected, sizeof c->expected, "no race between warps");
     set_line(&c->lines[c->n_lines++], r->file_a, r->line_a, r->pc_a, "store");
     set_line(&c->lines[c->n_lines++], r->file_b, r->line_b, r->pc_b, r->b_writes ? "store" : "load");
-    check_set(c, CHECK_FAIL, "race: %s", trace_race_text(r, text, sizeof text));
+    check_set(c, CHECK_FAIL, "%s", trace_race_text(r, text, sizeof text));
     check_field(c->hint, sizeof c->hint,
                 "Another warp %s this word between the same two barriers, so what it %s "
                 "depends on which warp runs first; the output can come out right by luck. "
