@@ -407,17 +407,21 @@ static const char *where(const char *file, int line, uint64_t pc, char *buf, siz
 
 const char *trace_site_text(const trace_site *site, char *buf, size_t size)
 {
-    char at[160], degree[48];
-    double d = site->ideal > 0 ? (double)site->wavefronts / (double)site->ideal : 1.0;
-    if (d < 1.005)
-        snprintf(degree, sizeof degree, "conflict-free");
-    else if (d - (double)(long)d < 0.005 || (double)(long)(d + 0.5) - d < 0.005)
-        snprintf(degree, sizeof degree, "%ld-way", (long)(d + 0.5));
-    else
-        snprintf(degree, sizeof degree, "%.2f-way", d);
-    snprintf(buf, size, "%s  %s  %s (%ld wavefronts / %ld requests)",
-             where(site->file, site->line, site->pc, at, sizeof at), trace_op_name(site->op),
-             degree, site->wavefronts, site->requests);
+    check_line l;
+    memset(&l, 0, sizeof l);
+    snprintf(l.file, sizeof l.file, "%s", site->file ? base_name(site->file) : "pc");
+    l.line = site->line;
+    snprintf(l.op, sizeof l.op, "%s", trace_op_name(site->op));
+    l.requests = site->requests;
+    l.wavefronts = site->wavefronts;
+    l.ideal = site->ideal;
+    if (site->file)
+        return check_line_text(&l, buf, size);
+    /* no line information: the PC stands in for file:line */
+    char text[160], *rest;
+    check_line_text(&l, text, sizeof text);
+    rest = strchr(text, ' ');
+    snprintf(buf, size, "pc 0x%" PRIx64 "%s", site->pc, rest ? rest : "");
     return buf;
 }
 

@@ -98,6 +98,11 @@ START_TEST(test_lab_traces)
     ck_assert_uint_eq(s.sites[1].pc, 0xc0);
     ck_assert_int_eq(s.sites[1].op, TRACE_OP_LOAD);
 
+    char text[160], want[160];
+    snprintf(want, sizeof want, "pc 0x90  store  %s (%ld wavefronts / %ld requests)",
+             e->st_waves == e->st_ideal ? "conflict-free" : "32-way", e->st_waves, e->st_req);
+    ck_assert_str_eq(trace_site_text(&s.sites[0], text, sizeof text), want);
+
     measurement m;
     trace_to_measurement(&s, &m);
     ck_assert_double_eq(m.value[METRIC_SHARED_LD_REQUESTS], (double)e->ld_req);
