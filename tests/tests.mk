@@ -53,7 +53,7 @@ check: check-unit check-compile check-contract check-cli check-docs
 check-unit: $(UNIT_BIN)
 	$(UNIT_BIN)
 
-check-compile: $(CU_CHECKED)
+check-compile: $(CU_CHECKED) $(TRACE_PROBE)
 
 check-contract: $(CU_CHECKED) $(GRADER)
 	bash tests/compile/check-contract.sh $(BUILD) $(GRADER)
@@ -72,3 +72,17 @@ $(BUILD)/tests/gen-traces: tests/traces/gen-traces.c grader/model/tile_model.c g
 .PHONY: traces
 traces: $(BUILD)/tests/gen-traces
 	$< tests/traces
+
+# The trace backend alone, on a GPU (issue 9): requests and wavefronts of the
+# lab 1-4 kernels against the hand-worked numbers, lines, races.
+TRACE_PROBE := $(BUILD)/tests/trace-probe
+TRACE_PROBE_SRC := tests/gpu/trace-probe.c grader/measure/measure_trace_loader.c grader/compare.c \
+    grader/check.c grader/measure/measure.c grader/trace/trace.c grader/trace/bankmap.c \
+    grader/trace/lineinfo.c grader/model/bank.c grader/model/tile_model.c
+$(TRACE_PROBE): $(TRACE_PROBE_SRC) $(shell find grader -name '*.h')
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) -iquote grader $(C_ALL) $(TRACE_PROBE_SRC) -o $@ $(LDLIBS_CUDA)
+.PHONY: check-trace-gpu
+check-trace-gpu: $(TRACE_PROBE) trace-backend $(BUILD)/solutions/lab1.so $(BUILD)/solutions/lab3.so \
+                 $(BUILD)/solutions/lab4.so $(BUILD)/planted/lab1-no-sync.so $(BUILD)/planted/lab1-long-tile.so
+	bash tests/gpu/check-trace.sh $(BUILD) $(TRACE_PROBE)
