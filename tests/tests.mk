@@ -3,6 +3,12 @@
 CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null)
 UNIT_SRC := $(wildcard tests/unit/*.c)
+# The trace backend's GPU probe (check-trace-gpu); compiled in check-compile.
+TRACE_PROBE := $(BUILD)/tests/trace-probe
+TRACE_PROBE_SRC := tests/gpu/trace-probe.c grader/measure/measure_trace_loader.c grader/compare.c \
+    grader/check.c grader/measure/measure.c grader/trace/trace.c grader/trace/bankmap.c \
+    grader/trace/lineinfo.c grader/model/bank.c grader/model/tile_model.c
+
 UNIT_BIN := $(BUILD)/tests/unit-tests
 # Compile tests build every lab file for one architecture: fast, and enough to
 # prove the file compiles and exports the contract's launchers.
@@ -75,10 +81,6 @@ traces: $(BUILD)/tests/gen-traces
 
 # The trace backend alone, on a GPU (issue 9): requests and wavefronts of the
 # lab 1-4 kernels against the hand-worked numbers, lines, races.
-TRACE_PROBE := $(BUILD)/tests/trace-probe
-TRACE_PROBE_SRC := tests/gpu/trace-probe.c grader/measure/measure_trace_loader.c grader/compare.c \
-    grader/check.c grader/measure/measure.c grader/trace/trace.c grader/trace/bankmap.c \
-    grader/trace/lineinfo.c grader/model/bank.c grader/model/tile_model.c
 $(TRACE_PROBE): $(TRACE_PROBE_SRC) $(shell find grader -name '*.h')
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) -iquote grader $(C_ALL) $(TRACE_PROBE_SRC) -o $@ $(LDLIBS_CUDA)
