@@ -25,6 +25,9 @@
 #include <stddef.h>
 #include <stdio.h>
 
+/* The race check looks at the first this many blocks of a trace. */
+#define TRACE_RACE_BLOCKS 16
+
 typedef enum trace_op { TRACE_OP_LOAD, TRACE_OP_STORE, TRACE_OP_ATOMIC } trace_op;
 
 /* One shared-memory instruction of the kernel (one PC). */
@@ -60,6 +63,7 @@ typedef struct trace_summary {
     int n_races;
     long requests[2], wavefronts[2], ideal[2]; /* [0] loads, [1] stores; atomics apart */
     long barriers;       /* warp-level barrier executions */
+    int race_blocks;     /* blocks the race check looked at */
     long records;
 } trace_summary;
 

@@ -261,6 +261,18 @@ START_TEST(test_race_rules)
     ck_assert_int_eq(races_in(wide, 2, &s), 1);
     trace_summary_free(&s);
 
+    /* only the first TRACE_RACE_BLOCKS blocks are checked for races */
+    trace_record many[2 * (TRACE_RACE_BLOCKS + 1)];
+    for (int b = 0; b <= TRACE_RACE_BLOCKS; b++) {
+        many[2 * b] = access(0x10, (uint32_t)b, 0, TRACE_WRITE, 0, 4);
+        many[2 * b + 1] = access(0x10, (uint32_t)b, 1, TRACE_WRITE, 0, 4);
+    }
+    ck_assert_int_eq(races_in(many, 2 * (TRACE_RACE_BLOCKS + 1), &s), 1);
+    ck_assert_int_eq(s.races[0].words, 32 * TRACE_RACE_BLOCKS);
+    ck_assert_int_eq(s.race_blocks, TRACE_RACE_BLOCKS);
+    ck_assert_int_eq(s.requests[1], 2 * (TRACE_RACE_BLOCKS + 1)); /* all still counted */
+    trace_summary_free(&s);
+
     /* atomics on one word from two warps: not a race */
     trace_record atom[] = {access(0x10, 0, 0, TRACE_READ | TRACE_WRITE, 0, 0),
                            access(0x10, 0, 1, TRACE_READ | TRACE_WRITE, 0, 0)};
