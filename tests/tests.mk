@@ -53,7 +53,7 @@ $(BUILD)/tests/expect: tests/gpu/expect.c
 	$(CC) $(CPPFLAGS) $(C_ALL) $< -o $@ $(addprefix -L,$(DEPS_LIB)) $(addprefix -Wl$(comma)-rpath$(comma),$(DEPS_LIB)) -lcjson
 
 .PHONY: check check-unit check-compile check-contract check-cli check-gpu
-check: check-unit check-compile check-contract check-cli check-docs
+check: check-unit check-traces check-compile check-contract check-cli check-docs
 	@echo "make check: all passed"
 
 check-unit: $(UNIT_BIN)
@@ -75,9 +75,16 @@ $(BUILD)/tests/gen-traces: tests/traces/gen-traces.c grader/model/tile_model.c g
                            grader/trace/trace.c grader/check.c grader/measure/measure.c
 	@mkdir -p $(@D)
 	$(CC) -iquote grader $(C_ALL) $^ -o $@ -lm
-.PHONY: traces
+.PHONY: traces check-traces
 traces: $(BUILD)/tests/gen-traces
 	$< tests/traces
+# The kept traces are exactly what the generator writes (no hand edits).
+check-traces: $(BUILD)/tests/gen-traces
+	@rm -rf $(BUILD)/tests/traces && mkdir -p $(BUILD)/tests/traces
+	$< $(BUILD)/tests/traces
+	@for f in $(BUILD)/tests/traces/*.trace; do \
+	    cmp -s "$$f" tests/traces/$${f##*/} || { echo "tests/traces/$${f##*/} differs from what gen-traces.c writes: run make traces" >&2; exit 1; }; \
+	done; echo "traces: tests/traces/*.trace match gen-traces.c"
 
 # The trace backend alone, on a GPU (issue 9): requests and wavefronts of the
 # lab 1-4 kernels against the hand-worked numbers, lines, races.
