@@ -26,6 +26,8 @@ const char *degree_text(double degree, char *buf, size_t size)
 /* The backend's ideal for the widths used (trace), or 0 when it has none. */
 static double known_ideal(const measurement *m, const smem_side *side)
 {
+    if (m->ideal_set != MEASURE_IDEAL_SET)
+        return 0.0;
     double ideal = side->requests == METRIC_SHARED_LD_REQUESTS ? m->ideal_ld : m->ideal_st;
     double waves = m->value[side->wavefronts];
     /* an ideal above the wavefronts, or below one per request, is not an ideal */

@@ -79,6 +79,7 @@ void measure_clear(measurement *m)
     for (int i = 0; i < METRIC_COUNT; i++)
         m->value[i] = 0.0;
     m->ideal_ld = m->ideal_st = 0.0;
+    m->ideal_set = 0;
 }
 
 const char *measure_mode_name(measure_mode m)

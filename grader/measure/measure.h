@@ -38,9 +38,15 @@ typedef struct measurement {
      * touches). A backend that knows them (the trace) sets them; 0 means
      * unknown, and the grader then takes the ideal from the model of the
      * exercise. Backends start from measure_clear(), which zeroes both.
+     * They count only when ideal_set is MEASURE_IDEAL_SET: a backend that
+     * never heard of them (and leaves the struct as it found it) cannot
+     * have stack garbage read as an ideal.
      */
     double ideal_ld, ideal_st;
+    unsigned ideal_set;
 } measurement;
+
+#define MEASURE_IDEAL_SET 0x1dea15e7u
 
 /* Zero every value (call before a backend fills *m). */
 void measure_clear(measurement *m);

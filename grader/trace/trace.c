@@ -382,6 +382,7 @@ void trace_to_measurement(const trace_summary *s, measurement *m)
     m->value[METRIC_SHARED_ST_CONFLICTS] = (double)(s->wavefronts[1] - s->ideal[1]);
     m->ideal_ld = (double)s->ideal[0];
     m->ideal_st = (double)s->ideal[1];
+    m->ideal_set = MEASURE_IDEAL_SET;
     /* Global loads are not traced: the trace patches shared accesses only. */
     m->value[METRIC_GLOBAL_LD_REQUESTS] = 0.0;
 }

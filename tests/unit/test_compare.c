@@ -29,6 +29,7 @@ static measurement counters(const smem_side *side, double requests, double wavef
     for (int i = 0; i < METRIC_COUNT; i++)
         m.value[i] = -1.0; /* the other side's counters must not matter */
     m.ideal_ld = m.ideal_st = 0.0; /* counters do not know the access width */
+    m.ideal_set = 0;
     m.value[side->requests] = requests;
     m.value[side->wavefronts] = wavefronts;
     m.value[side->conflicts] = conflicts;
@@ -267,8 +268,12 @@ START_TEST(test_64bit_rule_loads_and_stores_alike)
     ck_assert_str_eq(cl.message, "loads 2-way conflict (expected conflict-free)");
     ck_assert_str_eq(cs.message, "stores 2-way conflict (expected conflict-free)");
 
-    /* the trace knows the width: 8-byte lanes need 2 wavefronts a warp, no conflict */
+    /* an ideal without the mark is garbage from a backend that never set one */
     m.ideal_ld = m.ideal_st = 64;
+    ck_assert_double_eq_tol(measured_degree(&m, &ld), 2.0, 1e-12);
+
+    /* the trace knows the width: 8-byte lanes need 2 wavefronts a warp, no conflict */
+    m.ideal_set = MEASURE_IDEAL_SET;
     cl = fresh("load-conflicts");
     cs = fresh("store-conflicts");
     compare_conflicts(&cl, &ld, &m, &int_model, DEGREE_TOLERANCE, NULL);

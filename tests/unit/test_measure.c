@@ -149,6 +149,7 @@ START_TEST(test_measure_clear)
         ck_assert_double_eq(m.value[i], 0.0);
     ck_assert_double_eq(m.ideal_ld, 0.0);
     ck_assert_double_eq(m.ideal_st, 0.0);
+    ck_assert_uint_eq(m.ideal_set, 0);
 }
 END_TEST
 

@@ -109,6 +109,7 @@ START_TEST(test_lab_traces)
     ck_assert_double_eq(m.value[METRIC_SHARED_ST_WAVEFRONTS], (double)e->st_waves);
     ck_assert_double_eq(m.value[METRIC_SHARED_LD_CONFLICTS], (double)(e->ld_waves - e->ld_ideal));
     ck_assert_double_eq(m.ideal_st, (double)e->st_ideal);
+    ck_assert_uint_eq(m.ideal_set, MEASURE_IDEAL_SET);
     trace_summary_free(&s);
 }
 END_TEST
