@@ -44,7 +44,7 @@ NVCC_ALL = $(NVCC_BASE) $(NVCC_ARCH)
 # Three programs: smemlab-grade (plans, measures, scores; never runs a student's
 # host code), smemlab-record (the untrusted process that calls the launchers)
 # and the fake CUDA runtime the recorder loads in place of the real one.
-RECORD_ONLY := grader/record/recorder.c grader/record/fake_cudart.c
+RECORD_ONLY := grader/record/recorder.c grader/record/fake_cudart.c grader/measure/measure_trace.c
 GRADER_SRC := $(filter-out grader/bench/% $(RECORD_ONLY),$(shell find grader -name '*.c' | sort))
 GRADER := $(BUILD)/smemlab-grade
 RECORDER := $(BUILD)/smemlab-record
@@ -82,6 +82,31 @@ $(FAKE_CUDART): grader/record/fake_cudart.c grader/record/fake_cudart.map grader
 	$(CC) $(CPPFLAGS) $(C_ALL) -fPIC -shared $< -o $@ -Wl,-soname,libcudart.so.13 \
 	    -Wl,--version-script=grader/record/fake_cudart.map
 
+# --- the trace backend (issue 9): measures without counter permission --------
+# Needs the Compute Sanitizer of a full CUDA Toolkit; built only where its
+# headers are, loaded by the grader at run time (measure_trace_loader.c).
+SANITIZER_HOME ?= $(CUDA_HOME)/compute-sanitizer
+HAVE_SANITIZER := $(wildcard $(SANITIZER_HOME)/include/sanitizer.h)
+TRACE_LIB := $(BUILD)/libsmemlab-trace.so
+TRACE_PATCHES := $(BUILD)/smemlab-trace-patches.fatbin
+TRACE_SRC := grader/measure/measure_trace.c grader/measure/measure.c grader/trace/trace.c \
+             grader/trace/lineinfo.c grader/model/bank.c grader/check.c
+TRACE := $(if $(HAVE_SANITIZER),$(TRACE_LIB) $(TRACE_PATCHES))
+
+$(TRACE_LIB): $(TRACE_SRC) $(shell find grader -name '*.h')
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) -I$(SANITIZER_HOME)/include -DSMEMLAB_NVDISASM='"$(CUDA_HOME)/bin/nvdisasm"' \
+	    $(C_ALL) -fPIC -shared -fvisibility=hidden $(TRACE_SRC) -o $@ \
+	    -L$(SANITIZER_HOME) -Wl,-rpath,$(SANITIZER_HOME) -lsanitizer-public \
+	    -L$(CUDA_HOME)/lib64/stubs -lcuda -lm
+$(TRACE_PATCHES): grader/measure/trace_patches.cu grader/trace/trace_record.h
+	@mkdir -p $(@D)
+	$(NVCC) --fatbin --compile-as-tools-patch $(NVCC_ARCH) -I$(SANITIZER_HOME)/include $< -o $@
+
+.PHONY: trace-backend
+trace-backend: $(TRACE)
+	@$(if $(HAVE_SANITIZER),echo "Built the trace backend: $(TRACE)",echo "The trace backend is not built: $(SANITIZER_HOME)/include/sanitizer.h is missing (install the Compute Sanitizer of your CUDA Toolkit, e.g. the cuda-sanitizer package). The grader still runs; --measure trace will say it is missing.")
+
 # --- labs: build/labN.so from labs/, build/solutions/labN.so from solutions/ ---
 lab_src = $(wildcard $(2)/$(1)-*/$(1).cu)
 define lab_rules
@@ -92,7 +117,7 @@ $(BUILD)/solutions/$(1).so: $(call lab_src,$(1),solutions) common/support.cu com
 	@mkdir -p $$(@D)
 	$$(NVCC) $$(NVCC_ALL) -shared $$< common/support.cu -o $$@
 .PHONY: $(1)
-$(1): $(BUILD)/$(1).so $(GRADER_ALL)
+$(1): $(BUILD)/$(1).so $(GRADER_ALL) $(TRACE)
 	@echo $(1) > $(BUILD)/last-lab
 	@echo "Built $(1). Grade it with: make grade"
 endef
@@ -106,10 +131,10 @@ GRADE_FLAGS ?=
 .PHONY: grade
 ifeq ($(SOLUTIONS),1)
 GRADE_LABS := $(if $(filter command line,$(origin LAB)),$(LAB_ID),$(LABS))
-grade: $(GRADER_ALL) $(GRADE_LABS:%=$(BUILD)/solutions/%.so)
+grade: $(GRADER_ALL) $(TRACE) $(GRADE_LABS:%=$(BUILD)/solutions/%.so)
 	$(GRADER) --solutions $(GRADE_FLAGS) $(GRADE_LABS)
 else
-grade: $(GRADER_ALL) $(if $(filter $(LAB_ID),$(LABS)),$(BUILD)/$(LAB_ID).so)
+grade: $(GRADER_ALL) $(TRACE) $(if $(filter $(LAB_ID),$(LABS)),$(BUILD)/$(LAB_ID).so)
 	@if [ -z "$(LAB)" ]; then echo "No lab built yet: run make lab1 (or lab2 ... lab6) first, or make grade LAB=lab1." >&2; exit 2; fi
 	@case " $(LABS) " in *" $(LAB_ID) "*) ;; *) echo "Unknown lab '$(LAB)': the labs are $(LABS)." >&2; exit 2;; esac
 	$(GRADER) $(GRADE_FLAGS) $(LAB_ID)
@@ -151,6 +176,7 @@ help:
 	@echo "  make check                unit tests, compile tests (no GPU needed)"
 	@echo "  make check-gpu            full tests on a GPU: solutions, skeletons, planted bugs"
 	@echo "  make bench                time the lab 5/6 solutions against cuBLAS and a copy"
+	@echo "  make trace-backend        build the counter-free trace backend (needs compute-sanitizer)"
 	@echo "  make docs                 render docs/ to build/docs/ with pandoc"
 	@echo "  make clean                remove build/"
 	@echo

@@ -1,6 +1,7 @@
 /* check.c - building check records; see check.h. */
 #include "check.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -43,4 +44,22 @@ const char *check_status_name(check_status s)
     case CHECK_SKIPPED: return "skipped";
     }
     return "?";
+}
+
+const char *check_line_text(const check_line *l, char *buf, size_t size)
+{
+    double d = l->ideal > 0 ? (double)l->wavefronts / (double)l->ideal : 1.0;
+    char degree[32];
+    if (d < 1.005)
+        snprintf(degree, sizeof degree, "conflict-free");
+    else if (fabs(d - round(d)) < 0.005)
+        snprintf(degree, sizeof degree, "%.0f-way", round(d));
+    else
+        snprintf(degree, sizeof degree, "%.2f-way", d);
+    if (l->requests > 0)
+        snprintf(buf, size, "%s:%d  %s  %s (%ld wavefronts / %ld requests)", l->file, l->line,
+                 l->op, degree, l->wavefronts, l->requests);
+    else /* a race line: no counts */
+        snprintf(buf, size, "%s:%d  %s", l->file, l->line, l->op);
+    return buf;
 }

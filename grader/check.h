@@ -16,6 +16,15 @@ typedef enum check_status {
     CHECK_SKIPPED       /* optional kernel the student did not write */
 } check_status;
 
+/* One source line of the kernel, as the trace backend attributes it. */
+#define CHECK_MAX_LINES 4
+typedef struct check_line {
+    char file[48];  /* base name: lab3.cu */
+    int line;
+    char op[8];     /* load, store */
+    long requests, wavefronts, ideal;
+} check_line;
+
 typedef struct check_result {
     char lab[16];
     char kernel[48];
@@ -27,6 +36,12 @@ typedef struct check_result {
     char expected[128]; /* what the model or reference says */
     char message[256];  /* one line for the student */
     char hint[640];     /* why, and what to change */
+    /* Trace backend only (else empty): the lines behind the verdict, worst
+     * first, the two lines of a race, and the student's worst warp access
+     * drawn as a bank map. */
+    check_line lines[CHECK_MAX_LINES];
+    int n_lines;
+    char bank_map[512];
 } check_result;
 
 /* Start a record: ids copied, status FAIL, no points yet. */
@@ -42,5 +57,8 @@ void check_field(char *dst, size_t size, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
 const char *check_status_name(check_status s);
+
+/* "lab3.cu:41  load  32-way (1024 wavefronts / 32 requests)" */
+const char *check_line_text(const check_line *l, char *buf, size_t size);
 
 #endif /* SMEMLAB_CHECK_H */

@@ -25,6 +25,9 @@ void cli_usage(FILE *f)
         "  --repeats N       correctness runs per kernel (default 3)\n"
         "  --device N        CUDA device to use (default 0)\n"
         "  --seed N          seed for random inputs (labs 5, 6)\n"
+        "  --measure HOW     how conflicts are measured: auto (default: the hardware\n"
+        "                    counters where the driver permits them, else a trace),\n"
+        "                    counters, or trace (Compute Sanitizer; no permission needed)\n"
         "  --no-counters     grade correctness only; conflict checks are not measured\n"
         "  --check-launches  no GPU needed: run the launchers in the recorder and say what\n"
         "                    each launches, or how it breaks the lab's contract\n"
@@ -106,10 +109,11 @@ int cli_parse(int argc, char **argv, cli_options *o, FILE *err)
         {"list", no_argument, 0, 'L'}, {"help", no_argument, 0, 'h'},
         {"version", no_argument, 0, 'V'}, {"check-launches", no_argument, 0, 'C'},
         {"run-as", required_argument, 0, 'u'}, {"recorder", required_argument, 0, 'R'},
-        {0, 0, 0, 0}};
-    int opt, rc;
+        {"measure", required_argument, 0, 'm'}, {0, 0, 0, 0}};
+    int opt, rc, measure_given = 0;
 
     memset(o, 0, sizeof *o);
+    o->measure = MEASURE_MODE_AUTO;
     o->build_dir = "build";
     o->grade = (grade_options){.repeats = 3, .use_counters = 1, .timeout_s = 10.0,
                                .seed = PRNG_DEFAULT_SEED};
@@ -122,6 +126,11 @@ int cli_parse(int argc, char **argv, cli_options *o, FILE *err)
         case 'b': o->build_dir = optarg; break;
         case 'j': o->json = optarg; break;
         case 'n': o->grade.use_counters = 0; break;
+        case 'm':
+            if (measure_mode_parse(optarg, &o->measure) != 0)
+                return bad(err, "--measure wants auto, counters or trace, not '%s'", optarg);
+            measure_given = 1;
+            break;
         case 'v': o->verbose = 1; break;
         case 'L': o->list = 1; break;
         case 'h': o->help = 1; break;
@@ -142,6 +151,10 @@ int cli_parse(int argc, char **argv, cli_options *o, FILE *err)
     if (o->lib && o->n_labs != 1)
         return bad(err, "--lib %s needs exactly one LAB to say which table to grade it with",
                    o->lib);
+    o->grade.measure = (int)o->measure;
+    if (measure_given && !o->grade.use_counters)
+        return bad(err, "--measure %s and --no-counters exclude each other",
+                   measure_mode_name(o->measure));
     if (o->lib && o->solutions)
         return bad(err, "--lib %s and --solutions exclude each other", o->lib);
     return 0;

@@ -3,6 +3,7 @@
 #define SMEMLAB_CLI_H
 
 #include "lab_table.h"
+#include "measure/measure.h"
 #include "worker.h"
 
 #include <stdio.h>
@@ -18,6 +19,7 @@ typedef struct cli_options {
     const char *json;      /* --json FILE */
     int verbose, list, help, version;
     int check_launches; /* --check-launches: record and validate only */
+    measure_mode measure;  /* --measure auto|counters|trace (default auto) */
     grade_options grade;
 } cli_options;
 

@@ -1,8 +1,11 @@
 /* compare.c - counters against the bank model; see compare.h. */
 #include "compare.h"
 
+#include "trace/bankmap.h"
+
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 const smem_side SIDE_STORE = {"stores", METRIC_SHARED_ST_REQUESTS, METRIC_SHARED_ST_WAVEFRONTS,
                               METRIC_SHARED_ST_CONFLICTS, NULL};
@@ -20,11 +23,44 @@ const char *degree_text(double degree, char *buf, size_t size)
     return buf;
 }
 
+/* The backend's ideal for the widths used (trace), or 0 when it has none. */
+static double known_ideal(const measurement *m, const smem_side *side)
+{
+    if (m->ideal_set != MEASURE_IDEAL_SET)
+        return 0.0;
+    double ideal = side->requests == METRIC_SHARED_LD_REQUESTS ? m->ideal_ld : m->ideal_st;
+    double waves = m->value[side->wavefronts];
+    /* an ideal above the wavefronts, or below one per request, is not an ideal */
+    if (!(ideal > 0) || ideal > waves || ideal < m->value[side->requests])
+        return 0.0;
+    return ideal;
+}
+
 double measured_degree(const measurement *m, const smem_side *side)
 {
     double waves = m->value[side->wavefronts];
-    double ideal = waves - m->value[side->conflicts];
+    double ideal = known_ideal(m, side);
+    if (ideal <= 0)
+        ideal = waves - m->value[side->conflicts];
     return ideal > 0 ? waves / ideal : 0.0;
+}
+
+/*
+ * Loads and stores judged alike: measured wavefronts against the ideal for
+ * the access width, one wavefront per 128 bytes a warp touches. The trace
+ * knows the width and gives that ideal; for the counters it is the model's
+ * ideal per request times the requests measured (the counters' own conflict
+ * count treats 64-bit loads and stores differently).
+ */
+static double judged_degree(const measurement *m, const smem_side *side, const smem_cost *model)
+{
+    double waves = m->value[side->wavefronts], got_req = m->value[side->requests];
+    double ideal = known_ideal(m, side);
+    if (ideal <= 0 && model->requests > 0 && got_req > 0)
+        ideal = (double)model->ideal / (double)model->requests * got_req;
+    if (ideal <= 0)
+        return measured_degree(m, side);
+    return waves / ideal;
 }
 
 void compare_requests(check_result *c, const smem_side *side, const measurement *m,
@@ -79,7 +115,7 @@ void compare_conflicts(check_result *c, const smem_side *side, const measurement
 {
     char got_text[48], want_text[48];
     double waves = m->value[side->wavefronts];
-    double got = measured_degree(m, side);
+    double got = judged_degree(m, side, model);
     double want = smem_degree(model);
 
     check_field(c->measured, sizeof c->measured, "%.0f wavefronts / %.0f requests", waves,
@@ -117,4 +153,92 @@ void compare_not_measured(check_result *c, measure_status st, const char *why)
     check_field(c->measured, sizeof c->measured, "not measured");
     check_set(c, CHECK_NOT_MEASURED, "not measured: %s", why);
     check_field(c->hint, sizeof c->hint, "%s", measure_status_advice(st));
+}
+
+static const char *base_name(const char *path)
+{
+    const char *slash = path ? strrchr(path, '/') : NULL;
+    return slash ? slash + 1 : path ? path : "?";
+}
+
+static void set_line(check_line *l, const char *file, int line, uint64_t pc, const char *op)
+{
+    memset(l, 0, sizeof *l);
+    if (file)
+        check_field(l->file, sizeof l->file, "%s", base_name(file));
+    else
+        check_field(l->file, sizeof l->file, "pc 0x%llx", (unsigned long long)pc);
+    l->line = line;
+    check_field(l->op, sizeof l->op, "%s", op);
+}
+
+void compare_trace_lines(check_result *c, const trace_summary *s, int op, const bank_geometry *g)
+{
+    int used[CHECK_MAX_LINES], n = 0;
+
+    c->n_lines = 0;
+    c->bank_map[0] = '\0';
+    /* pick the sites with the most wavefronts beyond their ideal, worst first */
+    while (n < CHECK_MAX_LINES) {
+        int best = -1;
+        for (int i = 0; i < s->n_sites; i++) {
+            const trace_site *x = &s->sites[i];
+            int taken = 0;
+            for (int k = 0; k < n; k++)
+                taken |= used[k] == i;
+            if (taken || x->op == TRACE_OP_ATOMIC || (op >= 0 && (int)x->op != op))
+                continue;
+            if (best < 0 || x->wavefronts - x->ideal > s->sites[best].wavefronts - s->sites[best].ideal)
+                best = i;
+        }
+        if (best < 0)
+            break;
+        used[n++] = best;
+    }
+    for (int k = 0; k < n; k++) {
+        const trace_site *x = &s->sites[used[k]];
+        check_line *l = &c->lines[c->n_lines++];
+        set_line(l, x->file, x->line, x->pc, trace_op_name(x->op));
+        l->requests = x->requests;
+        l->wavefronts = x->wavefronts;
+        l->ideal = x->ideal;
+    }
+    if (c->status != CHECK_FAIL || n == 0)
+        return;
+    const trace_site *w = &s->sites[used[0]];
+    char title[160], at[64];
+    if (w->file)
+        snprintf(at, sizeof at, "%s:%d", base_name(w->file), w->line);
+    else
+        snprintf(at, sizeof at, "pc 0x%llx", (unsigned long long)w->pc);
+    snprintf(title, sizeof title, "your worst %s (%s), warp %u of block %u, %d-byte lanes",
+             trace_op_name(w->op), at, w->worst_warp, w->worst_block, w->worst.width);
+    bank_map_text(g, &w->worst, title, "        ", c->bank_map, sizeof c->bank_map);
+}
+
+void compare_races(check_result *c, const trace_summary *s)
+{
+    char text[400];
+
+    c->n_lines = 0;
+    if (s->n_races == 0) {
+        check_field(c->measured, sizeof c->measured, "no race (%ld barrier%s seen)", s->barriers,
+                    s->barriers == 1 ? "" : "s");
+        check_field(c->expected, sizeof c->expected, "no race between warps");
+        check_set(c, CHECK_PASS, "no two warps touch one shared word between barriers");
+        return;
+    }
+    const trace_race *r = &s->races[0];
+    check_field(c->measured, sizeof c->measured, "%d racing pair%s of lines", s->n_races,
+                s->n_races == 1 ? "" : "s");
+    check_field(c->expected, sizeof c->expected, "no race between warps");
+    set_line(&c->lines[c->n_lines++], r->file_a, r->line_a, r->pc_a, "store");
+    set_line(&c->lines[c->n_lines++], r->file_b, r->line_b, r->pc_b, r->b_writes ? "store" : "load");
+    check_set(c, CHECK_FAIL, "%s", trace_race_text(r, text, sizeof text));
+    check_field(c->hint, sizeof c->hint,
+                "Another warp %s this word between the same two barriers, so what it %s "
+                "depends on which warp runs first; the output can come out right by luck. "
+                "Put __syncthreads() between the write and the other warp's access (and "
+                "before a tile is overwritten while others may still read it).",
+                r->b_writes ? "writes" : "reads", r->b_writes ? "holds" : "reads");
 }

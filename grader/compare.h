@@ -8,6 +8,7 @@
 #include "check.h"
 #include "measure/measure.h"
 #include "model/tile_model.h"
+#include "trace/trace.h"
 
 #include <stddef.h>
 
@@ -40,5 +41,20 @@ void compare_conflicts(check_result *c, const smem_side *side, const measurement
 /* The counters could not be read: no points, and say why (a launcher that
  * launched nothing is the student's failure, not the environment's). */
 void compare_not_measured(check_result *c, measure_status st, const char *why);
+
+/*
+ * Trace backend: name the source lines behind a conflict check in c->lines
+ * (the sites of op, or of loads and stores where op is -1; most wavefronts
+ * beyond the ideal first) and, when the check failed, draw the worst warp
+ * execution of the worst line in c->bank_map.
+ */
+void compare_trace_lines(check_result *c, const trace_summary *s, int op,
+                         const bank_geometry *g);
+
+/*
+ * The race check: two warps of a block touching one shared word between the
+ * same two barriers, at least one writing. Fails naming both lines.
+ */
+void compare_races(check_result *c, const trace_summary *s);
 
 #endif /* SMEMLAB_COMPARE_H */

@@ -38,12 +38,15 @@ int kernel_checks(const lab_def *lab, const lab_kernel *k, kernel_check out[KERN
                                      {"load-conflicts", p->conflicts}};
         for (int i = 0; i < 5; i++)
             out[n++] = (kernel_check){tile[i].id, scale * tile[i].points};
+        if (p->race > 0) /* last, so the five above keep their places */
+            out[n++] = (kernel_check){"race", scale * p->race};
         return n;
     }
     /* Labs 5 and 6: a check with no points in the table is not run. */
     const kernel_check flt[] = {{"correct", p->correct}, {"global-loads", p->global_loads},
-                                {"smem-conflicts", p->conflicts}, {"speed", p->speed}};
-    for (int i = 0; i < 4; i++)
+                                {"smem-conflicts", p->conflicts}, {"speed", p->speed},
+                                {"race", p->race}};
+    for (int i = 0; i < 5; i++)
         if (flt[i].points > 0)
             out[n++] = (kernel_check){flt[i].id, scale * flt[i].points};
     return n;

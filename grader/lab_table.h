@@ -28,6 +28,15 @@ typedef struct tile_spec {
     const char *load_code;
 } tile_spec;
 
+/*
+ * Points of the race check of every kernel that uses shared memory. 0 until
+ * the measurer grades it (issue 9): at 0 kernel_checks() leaves it out, so
+ * the check lists the worker sends today stay as they are.
+ */
+#ifndef RACE_POINTS
+#define RACE_POINTS 0
+#endif
+
 /* Points of each check of a kernel (0: the check is not run). */
 typedef struct check_points {
     double correct;
@@ -35,6 +44,7 @@ typedef struct check_points {
     double conflicts; /* each of store-conflicts and load-conflicts */
     double global_loads;
     double speed;
+    double race;      /* no two warps touch one shared word between barriers */
 } check_points;
 
 typedef struct lab_kernel {
@@ -98,11 +108,11 @@ int lab_param_value(const lab_def *lab, const char *name);
 
 /* One check a kernel gets. */
 typedef struct kernel_check {
-    const char *id; /* correct, store-requests, ..., global-loads, speed */
+    const char *id; /* correct, store-requests, ..., global-loads, speed, race */
     double points;
 } kernel_check;
 
-#define KERNEL_MAX_CHECKS 5
+#define KERNEL_MAX_CHECKS 6
 
 /*
  * The checks of kernel k in report order, with their points (0 for an

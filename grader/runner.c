@@ -78,6 +78,13 @@ static int accept_check(const lab_def *lab, int current, kernel_slots *slots, wo
     terminate(c->expected, sizeof c->expected);
     terminate(c->message, sizeof c->message);
     terminate(c->hint, sizeof c->hint);
+    terminate(c->bank_map, sizeof c->bank_map);
+    if (c->n_lines < 0 || c->n_lines > CHECK_MAX_LINES)
+        c->n_lines = 0;
+    for (int i = 0; i < c->n_lines; i++) {
+        terminate(c->lines[i].file, sizeof c->lines[i].file);
+        terminate(c->lines[i].op, sizeof c->lines[i].op);
+    }
     kernel_slots *s = &slots[current];
     int skipped_ok = lab->kernels[current].optional;
     if (!(c->status == CHECK_PASS || c->status == CHECK_FAIL ||

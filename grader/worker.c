@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -59,12 +60,58 @@ void replay_launch(void *replay_arg)
     module_replay(&r->env->mod, r->plan, r->bufs); /* an error stays for cudaGetLastError */
 }
 
-static void open_meter(worker_env *env)
+/*
+ * auto: the counters, unless the driver restricts them to administrators and
+ * this is not one; then the trace. Decided from the driver's parameters, so
+ * that only one of the two tools is ever attached to the process.
+ */
+static measure_mode resolve_mode(measure_mode asked)
 {
-    env->meter = env->opt->use_counters
-                     ? measure_cupti_backend()
-                     : measure_none_backend("--no-counters was given");
-    env->meter_status = env->meter->open(env->meter, env->meter_why, sizeof env->meter_why);
+    if (asked != MEASURE_MODE_AUTO)
+        return asked;
+    FILE *f = fopen("/proc/driver/nvidia/params", "re");
+    char line[256];
+    int admin_only = 0;
+    while (f && fgets(line, sizeof line, f))
+        if (strncmp(line, "RmProfilingAdminOnly: ", 22) == 0)
+            admin_only = atoi(line + 22) != 0;
+    if (f)
+        fclose(f);
+    return admin_only && geteuid() != 0 ? MEASURE_MODE_TRACE : MEASURE_MODE_COUNTERS;
+}
+
+/* The trace subscribes before the process's first CUDA call (before gpu_open). */
+static measure_backend *early_trace(const grade_options *opt, measure_mode *mode, char *why,
+                                    size_t n)
+{
+    *mode = resolve_mode((measure_mode)opt->measure);
+    if (!opt->use_counters || *mode != MEASURE_MODE_TRACE)
+        return NULL;
+    measure_backend *trace = measure_trace_backend(why, n);
+    char ignored[256];
+    if (trace)
+        trace->open(trace, ignored, sizeof ignored); /* measure_choose reads the outcome */
+    return trace;
+}
+
+static void open_meter(worker_env *env, measure_mode mode, measure_backend *trace,
+                       const char *trace_why)
+{
+    env->meter = NULL;
+    if (env->opt->use_counters)
+        env->meter = measure_choose(mode, mode == MEASURE_MODE_TRACE ? NULL : measure_cupti_backend(),
+                                    trace, trace_why, &env->meter_status, env->meter_line,
+                                    sizeof env->meter_line);
+    if (!env->meter) {
+        const char *why = env->opt->use_counters ? env->meter_line : "--no-counters was given";
+        snprintf(env->meter_why, sizeof env->meter_why, "%s", why);
+        env->meter = measure_none_backend(env->meter_why);
+        measure_status st = env->meter_status;
+        env->meter->open(env->meter, env->meter_why, sizeof env->meter_why);
+        env->meter_status = env->opt->use_counters ? st : MEASURE_DISABLED;
+        if (env->meter_status == MEASURE_OK)
+            env->meter_status = MEASURE_UNSUPPORTED;
+    }
 }
 
 static void describe_device(worker_env *env)
@@ -72,9 +119,9 @@ static void describe_device(worker_env *env)
     char text[1024];
     const gpu_info *g = &env->gpu;
     if (env->meter_status == MEASURE_OK)
-        snprintf(text, sizeof text, "%s (sm_%d%d, %d SMs, %d banks x %d bytes); counters: %s",
+        snprintf(text, sizeof text, "%s (sm_%d%d, %d SMs, %d banks x %d bytes); measured by %s",
                  g->name, g->major, g->minor, g->sm_count, g->banks.banks, g->banks.bank_bytes,
-                 env->meter->name);
+                 env->meter_line);
     else
         snprintf(text, sizeof text, "%s (sm_%d%d, %d SMs, %d banks x %d bytes); counters NOT "
                  "measured: %s", g->name, g->major, g->minor, g->sm_count, g->banks.banks,
@@ -93,12 +140,15 @@ void worker_main(const grade_job *job, int first, int fd)
     env.opt = job->opt;
     env.img = job->img;
     env.fd = fd;
+    measure_mode mode;
+    char trace_why[512] = "";
+    measure_backend *trace = early_trace(job->opt, &mode, trace_why, sizeof trace_why);
     gpu_status gs = gpu_open(job->opt->device, &env.gpu, why, sizeof why);
     if (gs != GPU_OK || module_load(&env.mod, job->img, why, sizeof why) != 0) {
         send_text(fd, MSG_ENVIRONMENT, -1, why);
         _exit(EXIT_ENVIRONMENT);
     }
-    open_meter(&env);
+    open_meter(&env, mode, trace, trace_why);
     describe_device(&env);
 
     grade_fn grade = grade_by_kind[job->lab->kind];

@@ -47,6 +47,7 @@ typedef struct grade_options {
     int device;
     int repeats;          /* correctness runs per kernel */
     int use_counters;     /* 0: --no-counters */
+    int measure;          /* measure_mode: --measure auto|counters|trace */
     double timeout_s;     /* per launch */
     unsigned long long seed;
     const char *run_as;   /* --run-as: the user the recorder runs as (when root) */
@@ -73,7 +74,8 @@ typedef struct worker_env {
     gpu_info gpu;
     measure_backend *meter;
     measure_status meter_status;
-    char meter_why[256];
+    char meter_why[512];
+    char meter_line[512]; /* which backend and why, for the device line */
     int fd; /* pipe to the grader */
 } worker_env;
 

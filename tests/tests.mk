@@ -3,6 +3,12 @@
 CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null)
 UNIT_SRC := $(wildcard tests/unit/*.c)
+# The trace backend's GPU probe (check-trace-gpu); compiled in check-compile.
+TRACE_PROBE := $(BUILD)/tests/trace-probe
+TRACE_PROBE_SRC := tests/gpu/trace-probe.c grader/measure/measure_trace_loader.c grader/compare.c \
+    grader/check.c grader/measure/measure.c grader/trace/trace.c grader/trace/bankmap.c \
+    grader/trace/lineinfo.c grader/model/bank.c grader/model/tile_model.c
+
 UNIT_BIN := $(BUILD)/tests/unit-tests
 # Compile tests build every lab file for one architecture: fast, and enough to
 # prove the file compiles and exports the contract's launchers.
@@ -48,7 +54,7 @@ $(BUILD)/tests/expect: tests/gpu/expect.c
 	$(CC) $(CPPFLAGS) $(C_ALL) $< -o $@ $(addprefix -L,$(DEPS_LIB)) $(addprefix -Wl$(comma)-rpath$(comma),$(DEPS_LIB)) -lcjson
 
 .PHONY: check check-unit check-compile check-contract check-launches check-cli check-gpu
-check: check-unit check-compile check-contract check-launches check-cli check-docs
+check: check-unit check-traces check-compile check-contract check-launches check-cli check-docs
 	@echo "make check: all passed"
 
 # The image tests read a real library built by nvcc (no GPU needed to build one).
@@ -56,7 +62,7 @@ UNIT_TEST_LIB := $(BUILD)/compile-check/solutions/lab5-matmul/lab5.so
 check-unit: $(UNIT_BIN) $(UNIT_TEST_LIB)
 	SMEMLAB_TEST_LIB=$(UNIT_TEST_LIB) $(UNIT_BIN)
 
-check-compile: $(CU_CHECKED)
+check-compile: $(CU_CHECKED) $(TRACE_PROBE)
 
 check-contract: $(CU_CHECKED) $(GRADER_ALL)
 	bash tests/compile/check-contract.sh $(BUILD) $(GRADER)
@@ -69,3 +75,29 @@ check-cli: $(GRADER_ALL) $(BUILD)/compile-check/solutions/lab1-square/lab1.so
 
 check-gpu: $(GRADER_ALL) $(BUILD)/tests/expect $(LABS:%=$(BUILD)/%.so) $(LABS:%=$(BUILD)/solutions/%.so) $(PLANTED)
 	bash tests/gpu/check-gpu.sh $(BUILD) $(GRADER)
+
+# Recorded traces of the lab access patterns (tests/traces/), from the tile model.
+$(BUILD)/tests/gen-traces: tests/traces/gen-traces.c grader/model/tile_model.c grader/model/bank.c \
+                           grader/trace/trace.c grader/check.c grader/measure/measure.c
+	@mkdir -p $(@D)
+	$(CC) -iquote grader $(C_ALL) $^ -o $@ -lm
+.PHONY: traces check-traces
+traces: $(BUILD)/tests/gen-traces
+	$< tests/traces
+# The kept traces are exactly what the generator writes (no hand edits).
+check-traces: $(BUILD)/tests/gen-traces
+	@rm -rf $(BUILD)/tests/traces && mkdir -p $(BUILD)/tests/traces
+	$< $(BUILD)/tests/traces
+	@for f in $(BUILD)/tests/traces/*.trace; do \
+	    cmp -s "$$f" tests/traces/$${f##*/} || { echo "tests/traces/$${f##*/} differs from what gen-traces.c writes: run make traces" >&2; exit 1; }; \
+	done; echo "traces: tests/traces/*.trace match gen-traces.c"
+
+# The trace backend alone, on a GPU (issue 9): requests and wavefronts of the
+# lab 1-4 kernels against the hand-worked numbers, lines, races.
+$(TRACE_PROBE): $(TRACE_PROBE_SRC) $(shell find grader -name '*.h')
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) -iquote grader $(C_ALL) $(TRACE_PROBE_SRC) -o $@ $(LDLIBS_CUDA)
+.PHONY: check-trace-gpu
+check-trace-gpu: $(TRACE_PROBE) trace-backend $(BUILD)/solutions/lab1.so $(BUILD)/solutions/lab3.so \
+                 $(BUILD)/solutions/lab4.so $(BUILD)/planted/lab1-no-sync.so $(BUILD)/planted/lab1-long-tile.so
+	bash tests/gpu/check-trace.sh $(BUILD) $(TRACE_PROBE)

@@ -3,7 +3,8 @@
 
 #define N 32
 #define PITCH (N + 1) /* one pad column moves each row one bank over */
-static const check_points tile_points = {.correct = 2, .requests = 1, .conflicts = 1};
+static const check_points tile_points = {.correct = 2, .requests = 1, .conflicts = 1,
+                                         .race = RACE_POINTS};
 
 static const lab_kernel kernels[] = {
     {.name = "setRowReadColPad", .launcher = "launch_setRowReadColPad",

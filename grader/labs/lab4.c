@@ -6,7 +6,8 @@
 /* Two pad columns: with one, the two tile columns a warp reads still share
  * banks pairwise (2-way); the model shows it, the exercise asks for none. */
 #define PITCH (BX + 2)
-static const check_points tile_points = {.correct = 2, .requests = 1, .conflicts = 1};
+static const check_points tile_points = {.correct = 2, .requests = 1, .conflicts = 1,
+                                         .race = RACE_POINTS};
 
 static const lab_kernel kernels[] = {
     {.name = "setRowReadRow", .launcher = "launch_setRowReadRow",

@@ -1,7 +1,9 @@
 /* measure.c - metric names and the backend that measures nothing. */
 #include "measure.h"
 
+#include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 static const char *const names[METRIC_COUNT] = {
     [METRIC_SHARED_LD_REQUESTS] = "smsp__inst_executed_op_shared_ld.sum",
@@ -73,4 +75,103 @@ measure_backend *measure_none_backend(const char *reason)
     static measure_backend backend = {"none", none_open, none_measure, none_close, &state};
     state.reason = reason;
     return &backend;
+}
+
+void measure_clear(measurement *m)
+{
+    for (int i = 0; i < METRIC_COUNT; i++)
+        m->value[i] = 0.0;
+    m->ideal_ld = m->ideal_st = 0.0;
+    m->ideal_set = 0;
+}
+
+const char *measure_mode_name(measure_mode m)
+{
+    switch (m) {
+    case MEASURE_MODE_AUTO: return "auto";
+    case MEASURE_MODE_COUNTERS: return "counters";
+    case MEASURE_MODE_TRACE: return "trace";
+    }
+    return "?";
+}
+
+int measure_mode_parse(const char *s, measure_mode *out)
+{
+    for (int m = MEASURE_MODE_AUTO; m <= MEASURE_MODE_TRACE; m++)
+        if (s && strcmp(s, measure_mode_name((measure_mode)m)) == 0) {
+            *out = (measure_mode)m;
+            return 0;
+        }
+    return -1;
+}
+
+/*
+ * The trace is opened first where it may be used: the Compute Sanitizer must
+ * subscribe before the process's first CUDA call, and opening the counters
+ * makes one. When auto then finds the counters permitted, the trace is
+ * closed again and the counters grade.
+ */
+measure_backend *measure_choose(measure_mode mode, measure_backend *counters,
+                                measure_backend *trace, const char *trace_missing,
+                                measure_status *status, char *line, size_t line_size)
+{
+    char why_trace[256] = "", why_counters[256] = "";
+    measure_status st_trace = MEASURE_UNSUPPORTED, st_counters = MEASURE_UNSUPPORTED;
+    const char *missing = trace_missing && *trace_missing ? trace_missing
+                                                          : "the trace backend is not built";
+
+    if (mode != MEASURE_MODE_COUNTERS) {
+        if (trace)
+            st_trace = trace->open(trace, why_trace, sizeof why_trace);
+        else
+            snprintf(why_trace, sizeof why_trace, "%s", missing);
+    }
+    if (mode == MEASURE_MODE_TRACE) {
+        *status = st_trace;
+        if (st_trace == MEASURE_OK) {
+            snprintf(line, line_size, "trace (Compute Sanitizer), as --measure trace asks");
+            return trace;
+        }
+        snprintf(line, line_size, "not measured: --measure trace, but %s", why_trace);
+        return NULL;
+    }
+    if (counters)
+        st_counters = counters->open(counters, why_counters, sizeof why_counters);
+    else
+        snprintf(why_counters, sizeof why_counters, "no counter backend in this build");
+    if (st_counters == MEASURE_OK) {
+        if (st_trace == MEASURE_OK)
+            trace->close(trace);
+        *status = MEASURE_OK;
+        snprintf(line, line_size, "counters (CUPTI)%s", mode == MEASURE_MODE_COUNTERS
+                 ? ", as --measure counters asks" : ": the driver permits them");
+        return counters;
+    }
+    if (counters)
+        counters->close(counters);
+    if (mode == MEASURE_MODE_AUTO && st_trace == MEASURE_OK &&
+        (st_counters == MEASURE_NOT_PERMITTED || st_counters == MEASURE_UNSUPPORTED)) {
+        *status = MEASURE_OK;
+        snprintf(line, line_size, "trace (Compute Sanitizer): %s", st_counters ==
+                 MEASURE_NOT_PERMITTED ? "the driver restricts the counters to administrators"
+                 : "the counters are not supported here");
+        return trace;
+    }
+    if (st_trace == MEASURE_OK)
+        trace->close(trace);
+    *status = st_counters;
+    if (mode == MEASURE_MODE_AUTO)
+        snprintf(line, line_size, "not measured: counters: %s; trace: %s", why_counters,
+                 why_trace);
+    else
+        snprintf(line, line_size, "not measured: --measure counters, but %s", why_counters);
+    return NULL;
+}
+
+double measure_ideal_from_bytes(double bytes, double requests)
+{
+    if (!(requests > 0) || !(bytes > 0))
+        return 0.0;
+    double waves = ceil(bytes / 128.0 / requests - 1e-9) * requests;
+    return waves > requests ? waves : requests;
 }

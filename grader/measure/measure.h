@@ -33,7 +33,32 @@ typedef enum measure_status {
 
 typedef struct measurement {
     double value[METRIC_COUNT];
+    /*
+     * Wavefronts the shared loads and stores would need with no conflict at
+     * all, for the widths the kernel actually used (one per 128 bytes a warp
+     * touches). A backend that knows them (the trace) sets them; 0 means
+     * unknown, and the grader then takes the ideal from the model of the
+     * exercise. Backends start from measure_clear(), which zeroes both.
+     * They count only when ideal_set is MEASURE_IDEAL_SET: a backend that
+     * never heard of them (and leaves the struct as it found it) cannot
+     * have stack garbage read as an ideal.
+     */
+    double ideal_ld, ideal_st;
+    unsigned ideal_set;
 } measurement;
+
+#define MEASURE_IDEAL_SET 0x1dea15e7u
+
+/* Zero every value (call before a backend fills *m). */
+void measure_clear(measurement *m);
+
+/*
+ * The ideal for a counters backend that also reads the bytes moved
+ * (smsp__sass_data_bytes_mem_shared_op_{ld,st}.sum): one wavefront per 128
+ * bytes, at least one per request. Exact when every request of a side moves
+ * the same number of bytes (as in labs 1-4); 0 when nothing was measured.
+ */
+double measure_ideal_from_bytes(double bytes, double requests);
 
 typedef struct measure_backend measure_backend;
 struct measure_backend {
@@ -53,6 +78,37 @@ const char *metric_name(metric_id id);
 /* Backends. */
 measure_backend *measure_cupti_backend(void);
 measure_backend *measure_none_backend(const char *reason);
+/*
+ * The trace backend (Compute Sanitizer API, no counter permission needed):
+ * measure_trace.c, built only where the sanitizer headers exist, in a
+ * library loaded at run time. Open it before the process's first CUDA call.
+ * NULL with why filled where it is not built or not installed.
+ */
+measure_backend *measure_trace_backend(char *why, size_t why_size);
+
+/* --measure: which backend grades the conflict checks. */
+typedef enum measure_mode {
+    MEASURE_MODE_AUTO,     /* counters when permitted, trace otherwise */
+    MEASURE_MODE_COUNTERS,
+    MEASURE_MODE_TRACE
+} measure_mode;
+
+/* "auto", "counters", "trace" <-> mode; parse returns -1 on anything else. */
+const char *measure_mode_name(measure_mode m);
+int measure_mode_parse(const char *s, measure_mode *out);
+
+/*
+ * Open the backend the mode asks for and say in `line` which one it is and
+ * why, for the report's device line ("counters (CUPTI)", "trace (Compute
+ * Sanitizer): the driver restricts counters to administrators"). auto opens
+ * the counters and falls back to the trace when they are not permitted or
+ * not supported. counters/trace may be NULL (not available). Returns the
+ * opened backend, or NULL with *status and line saying why nothing could be
+ * opened.
+ */
+measure_backend *measure_choose(measure_mode mode, measure_backend *counters,
+                                measure_backend *trace, const char *trace_missing,
+                                measure_status *status, char *line, size_t line_size);
 
 /* What the student should do about a status, one line. */
 const char *measure_status_advice(measure_status s);

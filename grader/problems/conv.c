@@ -193,6 +193,7 @@ static void counters_conv(worker_env *env, const lab_kernel *k, void *state, che
         st = MEASURE_ERROR;
     if (st == MEASURE_OK) {
         gpu_watchdog_arm();
+        measure_clear(&m);
         st = env->meter->measure(env->meter, launch_conv, a, &m, why, sizeof why);
         gpu_watchdog_disarm();
         if (st == MEASURE_OK && !output_right(env, a, why, sizeof why))

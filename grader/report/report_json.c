@@ -19,6 +19,22 @@ static cJSON *check_json(const check_result *c)
     cJSON_AddStringToObject(o, "measured", c->measured);
     cJSON_AddStringToObject(o, "expected", c->expected);
     cJSON_AddStringToObject(o, "hint", c->hint);
+    if (c->n_lines > 0) { /* trace backend: the source lines behind the verdict */
+        cJSON *lines = cJSON_AddArrayToObject(o, "lines");
+        for (int i = 0; i < c->n_lines && i < CHECK_MAX_LINES; i++) {
+            const check_line *l = &c->lines[i];
+            cJSON *x = cJSON_CreateObject();
+            cJSON_AddStringToObject(x, "file", l->file);
+            cJSON_AddNumberToObject(x, "line", l->line);
+            cJSON_AddStringToObject(x, "op", l->op);
+            cJSON_AddNumberToObject(x, "requests", (double)l->requests);
+            cJSON_AddNumberToObject(x, "wavefronts", (double)l->wavefronts);
+            cJSON_AddNumberToObject(x, "ideal", (double)l->ideal);
+            cJSON_AddItemToArray(lines, x);
+        }
+    }
+    if (c->bank_map[0])
+        cJSON_AddStringToObject(o, "bank_map", c->bank_map);
     return o;
 }
 

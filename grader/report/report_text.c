@@ -23,6 +23,12 @@ static void print_check(FILE *f, const check_result *c, const report_style *st)
         fprintf(f, "        measured %s; expected %s\n", c->measured, c->expected);
     if (c->hint[0])
         fprintf(f, "        hint: %s\n", c->hint);
+    for (int i = 0; i < c->n_lines && i < CHECK_MAX_LINES; i++) {
+        char text[160];
+        fprintf(f, "        at %s\n", check_line_text(&c->lines[i], text, sizeof text));
+    }
+    if (c->bank_map[0])
+        fprintf(f, "%s", c->bank_map);
 }
 
 /* What the student's code printed, apart from the report it cannot write into. */

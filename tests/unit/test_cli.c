@@ -299,10 +299,33 @@ START_TEST(test_usage)
     ck_assert_ptr_nonnull(strstr(buf, "exit status"));
     static const char *const options[] = {"--solutions", "--lib", "--build-dir", "--json",
                                           "--timeout", "--repeats", "--device", "--seed",
-                                          "--no-counters", "--verbose", "--list", "--help"};
+                                          "--no-counters", "--verbose", "--list", "--help",
+                                          "--measure"};
     for (size_t i = 0; i < sizeof options / sizeof options[0]; i++)
         ck_assert_msg(strstr(buf, options[i]) != NULL, "usage does not mention %s", options[i]);
     free(buf);
+}
+END_TEST
+
+START_TEST(test_measure_option)
+{
+    const parsed *p = parse0();
+    ck_assert_int_eq(p->o.measure, MEASURE_MODE_AUTO);
+    parsed q = PARSE("--measure", "trace", "lab1");
+    ck_assert_int_eq(q.rc, 0);
+    ck_assert_int_eq(q.o.measure, MEASURE_MODE_TRACE);
+    q = PARSE("--measure=counters");
+    ck_assert_int_eq(q.rc, 0);
+    ck_assert_int_eq(q.o.measure, MEASURE_MODE_COUNTERS);
+    q = PARSE("--measure", "sanitizer");
+    ck_assert_int_eq(q.rc, EXIT_USAGE);
+    ck_assert_ptr_nonnull(strstr(q.err, "--measure wants auto, counters or trace, not 'sanitizer'"));
+    q = PARSE("--measure", "trace", "--no-counters");
+    ck_assert_int_eq(q.rc, EXIT_USAGE);
+    ck_assert_ptr_nonnull(strstr(q.err, "--measure trace and --no-counters exclude each other"));
+    q = PARSE("--measure");
+    ck_assert_int_eq(q.rc, EXIT_USAGE);
+    ck_assert_ptr_nonnull(strstr(q.err, "--measure needs a value"));
 }
 END_TEST
 
@@ -324,6 +347,7 @@ Suite *cli_suite(void)
     tcase_add_test(tc, test_lib_path);
     tcase_add_test(tc, test_lab_find);
     tcase_add_test(tc, test_usage);
+    tcase_add_test(tc, test_measure_option);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -28,6 +28,8 @@ static measurement counters(const smem_side *side, double requests, double wavef
     measurement m;
     for (int i = 0; i < METRIC_COUNT; i++)
         m.value[i] = -1.0; /* the other side's counters must not matter */
+    m.ideal_ld = m.ideal_st = 0.0; /* counters do not know the access width */
+    m.ideal_set = 0;
     m.value[side->requests] = requests;
     m.value[side->wavefronts] = wavefronts;
     m.value[side->conflicts] = conflicts;
@@ -193,7 +195,9 @@ START_TEST(test_conflicts_tolerance)
 {
     smem_side ld = load_side();
     smem_cost model = {.requests = 16, .wavefronts = 32, .ideal = 16};
-    measurement m = counters(&ld, 16, edges[_i].waves, edges[_i].conflicts);
+    /* one ideal wavefront per request, as the model says */
+    measurement m = counters(&ld, edges[_i].waves - edges[_i].conflicts, edges[_i].waves,
+                             edges[_i].conflicts);
     check_result c = fresh("load-conflicts");
     compare_conflicts(&c, &ld, &m, &model, DEGREE_TOLERANCE, NULL);
     ck_assert_msg(c.status == (edges[_i].pass ? CHECK_PASS : CHECK_FAIL),
@@ -236,10 +240,53 @@ START_TEST(test_conflicts_tolerance_scales)
     c = fresh("load-conflicts");
     compare_conflicts(&c, &ld, &m, &model2, 0.0, NULL);
     ck_assert_int_eq(c.status, CHECK_FAIL);
-    m = counters(&ld, 16, 300, 200);
+    m = counters(&ld, 100, 300, 200);
     c = fresh("load-conflicts");
     compare_conflicts(&c, &ld, &m, &model2, 0.6, NULL);
     ck_assert_int_eq(c.status, CHECK_PASS);
+}
+END_TEST
+
+
+/* A long long tile, row-wise both ways: 64 wavefronts / 32 requests on each
+ * side. The hardware counts 32 load conflicts and 0 store conflicts; the
+ * verdicts must agree with each other. */
+START_TEST(test_64bit_rule_loads_and_stores_alike)
+{
+    smem_side ld = load_side(), st = store_side();
+    smem_cost int_model = {.requests = 32, .wavefronts = 32, .ideal = 32}; /* 4-byte tile */
+    measurement m = counters(&ld, 32, 64, 32);
+    m.value[st.requests] = 32;
+    m.value[st.wavefronts] = 64;
+    m.value[st.conflicts] = 0;
+    check_result cl = fresh("load-conflicts"), cs = fresh("store-conflicts");
+
+    /* counters only: both sides against the model's ideal, alike */
+    compare_conflicts(&cl, &ld, &m, &int_model, DEGREE_TOLERANCE, NULL);
+    compare_conflicts(&cs, &st, &m, &int_model, DEGREE_TOLERANCE, NULL);
+    ck_assert_int_eq(cl.status, cs.status);
+    ck_assert_str_eq(cl.message, "loads 2-way conflict (expected conflict-free)");
+    ck_assert_str_eq(cs.message, "stores 2-way conflict (expected conflict-free)");
+
+    /* an ideal without the mark is garbage from a backend that never set one */
+    m.ideal_ld = m.ideal_st = 64;
+    ck_assert_double_eq_tol(measured_degree(&m, &ld), 2.0, 1e-12);
+
+    /* the trace knows the width: 8-byte lanes need 2 wavefronts a warp, no conflict */
+    m.ideal_set = MEASURE_IDEAL_SET;
+    cl = fresh("load-conflicts");
+    cs = fresh("store-conflicts");
+    compare_conflicts(&cl, &ld, &m, &int_model, DEGREE_TOLERANCE, NULL);
+    compare_conflicts(&cs, &st, &m, &int_model, DEGREE_TOLERANCE, NULL);
+    ck_assert_int_eq(cl.status, CHECK_PASS);
+    ck_assert_int_eq(cs.status, CHECK_PASS);
+    ck_assert_str_eq(cl.message, "loads conflict-free (expected conflict-free)");
+    ck_assert_str_eq(cs.message, "stores conflict-free (expected conflict-free)");
+    ck_assert_double_eq_tol(measured_degree(&m, &ld), 1.0, 1e-12);
+
+    /* an ideal that cannot be one (above the wavefronts) is not trusted */
+    m.ideal_ld = 65;
+    ck_assert_double_eq_tol(measured_degree(&m, &ld), 2.0, 1e-12);
 }
 END_TEST
 
@@ -374,6 +421,7 @@ Suite *compare_suite(void)
     tcase_add_loop_test(tc, test_conflicts_tolerance, 0, (int)(sizeof edges / sizeof edges[0]));
     tcase_add_test(tc, test_conflicts_tolerance_scales);
     tcase_add_test(tc, test_conflicts_zero_wavefronts);
+    tcase_add_test(tc, test_64bit_rule_loads_and_stores_alike);
     tcase_add_test(tc, test_requests);
     tcase_add_test(tc, test_requests_zero);
     tcase_add_test(tc, test_not_measured);

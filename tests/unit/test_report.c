@@ -339,6 +339,43 @@ START_TEST(test_text_total)
 }
 END_TEST
 
+/* Trace backend: the lines behind a check and the bank map, in text and JSON. */
+START_TEST(test_trace_lines)
+{
+    check_result *c = &results_checks[1];
+    c->n_lines = 2;
+    c->lines[0] = (check_line){"lab1.cu", 73, "load", 32, 1024, 32};
+    c->lines[1] = (check_line){"lab1.cu", 68, "store", 32, 32, 32};
+    snprintf(c->bank_map, sizeof c->bank_map, "        your worst load (lab1.cu:73)\n"
+             "        lane  0  1\n");
+    char *t = lab_text(0, (report_style){0, 0});
+    ck_assert_msg(strstr(t, "        at lab1.cu:73  load  32-way (1024 wavefronts / 32 requests)\n"
+                            "        at lab1.cu:68  store  conflict-free (32 wavefronts / 32 requests)\n"
+                            "        your worst load (lab1.cu:73)\n        lane  0  1\n") != NULL,
+                  "%s", t);
+    free(t);
+
+    char *text = json_text();
+    cJSON *root = cJSON_Parse(text);
+    ck_assert_ptr_nonnull(root);
+    const cJSON *checks = get(cJSON_GetArrayItem(get(root, "labs"), 0), "checks");
+    const cJSON *conf = cJSON_GetArrayItem(checks, 1), *lines = get(conf, "lines");
+    ck_assert_int_eq(cJSON_GetArraySize(lines), 2);
+    const cJSON *l0 = cJSON_GetArrayItem(lines, 0);
+    ck_assert_str_eq(get_str(l0, "file"), "lab1.cu");
+    ck_assert_double_eq(get_num(l0, "line"), 73);
+    ck_assert_str_eq(get_str(l0, "op"), "load");
+    ck_assert_double_eq(get_num(l0, "wavefronts"), 1024);
+    ck_assert_double_eq(get_num(l0, "ideal"), 32);
+    ck_assert_ptr_nonnull(strstr(get_str(conf, "bank_map"), "lane  0  1"));
+    /* checks without trace lines carry neither field */
+    ck_assert_ptr_null(cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(checks, 0), "lines"));
+    ck_assert_ptr_null(cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(checks, 0), "bank_map"));
+    cJSON_Delete(root);
+    free(text);
+}
+END_TEST
+
 Suite *report_suite(void)
 {
     Suite *s = suite_create("report");
@@ -352,6 +389,7 @@ Suite *report_suite(void)
     tcase_add_test(tc, test_text_lab_verbose_color);
     tcase_add_test(tc, test_text_not_graded);
     tcase_add_test(tc, test_text_total);
+    tcase_add_test(tc, test_trace_lines);
     suite_add_tcase(s, tc);
     return s;
 }

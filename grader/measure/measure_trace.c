@@ -1,0 +1,493 @@
+/*
+ * measure_trace.c - the trace backend: shared-memory accesses recorded with
+ * the Compute Sanitizer API, no counter permission needed.
+ *
+ * Built only where the toolkit has compute-sanitizer/include (Makefile:
+ * libsmemlab-trace.so), loaded at run time by measure_trace_loader.c.
+ *
+ *   open     sanitizerSubscribe (before the process's first CUDA call) for
+ *            module loads and launches.
+ *   module   every module loaded afterwards gets its shared-memory accesses,
+ *            barriers and global accesses patched (sanitizerPatchInstructions,
+ *            sanitizerPatchModule) to call the functions of
+ *            smemlab-trace-patches.fatbin (trace_patches.cu); its cubin is
+ *            kept for line information.
+ *   launch   each launch during measure() gets a trace_buffer in device memory
+ *            (sanitizerSetCallbackData); the patches append one record per
+ *            warp-level instruction execution.
+ *   measure  runs the launcher, synchronizes, copies the records back,
+ *            analyses them (grader/trace/trace.c) and names lines with
+ *            nvdisasm --print-line-info on the module's cubin. A buffer that
+ *            overflows is grown and the launch repeated; past TRACE_MAX_RECORDS
+ *            only every n-th block is traced and the totals are scaled.
+ *
+ * Written against the Compute Sanitizer API of CUDA 12/13 (sanitizer.h,
+ * sanitizer_patching.h). NOT YET RUN ON A GPU: see docs/troubleshooting.md
+ * and the report of issue 9 for what is verified.
+ */
+#define _GNU_SOURCE
+#include "measure_trace.h"
+
+#include <sanitizer.h>
+
+#include <dlfcn.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#ifndef SMEMLAB_NVDISASM
+#define SMEMLAB_NVDISASM "nvdisasm"
+#endif
+#define TRACE_PATCHES_ENV "SMEMLAB_TRACE_PATCHES"
+#define TRACE_MAX_RECORDS (1u << 20) /* 152 MiB of records at most */
+#define TRACE_FIRST_RECORDS (1u << 14)
+#define TRACE_MAX_LAUNCHES 8
+#define TRACE_MAX_MODULES 16
+
+typedef struct traced_module {
+    CUmodule module;
+    CUcontext context;
+    char *cubin;
+    size_t cubin_size;
+    int lines_tried;
+    line_table lines;
+    char lines_why[256];
+} traced_module;
+
+typedef struct traced_launch {
+    CUcontext context;
+    CUmodule module;
+    Sanitizer_StreamHandle stream;
+    char function[256];
+    uint64_t function_pc, function_size;
+    uint64_t blocks;
+    trace_buffer *device_buffer; /* header, then the records */
+} traced_launch;
+
+typedef struct trace_state {
+    Sanitizer_SubscriberHandle subscriber;
+    int subscribed, failed;
+    char failure[256];
+    CUcontext patched_contexts[4];
+    int n_patched_contexts;
+    traced_module modules[TRACE_MAX_MODULES];
+    int n_modules;
+    int capturing;          /* inside measure() */
+    uint32_t capacity, sample;
+    traced_launch launches[TRACE_MAX_LAUNCHES];
+    int n_launches;         /* launches seen in this attempt (may exceed the array) */
+    trace_summary last;
+    int have_last;
+    char last_function[256];
+    trace_record *host;
+    size_t host_cap;
+} trace_state;
+
+static trace_state state;
+
+static const char *result_text(SanitizerResult r)
+{
+    const char *s = NULL;
+    if (sanitizerGetResultString(r, &s) != SANITIZER_SUCCESS || !s)
+        return "unknown Compute Sanitizer error";
+    return s;
+}
+
+static void fail(trace_state *s, const char *what, SanitizerResult r)
+{
+    if (s->failed)
+        return;
+    s->failed = 1;
+    snprintf(s->failure, sizeof s->failure, "%s: %s", what, result_text(r));
+}
+
+/* The patch fatbinary: TRACE_PATCHES_ENV, else beside this library. */
+static const char *patches_path(char *buf, size_t size)
+{
+    const char *env = getenv(TRACE_PATCHES_ENV);
+    Dl_info info;
+    if (env && *env) {
+        snprintf(buf, size, "%s", env);
+        return buf;
+    }
+    if (dladdr((void *)&patches_path, &info) && info.dli_fname) {
+        snprintf(buf, size, "%s", info.dli_fname);
+        char *slash = strrchr(buf, '/');
+        snprintf(slash ? slash + 1 : buf, size - (size_t)(slash ? slash + 1 - buf : 0), "%s",
+                 TRACE_PATCHES_NAME);
+        return buf;
+    }
+    snprintf(buf, size, "%s", TRACE_PATCHES_NAME);
+    return buf;
+}
+
+static void module_loaded(trace_state *s, const Sanitizer_ResourceModuleData *m)
+{
+    SanitizerResult r;
+    int known = 0;
+    char path[PATH_MAX];
+
+    for (int i = 0; i < s->n_patched_contexts; i++)
+        known |= s->patched_contexts[i] == m->context;
+    if (!known) {
+        if ((r = sanitizerAddPatchesFromFile(patches_path(path, sizeof path), m->context)) !=
+            SANITIZER_SUCCESS) {
+            fail(s, path, r);
+            return;
+        }
+        if (s->n_patched_contexts < 4)
+            s->patched_contexts[s->n_patched_contexts++] = m->context;
+    }
+    if ((r = sanitizerPatchInstructions(SANITIZER_INSTRUCTION_SHARED_MEMORY_ACCESS, m->module,
+                                        "smemlab_shared_access")) != SANITIZER_SUCCESS ||
+        (r = sanitizerPatchInstructions(SANITIZER_INSTRUCTION_BARRIER, m->module,
+                                        "smemlab_barrier")) != SANITIZER_SUCCESS ||
+        (r = sanitizerPatchInstructions(SANITIZER_INSTRUCTION_GLOBAL_MEMORY_ACCESS, m->module,
+                                        "smemlab_global_access")) != SANITIZER_SUCCESS ||
+        (r = sanitizerPatchModule(m->module)) != SANITIZER_SUCCESS) {
+        fail(s, "patching a module", r);
+        return;
+    }
+    if (s->n_modules < TRACE_MAX_MODULES && m->pCubin && m->cubinSize > 0) {
+        traced_module *t = &s->modules[s->n_modules];
+        memset(t, 0, sizeof *t);
+        if ((t->cubin = malloc(m->cubinSize))) {
+            memcpy(t->cubin, m->pCubin, m->cubinSize);
+            t->cubin_size = m->cubinSize;
+            t->module = m->module;
+            t->context = m->context;
+            s->n_modules++;
+        }
+    }
+}
+
+static void launch_begin(trace_state *s, const Sanitizer_LaunchData *l)
+{
+    SanitizerResult r;
+    int i = s->n_launches++;
+    if (i >= TRACE_MAX_LAUNCHES)
+        return; /* measure() reports it */
+    traced_launch *t = &s->launches[i];
+    memset(t, 0, sizeof *t);
+    t->context = l->context;
+    t->module = l->module;
+    t->stream = l->hStream;
+    snprintf(t->function, sizeof t->function, "%s", l->functionName ? l->functionName : "?");
+    t->blocks = (uint64_t)l->gridDim_x * l->gridDim_y * l->gridDim_z;
+    if (sanitizerGetFunctionPcAndSize(l->module, t->function, &t->function_pc,
+                                      &t->function_size) != SANITIZER_SUCCESS)
+        t->function_pc = t->function_size = 0; /* PCs stay absolute: lines unknown */
+
+    size_t bytes = sizeof(trace_buffer) + (size_t)s->capacity * sizeof(trace_record);
+    void *mem = NULL;
+    if ((r = sanitizerAlloc(l->context, &mem, bytes)) != SANITIZER_SUCCESS) {
+        fail(s, "allocating the trace buffer", r);
+        return;
+    }
+    trace_buffer h;
+    memset(&h, 0, sizeof h);
+    h.capacity = s->capacity;
+    h.sample = s->sample;
+    h.records = (trace_record *)((char *)mem + sizeof(trace_buffer));
+    t->device_buffer = mem;
+    if ((r = sanitizerMemcpyHostToDeviceAsync(mem, &h, sizeof h, l->hStream)) != SANITIZER_SUCCESS ||
+        (r = sanitizerSetCallbackData(l->function, mem)) != SANITIZER_SUCCESS)
+        fail(s, "handing the trace buffer to the kernel", r);
+}
+
+static void SANITIZERAPI callback(void *userdata, Sanitizer_CallbackDomain domain,
+                                  Sanitizer_CallbackId cbid, const void *data)
+{
+    trace_state *s = userdata;
+    if (domain == SANITIZER_CB_DOMAIN_RESOURCE && cbid == SANITIZER_CBID_RESOURCE_MODULE_LOADED)
+        module_loaded(s, data);
+    else if (domain == SANITIZER_CB_DOMAIN_LAUNCH && cbid == SANITIZER_CBID_LAUNCH_BEGIN &&
+             s->capturing)
+        launch_begin(s, data);
+}
+
+static measure_status trace_open(measure_backend *self, char *why, size_t why_size)
+{
+    trace_state *s = self->state;
+    SanitizerResult r;
+    char path[PATH_MAX];
+
+    if (s->subscribed)
+        return MEASURE_OK;
+    if (access(patches_path(path, sizeof path), R_OK) != 0) {
+        snprintf(why, why_size, "%s is missing: run make (it is built with the trace backend)",
+                 path);
+        return MEASURE_UNSUPPORTED;
+    }
+    if ((r = sanitizerSubscribe(&s->subscriber, callback, s)) != SANITIZER_SUCCESS) {
+        snprintf(why, why_size, "sanitizerSubscribe: %s", result_text(r));
+        return r == SANITIZER_ERROR_NOT_INITIALIZED ? MEASURE_UNSUPPORTED : MEASURE_ERROR;
+    }
+    if ((r = sanitizerEnableDomain(1, s->subscriber, SANITIZER_CB_DOMAIN_RESOURCE)) !=
+            SANITIZER_SUCCESS ||
+        (r = sanitizerEnableDomain(1, s->subscriber, SANITIZER_CB_DOMAIN_LAUNCH)) !=
+            SANITIZER_SUCCESS) {
+        snprintf(why, why_size, "sanitizerEnableDomain: %s", result_text(r));
+        sanitizerUnsubscribe(s->subscriber);
+        return MEASURE_ERROR;
+    }
+    s->subscribed = 1;
+    s->capacity = TRACE_FIRST_RECORDS;
+    s->sample = 1;
+    return MEASURE_OK;
+}
+
+static void free_launches(trace_state *s)
+{
+    int n = s->n_launches < TRACE_MAX_LAUNCHES ? s->n_launches : TRACE_MAX_LAUNCHES;
+    for (int i = 0; i < n; i++)
+        if (s->launches[i].device_buffer)
+            sanitizerFree(s->launches[i].context, s->launches[i].device_buffer);
+    s->n_launches = 0;
+}
+
+static traced_module *module_of(trace_state *s, CUmodule m)
+{
+    for (int i = 0; i < s->n_modules; i++)
+        if (s->modules[i].module == m)
+            return &s->modules[i];
+    return NULL;
+}
+
+/* nvdisasm --print-line-info on the module's cubin, once per module. */
+static const line_table *lines_of(traced_module *t)
+{
+    if (!t)
+        return NULL;
+    if (t->lines_tried)
+        return t->lines.n_entries ? &t->lines : NULL;
+    t->lines_tried = 1;
+    char file[] = "/tmp/smemlab-cubin-XXXXXX";
+    int fd = mkstemp(file);
+    if (fd < 0)
+        return NULL;
+    int ok = write(fd, t->cubin, t->cubin_size) == (ssize_t)t->cubin_size;
+    close(fd);
+    char cmd[PATH_MAX + 128];
+    snprintf(cmd, sizeof cmd, "'%s' --print-line-info --print-code '%s' 2>/dev/null",
+             SMEMLAB_NVDISASM, file);
+    FILE *p = ok ? popen(cmd, "r") : NULL;
+    char *text = NULL;
+    size_t len = 0, cap = 0, got;
+    char chunk[65536];
+    while (p && (got = fread(chunk, 1, sizeof chunk, p)) > 0) {
+        if (len + got + 1 > cap) {
+            cap = (len + got + 1) * 2;
+            char *nt = realloc(text, cap);
+            if (!nt)
+                break;
+            text = nt;
+        }
+        memcpy(text + len, chunk, got);
+        len += got;
+    }
+    if (p)
+        pclose(p);
+    unlink(file);
+    if (text) {
+        text[len] = '\0';
+        lineinfo_parse(text, &t->lines, t->lines_why, sizeof t->lines_why);
+        free(text);
+    }
+    return t->lines.n_entries ? &t->lines : NULL;
+}
+
+static measure_status collect(trace_state *s, size_t *n_out, uint32_t *need, char *why,
+                              size_t why_size)
+{
+    size_t n = 0;
+    *need = 0;
+    for (int i = 0; i < s->n_launches; i++) {
+        traced_launch *t = &s->launches[i];
+        trace_buffer h;
+        SanitizerResult r;
+        if (!t->device_buffer)
+            continue;
+        if ((r = sanitizerMemcpyDeviceToHost(&h, t->device_buffer, sizeof h, t->stream)) !=
+            SANITIZER_SUCCESS) {
+            snprintf(why, why_size, "reading the trace back: %s", result_text(r));
+            return MEASURE_ERROR;
+        }
+        if (h.count > h.capacity) {
+            if (h.count > *need)
+                *need = h.count;
+            continue;
+        }
+        if (n + h.count > s->host_cap) {
+            size_t cap = (n + h.count) * 2;
+            trace_record *nh = realloc(s->host, cap * sizeof *nh);
+            if (!nh) {
+                snprintf(why, why_size, "out of memory for %zu trace records", n + h.count);
+                return MEASURE_ERROR;
+            }
+            s->host = nh;
+            s->host_cap = cap;
+        }
+        if (h.count && (r = sanitizerMemcpyDeviceToHost(s->host + n, h.records,
+                                                        h.count * sizeof(trace_record),
+                                                        t->stream)) != SANITIZER_SUCCESS) {
+            snprintf(why, why_size, "reading the trace back: %s", result_text(r));
+            return MEASURE_ERROR;
+        }
+        for (uint32_t k = 0; k < h.count; k++) {
+            trace_record *x = &s->host[n + k];
+            if (t->function_size && x->pc >= t->function_pc &&
+                x->pc < t->function_pc + t->function_size)
+                x->pc -= t->function_pc;
+            x->block |= (uint32_t)i << 24; /* launches never race with each other */
+        }
+        n += h.count;
+    }
+    *n_out = n;
+    return MEASURE_OK;
+}
+
+static measure_status trace_measure(measure_backend *self, void (*launch)(void *), void *arg,
+                                    measurement *out, char *why, size_t why_size)
+{
+    trace_state *s = self->state;
+    measure_status st = MEASURE_ERROR;
+    size_t n = 0;
+    CUresult cr;
+
+    if (!s->subscribed) {
+        snprintf(why, why_size, "the trace backend is not open");
+        return MEASURE_ERROR;
+    }
+    if (s->have_last) {
+        trace_summary_free(&s->last);
+        s->have_last = 0;
+    }
+    measure_clear(out);
+    s->sample = 1; /* grown capacity is kept; sampling is decided per kernel */
+    for (int attempt = 0; attempt < 4; attempt++) {
+        uint32_t need;
+        s->n_launches = 0;
+        s->capturing = 1;
+        launch(arg);
+        cr = cuCtxSynchronize();
+        s->capturing = 0;
+        if (cr != CUDA_SUCCESS) {
+            const char *e = NULL;
+            cuGetErrorString(cr, &e);
+            snprintf(why, why_size, "the traced kernel failed: %s", e ? e : "CUDA error");
+            free_launches(s);
+            return MEASURE_ERROR;
+        }
+        if (s->failed) {
+            snprintf(why, why_size, "%s", s->failure);
+            free_launches(s);
+            return MEASURE_ERROR;
+        }
+        if (s->n_launches == 0) {
+            snprintf(why, why_size, "no kernel ran while the trace was on");
+            return MEASURE_NO_KERNEL;
+        }
+        if (s->n_launches > TRACE_MAX_LAUNCHES) {
+            snprintf(why, why_size, "the launcher made %d launches; the trace follows at most %d",
+                     s->n_launches, TRACE_MAX_LAUNCHES);
+            free_launches(s);
+            return MEASURE_ERROR;
+        }
+        st = collect(s, &n, &need, why, why_size);
+        if (st != MEASURE_OK || need == 0)
+            break;
+        free_launches(s); /* too small: grow, or sample blocks, and run again */
+        if (need + need / 8 <= TRACE_MAX_RECORDS)
+            s->capacity = need + need / 8;
+        else {
+            s->capacity = TRACE_MAX_RECORDS;
+            s->sample *= (need + TRACE_MAX_RECORDS - 1) / TRACE_MAX_RECORDS + 1;
+        }
+        st = MEASURE_ERROR;
+        snprintf(why, why_size, "the trace did not fit in %u records", s->capacity);
+    }
+    if (st != MEASURE_OK) {
+        free_launches(s);
+        return st;
+    }
+
+    /* the analysis, for the device's banks */
+    CUdevice dev;
+    int major = 0, minor = 0;
+    bank_geometry g;
+    cuCtxGetDevice(&dev);
+    cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev);
+    cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev);
+    if (bank_geometry_for(major, minor, 32, 0, &g) != 0 ||
+        trace_analyze(&g, s->host, n, &s->last, why, why_size) != 0) {
+        free_launches(s);
+        return MEASURE_ERROR;
+    }
+    s->have_last = 1;
+    traced_launch *first = &s->launches[0];
+    snprintf(s->last_function, sizeof s->last_function, "%s", first->function);
+    const line_table *lines = lines_of(module_of(s, first->module));
+    if (lines)
+        trace_attribute(&s->last, lines, first->function);
+    trace_to_measurement(&s->last, out);
+
+    /* global loads, and the scale of a sampled trace */
+    double traced_blocks = 0, all_blocks = 0;
+    unsigned long long global_loads = 0;
+    for (int i = 0; i < s->n_launches; i++) {
+        trace_buffer h;
+        if (sanitizerMemcpyDeviceToHost(&h, s->launches[i].device_buffer, sizeof h,
+                                        s->launches[i].stream) == SANITIZER_SUCCESS)
+            global_loads += h.global_loads;
+        all_blocks += (double)s->launches[i].blocks;
+        traced_blocks += (double)((s->launches[i].blocks + s->sample - 1) / s->sample);
+    }
+    out->value[METRIC_GLOBAL_LD_REQUESTS] = (double)global_loads;
+    if (s->sample > 1 && traced_blocks > 0) {
+        double k = all_blocks / traced_blocks;
+        for (int m = 0; m < METRIC_COUNT; m++)
+            out->value[m] *= k;
+        out->ideal_ld *= k;
+        out->ideal_st *= k;
+    }
+    free_launches(s);
+    return MEASURE_OK;
+}
+
+static void trace_close(measure_backend *self)
+{
+    trace_state *s = self->state;
+    if (s->subscribed)
+        sanitizerUnsubscribe(s->subscriber);
+    for (int i = 0; i < s->n_modules; i++) {
+        free(s->modules[i].cubin);
+        lineinfo_free(&s->modules[i].lines);
+    }
+    if (s->have_last)
+        trace_summary_free(&s->last);
+    free(s->host);
+    memset(s, 0, sizeof *s);
+}
+
+__attribute__((visibility("default"))) measure_backend *smemlab_trace_backend(char *why,
+                                                                              size_t why_size)
+{
+    static measure_backend backend = {"trace", trace_open, trace_measure, trace_close, &state};
+    (void)why, (void)why_size;
+    return &backend;
+}
+
+__attribute__((visibility("default"))) const trace_summary *
+smemlab_trace_last(measure_backend *b, const char **function)
+{
+    trace_state *s = b ? b->state : NULL;
+    if (s != &state || !s->have_last)
+        return NULL;
+    if (function)
+        *function = s->last_function;
+    return &s->last;
+}

@@ -1,0 +1,42 @@
+/*
+ * measure_trace.h - the trace backend's library and what it offers beyond a
+ * measure_backend.
+ *
+ * The capture (measure_trace.c, trace_patches.cu) needs the Compute
+ * Sanitizer headers and library of a full CUDA Toolkit, which not every
+ * install has. It is built, where they exist, into TRACE_LIB_NAME next to
+ * the grader, with the patch functions in TRACE_PATCHES_NAME beside it, and
+ * loaded at run time (measure_trace_loader.c): the grader itself builds and
+ * runs without it.
+ */
+#ifndef SMEMLAB_MEASURE_TRACE_H
+#define SMEMLAB_MEASURE_TRACE_H
+
+#include "../trace/lineinfo.h"
+#include "../trace/trace.h"
+#include "measure.h"
+
+#define TRACE_LIB_NAME "libsmemlab-trace.so"
+#define TRACE_PATCHES_NAME "smemlab-trace-patches.fatbin"
+/* Overrides the library's path (tests, unusual layouts). */
+#define TRACE_LIB_ENV "SMEMLAB_TRACE_LIB"
+
+/* The library's entry points, looked up by name with dlsym. */
+#define TRACE_ENTRY_BACKEND "smemlab_trace_backend"
+#define TRACE_ENTRY_LAST "smemlab_trace_last"
+typedef measure_backend *(*trace_backend_entry)(char *why, size_t why_size);
+typedef const trace_summary *(*trace_last_entry)(measure_backend *b, const char **function);
+
+/*
+ * The analysis of the last launch b measured: sites with their lines, races,
+ * worst warps (valid until the next measure or close), and the launched
+ * function's name in *function. NULL when b is not the trace backend or has
+ * measured nothing yet.
+ */
+const trace_summary *measure_trace_last(measure_backend *b, const char **function);
+
+/* Where the loader looks for the library (TRACE_LIB_ENV, else beside the
+ * running executable). */
+const char *measure_trace_lib_path(char *buf, size_t size);
+
+#endif /* SMEMLAB_MEASURE_TRACE_H */

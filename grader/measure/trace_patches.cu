@@ -1,0 +1,127 @@
+/*
+ * trace_patches.cu - the device side of the trace backend: functions the
+ * Compute Sanitizer calls before every shared-memory access, barrier and
+ * global access of a patched kernel (see measure_trace.c).
+ *
+ * Built with `nvcc --fatbin --compile-as-tools-patch` (Makefile: trace
+ * backend) into smemlab-trace-patches.fatbin, which measure_trace.c loads
+ * with sanitizerAddPatchesFromFile.
+ *
+ * Aggregation happens here, on the GPU: the lanes of a warp that execute one
+ * instruction together (__match_any_sync on the PC) take ONE record; its
+ * leader reserves the slot and fills the common fields, every lane writes its
+ * own address. A 32x32 block's tile store is 32 records, not 1024.
+ */
+#include <sanitizer_patching.h>
+
+#include <type_traits>
+
+#include "../trace/trace_record.h"
+
+static __device__ __forceinline__ uint32_t lane_id()
+{
+    uint32_t lane;
+    asm volatile("mov.u32 %0, %%laneid;" : "=r"(lane));
+    return lane;
+}
+
+static __device__ __forceinline__ uint32_t linear_block()
+{
+    return blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
+}
+
+static __device__ __forceinline__ uint32_t warp_in_block()
+{
+    uint32_t t = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+    return t / 32u;
+}
+
+/* Whether this block is traced (labs 5 and 6 sample blocks to stay fast). */
+static __device__ __forceinline__ bool traced(const trace_buffer *b, uint32_t block)
+{
+    if (!b)
+        return false;
+    if (b->max_block && block >= b->max_block)
+        return false;
+    return b->sample <= 1 || block % b->sample == 0;
+}
+
+extern "C" __device__ __noinline__ SanitizerPatchResult
+smemlab_shared_access(void *userdata, uint64_t pc, void *ptr, uint32_t accessSize,
+                      uint32_t flags, const void *newValue)
+{
+    (void)newValue;
+    trace_buffer *b = (trace_buffer *)userdata;
+    uint32_t block = linear_block();
+    if (!traced(b, block))
+        return SANITIZER_PATCH_SUCCESS;
+    uint32_t together = __match_any_sync(__activemask(), pc);
+    uint32_t lane = lane_id(), leader = __ffs(together) - 1;
+    uint32_t slot = 0;
+    if (lane == leader)
+        slot = atomicAdd(&b->count, 1u);
+    slot = __shfl_sync(together, slot, leader);
+    if (slot >= b->capacity)
+        return SANITIZER_PATCH_SUCCESS; /* full: the host sees count > capacity */
+    trace_record *r = &b->records[slot];
+    r->addr[lane] = (uint32_t)(uintptr_t)ptr; /* an offset in the shared window */
+    if (lane == leader) {
+        r->pc = pc; /* the host subtracts the function's first PC */
+        r->block = block;
+        r->warp = warp_in_block();
+        r->active = together;
+        r->width = (uint16_t)accessSize;
+        r->flags = (uint16_t)(flags & (TRACE_READ | TRACE_WRITE));
+    }
+    return SANITIZER_PATCH_SUCCESS;
+}
+
+extern "C" __device__ __noinline__ SanitizerPatchResult
+smemlab_barrier(void *userdata, uint64_t pc, uint32_t barIndex, uint32_t threadCount,
+                uint32_t flags)
+{
+    (void)barIndex, (void)threadCount, (void)flags;
+    trace_buffer *b = (trace_buffer *)userdata;
+    uint32_t block = linear_block();
+    if (!traced(b, block))
+        return SANITIZER_PATCH_SUCCESS;
+    uint32_t together = __activemask();
+    if (lane_id() != (uint32_t)(__ffs(together) - 1))
+        return SANITIZER_PATCH_SUCCESS;
+    uint32_t slot = atomicAdd(&b->count, 1u);
+    if (slot >= b->capacity)
+        return SANITIZER_PATCH_SUCCESS;
+    trace_record *r = &b->records[slot];
+    r->pc = pc;
+    r->block = block;
+    r->warp = warp_in_block();
+    r->active = together;
+    r->width = 0;
+    r->flags = TRACE_BARRIER;
+    return SANITIZER_PATCH_SUCCESS;
+}
+
+/* Global loads: counted only (labs 5 and 6 check how many warp-level load
+ * instructions reach global memory), one count per warp and instruction. */
+extern "C" __device__ __noinline__ SanitizerPatchResult
+smemlab_global_access(void *userdata, uint64_t pc, void *ptr, uint32_t accessSize,
+                      uint32_t flags, const void *newValue)
+{
+    (void)ptr, (void)accessSize, (void)newValue;
+    trace_buffer *b = (trace_buffer *)userdata;
+    if (!traced(b, linear_block()) || (flags & TRACE_WRITE))
+        return SANITIZER_PATCH_SUCCESS;
+    uint32_t together = __match_any_sync(__activemask(), pc);
+    if (lane_id() == (uint32_t)(__ffs(together) - 1))
+        atomicAdd(&b->global_loads, 1ull);
+    return SANITIZER_PATCH_SUCCESS;
+}
+
+/* The header's callback types: a changed signature in a newer toolkit stops
+ * the build here instead of corrupting the trace. */
+static_assert(std::is_same<decltype(&smemlab_shared_access), SanitizerCallbackMemoryAccess>::value,
+              "smemlab_shared_access does not match SanitizerCallbackMemoryAccess");
+static_assert(std::is_same<decltype(&smemlab_global_access), SanitizerCallbackMemoryAccess>::value,
+              "smemlab_global_access does not match SanitizerCallbackMemoryAccess");
+static_assert(std::is_same<decltype(&smemlab_barrier), SanitizerCallbackBarrier>::value,
+              "smemlab_barrier does not match SanitizerCallbackBarrier");

@@ -1,0 +1,62 @@
+/*
+ * lineinfo.h - which source line each instruction of a kernel comes from,
+ * read from `nvdisasm --print-line-info` (-g) output of the module's cubin.
+ *
+ * The labs are built with -lineinfo, so their cubins carry a .debug_line
+ * section; nvdisasm prints it as comments before the instructions they cover.
+ * The capture (measure_trace.c) runs nvdisasm on the GPU machine; the parser
+ * here is plain C and unit-tested on a recorded sample (tests/traces/).
+ */
+#ifndef SMEMLAB_LINEINFO_H
+#define SMEMLAB_LINEINFO_H
+
+#include "trace.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct line_loc {
+    const char *file; /* as the compiler recorded it (often an absolute path) */
+    int line;
+    const char *call_file; /* where the innermost frame was inlined, or NULL */
+    int call_line;
+} line_loc;
+
+typedef struct line_entry {
+    int function;    /* index into functions */
+    uint64_t offset; /* byte offset of the instruction in its function */
+    line_loc loc;
+} line_entry;
+
+typedef struct line_table {
+    char **functions; /* mangled names, as in .text.NAME */
+    int n_functions;
+    char **files;     /* interned file names */
+    int n_files;
+    line_entry *entries;
+    size_t n_entries;
+} line_table;
+
+/*
+ * Parse nvdisasm -g output. Returns 0, or -1 with why (no function header, a
+ * malformed //## line, no instruction at all).
+ */
+int lineinfo_parse(const char *text, line_table *t, char *why, size_t why_size);
+
+void lineinfo_free(line_table *t);
+
+/*
+ * Source location of the instruction at byte `offset` of `function` (its
+ * mangled name): the entry at that offset, or the closest one before it.
+ * Returns 0, or -1 when the function has no line information.
+ */
+int lineinfo_lookup(const line_table *t, const char *function, uint64_t offset, line_loc *out);
+
+/*
+ * Name each site and race of s by file and line. A frame inside a header of
+ * the toolkit (a path with /include/) is named by its call site instead.
+ * The names point into t: keep t until s is no longer printed.
+ */
+void trace_attribute(trace_summary *s, const line_table *t, const char *function);
+
+#endif /* SMEMLAB_LINEINFO_H */

@@ -1,0 +1,595 @@
+/* trace.c - trace records to requests, wavefronts and races; see trace.h. */
+#define _POSIX_C_SOURCE 200809L
+#include "trace.h"
+
+#include "../check.h"
+
+#include <ctype.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+static trace_op op_of(uint16_t flags)
+{
+    if ((flags & TRACE_READ) && (flags & TRACE_WRITE))
+        return TRACE_OP_ATOMIC;
+    return (flags & TRACE_WRITE) ? TRACE_OP_STORE : TRACE_OP_LOAD;
+}
+
+const char *trace_op_name(trace_op op)
+{
+    switch (op) {
+    case TRACE_OP_LOAD: return "load";
+    case TRACE_OP_STORE: return "store";
+    case TRACE_OP_ATOMIC: return "atomic";
+    }
+    return "?";
+}
+
+static int valid_width(int w)
+{
+    return w == 1 || w == 2 || w == 4 || w == 8 || w == 16;
+}
+
+static void to_warp_access(const trace_record *r, warp_access *a)
+{
+    a->active = r->active;
+    a->width = r->width;
+    for (int lane = 0; lane < TRACE_LANES; lane++)
+        a->addr[lane] = (r->active >> lane & 1u) ? r->addr[lane] : 0;
+}
+
+/* --- sites -------------------------------------------------------------- */
+
+/* Sites are few (a kernel has a handful of shared instructions): a sorted
+ * array with binary search, grown as new PCs turn up. */
+static trace_site *site_for(trace_summary *s, int *cap, uint64_t pc, trace_op op)
+{
+    int lo = 0, hi = s->n_sites;
+    while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        if (s->sites[mid].pc < pc)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo < s->n_sites && s->sites[lo].pc == pc)
+        return &s->sites[lo];
+    if (s->n_sites == *cap) {
+        int ncap = *cap ? *cap * 2 : 16;
+        trace_site *ns = realloc(s->sites, (size_t)ncap * sizeof *ns);
+        if (!ns)
+            return NULL;
+        s->sites = ns;
+        *cap = ncap;
+    }
+    memmove(&s->sites[lo + 1], &s->sites[lo], (size_t)(s->n_sites - lo) * sizeof *s->sites);
+    memset(&s->sites[lo], 0, sizeof *s->sites);
+    s->sites[lo].pc = pc;
+    s->sites[lo].op = op;
+    s->sites[lo].worst_wavefronts = -1;
+    s->n_sites++;
+    return &s->sites[lo];
+}
+
+/* --- races -------------------------------------------------------------- */
+
+/* One shared word touched by one warp in one barrier interval. */
+typedef struct touch {
+    uint32_t block, epoch, word, warp;
+    uint64_t pc;
+    int writes;
+} touch;
+
+static int by_place(const void *a, const void *b)
+{
+    const touch *x = a, *y = b;
+    if (x->block != y->block) return x->block < y->block ? -1 : 1;
+    if (x->epoch != y->epoch) return x->epoch < y->epoch ? -1 : 1;
+    if (x->word != y->word) return x->word < y->word ? -1 : 1;
+    if (x->warp != y->warp) return x->warp < y->warp ? -1 : 1;
+    return (x->pc > y->pc) - (x->pc < y->pc);
+}
+
+typedef struct touches {
+    touch *t;
+    size_t n, cap;
+} touches;
+
+static int add_touch(touches *ts, touch t)
+{
+    if (ts->n == ts->cap) {
+        size_t ncap = ts->cap ? ts->cap * 2 : 1024;
+        touch *nt = realloc(ts->t, ncap * sizeof *nt);
+        if (!nt)
+            return -1;
+        ts->t = nt;
+        ts->cap = ncap;
+    }
+    ts->t[ts->n++] = t;
+    return 0;
+}
+
+/* Barriers each warp of each block has passed so far: an open-addressed map
+ * from (block, warp) to a count. */
+typedef struct epoch_map {
+    uint64_t *key; /* (block << 32 | warp) + 1; 0 = empty */
+    uint32_t *count;
+    size_t cap, n;
+} epoch_map;
+
+static uint32_t *epoch_slot(epoch_map *m, uint32_t block, uint32_t warp)
+{
+    uint64_t key = ((uint64_t)block << 32 | warp) + 1;
+    if (m->n * 2 >= m->cap) {
+        size_t ncap = m->cap ? m->cap * 2 : 256;
+        uint64_t *nk = calloc(ncap, sizeof *nk);
+        uint32_t *nc = calloc(ncap, sizeof *nc);
+        if (!nk || !nc) {
+            free(nk);
+            free(nc);
+            return NULL;
+        }
+        for (size_t i = 0; i < m->cap; i++) {
+            if (!m->key[i])
+                continue;
+            size_t j = (size_t)(m->key[i] * 0x9E3779B97F4A7C15ull >> 17) % ncap;
+            while (nk[j])
+                j = (j + 1) % ncap;
+            nk[j] = m->key[i];
+            nc[j] = m->count[i];
+        }
+        free(m->key);
+        free(m->count);
+        m->key = nk;
+        m->count = nc;
+        m->cap = ncap;
+    }
+    size_t j = (size_t)(key * 0x9E3779B97F4A7C15ull >> 17) % m->cap;
+    while (m->key[j] && m->key[j] != key)
+        j = (j + 1) % m->cap;
+    if (!m->key[j]) {
+        m->key[j] = key;
+        m->count[j] = 0;
+        m->n++;
+    }
+    return &m->count[j];
+}
+
+static int by_words(const void *a, const void *b)
+{
+    long x = ((const trace_race *)a)->words, y = ((const trace_race *)b)->words;
+    if (x != y)
+        return x > y ? -1 : 1;
+    uint64_t p = ((const trace_race *)a)->pc_a, q = ((const trace_race *)b)->pc_a;
+    return (p > q) - (p < q);
+}
+
+static int note_race(trace_summary *s, int *cap, const touch *w, const touch *o)
+{
+    for (int i = 0; i < s->n_races; i++) {
+        trace_race *r = &s->races[i];
+        if (r->pc_a == w->pc && r->pc_b == o->pc && r->b_writes == o->writes) {
+            r->words++;
+            return 0;
+        }
+    }
+    if (s->n_races == *cap) {
+        int ncap = *cap ? *cap * 2 : 8;
+        trace_race *nr = realloc(s->races, (size_t)ncap * sizeof *nr);
+        if (!nr)
+            return -1;
+        s->races = nr;
+        *cap = ncap;
+    }
+    trace_race *r = &s->races[s->n_races++];
+    memset(r, 0, sizeof *r);
+    r->pc_a = w->pc;
+    r->pc_b = o->pc;
+    r->b_writes = o->writes;
+    r->block = w->block;
+    r->warp_a = w->warp;
+    r->warp_b = o->warp;
+    r->word_offset = w->word * 4u;
+    r->words = 1;
+    return 0;
+}
+
+/*
+ * Within one (block, barrier interval, word) group: a race is a writing touch
+ * and a touch of the same word by another warp. Each pair of PCs counts once
+ * per word (a write-write pair is kept with the lower PC first).
+ */
+static int find_races(trace_summary *s, touches *ts)
+{
+    int cap = 0;
+    qsort(ts->t, ts->n, sizeof *ts->t, by_place);
+    for (size_t i = 0; i < ts->n;) {
+        size_t j = i;
+        while (j < ts->n && ts->t[j].block == ts->t[i].block && ts->t[j].epoch == ts->t[i].epoch &&
+               ts->t[j].word == ts->t[i].word)
+            j++;
+        if (ts->t[i].warp != ts->t[j - 1].warp) { /* sorted by warp: two warps or more */
+            touch done[16][2]; /* pairs already counted for this word */
+            int ndone = 0;
+            for (size_t a = i; a < j; a++) {
+                if (!ts->t[a].writes)
+                    continue;
+                for (size_t b = i; b < j; b++) {
+                    const touch *w = &ts->t[a], *o = &ts->t[b];
+                    if (o->warp == w->warp)
+                        continue;
+                    if (o->writes && o->pc < w->pc) {
+                        const touch *t = w;
+                        w = o;
+                        o = t;
+                    }
+                    int seen = 0;
+                    for (int k = 0; k < ndone && !seen; k++)
+                        seen = done[k][0].pc == w->pc && done[k][1].pc == o->pc &&
+                               done[k][1].writes == o->writes;
+                    if (seen)
+                        continue;
+                    if (ndone < 16) {
+                        done[ndone][0] = *w;
+                        done[ndone][1] = *o;
+                        ndone++;
+                    }
+                    if (note_race(s, &cap, w, o) != 0)
+                        return -1;
+                }
+            }
+        }
+        i = j;
+    }
+    qsort(s->races, (size_t)s->n_races, sizeof *s->races, by_words);
+    return 0;
+}
+
+/* --- analysis ----------------------------------------------------------- */
+
+/* Whether block takes part in the race check: the first TRACE_RACE_BLOCKS
+ * blocks seen do (bounds the memory the check needs on labs 5 and 6). */
+static int race_block(uint32_t *blocks, int *n, uint32_t block)
+{
+    for (int i = 0; i < *n; i++)
+        if (blocks[i] == block)
+            return 1;
+    if (*n == TRACE_RACE_BLOCKS)
+        return 0;
+    blocks[(*n)++] = block;
+    return 1;
+}
+
+int trace_analyze(const bank_geometry *g, const trace_record *r, size_t n, trace_summary *out,
+                  char *why, size_t why_size)
+{
+    int site_cap = 0, rc = -1, n_race_blocks = 0;
+    uint32_t race_blocks[TRACE_RACE_BLOCKS];
+    epoch_map epochs = {0};
+    touches ts = {0};
+
+    memset(out, 0, sizeof *out);
+    for (size_t i = 0; i < n; i++) {
+        const trace_record *x = &r[i];
+        uint32_t *epoch = epoch_slot(&epochs, x->block, x->warp);
+        if (!epoch)
+            goto oom;
+        out->records++;
+        if (x->flags & TRACE_BARRIER) {
+            (*epoch)++;
+            out->barriers++;
+            continue;
+        }
+        if (!valid_width(x->width)) {
+            snprintf(why, why_size, "record %zu (pc 0x%" PRIx64 "): access width %u bytes; "
+                     "shared accesses are 1, 2, 4, 8 or 16 bytes wide", i, x->pc, x->width);
+            goto fail;
+        }
+        if (x->active == 0) {
+            snprintf(why, why_size, "record %zu (pc 0x%" PRIx64 "): no active lane", i, x->pc);
+            goto fail;
+        }
+        if (!(x->flags & (TRACE_READ | TRACE_WRITE))) {
+            snprintf(why, why_size, "record %zu (pc 0x%" PRIx64 "): neither a read nor a write",
+                     i, x->pc);
+            goto fail;
+        }
+        trace_op op = op_of(x->flags);
+        trace_site *site = site_for(out, &site_cap, x->pc, op);
+        if (!site)
+            goto oom;
+        if (site->op != op) {
+            snprintf(why, why_size, "pc 0x%" PRIx64 " is both a %s and a %s: the trace mixes "
+                     "kernels or is corrupt", x->pc, trace_op_name(site->op), trace_op_name(op));
+            goto fail;
+        }
+        warp_access a;
+        to_warp_access(x, &a);
+        int waves = bank_wavefronts(g, &a), ideal = bank_ideal_wavefronts(g, &a);
+        site->requests++;
+        site->wavefronts += waves;
+        site->ideal += ideal;
+        if (x->width > site->width)
+            site->width = x->width;
+        if (waves > site->worst_wavefronts) {
+            site->worst_wavefronts = waves;
+            site->worst = a;
+            site->worst_block = x->block;
+            site->worst_warp = x->warp;
+        }
+        if (op != TRACE_OP_ATOMIC) {
+            int side = op == TRACE_OP_STORE;
+            out->requests[side]++;
+            out->wavefronts[side] += waves;
+            out->ideal[side] += ideal;
+        }
+        if (op == TRACE_OP_ATOMIC)
+            continue; /* atomics do not race with each other; left out of the check */
+        if (!race_block(race_blocks, &n_race_blocks, x->block))
+            continue;
+        /* every 4-byte word each lane touches, once per word for this warp */
+        uint32_t seen[TRACE_LANES * 4];
+        int nseen = 0;
+        for (int lane = 0; lane < TRACE_LANES; lane++) {
+            if (!(x->active >> lane & 1u))
+                continue;
+            uint32_t first = x->addr[lane] / 4u, last = (x->addr[lane] + x->width - 1u) / 4u;
+            for (uint32_t w = first; w <= last; w++) {
+                int dup = 0;
+                for (int k = 0; k < nseen && !dup; k++)
+                    dup = seen[k] == w;
+                if (dup)
+                    continue;
+                seen[nseen++] = w;
+                touch t = {x->block, *epoch, w, x->warp, x->pc, op == TRACE_OP_STORE};
+                if (add_touch(&ts, t) != 0)
+                    goto oom;
+            }
+        }
+    }
+    out->race_blocks = n_race_blocks;
+    if (find_races(out, &ts) != 0)
+        goto oom;
+    rc = 0;
+    goto done;
+oom:
+    snprintf(why, why_size, "out of memory analysing %zu trace records", n);
+fail:
+    trace_summary_free(out);
+done:
+    free(ts.t);
+    free(epochs.key);
+    free(epochs.count);
+    return rc;
+}
+
+void trace_summary_free(trace_summary *s)
+{
+    free(s->sites);
+    free(s->races);
+    memset(s, 0, sizeof *s);
+}
+
+void trace_to_measurement(const trace_summary *s, measurement *m)
+{
+    measure_clear(m);
+    m->value[METRIC_SHARED_LD_REQUESTS] = (double)s->requests[0];
+    m->value[METRIC_SHARED_ST_REQUESTS] = (double)s->requests[1];
+    m->value[METRIC_SHARED_LD_WAVEFRONTS] = (double)s->wavefronts[0];
+    m->value[METRIC_SHARED_ST_WAVEFRONTS] = (double)s->wavefronts[1];
+    m->value[METRIC_SHARED_LD_CONFLICTS] = (double)(s->wavefronts[0] - s->ideal[0]);
+    m->value[METRIC_SHARED_ST_CONFLICTS] = (double)(s->wavefronts[1] - s->ideal[1]);
+    m->ideal_ld = (double)s->ideal[0];
+    m->ideal_st = (double)s->ideal[1];
+    m->ideal_set = MEASURE_IDEAL_SET;
+    /* Global loads are not traced: the trace patches shared accesses only. */
+    m->value[METRIC_GLOBAL_LD_REQUESTS] = 0.0;
+}
+
+const trace_site *trace_find_site(const trace_summary *s, uint64_t pc)
+{
+    for (int i = 0; i < s->n_sites; i++)
+        if (s->sites[i].pc == pc)
+            return &s->sites[i];
+    return NULL;
+}
+
+const trace_site *trace_worst_site(const trace_summary *s, trace_op op)
+{
+    const trace_site *best = NULL;
+    for (int i = 0; i < s->n_sites; i++) {
+        const trace_site *x = &s->sites[i];
+        if (x->op != op)
+            continue;
+        if (!best || x->wavefronts - x->ideal > best->wavefronts - best->ideal)
+            best = x;
+    }
+    return best;
+}
+
+static const char *base_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
+}
+
+static const char *where(const char *file, int line, uint64_t pc, char *buf, size_t size)
+{
+    if (file)
+        snprintf(buf, size, "%s:%d", base_name(file), line);
+    else
+        snprintf(buf, size, "pc 0x%" PRIx64, pc);
+    return buf;
+}
+
+const char *trace_site_text(const trace_site *site, char *buf, size_t size)
+{
+    check_line l;
+    memset(&l, 0, sizeof l);
+    snprintf(l.file, sizeof l.file, "%s", site->file ? base_name(site->file) : "pc");
+    l.line = site->line;
+    snprintf(l.op, sizeof l.op, "%s", trace_op_name(site->op));
+    l.requests = site->requests;
+    l.wavefronts = site->wavefronts;
+    l.ideal = site->ideal;
+    if (site->file)
+        return check_line_text(&l, buf, size);
+    /* no line information: the PC stands in for file:line */
+    char text[160], *rest;
+    check_line_text(&l, text, sizeof text);
+    rest = strchr(text, ' ');
+    snprintf(buf, size, "pc 0x%" PRIx64 "%s", site->pc, rest ? rest : "");
+    return buf;
+}
+
+const char *trace_race_text(const trace_race *race, char *buf, size_t size)
+{
+    char a[160], b[160];
+    snprintf(buf, size, "%s (store) and %s (%s) race: warps %u and %u of block %u touch shared "
+             "byte 0x%x with no barrier between (%ld word%s)",
+             where(race->file_a, race->line_a, race->pc_a, a, sizeof a),
+             where(race->file_b, race->line_b, race->pc_b, b, sizeof b),
+             race->b_writes ? "store" : "load", race->warp_a, race->warp_b, race->block,
+             race->word_offset, race->words, race->words == 1 ? "" : "s");
+    return buf;
+}
+
+/* --- text traces -------------------------------------------------------- */
+
+int trace_write_record(FILE *f, const trace_record *r)
+{
+    if (r->flags & TRACE_BARRIER)
+        return fprintf(f, "bar 0x%" PRIx64 " %u %u %08x\n", r->pc, r->block, r->warp, r->active) < 0
+                   ? -1 : 0;
+    const char *op = op_of(r->flags) == TRACE_OP_ATOMIC ? "atom"
+                     : op_of(r->flags) == TRACE_OP_STORE ? "st" : "ld";
+    if (fprintf(f, "%s 0x%" PRIx64 " %u %u %u %08x", op, r->pc, r->block, r->warp, r->width,
+                r->active) < 0)
+        return -1;
+    for (int lane = 0; lane < TRACE_LANES; lane++)
+        if (r->active >> lane & 1u)
+            fprintf(f, " %x", r->addr[lane]);
+    return fputc('\n', f) == EOF ? -1 : 0;
+}
+
+/* Next whitespace-separated field as an unsigned number in base; -1 if none. */
+static int field(char **p, int base, uint64_t max, uint64_t *out)
+{
+    char *end;
+    while (isspace((unsigned char)**p))
+        (*p)++;
+    if (!**p || **p == '-')
+        return -1;
+    uint64_t v = strtoull(*p, &end, base);
+    if (end == *p || (*end && !isspace((unsigned char)*end)) || v > max)
+        return -1;
+    *out = v;
+    *p = end;
+    return 0;
+}
+
+trace_record *trace_read(FILE *f, const char *name, size_t *n, char *why, size_t why_size)
+{
+    trace_record *rec = NULL;
+    size_t cap = 0, line_no = 0;
+    char line[1024];
+
+    *n = 0;
+    while (fgets(line, sizeof line, f)) {
+        line_no++;
+        char *p = line, *hash = strchr(line, '#');
+        if (hash)
+            *hash = '\0';
+        while (isspace((unsigned char)*p))
+            p++;
+        if (!*p)
+            continue;
+        if (!strchr(line, '\n') && !feof(f)) {
+            snprintf(why, why_size, "%s:%zu: line longer than %zu characters", name, line_no,
+                     sizeof line - 1);
+            goto bad;
+        }
+        if (*n == cap) {
+            size_t ncap = cap ? cap * 2 : 256;
+            trace_record *nr = realloc(rec, ncap * sizeof *nr);
+            if (!nr) {
+                snprintf(why, why_size, "%s:%zu: out of memory", name, line_no);
+                goto bad;
+            }
+            rec = nr;
+            cap = ncap;
+        }
+        trace_record *r = &rec[*n];
+        memset(r, 0, sizeof *r);
+        char op[8] = "";
+        int len = 0, is_bar = 0;
+        if (sscanf(p, "%7s%n", op, &len) != 1)
+            goto syntax;
+        p += len;
+        uint64_t pc, block, warp, width = 0, mask;
+        is_bar = strcmp(op, "bar") == 0;
+        if (is_bar)
+            r->flags = TRACE_BARRIER;
+        else if (strcmp(op, "ld") == 0)
+            r->flags = TRACE_READ;
+        else if (strcmp(op, "st") == 0)
+            r->flags = TRACE_WRITE;
+        else if (strcmp(op, "atom") == 0)
+            r->flags = TRACE_READ | TRACE_WRITE;
+        else {
+            snprintf(why, why_size, "%s:%zu: unknown record '%s' (ld, st, atom or bar)", name,
+                     line_no, op);
+            goto bad;
+        }
+        if (field(&p, 16, UINT64_MAX, &pc) || field(&p, 10, UINT32_MAX, &block) ||
+            field(&p, 10, UINT32_MAX, &warp) ||
+            (!is_bar && field(&p, 10, 16, &width)) || field(&p, 16, UINT32_MAX, &mask))
+            goto syntax;
+        r->pc = pc;
+        r->block = (uint32_t)block;
+        r->warp = (uint32_t)warp;
+        r->width = (uint16_t)width;
+        r->active = (uint32_t)mask;
+        if (!is_bar) {
+            for (int lane = 0; lane < TRACE_LANES; lane++) {
+                uint64_t a;
+                if (!(r->active >> lane & 1u))
+                    continue;
+                if (field(&p, 16, UINT32_MAX, &a)) {
+                    snprintf(why, why_size, "%s:%zu: mask %08x has lane %d active but the line "
+                             "gives no address for it", name, line_no, r->active, lane);
+                    goto bad;
+                }
+                r->addr[lane] = (uint32_t)a;
+            }
+        }
+        while (isspace((unsigned char)*p))
+            p++;
+        if (*p) {
+            snprintf(why, why_size, "%s:%zu: more fields than the mask has active lanes", name,
+                     line_no);
+            goto bad;
+        }
+        (*n)++;
+        continue;
+syntax:
+        snprintf(why, why_size, "%s:%zu: expected '%s PC BLOCK WARP%s MASK%s' (hex PC, MASK, "
+                 "ADDR; decimal BLOCK, WARP, WIDTH)", name, line_no, op, is_bar ? "" : " WIDTH",
+                 is_bar ? "" : " ADDR...");
+        goto bad;
+    }
+    if (ferror(f)) {
+        snprintf(why, why_size, "%s: read error", name);
+        goto bad;
+    }
+    if (!rec) {
+        snprintf(why, why_size, "%s: no records", name);
+        goto bad;
+    }
+    return rec;
+bad:
+    free(rec);
+    *n = 0;
+    return NULL;
+}

@@ -1,0 +1,116 @@
+/*
+ * trace.h - from a shared-memory access trace to what the counters report,
+ * per instruction and per source line, plus the races between warps.
+ *
+ * Input: warp-level records (trace_record.h), in the order the capture wrote
+ * them. Within one warp that order is program order; across warps it is not
+ * an order at all, and nothing here depends on it.
+ *
+ * Output, per instruction (PC of the kernel): requests (warp-level
+ * executions), wavefronts by the kit's bank model (grader/model/bank.c), the
+ * ideal wavefronts for the width used (one per 128 bytes a warp touches) and
+ * the worst execution, for the hint's bank map. Totals per side give the
+ * numbers the counters report (smsp__inst_executed_op_shared_{ld,st},
+ * l1tex__data_pipe_lsu_wavefronts_mem_shared_op_{ld,st}).
+ *
+ * Plain C, no CUDA: unit-tested from recorded traces in tests/traces/.
+ */
+#ifndef SMEMLAB_TRACE_H
+#define SMEMLAB_TRACE_H
+
+#include "../measure/measure.h"
+#include "../model/bank.h"
+#include "trace_record.h"
+
+#include <stddef.h>
+#include <stdio.h>
+
+/* The race check looks at the first this many blocks of a trace. */
+#define TRACE_RACE_BLOCKS 16
+
+typedef enum trace_op { TRACE_OP_LOAD, TRACE_OP_STORE, TRACE_OP_ATOMIC } trace_op;
+
+/* One shared-memory instruction of the kernel (one PC). */
+typedef struct trace_site {
+    uint64_t pc;
+    trace_op op;
+    int width;            /* widest access seen at this PC */
+    long requests;        /* warp-level executions */
+    long wavefronts;
+    long ideal;
+    long worst_wavefronts;  /* of the single execution with the most wavefronts */
+    warp_access worst;      /* that execution, for the bank map */
+    uint32_t worst_block, worst_warp;
+    const char *file;       /* source file (set by trace_attribute), or NULL */
+    int line;
+} trace_site;
+
+/* Two warps touching one shared word between the same two barriers. */
+typedef struct trace_race {
+    uint64_t pc_a, pc_b;     /* pc_a writes; pc_b reads or writes */
+    int b_writes;
+    uint32_t block, warp_a, warp_b;
+    uint32_t word_offset;    /* byte offset of the first word found */
+    long words;              /* words in conflict for this pair of PCs */
+    const char *file_a, *file_b;
+    int line_a, line_b;
+} trace_race;
+
+typedef struct trace_summary {
+    trace_site *sites;   /* sorted by pc */
+    int n_sites;
+    trace_race *races;   /* one per pair of PCs, most words first */
+    int n_races;
+    long requests[2], wavefronts[2], ideal[2]; /* [0] loads, [1] stores; atomics apart */
+    long barriers;       /* warp-level barrier executions */
+    int race_blocks;     /* blocks the race check looked at */
+    long records;
+} trace_summary;
+
+/*
+ * Analyse n records. Returns 0, or -1 with why filled (a record that makes no
+ * sense: width not 1/2/4/8/16, no active lane, an access past 4 GiB...).
+ */
+int trace_analyze(const bank_geometry *g, const trace_record *r, size_t n, trace_summary *out,
+                  char *why, size_t why_size);
+
+void trace_summary_free(trace_summary *s);
+
+/*
+ * The counters' view of a summary: requests and wavefronts per side,
+ * conflicts = wavefronts beyond the ideal, and the ideal itself
+ * (measurement.ideal_ld / ideal_st), so that loads and stores are judged
+ * alike.
+ */
+void trace_to_measurement(const trace_summary *s, measurement *m);
+
+/* "load", "store", "atomic". */
+const char *trace_op_name(trace_op op);
+
+/* The site of pc, or NULL. */
+const trace_site *trace_find_site(const trace_summary *s, uint64_t pc);
+
+/*
+ * One line for a site: "lab3.cu:41  load  32-way (1024 wavefronts / 32
+ * requests)"; "pc 0x1a0" stands in for file:line where none is known.
+ */
+const char *trace_site_text(const trace_site *site, char *buf, size_t size);
+
+/* "lab1.cu:30 (store) and lab1.cu:33 (load): warps 0 and 1 of block 0 touch shared word 0x80 ..." */
+const char *trace_race_text(const trace_race *race, char *buf, size_t size);
+
+/* The site of one side with the most wavefronts beyond its ideal (NULL: none). */
+const trace_site *trace_worst_site(const trace_summary *s, trace_op op);
+
+/*
+ * Text traces (tests/traces/NAME.trace), one record a line; '#' starts a comment:
+ *   ld|st|atom PC BLOCK WARP WIDTH MASK ADDR...   (one ADDR per active lane, hex)
+ *   bar PC BLOCK WARP MASK
+ * PC, MASK and ADDR in hex (0x optional), BLOCK, WARP and WIDTH in decimal.
+ * trace_read returns the records (free them) and their count in *n, or NULL
+ * with why naming the line at fault.
+ */
+trace_record *trace_read(FILE *f, const char *name, size_t *n, char *why, size_t why_size);
+int trace_write_record(FILE *f, const trace_record *r);
+
+#endif /* SMEMLAB_TRACE_H */

@@ -1,0 +1,52 @@
+/*
+ * trace_record.h - one warp-level shared-memory event, as the trace capture
+ * writes it on the GPU and the analysis reads it on the host.
+ *
+ * Plain C with fixed-width fields only: the same header is included by the
+ * patch functions (grader/measure/trace_patches.cu, compiled by nvcc) and by
+ * the host analysis (grader/trace/trace.c, compiled by the C compiler), so the
+ * layout is one and the same on both sides.
+ *
+ * The capture aggregates on the GPU: the lanes of a warp that execute one
+ * shared-memory instruction together write ONE record (active mask plus 32
+ * addresses), not 32 per-thread records. A barrier executed by a warp is one
+ * record with TRACE_BARRIER set.
+ */
+#ifndef SMEMLAB_TRACE_RECORD_H
+#define SMEMLAB_TRACE_RECORD_H
+
+#include <stdint.h>
+
+#define TRACE_LANES 32
+
+/* trace_record.flags */
+#define TRACE_READ 0x1u    /* a load (READ and WRITE together: an atomic) */
+#define TRACE_WRITE 0x2u   /* a store */
+#define TRACE_BARRIER 0x4u /* a block-wide barrier (__syncthreads); no address */
+
+typedef struct trace_record {
+    uint64_t pc;     /* the instruction's PC; the host makes it an offset from the
+                        function's first byte before analysis */
+    uint32_t block;  /* linear block index in the grid */
+    uint32_t warp;   /* warp of the block (linear thread index / 32) */
+    uint32_t active; /* bit i: lane i executed the instruction */
+    uint16_t width;  /* bytes each lane accesses: 1, 2, 4, 8 or 16 */
+    uint16_t flags;  /* TRACE_* */
+    uint32_t addr[TRACE_LANES]; /* offset in the shared window, per active lane */
+} trace_record;
+
+/*
+ * What the patch functions get as userdata: a buffer in device memory that
+ * the capture allocates and reads back after each launch.
+ */
+typedef struct trace_buffer {
+    uint32_t count;     /* records written (may exceed capacity: then some were dropped) */
+    uint32_t capacity;  /* records the buffer holds */
+    uint32_t sample;    /* record only blocks whose index % sample == 0 (1: all) */
+    uint32_t max_block; /* record only blocks below this index (0: no limit) */
+    uint32_t reserved;
+    unsigned long long global_loads; /* warp-level global load instructions (traced blocks) */
+    trace_record *records;
+} trace_buffer;
+
+#endif /* SMEMLAB_TRACE_RECORD_H */

@@ -1,0 +1,185 @@
+/* test_measure.c - choosing the measurement backend (--measure) and loading the trace library. */
+#define _POSIX_C_SOURCE 200809L
+#include "measure/measure.h"
+#include "measure/measure_trace.h"
+
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A backend whose open answers what the test says, and that counts opens and closes. */
+typedef struct fake {
+    measure_status answer;
+    const char *why;
+    int opens, closes;
+} fake;
+
+static measure_status fake_open(measure_backend *self, char *why, size_t n)
+{
+    fake *f = self->state;
+    f->opens++;
+    snprintf(why, n, "%s", f->why);
+    return f->answer;
+}
+
+static void fake_close(measure_backend *self)
+{
+    ((fake *)self->state)->closes++;
+}
+
+static measure_backend backend(const char *name, fake *f)
+{
+    return (measure_backend){name, fake_open, NULL, fake_close, f};
+}
+
+START_TEST(test_auto_prefers_counters)
+{
+    fake c = {MEASURE_OK, "", 0, 0}, t = {MEASURE_OK, "", 0, 0};
+    measure_backend cb = backend("cupti", &c), tb = backend("trace", &t);
+    measure_status st;
+    char line[512];
+    ck_assert_ptr_eq(measure_choose(MEASURE_MODE_AUTO, &cb, &tb, NULL, &st, line, sizeof line), &cb);
+    ck_assert_int_eq(st, MEASURE_OK);
+    ck_assert_str_eq(line, "counters (CUPTI): the driver permits them");
+    /* the trace subscribed first (before any CUDA call) and is let go again */
+    ck_assert_int_eq(t.opens, 1);
+    ck_assert_int_eq(t.closes, 1);
+    ck_assert_int_eq(c.closes, 0);
+}
+END_TEST
+
+START_TEST(test_auto_falls_back_to_trace)
+{
+    fake c = {MEASURE_NOT_PERMITTED, "ERR_NVGPUCTRPERM", 0, 0}, t = {MEASURE_OK, "", 0, 0};
+    measure_backend cb = backend("cupti", &c), tb = backend("trace", &t);
+    measure_status st;
+    char line[512];
+    ck_assert_ptr_eq(measure_choose(MEASURE_MODE_AUTO, &cb, &tb, NULL, &st, line, sizeof line), &tb);
+    ck_assert_int_eq(st, MEASURE_OK);
+    ck_assert_str_eq(line, "trace (Compute Sanitizer): the driver restricts the counters to "
+                           "administrators");
+    ck_assert_int_eq(t.closes, 0);
+    ck_assert_int_eq(c.closes, 1);
+}
+END_TEST
+
+START_TEST(test_auto_without_trace)
+{
+    fake c = {MEASURE_NOT_PERMITTED, "ERR_NVGPUCTRPERM", 0, 0};
+    measure_backend cb = backend("cupti", &c);
+    measure_status st;
+    char line[512];
+    ck_assert_ptr_null(measure_choose(MEASURE_MODE_AUTO, &cb, NULL, "libsmemlab-trace.so is missing",
+                                      &st, line, sizeof line));
+    ck_assert_int_eq(st, MEASURE_NOT_PERMITTED);
+    ck_assert_str_eq(line, "not measured: counters: ERR_NVGPUCTRPERM; trace: "
+                           "libsmemlab-trace.so is missing");
+}
+END_TEST
+
+START_TEST(test_forced_modes)
+{
+    fake c = {MEASURE_OK, "", 0, 0}, t = {MEASURE_ERROR, "sanitizerSubscribe failed", 0, 0};
+    measure_backend cb = backend("cupti", &c), tb = backend("trace", &t);
+    measure_status st;
+    char line[512];
+    ck_assert_ptr_eq(measure_choose(MEASURE_MODE_COUNTERS, &cb, &tb, NULL, &st, line, sizeof line), &cb);
+    ck_assert_str_eq(line, "counters (CUPTI), as --measure counters asks");
+    ck_assert_int_eq(t.opens, 0); /* never touched */
+
+    ck_assert_ptr_null(measure_choose(MEASURE_MODE_TRACE, &cb, &tb, NULL, &st, line, sizeof line));
+    ck_assert_int_eq(st, MEASURE_ERROR);
+    ck_assert_str_eq(line, "not measured: --measure trace, but sanitizerSubscribe failed");
+    ck_assert_int_eq(c.opens, 1); /* the counters were not tried for --measure trace */
+
+    t.answer = MEASURE_OK;
+    ck_assert_ptr_eq(measure_choose(MEASURE_MODE_TRACE, &cb, &tb, NULL, &st, line, sizeof line), &tb);
+    ck_assert_str_eq(line, "trace (Compute Sanitizer), as --measure trace asks");
+
+    c.answer = MEASURE_NOT_PERMITTED;
+    c.why = "ERR_NVGPUCTRPERM";
+    ck_assert_ptr_null(measure_choose(MEASURE_MODE_COUNTERS, &cb, &tb, NULL, &st, line, sizeof line));
+    ck_assert_int_eq(st, MEASURE_NOT_PERMITTED);
+    ck_assert_str_eq(line, "not measured: --measure counters, but ERR_NVGPUCTRPERM");
+}
+END_TEST
+
+START_TEST(test_mode_names)
+{
+    measure_mode m;
+    ck_assert_int_eq(measure_mode_parse("trace", &m), 0);
+    ck_assert_int_eq(m, MEASURE_MODE_TRACE);
+    ck_assert_str_eq(measure_mode_name(MEASURE_MODE_COUNTERS), "counters");
+    ck_assert_int_eq(measure_mode_parse("Trace", &m), -1);
+    ck_assert_int_eq(measure_mode_parse(NULL, &m), -1);
+}
+END_TEST
+
+START_TEST(test_trace_library_missing)
+{
+    char why[512] = "", path[256];
+    setenv(TRACE_LIB_ENV, "/nonexistent/libsmemlab-trace.so", 1);
+    ck_assert_str_eq(measure_trace_lib_path(path, sizeof path), "/nonexistent/libsmemlab-trace.so");
+    ck_assert_ptr_null(measure_trace_backend(why, sizeof why));
+    ck_assert_ptr_nonnull(strstr(why, "the trace backend is not built "
+                                      "(/nonexistent/libsmemlab-trace.so is missing)"));
+    ck_assert_ptr_nonnull(strstr(why, "compute-sanitizer/include"));
+    ck_assert_ptr_null(measure_trace_last(NULL, NULL));
+
+    /* a file that is no library: the loader says so */
+    FILE *f = fopen("build/tests/not-a-library.so", "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("not ELF\n", f);
+    fclose(f);
+    setenv(TRACE_LIB_ENV, "build/tests/not-a-library.so", 1);
+    ck_assert_ptr_null(measure_trace_backend(why, sizeof why));
+    ck_assert_ptr_nonnull(strstr(why, "cannot load the trace backend build/tests/not-a-library.so"));
+    unsetenv(TRACE_LIB_ENV);
+    ck_assert_ptr_nonnull(strstr(measure_trace_lib_path(path, sizeof path), "/" TRACE_LIB_NAME));
+}
+END_TEST
+
+START_TEST(test_measure_clear)
+{
+    measurement m;
+    memset(&m, 0xff, sizeof m);
+    measure_clear(&m);
+    for (int i = 0; i < METRIC_COUNT; i++)
+        ck_assert_double_eq(m.value[i], 0.0);
+    ck_assert_double_eq(m.ideal_ld, 0.0);
+    ck_assert_double_eq(m.ideal_st, 0.0);
+    ck_assert_uint_eq(m.ideal_set, 0);
+}
+END_TEST
+
+START_TEST(test_ideal_from_bytes)
+{
+    /* 32 warps of 32 ints: 128 bytes a request, one wavefront each */
+    ck_assert_double_eq(measure_ideal_from_bytes(32 * 128, 32), 32);
+    /* the same with long long: 256 bytes a request, two each (the 64-bit rule) */
+    ck_assert_double_eq(measure_ideal_from_bytes(32 * 256, 32), 64);
+    /* 16-byte lanes: four each */
+    ck_assert_double_eq(measure_ideal_from_bytes(32 * 512, 32), 128);
+    /* half warps of ints: still one each, never less than one a request */
+    ck_assert_double_eq(measure_ideal_from_bytes(32 * 64, 32), 32);
+    ck_assert_double_eq(measure_ideal_from_bytes(0, 32), 0);
+    ck_assert_double_eq(measure_ideal_from_bytes(100, 0), 0);
+}
+END_TEST
+
+Suite *measure_suite(void)
+{
+    Suite *s = suite_create("measure");
+    TCase *tc = tcase_create("measure");
+    tcase_add_test(tc, test_auto_prefers_counters);
+    tcase_add_test(tc, test_auto_falls_back_to_trace);
+    tcase_add_test(tc, test_auto_without_trace);
+    tcase_add_test(tc, test_forced_modes);
+    tcase_add_test(tc, test_mode_names);
+    tcase_add_test(tc, test_trace_library_missing);
+    tcase_add_test(tc, test_measure_clear);
+    tcase_add_test(tc, test_ideal_from_bytes);
+    suite_add_tcase(s, tc);
+    return s;
+}

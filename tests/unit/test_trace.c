@@ -1,0 +1,540 @@
+/*
+ * test_trace.c - the trace analysis (grader/trace/): recorded traces of the
+ * lab access patterns (tests/traces/, from `make traces`) to requests and
+ * wavefronts, the 64-bit rule, races, nvdisasm line information, the bank
+ * map, and the checks built from them.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "compare.h"
+#include "lab_table.h"
+#include "trace/bankmap.h"
+#include "trace/lineinfo.h"
+#include "trace/trace.h"
+
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TRACES "tests/traces/"
+
+static bank_geometry modern(void)
+{
+    bank_geometry g;
+    ck_assert_int_eq(bank_geometry_for(9, 0, 32, 0, &g), 0);
+    return g;
+}
+
+static trace_record *load_trace(const char *name, size_t *n)
+{
+    char path[256], why[256] = "";
+    snprintf(path, sizeof path, TRACES "%s.trace", name);
+    FILE *f = fopen(path, "r");
+    ck_assert_msg(f != NULL, "cannot open %s (run make check from the kit's root)", path);
+    trace_record *r = trace_read(f, path, n, why, sizeof why);
+    fclose(f);
+    ck_assert_msg(r != NULL, "%s: %s", path, why);
+    return r;
+}
+
+static void analyze(const char *name, trace_summary *s)
+{
+    bank_geometry g = modern();
+    size_t n;
+    char why[256] = "";
+    trace_record *r = load_trace(name, &n);
+    ck_assert_msg(trace_analyze(&g, r, n, s, why, sizeof why) == 0, "%s: %s", name, why);
+    free(r);
+}
+
+static char *read_text(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    ck_assert_msg(f != NULL, "cannot open %s", path);
+    static char buf[16384];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    buf[n] = '\0';
+    fclose(f);
+    return buf;
+}
+
+/* What Nsight Compute reports for these kernels, worked out by hand:
+ * requests = warps, wavefronts per request from the bank arithmetic. */
+static const struct expect {
+    const char *trace;
+    long st_req, st_waves, st_ideal, ld_req, ld_waves, ld_ideal;
+    int races;
+} expects[] = {
+    {"lab1-row", 32, 32, 32, 32, 32, 32, 0},
+    {"lab1-col", 32, 1024, 32, 32, 1024, 32, 0},           /* 32-way both ways */
+    {"lab1-rowcol", 32, 32, 32, 32, 1024, 32, 0},
+    {"lab1-rowcol-nosync", 32, 32, 32, 32, 1024, 32, 1},   /* warps read others' rows */
+    {"lab1-row-nosync", 32, 32, 32, 32, 32, 32, 0},        /* each warp reads its own row */
+    {"lab3-pad", 32, 32, 32, 32, 32, 32, 0},               /* pitch 33: conflict-free */
+    {"lab4-irow-icol", 16, 16, 16, 16, 256, 16, 0},        /* 16-way */
+    {"lab4-irow-icol-pad1", 16, 16, 16, 16, 32, 16, 0},    /* one pad: 2-way */
+    {"lab4-irow-icol-pad2", 16, 16, 16, 16, 16, 16, 0},    /* two pads: none */
+    {"long-row", 32, 64, 64, 32, 64, 64, 0},               /* 64-bit rule: 2 per warp, ideal */
+    {"long-rowcol", 32, 64, 64, 32, 1024, 64, 0},          /* 16-way per half-warp */
+};
+
+START_TEST(test_lab_traces)
+{
+    const struct expect *e = &expects[_i];
+    trace_summary s;
+    analyze(e->trace, &s);
+    ck_assert_msg(s.requests[1] == e->st_req && s.wavefronts[1] == e->st_waves &&
+                  s.ideal[1] == e->st_ideal,
+                  "%s stores: %ld requests %ld wavefronts %ld ideal", e->trace, s.requests[1],
+                  s.wavefronts[1], s.ideal[1]);
+    ck_assert_msg(s.requests[0] == e->ld_req && s.wavefronts[0] == e->ld_waves &&
+                  s.ideal[0] == e->ld_ideal,
+                  "%s loads: %ld requests %ld wavefronts %ld ideal", e->trace, s.requests[0],
+                  s.wavefronts[0], s.ideal[0]);
+    ck_assert_msg((s.n_races > 0) == e->races, "%s: %d races", e->trace, s.n_races);
+    ck_assert_int_eq(s.n_sites, 2);
+    ck_assert_uint_eq(s.sites[0].pc, 0x90);
+    ck_assert_int_eq(s.sites[0].op, TRACE_OP_STORE);
+    ck_assert_uint_eq(s.sites[1].pc, 0xc0);
+    ck_assert_int_eq(s.sites[1].op, TRACE_OP_LOAD);
+
+    char text[160], want[160];
+    snprintf(want, sizeof want, "pc 0x90  store  %s (%ld wavefronts / %ld requests)",
+             e->st_waves == e->st_ideal ? "conflict-free" : "32-way", e->st_waves, e->st_req);
+    ck_assert_str_eq(trace_site_text(&s.sites[0], text, sizeof text), want);
+
+    measurement m;
+    trace_to_measurement(&s, &m);
+    ck_assert_double_eq(m.value[METRIC_SHARED_LD_REQUESTS], (double)e->ld_req);
+    ck_assert_double_eq(m.value[METRIC_SHARED_ST_WAVEFRONTS], (double)e->st_waves);
+    ck_assert_double_eq(m.value[METRIC_SHARED_LD_CONFLICTS], (double)(e->ld_waves - e->ld_ideal));
+    ck_assert_double_eq(m.ideal_st, (double)e->st_ideal);
+    ck_assert_uint_eq(m.ideal_set, MEASURE_IDEAL_SET);
+    trace_summary_free(&s);
+}
+END_TEST
+
+/* The trace agrees with the tile model the grader expects from. */
+START_TEST(test_traces_match_the_model)
+{
+    bank_geometry g = modern();
+    smem_cost c;
+    trace_summary s;
+    analyze("lab4-irow-icol-pad1", &s);
+    tile_model_cost(&g, (tile_access){TILE_TRANSPOSED, 33}, 32, 16, 4, &c);
+    ck_assert_int_eq(c.requests, s.requests[0]);
+    ck_assert_int_eq(c.wavefronts, s.wavefronts[0]);
+    ck_assert_int_eq(c.ideal, s.ideal[0]);
+    trace_summary_free(&s);
+}
+END_TEST
+
+/* A long long tile row-wise: 64 wavefronts / 32 requests both ways, and both
+ * judged conflict-free (the counters would say loads 2-way, stores none). */
+START_TEST(test_64bit_rule)
+{
+    bank_geometry g = modern();
+    trace_summary s;
+    measurement m;
+    smem_cost want;
+    analyze("long-row", &s);
+    trace_to_measurement(&s, &m);
+    tile_model_cost(&g, (tile_access){TILE_ROW, 32}, 32, 32, 4, &want); /* the lab's int tile */
+    smem_side st = SIDE_STORE, ld = SIDE_LOAD;
+    st.code = ld.code = "tile[threadIdx.y][threadIdx.x]";
+    check_result cs, cl;
+    check_init(&cs, "lab1", "setRowReadRow", "store-conflicts", 1);
+    check_init(&cl, "lab1", "setRowReadRow", "load-conflicts", 1);
+    compare_conflicts(&cs, &st, &m, &want, DEGREE_TOLERANCE, NULL);
+    compare_conflicts(&cl, &ld, &m, &want, DEGREE_TOLERANCE, NULL);
+    ck_assert_str_eq(cs.message, "stores conflict-free (expected conflict-free)");
+    ck_assert_str_eq(cl.message, "loads conflict-free (expected conflict-free)");
+    ck_assert_str_eq(cl.measured, "64 wavefronts / 32 requests");
+    ck_assert_int_eq(cs.status, CHECK_PASS);
+    ck_assert_int_eq(cl.status, CHECK_PASS);
+    trace_summary_free(&s);
+}
+END_TEST
+
+/* The planted lab1-long-tile: setRowReadCol on a long long tile reads
+ * column-wise 16-way, not the 32-way the exercise shows. */
+START_TEST(test_64bit_rule_catches_a_wide_tile)
+{
+    bank_geometry g = modern();
+    trace_summary s;
+    measurement m;
+    smem_cost want;
+    analyze("long-rowcol", &s);
+    trace_to_measurement(&s, &m);
+    tile_model_cost(&g, (tile_access){TILE_COL, 32}, 32, 32, 4, &want);
+    smem_side ld = SIDE_LOAD;
+    ld.code = "out[idx] = tile[threadIdx.x][threadIdx.y]";
+    check_result c;
+    check_init(&c, "lab1", "setRowReadCol", "load-conflicts", 1);
+    compare_conflicts(&c, &ld, &m, &want, DEGREE_TOLERANCE, NULL);
+    ck_assert_int_eq(c.status, CHECK_FAIL);
+    ck_assert_str_eq(c.message, "loads 16-way conflict (expected 32-way conflict)");
+    trace_summary_free(&s);
+}
+END_TEST
+
+static trace_record access(uint64_t pc, uint32_t block, uint32_t warp, uint16_t flags,
+                           uint32_t first_addr, uint32_t stride)
+{
+    trace_record r;
+    memset(&r, 0, sizeof r);
+    r.pc = pc;
+    r.block = block;
+    r.warp = warp;
+    r.active = 0xFFFFFFFFu;
+    r.width = 4;
+    r.flags = flags;
+    for (int lane = 0; lane < 32; lane++)
+        r.addr[lane] = first_addr + (uint32_t)lane * stride;
+    return r;
+}
+
+static int races_in(const trace_record *r, size_t n, trace_summary *s)
+{
+    bank_geometry g = modern();
+    char why[256] = "";
+    ck_assert_msg(trace_analyze(&g, r, n, s, why, sizeof why) == 0, "%s", why);
+    return s->n_races;
+}
+
+START_TEST(test_race_rules)
+{
+    trace_summary s;
+    trace_record bar = {.pc = 0x50, .active = 0xFFFFFFFFu, .flags = TRACE_BARRIER};
+
+    /* two warps of one block write the same words: a write-write race */
+    trace_record ww[] = {access(0x10, 0, 0, TRACE_WRITE, 0, 4), access(0x10, 0, 1, TRACE_WRITE, 0, 4)};
+    ck_assert_int_eq(races_in(ww, 2, &s), 1);
+    ck_assert_int_eq(s.races[0].b_writes, 1);
+    ck_assert_int_eq(s.races[0].words, 32);
+    trace_summary_free(&s);
+
+    /* the same in two blocks: each block has its own shared memory */
+    trace_record blocks[] = {access(0x10, 0, 0, TRACE_WRITE, 0, 4), access(0x10, 1, 1, TRACE_WRITE, 0, 4)};
+    ck_assert_int_eq(races_in(blocks, 2, &s), 0);
+    trace_summary_free(&s);
+
+    /* one warp writing then reading its own words: no race */
+    trace_record own[] = {access(0x10, 0, 3, TRACE_WRITE, 0, 4), access(0x20, 0, 3, TRACE_READ, 0, 4)};
+    ck_assert_int_eq(races_in(own, 2, &s), 0);
+    trace_summary_free(&s);
+
+    /* two warps reading the same words: no race */
+    trace_record reads[] = {access(0x20, 0, 0, TRACE_READ, 0, 4), access(0x20, 0, 1, TRACE_READ, 0, 4)};
+    ck_assert_int_eq(races_in(reads, 2, &s), 0);
+    trace_summary_free(&s);
+
+    /* write, barrier in both warps, then the other warp reads: no race */
+    trace_record b0 = bar, b1 = bar;
+    b1.warp = 1;
+    trace_record synced[] = {access(0x10, 0, 0, TRACE_WRITE, 0, 4), b0, b1,
+                             access(0x20, 0, 1, TRACE_READ, 0, 4)};
+    ck_assert_int_eq(races_in(synced, 4, &s), 0);
+    ck_assert_int_eq(s.barriers, 2);
+    trace_summary_free(&s);
+
+    /* only the writer passed its barrier: the reader is still in interval 0
+     * and the writer's later write (interval 1) does not meet it */
+    trace_record late[] = {access(0x20, 0, 1, TRACE_READ, 0, 4), b0,
+                           access(0x30, 0, 0, TRACE_WRITE, 0, 4)};
+    ck_assert_int_eq(races_in(late, 3, &s), 0);
+    trace_summary_free(&s);
+
+    /* a read that the other warp's write overlaps by one word only */
+    trace_record one[] = {access(0x10, 0, 0, TRACE_WRITE, 124, 0), access(0x20, 0, 1, TRACE_READ, 0, 4)};
+    one[0].active = 1; /* lane 0 writes byte 124 = word 31 */
+    ck_assert_int_eq(races_in(one, 2, &s), 1);
+    ck_assert_int_eq(s.races[0].words, 1);
+    ck_assert_uint_eq(s.races[0].word_offset, 124);
+    ck_assert_uint_eq(s.races[0].pc_a, 0x10);
+    ck_assert_uint_eq(s.races[0].pc_b, 0x20);
+    trace_summary_free(&s);
+
+    /* an 8-byte write covers two words: the read of the second one races */
+    trace_record wide[] = {access(0x10, 0, 0, TRACE_WRITE, 0, 0), access(0x20, 0, 1, TRACE_READ, 4, 0)};
+    wide[0].active = wide[1].active = 1;
+    wide[0].width = 8;
+    ck_assert_int_eq(races_in(wide, 2, &s), 1);
+    trace_summary_free(&s);
+
+    /* only the first TRACE_RACE_BLOCKS blocks are checked for races */
+    trace_record many[2 * (TRACE_RACE_BLOCKS + 1)];
+    for (int b = 0; b <= TRACE_RACE_BLOCKS; b++) {
+        many[2 * b] = access(0x10, (uint32_t)b, 0, TRACE_WRITE, 0, 4);
+        many[2 * b + 1] = access(0x10, (uint32_t)b, 1, TRACE_WRITE, 0, 4);
+    }
+    ck_assert_int_eq(races_in(many, 2 * (TRACE_RACE_BLOCKS + 1), &s), 1);
+    ck_assert_int_eq(s.races[0].words, 32 * TRACE_RACE_BLOCKS);
+    ck_assert_int_eq(s.race_blocks, TRACE_RACE_BLOCKS);
+    ck_assert_int_eq(s.requests[1], 2 * (TRACE_RACE_BLOCKS + 1)); /* all still counted */
+    trace_summary_free(&s);
+
+    /* atomics on one word from two warps: not a race */
+    trace_record atom[] = {access(0x10, 0, 0, TRACE_READ | TRACE_WRITE, 0, 0),
+                           access(0x10, 0, 1, TRACE_READ | TRACE_WRITE, 0, 0)};
+    ck_assert_int_eq(races_in(atom, 2, &s), 0);
+    ck_assert_int_eq(s.sites[0].op, TRACE_OP_ATOMIC);
+    ck_assert_int_eq(s.requests[0] + s.requests[1], 0); /* not counted as loads or stores */
+    trace_summary_free(&s);
+}
+END_TEST
+
+START_TEST(test_bad_records)
+{
+    bank_geometry g = modern();
+    trace_summary s;
+    char why[256] = "";
+    trace_record r = access(0x10, 0, 0, TRACE_WRITE, 0, 4);
+    r.width = 3;
+    ck_assert_int_eq(trace_analyze(&g, &r, 1, &s, why, sizeof why), -1);
+    ck_assert_ptr_nonnull(strstr(why, "width 3"));
+    r.width = 4;
+    r.active = 0;
+    ck_assert_int_eq(trace_analyze(&g, &r, 1, &s, why, sizeof why), -1);
+    ck_assert_ptr_nonnull(strstr(why, "no active lane"));
+    trace_record mixed[] = {access(0x10, 0, 0, TRACE_WRITE, 0, 4), access(0x10, 0, 1, TRACE_READ, 0, 4)};
+    ck_assert_int_eq(trace_analyze(&g, mixed, 2, &s, why, sizeof why), -1);
+    ck_assert_ptr_nonnull(strstr(why, "both a store and a load"));
+}
+END_TEST
+
+static const char *read_error(const char *text)
+{
+    static char why[256];
+    size_t n;
+    FILE *f = fmemopen((void *)text, strlen(text), "r");
+    trace_record *r = trace_read(f, "t.trace", &n, why, sizeof why);
+    fclose(f);
+    ck_assert_ptr_null(r);
+    return why;
+}
+
+START_TEST(test_text_format)
+{
+    ck_assert_str_eq(read_error("xx 0x10 0 0 4 1 0\n"), "t.trace:1: unknown record 'xx' (ld, st, atom or bar)");
+    ck_assert_str_eq(read_error("# c\nld 0x10 0 0 4 3 0\n"),
+                     "t.trace:2: mask 00000003 has lane 1 active but the line gives no address for it");
+    ck_assert_str_eq(read_error("st 0x10 0 0 4 1 0 4\n"), "t.trace:1: more fields than the mask has active lanes");
+    ck_assert_ptr_nonnull(strstr(read_error("bar 0x10 0\n"), "t.trace:1: expected 'bar PC BLOCK WARP MASK'"));
+    ck_assert_str_eq(read_error("# only a comment\n"), "t.trace: no records");
+
+    /* what trace_write_record writes, trace_read reads back */
+    trace_record r = access(0x1a0, 7, 3, TRACE_WRITE, 0x40, 8), back;
+    r.active = 0x80000001u;
+    r.width = 8;
+    char buf[512];
+    FILE *f = fmemopen(buf, sizeof buf, "w");
+    ck_assert_int_eq(trace_write_record(f, &r), 0);
+    fclose(f);
+    ck_assert_str_eq(buf, "st 0x1a0 7 3 8 80000001 40 138\n");
+    size_t n;
+    char why[256];
+    f = fmemopen(buf, strlen(buf), "r");
+    trace_record *got = trace_read(f, "b", &n, why, sizeof why);
+    fclose(f);
+    ck_assert_ptr_nonnull(got);
+    back = got[0];
+    free(got);
+    ck_assert_int_eq(n, 1);
+    ck_assert_uint_eq(back.pc, 0x1a0);
+    ck_assert_uint_eq(back.block, 7);
+    ck_assert_uint_eq(back.addr[31], 0x138);
+    ck_assert_uint_eq(back.flags, TRACE_WRITE);
+}
+END_TEST
+
+START_TEST(test_lineinfo_parse)
+{
+    line_table t;
+    line_loc loc;
+    char why[256] = "";
+    ck_assert_msg(lineinfo_parse(read_text(TRACES "lab1.nvdisasm"), &t, why, sizeof why) == 0, "%s", why);
+    ck_assert_int_eq(t.n_functions, 2);
+    ck_assert_int_eq(lineinfo_lookup(&t, "_Z13setRowReadColPi", 0x90, &loc), 0);
+    ck_assert_str_eq(loc.file, "/home/student/smemlab/solutions/lab1-square/lab1.cu");
+    ck_assert_int_eq(loc.line, 82);
+    ck_assert_int_eq(lineinfo_lookup(&t, "_Z13setRowReadColPi", 0xc0, &loc), 0);
+    ck_assert_int_eq(loc.line, 90);
+    /* the same offset in the other function is another line */
+    ck_assert_int_eq(lineinfo_lookup(&t, "_Z13setRowReadRowPi", 0xc0, &loc), 0);
+    ck_assert_int_eq(loc.line, 58);
+    /* an inlined barrier: innermost frame in a toolkit header, call site in lab1.cu */
+    ck_assert_int_eq(lineinfo_lookup(&t, "_Z13setRowReadColPi", 0xa0, &loc), 0);
+    ck_assert_str_eq(loc.file, "/usr/local/cuda/include/crt/sm_70_rt.hpp");
+    ck_assert_int_eq(loc.line, 120);
+    ck_assert_int_eq(loc.call_line, 86);
+    /* an instruction without its own comment takes the block before it */
+    ck_assert_int_eq(lineinfo_lookup(&t, "_Z13setRowReadColPi", 0xb0, &loc), 0);
+    ck_assert_int_eq(loc.line, 120);
+    ck_assert_int_eq(lineinfo_lookup(&t, "_Z6nosuchPi", 0x10, &loc), -1);
+    lineinfo_free(&t);
+}
+END_TEST
+
+START_TEST(test_lineinfo_errors)
+{
+    line_table t;
+    char why[256] = "";
+    ck_assert_int_eq(lineinfo_parse("        /*0000*/ MOV R1, R2 ;\n", &t, why, sizeof why), -1);
+    ck_assert_ptr_nonnull(strstr(why, "line 1: an instruction before any .text.FUNCTION: label"));
+    ck_assert_int_eq(lineinfo_parse(".text._Z1fv:\n\t//## File \"a.cu\" line 3\n", &t, why, sizeof why), -1);
+    ck_assert_str_eq(why, "nvdisasm output line 2: expected //## File \"PATH\", line N");
+    ck_assert_int_eq(lineinfo_parse(".text._Z1fv:\n        /*0000*/ EXIT ;\n", &t, why, sizeof why), -1);
+    ck_assert_ptr_nonnull(strstr(why, "build the lab with -lineinfo"));
+    ck_assert_int_eq(lineinfo_parse("nothing here\n", &t, why, sizeof why), -1);
+    ck_assert_ptr_nonnull(strstr(why, "no .text.FUNCTION: label"));
+}
+END_TEST
+
+/* A failing conflict check names its line and draws the student's warp. */
+START_TEST(test_conflict_check_names_the_line)
+{
+    bank_geometry g = modern();
+    trace_summary s;
+    line_table t;
+    measurement m;
+    smem_cost want;
+    char why[256] = "", text[200];
+    analyze("lab1-col", &s);
+    ck_assert_int_eq(lineinfo_parse(read_text(TRACES "lab1.nvdisasm"), &t, why, sizeof why), 0);
+    trace_attribute(&s, &t, "_Z13setRowReadColPi");
+    trace_to_measurement(&s, &m);
+    tile_model_cost(&g, (tile_access){TILE_COL, 33}, 32, 32, 4, &want); /* lab3: padded */
+    smem_side ld = SIDE_LOAD;
+    ld.code = "out[idx] = tile[threadIdx.x][threadIdx.y]";
+    check_result c;
+    check_init(&c, "lab3", "setRowReadColPad", "load-conflicts", 1);
+    compare_conflicts(&c, &ld, &m, &want, DEGREE_TOLERANCE, NULL);
+    compare_trace_lines(&c, &s, TRACE_OP_LOAD, &g);
+    ck_assert_int_eq(c.status, CHECK_FAIL);
+    ck_assert_int_eq(c.n_lines, 1);
+    ck_assert_str_eq(check_line_text(&c.lines[0], text, sizeof text),
+                     "lab1.cu:90  load  32-way (1024 wavefronts / 32 requests)");
+    ck_assert_ptr_nonnull(strstr(c.bank_map, "your worst load (lab1.cu:90), warp 31 of block 0, "
+                                             "4-byte lanes: 32 wavefronts, ideal 1\n"));
+    /* warp 31 reads column 31: every lane in bank 31, one wavefront each */
+    ck_assert_ptr_nonnull(strstr(c.bank_map, "bank 31 31 31 31 31 31 31 31 31 31 31 31 31 31 31 31"
+                                             " 31 31 31 31 31 31 31 31 31 31 31 31 31 31 31 31\n"));
+    ck_assert_ptr_nonnull(strstr(c.bank_map, "wave  1  2  3  4  5  6  7  8  9 10 11 12 13 14 15 16"
+                                             " 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32\n"));
+    ck_assert_ptr_nonnull(strstr(trace_site_text(trace_find_site(&s, 0x90), text, sizeof text),
+                                 "lab1.cu:82  store  32-way (1024 wavefronts / 32 requests)"));
+
+    /* a passing check names its lines but draws nothing */
+    check_init(&c, "lab1", "setColReadCol", "load-conflicts", 1);
+    tile_model_cost(&g, (tile_access){TILE_COL, 32}, 32, 32, 4, &want);
+    compare_conflicts(&c, &ld, &m, &want, DEGREE_TOLERANCE, NULL);
+    compare_trace_lines(&c, &s, TRACE_OP_LOAD, &g);
+    ck_assert_int_eq(c.status, CHECK_PASS);
+    ck_assert_int_eq(c.n_lines, 1);
+    ck_assert_str_eq(c.bank_map, "");
+
+    /* both sides (labs 5 and 6): worst first */
+    compare_trace_lines(&c, &s, -1, &g);
+    ck_assert_int_eq(c.n_lines, 2);
+    trace_summary_free(&s);
+    lineinfo_free(&t);
+}
+END_TEST
+
+START_TEST(test_bank_map_conflict_free_and_wide)
+{
+    bank_geometry g = modern();
+    warp_access a;
+    char buf[512];
+    memset(&a, 0, sizeof a);
+    a.active = 0x0000FFFFu; /* half a warp of 8-byte lanes, consecutive */
+    a.width = 8;
+    for (int lane = 0; lane < 32; lane++)
+        a.addr[lane] = (uint32_t)lane * 8;
+    bank_map_text(&g, &a, "t", "", buf, sizeof buf);
+    ck_assert_ptr_nonnull(strstr(buf, "t: 1 wavefront, ideal 1\n"));
+    ck_assert_ptr_nonnull(strstr(buf, "bank  0  2  4  6  8 10 12 14 16 18 20 22 24 26 28 30  -  -"));
+    ck_assert_ptr_nonnull(strstr(buf, "wave  1  1  1  1  1  1  1  1  1  1  1  1  1  1  1  1  -  -"));
+    /* a buffer too small is cut, never overrun */
+    char small[20];
+    bank_map_text(&g, &a, "title", "    ", small, sizeof small);
+    ck_assert_int_eq(strlen(small), sizeof small - 1);
+}
+END_TEST
+
+START_TEST(test_race_check)
+{
+    trace_summary s;
+    line_table t;
+    char why[256] = "", text[160];
+    check_result c;
+
+    analyze("lab1-rowcol-nosync", &s);
+    ck_assert_int_eq(lineinfo_parse(read_text(TRACES "lab1.nvdisasm"), &t, why, sizeof why), 0);
+    trace_attribute(&s, &t, "_Z13setRowReadColPi");
+    check_init(&c, "lab1", "setRowReadCol", "race", 1);
+    compare_races(&c, &s);
+    ck_assert_int_eq(c.status, CHECK_FAIL);
+    ck_assert_msg(strncmp(c.message, "lab1.cu:82 (store) and lab1.cu:90 (load) race: warps ",
+                          53) == 0, "%s", c.message);
+    ck_assert_ptr_nonnull(strstr(c.message, " of block 0 touch shared byte 0x"));
+    ck_assert_ptr_nonnull(strstr(c.message, "with no barrier between (992 words)"));
+    ck_assert_ptr_nonnull(strstr(c.hint, "__syncthreads()"));
+    ck_assert_int_eq(c.n_lines, 2);
+    ck_assert_str_eq(check_line_text(&c.lines[0], text, sizeof text), "lab1.cu:82  store");
+    ck_assert_str_eq(check_line_text(&c.lines[1], text, sizeof text), "lab1.cu:90  load");
+    /* 32 warps x 32 words, less the word each warp reads of its own row */
+    ck_assert_int_eq(s.races[0].words, 32 * 32 - 32);
+    trace_summary_free(&s);
+
+    analyze("lab1-rowcol", &s);
+    check_init(&c, "lab1", "setRowReadCol", "race", 1);
+    compare_races(&c, &s);
+    ck_assert_int_eq(c.status, CHECK_PASS);
+    ck_assert_str_eq(c.measured, "no race (32 barriers seen)");
+    trace_summary_free(&s);
+    lineinfo_free(&t);
+}
+END_TEST
+
+/* The race check joins a kernel's checks when the table gives it points. */
+START_TEST(test_race_in_kernel_checks)
+{
+    lab_kernel k = {.name = "k", .launcher = "launch_k",
+                    .points = {.correct = 2, .requests = 1, .conflicts = 1, .race = 1}};
+    lab_def lab = {.id = "labx", .kind = PROBLEM_TILE, .bdimx = 32, .bdimy = 32, .kernels = &k,
+                   .n_kernels = 1};
+    kernel_check out[KERNEL_MAX_CHECKS];
+    ck_assert_int_eq(kernel_checks(&lab, &k, out), 6);
+    ck_assert_str_eq(out[5].id, "race");
+    ck_assert_double_eq(kernel_max_points(&lab, &k), 7);
+    k.points.race = 0;
+    ck_assert_int_eq(kernel_checks(&lab, &k, out), 5);
+    lab.kind = PROBLEM_MATMUL;
+    k.points = (check_points){.correct = 4, .conflicts = 1, .race = 2};
+    ck_assert_int_eq(kernel_checks(&lab, &k, out), 3);
+    ck_assert_str_eq(out[2].id, "race");
+}
+END_TEST
+
+Suite *trace_suite(void)
+{
+    Suite *s = suite_create("trace");
+    TCase *tc = tcase_create("trace");
+    tcase_add_loop_test(tc, test_lab_traces, 0, (int)(sizeof expects / sizeof expects[0]));
+    tcase_add_test(tc, test_traces_match_the_model);
+    tcase_add_test(tc, test_64bit_rule);
+    tcase_add_test(tc, test_64bit_rule_catches_a_wide_tile);
+    tcase_add_test(tc, test_race_rules);
+    tcase_add_test(tc, test_bad_records);
+    tcase_add_test(tc, test_text_format);
+    tcase_add_test(tc, test_lineinfo_parse);
+    tcase_add_test(tc, test_lineinfo_errors);
+    tcase_add_test(tc, test_conflict_check_names_the_line);
+    tcase_add_test(tc, test_bank_map_conflict_free_and_wide);
+    tcase_add_test(tc, test_race_check);
+    tcase_add_test(tc, test_race_in_kernel_checks);
+    suite_add_tcase(s, tc);
+    return s;
+}
