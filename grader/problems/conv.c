@@ -188,7 +188,7 @@ static void counters_conv(worker_env *env, const lab_kernel *k, void *state, che
     measure_status st = env->meter_status;
     (void)k;
 
-    snprintf(why, sizeof why, "%s", env->meter_why);
+    snprintf(why, sizeof why, "%.250s", env->meter_why);
     if (st == MEASURE_OK && big_input(env, a, &in, &mask, why, sizeof why) != 0)
         st = MEASURE_ERROR;
     if (st == MEASURE_OK) {

@@ -152,7 +152,7 @@ static void counters_mm(worker_env *env, const lab_kernel *k, void *state, check
     char why[256], model[128];
     measure_status st = env->meter_status;
 
-    snprintf(why, sizeof why, "%s", env->meter_why);
+    snprintf(why, sizeof why, "%.250s", env->meter_why);
     if (st == MEASURE_OK && big_operands(s, calls_matmul_traffic(), env->opt->seed, a, why,
                                          sizeof why) != 0)
         st = MEASURE_ERROR;
