@@ -5,6 +5,7 @@
 # load-wavefronts race|norace [load-ideal]
 set -u
 build=$1 probe=$2 failed=0
+export SMEMLAB_TRACE_LIB=${SMEMLAB_TRACE_LIB:-$build/libsmemlab-trace.so} # the probe lives in build/tests
 export CUDA_MODULE_LOADING=EAGER # patch every module when it loads, before any launch
 while read -r lib launcher args; do
     [[ -z $lib || $lib == \#* ]] && continue
