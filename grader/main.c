@@ -3,16 +3,20 @@
  * -> score -> report. Each stage lives in its own file; this one only
  * strings them together.
  */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE
 #include "../common/smemlab.h"
 #include "cli.h"
 #include "exit_codes.h"
 #include "launches.h"
 #include "report/report.h"
+#include "run/child.h"
 #include "runner.h"
 #include "score.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/prctl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,21 +47,39 @@ static void list_labs(void)
 }
 
 /*
- * JSON goes to a temporary file next to the target, opened before any
- * grading (a bad path is reported at once, not after minutes of work) and
- * renamed at the end, so a crash never leaves half a file.
+ * JSON goes to a file without a name in the target's folder (O_TMPFILE),
+ * opened before any grading (a bad path is reported at once, not after
+ * minutes of work), and gets its name only at the end, when no code of the
+ * student's runs any more: while the launchers run there is no file to swap.
+ * A crash never leaves half a file. Where the file system has no O_TMPFILE,
+ * a named temporary file is used.
  */
 typedef struct json_out {
     const char *path;
     char tmp[1024];
     FILE *f;
+    int unnamed;
 } json_out;
 
 static int json_open(json_out *j, const char *path)
 {
+    char dir[1024];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (!slash)
+        snprintf(dir, sizeof dir, ".");
+    else if (slash == dir)
+        dir[1] = '\0';
+    else
+        *slash = '\0';
     j->path = path;
     snprintf(j->tmp, sizeof j->tmp, "%s.tmp.%ld", path, (long)getpid());
-    j->f = fopen(j->tmp, "we"); /* e: no child inherits it */
+    int fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644);
+    if (fd < 0 && (errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL))
+        fd = open(j->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    else
+        j->unnamed = fd >= 0;
+    j->f = fd >= 0 ? fdopen(fd, "w") : NULL;
     if (!j->f)
         fprintf(stderr, "smemlab-grade: cannot write %s: %s\n", path, strerror(errno));
     return j->f ? 0 : -1;
@@ -65,12 +87,36 @@ static int json_open(json_out *j, const char *path)
 
 static int json_finish(json_out *j, const lab_result *r, int n, const score *s, int code)
 {
-    if (report_json(j->f, r, n, s, code) != 0 || fclose(j->f) != 0 || rename(j->tmp, j->path) != 0) {
+    int ok = report_json(j->f, r, n, s, code) == 0 && fflush(j->f) == 0;
+    if (ok && j->unnamed) { /* give the unnamed file a name, then move it into place */
+        char self[64];
+        snprintf(self, sizeof self, "/proc/self/fd/%d", fileno(j->f));
+        ok = linkat(AT_FDCWD, self, AT_FDCWD, j->tmp, AT_SYMLINK_FOLLOW) == 0;
+    }
+    ok = fclose(j->f) == 0 && ok && rename(j->tmp, j->path) == 0;
+    if (!ok) {
         fprintf(stderr, "smemlab-grade: cannot write %s: %s\n", j->path, strerror(errno));
         remove(j->tmp);
         return -1;
     }
     return 0;
+}
+
+/* SIGTERM, SIGINT, SIGHUP: take every child along, then die of the same signal. */
+static void on_signal(int sig)
+{
+    child_kill_all();
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static void harden(void)
+{
+    /* No process of the same user (a recorder) may read or write the grader's memory. */
+    prctl(PR_SET_DUMPABLE, 0);
+    signal(SIGTERM, on_signal);
+    signal(SIGINT, on_signal);
+    signal(SIGHUP, on_signal);
 }
 
 /* Grade one lab: a library that is not there needs no worker to say so. */
@@ -94,6 +140,7 @@ int main(int argc, char **argv)
 {
     cli_options o;
     json_out json = {0};
+    harden();
     int rc = cli_parse(argc, argv, &o, stderr);
     if (rc)
         return rc;

@@ -57,8 +57,12 @@ $(BUILD)/tests/expect: tests/gpu/expect.c
 check: check-unit check-traces check-compile check-contract check-launches check-cli check-docs
 	@echo "make check: all passed"
 
-# The image tests read a real library built by nvcc (no GPU needed to build one).
-UNIT_TEST_LIB := $(BUILD)/compile-check/solutions/lab5-matmul/lab5.so
+# The image tests read a real library built by nvcc (no GPU needed to build one),
+# for every architecture of the kit's default list: their cubins differ in layout.
+UNIT_TEST_LIB := $(BUILD)/tests/lab5-all-archs.so
+$(UNIT_TEST_LIB): solutions/lab5-matmul/lab5.cu common/support.cu common/smemlab.h
+	@mkdir -p $(@D)
+	$(NVCC) $(NVCC_BASE) $(foreach a,$(DEFAULT_ARCHS),-gencode arch=compute_$(a),code=sm_$(a)) -shared $< common/support.cu -o $@
 check-unit: $(UNIT_BIN) $(UNIT_TEST_LIB)
 	SMEMLAB_TEST_LIB=$(UNIT_TEST_LIB) $(UNIT_BIN)
 

@@ -101,6 +101,10 @@ static int parse_kernel_info(const unsigned char *p, size_t len, image_kernel *k
     k->n_params = 0;
     k->param_bytes = 0;
     while (i + 2 <= len) {
+        if (p[i] == 0) { /* padding between attributes (sm_80 and sm_86 cubins have it) */
+            i++;
+            continue;
+        }
         unsigned fmt = p[i], attr = p[i + 1];
         size_t vlen;
         if (fmt == EIFMT_NVAL)

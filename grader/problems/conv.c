@@ -176,7 +176,8 @@ static double tiled_load_limit(worker_env *env, const conv_launch *a, char *mode
     return 2.0 * ideal;
 }
 
-static int output_right(worker_env *env, conv_launch *a, char *why, size_t n);
+static int output_right(worker_env *env, conv_launch *a, const float *mask, char *why,
+                        size_t n);
 
 static void counters_conv(worker_env *env, const lab_kernel *k, void *state, check_result *c,
                           int *lost)
@@ -196,7 +197,15 @@ static void counters_conv(worker_env *env, const lab_kernel *k, void *state, che
         measure_clear(&m);
         st = env->meter->measure(env->meter, launch_conv, a, &m, why, sizeof why);
         gpu_watchdog_disarm();
-        if (st == MEASURE_OK && !output_right(env, a, why, sizeof why))
+        /* The kernel may have written over its input and mask: check against them as given. */
+        size_t count = (size_t)a->width * a->height;
+        int taps = is_2d(a) ? a->mw * a->mw : a->mw;
+        if (st == MEASURE_OK &&
+            (cudaMemcpy((void *)a->in, in, count * sizeof(float), cudaMemcpyHostToDevice) !=
+                 cudaSuccess ||
+             cudaMemcpy((void *)a->mask, mask, (size_t)taps * sizeof(float),
+                        cudaMemcpyHostToDevice) != cudaSuccess ||
+             !output_right(env, a, mask, why, sizeof why)))
             st = MEASURE_WRONG_RESULT;
     }
     *lost = st == MEASURE_ERROR && gpu_context_lost();
@@ -229,20 +238,27 @@ static void launch_copy(void *p)
 typedef struct conv_ref {
     conv_launch *a;
     float *ref;
+    const float *host_mask; /* the mask as given: a kernel may write over the device copy */
 } conv_ref;
 
 static cudaError_t make_ref(worker_env *env, void *p)
 {
     conv_ref *r = p;
+    int taps = is_2d(r->a) ? r->a->mw * r->a->mw : r->a->mw;
+    cudaError_t err = cudaMemcpy((void *)r->a->mask, r->host_mask, (size_t)taps * sizeof(float),
+                                 cudaMemcpyHostToDevice);
+    if (err != cudaSuccess)
+        return err;
     return module_conv(&env->mod, r->a->in, r->a->mask, r->ref, r->a->width, r->a->height,
                        r->a->mw);
 }
 
 /* The output now in a->out against the reference of a->in: 1 when right. */
-static int output_right(worker_env *env, conv_launch *a, char *why, size_t n)
+static int output_right(worker_env *env, conv_launch *a, const float *mask, char *why,
+                        size_t n)
 {
     size_t count = (size_t)a->width * a->height;
-    conv_ref r = {a, NULL};
+    conv_ref r = {a, NULL, mask};
     device_diff d = {0};
     int right = cudaMalloc((void **)&r.ref, count * sizeof(float)) == cudaSuccess &&
                 make_ref(env, &r) == cudaSuccess &&
@@ -262,7 +278,7 @@ static void speed_conv(worker_env *env, const lab_kernel *k, void *state, check_
     char why[256];
     float *in = NULL, *mask = NULL;
     double t_kernel = 0, t_copy = 0;
-    conv_ref r = {a, NULL};
+    conv_ref r = {a, NULL, NULL};
 
     if (big_input(env, a, &in, &mask, why, sizeof why) != 0 ||
         cudaMalloc((void **)&r.ref, (size_t)a->width * a->height * sizeof(float)) != cudaSuccess) {
@@ -270,6 +286,7 @@ static void speed_conv(worker_env *env, const lab_kernel *k, void *state, check_
         *lost = gpu_context_lost();
     } else {
         size_t count = (size_t)a->width * a->height;
+        r.host_mask = mask;
         /* Both timed alike: a fresh input before every run; the kernel's output checked each time. */
         timed_work kernel = {launch_conv, a, {(float *)a->in}, {count}, 1, a->out, count, r.ref,
                              make_ref, &r};

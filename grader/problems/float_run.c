@@ -115,15 +115,20 @@ run_outcome float_run_case(worker_env *env, const float_case *fc, check_result *
     return out;
 }
 
-/* Fresh inputs, their reference, a poisoned output: everything but the timed launch. */
-static cudaError_t prepare_run(worker_env *env, const timed_work *w, int run)
+/* The inputs of run `run`: the same values every time they are filled for that run. */
+static cudaError_t fill_inputs(worker_env *env, const timed_work *w, int run)
 {
     cudaError_t err = cudaSuccess;
     for (int i = 0; i < w->n_inputs && err == cudaSuccess; i++)
         err = module_fill(&env->mod, w->inputs[i], w->input_n[i],
                           env->opt->seed * 1000003ull + (unsigned long long)(run * 8 + i));
-    if (err == cudaSuccess && w->make_ref)
-        err = w->make_ref(env, w->ref_arg);
+    return err;
+}
+
+/* Fresh inputs and a poisoned output: no answer to this run is anywhere on the GPU. */
+static cudaError_t prepare_run(worker_env *env, const timed_work *w, int run)
+{
+    cudaError_t err = fill_inputs(env, w, run);
     if (err == cudaSuccess && w->out)
         err = cudaMemset(w->out, GPU_POISON_BYTE, w->out_n * sizeof(float));
     return err == cudaSuccess ? cudaDeviceSynchronize() : err;
@@ -151,18 +156,28 @@ static cudaError_t timed_run(const timed_work *w, cudaEvent_t start, cudaEvent_t
     return err;
 }
 
-/* The output of run `run` against its reference; 0 when right. */
+/*
+ * The output of run `run` against its reference; 0 when right. The reference
+ * is made only now, from the run's inputs filled again (the kernel may have
+ * written over them), so the kernel never had an answer it could copy.
+ */
 static int check_run(worker_env *env, const timed_work *w, int run, char *why, size_t n)
 {
     device_diff d;
-    cudaError_t err = module_diff(&env->mod, w->out, w->ref, w->out_n, &d);
+    cudaError_t err = fill_inputs(env, w, run);
+    if (err == cudaSuccess && w->make_ref)
+        err = w->make_ref(env, w->ref_arg);
+    if (err == cudaSuccess)
+        err = cudaDeviceSynchronize();
+    if (err == cudaSuccess)
+        err = module_diff(&env->mod, w->out, w->ref, w->out_n, &d);
     if (err != cudaSuccess) {
-        snprintf(why, n, "checking timed run %d: %s", run, cudaGetErrorString(err));
+        snprintf(why, n, "checking timed run %d: %s", run + 1, cudaGetErrorString(err));
         return -1;
     }
     if (d.poisoned > 0 || d.not_finite > 0 || !(d.rel_error <= TOL_OVERALL * 10)) {
         snprintf(why, n, "timed run %d gave a wrong result (relative error %.1e, %.0f elements "
-                 "unwritten, %.0f not finite): a fast wrong answer earns nothing", run,
+                 "unwritten, %.0f not finite): a fast wrong answer earns nothing", run + 1,
                  d.rel_error, d.poisoned, d.not_finite);
         return -1;
     }
@@ -187,7 +202,7 @@ int time_fresh(worker_env *env, const timed_work *w, int reps, double *median_ms
         if (err == cudaSuccess)
             err = timed_run(w, start, stop, &ms);
         if (err == cudaSuccess && w->out)
-            rc = check_run(env, w, run + 1, why, n);
+            rc = check_run(env, w, run, why, n);
         if (run >= WARMUP)
             t[run - WARMUP] = ms;
     }

@@ -23,6 +23,7 @@ typedef struct mm_launch {
     const float *A, *B;
     float *C;
     int M, N, K;
+    unsigned long long seed; /* of the large operands */
 } mm_launch;
 
 static void launch_mm(void *p)
@@ -102,20 +103,32 @@ static run_outcome correct_mm(worker_env *env, const lab_kernel *k, void *state,
 }
 
 /* Large random operands and an output on the device, for counters and timing. */
+/* A and B filled from the seed on the device: the same values every time. */
+static cudaError_t fill_operands(mm_launch *a, unsigned long long seed)
+{
+    cudaError_t err = module_fill(&a->env->mod, (float *)a->A, (size_t)a->M * a->K, seed);
+    if (err == cudaSuccess)
+        err = module_fill(&a->env->mod, (float *)a->B, (size_t)a->K * a->N, seed + 1);
+    return err == cudaSuccess ? cudaDeviceSynchronize() : err;
+}
+
 static int big_operands(const matmul_size *s, int call, unsigned long long seed, mm_launch *a,
                         char *why, size_t n)
 {
     a->call = call;
-    float *hA = host_random((size_t)s->M * s->K, seed), *hB = host_random((size_t)s->K * s->N, seed + 1);
     a->M = s->M, a->N = s->N, a->K = s->K;
-    int rc = upload(a, hA, hB, why, n);
-    free(hA);
-    free(hB);
-    if (rc == 0 && cudaMalloc((void **)&a->C, (size_t)s->M * s->N * sizeof(float)) != cudaSuccess) {
-        snprintf(why, n, "no device memory for a %dx%d result", s->M, s->N);
-        rc = -1;
+    a->seed = seed;
+    if (cudaMalloc((void **)&a->A, (size_t)s->M * s->K * sizeof(float)) != cudaSuccess ||
+        cudaMalloc((void **)&a->B, (size_t)s->K * s->N * sizeof(float)) != cudaSuccess ||
+        cudaMalloc((void **)&a->C, (size_t)s->M * s->N * sizeof(float)) != cudaSuccess) {
+        snprintf(why, n, "no device memory for %dx%dx%d operands", s->M, s->N, s->K);
+        return -1;
     }
-    return rc;
+    if (fill_operands(a, seed) != cudaSuccess) {
+        snprintf(why, n, "filling the operands failed");
+        return -1;
+    }
+    return 0;
 }
 
 static void launch_cublas(void *p);
@@ -128,7 +141,9 @@ static int measured_run_right(mm_launch *a, char *why, size_t n)
     size_t count = (size_t)a->M * a->N;
     int right = 0;
     ref.C = NULL;
-    if (cudaMalloc((void **)&ref.C, count * sizeof(float)) == cudaSuccess) {
+    /* The kernel may have written over A and B: the reference uses them as filled. */
+    if (fill_operands(a, a->seed) == cudaSuccess &&
+        cudaMalloc((void **)&ref.C, count * sizeof(float)) == cudaSuccess) {
         launch_cublas(&ref);
         right = cudaDeviceSynchronize() == cudaSuccess &&
                 module_diff(&a->env->mod, a->C, ref.C, count, &d) == cudaSuccess &&

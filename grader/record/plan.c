@@ -42,6 +42,9 @@ static int refuse(char *why, size_t n, const char *fmt, const char *a, const cha
 static int check_call(const lab_kernel *k, const lab_def *lab, const rec_call *r, char *why,
                       size_t n)
 {
+    if (r->n_launches < 0 || r->n_violations < 0)
+        return refuse(why, n, "the record of %s is not one the kit's recorder writes: "
+                      "a launcher must not write to the grader's pipe%s", k->launcher, "");
     if (r->n_violations > 0) {
         char more[48] = "";
         if (r->n_violations > 1)
@@ -145,6 +148,9 @@ static int plan_launch_from(const lab_def *lab, const lab_image *img, const call
     if (check_config(lab, l, why, n) != 0)
         return -1;
     const image_kernel *ik = &img->kernels[ki];
+    if (ik->param_bytes > REC_MAX_PARAM_BYTES)
+        return refuse(why, n, "%s takes more than 512 bytes of arguments: pass large data "
+                      "through a buffer%s", name, "");
     if (l->param_bytes != ik->param_bytes)
         return refuse(why, n, "the arguments recorded for %s do not match its parameters "
                       "(the record was not written by the kit's recorder)%s", name, "");

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -27,6 +28,7 @@ void record_default_paths(char *recorder, size_t rsize, char *fake, size_t fsize
 }
 
 typedef struct spawn_args {
+    pid_t grader;
     char *argv[6];
     int drop;
     uid_t uid;
@@ -40,6 +42,8 @@ static void recorder_child(void *p)
     spawn_args *s = p;
     static char *envp[] = {"PATH=/usr/bin:/bin", "LANG=C", "HOME=/nonexistent", NULL};
     struct rlimit core = {0, 0}, fsize = {16u << 20, 16u << 20}, files = {256, 256};
+    struct rlimit memory = {4ull << 30, 4ull << 30}; /* no memory or thread bomb */
+    setrlimit(RLIMIT_AS, &memory);
     rlim_t cpu = (rlim_t)s->timeout_s + 2;
     struct rlimit cpu_limit = {cpu, cpu};
     setrlimit(RLIMIT_CORE, &core);
@@ -50,6 +54,11 @@ static void recorder_child(void *p)
         fprintf(stderr, "smemlab: cannot switch to the --run-as user: %s\n", strerror(errno));
         _exit(126);
     }
+    /* Changing the user clears the parent-death signal: set it again, and make sure
+       the grader did not die in between. */
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != s->grader)
+        _exit(127);
     child_exec(s->argv[0], s->argv, envp);
 }
 
@@ -159,7 +168,7 @@ int record_lab(const lab_def *lab, const lab_image *img, const grade_options *op
                kernel_plan *plans, capture *printed, char *why, size_t why_size)
 {
     char recorder[PATH_MAX], fake[PATH_MAX], first_text[16], lab_id[16];
-    spawn_args s = {{0}, 0, 0, 0, opt->timeout_s};
+    spawn_args s = {getpid(), {0}, 0, 0, 0, opt->timeout_s};
     static rec_call rec;
     reader r = {lab, img, plans, 0, 0, 0, 0, 0, {0}};
 

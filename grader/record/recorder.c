@@ -23,6 +23,7 @@
 #include <seccomp.h>
 #include <signal.h>
 #include <stdint.h>
+#include <sys/prctl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,6 +84,20 @@ static int lock_down(char *why, size_t n)
     DENY(socket, 0);
     DENY(unshare, 0);
     DENY(setns, 0);
+    /* Reaching other processes by pid file descriptor, queued signals, or io_uring's
+       own socket and file operations, around the rules above. */
+    DENY(pidfd_open, 0);
+    DENY(pidfd_getfd, 0);
+    DENY(pidfd_send_signal, 0);
+    DENY(rt_sigqueueinfo, 1, SCMP_A0(SCMP_CMP_NE, (scmp_datum_t)self));
+    DENY(rt_tgsigqueueinfo, 1, SCMP_A0(SCMP_CMP_NE, (scmp_datum_t)self));
+    DENY(io_uring_setup, 0);
+    DENY(io_uring_enter, 0);
+    DENY(io_uring_register, 0);
+    /* Staying alive after the grader, and letting others read this process's memory. */
+    DENY(prctl, 1, SCMP_A0(SCMP_CMP_EQ, PR_SET_PDEATHSIG));
+    DENY(prctl, 1, SCMP_A0(SCMP_CMP_EQ, PR_SET_DUMPABLE));
+    DENY(prctl, 1, SCMP_A0(SCMP_CMP_EQ, PR_SET_PTRACER));
 #undef DENY
     /* glibc falls back to clone, which the rule above sees, when clone3 is missing. */
     if (rc == 0)
@@ -189,6 +204,9 @@ int main(int argc, char **argv)
         send_status(-1, REC_NOT_LOADED, "internal: bad recorder arguments");
         return 2;
     }
+    /* Another recorder (a classmate's, under a shared --run-as user) may not read or
+       write this one's memory through /proc. */
+    prctl(PR_SET_DUMPABLE, 0);
     if (lab_image_open(argv[1], &img, why, sizeof why) != 0 || lock_down(why, sizeof why) != 0) {
         send_status(-1, REC_NOT_LOADED, why);
         return 3;

@@ -60,6 +60,28 @@ size_t capture_text(const capture *c, char *out, size_t size)
     return at;
 }
 
+/* The children alive now, for child_kill_all. */
+#define MAX_LIVE 8
+static volatile pid_t g_live[MAX_LIVE];
+
+static void remember(pid_t pid, pid_t forget)
+{
+    for (int i = 0; i < MAX_LIVE; i++)
+        if (g_live[i] == forget) {
+            g_live[i] = pid;
+            return;
+        }
+}
+
+void child_kill_all(void)
+{
+    for (int i = 0; i < MAX_LIVE; i++)
+        if (g_live[i] > 0) {
+            kill(-g_live[i], SIGKILL);
+            kill(g_live[i], SIGKILL);
+        }
+}
+
 void child_become_subreaper(void)
 {
     prctl(PR_SET_CHILD_SUBREAPER, 1);
@@ -115,6 +137,7 @@ int child_start(child *ch, void (*fn)(void *arg), void *arg, capture *printed, c
         _exit(127); /* fn must not return */
     }
     setpgid(pid, pid); /* also here: whichever runs first, the group exists before a kill */
+    remember(pid, 0);
     close(msg[1]);
     close(out[1]);
     ch->pid = pid;
@@ -160,9 +183,12 @@ int child_read(child *ch, void *buf, size_t size, double deadline)
         if (ready == 0) {
             if (!ch->exited && waitpid(ch->pid, &ch->status, WNOHANG) == ch->pid)
                 ch->exited = 1;
-            if (ch->exited)
-                return 0; /* it is gone and has nothing more to say */
-            continue;
+            if (!ch->exited)
+                continue;
+            /* It is gone: what it wrote before it ended is all in the pipe by now. */
+            pfd[0].revents = 0;
+            if (poll(pfd, 1, 0) <= 0 || !(pfd[0].revents & POLLIN))
+                return 0;
         }
         if (ch->out_fd >= 0 && (pfd[1].revents & (POLLIN | POLLHUP)) && !drain(ch)) {
             close(ch->out_fd);
@@ -220,6 +246,7 @@ void child_stop(child *ch, int *status)
 {
     int st = ch->status;
     if (ch->pid > 0) {
+        remember(0, ch->pid);
         kill(-ch->pid, SIGKILL);
         if (!ch->exited) {
             kill(ch->pid, SIGKILL);

@@ -51,5 +51,21 @@ else
     ok "a killed grader leaves no recorder behind"
 fi
 
+# 4. The same with SIGTERM, and (as root) with the recorder switched to another
+#    user, which clears the parent-death signal unless the grader sets it again.
+run_as=()
+[ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1 && run_as=(--run-as nobody) && chmod -R a+rX "$build"
+"$grader" --check-launches --timeout 30 "${run_as[@]}" --lib "$hang" lab1 > /dev/null 2>&1 &
+gpid=$!
+for _ in $(seq 50); do pgrep -f "smemlab-record $hang" >/dev/null && break; sleep 0.1; done
+kill -TERM "$gpid"; wait "$gpid" 2>/dev/null
+for _ in $(seq 50); do pgrep -f "smemlab-record $hang" >/dev/null || break; sleep 0.1; done
+if pgrep -f "smemlab-record $hang" >/dev/null; then
+    bad "SIGTERM to the grader${run_as:+ (--run-as nobody)} left its recorder running"
+    pkill -9 -f "smemlab-record $hang"
+else
+    ok "SIGTERM to the grader${run_as:+ (--run-as nobody)} leaves no recorder behind"
+fi
+
 echo "check-launches: $passed passed, $failed failed"
 [ "$failed" = 0 ]

@@ -163,6 +163,16 @@ START_TEST(test_too_many_launches)
 }
 END_TEST
 
+START_TEST(test_negative_counts)
+{
+    a.n_launches = -1; /* "nothing to check", as a forged record might say */
+    REFUSED_WITH("not one the kit's recorder writes");
+    a.n_launches = 1;
+    a.n_violations = -5;
+    REFUSED_WITH("not one the kit's recorder writes");
+}
+END_TEST
+
 START_TEST(test_no_launch)
 {
     a.n_launches = 0;
@@ -256,6 +266,7 @@ Suite *plan_suite(void)
     tcase_add_test(tc, test_shared_bytes_over_the_limit);
     tcase_add_test(tc, test_too_many_launches);
     tcase_add_test(tc, test_no_launch);
+    tcase_add_test(tc, test_negative_counts);
     tcase_add_test(tc, test_forbidden_call);
     tcase_add_test(tc, test_other_stream);
     tcase_add_test(tc, test_parameter_bytes_must_match_the_kernel);
