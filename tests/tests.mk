@@ -46,8 +46,8 @@ $(BUILD)/tests/expect: tests/gpu/expect.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(C_ALL) $< -o $@ $(addprefix -L,$(DEPS_LIB)) $(addprefix -Wl$(comma)-rpath$(comma),$(DEPS_LIB)) -lcjson
 
-.PHONY: check check-unit check-compile check-contract check-cli check-gpu
-check: check-unit check-compile check-contract check-cli check-docs
+.PHONY: check check-unit check-compile check-contract check-cli check-make check-gpu check-student-kit
+check: check-unit check-compile check-contract check-cli check-make check-docs
 	@echo "make check: all passed"
 
 check-unit: $(UNIT_BIN)
@@ -61,5 +61,20 @@ check-contract: $(CU_CHECKED) $(GRADER)
 check-cli: $(GRADER)
 	bash tests/cli/test-cli.sh $(GRADER)
 
+# make grade ends with the grader's exit status (a fake grader; no GPU, no nvcc).
+check-make:
+	bash tests/make/test-make-grade.sh
+
+# The student kit (make student-kit) builds, and inside it the README's
+# commands and make check pass. CI runs it after make check.
+check-student-kit: student-kit
+	bash tests/kit/test-student-kit.sh $(KIT_DIR)
+
+ifeq ($(words $(wildcard solutions tests/gpu)),2)
 check-gpu: $(GRADER) $(BUILD)/tests/expect $(LABS:%=$(BUILD)/%.so) $(LABS:%=$(BUILD)/solutions/%.so) $(PLANTED)
 	bash tests/gpu/check-gpu.sh $(BUILD) $(GRADER)
+else
+check-gpu:
+	@echo "make check-gpu: skipped: it grades solutions/ and tests/planted/, which the student kit does not have."
+	@echo "Grade your own lab with make labN && make grade."
+endif
