@@ -128,8 +128,14 @@ $(BENCH): $(BENCH_OBJ:%.c=$(BUILD)/obj/%.o)
 	$(CC) $(C_ALL) $^ -o $@ $(LDLIBS_CUDA)
 .PHONY: bench
 ifeq ($(words $(wildcard solutions grader/bench)),2)
-bench: $(BENCH) $(BUILD)/solutions/lab5.so $(BUILD)/solutions/lab6.so
-	$(BENCH) $(BUILD)/solutions/lab5.so $(BUILD)/solutions/lab6.so $(BENCH_FLAGS)
+# The step-3 milestones of lab 5 (docs/lab5.md#milestones) are timed too.
+MILESTONES_SRC := $(wildcard solutions/lab5-matmul/milestones/*.cu)
+MILESTONES_SO := $(BUILD)/solutions/lab5-milestones.so
+$(MILESTONES_SO): $(MILESTONES_SRC) common/support.cu common/smemlab.h
+	@mkdir -p $(@D)
+	$(NVCC) $(NVCC_ALL) -shared $(MILESTONES_SRC) common/support.cu -o $@
+bench: $(BENCH) $(BUILD)/solutions/lab5.so $(BUILD)/solutions/lab6.so $(MILESTONES_SO)
+	$(BENCH) $(BUILD)/solutions/lab5.so $(BUILD)/solutions/lab6.so --milestones $(MILESTONES_SO) $(BENCH_FLAGS)
 else
 bench:
 	@echo "$(NO_SOLUTIONS_MSG) time. make bench is for the full kit." >&2; exit 3

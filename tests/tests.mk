@@ -13,7 +13,7 @@ COMPILE_ARCH ?= -arch=sm_75
 PLANTED_NAMES := $(patsubst tests/planted/%.patch,%,$(wildcard tests/planted/*.patch))
 PLANTED_SRC := $(PLANTED_NAMES:%=$(BUILD)/planted/src/%.cu)
 .SECONDARY: $(PLANTED_SRC) # generated sources stay, for reading and for the next build
-CU_FILES := $(wildcard labs/*/*.cu solutions/*/*.cu)
+CU_FILES := $(wildcard labs/*/*.cu solutions/*/*.cu solutions/*/milestones/*.cu)
 CU_CHECKED := $(CU_FILES:%.cu=$(BUILD)/compile-check/%.so) \
               $(PLANTED_NAMES:%=$(BUILD)/compile-check/planted/%.so)
 
