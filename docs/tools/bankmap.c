@@ -583,11 +583,11 @@ static int draw_matmul_phases(const diagram *d, FILE *o, char *summary, size_t n
         char t[16];
         snprintf(t, sizeof t, "p%d", p);
         svg_rect(o, ax + p * cs, ay + brow * cs, cs, cs, phase_colour[p], "#1a1a1a", 1.5);
-        svg_text(o, ax + p * cs + cs / 2, ay + brow * cs + 29, 15, "middle",
-                 "fill=\"#ffffff\" font-weight=\"bold\"", t);
+        char fillattr[48];
+        snprintf(fillattr, sizeof fillattr, "fill=\"%s\" font-weight=\"bold\"", text_on(phase_colour[p]));
+        svg_text(o, ax + p * cs + cs / 2, ay + brow * cs + 29, 15, "middle", fillattr, t);
         svg_rect(o, bx + bcol * cs, by + p * cs, cs, cs, phase_colour[p], "#1a1a1a", 1.5);
-        svg_text(o, bx + bcol * cs + cs / 2, by + p * cs + 29, 15, "middle",
-                 "fill=\"#ffffff\" font-weight=\"bold\"", t);
+        svg_text(o, bx + bcol * cs + cs / 2, by + p * cs + 29, 15, "middle", fillattr, t);
     }
     svg_rect(o, cx + bcol * cs, cy + brow * cs, cs, cs, "#1a1a1a", "#1a1a1a", 1.5);
     svg_text(o, cx + bcol * cs + cs / 2, cy + brow * cs + 29, 13, "middle",
@@ -634,7 +634,7 @@ static int draw_coarse_tiles(const diagram *d, FILE *o, char *summary, size_t n)
     const double s = 2.5; /* pixels per element */
     const double cx = 150, cy = 150;
     const int tr = 5, tc = 9; /* the thread drawn: row 5, column 9 of the thread grid */
-    int fw = 980, fh = 560;
+    int fw = 980, fh = 590;
     svg_open(o, fw, fh, "Step 3: a block tile of C and the thread tiles in it",
              "A 128 x 128 block tile of C split into 16 x 16 thread tiles of 8 x 8; one thread "
              "reads 8 values of As and 8 of Bs per k and does 64 multiply-adds.");
@@ -643,7 +643,7 @@ static int draw_coarse_tiles(const diagram *d, FILE *o, char *summary, size_t n)
              TIMES " TN = 8 " TIMES " 8, BK = 8");
     /* As (BM x BK) to the left, Bs (BK x BN) above */
     svg_rect(o, cx - BK * s * 3 - 20, cy, BK * s * 3, BM * s, "#f4f4f4", "#777", 1);
-    svg_text(o, cx - BK * s * 1.5 - 20, cy - 8, 13, "middle", NULL, "As: BM " TIMES " BK");
+    svg_text(o, cx - BK * s * 1.5 - 20, cy - 8, 13, "middle", NULL, "As (3" TIMES " wider)");
     svg_rect(o, cx, cy - BK * s * 3 - 20, BN * s, BK * s * 3, "#f4f4f4", "#777", 1);
     svg_text(o, cx + BN * s / 2, cy - BK * s * 3 - 28, 13, "middle", NULL,
              "Bs: BK " TIMES " BN (drawn 3" TIMES " taller)");
@@ -660,32 +660,33 @@ static int draw_coarse_tiles(const diagram *d, FILE *o, char *summary, size_t n)
                 cx + j * TN * s, cy, cx + j * TN * s, cy + BM * s);
     /* step 2's thread tile for comparison: 1 x 1 in a 16 x 16 block tile (top-left corner) */
     svg_rect(o, cx, cy, 16 * s, 16 * s, "none", OKABE_GREEN, 2.5);
-    svg_rect(o, cx + tc * TN * s, cy + tr * TM * s, TN * s, TM * s, OKABE_VERMILION, "#1a1a1a", 1.5);
+    svg_rect(o, cx + tc * TN * s, cy + tr * TM * s, TN * s, TM * s, OKABE_PINK, "#1a1a1a", 1.5);
     /* zoom of the thread tile */
-    double zx = 560, zy = 150, zc = 22;
-    svg_text(o, zx + 4 * zc, zy - 10, 14, "middle", "font-weight=\"bold\"",
+    double zx = 560, zy = 190, zc = 22;
+    svg_text(o, zx + 4 * zc, zy - zc - 22, 14, "middle", "font-weight=\"bold\"",
              "one thread: float acc[8][8] in registers");
     for (int i = 0; i < TM; i++)
         for (int j = 0; j < TN; j++)
-            svg_rect(o, zx + j * zc, zy + i * zc, zc, zc, OKABE_VERMILION, "#ffffff", 1);
+            svg_rect(o, zx + j * zc, zy + i * zc, zc, zc, OKABE_PINK, "#ffffff", 1);
     for (int i = 0; i < TM; i++)
         svg_rect(o, zx - zc - 8, zy + i * zc, zc, zc, OKABE_ORANGE, "#ffffff", 1);
     for (int j = 0; j < TN; j++)
-        svg_rect(o, zx + j * zc, zy - zc - 26 + 0, zc, zc, OKABE_SKY, "#ffffff", 1);
+        svg_rect(o, zx + j * zc, zy - zc - 8, zc, zc, OKABE_SKY, "#ffffff", 1);
     fprintf(o, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#1a1a1a\" "
                "stroke-dasharray=\"4 3\"/>\n", cx + (tc + 1) * TN * s, cy + tr * TM * s, zx, zy);
     static const char *const notes[] = {
         "At each k of the BK steps a thread reads",
         "8 values of As (orange) and 8 of Bs (blue)",
-        "into registers and does 8 " TIMES " 8 = 64 multiply-adds:",
-        "64 FMAs for 16 shared reads (step 2: 1 for 2).",
+        "into registers and does 8 " TIMES " 8 = 64 multiply-adds",
+        "into its tile (pink): 64 FMAs for 16 shared reads",
+        "(step 2: 1 FMA for 2 shared reads).",
         "",
         "Green square: the whole block tile of step 2",
         "(16 " TIMES " 16 outputs, one per thread), to scale.",
         "Step 3: 256 threads, 64 outputs each.",
     };
     for (int i = 0; i < (int)(sizeof notes / sizeof notes[0]); i++)
-        svg_text(o, 540, 370 + i * 21, 14, "start", NULL, notes[i]);
+        svg_text(o, 540, 398 + i * 21, 14, "start", NULL, notes[i]);
     snprintf(summary, n, "block %dx%d, thread %dx%d, BK %d", BM, BN, TM, TN, BK);
     fprintf(o, "</svg>\n");
     return ferror(o) ? -1 : 0;
@@ -743,18 +744,18 @@ static int draw_conv1d_halo(const diagram *d, FILE *o, char *summary, size_t n)
 static int draw_conv2d_halo(const diagram *d, FILE *o, char *summary, size_t n)
 {
     (void)d;
-    const int IW = 16, IH = 12, TILE = 4, R = 2;
+    const int IW = 18, IH = 13, TILE = 4, R = 2;
     const double cs = 26, x0 = 80 + R * cs, y0 = 80 + R * cs;
     int fw = 980, fh = 560;
     svg_open(o, fw, fh, "2-D tiled convolution: input square, halo and ghost cells",
-             "A 16 x 12 image, tiles of 4 x 4 outputs, a 5 x 5 mask (r = 2): each block loads an "
+             "An 18 x 13 image, tiles of 4 x 4 outputs, a 5 x 5 mask (r = 2): each block loads an "
              "8 x 8 input square; the corner block reaches outside the image.");
     svg_text(o, 14, 26, 17, "start", "font-weight=\"bold\"",
              "conv2dTiled with TILE2D = 4 and a 5 " TIMES " 5 mask (r = 2): two blocks' input squares");
     for (int y = 0; y < IH; y++)
         for (int x = 0; x < IW; x++)
             svg_rect(o, x0 + x * cs, y0 + y * cs, cs, cs, "#f4f4f4", "#b0b0b0", 0.8);
-    const int blocks[2][2] = {{0, 0}, {2, 1}}; /* (bx, by) */
+    const int blocks[2][2] = {{0, 0}, {3, 1}}; /* (bx, by): a corner and an inner block */
     for (int k = 0; k < 2; k++) {
         int bx = blocks[k][0], by = blocks[k][1];
         for (int y = by * TILE - R; y < (by + 1) * TILE + R; y++)
@@ -772,11 +773,11 @@ static int draw_conv2d_halo(const diagram *d, FILE *o, char *summary, size_t n)
     }
     svg_rect(o, x0, y0, IW * cs, IH * cs, "none", "#1a1a1a", 2);
     svg_text(o, x0 + IW * cs / 2, y0 + IH * cs + 22, 13, "middle", NULL,
-             "the image (16 " TIMES " 12 pixels); outside it, ghost cells");
+             "the image (18 " TIMES " 13 pixels); outside it, ghost cells");
     halo_legend(o, 14, 505);
     svg_text(o, 14, 545, 14, "start", "font-weight=\"bold\"",
-             "Each block loads (TILE2D + mask_width - 1)\xc2\xb2 = 64 inputs for 16 outputs; "
-             "with TILE2D = 32 and a 7 " TIMES " 7 mask, 1444 for 1024.");
+             "Each block loads (TILE2D + mask_width - 1)\xc2\xb2 = 64 inputs for 16 outputs "
+             "(TILE2D = 32, 7 " TIMES " 7 mask: 1444 for 1024).");
     snprintf(summary, n, "image %dx%d, tile %d, r %d", IW, IH, TILE, R);
     fprintf(o, "</svg>\n");
     return ferror(o) ? -1 : 0;
