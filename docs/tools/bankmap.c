@@ -794,6 +794,8 @@ static const diagram diagrams[] = {
             "int tile[32][32], warp 5 (threadIdx.y = 5) reads tile[threadIdx.x][threadIdx.y]"),
     TILEMAP("tile-column-pad1", TILE_COL, 33, 32, 32, 5,
             "int tile[32][32 + 1], warp 5 reads tile[threadIdx.x][threadIdx.y]"),
+    TILEMAP("tile-column-pad2", TILE_COL, 34, 32, 32, 5,
+            "int tile[32][32 + 2], warp 5 reads tile[threadIdx.x][threadIdx.y]"),
     TILEMAP("tile-rect-irow", TILE_TRANSPOSED, 32, 32, 16, 0,
             "int tile[16][32], warp 0 reads tile[icol][irow]"),
     TILEMAP("tile-rect-irow-pad1", TILE_TRANSPOSED, 33, 32, 16, 0,
