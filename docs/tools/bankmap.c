@@ -408,6 +408,7 @@ typedef struct diagram {
     tile_access tile;
     int bdimx, bdimy, warp;
     const char *title;
+    int quiz; /* 1: shown before the exercise, so the caption asks instead of telling */
 } diagram;
 
 #define OKABE_BLUE "#0072b2"
@@ -489,8 +490,12 @@ static int draw_tile_map(const diagram *d, FILE *o, char *summary, size_t n)
     int fw = X0 + pitch * CW + 30, fh = Y0 + rows * CH + 112;
     if (fw < 760)
         fw = 760;
-    snprintf(l1, sizeof l1, "Outlined: the cells warp %d touches. Model: %d wavefront%s (%d without "
-             "conflicts), %s.", d->warp, waves, waves == 1 ? "" : "s", ideal, deg);
+    if (d->quiz)
+        snprintf(l1, sizeof l1, "Outlined: the cells warp %d touches. How many wavefronts does it "
+                 "take? Count the lanes per bank.", d->warp);
+    else
+        snprintf(l1, sizeof l1, "Outlined: the cells warp %d touches. Model: %d wavefront%s (%d "
+                 "without conflicts), %s.", d->warp, waves, waves == 1 ? "" : "s", ideal, deg);
     snprintf(summary, n, "%d wavefronts / %d ideal  %s", waves, ideal, deg);
     svg_open(o, fw, fh, d->title, l1);
     svg_text(o, 14, 26, 17, "start", "font-weight=\"bold\"", d->title);
@@ -784,8 +789,10 @@ static int draw_conv2d_halo(const diagram *d, FILE *o, char *summary, size_t n)
 }
 
 #define TILEMAP(n, order, pitch, bx, by, warp, title) \
-    {n, draw_tile_map, {order, pitch}, bx, by, warp, title}
-#define DRAWING(n, fn) {n, fn, {TILE_ROW, 1}, 0, 0, 0, NULL}
+    {n, draw_tile_map, {order, pitch}, bx, by, warp, title, 0}
+#define TILEQUIZ(n, order, pitch, bx, by, warp, title) \
+    {n, draw_tile_map, {order, pitch}, bx, by, warp, title, 1}
+#define DRAWING(n, fn) {n, fn, {TILE_ROW, 1}, 0, 0, 0, NULL, 0}
 
 static const diagram diagrams[] = {
     TILEMAP("tile-row", TILE_ROW, 32, 32, 32, 5,
@@ -796,7 +803,7 @@ static const diagram diagrams[] = {
             "int tile[32][32 + 1], warp 5 reads tile[threadIdx.x][threadIdx.y]"),
     TILEMAP("tile-column-pad2", TILE_COL, 34, 32, 32, 5,
             "int tile[32][32 + 2], warp 5 reads tile[threadIdx.x][threadIdx.y]"),
-    TILEMAP("tile-rect-irow", TILE_TRANSPOSED, 32, 32, 16, 0,
+    TILEQUIZ("tile-rect-irow", TILE_TRANSPOSED, 32, 32, 16, 0,
             "int tile[16][32], warp 0 reads tile[icol][irow]"),
     TILEMAP("tile-rect-irow-pad1", TILE_TRANSPOSED, 33, 32, 16, 0,
             "int tile[16][32 + 1], warp 0 reads tile[icol][irow]"),
