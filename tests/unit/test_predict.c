@@ -1,5 +1,6 @@
 /* test_predict.c - the student's PREDICT lines (grader/predict.c): parsing and judging. */
 #define _POSIX_C_SOURCE 200809L
+#include "lab_table.h"
 #include "predict.h"
 
 #include <check.h>
@@ -248,6 +249,44 @@ START_TEST(judges_against_the_measured_degree)
 }
 END_TEST
 
+/*
+ * The skeletons of labs 1-4 carry one PREDICT line per kernel with ? marks:
+ * they must parse without a note, predict nothing yet, and once the ? are
+ * filled in, name exactly the kernels of the lab's table, store and load.
+ */
+START_TEST(the_skeletons_prediction_lines_name_their_kernels)
+{
+    static const char *const ids[] = {"lab1", "lab2", "lab3", "lab4"};
+    for (int l = 0; l < 4; l++) {
+        const lab_def *lab = lab_find(ids[l]);
+        ck_assert_ptr_nonnull(lab);
+        char err[256];
+        ck_assert_msg(predict_parse(lab->source, &set, err, sizeof err) == 0, "%s: %s", lab->source, err);
+        ck_assert_msg(set.n_notes == 0, "%s: %s", lab->source, set.notes[0]);
+        ck_assert_int_eq(set.count, 0);
+
+        /* the same file with every ? answered */
+        FILE *f = fopen(lab->source, "r");
+        ck_assert_ptr_nonnull(f);
+        static char text[1 << 16];
+        size_t n = fread(text, 1, sizeof text - 1, f);
+        fclose(f);
+        text[n] = '\0';
+        for (char *q = text; (q = strstr(q, " ?")) != NULL; q += 2)
+            q[1] = '2';
+        predict_parse_text(text, n, &set);
+        ck_assert_int_eq(set.n_notes, 0);
+        ck_assert_msg(set.count == 2 * lab->n_kernels, "%s: %d predictions for %d kernels",
+                      lab->source, set.count, lab->n_kernels);
+        for (int k = 0; k < lab->n_kernels; k++) {
+            ck_assert_msg(predict_find(&set, lab->kernels[k].name, PREDICT_STORE) != NULL, "%s: %s store",
+                          lab->source, lab->kernels[k].name);
+            ck_assert_ptr_nonnull(predict_find(&set, lab->kernels[k].name, PREDICT_LOAD));
+        }
+    }
+}
+END_TEST
+
 Suite *predict_suite(void)
 {
     Suite *s = suite_create("predict");
@@ -262,6 +301,7 @@ Suite *predict_suite(void)
     tcase_add_test(tc, reads_a_file_and_refuses_what_is_not_one);
     tcase_add_test(tc, a_huge_file_is_read_only_in_part);
     tcase_add_test(tc, judges_against_the_measured_degree);
+    tcase_add_test(tc, the_skeletons_prediction_lines_name_their_kernels);
     suite_add_tcase(s, tc);
     return s;
 }
