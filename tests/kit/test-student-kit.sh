@@ -38,7 +38,9 @@ for f in course/index.html course/lab1.html course/lab6.html course/style.css co
 done
 if grep -qF 'href="lab1.html"' "$KIT/course/index.html"; then ok "the rendered course links its pages"; else not_ok "course/index.html does not link lab1.html"; fi
 
-mk check -j2
+# Timing of the unit tests is not what this proves: on a busy 2-core CI
+# machine (nvcc running beside them) Check's 4-second limit can bite.
+CK_TIMEOUT_MULTIPLIER=10 mk check -j2
 if [ "$RC" -eq 0 ] && grep -qF "make check: all passed" "$TMP/out" && grep -qF "there is no solutions/" "$TMP/out"; then
     ok "make check passes in the kit (solutions skipped with a note)"
 else
