@@ -161,6 +161,7 @@ help:
 	@echo "  make grade SOLUTIONS=1    grade the reference solutions (LAB=... for one)"
 	@echo "  make check                unit tests, compile tests (no GPU needed)"
 	@echo "  make check-gpu            full tests on a GPU: solutions, skeletons, planted bugs"
+	@echo "  make check-student-kit    build the student kit and run make check inside it (CI)"
 	@echo "  make bench                time the lab 5/6 solutions against cuBLAS and a copy"
 	@echo "  make docs                 render the course to build/docs/ (open build/docs/index.html)"
 	@echo "  make student-kit          the kit for students, without solutions: build/student-kit/"
