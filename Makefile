@@ -128,16 +128,38 @@ LAB ?= $(shell cat $(BUILD)/last-lab 2>/dev/null)
 # LAB=3 means lab3, as the grader accepts both.
 LAB_ID = $(if $(LAB),lab$(patsubst lab%,%,$(LAB)))
 GRADE_FLAGS ?=
+# The grader's exit status (0 passed, 1 a check failed, 2 usage, 3 not
+# gradable, 4 not measured) is the recipe's status. make itself exits 2 for
+# any failed recipe, but prints the recipe's status in its last line:
+# "make: *** [Makefile:NN: grade] Error 1". Scripts that need the status
+# run build/smemlab-grade directly (docs/getting-started.md#exit-codes).
+GRADE_RUN = $(info $(1))status=0; $(1) || status=$$?; \
+    case $$status in \
+    0) ;; \
+    1) why="a check failed";; \
+    2) why="bad command line";; \
+    3) why="not graded: no GPU or driver, the lab is not built or breaks its contract, or the JSON file cannot be written";; \
+    4) why="nothing failed, but some checks could not be measured";; \
+    *) why="the grader stopped unexpectedly";; \
+    esac; \
+    [ $$status -eq 0 ] || echo "smemlab-grade exited with status $$status ($$why); make reports it as Error $$status and exits 2" >&2; \
+    exit $$status
+NO_SOLUTIONS_MSG = solutions/ is not here (this is the student kit): there are no reference solutions to
 .PHONY: grade
 ifeq ($(SOLUTIONS),1)
 GRADE_LABS := $(if $(filter command line,$(origin LAB)),$(LAB_ID),$(LABS))
+ifneq ($(wildcard solutions),)
 grade: $(GRADER_ALL) $(TRACE) $(GRADE_LABS:%=$(BUILD)/solutions/%.so)
-	$(GRADER) --solutions $(GRADE_FLAGS) $(GRADE_LABS)
+	@$(call GRADE_RUN,$(GRADER) --solutions $(GRADE_FLAGS) $(GRADE_LABS))
+else
+grade:
+	@echo "$(NO_SOLUTIONS_MSG) grade. Grade your own lab with make grade." >&2; exit 3
+endif
 else
 grade: $(GRADER_ALL) $(TRACE) $(if $(filter $(LAB_ID),$(LABS)),$(BUILD)/$(LAB_ID).so)
 	@if [ -z "$(LAB)" ]; then echo "No lab built yet: run make lab1 (or lab2 ... lab6) first, or make grade LAB=lab1." >&2; exit 2; fi
 	@case " $(LABS) " in *" $(LAB_ID) "*) ;; *) echo "Unknown lab '$(LAB)': the labs are $(LABS)." >&2; exit 2;; esac
-	$(GRADER) $(GRADE_FLAGS) $(LAB_ID)
+	@$(call GRADE_RUN,$(GRADER) $(GRADE_FLAGS) $(LAB_ID))
 endif
 
 # --- set-up: what a fresh Debian/Ubuntu machine lacks -----------------------------
@@ -158,8 +180,25 @@ BENCH_OBJ := grader/bench/bench.c grader/timing.c $(filter-out grader/reference/
 $(BENCH): $(BENCH_OBJ:%.c=$(BUILD)/obj/%.o)
 	$(CC) $(C_ALL) $^ -o $@ $(LDLIBS_CUDA)
 .PHONY: bench
-bench: $(BENCH) $(BUILD)/solutions/lab5.so $(BUILD)/solutions/lab6.so
-	$(BENCH) $(BUILD)/solutions/lab5.so $(BUILD)/solutions/lab6.so $(BENCH_FLAGS)
+ifeq ($(words $(wildcard solutions grader/bench)),2)
+# The step-3 milestones of lab 5 (docs/lab5.md#milestones) are timed too.
+MILESTONES_SRC := $(wildcard solutions/lab5-matmul/milestones/*.cu)
+MILESTONES_SO := $(BUILD)/solutions/lab5-milestones.so
+$(MILESTONES_SO): $(MILESTONES_SRC) common/support.cu common/smemlab.h
+	@mkdir -p $(@D)
+	$(NVCC) $(NVCC_ALL) -shared $(MILESTONES_SRC) common/support.cu -o $@
+bench: $(BENCH) $(BUILD)/solutions/lab5.so $(BUILD)/solutions/lab6.so $(MILESTONES_SO)
+	$(BENCH) $(BUILD)/solutions/lab5.so $(BUILD)/solutions/lab6.so --milestones $(MILESTONES_SO) $(BENCH_FLAGS)
+else
+bench:
+	@echo "$(NO_SOLUTIONS_MSG) time. make bench is for the full kit." >&2; exit 3
+endif
+
+# --- the student kit: no solutions, no planted variants, the course rendered -------
+KIT_DIR := $(BUILD)/student-kit
+.PHONY: student-kit
+student-kit:
+	bash grader/kit/student-kit.sh $(KIT_DIR)
 
 # --- tests -----------------------------------------------------------------------
 include tests/tests.mk
@@ -175,9 +214,11 @@ help:
 	@echo "  make grade SOLUTIONS=1    grade the reference solutions (LAB=... for one)"
 	@echo "  make check                unit tests, compile tests (no GPU needed)"
 	@echo "  make check-gpu            full tests on a GPU: solutions, skeletons, planted bugs"
+	@echo "  make check-student-kit    build the student kit and run make check inside it (CI)"
 	@echo "  make bench                time the lab 5/6 solutions against cuBLAS and a copy"
 	@echo "  make trace-backend        build the counter-free trace backend (needs compute-sanitizer)"
 	@echo "  make docs                 render docs/ to build/docs/ with pandoc"
+	@echo "  make student-kit          the kit for students, without solutions: build/student-kit/"
 	@echo "  make clean                remove build/"
 	@echo
 	@echo "  GRADE_FLAGS='--json out.json'   extra grader options (build/smemlab-grade --help)"

@@ -19,7 +19,7 @@ COMPILE_ARCH ?= -arch=sm_75
 PLANTED_NAMES := $(patsubst tests/planted/%.patch,%,$(wildcard tests/planted/*.patch))
 PLANTED_SRC := $(PLANTED_NAMES:%=$(BUILD)/planted/src/%.cu)
 .SECONDARY: $(PLANTED_SRC) # generated sources stay, for reading and for the next build
-CU_FILES := $(wildcard labs/*/*.cu solutions/*/*.cu)
+CU_FILES := $(wildcard labs/*/*.cu solutions/*/*.cu solutions/*/milestones/*.cu)
 CU_CHECKED := $(CU_FILES:%.cu=$(BUILD)/compile-check/%.so) \
               $(PLANTED_NAMES:%=$(BUILD)/compile-check/planted/%.so)
 
@@ -53,20 +53,20 @@ $(BUILD)/tests/expect: tests/gpu/expect.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(C_ALL) $< -o $@ $(addprefix -L,$(DEPS_LIB)) $(addprefix -Wl$(comma)-rpath$(comma),$(DEPS_LIB)) -lcjson
 
-.PHONY: check check-unit check-compile check-contract check-launches check-cli check-gpu
-check: check-unit check-traces check-compile check-contract check-launches check-cli check-docs
+.PHONY: check check-unit check-compile check-contract check-launches check-cli check-make check-gpu check-student-kit
+check: check-unit check-traces check-compile check-contract check-launches check-cli check-make check-docs
 	@echo "make check: all passed"
 
 # The image tests read a real library built by nvcc (no GPU needed to build one),
 # for every architecture of the kit's default list: their cubins differ in layout.
 UNIT_TEST_LIB := $(BUILD)/tests/lab5-all-archs.so
-$(UNIT_TEST_LIB): solutions/lab5-matmul/lab5.cu common/support.cu common/smemlab.h
+$(UNIT_TEST_LIB): labs/lab5-matmul/lab5.cu common/support.cu common/smemlab.h
 	@mkdir -p $(@D)
 	$(NVCC) $(NVCC_BASE) $(foreach a,$(DEFAULT_ARCHS),-gencode arch=compute_$(a),code=sm_$(a)) -shared $< common/support.cu -o $@
 check-unit: $(UNIT_BIN) $(UNIT_TEST_LIB)
 	SMEMLAB_TEST_LIB=$(UNIT_TEST_LIB) $(UNIT_BIN)
 
-check-compile: $(CU_CHECKED) $(TRACE_PROBE)
+check-compile: $(CU_CHECKED) $(if $(wildcard tests/gpu),$(TRACE_PROBE))
 
 check-contract: $(CU_CHECKED) $(GRADER_ALL)
 	bash tests/compile/check-contract.sh $(BUILD) $(GRADER)
@@ -74,11 +74,8 @@ check-contract: $(CU_CHECKED) $(GRADER_ALL)
 check-launches: $(CU_CHECKED) $(GRADER_ALL)
 	bash tests/compile/check-launches.sh $(BUILD) $(GRADER)
 
-check-cli: $(GRADER_ALL) $(BUILD)/compile-check/solutions/lab1-square/lab1.so
+check-cli: $(GRADER_ALL) $(BUILD)/compile-check/labs/lab1-square/lab1.so
 	bash tests/cli/test-cli.sh $(GRADER)
-
-check-gpu: $(GRADER_ALL) $(BUILD)/tests/expect $(LABS:%=$(BUILD)/%.so) $(LABS:%=$(BUILD)/solutions/%.so) $(PLANTED)
-	bash tests/gpu/check-gpu.sh $(BUILD) $(GRADER)
 
 # Recorded traces of the lab access patterns (tests/traces/), from the tile model.
 $(BUILD)/tests/gen-traces: tests/traces/gen-traces.c grader/model/tile_model.c grader/model/bank.c \
@@ -105,3 +102,21 @@ $(TRACE_PROBE): $(TRACE_PROBE_SRC) $(shell find grader -name '*.h')
 check-trace-gpu: $(TRACE_PROBE) trace-backend $(BUILD)/solutions/lab1.so $(BUILD)/solutions/lab3.so \
                  $(BUILD)/solutions/lab4.so $(BUILD)/planted/lab1-no-sync.so $(BUILD)/planted/lab1-long-tile.so
 	bash tests/gpu/check-trace.sh $(BUILD) $(TRACE_PROBE)
+
+# make grade ends with the grader's exit status (a fake grader; no GPU, no nvcc).
+check-make:
+	bash tests/make/test-make-grade.sh
+
+# The student kit (make student-kit) builds, and inside it the README's
+# commands and make check pass. CI runs it after make check.
+check-student-kit: student-kit
+	bash tests/kit/test-student-kit.sh $(KIT_DIR)
+
+ifeq ($(words $(wildcard solutions tests/gpu)),2)
+check-gpu: $(GRADER_ALL) $(BUILD)/tests/expect $(LABS:%=$(BUILD)/%.so) $(LABS:%=$(BUILD)/solutions/%.so) $(PLANTED)
+	bash tests/gpu/check-gpu.sh $(BUILD) $(GRADER)
+else
+check-gpu:
+	@echo "make check-gpu: skipped: it grades solutions/ and tests/planted/, which the student kit does not have."
+	@echo "Grade your own lab with make labN && make grade."
+endif

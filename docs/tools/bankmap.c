@@ -137,7 +137,34 @@ static const char *degree_words(double d, char *buf, size_t n)
 
 /* ------------------------------------------------------------ drawing */
 
-/* Wavefront colours: a colour-blind-safe set for the first few, then hues. */
+/*
+ * A sequential colour map after matplotlib's viridis: dark purple to yellow,
+ * readable with the common colour-vision deficiencies and in grey, and its
+ * two ends are far apart (wavefront 1 and wavefront 32 never look alike).
+ * t in [0, 1].
+ */
+static void viridis(double t, char out[8])
+{
+    static const unsigned char stops[9][3] = {
+        {0x44, 0x01, 0x54}, {0x47, 0x2c, 0x7a}, {0x3b, 0x51, 0x8b}, {0x2c, 0x71, 0x8e},
+        {0x21, 0x90, 0x8d}, {0x27, 0xad, 0x81}, {0x5c, 0xc8, 0x63}, {0xaa, 0xdc, 0x32},
+        {0xfd, 0xe7, 0x25}};
+    if (!(t > 0.0))
+        t = 0.0;
+    if (t > 1.0)
+        t = 1.0;
+    double x = t * 8.0;
+    int i = (int)x;
+    if (i > 7)
+        i = 7;
+    double f = x - i;
+    int c[3];
+    for (int k = 0; k < 3; k++)
+        c[k] = (int)lround(stops[i][k] + f * (stops[i + 1][k] - stops[i][k]));
+    snprintf(out, 8, "#%02x%02x%02x", c[0], c[1], c[2]);
+}
+
+/* Wavefront colours: the Okabe-Ito colour-blind-safe set for up to 8, viridis beyond. */
 static void wave_colour(int wave, int total, char out[8])
 {
     static const char *const base[] = {"#0072b2", "#e69f00", "#009e73", "#cc79a7",
@@ -146,18 +173,7 @@ static void wave_colour(int wave, int total, char out[8])
         snprintf(out, 8, "%s", base[wave % 8]);
         return;
     }
-    /* hue around the wheel, fixed saturation and lightness (HSL -> RGB) */
-    double h = 360.0 * wave / total, s = 0.65, l = 0.45;
-    double c = (1 - fabs(2 * l - 1)) * s, x = c * (1 - fabs(fmod(h / 60.0, 2) - 1)), m = l - c / 2;
-    double r = 0, g = 0, b = 0;
-    if (h < 60) r = c, g = x;
-    else if (h < 120) r = x, g = c;
-    else if (h < 180) g = c, b = x;
-    else if (h < 240) g = x, b = c;
-    else if (h < 300) r = x, b = c;
-    else r = c, b = x;
-    snprintf(out, 8, "#%02x%02x%02x", (int)lround((r + m) * 255), (int)lround((g + m) * 255),
-             (int)lround((b + m) * 255));
+    viridis(total > 1 ? (double)wave / (total - 1) : 0.0, out);
 }
 
 /* Black or white text on a fill, whichever reads better. */
@@ -338,14 +354,14 @@ static int write_svg(const figure *f, const evaluated *e, FILE *o)
     fprintf(o, "<g font-size=\"12\" text-anchor=\"middle\">\n");
     for (int b = 0; b < g->banks; b++) {
         int n = words_in_bank[b];
-        const char *fill = n == 0 ? "#f4f4f4" : n == 1 ? "#d9e8d2" : "#f3c6c0";
+        const char *fill = n == 0 ? "#f4f4f4" : n == 1 ? "#d6e6f4" : "#f6c28b"; /* blue/orange, not red/green */
         fprintf(o, "<rect x=\"%.1f\" y=\"%d\" width=\"%d\" height=\"%d\" rx=\"3\" fill=\"%s\" "
                    "stroke=\"#777\" stroke-width=\"0.8\"/>\n", cell_x(b), Y_BANK, BOX, BOX_H, fill);
         fprintf(o, "<text x=\"%.1f\" y=\"%d\" fill=\"#000\">%d</text>\n", cell_mid(b),
                 Y_BANK + 16, b);
         if (n > 0)
             fprintf(o, "<text x=\"%.1f\" y=\"%d\" fill=\"%s\"%s>%d</text>\n", cell_mid(b),
-                    Y_BANK + BOX_H + 17, n > 1 ? "#a61b0b" : "#333",
+                    Y_BANK + BOX_H + 17, n > 1 ? "#8a3b00" : "#333",
                     n > 1 ? " font-weight=\"bold\"" : "", n);
     }
     fprintf(o, "</g>\n");
@@ -377,6 +393,429 @@ static int write_svg(const figure *f, const evaluated *e, FILE *o)
     return ferror(o) ? -1 : 0;
 }
 
+/* ------------------------------------------------------------ diagrams */
+
+/*
+ * The other pictures: a tile coloured by bank with one warp's cells
+ * outlined (the bank of every cell and the warp's cells come from the
+ * model, as above), and the geometry of the matrix-product and convolution
+ * tiles. Each writes one SVG and a one-line summary for model.txt.
+ */
+typedef struct diagram {
+    const char *name;
+    int (*draw)(const struct diagram *d, FILE *o, char *summary, size_t n);
+    /* tile maps */
+    tile_access tile;
+    int bdimx, bdimy, warp;
+    const char *title;
+    int quiz; /* 1: shown before the exercise, so the caption asks instead of telling */
+} diagram;
+
+#define OKABE_BLUE "#0072b2"
+#define OKABE_ORANGE "#e69f00"
+#define OKABE_GREEN "#009e73"
+#define OKABE_PINK "#cc79a7"
+#define OKABE_SKY "#56b4e9"
+#define OKABE_VERMILION "#d55e00"
+#define GHOST_FILL "url(#ghost)"
+
+static void svg_open(FILE *o, int w, int h, const char *title, const char *desc)
+{
+    fprintf(o, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    fprintf(o, "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %d %d\" width=\"%d\" "
+               "height=\"%d\" role=\"img\" aria-labelledby=\"title desc\" "
+               "font-family=\"'DejaVu Sans', 'Segoe UI', Helvetica, Arial, sans-serif\">\n",
+            w, h, w, h);
+    fprintf(o, "<title id=\"title\">");
+    xml_text(o, title);
+    fprintf(o, "</title>\n<desc id=\"desc\">");
+    xml_text(o, desc);
+    fprintf(o, " Generated by docs/tools/bankmap.c.</desc>\n");
+    /* ghost cells: grey with diagonal hatching, told apart without colour */
+    fprintf(o, "<defs><pattern id=\"ghost\" width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\" "
+               "patternTransform=\"rotate(45)\"><rect width=\"6\" height=\"6\" fill=\"#e4e4e4\"/>"
+               "<line x1=\"0\" y1=\"0\" x2=\"0\" y2=\"6\" stroke=\"#8a8a8a\" stroke-width=\"2\"/>"
+               "</pattern></defs>\n");
+    fprintf(o, "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"#ffffff\"/>\n", w, h);
+}
+
+static void svg_text(FILE *o, double x, double y, int size, const char *anchor, const char *extra,
+                     const char *text)
+{
+    int own_fill = extra != NULL && strstr(extra, "fill=") != NULL;
+    fprintf(o, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"%d\" text-anchor=\"%s\"%s%s%s>", x, y,
+            size, anchor, own_fill ? "" : " fill=\"#1a1a1a\"", extra ? " " : "", extra ? extra : "");
+    xml_text(o, text);
+    fprintf(o, "</text>\n");
+}
+
+static void svg_rect(FILE *o, double x, double y, double w, double h, const char *fill,
+                     const char *stroke, double sw)
+{
+    fprintf(o, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\" stroke=\"%s\" "
+               "stroke-width=\"%.1f\"/>\n", x, y, w, h, fill, stroke, sw);
+}
+
+/* --- a tile coloured by bank, one warp outlined (labs 1, 3, 4) --- */
+static int draw_tile_map(const diagram *d, FILE *o, char *summary, size_t n)
+{
+    bank_geometry g;
+    if (bank_geometry_for(9, 0, 32, 0, &g) != 0)
+        return -1;
+    int rows = d->tile.order == TILE_COL ? d->bdimx : d->bdimy;
+    int cols = d->tile.order == TILE_COL ? d->bdimy : d->bdimx;
+    int pitch = d->tile.pitch;
+    if (pitch < cols || rows > 64 || pitch > 64)
+        return -1;
+    warp_access w;
+    tile_warp_access(&g, d->tile, d->bdimx, d->bdimy, 4, d->warp, &w);
+    int waves = bank_wavefronts(&g, &w), ideal = bank_ideal_wavefronts(&g, &w);
+    smem_cost one = {1, waves, ideal};
+    char deg[48], l1[256];
+    degree_words(smem_degree(&one), deg, sizeof deg);
+
+    unsigned char mine[64][64] = {{0}};
+    int lane_at[64][64];
+    for (int lane = 0; lane < g.warp_size; lane++) {
+        if (!(w.active >> lane & 1u))
+            continue;
+        long off = (long)(w.addr[lane] / 4u);
+        int r = (int)(off / pitch), c = (int)(off % pitch);
+        if (r < 0 || r >= rows)
+            return -1;
+        mine[r][c] = 1;
+        lane_at[r][c] = lane;
+    }
+    const int CW = 22, CH = 20, X0 = 64, Y0 = 84;
+    int fw = X0 + pitch * CW + 30, fh = Y0 + rows * CH + 112;
+    if (fw < 760)
+        fw = 760;
+    if (d->quiz)
+        snprintf(l1, sizeof l1, "Outlined: the cells warp %d touches. How many wavefronts does it "
+                 "take? Count the lanes per bank.", d->warp);
+    else
+        snprintf(l1, sizeof l1, "Outlined: the cells warp %d touches. Model: %d wavefront%s (%d "
+                 "without conflicts), %s.", d->warp, waves, waves == 1 ? "" : "s", ideal, deg);
+    snprintf(summary, n, "%d wavefronts / %d ideal  %s", waves, ideal, deg);
+    svg_open(o, fw, fh, d->title, l1);
+    svg_text(o, 14, 26, 17, "start", "font-weight=\"bold\"", d->title);
+    svg_text(o, 14, 48, 13, "start", NULL,
+             "Each cell is one int of the tile, coloured by its bank (the number in it); "
+             "hatched grey: pad columns.");
+    /* column numbers every 4, row numbers every 2 */
+    for (int c = 0; c < pitch; c += 4) {
+        char t[8];
+        snprintf(t, sizeof t, "%d", c);
+        svg_text(o, X0 + c * CW + CW / 2.0, Y0 - 8, 11, "middle", "fill=\"#555\"", t);
+    }
+    svg_text(o, X0 - 8, Y0 - 8, 11, "end", "fill=\"#555\"", "col");
+    for (int r = 0; r < rows; r += (rows > 16 ? 2 : 1)) {
+        char t[8];
+        snprintf(t, sizeof t, "%d", r);
+        svg_text(o, X0 - 8, Y0 + r * CH + 14, 11, "end", "fill=\"#555\"", t);
+    }
+    fprintf(o, "<g font-size=\"9\" text-anchor=\"middle\">\n");
+    for (int r = 0; r < rows; r++)
+        for (int c = 0; c < pitch; c++) {
+            double x = X0 + c * CW, y = Y0 + r * CH;
+            if (c >= cols) {
+                svg_rect(o, x, y, CW, CH, GHOST_FILL, "#ffffff", 0.6);
+                continue;
+            }
+            char fill[8];
+            int bank = bank_of(&g, (uint32_t)((r * pitch + c) * 4));
+            viridis(bank / 31.0, fill);
+            svg_rect(o, x, y, CW, CH, fill, "#ffffff", 0.6);
+            fprintf(o, "<text x=\"%.1f\" y=\"%.1f\" fill=\"%s\">%d</text>\n", x + CW / 2.0,
+                    y + 13.5, text_on(fill), bank);
+        }
+    fprintf(o, "</g>\n");
+    /* the warp: a black frame with a white inner line, readable on every colour */
+    for (int r = 0; r < rows; r++)
+        for (int c = 0; c < pitch; c++)
+            if (mine[r][c]) {
+                double x = X0 + c * CW, y = Y0 + r * CH;
+                svg_rect(o, x + 1.5, y + 1.5, CW - 3, CH - 3, "none", "#000000", 3);
+                svg_rect(o, x + 3.5, y + 3.5, CW - 7, CH - 7, "none", "#ffffff", 1);
+            }
+    (void)lane_at;
+    /* legend: the bank colours */
+    int ly = Y0 + rows * CH + 30;
+    svg_text(o, 14, ly + 11, 13, "start", NULL, "bank");
+    for (int b = 0; b < 32; b++) {
+        char fill[8], t[8];
+        viridis(b / 31.0, fill);
+        svg_rect(o, 60 + b * 20, ly, 20, 14, fill, "none", 0);
+        if (b % 4 == 0 || b == 31) {
+            snprintf(t, sizeof t, "%d", b);
+            svg_text(o, 70 + b * 20, ly + 28, 10, "middle", "fill=\"#555\"", t);
+        }
+    }
+    svg_text(o, 14, ly + 58, 14, "start", "font-weight=\"bold\"", l1);
+    fprintf(o, "</svg>\n");
+    return ferror(o) ? -1 : 0;
+}
+
+/* --- lab 5: the phases of the tiled product --- */
+static const char *const phase_colour[] = {OKABE_BLUE, OKABE_ORANGE, OKABE_GREEN, OKABE_PINK};
+
+static void tile_grid(FILE *o, double x, double y, int nr, int nc, double cs, const char *label)
+{
+    for (int r = 0; r < nr; r++)
+        for (int c = 0; c < nc; c++)
+            svg_rect(o, x + c * cs, y + r * cs, cs, cs, "#f4f4f4", "#9a9a9a", 1);
+    svg_text(o, x + nc * cs / 2, y - 8, 15, "middle", "font-weight=\"bold\"", label);
+}
+
+static int draw_matmul_phases(const diagram *d, FILE *o, char *summary, size_t n)
+{
+    (void)d;
+    const int T = 4; /* tiles along each dimension */
+    const double cs = 46;
+    const double ax = 40, ay = 300, bx = 300, by = 70, cx = 300, cy = 300;
+    const int brow = 1, bcol = 2; /* the block: blockIdx.y = 1, blockIdx.x = 2 */
+    int fw = 980, fh = 560;
+    svg_open(o, fw, fh, "The tiled matrix product, phase by phase",
+             "Block (1, 2) of C walks along K: in phase p it loads tile (1, p) of A and "
+             "tile (p, 2) of B into shared memory.");
+    svg_text(o, 14, 26, 17, "start", "font-weight=\"bold\"",
+             "matmulTiled: block (blockIdx.y, blockIdx.x) = (1, 2) computes one TILE " TIMES
+             " TILE tile of C");
+    tile_grid(o, ax, ay, T, T, cs, "A  (M " TIMES " K)");
+    tile_grid(o, bx, by, T, T, cs, "B  (K " TIMES " N)");
+    tile_grid(o, cx, cy, T, T, cs, "C  (M " TIMES " N)");
+    for (int p = 0; p < T; p++) {
+        char t[16];
+        snprintf(t, sizeof t, "p%d", p);
+        svg_rect(o, ax + p * cs, ay + brow * cs, cs, cs, phase_colour[p], "#1a1a1a", 1.5);
+        char fillattr[48];
+        snprintf(fillattr, sizeof fillattr, "fill=\"%s\" font-weight=\"bold\"", text_on(phase_colour[p]));
+        svg_text(o, ax + p * cs + cs / 2, ay + brow * cs + 29, 15, "middle", fillattr, t);
+        svg_rect(o, bx + bcol * cs, by + p * cs, cs, cs, phase_colour[p], "#1a1a1a", 1.5);
+        svg_text(o, bx + bcol * cs + cs / 2, by + p * cs + 29, 15, "middle", fillattr, t);
+    }
+    svg_rect(o, cx + bcol * cs, cy + brow * cs, cs, cs, "#1a1a1a", "#1a1a1a", 1.5);
+    svg_text(o, cx + bcol * cs + cs / 2, cy + brow * cs + 29, 13, "middle",
+             "fill=\"#ffffff\" font-weight=\"bold\"", "C tile");
+    svg_text(o, ax + T * cs / 2, ay + T * cs + 24, 13, "middle", NULL, "K " "\xe2\x86\x92");
+    svg_text(o, bx - 12, by + T * cs / 2, 13, "end", NULL, "K " "\xe2\x86\x93");
+    /* the steps, on the right */
+    double tx = 540;
+    svg_text(o, tx, 92, 15, "start", "font-weight=\"bold\"", "Phase p = 0, 1, 2, 3 (K / TILE phases):");
+    static const char *const steps[] = {
+        "1. every thread copies one element of A tile (1, p)",
+        "    into As and one of B tile (p, 2) into Bs",
+        "2. __syncthreads(): the tiles are complete",
+        "3. each thread adds TILE products:",
+        "    its row of As times its column of Bs",
+        "4. __syncthreads(): nobody still reads As, Bs",
+        "    when the next phase overwrites them",
+        "",
+        "Each element of A and B is loaded from global",
+        "memory once per block and used TILE times from",
+        "shared memory: TILE times fewer global loads.",
+        "A tile that sticks out of A or B is filled",
+        "with zeros (they add nothing to the sum).",
+    };
+    for (int i = 0; i < (int)(sizeof steps / sizeof steps[0]); i++)
+        svg_text(o, tx, 120 + i * 22, 14, "start", "xml:space=\"preserve\"", steps[i]);
+    /* shared-memory boxes */
+    svg_rect(o, tx, 420, 120, 90, "#ffffff", "#1a1a1a", 1.5);
+    svg_rect(o, tx + 160, 420, 120, 90, "#ffffff", "#1a1a1a", 1.5);
+    svg_text(o, tx + 60, 470, 14, "middle", NULL, "As[TILE][TILE]");
+    svg_text(o, tx + 220, 470, 14, "middle", NULL, "Bs[TILE][TILE]");
+    svg_text(o, tx + 140, 535, 13, "middle", "fill=\"#444\"",
+             "shared memory: one A tile and one B tile at a time");
+    snprintf(summary, n, "%d phases, block (%d, %d)", T, brow, bcol);
+    fprintf(o, "</svg>\n");
+    return ferror(o) ? -1 : 0;
+}
+
+/* --- lab 5 step 3: block tile against thread tile --- */
+static int draw_coarse_tiles(const diagram *d, FILE *o, char *summary, size_t n)
+{
+    (void)d;
+    const int BM = 128, BN = 128, BK = 8, TM = 8, TN = 8;
+    const double s = 2.5; /* pixels per element */
+    const double cx = 150, cy = 150;
+    const int tr = 5, tc = 9; /* the thread drawn: row 5, column 9 of the thread grid */
+    int fw = 980, fh = 590;
+    svg_open(o, fw, fh, "Step 3: a block tile of C and the thread tiles in it",
+             "A 128 x 128 block tile of C split into 16 x 16 thread tiles of 8 x 8; one thread "
+             "reads 8 values of As and 8 of Bs per k and does 64 multiply-adds.");
+    svg_text(o, 14, 26, 17, "start", "font-weight=\"bold\"",
+             "matmulCoarse: block tile BM " TIMES " BN = 128 " TIMES " 128, thread tile TM "
+             TIMES " TN = 8 " TIMES " 8, BK = 8");
+    /* As (BM x BK) to the left, Bs (BK x BN) above */
+    svg_rect(o, cx - BK * s * 3 - 20, cy, BK * s * 3, BM * s, "#f4f4f4", "#777", 1);
+    svg_text(o, cx - BK * s * 1.5 - 20, cy - 8, 13, "middle", NULL, "As (3" TIMES " wider)");
+    svg_rect(o, cx, cy - BK * s * 3 - 20, BN * s, BK * s * 3, "#f4f4f4", "#777", 1);
+    svg_text(o, cx + BN * s / 2, cy - BK * s * 3 - 28, 13, "middle", NULL,
+             "Bs: BK " TIMES " BN (drawn 3" TIMES " taller)");
+    /* the thread's rows of As and columns of Bs */
+    svg_rect(o, cx - BK * s * 3 - 20, cy + tr * TM * s, BK * s * 3, TM * s, OKABE_ORANGE, "#1a1a1a", 1);
+    svg_rect(o, cx + tc * TN * s, cy - BK * s * 3 - 20, TN * s, BK * s * 3, OKABE_SKY, "#1a1a1a", 1);
+    /* C block tile with its thread grid */
+    svg_rect(o, cx, cy, BN * s, BM * s, "#ffffff", "#1a1a1a", 1.5);
+    for (int i = 1; i < BM / TM; i++)
+        fprintf(o, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#c8c8c8\"/>\n",
+                cx, cy + i * TM * s, cx + BN * s, cy + i * TM * s);
+    for (int j = 1; j < BN / TN; j++)
+        fprintf(o, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#c8c8c8\"/>\n",
+                cx + j * TN * s, cy, cx + j * TN * s, cy + BM * s);
+    /* step 2's thread tile for comparison: 1 x 1 in a 16 x 16 block tile (top-left corner) */
+    svg_rect(o, cx, cy, 16 * s, 16 * s, "none", OKABE_GREEN, 2.5);
+    svg_rect(o, cx + tc * TN * s, cy + tr * TM * s, TN * s, TM * s, OKABE_PINK, "#1a1a1a", 1.5);
+    /* zoom of the thread tile */
+    double zx = 560, zy = 190, zc = 22;
+    svg_text(o, zx + 4 * zc, zy - zc - 22, 14, "middle", "font-weight=\"bold\"",
+             "one thread: float acc[8][8] in registers");
+    for (int i = 0; i < TM; i++)
+        for (int j = 0; j < TN; j++)
+            svg_rect(o, zx + j * zc, zy + i * zc, zc, zc, OKABE_PINK, "#ffffff", 1);
+    for (int i = 0; i < TM; i++)
+        svg_rect(o, zx - zc - 8, zy + i * zc, zc, zc, OKABE_ORANGE, "#ffffff", 1);
+    for (int j = 0; j < TN; j++)
+        svg_rect(o, zx + j * zc, zy - zc - 8, zc, zc, OKABE_SKY, "#ffffff", 1);
+    fprintf(o, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#1a1a1a\" "
+               "stroke-dasharray=\"4 3\"/>\n", cx + (tc + 1) * TN * s, cy + tr * TM * s, zx, zy);
+    static const char *const notes[] = {
+        "At each k of the BK steps a thread reads",
+        "8 values of As (orange) and 8 of Bs (blue)",
+        "into registers and does 8 " TIMES " 8 = 64 multiply-adds",
+        "into its tile (pink): 64 FMAs for 16 shared reads",
+        "(step 2: 1 FMA for 2 shared reads).",
+        "",
+        "Green square: the whole block tile of step 2",
+        "(16 " TIMES " 16 outputs, one per thread), to scale.",
+        "Step 3: 256 threads, 64 outputs each.",
+    };
+    for (int i = 0; i < (int)(sizeof notes / sizeof notes[0]); i++)
+        svg_text(o, 540, 398 + i * 21, 14, "start", NULL, notes[i]);
+    snprintf(summary, n, "block %dx%d, thread %dx%d, BK %d", BM, BN, TM, TN, BK);
+    fprintf(o, "</svg>\n");
+    return ferror(o) ? -1 : 0;
+}
+
+/* --- lab 6: input tile, halo and ghost cells --- */
+static void halo_legend(FILE *o, double x, double y)
+{
+    svg_rect(o, x, y, 18, 14, OKABE_BLUE, "#1a1a1a", 0.8);
+    svg_text(o, x + 24, y + 12, 13, "start", NULL, "the block's outputs (its tile)");
+    svg_rect(o, x + 250, y, 18, 14, OKABE_ORANGE, "#1a1a1a", 0.8);
+    svg_text(o, x + 274, y + 12, 13, "start", NULL, "halo: inputs of neighbouring tiles");
+    svg_rect(o, x + 530, y, 18, 14, GHOST_FILL, "#1a1a1a", 0.8);
+    svg_text(o, x + 554, y + 12, 13, "start", NULL, "ghost cells: outside, read as 0");
+}
+
+static int draw_conv1d_halo(const diagram *d, FILE *o, char *summary, size_t n)
+{
+    (void)d;
+    const int N = 24, TILE = 8, R = 2;
+    const double cs = 28, x0 = 150 + R * cs;
+    int fw = 980, fh = 330;
+    svg_open(o, fw, fh, "1-D tiled convolution: each block's inputs are its tile plus a halo",
+             "Signal of 24 elements, tiles of 8 outputs, mask width 5 (r = 2): each block loads "
+             "8 + 4 inputs; block 0 and block 2 reach outside the signal (ghost cells).");
+    svg_text(o, 14, 26, 17, "start", "font-weight=\"bold\"",
+             "conv1dTiled with TILE1D = 8 and mask_width = 5 (r = 2): inputs of each block");
+    svg_text(o, 140, 72, 13, "end", NULL, "signal index");
+    for (int i = 0; i < N; i++) {
+        char t[8];
+        snprintf(t, sizeof t, "%d", i);
+        svg_rect(o, x0 + i * cs, 56, cs, 24, "#f4f4f4", "#9a9a9a", 1);
+        svg_text(o, x0 + i * cs + cs / 2, 73, 11, "middle", NULL, t);
+    }
+    for (int b = 0; b < N / TILE; b++) {
+        double y = 110 + b * 50;
+        char t[32];
+        snprintf(t, sizeof t, "block %d", b);
+        svg_text(o, 140, y + 18, 13, "end", NULL, t);
+        for (int i = b * TILE - R; i < (b + 1) * TILE + R; i++) {
+            int ghost = i < 0 || i >= N, own = i >= b * TILE && i < (b + 1) * TILE;
+            svg_rect(o, x0 + i * cs, y, cs, 26, ghost ? GHOST_FILL : own ? OKABE_BLUE : OKABE_ORANGE,
+                     "#1a1a1a", 0.8);
+        }
+    }
+    halo_legend(o, 14, 272);
+    svg_text(o, 14, 314, 14, "start", "font-weight=\"bold\"",
+             "Each block loads TILE1D + mask_width - 1 = 12 inputs for 8 outputs; the halos are "
+             "loaded twice, by both neighbours.");
+    snprintf(summary, n, "n %d, tile %d, r %d", N, TILE, R);
+    fprintf(o, "</svg>\n");
+    return ferror(o) ? -1 : 0;
+}
+
+static int draw_conv2d_halo(const diagram *d, FILE *o, char *summary, size_t n)
+{
+    (void)d;
+    const int IW = 18, IH = 13, TILE = 4, R = 2;
+    const double cs = 26, x0 = 80 + R * cs, y0 = 80 + R * cs;
+    int fw = 980, fh = 560;
+    svg_open(o, fw, fh, "2-D tiled convolution: input square, halo and ghost cells",
+             "An 18 x 13 image, tiles of 4 x 4 outputs, a 5 x 5 mask (r = 2): each block loads an "
+             "8 x 8 input square; the corner block reaches outside the image.");
+    svg_text(o, 14, 26, 17, "start", "font-weight=\"bold\"",
+             "conv2dTiled with TILE2D = 4 and a 5 " TIMES " 5 mask (r = 2): two blocks' input squares");
+    for (int y = 0; y < IH; y++)
+        for (int x = 0; x < IW; x++)
+            svg_rect(o, x0 + x * cs, y0 + y * cs, cs, cs, "#f4f4f4", "#b0b0b0", 0.8);
+    const int blocks[2][2] = {{0, 0}, {3, 1}}; /* (bx, by): a corner and an inner block */
+    for (int k = 0; k < 2; k++) {
+        int bx = blocks[k][0], by = blocks[k][1];
+        for (int y = by * TILE - R; y < (by + 1) * TILE + R; y++)
+            for (int x = bx * TILE - R; x < (bx + 1) * TILE + R; x++) {
+                int ghost = x < 0 || y < 0 || x >= IW || y >= IH;
+                int own = x >= bx * TILE && x < (bx + 1) * TILE && y >= by * TILE &&
+                          y < (by + 1) * TILE;
+                svg_rect(o, x0 + x * cs, y0 + y * cs, cs, cs,
+                         ghost ? GHOST_FILL : own ? OKABE_BLUE : OKABE_ORANGE, "#1a1a1a", 0.8);
+            }
+        char t[48];
+        snprintf(t, sizeof t, "block (%d, %d)", bx, by);
+        svg_text(o, x0 + (bx * TILE + TILE / 2.0) * cs, y0 + (by * TILE + TILE / 2.0) * cs + 5, 12,
+                 "middle", "fill=\"#ffffff\" font-weight=\"bold\"", t);
+    }
+    svg_rect(o, x0, y0, IW * cs, IH * cs, "none", "#1a1a1a", 2);
+    svg_text(o, x0 + IW * cs / 2, y0 + IH * cs + 22, 13, "middle", NULL,
+             "the image (18 " TIMES " 13 pixels); outside it, ghost cells");
+    halo_legend(o, 14, 505);
+    svg_text(o, 14, 545, 14, "start", "font-weight=\"bold\"",
+             "Each block loads (TILE2D + mask_width - 1)\xc2\xb2 = 64 inputs for 16 outputs "
+             "(TILE2D = 32, 7 " TIMES " 7 mask: 1444 for 1024).");
+    snprintf(summary, n, "image %dx%d, tile %d, r %d", IW, IH, TILE, R);
+    fprintf(o, "</svg>\n");
+    return ferror(o) ? -1 : 0;
+}
+
+#define TILEMAP(n, order, pitch, bx, by, warp, title) \
+    {n, draw_tile_map, {order, pitch}, bx, by, warp, title, 0}
+#define TILEQUIZ(n, order, pitch, bx, by, warp, title) \
+    {n, draw_tile_map, {order, pitch}, bx, by, warp, title, 1}
+#define DRAWING(n, fn) {n, fn, {TILE_ROW, 1}, 0, 0, 0, NULL, 0}
+
+static const diagram diagrams[] = {
+    TILEMAP("tile-row", TILE_ROW, 32, 32, 32, 5,
+            "int tile[32][32], warp 5 (threadIdx.y = 5) reads tile[threadIdx.y][threadIdx.x]"),
+    TILEMAP("tile-column", TILE_COL, 32, 32, 32, 5,
+            "int tile[32][32], warp 5 (threadIdx.y = 5) reads tile[threadIdx.x][threadIdx.y]"),
+    TILEMAP("tile-column-pad1", TILE_COL, 33, 32, 32, 5,
+            "int tile[32][32 + 1], warp 5 reads tile[threadIdx.x][threadIdx.y]"),
+    TILEMAP("tile-column-pad2", TILE_COL, 34, 32, 32, 5,
+            "int tile[32][32 + 2], warp 5 reads tile[threadIdx.x][threadIdx.y]"),
+    TILEQUIZ("tile-rect-irow", TILE_TRANSPOSED, 32, 32, 16, 0,
+            "int tile[16][32], warp 0 reads tile[icol][irow]"),
+    TILEMAP("tile-rect-irow-pad1", TILE_TRANSPOSED, 33, 32, 16, 0,
+            "int tile[16][32 + 1], warp 0 reads tile[icol][irow]"),
+    TILEMAP("tile-rect-irow-pad2", TILE_TRANSPOSED, 34, 32, 16, 0,
+            "int tile[16][32 + 2], warp 0 reads tile[icol][irow]"),
+    DRAWING("matmul-phases", draw_matmul_phases),
+    DRAWING("coarse-tiles", draw_coarse_tiles),
+    DRAWING("conv1d-halo", draw_conv1d_halo),
+    DRAWING("conv2d-halo", draw_conv2d_halo),
+};
+#define N_DIAGRAMS ((int)(sizeof diagrams / sizeof diagrams[0]))
+
 /* ------------------------------------------------------------ main */
 
 int main(int argc, char **argv)
@@ -384,6 +823,8 @@ int main(int argc, char **argv)
     if (argc == 2 && strcmp(argv[1], "--list") == 0) {
         for (int i = 0; i < N_FIGURES; i++)
             printf("%s\n", figures[i].name);
+        for (int i = 0; i < N_DIAGRAMS; i++)
+            printf("%s\n", diagrams[i].name);
         return 0;
     }
     if (argc != 2 || argv[1][0] == '-') {
@@ -414,6 +855,22 @@ int main(int argc, char **argv)
         if (e.have_block)
             printf("  block: %ld wavefronts / %ld requests", e.block.wavefronts, e.block.requests);
         printf("\n");
+    }
+    for (int i = 0; i < N_DIAGRAMS; i++) {
+        const diagram *d = &diagrams[i];
+        char path[4096], summary[256] = "";
+        snprintf(path, sizeof path, "%s/%s.svg", argv[1], d->name);
+        FILE *o = fopen(path, "w");
+        if (!o) {
+            fprintf(stderr, "bankmap: cannot write %s: %s\n", path, strerror(errno));
+            return 1;
+        }
+        int bad = d->draw(d, o, summary, sizeof summary);
+        if (fclose(o) != 0 || bad) {
+            fprintf(stderr, "bankmap: error drawing %s\n", path);
+            return 1;
+        }
+        printf("%-19s %s\n", d->name, summary);
     }
     return 0;
 }

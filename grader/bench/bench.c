@@ -1,8 +1,13 @@
 /*
  * bench.c - how fast are the lab 5 and lab 6 solutions, next to the roofs?
  *
- *   bench LAB5_SO LAB6_SO [--reps N] [--warmup N] [--seed S] [--quick]
+ *   bench LAB5_SO LAB6_SO [--milestones SO] [--reps N] [--warmup N] [--seed S] [--quick]
  *   e.g. bench build/solutions/lab5.so build/solutions/lab6.so
+ *
+ * --milestones SO: also time the step-3 milestones of lab 5 that SO exports
+ * (launch_matmulReg1d, launch_matmulReg2d, launch_matmulReg2dVec; built from
+ * solutions/lab5-matmul/milestones/), so docs/lab5.md can say what fraction
+ * of cuBLAS each reaches.
  *
  * Lab 5: the three matrix-product launchers against cuBLAS SGEMM (float32
  * math, no TF32) at the sizes in sizes_matmul_bench. Lab 6: the three
@@ -74,14 +79,15 @@ static float *device_floats(size_t n)
 /* ---------------------------------------------------------------- options */
 
 typedef struct options {
-    const char *lab5, *lab6;
+    const char *lab5, *lab6, *milestones;
     int reps, warmup, quick;
     uint64_t seed;
 } options;
 
 static void usage(void)
 {
-    fprintf(stderr, "usage: bench LAB5_SO LAB6_SO [--reps N] [--warmup N] [--seed S] [--quick]\n");
+    fprintf(stderr, "usage: bench LAB5_SO LAB6_SO [--milestones SO] [--reps N] [--warmup N] "
+                    "[--seed S] [--quick]\n");
     exit(2);
 }
 
@@ -96,7 +102,7 @@ static int int_arg(const char *s, int lo, int hi)
 
 static options parse_options(int argc, char **argv)
 {
-    options o = {NULL, NULL, 20, 3, 0, PRNG_DEFAULT_SEED};
+    options o = {NULL, NULL, NULL, 20, 3, 0, PRNG_DEFAULT_SEED};
     for (int i = 1; i < argc; i++) {
         int has_value = i + 1 < argc;
         if (!strcmp(argv[i], "--reps") && has_value)
@@ -106,7 +112,9 @@ static options parse_options(int argc, char **argv)
         else if (!strcmp(argv[i], "--seed") && has_value) {
             if (prng_parse_seed(argv[++i], &o.seed) != 0)
                 usage();
-        } else if (!strcmp(argv[i], "--quick"))
+        } else if (!strcmp(argv[i], "--milestones") && has_value)
+            o.milestones = argv[++i];
+        else if (!strcmp(argv[i], "--quick"))
             o.quick = 1;
         else if (argv[i][0] == '-' || o.lab6 != NULL)
             usage();
@@ -288,8 +296,8 @@ static int bench_matmul_kernel(matmul_case *mc, const char *name, matmul_fn fn,
     return r.ok;
 }
 
-static int bench_matmul_size(void *lib, const char *path, cublasHandle_t blas, matmul_size s,
-                             const options *o, int check_blas)
+static int bench_matmul_size(void *lib, const char *path, void *mlib, cublasHandle_t blas,
+                             matmul_size s, const options *o, int check_blas)
 {
     size_t na = (size_t)s.M * s.K, nb = (size_t)s.K * s.N, nc = (size_t)s.M * s.N;
     float *hA = xmalloc(na * sizeof(float)), *hB = xmalloc(nb * sizeof(float));
@@ -311,6 +319,13 @@ static int bench_matmul_size(void *lib, const char *path, cublasHandle_t blas, m
         matmul_fn fn = (matmul_fn)symbol(lib, sym, path);
         ok &= bench_matmul_kernel(&mc, names[i], fn, o);
     }
+    static const char *milestones[] = {"matmulReg2dVec", "matmulReg2d", "matmulReg1d"};
+    for (int i = 0; mlib != NULL && i < 3; i++) {
+        char sym[64];
+        snprintf(sym, sizeof sym, "launch_%s", milestones[i]);
+        matmul_fn fn = (matmul_fn)symbol(mlib, sym, o->milestones);
+        ok &= bench_matmul_kernel(&mc, milestones[i], fn, o);
+    }
     CUDA_CHECK(cudaFree(dA));
     CUDA_CHECK(cudaFree(dB));
     CUDA_CHECK(cudaFree(dC));
@@ -321,13 +336,16 @@ static int bench_matmul_size(void *lib, const char *path, cublasHandle_t blas, m
 static int bench_lab5(const options *o)
 {
     void *lib = open_lab(o->lab5);
+    void *mlib = o->milestones != NULL ? open_lab(o->milestones) : NULL;
     cublasHandle_t blas;
     CUBLAS_CHECK(cublasCreate(&blas));
     CUBLAS_CHECK(cublasSetMathMode(blas, CUBLAS_DEFAULT_MATH)); /* float32 FMA, no TF32 */
     int ok = 1, count = o->quick ? 1 : sizes_matmul_bench_count;
     for (int i = 0; i < count; i++)
-        ok &= bench_matmul_size(lib, o->lab5, blas, sizes_matmul_bench[i], o, i == 0);
+        ok &= bench_matmul_size(lib, o->lab5, mlib, blas, sizes_matmul_bench[i], o, i == 0);
     CUBLAS_CHECK(cublasDestroy(blas));
+    if (mlib != NULL)
+        dlclose(mlib);
     dlclose(lib);
     return ok;
 }

@@ -33,8 +33,18 @@
  *   written for you; your work is the three kernel bodies.
  *
  * Build and grade:  make lab1 && make grade
+ *
+ * Predict first (docs/lab1.md#exercise): for each kernel, write the conflict
+ * degree you expect for its store and its load in the lines below (1 =
+ * conflict-free, 32 = 32-way), replacing the ? marks. The grader compares
+ * every number you write with what it measures and tells you which were
+ * right; predictions earn and cost no points, and a ? is skipped.
  */
 #include "smemlab.h"
+
+// PREDICT setRowReadRow store ? load ?
+// PREDICT setColReadCol store ? load ?
+// PREDICT setRowReadCol store ? load ?
 
 #define BDIMX 32
 #define BDIMY 32
@@ -56,8 +66,7 @@ __global__ void setRowReadRow(int *out)
      *   3. Store idx in tile[threadIdx.y][threadIdx.x].
      *   4. __syncthreads(): wait until the whole block has stored.
      *   5. Load the same element back into out[idx].
-     * Bank check: tile[ty][tx] is word ty*32 + tx, so lane tx uses bank tx.
-     * One word per bank: the grader should see no conflict, store or load. */
+     * Bank check: which word, and so which bank, does lane tx touch? */
 }
 
 __global__ void setColReadCol(int *out)
@@ -68,8 +77,8 @@ __global__ void setColReadCol(int *out)
      * square block the two are equal, but the order says which index runs
      * along a row).
      * Bank check: work out the word, then the bank, of tile[tx][ty] for lanes
-     * tx = 0, 1, 2 of one warp. What conflict degree do you predict? Compare
-     * with what the grader measures. */
+     * tx = 0, 1, 2 of one warp. What conflict degree do you predict? Write it
+     * in the PREDICT line above. */
 }
 
 __global__ void setRowReadCol(int *out)

@@ -8,16 +8,17 @@
  *   The tile is dynamic:  extern __shared__ int tile[];  indexed in 1-D.
  *   Its size in bytes is the third launch argument, written in the launcher.
  *   (below: tx, ty = threadIdx.x, threadIdx.y)
- *     row_idx = ty * blockDim.x + tx      (row-major position, also the
- *                                          thread's global index)
- *     col_idx = tx * blockDim.y + ty      (column-major position)
+ *     row_idx = ty * blockDim.x + tx      (row-major position [ty][tx], also
+ *                                          the thread's global index)
+ *     col_idx = tx * blockDim.x + ty      (column-major position [tx][ty]; rows
+ *                                          are blockDim.x ints long)
  *   Each kernel makes one shared store and one shared load per thread, with a
  *   __syncthreads() between them.
  *
  *   __global__ void setRowReadColDyn(int *out)
  *   SMEMLAB_LAUNCHER void launch_setRowReadColDyn(int *out)
  *       store: tile[row_idx] = row_idx     load: out[row_idx] = tile[col_idx]
- *       out[row_idx] == tx * BDIMY + ty
+ *       out[row_idx] == tx * BDIMX + ty
  *
  *   __global__ void setColReadColDyn(int *out)       (optional exercise)
  *   SMEMLAB_LAUNCHER void launch_setColReadColDyn(int *out)
@@ -29,8 +30,15 @@
  *   write the launch too.
  *
  * Build and grade:  make lab2 && make grade
+ *
+ * Predict first: the conflict degree of each store and load (1 = none,
+ * 32 = 32-way) in the lines below; the grader says which were right
+ * (no points either way; ? is skipped).
  */
 #include "smemlab.h"
+
+// PREDICT setRowReadColDyn store ? load ?
+// PREDICT setColReadColDyn store ? load ?
 
 #define BDIMX 32
 #define BDIMY 32
@@ -45,7 +53,7 @@ __global__ void setRowReadColDyn(int *out)
      *   3. Store row_idx in tile[row_idx], __syncthreads(), then
      *      out[row_idx] = tile[col_idx].
      * This is lab 1's setRowReadCol in 1-D form: do you expect the same
-     * conflicts? The grader will tell you. */
+     * conflicts? Write it in the PREDICT line above. */
 }
 
 __global__ void setColReadColDyn(int *out)

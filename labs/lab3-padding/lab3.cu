@@ -20,11 +20,11 @@
  *
  *   __global__ void setRowReadColDynPad(int *out)
  *   SMEMLAB_LAUNCHER void launch_setRowReadColDynPad(int *out)
- *       tile:  extern __shared__ int tile[];
- *              launched with (BDIMX + IPAD) * BDIMY * sizeof(int) bytes
- *       row_idx = ty * (blockDim.x + IPAD) + tx
- *       col_idx = tx * (blockDim.x + IPAD) + ty
- *       g_idx   = ty * blockDim.x + tx
+ *       tile:  extern __shared__ int tile[];  with IPAD pad ints after every
+ *              row of BDIMX, launched with the padded tile's size in bytes
+ *       row_idx: position of [ty][tx] in the padded tile   } you write
+ *       col_idx: position of [tx][ty] in the padded tile   } these three
+ *       g_idx:   position of [ty][tx] in out (not padded)  } (docs/lab3.md)
  *       store: tile[row_idx] = g_idx   load: out[g_idx] = tile[col_idx]
  *       out[g_idx] == tx * BDIMX + ty
  *
@@ -33,8 +33,15 @@
  *   the launcher of setRowReadColDynPad.
  *
  * Build and grade:  make lab3 && make grade
+ *
+ * Predict first: the conflict degree of each store and load (1 = none,
+ * 32 = 32-way) in the lines below; the grader says which were right
+ * (no points either way; ? is skipped).
  */
 #include "smemlab.h"
+
+// PREDICT setRowReadColPad store ? load ?
+// PREDICT setRowReadColDynPad store ? load ?
 
 #define BDIMX 32
 #define BDIMY 32
@@ -56,19 +63,17 @@ __global__ void setRowReadColPad(int *out)
      *      __shared__ int tile[BDIMY][BDIMX + IPAD];
      *   2. Store idx row-major, __syncthreads(), load column-major into
      *      out[idx] (exactly as lab 1's setRowReadCol).
-     * Bank check: with a row of 33 words, which bank holds [r][c]? Follow the
-     * lanes tx = 0, 1, 2 of one warp through the column read. */
+     * Bank check: with a row of BDIMX + IPAD words, which bank holds [r][c]?
+     * Follow the lanes tx = 0, 1, 2 of one warp through the column read. */
 }
 
 __global__ void setRowReadColDynPad(int *out)
 {
     /* TODO(student):
      * The same with  extern __shared__ int tile[];  Now you flatten the padded
-     * rows yourself, so you need three indices (see the header):
-     *   row_idx and col_idx step over padded rows of blockDim.x + IPAD ints,
-     *   g_idx steps over the unpadded rows of out.
-     * Store g_idx in tile[row_idx], __syncthreads(), then
-     * out[g_idx] = tile[col_idx]. */
+     * rows yourself, so you need three indices (see the header): two into
+     * the padded tile, one into out, which has no pad. Write them, store
+     * g_idx in tile[row_idx], __syncthreads(), then out[g_idx] = tile[col_idx]. */
 }
 
 SMEMLAB_LAUNCHER void launch_setRowReadColPad(int *out)
@@ -82,5 +87,5 @@ SMEMLAB_LAUNCHER void launch_setRowReadColDynPad(int *out)
 {
     /* TODO(student): launch setRowReadColDynPad on one block of BDIMX x BDIMY
      * threads, with the tile's size in bytes as the third launch argument.
-     * Count the pad columns too: the tile is larger than out. */
+     * How large is the padded tile? It is larger than out. */
 }

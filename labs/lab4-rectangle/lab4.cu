@@ -51,10 +51,10 @@
  *
  *   __global__ void setRowReadColDynPad(int *out)
  *   SMEMLAB_LAUNCHER void launch_setRowReadColDynPad(int *out)
- *       tile:  extern __shared__ int tile[];
- *              launched with (BDIMX + IPAD) * BDIMY * sizeof(int) bytes
- *       row_idx = ty * (blockDim.x + IPAD) + tx
- *       col_idx = icol * (blockDim.x + IPAD) + irow
+ *       tile:  extern __shared__ int tile[];  rows of BDIMX + IPAD ints,
+ *              launched with the padded tile's size in bytes
+ *       row_idx: position of [ty][tx] in the padded tile     } you write
+ *       col_idx: position of [icol][irow] in the padded tile } these two
  *       store: tile[row_idx] = idx     load: out[idx] = tile[col_idx]
  *       out[idx] == icol * BDIMX + irow
  *
@@ -63,8 +63,19 @@
  *   the launchers of the two dynamic kernels and choose IPAD.
  *
  * Build and grade:  make lab4 && make grade
+ *
+ * Predict first: the conflict degree of each store and load (1 = none,
+ * 32 = 32-way) in the lines below, with the IPAD you start from; the grader
+ * says which were right (no points either way; ? is skipped).
  */
 #include "smemlab.h"
+
+// PREDICT setRowReadRow store ? load ?
+// PREDICT setColReadCol store ? load ?
+// PREDICT setRowReadCol store ? load ?
+// PREDICT setRowReadColDyn store ? load ?
+// PREDICT setRowReadColPad store ? load ?
+// PREDICT setRowReadColDynPad store ? load ?
 
 #define BDIMX 32
 #define BDIMY 16
@@ -101,7 +112,7 @@ __global__ void setColReadCol(int *out)
      * index now runs up to 31 and the second up to 15, so the tile must be
      * declared [BDIMX][BDIMY] to keep both in bounds.
      * Bank check: rows are 16 words long now. Which banks does a warp use?
-     * How many lanes share each one? */
+     * How many lanes share each one? Write your answer in its PREDICT line. */
 }
 
 __global__ void setRowReadCol(int *out)
@@ -136,11 +147,10 @@ __global__ void setRowReadColPad(int *out)
 __global__ void setRowReadColDynPad(int *out)
 {
     /* TODO(student):
-     * setRowReadColDyn with padded rows of blockDim.x + IPAD ints:
-     *   row_idx = threadIdx.y * (blockDim.x + IPAD) + threadIdx.x
-     *   col_idx = icol * (blockDim.x + IPAD) + irow
-     * Store idx in tile[row_idx], sync, out[idx] = tile[col_idx].
-     * out itself is not padded: keep indexing it with idx. */
+     * setRowReadColDyn with padded rows of blockDim.x + IPAD ints. Work out
+     * row_idx (where [ty][tx] lies in the padded tile) and col_idx (where
+     * [icol][irow] lies), store idx in tile[row_idx], sync,
+     * out[idx] = tile[col_idx]. out itself is not padded: keep idx for it. */
 }
 
 SMEMLAB_LAUNCHER void launch_setRowReadRow(int *out)
@@ -181,5 +191,5 @@ SMEMLAB_LAUNCHER void launch_setRowReadColPad(int *out)
 SMEMLAB_LAUNCHER void launch_setRowReadColDynPad(int *out)
 {
     /* TODO(student): launch setRowReadColDynPad like setRowReadColDyn, with
-     * a size that counts the IPAD pad ints of every tile row. */
+     * the size of the padded tile. */
 }

@@ -10,14 +10,15 @@
  *   (below: tx, ty = threadIdx.x, threadIdx.y)
  *     row_idx = ty * blockDim.x + tx      (row-major position, also the
  *                                          thread's global index)
- *     col_idx = tx * blockDim.y + ty      (column-major position)
+ *     col_idx = tx * blockDim.x + ty      (column-major position [tx][ty]; rows
+ *                                          are blockDim.x ints long)
  *   Each kernel makes one shared store and one shared load per thread, with a
  *   __syncthreads() between them.
  *
  *   __global__ void setRowReadColDyn(int *out)
  *   SMEMLAB_LAUNCHER void launch_setRowReadColDyn(int *out)
  *       store: tile[row_idx] = row_idx     load: out[row_idx] = tile[col_idx]
- *       out[row_idx] == tx * BDIMY + ty
+ *       out[row_idx] == tx * BDIMX + ty
  *
  *   __global__ void setColReadColDyn(int *out)       (optional exercise)
  *   SMEMLAB_LAUNCHER void launch_setColReadColDyn(int *out)
@@ -44,7 +45,7 @@ __global__ void setRowReadColDyn(int *out)
     extern __shared__ int tile[];
 
     unsigned int row_idx = threadIdx.y * blockDim.x + threadIdx.x;
-    unsigned int col_idx = threadIdx.x * blockDim.y + threadIdx.y;
+    unsigned int col_idx = threadIdx.x * blockDim.x + threadIdx.y;
 
     /* Consecutive lanes, consecutive words: banks 0..31, no conflict. */
     tile[row_idx] = row_idx;
@@ -61,7 +62,7 @@ __global__ void setColReadColDyn(int *out)
     extern __shared__ int tile[];
 
     unsigned int row_idx = threadIdx.y * blockDim.x + threadIdx.x;
-    unsigned int col_idx = threadIdx.x * blockDim.y + threadIdx.y;
+    unsigned int col_idx = threadIdx.x * blockDim.x + threadIdx.y;
 
     /* Column-major both ways: each thread reads back its own word, so the
        output is the identity, but store and load both conflict 32-way. */

@@ -8,7 +8,9 @@
 # that `GRADER --list` names, the skeleton and the solution must both export
 # the launcher launch_<kernel> of each kernel (an optional kernel: the
 # solution must, the skeleton may), plus smemlab_contract_version. Labs whose files are not there yet are skipped,
-# except lab1-lab4, which must be present. Needs no GPU.
+# except lab1-lab4, which must be present; without a solutions/ folder (the
+# student kit, make student-kit) the solutions are skipped with a note.
+# Needs no GPU.
 set -u
 
 if [ $# -ne 2 ]; then
@@ -137,7 +139,9 @@ for lab in $labs_seen; do
         cu=${so#"$CC_DIR"/}
         cu=${cu%.so}.cu
         if [ ! -f "$so" ]; then
-            if [[ $required == *" $lab "* ]]; then
+            if [ "$kind" = solution ] && [ ! -d "$ROOT/solutions" ]; then
+                skip "$lab solution: there is no solutions/ (the student kit): only the skeleton is checked"
+            elif [[ $required == *" $lab "* ]]; then
                 if [ -f "$ROOT/$cu" ]; then
                     not_ok "$lab $kind: $so is missing: run make check-compile (it builds $cu)"
                 else

@@ -14,14 +14,22 @@ passed=0 failed=0
 ok() { passed=$((passed + 1)); echo "ok    $*"; }
 bad() { failed=$((failed + 1)); echo "FAIL  $*"; }
 
-for lib in "$build"/compile-check/solutions/*/*.so; do
+shopt -s nullglob
+for lib in "$build"/compile-check/solutions/*/*.so "$build"/compile-check/labs/*/*.so; do
+    kind=$(basename "$(dirname "$(dirname "$lib")")") # solutions or labs (the skeletons)
     lab=$(basename "$lib" .so)
-    "$grader" --check-launches --lib "$lib" "$lab" > "$out/solution-$lab.txt"
+    "$grader" --check-launches --lib "$lib" "$lab" > "$out/$kind-$lab.txt"
     rc=$?
-    [ "$rc" = 0 ] && ! grep -q '^  FAIL' "$out/solution-$lab.txt" \
-        && ok "$lab solution: every launcher accepted" \
-        || { bad "$lab solution (exit $rc)"; cat "$out/solution-$lab.txt"; }
+    [ "$rc" = 0 ] && ! grep -q '^  FAIL' "$out/$kind-$lab.txt" \
+        && ok "$lab $kind: every launcher accepted" \
+        || { bad "$lab $kind (exit $rc)"; cat "$out/$kind-$lab.txt"; }
 done
+
+if [ ! -f tests/planted/launches.tsv ]; then # the student kit has no planted variants
+    echo "check-launches: $passed passed, $failed failed (no tests/planted/ here: the hostile variants are not run)"
+    [ "$failed" = 0 ]
+    exit
+fi
 
 while IFS=$'\t' read -r file lab launcher verdict text; do
     [ "$file" = file ] && continue

@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# test-student-kit.sh KITDIR - the student kit that make student-kit wrote to
+# KITDIR works on its own: unpacked from its tarball into an empty folder, it
+# has no solutions or planted variants, ships the rendered course, passes
+# make check, and the README's commands (make deps && make lab1 && make grade)
+# build lab 1 and grade it (exit status 3 without a GPU, 1 on one: the
+# skeleton does not pass yet). Needs no GPU; CI runs it (make check-student-kit).
+set -u
+if [ $# -ne 1 ]; then
+    echo "usage: $0 KITDIR   (what make student-kit wrote, e.g. build/student-kit)" >&2
+    exit 2
+fi
+KITDIR=$1
+TAR=$KITDIR/smemlab-student.tar.gz
+[ -f "$TAR" ] || { echo "test-student-kit: $TAR is missing: run make student-kit" >&2; exit 2; }
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/smemlab-kit.XXXXXX") || exit 2
+trap 'rm -rf "$TMP"' EXIT
+tar -C "$TMP" -xzf "$TAR" || { echo "test-student-kit: cannot unpack $TAR" >&2; exit 1; }
+KIT=$TMP/smemlab-student
+
+passed=0
+failed=0
+ok() { passed=$((passed + 1)); echo "ok: $1"; }
+not_ok() { failed=$((failed + 1)); echo "FAIL: $1"; [ -f "$TMP/out" ] && tail -n 25 "$TMP/out" | sed 's/^/  | /'; }
+# mk ARGS...: make inside the unpacked kit; output in $TMP/out, status in RC
+mk() {
+    env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS make --no-print-directory -C "$KIT" "$@" >"$TMP/out" 2>&1
+    RC=$?
+}
+
+for p in solutions tests/planted tests/gpu grader/bench; do
+    if [ -e "$KIT/$p" ]; then not_ok "the kit holds $p"; else ok "no $p in the kit"; fi
+done
+if grep -rqs "matmulCoarse<true>" "$KIT/labs" "$KIT/docs" "$KIT/course" "$KIT/common"; then not_ok "a solution's code is in the kit"; else ok "no solution code in the kit"; fi
+for f in course/index.html course/lab1.html course/lab6.html course/style.css course/figures/column.svg \
+    labs/lab1-square/lab1.cu README.md Makefile; do
+    if [ -s "$KIT/$f" ]; then ok "kit has $f"; else not_ok "kit lacks $f"; fi
+done
+if grep -qF 'href="lab1.html"' "$KIT/course/index.html"; then ok "the rendered course links its pages"; else not_ok "course/index.html does not link lab1.html"; fi
+
+# Timing of the unit tests is not what this proves: on a busy 2-core CI
+# machine (nvcc running beside them) Check's 4-second limit can bite.
+CK_TIMEOUT_MULTIPLIER=10 mk check -j2
+if [ "$RC" -eq 0 ] && grep -qF "make check: all passed" "$TMP/out" && grep -qF "there is no solutions/" "$TMP/out"; then
+    ok "make check passes in the kit (solutions skipped with a note)"
+else
+    not_ok "make check in the kit (exit $RC)"
+fi
+
+mk deps
+if [ "$RC" -eq 0 ]; then ok "make deps"; else not_ok "make deps (exit $RC)"; fi
+# One architecture keeps this quick; the README's make lab1 builds for the GPU at hand.
+mk lab1 NVCC_ARCH=-arch=sm_75
+if [ "$RC" -eq 0 ] && [ -f "$KIT/build/lab1.so" ]; then ok "make lab1"; else not_ok "make lab1 (exit $RC)"; fi
+mk grade
+if [ "$RC" -eq 2 ] && grep -qE "grade\] Error (1|3)$" "$TMP/out" && grep -qF "== lab1" "$TMP/out"; then
+    ok "make grade grades lab1 and ends with the grader's status ($(grep -oE 'Error [0-9]+$' "$TMP/out"))"
+else
+    not_ok "make grade (exit $RC)"
+fi
+
+mk grade SOLUTIONS=1
+if [ "$RC" -ne 0 ] && grep -qF "solutions/ is not here" "$TMP/out"; then ok "make grade SOLUTIONS=1 says there are none"; else not_ok "make grade SOLUTIONS=1 (exit $RC)"; fi
+mk check-gpu
+if [ "$RC" -eq 0 ] && grep -qF "skipped" "$TMP/out"; then ok "make check-gpu skips with a message"; else not_ok "make check-gpu (exit $RC)"; fi
+mk bench
+if [ "$RC" -ne 0 ] && grep -qF "solutions/ is not here" "$TMP/out"; then ok "make bench says there is nothing to time"; else not_ok "make bench (exit $RC)"; fi
+mk student-kit
+if [ "$RC" -ne 0 ] && grep -qF "already is a student kit" "$TMP/out"; then ok "make student-kit refuses inside the kit"; else not_ok "make student-kit in the kit (exit $RC)"; fi
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

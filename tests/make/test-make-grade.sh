@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# test-make-grade.sh - `make grade` ends with the grader's exit status.
+#
+# make exits 2 whenever a recipe fails; what the kit promises is that the
+# grade recipe itself exits with the grader's status, which make prints as
+# "Error N", and that a line before it says what the status means. A fake
+# grader (GRADER=..., kept from being rebuilt with make -o) exits with each
+# status in turn. Needs no GPU and no nvcc.
+set -u
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/smemlab-make-grade.XXXXXX") || exit 2
+trap 'rm -rf "$TMP"' EXIT
+B=$TMP/build
+mkdir -p "$B/solutions"
+cat >"$TMP/fake-grader" <<'SH'
+#!/bin/sh
+echo "fake grader: $*"
+exit "${FAKE_STATUS:-0}"
+SH
+chmod +x "$TMP/fake-grader"
+
+passed=0
+failed=0
+OUT=$TMP/out
+RC=0
+
+# mk ARGS...: make in the kit, with the fake grader and a lab library taken as built
+mk() {
+    env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS make --no-print-directory -C "$ROOT" BUILD="$B" \
+        GRADER="$TMP/fake-grader" -o "$TMP/fake-grader" -o "$B/lab1.so" -o "$B/solutions/lab2.so" \
+        "$@" >"$OUT" 2>&1
+    RC=$?
+}
+expect() { # NAME MAKE_STATUS SUBSTRING...
+    local name=$1 want=$2 s
+    shift 2
+    if [ "$RC" -ne "$want" ]; then
+        failed=$((failed + 1)); echo "FAIL: $name: make exited $RC, expected $want"; sed 's/^/  | /' "$OUT"; return
+    fi
+    for s in "$@"; do
+        if ! grep -qF -- "$s" "$OUT"; then
+            failed=$((failed + 1)); echo "FAIL: $name: output lacks \"$s\""; sed 's/^/  | /' "$OUT"; return
+        fi
+    done
+    passed=$((passed + 1)); echo "ok: $name"
+}
+
+FAKE_STATUS=0 mk grade LAB=lab1
+expect "grader status 0: make succeeds" 0 "fake grader: lab1"
+if grep -qF "Error" "$OUT"; then
+    failed=$((failed + 1)); echo "FAIL: status 0 printed an error"
+fi
+FAKE_STATUS=1 mk grade LAB=lab1
+expect "grader status 1 shows as Error 1" 2 "status 1 (a check failed)" "grade] Error 1"
+FAKE_STATUS=3 mk grade LAB=1
+expect "grader status 3 shows as Error 3" 2 "status 3 (not graded" "grade] Error 3"
+FAKE_STATUS=4 mk grade LAB=lab1
+expect "grader status 4 shows as Error 4" 2 "status 4 (nothing failed, but" "grade] Error 4"
+FAKE_STATUS=1 mk grade LAB=lab1 GRADE_FLAGS=--verbose
+expect "GRADE_FLAGS reach the grader" 2 "fake grader: --verbose lab1" "grade] Error 1"
+if [ -d "$ROOT/solutions" ]; then
+    FAKE_STATUS=4 mk grade SOLUTIONS=1 LAB=lab2
+    expect "SOLUTIONS=1 passes the status through too" 2 "fake grader: --solutions lab2" "grade] Error 4"
+else
+    FAKE_STATUS=0 mk grade SOLUTIONS=1 LAB=lab2
+    expect "SOLUTIONS=1 without solutions/ says so" 2 "solutions/ is not here" "grade] Error 3"
+fi
+mk grade LAB=lab9
+expect "unknown lab" 2 "Unknown lab 'lab9'" "grade] Error 2"
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
