@@ -36,6 +36,7 @@ typedef struct check_result {
     char expected[128]; /* what the model or reference says */
     char message[256];  /* one line for the student */
     char hint[640];     /* why, and what to change */
+    double degree;      /* conflict checks: the measured conflict degree (0: none measured) */
     /* Trace backend only (else empty): the lines behind the verdict, worst
      * first, the two lines of a race, and the student's worst warp access
      * drawn as a bank map. */

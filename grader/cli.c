@@ -19,6 +19,8 @@ void cli_usage(FILE *f)
         "  LAB               lab1 ... lab6 (or 1 ... 6); default: the lab built last\n"
         "  --solutions       grade build/solutions/LAB.so instead of build/LAB.so\n"
         "  --lib FILE        grade this library (one LAB only)\n"
+        "  --source FILE     the lab file whose PREDICT lines to judge (default: the\n"
+        "                    lab's file in labs/ when grading the lab built by make)\n"
         "  --build-dir DIR   where make put the libraries (default: build)\n"
         "  --json FILE       also write the results as JSON to FILE\n"
         "  --timeout SEC     time limit for each launch of a kernel (default 10)\n"
@@ -109,7 +111,8 @@ int cli_parse(int argc, char **argv, cli_options *o, FILE *err)
         {"list", no_argument, 0, 'L'}, {"help", no_argument, 0, 'h'},
         {"version", no_argument, 0, 'V'}, {"check-launches", no_argument, 0, 'C'},
         {"run-as", required_argument, 0, 'u'}, {"recorder", required_argument, 0, 'R'},
-        {"measure", required_argument, 0, 'm'}, {0, 0, 0, 0}};
+        {"measure", required_argument, 0, 'm'}, {"source", required_argument, 0, 'F'},
+        {0, 0, 0, 0}};
     int opt, rc, measure_given = 0;
 
     memset(o, 0, sizeof *o);
@@ -136,6 +139,7 @@ int cli_parse(int argc, char **argv, cli_options *o, FILE *err)
         case 'h': o->help = 1; break;
         case 'V': o->version = 1; break;
         case 'C': o->check_launches = 1; break;
+        case 'F': o->source = optarg; break;
         case 'u': o->grade.run_as = optarg; break;
         case 'R': o->grade.recorder = optarg; break;
         case ':': return bad(err, "%s needs a value", argv[optind - 1]);

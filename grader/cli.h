@@ -14,6 +14,7 @@ typedef struct cli_options {
     const lab_def *labs[CLI_MAX_LABS];
     int n_labs;
     const char *lib;       /* --lib: one lab's library, overriding the default */
+    const char *source;    /* --source: the lab file with the student's predictions */
     int solutions;         /* grade build/solutions/<lab>.so */
     const char *build_dir; /* default "build" */
     const char *json;      /* --json FILE */

@@ -130,6 +130,7 @@ void compare_conflicts(check_result *c, const smem_side *side, const measurement
         return;
     }
     degree_text(got, got_text, sizeof got_text);
+    c->degree = got;
     if (fabs(got - want) <= tolerance * want) {
         check_set(c, CHECK_PASS, "%s %s (expected %s)", side->op, got_text, want_text);
         return;

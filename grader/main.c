@@ -134,6 +134,11 @@ static void grade_lab(const cli_options *o, const lab_def *lab, lab_result *r)
         return;
     }
     run_lab(lab, &g, r);
+    /* Predictions: in the file given, or in labs/ when this is the lab make built. */
+    const char *source = o->source ? o->source
+                         : !o->lib && !o->solutions && access(lab->source, R_OK) == 0 ? lab->source
+                                                                                   : NULL;
+    report_judge_predictions(r, source);
 }
 
 int main(int argc, char **argv)

@@ -344,5 +344,6 @@ void lab_result_free(lab_result *r)
     free(r->checks);
     free(r->host_printed);
     free(r->device_printed);
+    free(r->predictions);
     memset(r, 0, sizeof *r);
 }

@@ -28,6 +28,7 @@ typedef struct lab_result {
     char *host_printed;   /* what the launchers (host code) printed, capped; NULL: nothing */
     char *device_printed; /* what the kernels printed (device printf), capped; NULL: nothing */
     int rejected_messages; /* worker messages refused (unknown id, duplicate, bad index) */
+    char *predictions;     /* the student's predictions judged, one per line; NULL: none */
 } lab_result;
 
 /* Grade every kernel of lab with the library opt->lib_path. */

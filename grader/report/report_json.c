@@ -56,6 +56,8 @@ static cJSON *lab_json(const lab_result *r)
     cJSON_AddNumberToObject(o, "max_points", r->max_points);
     if (r->host_printed)
         cJSON_AddStringToObject(o, "host_printed", r->host_printed);
+    if (r->predictions)
+        cJSON_AddStringToObject(o, "predictions", r->predictions);
     if (r->device_printed)
         cJSON_AddStringToObject(o, "device_printed", r->device_printed);
     cJSON_AddNumberToObject(o, "seconds", r->seconds);

@@ -66,6 +66,15 @@ void report_text_lab(FILE *f, const lab_result *r, const report_style *st)
     }
     if (r->env_code)
         fprintf(f, "  not graded from here on: %s\n", r->env_text);
+    if (r->predictions) {
+        fprintf(f, "  -- your predictions (no points) --\n");
+        for (const char *line = r->predictions; *line;) {
+            const char *end = strchr(line, '\n');
+            int len = end ? (int)(end - line) : (int)strlen(line);
+            fprintf(f, "  %.*s\n", len, line);
+            line += len + (end != NULL);
+        }
+    }
     print_printed(f, "your launchers (host code)", r->host_printed);
     print_printed(f, "your kernels (device printf)", r->device_printed);
     fprintf(f, "%s: %g/%g points (%.2f s)\n\n", r->lab->id, r->points, r->max_points, r->seconds);

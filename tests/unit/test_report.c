@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* Quotes, newlines, backslashes, a tab and a control character. */
 #define NASTY_HINT "Use \"tile[threadIdx.x][threadIdx.y]\"\nthen C:\\path\\to\\lab1.cu\ttab \x01 end"
@@ -308,6 +309,35 @@ static char *total_text(const score *s, int code)
     return buf;
 }
 
+START_TEST(test_predictions_judged_without_points)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/tmp/smemlab-predict-%d.cu", (int)getpid());
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("// PREDICT setColReadCol store 32 load 32\n// PREDICT setRowReadRow load 1\n", f);
+    fclose(f);
+    results[0].checks[1].degree = 1.0; /* setColReadCol load-conflicts: measured conflict-free */
+    double points = results[0].points;
+    report_judge_predictions(&results[0], path);
+    remove(path);
+    ck_assert_ptr_nonnull(results[0].predictions);
+    /* the load was predicted 32-way and measured conflict-free: wrong */
+    ck_assert_ptr_nonnull(strstr(results[0].predictions, "setColReadCol load"));
+    ck_assert_ptr_nonnull(strstr(results[0].predictions, "0 of 1 predictions right"));
+    ck_assert_double_eq_tol(results[0].points, points, 1e-12);
+    FILE *out = tmpfile();
+    report_text_lab(out, &results[0], &(report_style){0, 0});
+    char *t = slurp(out);
+    ck_assert_ptr_nonnull(strstr(t, "-- your predictions (no points) --"));
+    free(t);
+    free(results[0].predictions);
+    results[0].predictions = NULL;
+    report_judge_predictions(&results[0], "/nonexistent/lab1.cu"); /* no file: no section */
+    ck_assert_ptr_null(results[0].predictions);
+}
+END_TEST
+
 START_TEST(test_text_total)
 {
     score s = {.points = 5, .max_points = 6, .passed = 5};
@@ -389,6 +419,7 @@ Suite *report_suite(void)
     tcase_add_test(tc, test_text_lab_verbose_color);
     tcase_add_test(tc, test_text_not_graded);
     tcase_add_test(tc, test_text_total);
+    tcase_add_test(tc, test_predictions_judged_without_points);
     tcase_add_test(tc, test_trace_lines);
     suite_add_tcase(s, tc);
     return s;

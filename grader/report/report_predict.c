@@ -1,0 +1,57 @@
+/*
+ * report_predict.c - the student's predictions (predict.h) against what was
+ * measured: one line each, no points. Runs in the grader on the conflict
+ * degrees its checks recorded.
+ */
+#include "report.h"
+
+#include "../predict.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PREDICTIONS_TEXT 8192
+
+static void append(char *buf, size_t *at, const char *line)
+{
+    int n = snprintf(buf + *at, PREDICTIONS_TEXT - *at, "%s\n", line);
+    if (n > 0 && *at + (size_t)n < PREDICTIONS_TEXT)
+        *at += (size_t)n;
+}
+
+void report_judge_predictions(lab_result *r, const char *source)
+{
+    static predict_set set;
+    char err[256], line[320];
+    size_t at = 0;
+    int right = 0, judged = 0;
+
+    if (!source || predict_parse(source, &set, err, sizeof err) != 0 || set.count == 0)
+        return;
+    char *text = calloc(1, PREDICTIONS_TEXT);
+    if (!text)
+        return;
+    for (int i = 0; i < r->n_checks; i++) {
+        const check_result *c = &r->checks[i];
+        int store = strcmp(c->check, "store-conflicts") == 0;
+        if (!store && strcmp(c->check, "load-conflicts") != 0)
+            continue;
+        const prediction *p = predict_find(&set, c->kernel, store ? PREDICT_STORE : PREDICT_LOAD);
+        if (!p)
+            continue;
+        predict_verdict v = predict_judge(p, c->degree > 0 ? c->degree : -1, line, sizeof line);
+        judged += v != PREDICT_NOT_MEASURED;
+        right += v == PREDICT_RIGHT;
+        append(text, &at, line);
+    }
+    for (int i = 0; i < set.n_notes; i++)
+        append(text, &at, set.notes[i]);
+    if (at == 0) {
+        free(text);
+        return;
+    }
+    snprintf(line, sizeof line, "%d of %d predictions right", right, judged);
+    append(text, &at, line);
+    r->predictions = text;
+}
