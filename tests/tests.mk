@@ -46,8 +46,8 @@ $(BUILD)/tests/expect: tests/gpu/expect.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(C_ALL) $< -o $@ $(addprefix -L,$(DEPS_LIB)) $(addprefix -Wl$(comma)-rpath$(comma),$(DEPS_LIB)) -lcjson
 
-.PHONY: check check-unit check-compile check-contract check-cli check-gpu
-check: check-unit check-compile check-contract check-cli check-docs
+.PHONY: check check-unit check-compile check-contract check-cli check-gpu check-batch
+check: check-unit check-compile check-contract check-cli check-docs check-batch
 	@echo "make check: all passed"
 
 check-unit: $(UNIT_BIN)
@@ -60,6 +60,11 @@ check-contract: $(CU_CHECKED) $(GRADER)
 
 check-cli: $(GRADER)
 	bash tests/cli/test-cli.sh $(GRADER)
+
+# smemlab-batch without a GPU: fakes for nvcc and the grader where needed
+# (tests/batch/), real nvcc for compile errors, the real grader's no-GPU path.
+check-batch: $(BATCH) $(GRADER)
+	bash tests/batch/test-batch.sh $(BUILD)
 
 check-gpu: $(GRADER) $(BUILD)/tests/expect $(LABS:%=$(BUILD)/%.so) $(LABS:%=$(BUILD)/solutions/%.so) $(PLANTED)
 	bash tests/gpu/check-gpu.sh $(BUILD) $(GRADER)
