@@ -66,5 +66,20 @@ check-cli: $(GRADER)
 check-batch: $(BATCH) $(GRADER)
 	bash tests/batch/test-batch.sh $(BUILD)
 
+# A generated class of lab 3 (solutions, skeletons, planted variants, files
+# that do not compile; one comment each so that no two hashes are equal),
+# graded on the GPU. bench-batch: BENCH_BATCH_N submissions, timed (the
+# summary's Timing line: submissions/s, building against grading).
+# check-gpu-batch: 30, and the gradebook checked against what each should get.
+BENCH_BATCH_N ?= 300
+GEN_CLASS = python3 tests/batch/gen-class.py --solution solutions/lab3-padding/lab3.cu \
+    --skeleton labs/lab3-padding/lab3.cu --planted $(BUILD)/planted/src/lab3-missing-pad.cu
+.PHONY: bench-batch check-gpu-batch
+bench-batch check-gpu-batch: $(BATCH) $(GRADER) $(BUILD)/planted/src/lab3-missing-pad.cu
+	rm -rf $(BUILD)/$@
+	$(GEN_CLASS) --count $(if $(filter bench-batch,$@),$(BENCH_BATCH_N),30) $(BUILD)/$@/class
+	$(BATCH) --plain $(BATCH_FLAGS) -o $(BUILD)/$@/results lab3 $(BUILD)/$@/class | tee $(BUILD)/$@/run.log | grep -v '^\['
+	python3 tests/batch/check-class.py $(BUILD)/$@/expected.tsv $(BUILD)/$@/results
+
 check-gpu: $(GRADER) $(BUILD)/tests/expect $(LABS:%=$(BUILD)/%.so) $(LABS:%=$(BUILD)/solutions/%.so) $(PLANTED)
 	bash tests/gpu/check-gpu.sh $(BUILD) $(GRADER)
