@@ -15,6 +15,8 @@ BATCH=$KIT/$BUILD/smemlab-batch
 GRADER=$KIT/$BUILD/smemlab-grade
 T=$(mktemp -d /tmp/smemlab-test-batch.XXXXXX)
 trap 'rm -rf "$T"' EXIT
+export TMPDIR=$T/tmp # scratch folders, and those a kill -9 leaves behind
+mkdir -p "$TMPDIR"
 FAKE=(--grader "$HERE/fake-grader" --nvcc "$HERE/fake-nvcc" --nvcc-arch=-fake --plain)
 KERNELS=(setRowReadColPad setRowReadColDynPad)
 fails=0 passes=0
@@ -189,6 +191,8 @@ status_is ben graded 6 "$T/res-same"
 FAKE_GRADER_LOG=$T/grader.log "$BATCH" "${FAKE[@]}" --regrade lab3 "$S" -o "$T/res-same" > "$T/run.log" 2>&1
 [ "$(wc -l < "$T/grader.log")" = 5 ] && ok "--regrade: 3 sources graded again" || no "--regrade: $(wc -l < "$T/grader.log")"
 
+"$BATCH" "${FAKE[@]}" --progress --regrade --only dee lab3 "$S" -o "$T/res-same" > "$T/out" 2> "$T/err"
+grep -q "\[1/1\] .*/s, ETA 0:00 - dee: graded" "$T/err" && ! grep -q "^\[1/1\]" "$T/out" && ok "--progress: one progress line with rate and ETA" || no "--progress: $(cat "$T/err")"
 echo "[$SECONDS s] == two GPUs: one grader each"
 rm -f "$T/grader.log"
 FAKE_GRADER_SLEEP=0.3 FAKE_GRADER_LOG=$T/grader.log "$BATCH" "${FAKE[@]}" --regrade --gpus 0,1 lab3 "$S" -o "$T/res-same" > "$T/run.log" 2>&1
