@@ -234,15 +234,29 @@ kills=0 partial=0 prev=0 total=$(ls "$K" | wc -l)
 for round in $(seq 1 16); do
     "$BATCH" "${FAKE[@]}" -j 2 lab3 "$K" -o "$T/res-kill" > /dev/null 2>&1 &
     pid=$!
-    sleep "$(( RANDOM % 4 + 1 )).$(( RANDOM % 10 ))" # 1 to 5 s: before, during, after the first records
-    kill -9 $pid 2>/dev/null && kills=$((kills + 1))
+    # Half the rounds die at a random moment of the first 2 s (discovery,
+    # first builds); the others once this run has recorded something new, a
+    # random 0-1 s later (mid-build, mid-grading, mid-write): however slow
+    # the machine, every round both makes progress and is cut short.
+    if [ $((round % 2)) = 1 ]; then
+        sleep "$(( RANDOM % 2 )).$(( RANDOM % 10 ))"
+    else
+        for _ in $(seq 1 600); do
+            [ "$(ls "$T"/res-kill/*.json 2>/dev/null | wc -l)" -gt "$prev" ] && break
+            kill -0 $pid 2>/dev/null || break
+            sleep 0.1
+        done
+        sleep "0.$(( RANDOM % 10 ))"
+    fi
+    killed=
+    kill -9 $pid 2>/dev/null && kills=$((kills + 1)) && killed=1
     wait $pid 2>/dev/null
     for f in "$T"/res-kill/*.json; do
         [ -e "$f" ] || continue
         python3 -c "import json,sys; json.load(open(sys.argv[1]))" "$f" 2>/dev/null || { no "round $round: $f is not whole JSON"; break; }
     done
     got=$(ls "$T"/res-kill/*.json 2>/dev/null | wc -l)
-    [ "$got" -gt "$prev" ] && [ "$got" -lt "$total" ] && partial=$((partial + 1))
+    [ "$got" -gt "$prev" ] && [ "$got" -lt "$total" ] && [ -n "$killed" ] && partial=$((partial + 1))
     prev=$got
     [ "$got" = "$total" ] && break
 done
@@ -283,11 +297,12 @@ else
 fi
 
 echo "[$SECONDS s] == --slurm through a fake sbatch"
-FAKE_SBATCH_ARGS=$T/sbatch.args "$BATCH" "${FAKE[@]}" --slurm --chunk-size 3 --sbatch "$HERE/fake-sbatch" \
+FAKE_SBATCH_ARGS=$T/sbatch.args "$BATCH" "${FAKE[@]}" -j 2 --slurm --chunk-size 3 --sbatch "$HERE/fake-sbatch" \
     --sbatch-arg=--partition=gpu lab3 "$K" -o "$T/res-slurm" > "$T/run.log" 2>&1
 rc=$?
 [ $rc = 0 ] && ok "slurm run exit 0" || { no "slurm exit $rc"; cat "$T/run.log"; }
 grep -q -- "--partition=gpu" "$T/sbatch.args" && ok "--sbatch-arg passed on" || no "sbatch args: $(cat "$T/sbatch.args")"
+grep -q -- "^#SBATCH --cpus-per-task=2$" "$T/res-slurm/.slurm/job.sh" && grep -q -- " -j 2 " "$T/res-slurm/.slurm/job.sh" && ok "-j 2: 2 cores per task" || no "job.sh: $(cat "$T/res-slurm/.slurm/job.sh")"
 [ "$(ls "$T/res-slurm/.slurm"/chunk-*.txt | wc -l)" = 6 ] && ok "18 submissions in 6 chunks of 3" || no "chunks: $(ls "$T/res-slurm/.slurm")"
 cmp -s "$T/res-ref/gradebook.csv" "$T/res-slurm/gradebook.csv" && ok "slurm gradebook = local gradebook" || { no "slurm gradebook differs"; diff "$T/res-ref/gradebook.csv" "$T/res-slurm/gradebook.csv"; }
 FAKE_SBATCH_DROP=1 "$BATCH" "${FAKE[@]}" --slurm --regrade --chunk-size 3 --sbatch "$HERE/fake-sbatch" lab3 "$K" -o "$T/res-slurm" > "$T/run.log" 2>&1
