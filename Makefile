@@ -111,6 +111,7 @@ bench: $(BENCH) $(BUILD)/solutions/lab5.so $(BUILD)/solutions/lab6.so
 # --- tests -----------------------------------------------------------------------
 include tests/tests.mk
 include docs/docs.mk
+include integrations/integrations.mk
 
 .PHONY: help clean
 help:
