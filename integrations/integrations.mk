@@ -64,6 +64,7 @@ autolab: $(GRADER)
 INTEGRATION_ARCH = $(if $(GPU_CC),,NVCC_ARCH='$(COMPILE_ARCH)')
 INTEGRATION_REF := $(BUILD)/compile-check/solutions/lab3-padding/lab3.so
 check-integrations: $(GRADER) $(INTEGRATION_REF)
+	bash tests/integrations/test-formats.sh
 	$(INTEGRATION_ARCH) bash tests/integrations/test-gradescope.sh $(BUILD) $(INTEGRATION_REF)
 	$(INTEGRATION_ARCH) bash tests/integrations/test-autolab.sh $(BUILD) $(INTEGRATION_REF)
 
