@@ -54,13 +54,16 @@ SHAPE='(.scores | keys_unsorted) == $k and all(.scores[]; type == "number")
 # grade NAME: run make in Autolab's layout with $TMP/NAME.cu as the handin;
 # the folder is kept between runs, as a second make there is cheaper.
 job=$TMP/job
+# Autolab runs a plain make, not one inside make check: MAKELEVEL would make
+# it print "Leaving directory" after the autoresult.
+AUTOLAB_MAKE="env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make"
 mkdir -p "$job"
 cp "$out/autograde-Makefile" "$job/Makefile"
 cp "$out/autograde.tar" "$job/"
 grade() {
     cp "$TMP/$1.cu" "$job/lab3.cu"
     t0=$SECONDS
-    (cd "$job" && make) </dev/null >"$TMP/$1.out" 2>&1
+    (cd "$job" && $AUTOLAB_MAKE) </dev/null >"$TMP/$1.out" 2>&1
     rc=$?
     echo "  ($1: make exit $rc in $((SECONDS - t0))s)"
     tail -n 1 "$TMP/$1.out" >"$TMP/$1.last"
@@ -89,7 +92,7 @@ if grep -qF "lab3.cu($line): error" "$TMP/broken.out"; then ok "compile error: n
 else not_ok "compile error: nvcc's message for line $line is shown" "$TMP/broken.out"; fi
 
 rm -f "$job/lab3.cu"
-(cd "$job" && make) </dev/null >"$TMP/none.out" 2>&1
+(cd "$job" && $AUTOLAB_MAKE) </dev/null >"$TMP/none.out" 2>&1
 tail -n 1 "$TMP/none.out" >"$TMP/none.last"
 check "no handin file: still an autoresult last, every score 0" "$TMP/none.last" "$SHAPE and all(.scores[]; . == 0)" --argjson k "$kernels"
 
