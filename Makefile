@@ -125,6 +125,9 @@ help:
 	@echo "  make check-gpu            full tests on a GPU: solutions, skeletons, planted bugs"
 	@echo "  make bench                time the lab 5/6 solutions against cuBLAS and a copy"
 	@echo "  make docs                 render docs/ to build/docs/ with pandoc"
+	@echo "  make gradescope LAB=lab3  build/gradescope/lab3/autograder.zip (docs/instructors.md)"
+	@echo "  make autolab LAB=lab3     build/autolab/lab3/: autograde-Makefile, autograde.tar"
+	@echo "  make deps-instructor      what those and their tests need (jq, zip, slurm-wlm, munge)"
 	@echo "  make clean                remove build/"
 	@echo
 	@echo "  GRADE_FLAGS='--json out.json'   extra grader options (build/smemlab-grade --help)"
