@@ -64,7 +64,8 @@ fi
 
 # A private scratch folder: the student's file alone beside pristine common/.
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/smemlab-$LAB.XXXXXX") || die "cannot create a scratch folder"
-trap 'rm -rf "$WORK"' EXIT
+TRUSTED=$(mktemp -d "${TMPDIR:-/tmp}/smemlab-result.XXXXXX") || die "cannot create a scratch folder"
+trap 'rm -rf "$WORK" "$TRUSTED"' EXIT
 cp -r "$KIT/common" "$WORK/common" && cp "$SOURCE" "$WORK/$LAB.cu" || die "cannot copy into $WORK"
 chmod 755 "$WORK"
 [ -z "$run_as" ] || chown -R "$run_as" "$WORK" || die "cannot give $WORK to $run_as"
@@ -83,24 +84,28 @@ elif [ $rc -ne 0 ]; then
     first=$(grep -m1 -E '(error|fatal)' "$OUT/build.log" || head -n1 "$OUT/build.log")
     status=not-compiled reason="does not compile: ${first:-nvcc failed with exit status $rc}"
 else
-    grade=(--lib "$WORK/$LAB.so" --json "$WORK/grade.json" "$LAB")
+    # The grader's JSON goes where the student's user cannot write (it owns
+    # WORK, so it could replace a file there), except when the whole
+    # grader has to run as that user.
+    json=$TRUSTED/grade.json
     if [ -n "$run_as" ] && "$GRADER" --help 2>&1 | grep -q -- '--run-as'; then
-        cmd=("$GRADER" --run-as "$run_as" "${grade[@]}")
+        cmd=("$GRADER" --run-as "$run_as" --lib "$WORK/$LAB.so" --json "$json" "$LAB")
     elif [ -n "$run_as" ]; then
         echo "$me: warning: this grader has no --run-as: running all of it as $run_as" >&2
-        cmd=("${as_user[@]}" "$GRADER" "${grade[@]}")
+        json=$WORK/grade.json
+        cmd=("${as_user[@]}" "$GRADER" --lib "$WORK/$LAB.so" --json "$json" "$LAB")
     else
-        cmd=("$GRADER" "${grade[@]}")
+        cmd=("$GRADER" --lib "$WORK/$LAB.so" --json "$json" "$LAB")
     fi
     (cd "$KIT" && NO_COLOR=1 timeout -k 10 "$GRADE_TIMEOUT" "${cmd[@]}") </dev/null >"$OUT/report.txt" 2>&1
     rc=$?
     if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
         status=not-graded reason="grading took more than ${GRADE_TIMEOUT}s and was stopped"
-    elif ! jq -e '.labs[0].id' "$WORK/grade.json" >/dev/null 2>&1; then
+    elif ! jq -e '.labs[0].id' "$json" >/dev/null 2>&1; then
         status=not-graded
         reason="the grader stopped (exit status $rc) without a result: $(tail -n1 "$OUT/report.txt")"
     else
-        grader_json=$WORK/grade.json
+        grader_json=$json
         ng=$(jq -r '.labs[0].not_graded // empty' "$grader_json")
         [ -z "$ng" ] || status=not-graded reason=$ng
     fi
@@ -111,7 +116,7 @@ kernels=$("$GRADER" --list | awk -v lab="$LAB" '
     /^lab[0-9]/ { on = ($1 == lab); next }
     on && NF { print $1 }' | jq -R . | jq -s .)
 t1=$(date +%s.%N)
-if [ "$grader_json" = null ]; then echo null >"$WORK/grader.null"; grader_json=$WORK/grader.null; fi
+if [ "$grader_json" = null ]; then echo null >"$TRUSTED/grader.null"; grader_json=$TRUSTED/grader.null; fi
 jq -n --arg lab "$LAB" --arg status "$status" --arg reason "$reason" \
     --argjson seconds "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')" \
     --argjson kernels "$kernels" \
