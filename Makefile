@@ -37,11 +37,14 @@ GPU_ARCH_KNOWN = $(eval GPU_ARCH_KNOWN := $(if $(GPU_CC),$(filter sm_$(GPU_CC),$
 DEFAULT_ARCHS := 75 80 86 89 90
 NVCC_ARCH ?= $(if $(GPU_ARCH_KNOWN),-arch=sm_$(GPU_CC),$(foreach a,$(DEFAULT_ARCHS),-gencode arch=compute_$(a),code=sm_$(a)) -gencode arch=compute_90,code=compute_90)
 NVCCFLAGS ?= -O3 -lineinfo
-NVCC_BASE = -std=c++17 -Icommon -Xcompiler -fPIC,-Wall --cudart shared $(NVCCFLAGS)
+# LAB_COMMON: where smemlab.h and support.cu come from (make lab-lib points it
+# at a pristine copy beside one student's file).
+LAB_COMMON ?= common
+NVCC_BASE = -std=c++17 -I$(LAB_COMMON) -Xcompiler -fPIC,-Wall --cudart shared $(NVCCFLAGS)
 NVCC_ALL = $(NVCC_BASE) $(NVCC_ARCH)
 
 # --- the grader ----------------------------------------------------------------
-GRADER_SRC := $(filter-out grader/bench/%,$(shell find grader -name '*.c' | sort))
+GRADER_SRC := $(filter-out grader/bench/% grader/batch/%,$(shell find grader -name '*.c' | sort))
 GRADER_CORE := $(filter-out grader/main.c,$(GRADER_SRC))
 GRADER := $(BUILD)/smemlab-grade
 # See grader/compat/README.
@@ -70,6 +73,36 @@ $(1): $(BUILD)/$(1).so $(GRADER)
 endef
 $(foreach l,$(LABS),$(eval $(call lab_rules,$(l))))
 
+# --- one lab library from any source file, with the kit's flags ----------------------
+# make lab-lib LAB=lab3 SRC=path/lab3.cu OUT=path/lab3.so [LAB_COMMON=dir]
+# smemlab-batch builds every submission through this target, so the flags of a
+# batch are those of `make labN`. `make -s nvcc-arch` prints the architecture
+# flags chosen for this machine (batch asks once and passes NVCC_ARCH on).
+.PHONY: lab-lib nvcc-arch
+lab-lib:
+	@case " $(LABS) " in *" $(LAB) "*) ;; *) echo "make lab-lib: LAB=$(LAB) is not a lab ($(LABS))" >&2; exit 2;; esac
+	@test -n "$(SRC)" -a -n "$(OUT)" || { echo "make lab-lib: give SRC=file.cu and OUT=file.so" >&2; exit 2; }
+	$(NVCC) $(NVCC_ALL) -shared $(SRC) $(LAB_COMMON)/support.cu -o $(OUT)
+nvcc-arch:
+	@echo '$(NVCC_ARCH)'
+
+# --- batch: grade a class --------------------------------------------------------------
+BATCH := $(BUILD)/smemlab-batch
+BATCH_SRC := $(wildcard grader/batch/*.c)
+BATCH_LIBS := $(addprefix -L,$(DEPS_LIB)) $(addprefix -Wl$(comma)-rpath$(comma),$(DEPS_LIB)) -larchive -lcrypto -lcjson -lm
+$(BUILD)/obj/grader/batch/%.o: grader/batch/%.c $(wildcard grader/batch/*.h) grader/lab_table.h
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(C_ALL) -c $< -o $@
+$(BATCH): $(BATCH_SRC:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/grader/lab_table.o $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard grader/labs/*.c))
+	$(CC) $(C_ALL) $^ -o $@ $(BATCH_LIBS)
+# make batch LAB=lab3 SUBMISSIONS=dir [RESULTS=dir] [BATCH_FLAGS='--gpus 0,1']
+RESULTS ?= results-$(LAB_ID)
+BATCH_FLAGS ?=
+.PHONY: batch
+batch: $(BATCH) $(GRADER)
+	@test -n "$(SUBMISSIONS)" || { echo "make batch: give SUBMISSIONS=folder (one entry per student) and LAB=labN" >&2; exit 2; }
+	$(BATCH) $(BATCH_FLAGS) -o $(RESULTS) $(LAB_ID) $(SUBMISSIONS)
+
 # --- grading -------------------------------------------------------------------
 LAB ?= $(shell cat $(BUILD)/last-lab 2>/dev/null)
 # LAB=3 means lab3, as the grader accepts both.
@@ -88,7 +121,8 @@ grade: $(GRADER) $(if $(filter $(LAB_ID),$(LABS)),$(BUILD)/$(LAB_ID).so)
 endif
 
 # --- set-up: what a fresh Debian/Ubuntu machine lacks -----------------------------
-DEB_PACKAGES := make gcc patch pkg-config libcjson-dev check pandoc
+DEB_PACKAGES := make gcc patch pkg-config libcjson-dev check pandoc \
+                libarchive-dev libssl-dev libxml2-utils python3 python3-jsonschema
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 .PHONY: deps
 deps:
@@ -124,6 +158,8 @@ help:
 	@echo "  make check                unit tests, compile tests (no GPU needed)"
 	@echo "  make check-gpu            full tests on a GPU: solutions, skeletons, planted bugs"
 	@echo "  make bench                time the lab 5/6 solutions against cuBLAS and a copy"
+	@echo "  make batch LAB=lab3 SUBMISSIONS=dir [RESULTS=dir]   grade a class (docs/instructors.md)"
+	@echo "  make bench-batch          time batch grading of a generated class of 300 (GPU)"
 	@echo "  make docs                 render docs/ to build/docs/ with pandoc"
 	@echo "  make gradescope LAB=lab3  build/gradescope/lab3/autograder.zip (docs/instructors.md)"
 	@echo "  make autolab LAB=lab3     build/autolab/lab3/: autograde-Makefile, autograde.tar"

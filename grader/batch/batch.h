@@ -1,0 +1,142 @@
+/*
+ * batch.h - smemlab-batch: grade a class of submissions (docs/instructors.md).
+ *
+ * discover.c  each entry of SUBMISSIONS_DIR -> one submission (or a reason why not)
+ * pipeline.c  builds (make lab-lib, -j N) feed a queue that graders (one per GPU) consume
+ * record.c    RESULTS_DIR/STUDENT.json, written atomically as each one is done
+ * reports.c   gradebook.csv, feedback text/HTML, Gradescope, Autolab, JUnit, summary
+ * slurm.c     --slurm: the same, as a Slurm job array
+ */
+#ifndef SMEMLAB_BATCH_H
+#define SMEMLAB_BATCH_H
+
+#include "../lab_table.h"
+
+#include <stddef.h>
+#include <stdio.h>
+
+#define BATCH_EXIT_OK 0         /* every submission has a final result */
+#define BATCH_EXIT_NOT_GRADED 1 /* some could not be graded (no GPU, time limit, ...) */
+#define BATCH_EXIT_USAGE 2      /* bad command line: nothing was done */
+#define BATCH_EXIT_ENV 3        /* the kit is not usable (grader or make missing) */
+
+#define ID_MAX 128
+#define REASON_MAX 1024
+
+typedef enum sub_status {
+    ST_PENDING = 0,   /* to be built and graded */
+    ST_GRADED,        /* the grader ran: points out of max */
+    ST_NOT_COMPILED,  /* nvcc failed: reason holds the first error */
+    ST_NOT_GRADED,    /* the grader could not grade it: reason says why */
+    ST_REJECTED       /* not a usable submission: reason says why */
+} sub_status;
+
+const char *status_name(sub_status s); /* "graded", "not-compiled", ... */
+sub_status status_parse(const char *s);
+
+typedef struct check_rec {
+    char *kernel, *check, *status, *message, *measured, *expected, *hint;
+    double points, max_points;
+} check_rec;
+
+/* One student's result: what RESULTS_DIR/STUDENT.json holds. */
+typedef struct result {
+    char student[ID_MAX];
+    char entry[ID_MAX * 2];  /* the entry of SUBMISSIONS_DIR it came from */
+    char source[1024];       /* where labN.cu was found, relative ("alice.zip:alice/lab3.cu") */
+    char sha256[65];
+    char lab[16];
+    sub_status status;
+    char reason[REASON_MAX];
+    double points, max_points;
+    double build_seconds, grade_seconds;
+    int grader_exit;         /* -1: the grader did not run */
+    int not_measured;
+    int final;               /* a re-run keeps it (unless --regrade) */
+    check_rec *checks;
+    int n_checks;
+} result;
+
+void result_free_checks(result *r);
+
+/* One entry of SUBMISSIONS_DIR after discovery. */
+typedef struct submission {
+    char student[ID_MAX];
+    char entry[ID_MAX * 2];
+    char source[1024];     /* relative description of where labN.cu was found */
+    char *code;            /* labN.cu's bytes (NULL when rejected) */
+    size_t code_len;
+    char sha256[65];
+    sub_status status;     /* ST_PENDING or ST_REJECTED */
+    char reason[REASON_MAX];
+} submission;
+
+typedef struct discover_limits {
+    long long max_source;   /* bytes of labN.cu */
+    long long max_archive;  /* bytes of an archive file, and of everything it holds */
+    long long max_entries;  /* entries of an archive or a folder */
+} discover_limits;
+
+/*
+ * Each entry of dir (names in `only`, when given, are the ones kept; a NULL
+ * name list keeps all). Returns the count, *out an array sorted by student
+ * id, or -1 with a message in err when dir cannot be read.
+ */
+int discover(const char *dir, const lab_def *lab, const discover_limits *lim,
+             char *const *only, int n_only, submission **out, char *err, size_t errlen);
+/* Discovery of one entry (a name inside dir). */
+void discover_entry(const char *dir, const char *name, const lab_def *lab,
+                    const discover_limits *lim, submission *s);
+void submissions_free(submission *s, int n);
+void sha256_hex(const void *data, size_t len, char out[65]);
+
+/* Results folder records. */
+int record_write(const char *results_dir, const result *r, char *err, size_t errlen);
+int record_read(const char *path, result *r); /* 0, or -1 when absent or unreadable */
+void record_clean_temps(const char *results_dir);
+
+/* Filling a result from the grader's --json output. */
+void result_from_grader_json(result *r, const char *json_path, int exit_status,
+                             const char *fallback_reason);
+
+/* Options of a run. */
+typedef struct batch_opts {
+    const lab_def *lab;
+    const char *submissions, *results;
+    const char *kit, *grader, *nvcc, *nvcc_arch, *make;
+    int jobs;
+    int gpus[64], n_gpus;
+    double time_limit;
+    int regrade;
+    char **only; int n_only;
+    char **grader_args; int n_grader_args;
+    discover_limits limits;
+    int progress;  /* 1: TTY progress line, 0: plain lines, -1: quiet */
+    int slurm; int chunk_size; const char *sbatch; char **sbatch_args; int n_sbatch_args;
+    long task; const char *chunk_file;
+    const char *self; /* this program, for Slurm tasks */
+    char **argv; int argc;
+} batch_opts;
+
+/* Build and grade the pending submissions; records each result as it is done.
+ * results[i] corresponds to subs[i]. Returns 0, or -1 if the pipeline could not start. */
+int pipeline_run(const batch_opts *o, submission *subs, int n, result *results);
+
+/* Reports over all results of the class (RESULTS_DIR/...). Returns 0 or -1. */
+int reports_write(const batch_opts *o, const result *rs, int n, char *err, size_t errlen);
+void summary_print(FILE *f, const batch_opts *o, const result *rs, int n);
+
+/* --slurm: grade the pending submissions through a job array. */
+int slurm_run(const batch_opts *o, submission *subs, int n, result *results);
+
+/* Small helpers (util.c). */
+double now_seconds(void);
+int mkdir_p(const char *path, int mode);
+int rm_rf(const char *path);
+int write_file_atomic(const char *dir, const char *name, const void *data, size_t len,
+                      char *err, size_t errlen);
+int write_file(const char *path, const void *data, size_t len);
+char *read_file_all(const char *path, size_t *len, long long cap);
+void result_init_from_sub(result *r, const submission *s, const lab_def *lab);
+
+#endif

@@ -1,0 +1,425 @@
+/* main.c - smemlab-batch: a folder of submissions in, the gradebook formats out. */
+#define _GNU_SOURCE
+#include "batch.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+"usage: smemlab-batch [options] LAB SUBMISSIONS_DIR [-o RESULTS_DIR]\n"
+"Grade a class: each entry of SUBMISSIONS_DIR is one student, either a folder\n"
+"holding LAB.cu (anywhere inside, exactly once), a .zip/.tar.gz/.tgz of such a\n"
+"folder, or a file STUDENT.cu. The student id is the entry's name less its\n"
+"extension (letters, digits, '.', '_', '-'). Each distinct source is built\n"
+"once with the kit's flags (make lab-lib) beside a copy of common/, graded by\n"
+"smemlab-grade, and recorded at once in RESULTS_DIR/STUDENT.json.\n"
+"\n"
+"  LAB                  lab1 ... lab6 (or 1 ... 6)\n"
+"  -o, --results DIR    results folder (default: results-LAB); made if missing\n"
+"  -j, --jobs N         builds at a time (default: the CPU cores available)\n"
+"  --gpus LIST          GPUs to grade on, one grader each (default 0; e.g. 0,1)\n"
+"  --time-limit SEC     wall limit of one submission's grading (default 300);\n"
+"                       past it the grader's process group is killed\n"
+"  --regrade            grade again what RESULTS_DIR already holds\n"
+"  --only ID,ID...      grade (again) just these students; reports still cover all\n"
+"  --grader-arg ARG     pass ARG to smemlab-grade (repeat; e.g. --grader-arg=--seed=7)\n"
+"  --grader PATH        the grader (default: smemlab-grade beside this program)\n"
+"  --kit DIR            the kit's top folder (default: the parent of this program's folder)\n"
+"  --nvcc PATH          nvcc to build with (passed to make as NVCC)\n"
+"  --nvcc-arch FLAGS    architecture flags (default: `make -s nvcc-arch`, asked once)\n"
+"  --max-source BYTES   cap on LAB.cu (default 1048576)\n"
+"  --max-archive BYTES  cap on an archive and on what it unpacks to (default 67108864)\n"
+"  --max-entries N      cap on the entries of an archive or folder (default 10000)\n"
+"  --progress, --plain, --quiet   progress line (default on a terminal), one line\n"
+"                       per submission (default otherwise), or only the summary\n"
+"\n"
+"Slurm:\n"
+"  --slurm              grade as a Slurm job array (sbatch --wait): each task takes\n"
+"                       a chunk of submissions on one GPU (--gres=gpu:1) and runs\n"
+"                       smemlab-batch --task; then the reports are written here\n"
+"  --chunk-size N       submissions per array task (default 10)\n"
+"  --sbatch PATH        sbatch to call (default: sbatch)\n"
+"  --sbatch-arg ARG     extra sbatch option (repeat; e.g. --sbatch-arg=--partition=gpu)\n"
+"  --task I --chunk-file F   (what a task runs) grade the entries listed in F, one\n"
+"                       name per line, into RESULTS_DIR; no reports\n"
+"\n"
+"Reports (RESULTS_DIR): gradebook.csv, junit.xml, feedback/ID.txt and .html,\n"
+"gradescope/ID/results.json, autolab/ID.txt (last line: Autolab's JSON).\n"
+"\n"
+"exit status: 0 every submission has a result; 1 some could not be graded (no\n"
+"GPU, time limit, Slurm task lost: see the summary); 2 bad command line, nothing\n"
+"done; 3 the kit is not usable (grader not built, make or nvcc missing)\n");
+}
+
+static int bad(const char *fmt, const char *arg)
+{
+    fprintf(stderr, "smemlab-batch: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\nTry `smemlab-batch --help`.\n");
+    return BATCH_EXIT_USAGE;
+}
+
+static int parse_long(const char *s, long lo, long hi, long *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || end == s || *end || v < lo || v > hi)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static char **split_list(const char *s, int *n)
+{
+    char *copy = strdup(s), *save = NULL;
+    char **out = calloc(strlen(s) + 1, sizeof *out);
+    *n = 0;
+    for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save))
+        if (*t)
+            out[(*n)++] = strdup(t);
+    free(copy);
+    return out;
+}
+
+static char *absolute(const char *p)
+{
+    char *r = realpath(p, NULL);
+    return r ? r : strdup(p);
+}
+
+static int cores(void)
+{
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
+        return CPU_COUNT(&set);
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (int)n : 1;
+}
+
+/* `make -s -C KIT nvcc-arch`: the architecture flags, asked once. */
+static char *ask_arch(const batch_opts *o)
+{
+    int fd[2];
+    if (pipe(fd))
+        return NULL;
+    char nv[1100];
+    snprintf(nv, sizeof nv, "NVCC=%s", o->nvcc ? o->nvcc : "nvcc");
+    pid_t pid = fork();
+    if (pid == 0) {
+        dup2(fd[1], 1);
+        close(fd[0]);
+        unsetenv("MAKEFLAGS");
+        unsetenv("MAKELEVEL");
+        execlp(o->make, o->make, "-s", "--no-print-directory", "-C", o->kit, "nvcc-arch",
+               o->nvcc ? nv : NULL, (char *)NULL);
+        _exit(127);
+    }
+    close(fd[1]);
+    char buf[2048];
+    size_t n = 0;
+    ssize_t r;
+    while ((r = read(fd[0], buf + n, sizeof buf - 1 - n)) > 0)
+        n += (size_t)r;
+    close(fd[0]);
+    buf[n] = 0;
+    int st;
+    waitpid(pid, &st, 0);
+    if (!WIFEXITED(st) || WEXITSTATUS(st))
+        return NULL;
+    while (n && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
+        buf[--n] = 0;
+    return n ? strdup(buf) : NULL;
+}
+
+static int in_list(char **list, int n, const char *s)
+{
+    for (int i = 0; i < n; i++)
+        if (!strcmp(list[i], s))
+            return 1;
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    enum { O_GPUS = 256, O_TIME, O_REGRADE, O_ONLY, O_GARG, O_GRADER, O_KIT, O_NVCC, O_ARCH,
+           O_MAXSRC, O_MAXARC, O_MAXENT, O_PROGRESS, O_PLAIN, O_QUIET, O_SLURM, O_CHUNK,
+           O_SBATCH, O_SARG, O_TASK, O_CHUNKF, O_HELP };
+    static const struct option longs[] = {
+        {"results", required_argument, 0, 'o'}, {"jobs", required_argument, 0, 'j'},
+        {"gpus", required_argument, 0, O_GPUS}, {"time-limit", required_argument, 0, O_TIME},
+        {"regrade", no_argument, 0, O_REGRADE}, {"only", required_argument, 0, O_ONLY},
+        {"grader-arg", required_argument, 0, O_GARG}, {"grader", required_argument, 0, O_GRADER},
+        {"kit", required_argument, 0, O_KIT}, {"nvcc", required_argument, 0, O_NVCC},
+        {"nvcc-arch", required_argument, 0, O_ARCH},
+        {"max-source", required_argument, 0, O_MAXSRC},
+        {"max-archive", required_argument, 0, O_MAXARC},
+        {"max-entries", required_argument, 0, O_MAXENT},
+        {"progress", no_argument, 0, O_PROGRESS}, {"plain", no_argument, 0, O_PLAIN},
+        {"quiet", no_argument, 0, O_QUIET}, {"slurm", no_argument, 0, O_SLURM},
+        {"chunk-size", required_argument, 0, O_CHUNK}, {"sbatch", required_argument, 0, O_SBATCH},
+        {"sbatch-arg", required_argument, 0, O_SARG}, {"task", required_argument, 0, O_TASK},
+        {"chunk-file", required_argument, 0, O_CHUNKF}, {"help", no_argument, 0, O_HELP},
+        {0, 0, 0, 0}};
+    batch_opts o = {.jobs = cores(), .n_gpus = 1, .time_limit = 300, .make = "make",
+                    .limits = {1 << 20, 64LL << 20, 10000}, .chunk_size = 10, .sbatch = "sbatch",
+                    .task = -1, .argc = argc, .argv = argv};
+    o.progress = isatty(2) ? 1 : 0;
+    o.grader_args = calloc((size_t)argc + 1, sizeof(char *));
+    o.sbatch_args = calloc((size_t)argc + 1, sizeof(char *));
+    const char *results = NULL, *only = NULL;
+    int opt;
+    long v;
+    opterr = 0;
+    while ((opt = getopt_long(argc, argv, ":o:j:", longs, NULL)) != -1) {
+        switch (opt) {
+        case 'o': results = optarg; break;
+        case 'j':
+            if (parse_long(optarg, 1, 1024, &v)) return bad("-j wants a number of builds in 1..1024, not '%s'", optarg);
+            o.jobs = (int)v;
+            break;
+        case O_GPUS: {
+            int n;
+            char **l = split_list(optarg, &n);
+            if (n == 0 || n > 64) return bad("--gpus wants a list of GPU numbers such as 0,1, not '%s'", optarg);
+            for (int i = 0; i < n; i++) {
+                if (parse_long(l[i], 0, 63, &v)) return bad("--gpus: '%s' is not a GPU number (0..63)", l[i]);
+                o.gpus[i] = (int)v;
+            }
+            o.n_gpus = n;
+            break;
+        }
+        case O_TIME: {
+            char *end;
+            double t = strtod(optarg, &end);
+            if (end == optarg || *end || !(t >= 1 && t <= 86400)) return bad("--time-limit wants seconds in 1..86400, not '%s'", optarg);
+            o.time_limit = t;
+            break;
+        }
+        case O_REGRADE: o.regrade = 1; break;
+        case O_ONLY: only = optarg; break;
+        case O_GARG: o.grader_args[o.n_grader_args++] = optarg; break;
+        case O_GRADER: o.grader = optarg; break;
+        case O_KIT: o.kit = optarg; break;
+        case O_NVCC: o.nvcc = optarg; break;
+        case O_ARCH: o.nvcc_arch = optarg; break;
+        case O_MAXSRC: case O_MAXARC: case O_MAXENT:
+            if (parse_long(optarg, 1, LONG_MAX, &v)) return bad("the cap wants a positive whole number, not '%s'", optarg);
+            if (opt == O_MAXSRC) o.limits.max_source = v;
+            else if (opt == O_MAXARC) o.limits.max_archive = v;
+            else o.limits.max_entries = v;
+            break;
+        case O_PROGRESS: o.progress = 1; break;
+        case O_PLAIN: o.progress = 0; break;
+        case O_QUIET: o.progress = -1; break;
+        case O_SLURM: o.slurm = 1; break;
+        case O_CHUNK:
+            if (parse_long(optarg, 1, 100000, &v)) return bad("--chunk-size wants a number >= 1, not '%s'", optarg);
+            o.chunk_size = (int)v;
+            break;
+        case O_SBATCH: o.sbatch = optarg; break;
+        case O_SARG: o.sbatch_args[o.n_sbatch_args++] = optarg; break;
+        case O_TASK:
+            if (parse_long(optarg, 0, 1000000, &v)) return bad("--task wants the array index, not '%s'", optarg);
+            o.task = v;
+            break;
+        case O_CHUNKF: o.chunk_file = optarg; break;
+        case O_HELP: usage(stdout); return 0;
+        case ':': return bad("%s needs a value", argv[optind - 1]);
+        default: return bad("unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (argc - optind != 2)
+        return bad("%s", argc - optind < 2 ? "give LAB and SUBMISSIONS_DIR"
+                                           : "too many arguments: give LAB and SUBMISSIONS_DIR");
+    o.lab = lab_find(argv[optind]);
+    if (!o.lab)
+        return bad("unknown lab '%s' (the labs are lab1 ... lab6)", argv[optind]);
+    if ((o.task >= 0) != (o.chunk_file != NULL))
+        return bad("%s", "--task and --chunk-file go together (what a Slurm array task runs)");
+    if (o.slurm && o.task >= 0)
+        return bad("%s", "--slurm submits the tasks; a task does not take --slurm");
+
+    struct stat st;
+    const char *subdir = argv[optind + 1];
+    if (stat(subdir, &st) || !S_ISDIR(st.st_mode))
+        return bad("the submissions folder '%s' does not exist or is not a folder", subdir);
+    if (access(subdir, R_OK | X_OK))
+        return bad("the submissions folder '%s' is not readable", subdir);
+    o.submissions = absolute(subdir);
+
+    char def_results[64];
+    if (!results) {
+        snprintf(def_results, sizeof def_results, "results-%s", o.lab->id);
+        results = def_results;
+    }
+    if (mkdir_p(results, 0755))
+        return bad("cannot make the results folder '%s'", results);
+    if (stat(results, &st) || !S_ISDIR(st.st_mode))
+        return bad("the results folder '%s' is not a folder", results);
+    char probe[4200];
+    snprintf(probe, sizeof probe, "%s/.smemlab-batch.probe.%ld", results, (long)getpid());
+    int pfd = open(probe, O_WRONLY | O_CREAT | O_EXCL, 0600);
+    if (pfd < 0)
+        return bad("the results folder '%s' is not writable", results);
+    close(pfd);
+    unlink(probe);
+    o.results = absolute(results);
+
+    /* The kit and the grader: beside this program unless told. */
+    char *self = realpath("/proc/self/exe", NULL);
+    o.self = self ? self : argv[0];
+    char exe_dir[4096] = ".", kit_guess[4200], grader_guess[4200];
+    if (self) {
+        snprintf(exe_dir, sizeof exe_dir, "%s", self);
+        char *slash = strrchr(exe_dir, '/');
+        if (slash)
+            *slash = 0;
+    }
+    snprintf(kit_guess, sizeof kit_guess, "%s/..", exe_dir);
+    snprintf(grader_guess, sizeof grader_guess, "%s/smemlab-grade", exe_dir);
+    o.kit = absolute(o.kit ? o.kit : kit_guess);
+    o.grader = absolute(o.grader ? o.grader : grader_guess);
+    char mk[4200];
+    snprintf(mk, sizeof mk, "%s/common/smemlab.h", o.kit);
+    if (access(mk, R_OK))
+        return bad("'%s' is not the kit's top folder (no common/smemlab.h): give --kit DIR", o.kit);
+    if (!o.slurm && access(o.grader, X_OK)) {
+        fprintf(stderr, "smemlab-batch: the grader %s is not built: run `make batch` (or "
+                "make %s/smemlab-grade) in the kit\n", o.grader, exe_dir);
+        return BATCH_EXIT_ENV;
+    }
+
+    /* One batch at a time per results folder (tasks of an array write side by side). */
+    if (o.task < 0) {
+        char lock[4200];
+        snprintf(lock, sizeof lock, "%s/.smemlab-batch.lock", o.results);
+        int lfd = open(lock, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+        if (lfd < 0 || flock(lfd, LOCK_EX | LOCK_NB)) {
+            fprintf(stderr, "smemlab-batch: another smemlab-batch is writing to %s: wait for "
+                    "it or give another -o\n", o.results);
+            return BATCH_EXIT_USAGE;
+        }
+        record_clean_temps(o.results);
+    }
+
+    /* Discovery. */
+    submission *subs = NULL;
+    int n = 0;
+    char err[1024];
+    if (o.task >= 0) {
+        char *list = read_file_all(o.chunk_file, NULL, 16 << 20);
+        if (!list)
+            return bad("cannot read the chunk file '%s'", o.chunk_file);
+        int cap = 16;
+        subs = calloc((size_t)cap, sizeof *subs);
+        for (char *save = NULL, *t = strtok_r(list, "\n", &save); t; t = strtok_r(NULL, "\n", &save)) {
+            if (!*t)
+                continue;
+            if (n == cap)
+                subs = realloc(subs, sizeof *subs * (size_t)(cap *= 2));
+            discover_entry(o.submissions, t, o.lab, &o.limits, &subs[n++]);
+        }
+        free(list);
+    } else {
+        n = discover(o.submissions, o.lab, &o.limits, NULL, 0, &subs, err, sizeof err);
+        if (n < 0)
+            return bad("%s", err);
+    }
+    if (only) {
+        o.only = split_list(only, &o.n_only);
+        for (int i = 0; i < o.n_only; i++) {
+            int found = 0;
+            for (int k = 0; k < n; k++)
+                found |= !strcmp(subs[k].student, o.only[i]);
+            if (!found)
+                return bad("--only: no submission has the student id '%s'", o.only[i]);
+        }
+    }
+
+    /* What is already recorded stays, unless asked or the source changed. */
+    result *rs = calloc((size_t)(n ? n : 1), sizeof *rs);
+    int pending = 0, rejected = 0;
+    for (int i = 0; i < n; i++) {
+        submission *s = &subs[i];
+        if (s->status == ST_REJECTED) {
+            rejected++;
+            result_init_from_sub(&rs[i], s, o.lab);
+            if (record_write(o.results, &rs[i], err, sizeof err))
+                fprintf(stderr, "smemlab-batch: %s\n", err);
+            continue;
+        }
+        char path[4400];
+        snprintf(path, sizeof path, "%s/%s.json", o.results, s->student);
+        result old;
+        int keep = o.task < 0 && !o.regrade && !(o.only && in_list(o.only, o.n_only, s->student));
+        if (keep && record_read(path, &old) == 0) {
+            if (old.final && !strcmp(old.sha256, s->sha256) && !strcmp(old.lab, o.lab->id)) {
+                rs[i] = old;
+                s->status = old.status; /* not pending */
+                continue;
+            }
+            result_free_checks(&old);
+        }
+        if (o.only && !in_list(o.only, o.n_only, s->student) && record_read(path, &old) == 0) {
+            rs[i] = old; /* not asked for: as recorded */
+            s->status = old.status;
+            continue;
+        }
+        if (o.only && !in_list(o.only, o.n_only, s->student)) {
+            result_init_from_sub(&rs[i], s, o.lab);
+            rs[i].status = ST_NOT_GRADED;
+            snprintf(rs[i].reason, sizeof rs[i].reason, "not graded: left out by --only");
+            s->status = ST_NOT_GRADED;
+            continue;
+        }
+        pending++;
+    }
+    if (o.progress >= 0 && o.task < 0)
+        printf("%s: %d submissions in %s: %d to grade, %d already recorded, %d not usable\n",
+               o.lab->id, n, o.submissions, pending, n - pending - rejected, rejected);
+    fflush(stdout);
+
+    int rc = 0;
+    if (pending && !o.slurm && !o.nvcc_arch) {
+        char *arch = ask_arch(&o);
+        if (!arch) {
+            fprintf(stderr, "smemlab-batch: `make -s -C %s nvcc-arch` failed: is make installed "
+                    "and %s the kit?\n", o.kit, o.kit);
+            return BATCH_EXIT_ENV;
+        }
+        o.nvcc_arch = arch;
+    }
+    if (pending)
+        rc = o.slurm ? slurm_run(&o, subs, n, rs) : pipeline_run(&o, subs, n, rs);
+    if (rc)
+        return BATCH_EXIT_ENV;
+
+    int not_graded = 0;
+    for (int i = 0; i < n; i++)
+        not_graded += rs[i].status == ST_NOT_GRADED;
+    if (o.task >= 0)
+        return not_graded ? BATCH_EXIT_NOT_GRADED : BATCH_EXIT_OK;
+    if (reports_write(&o, rs, n, err, sizeof err)) {
+        fprintf(stderr, "smemlab-batch: %s\n", err);
+        return BATCH_EXIT_ENV;
+    }
+    if (o.progress >= -1)
+        summary_print(stdout, &o, rs, n);
+    for (int i = 0; i < n; i++)
+        result_free_checks(&rs[i]);
+    free(rs);
+    submissions_free(subs, n);
+    return not_graded ? BATCH_EXIT_NOT_GRADED : BATCH_EXIT_OK;
+}

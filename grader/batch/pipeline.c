@@ -1,0 +1,478 @@
+/*
+ * pipeline.c - build on the CPU cores, grade on the GPUs, record at once.
+ *
+ * Submissions with the same source (sha256) form one job: built and graded
+ * once, the result recorded for each of them. Up to -j builds run at a time
+ * (`make lab-lib`, each in its own scratch folder holding labN.cu and a copy of
+ * common/); each finished build joins a queue that one grader per GPU takes
+ * from, so a GPU waits for nvcc only when the queue is empty. Every child is
+ * the leader of its own process group: a grader past the time limit is killed
+ * with everything it started. One event loop (waitpid), no threads.
+ */
+#define _GNU_SOURCE
+#include "batch.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define BUILD_LIMIT_S 900.0
+
+typedef enum { J_QUEUED, J_BUILDING, J_BUILT, J_GRADING, J_DONE } job_state;
+
+typedef struct job {
+    int *subs, n_subs;     /* indexes into the submissions */
+    job_state state;
+    char dir[4096];        /* scratch folder of this source */
+    pid_t pid;
+    double started, build_s, grade_s;
+    int gpu_slot;
+    result outcome;        /* filled for the first submission, copied to the others */
+} job;
+
+static volatile sig_atomic_t stop_signal;
+static void on_signal(int sig) { stop_signal = sig; }
+
+static char scratch_root[4096];
+
+static int copy_file(const char *from, const char *to)
+{
+    size_t len;
+    char *data = read_file_all(from, &len, 0);
+    if (!data)
+        return -1;
+    int rc = write_file(to, data, len);
+    free(data);
+    return rc;
+}
+
+/* SCRATCH/N/labN.cu and SCRATCH/N/common/ (every file of the kit's common/). */
+static int prepare_scratch(const batch_opts *o, job *j, const submission *s, int n)
+{
+    snprintf(j->dir, sizeof j->dir, "%s/%d", scratch_root, n);
+    char p[4200], from[4200];
+    snprintf(p, sizeof p, "%s/common", j->dir);
+    if (mkdir(j->dir, 0700) || mkdir(p, 0700))
+        return -1;
+    snprintf(from, sizeof from, "%s/common", o->kit);
+    DIR *d = opendir(from);
+    if (!d)
+        return -1;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] == '.')
+            continue;
+        char a[4400], b[4400];
+        snprintf(a, sizeof a, "%s/%s", from, e->d_name);
+        snprintf(b, sizeof b, "%s/common/%s", j->dir, e->d_name);
+        if (copy_file(a, b)) {
+            closedir(d);
+            return -1;
+        }
+    }
+    closedir(d);
+    snprintf(p, sizeof p, "%s/%s.cu", j->dir, o->lab->id);
+    return write_file(p, s->code, s->code_len);
+}
+
+static pid_t spawn(char *const argv[], const char *log_path)
+{
+    pid_t pid = fork();
+    if (pid != 0)
+        return pid;
+    setpgid(0, 0);
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    signal(SIGINT, SIG_DFL);
+    signal(SIGTERM, SIG_DFL);
+    int fd = open(log_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    int nul = open("/dev/null", O_RDONLY);
+    if (fd < 0 || nul < 0)
+        _exit(127);
+    dup2(nul, 0);
+    dup2(fd, 1);
+    dup2(fd, 2);
+    unsetenv("MAKEFLAGS"); /* a `make batch` above us: not its jobserver */
+    unsetenv("MFLAGS");
+    unsetenv("MAKELEVEL");
+    execvp(argv[0], argv);
+    dprintf(2, "cannot run %s: %s\n", argv[0], strerror(errno));
+    _exit(127);
+}
+
+static void start_build(const batch_opts *o, job *j)
+{
+    char a_lab[64], a_src[4300], a_out[4300], a_common[4300], a_arch[1100], a_nvcc[1100],
+        a_kit[4200], log[4300];
+    snprintf(a_lab, sizeof a_lab, "LAB=%s", o->lab->id);
+    snprintf(a_src, sizeof a_src, "SRC=%s/%s.cu", j->dir, o->lab->id);
+    snprintf(a_out, sizeof a_out, "OUT=%s/%s.so", j->dir, o->lab->id);
+    snprintf(a_common, sizeof a_common, "LAB_COMMON=%s/common", j->dir);
+    snprintf(a_arch, sizeof a_arch, "NVCC_ARCH=%s", o->nvcc_arch ? o->nvcc_arch : "");
+    snprintf(a_nvcc, sizeof a_nvcc, "NVCC=%s", o->nvcc ? o->nvcc : "nvcc");
+    snprintf(a_kit, sizeof a_kit, "%s", o->kit);
+    snprintf(log, sizeof log, "%s/build.log", j->dir);
+    char *argv[16];
+    int n = 0;
+    argv[n++] = (char *)o->make;
+    argv[n++] = "-s";
+    argv[n++] = "--no-print-directory";
+    argv[n++] = "-C";
+    argv[n++] = a_kit;
+    argv[n++] = "lab-lib";
+    argv[n++] = a_lab;
+    argv[n++] = a_src;
+    argv[n++] = a_out;
+    argv[n++] = a_common;
+    if (o->nvcc_arch)
+        argv[n++] = a_arch;
+    if (o->nvcc)
+        argv[n++] = a_nvcc;
+    argv[n] = NULL;
+    j->started = now_seconds();
+    j->pid = spawn(argv, log);
+    j->state = J_BUILDING;
+}
+
+static void start_grade(const batch_opts *o, job *j, int slot)
+{
+    char so[4300], json[4300], dev[16], log[4300];
+    snprintf(so, sizeof so, "%s/%s.so", j->dir, o->lab->id);
+    snprintf(json, sizeof json, "%s/grade.json", j->dir);
+    snprintf(log, sizeof log, "%s/grade.log", j->dir);
+    snprintf(dev, sizeof dev, "%d", o->gpus[slot]);
+    char **argv = calloc((size_t)o->n_grader_args + 12, sizeof *argv);
+    int n = 0;
+    argv[n++] = (char *)o->grader;
+    argv[n++] = "--lib";
+    argv[n++] = so;
+    argv[n++] = "--json";
+    argv[n++] = json;
+    argv[n++] = "--device";
+    argv[n++] = dev;
+    for (int i = 0; i < o->n_grader_args; i++)
+        argv[n++] = o->grader_args[i];
+    argv[n++] = (char *)o->lab->id;
+    argv[n] = NULL;
+    j->started = now_seconds();
+    j->pid = spawn(argv, log);
+    free(argv);
+    j->gpu_slot = slot;
+    j->state = J_GRADING;
+}
+
+/* --- compile errors -------------------------------------------------------------- */
+
+/* The first error of the build log, as "lab3.cu:12: expected an expression":
+ * paths relative to the scratch folder, and the text of an error only when it
+ * is in the student's file or the kit's common/ (never another file's). */
+static void first_error(const char *log, const char *dir, const char *lab_file, char *out,
+                        size_t size)
+{
+    char *text = read_file_all(log, NULL, 16 << 20);
+    out[0] = 0;
+    if (!text)
+        return;
+    size_t dl = strlen(dir);
+    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+        char *e = strstr(line, "error");
+        if (!e && !strstr(line, "undefined reference"))
+            continue;
+        /* drop the scratch folder from every path on the line */
+        char clean[2048];
+        size_t o = 0;
+        for (const char *p = line; *p && o + 1 < sizeof clean;) {
+            if (!strncmp(p, dir, dl) && p[dl] == '/') {
+                p += dl + 1;
+                continue;
+            }
+            clean[o++] = *p++;
+        }
+        clean[o] = 0;
+        /* FILE(LINE): error: MSG (nvcc) or FILE:LINE:COL: [fatal ]error: MSG (gcc) */
+        char file[1024] = "", msg[1024] = "";
+        int ln = 0;
+        const char *m;
+        char *paren = strchr(clean, '(');
+        if (paren && sscanf(paren, "(%d):", &ln) == 1 && (m = strstr(paren, "error: "))) {
+            snprintf(file, sizeof file, "%.*s", (int)(paren - clean), clean);
+            snprintf(msg, sizeof msg, "%s", m + 7);
+        } else {
+            char *c1 = strchr(clean, ':');
+            if (c1 && sscanf(c1, ":%d", &ln) == 1 && (m = strstr(c1, "error: "))) {
+                snprintf(file, sizeof file, "%.*s", (int)(c1 - clean), clean);
+                snprintf(msg, sizeof msg, "%s", m + 7);
+            }
+        }
+        if (!file[0]) {
+            if (strstr(clean, "undefined reference"))
+                snprintf(out, size, "does not link: a function it calls is not defined");
+            else
+                continue; /* "1 error detected", "make: *** [...] Error 1" */
+        } else if (!strcmp(file, lab_file) || !strncmp(file, "common/", 7))
+            snprintf(out, size, "does not compile: %s:%d: %s", file, ln, msg);
+        else
+            snprintf(out, size, "does not compile: an error in a file that %s includes (%s)",
+                     lab_file, file[0] == '/' ? "outside the submission" : file);
+        break;
+    }
+    free(text);
+}
+
+/* --- results ------------------------------------------------------------------------ */
+
+static void finish_job(const batch_opts *o, job *j, submission *subs, result *results,
+                       int *done, int total, double t0)
+{
+    for (int i = 0; i < j->n_subs; i++) {
+        int k = j->subs[i];
+        result *r = &results[k];
+        result_init_from_sub(r, &subs[k], o->lab);
+        r->status = j->outcome.status;
+        snprintf(r->reason, sizeof r->reason, "%s", j->outcome.reason);
+        r->points = j->outcome.points;
+        if (j->outcome.max_points > 0)
+            r->max_points = j->outcome.max_points;
+        r->build_seconds = j->build_s;
+        r->grade_seconds = j->grade_s;
+        r->grader_exit = j->outcome.grader_exit;
+        r->not_measured = j->outcome.not_measured;
+        r->final = j->outcome.final;
+        if (j->outcome.n_checks) {
+            r->checks = calloc((size_t)j->outcome.n_checks, sizeof *r->checks);
+            for (int c = 0; c < j->outcome.n_checks; c++) {
+                check_rec *a = &r->checks[c];
+                const check_rec *b = &j->outcome.checks[c];
+                *a = *b;
+                a->kernel = strdup(b->kernel); a->check = strdup(b->check);
+                a->status = strdup(b->status); a->message = strdup(b->message);
+                a->measured = strdup(b->measured); a->expected = strdup(b->expected);
+                a->hint = strdup(b->hint);
+            }
+            r->n_checks = j->outcome.n_checks;
+        }
+        char err[512];
+        if (record_write(o->results, r, err, sizeof err))
+            fprintf(stderr, "smemlab-batch: %s\n", err);
+        (*done)++;
+        if (o->progress == 0) {
+            if (r->status == ST_GRADED)
+                printf("[%d/%d] %s: %g/%g%s%s\n", *done, total, r->student, r->points,
+                       r->max_points, r->reason[0] ? " - " : "", r->reason);
+            else
+                printf("[%d/%d] %s: %s\n", *done, total, r->student, r->reason);
+            fflush(stdout);
+        } else if (o->progress == 1) {
+            double el = now_seconds() - t0, rate = *done / (el > 0 ? el : 1);
+            double eta = rate > 0 ? (total - *done) / rate : 0;
+            fprintf(stderr, "\r\033[K[%d/%d] %.1f/s, ETA %d:%02d - %s: %s", *done, total,
+                    rate, (int)eta / 60, (int)eta % 60, r->student, status_name(r->status));
+            fflush(stderr);
+        }
+    }
+    result_free_checks(&j->outcome);
+    rm_rf(j->dir);
+    j->state = J_DONE;
+}
+
+static void build_done(const batch_opts *o, job *j, int status, int killed)
+{
+    j->build_s = now_seconds() - j->started;
+    char so[4300], log[4300], lab_file[32];
+    snprintf(so, sizeof so, "%s/%s.so", j->dir, o->lab->id);
+    snprintf(log, sizeof log, "%s/build.log", j->dir);
+    snprintf(lab_file, sizeof lab_file, "%s.cu", o->lab->id);
+    if (!killed && WIFEXITED(status) && WEXITSTATUS(status) == 0 && access(so, R_OK) == 0) {
+        j->state = J_BUILT;
+        return;
+    }
+    j->outcome.status = ST_NOT_COMPILED;
+    j->outcome.final = 1;
+    j->outcome.grader_exit = -1;
+    if (killed)
+        snprintf(j->outcome.reason, sizeof j->outcome.reason,
+                 "does not compile: the build took longer than %.0f s", BUILD_LIMIT_S);
+    else {
+        first_error(log, j->dir, lab_file, j->outcome.reason, sizeof j->outcome.reason);
+        if (!j->outcome.reason[0]) {
+            if (WIFEXITED(status) && WEXITSTATUS(status) == 127) {
+                j->outcome.status = ST_NOT_GRADED; /* the kit's fault, not the student's */
+                j->outcome.final = 0;
+                snprintf(j->outcome.reason, sizeof j->outcome.reason,
+                         "not graded: make or nvcc could not be run (make lab-lib in %s)", o->kit);
+            } else
+                snprintf(j->outcome.reason, sizeof j->outcome.reason,
+                         "does not compile: the build failed (status %d) without an error message",
+                         WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+        }
+    }
+    j->state = J_DONE; /* finish_job follows */
+}
+
+static void grade_done(const batch_opts *o, job *j, int status, int killed)
+{
+    j->grade_s = now_seconds() - j->started;
+    char json[4300], why[256];
+    snprintf(json, sizeof json, "%s/grade.json", j->dir);
+    const char *fallback = NULL;
+    int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    if (killed) {
+        snprintf(why, sizeof why, "grading took longer than the limit of %g s (killed)",
+                 o->time_limit);
+        fallback = why;
+    } else if (WIFSIGNALED(status)) {
+        snprintf(why, sizeof why, "the grader died (signal %d)", WTERMSIG(status));
+        fallback = why;
+    } else if (code == 2) {
+        snprintf(why, sizeof why, "the grader refused its command line (exit 2): see "
+                 "--grader-arg");
+        fallback = why;
+    }
+    result_from_grader_json(&j->outcome, json, code, fallback);
+    if (killed)
+        j->outcome.final = 1; /* a submission that hangs the grader hangs it again */
+    (void)o;
+}
+
+int pipeline_run(const batch_opts *o, submission *subs, int n, result *results)
+{
+    const char *tmp = getenv("TMPDIR");
+    snprintf(scratch_root, sizeof scratch_root, "%s/smemlab-batch.XXXXXX",
+             tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(scratch_root)) {
+        fprintf(stderr, "smemlab-batch: cannot make a scratch folder in %s: %s\n",
+                tmp && *tmp ? tmp : "/tmp", strerror(errno));
+        return -1;
+    }
+
+    /* Jobs: one per distinct source, in the order of the (sorted) submissions. */
+    job *jobs = calloc((size_t)(n ? n : 1), sizeof *jobs);
+    int n_jobs = 0, total = 0;
+    for (int i = 0; i < n; i++) {
+        if (subs[i].status != ST_PENDING)
+            continue;
+        total++;
+        int k;
+        for (k = 0; k < n_jobs; k++)
+            if (!strcmp(subs[jobs[k].subs[0]].sha256, subs[i].sha256))
+                break;
+        if (k == n_jobs) {
+            jobs[k].subs = calloc((size_t)n, sizeof(int));
+            jobs[k].gpu_slot = -1;
+            if (prepare_scratch(o, &jobs[k], &subs[i], k)) {
+                fprintf(stderr, "smemlab-batch: cannot prepare %s: %s\n", jobs[k].dir,
+                        strerror(errno));
+                free(jobs[k].subs);
+                free(jobs);
+                rm_rf(scratch_root);
+                return -1;
+            }
+            n_jobs++;
+        }
+        jobs[k].subs[jobs[k].n_subs++] = i;
+    }
+
+    struct sigaction sa = {.sa_handler = on_signal}, old_int, old_term;
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
+
+    int gpu_busy[64];
+    for (int g = 0; g < o->n_gpus; g++)
+        gpu_busy[g] = -1;
+    int building = 0, done = 0, next_build = 0, finished = 0;
+    int *built_queue = calloc((size_t)(n_jobs ? n_jobs : 1), sizeof(int));
+    int q_head = 0, q_tail = 0;
+    double t0 = now_seconds();
+
+    while (finished < n_jobs && !stop_signal) {
+        while (building < o->jobs && next_build < n_jobs) {
+            start_build(o, &jobs[next_build++]);
+            building++;
+        }
+        for (int g = 0; g < o->n_gpus; g++)
+            if (gpu_busy[g] < 0 && q_head < q_tail) {
+                gpu_busy[g] = built_queue[q_head++];
+                start_grade(o, &jobs[gpu_busy[g]], g);
+            }
+        int status;
+        pid_t pid = waitpid(-1, &status, WNOHANG);
+        int killed = 0;
+        if (pid <= 0) {
+            /* nothing ended: enforce the limits, then sleep a little */
+            double t = now_seconds();
+            for (int k = 0; k < n_jobs; k++) {
+                job *j = &jobs[k];
+                double limit = j->state == J_GRADING ? o->time_limit
+                             : j->state == J_BUILDING ? BUILD_LIMIT_S : -1;
+                if (limit > 0 && t - j->started > limit && j->pid > 0) {
+                    kill(-j->pid, SIGKILL);
+                    kill(j->pid, SIGKILL);
+                    waitpid(j->pid, &status, 0);
+                    pid = j->pid;
+                    killed = 1;
+                    break;
+                }
+            }
+            if (!killed) {
+                struct timespec ts = {0, 20 * 1000 * 1000};
+                nanosleep(&ts, NULL);
+                continue;
+            }
+        }
+        int k;
+        for (k = 0; k < n_jobs; k++)
+            if (jobs[k].pid == pid && (jobs[k].state == J_BUILDING || jobs[k].state == J_GRADING))
+                break;
+        if (k == n_jobs)
+            continue; /* not ours */
+        job *j = &jobs[k];
+        kill(-pid, SIGKILL); /* whatever the child left running in its group */
+        j->pid = 0;
+        if (j->state == J_BUILDING) {
+            building--;
+            build_done(o, j, status, killed);
+            if (j->state == J_BUILT)
+                built_queue[q_tail++] = k;
+            else {
+                finish_job(o, j, subs, results, &done, total, t0);
+                finished++;
+            }
+        } else {
+            gpu_busy[j->gpu_slot] = -1;
+            grade_done(o, j, status, killed);
+            finish_job(o, j, subs, results, &done, total, t0);
+            finished++;
+        }
+    }
+    if (stop_signal) { /* interrupted: children go with us, nothing half-recorded */
+        for (int k = 0; k < n_jobs; k++)
+            if (jobs[k].pid > 0) {
+                kill(-jobs[k].pid, SIGKILL);
+                waitpid(jobs[k].pid, NULL, 0);
+            }
+    }
+    if (o->progress == 1 && total)
+        fprintf(stderr, "\n");
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+    for (int k = 0; k < n_jobs; k++)
+        free(jobs[k].subs);
+    free(jobs);
+    free(built_queue);
+    rm_rf(scratch_root);
+    if (stop_signal) {
+        fprintf(stderr, "smemlab-batch: interrupted; %d of %d recorded, run again to finish\n",
+                done, total);
+        int sig = stop_signal;
+        signal(sig, SIG_DFL);
+        raise(sig);
+    }
+    return 0;
+}

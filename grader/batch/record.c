@@ -1,0 +1,193 @@
+/*
+ * record.c - RESULTS_DIR/STUDENT.json: one student's result, written
+ * atomically the moment it is known, and read back by a re-run and by the
+ * reports. The grader's own checks are kept whole.
+ */
+#define _GNU_SOURCE
+#include "batch.h"
+
+#include <cJSON.h>
+#include <dirent.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char *str(const cJSON *o, const char *k)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+    return cJSON_IsString(v) ? v->valuestring : "";
+}
+
+static double num(const cJSON *o, const char *k, double dflt)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+    return cJSON_IsNumber(v) ? v->valuedouble : dflt;
+}
+
+static void read_checks(result *r, const cJSON *arr)
+{
+    int n = cJSON_GetArraySize(arr);
+    if (n <= 0)
+        return;
+    r->checks = calloc((size_t)n, sizeof *r->checks);
+    const cJSON *c;
+    cJSON_ArrayForEach(c, arr) {
+        if (!cJSON_IsObject(c))
+            continue;
+        check_rec *k = &r->checks[r->n_checks++];
+        k->kernel = strdup(str(c, "kernel"));
+        k->check = strdup(str(c, "check"));
+        k->status = strdup(str(c, "status"));
+        k->message = strdup(str(c, "message"));
+        k->measured = strdup(str(c, "measured"));
+        k->expected = strdup(str(c, "expected"));
+        k->hint = strdup(str(c, "hint"));
+        k->points = num(c, "points", 0);
+        k->max_points = num(c, "max_points", 0);
+    }
+}
+
+int record_write(const char *results_dir, const result *r, char *err, size_t errlen)
+{
+    cJSON *o = cJSON_CreateObject(), *checks = cJSON_CreateArray();
+    cJSON_AddStringToObject(o, "tool", "smemlab-batch");
+    cJSON_AddStringToObject(o, "student", r->student);
+    cJSON_AddStringToObject(o, "entry", r->entry);
+    cJSON_AddStringToObject(o, "source", r->source);
+    cJSON_AddStringToObject(o, "sha256", r->sha256);
+    cJSON_AddStringToObject(o, "lab", r->lab);
+    cJSON_AddStringToObject(o, "status", status_name(r->status));
+    cJSON_AddStringToObject(o, "reason", r->reason);
+    cJSON_AddNumberToObject(o, "points", r->points);
+    cJSON_AddNumberToObject(o, "max_points", r->max_points);
+    cJSON_AddNumberToObject(o, "build_seconds", r->build_seconds);
+    cJSON_AddNumberToObject(o, "grade_seconds", r->grade_seconds);
+    cJSON_AddNumberToObject(o, "grader_exit", r->grader_exit);
+    cJSON_AddNumberToObject(o, "not_measured", r->not_measured);
+    cJSON_AddBoolToObject(o, "final", r->final);
+    for (int i = 0; i < r->n_checks; i++) {
+        const check_rec *k = &r->checks[i];
+        cJSON *c = cJSON_CreateObject();
+        cJSON_AddStringToObject(c, "kernel", k->kernel);
+        cJSON_AddStringToObject(c, "check", k->check);
+        cJSON_AddStringToObject(c, "status", k->status);
+        cJSON_AddNumberToObject(c, "points", k->points);
+        cJSON_AddNumberToObject(c, "max_points", k->max_points);
+        cJSON_AddStringToObject(c, "message", k->message);
+        cJSON_AddStringToObject(c, "measured", k->measured);
+        cJSON_AddStringToObject(c, "expected", k->expected);
+        cJSON_AddStringToObject(c, "hint", k->hint);
+        cJSON_AddItemToArray(checks, c);
+    }
+    cJSON_AddItemToObject(o, "checks", checks);
+    char *text = cJSON_Print(o);
+    cJSON_Delete(o);
+    char name[ID_MAX + 8];
+    snprintf(name, sizeof name, "%s.json", r->student);
+    size_t len = strlen(text);
+    char *buf = malloc(len + 2);
+    memcpy(buf, text, len);
+    buf[len] = '\n';
+    buf[len + 1] = 0;
+    free(text);
+    int rc = write_file_atomic(results_dir, name, buf, len + 1, err, errlen);
+    free(buf);
+    return rc;
+}
+
+int record_read(const char *path, result *r)
+{
+    char *text = read_file_all(path, NULL, 64 << 20);
+    if (!text)
+        return -1;
+    cJSON *o = cJSON_Parse(text);
+    free(text);
+    if (!cJSON_IsObject(o) || strcmp(str(o, "tool"), "smemlab-batch")) {
+        cJSON_Delete(o);
+        return -1;
+    }
+    memset(r, 0, sizeof *r);
+    snprintf(r->student, sizeof r->student, "%s", str(o, "student"));
+    snprintf(r->entry, sizeof r->entry, "%s", str(o, "entry"));
+    snprintf(r->source, sizeof r->source, "%s", str(o, "source"));
+    snprintf(r->sha256, sizeof r->sha256, "%s", str(o, "sha256"));
+    snprintf(r->lab, sizeof r->lab, "%s", str(o, "lab"));
+    snprintf(r->reason, sizeof r->reason, "%s", str(o, "reason"));
+    r->status = status_parse(str(o, "status"));
+    r->points = num(o, "points", 0);
+    r->max_points = num(o, "max_points", 0);
+    r->build_seconds = num(o, "build_seconds", 0);
+    r->grade_seconds = num(o, "grade_seconds", 0);
+    r->grader_exit = (int)num(o, "grader_exit", -1);
+    r->not_measured = (int)num(o, "not_measured", 0);
+    r->final = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "final"));
+    read_checks(r, cJSON_GetObjectItemCaseSensitive(o, "checks"));
+    cJSON_Delete(o);
+    return r->status == ST_PENDING ? -1 : 0;
+}
+
+/* Temporary files a kill -9 left behind (.NAME.tmp.PID). */
+void record_clean_temps(const char *results_dir)
+{
+    DIR *d = opendir(results_dir);
+    if (!d)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d)))
+        if (e->d_name[0] == '.' && strstr(e->d_name, ".tmp.")) {
+            char p[4096];
+            snprintf(p, sizeof p, "%s/%s", results_dir, e->d_name);
+            unlink(p);
+        }
+    closedir(d);
+}
+
+/* The grader's exit status and --json file -> the student's result. */
+void result_from_grader_json(result *r, const char *json_path, int exit_status,
+                             const char *fallback_reason)
+{
+    r->grader_exit = exit_status;
+    result_free_checks(r);
+    char *text = json_path ? read_file_all(json_path, NULL, 64 << 20) : NULL;
+    cJSON *o = text ? cJSON_Parse(text) : NULL;
+    free(text);
+    const cJSON *labs = cJSON_GetObjectItemCaseSensitive(o, "labs");
+    const cJSON *lab = cJSON_GetArrayItem(labs, 0);
+    if (fallback_reason || !cJSON_IsObject(lab)) {
+        r->status = ST_NOT_GRADED;
+        r->points = 0;
+        if (fallback_reason)
+            snprintf(r->reason, sizeof r->reason, "not graded: %s", fallback_reason);
+        else
+            snprintf(r->reason, sizeof r->reason,
+                     "not graded: the grader exited with status %d and wrote no results",
+                     exit_status);
+        cJSON_Delete(o);
+        return;
+    }
+    const cJSON *ng = cJSON_GetObjectItemCaseSensitive(lab, "not_graded");
+    read_checks(r, cJSON_GetObjectItemCaseSensitive(lab, "checks"));
+    if (cJSON_IsString(ng)) {
+        r->status = ST_NOT_GRADED;
+        r->points = 0;
+        snprintf(r->reason, sizeof r->reason, "not graded: %s", ng->valuestring);
+    } else {
+        r->status = ST_GRADED;
+        r->final = 1;
+        r->points = num(lab, "points", 0);
+        double max = num(lab, "max_points", 0);
+        if (max > 0)
+            r->max_points = max;
+        r->not_measured = (int)num(o, "not_measured", 0);
+        int failed = (int)num(o, "failed", 0);
+        if (r->not_measured)
+            snprintf(r->reason, sizeof r->reason,
+                     "%d checks not measured (hardware counters unreadable on the grading "
+                     "machine)%s", r->not_measured, failed ? "; some checks failed" : "");
+        else if (failed)
+            snprintf(r->reason, sizeof r->reason, "%d checks failed", failed);
+        else
+            r->reason[0] = 0;
+    }
+    cJSON_Delete(o);
+}

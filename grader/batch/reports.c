@@ -1,0 +1,494 @@
+/*
+ * reports.c - every format an instructor imports, from the class's results:
+ *
+ *   gradebook.csv                 RFC 4180: student, points, max, one column per kernel,
+ *                                 status, reason
+ *   feedback/STUDENT.txt, .html   the student's report (same content; HTML escaped)
+ *   gradescope/STUDENT/results.json   Gradescope's autograder results schema
+ *   autolab/STUDENT.txt           feedback, then Autolab's last-line JSON
+ *                                 {"scores": {...}, "scoreboard": [...]}
+ *   junit.xml                     one testsuite per student, one testcase per check
+ */
+#define _GNU_SOURCE
+#include "batch.h"
+
+#include <cJSON.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+/* --- a growing string ------------------------------------------------------------ */
+typedef struct sb { char *s; size_t n, cap; } sb;
+
+static void sb_add(sb *b, const char *t, size_t len)
+{
+    if (b->n + len + 1 > b->cap) {
+        b->cap = (b->n + len + 1) * 2;
+        b->s = realloc(b->s, b->cap);
+    }
+    memcpy(b->s + b->n, t, len);
+    b->n += len;
+    b->s[b->n] = 0;
+}
+static void sb_puts(sb *b, const char *t) { sb_add(b, t, strlen(t)); }
+static void sb_printf(sb *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *t = NULL;
+    int n = vasprintf(&t, fmt, ap);
+    va_end(ap);
+    if (n >= 0)
+        sb_add(b, t, (size_t)n);
+    free(t);
+}
+
+/* XML and HTML: everything that could be markup, escaped; control bytes XML
+ * 1.0 cannot hold become U+FFFD. */
+static void sb_xml(sb *b, const char *t)
+{
+    for (const unsigned char *p = (const unsigned char *)t; *p; p++) {
+        switch (*p) {
+        case '&': sb_puts(b, "&amp;"); break;
+        case '<': sb_puts(b, "&lt;"); break;
+        case '>': sb_puts(b, "&gt;"); break;
+        case '"': sb_puts(b, "&quot;"); break;
+        case '\'': sb_puts(b, "&#39;"); break;
+        default:
+            if (*p < 0x20 && *p != '\n' && *p != '\t' && *p != '\r')
+                sb_puts(b, "\xef\xbf\xbd");
+            else
+                sb_add(b, (const char *)p, 1);
+        }
+    }
+}
+
+/* CSV field, RFC 4180: quoted when it holds a comma, quote, CR or LF. */
+static void sb_csv(sb *b, const char *t)
+{
+    if (!strpbrk(t, ",\"\r\n")) {
+        sb_puts(b, t);
+        return;
+    }
+    sb_puts(b, "\"");
+    for (const char *p = t; *p; p++)
+        sb_add(b, *p == '"' ? "\"\"" : p, *p == '"' ? 2 : 1);
+    sb_puts(b, "\"");
+}
+
+static double kernel_points(const result *r, const char *kernel, int *seen)
+{
+    double pts = 0;
+    *seen = 0;
+    for (int i = 0; i < r->n_checks; i++)
+        if (!strcmp(r->checks[i].kernel, kernel)) {
+            pts += r->checks[i].points;
+            *seen = 1;
+        }
+    return pts;
+}
+
+static const char *verdict(const result *r)
+{
+    switch (r->status) {
+    case ST_GRADED: return r->points >= r->max_points && r->max_points > 0 ? "full marks" : "graded";
+    case ST_NOT_COMPILED: return "does not compile";
+    case ST_NOT_GRADED: return "not graded";
+    case ST_REJECTED: return "not a usable submission";
+    default: return "pending";
+    }
+}
+
+static const char *check_word(const char *status)
+{
+    if (!strcmp(status, "pass")) return "PASS";
+    if (!strcmp(status, "fail")) return "FAIL";
+    if (!strcmp(status, "not-measured")) return "N/M";
+    if (!strcmp(status, "skipped")) return "SKIP";
+    return "?";
+}
+
+/* --- feedback: one content, two renderings ------------------------------------------ */
+
+static void feedback_text(sb *b, const lab_def *lab, const result *r)
+{
+    sb_printf(b, "smemlab %s (%s): %s\n", lab->id, lab->title, r->student);
+    if (r->source[0])
+        sb_printf(b, "Source: %s\n", r->source);
+    sb_printf(b, "Result: %g/%g, %s\n", r->points, r->max_points, verdict(r));
+    if (r->reason[0])
+        sb_printf(b, "Why: %s\n", r->reason);
+    const char *kernel = "";
+    for (int i = 0; i < r->n_checks; i++) {
+        const check_rec *c = &r->checks[i];
+        if (strcmp(c->kernel, kernel)) {
+            sb_printf(b, "\n%s\n", c->kernel);
+            kernel = c->kernel;
+        }
+        sb_printf(b, "  %-4s  %-16s %g/%g  %s\n", check_word(c->status), c->check, c->points,
+                  c->max_points, c->message);
+        if (strcmp(c->status, "pass") && (c->measured[0] || c->expected[0]))
+            sb_printf(b, "        measured %s; expected %s\n", c->measured, c->expected);
+        if (strcmp(c->status, "pass") && c->hint[0])
+            sb_printf(b, "        hint: %s\n", c->hint);
+    }
+    sb_printf(b, "\nScore: %g/%g\n", r->points, r->max_points);
+}
+
+static void feedback_html(sb *b, const lab_def *lab, const result *r)
+{
+    sb_puts(b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>");
+    sb_printf(b, "smemlab %s: ", lab->id);
+    sb_xml(b, r->student);
+    sb_puts(b, "</title>\n<style>body{font-family:sans-serif;max-width:60em;margin:2em auto}"
+               "td,th{padding:.2em .6em;text-align:left;vertical-align:top}"
+               ".pass{color:#070}.fail{color:#b00}.not-measured,.skipped{color:#a60}"
+               "small{color:#555}</style>\n</head>\n<body>\n<h1>smemlab ");
+    sb_xml(b, lab->id);
+    sb_puts(b, " (");
+    sb_xml(b, lab->title);
+    sb_puts(b, "): ");
+    sb_xml(b, r->student);
+    sb_puts(b, "</h1>\n<dl>\n");
+    if (r->source[0]) {
+        sb_puts(b, "<dt>Source</dt><dd><code>");
+        sb_xml(b, r->source);
+        sb_puts(b, "</code></dd>\n");
+    }
+    sb_printf(b, "<dt>Result</dt><dd>%g/%g, %s</dd>\n", r->points, r->max_points, verdict(r));
+    if (r->reason[0]) {
+        sb_puts(b, "<dt>Why</dt><dd>");
+        sb_xml(b, r->reason);
+        sb_puts(b, "</dd>\n");
+    }
+    sb_puts(b, "</dl>\n");
+    if (r->n_checks) {
+        sb_puts(b, "<table>\n<tr><th>kernel</th><th>check</th><th>result</th><th>points</th>"
+                   "<th>message</th></tr>\n");
+        for (int i = 0; i < r->n_checks; i++) {
+            const check_rec *c = &r->checks[i];
+            sb_puts(b, "<tr class=\"");
+            sb_xml(b, c->status);
+            sb_puts(b, "\"><td>");
+            sb_xml(b, c->kernel);
+            sb_puts(b, "</td><td>");
+            sb_xml(b, c->check);
+            sb_printf(b, "</td><td>%s</td><td>%g/%g</td><td>", check_word(c->status), c->points,
+                      c->max_points);
+            sb_xml(b, c->message);
+            if (strcmp(c->status, "pass") && (c->measured[0] || c->expected[0])) {
+                sb_puts(b, "<br><small>measured ");
+                sb_xml(b, c->measured);
+                sb_puts(b, "; expected ");
+                sb_xml(b, c->expected);
+                sb_puts(b, "</small>");
+            }
+            if (strcmp(c->status, "pass") && c->hint[0]) {
+                sb_puts(b, "<br><small>hint: ");
+                sb_xml(b, c->hint);
+                sb_puts(b, "</small>");
+            }
+            sb_puts(b, "</td></tr>\n");
+        }
+        sb_puts(b, "</table>\n");
+    }
+    sb_printf(b, "<p><strong>Score: %g/%g</strong></p>\n</body>\n</html>\n", r->points,
+              r->max_points);
+}
+
+/* --- Gradescope and Autolab ------------------------------------------------------------- */
+
+static char *gradescope_json(const lab_def *lab, const result *r, const char *feedback)
+{
+    cJSON *o = cJSON_CreateObject(), *tests = cJSON_CreateArray();
+    cJSON_AddNumberToObject(o, "score", r->points);
+    cJSON_AddNumberToObject(o, "execution_time", r->build_seconds + r->grade_seconds);
+    cJSON_AddStringToObject(o, "output", feedback);
+    cJSON_AddStringToObject(o, "visibility", "visible");
+    cJSON_AddStringToObject(o, "stdout_visibility", "hidden");
+    if (r->n_checks == 0) { /* one failed test that says why, worth the lab */
+        cJSON *t = cJSON_CreateObject();
+        cJSON_AddStringToObject(t, "name", lab->id);
+        cJSON_AddNumberToObject(t, "score", 0);
+        cJSON_AddNumberToObject(t, "max_score", r->max_points);
+        cJSON_AddStringToObject(t, "status", "failed");
+        cJSON_AddStringToObject(t, "output", r->reason);
+        cJSON_AddStringToObject(t, "visibility", "visible");
+        cJSON_AddItemToArray(tests, t);
+    }
+    for (int i = 0; i < r->n_checks; i++) {
+        const check_rec *c = &r->checks[i];
+        cJSON *t = cJSON_CreateObject();
+        char name[512];
+        snprintf(name, sizeof name, "%s: %s", c->kernel, c->check);
+        sb out = {0};
+        sb_printf(&out, "%s", c->message);
+        if (strcmp(c->status, "pass") && (c->measured[0] || c->expected[0]))
+            sb_printf(&out, "\nmeasured %s; expected %s", c->measured, c->expected);
+        if (strcmp(c->status, "pass") && c->hint[0])
+            sb_printf(&out, "\nhint: %s", c->hint);
+        cJSON_AddStringToObject(t, "name", name);
+        cJSON_AddNumberToObject(t, "score", c->points);
+        cJSON_AddNumberToObject(t, "max_score", c->max_points);
+        cJSON_AddStringToObject(t, "status", !strcmp(c->status, "pass") ? "passed" : "failed");
+        cJSON_AddStringToObject(t, "output", out.s ? out.s : "");
+        cJSON_AddStringToObject(t, "visibility", "visible");
+        free(out.s);
+        cJSON_AddItemToArray(tests, t);
+    }
+    cJSON_AddItemToObject(o, "tests", tests);
+    char *text = cJSON_Print(o);
+    cJSON_Delete(o);
+    return text;
+}
+
+static char *autolab_line(const lab_def *lab, const result *r)
+{
+    cJSON *o = cJSON_CreateObject(), *scores = cJSON_CreateObject(), *board = cJSON_CreateArray();
+    cJSON_AddItemToArray(board, cJSON_CreateNumber(r->points));
+    for (int k = 0; k < lab->n_kernels; k++) {
+        int seen;
+        double p = kernel_points(r, lab->kernels[k].name, &seen);
+        cJSON_AddNumberToObject(scores, lab->kernels[k].name, p);
+        cJSON_AddItemToArray(board, cJSON_CreateNumber(p));
+    }
+    cJSON_AddItemToObject(o, "scores", scores);
+    cJSON_AddItemToObject(o, "scoreboard", board);
+    char *text = cJSON_PrintUnformatted(o);
+    cJSON_Delete(o);
+    return text;
+}
+
+/* --- JUnit ------------------------------------------------------------------------------- */
+
+static void junit(sb *b, const lab_def *lab, const result *rs, int n)
+{
+    int tests = 0, failures = 0, errors = 0;
+    double time = 0;
+    for (int i = 0; i < n; i++) {
+        const result *r = &rs[i];
+        time += r->build_seconds + r->grade_seconds;
+        if (r->n_checks == 0) {
+            tests++;
+            errors++;
+        }
+        for (int c = 0; c < r->n_checks; c++) {
+            tests++;
+            failures += !!strcmp(r->checks[c].status, "pass") && strcmp(r->checks[c].status, "skipped");
+        }
+    }
+    sb_puts(b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    sb_printf(b, "<testsuites name=\"smemlab %s\" tests=\"%d\" failures=\"%d\" errors=\"%d\" "
+                 "time=\"%.3f\">\n", lab->id, tests, failures, errors, time);
+    for (int i = 0; i < n; i++) {
+        const result *r = &rs[i];
+        int t = r->n_checks ? r->n_checks : 1, f = 0, sk = 0;
+        for (int c = 0; c < r->n_checks; c++) {
+            sk += !strcmp(r->checks[c].status, "skipped");
+            f += strcmp(r->checks[c].status, "pass") && strcmp(r->checks[c].status, "skipped");
+        }
+        sb_puts(b, "  <testsuite name=\"");
+        sb_xml(b, r->student);
+        sb_printf(b, "\" tests=\"%d\" failures=\"%d\" errors=\"%d\" skipped=\"%d\" time=\"%.3f\" "
+                     "id=\"%d\" package=\"%s\">\n", t, f, r->n_checks ? 0 : 1, sk,
+                  r->build_seconds + r->grade_seconds, i, lab->id);
+        sb_printf(b, "    <properties>\n      <property name=\"points\" value=\"%g\"/>\n"
+                     "      <property name=\"max_points\" value=\"%g\"/>\n"
+                     "      <property name=\"status\" value=\"%s\"/>\n    </properties>\n",
+                  r->points, r->max_points, status_name(r->status));
+        if (r->n_checks == 0) {
+            sb_puts(b, "    <testcase name=\"");
+            sb_xml(b, lab->id);
+            sb_puts(b, "\" classname=\"");
+            sb_xml(b, r->student);
+            sb_puts(b, "\" time=\"0\">\n      <error message=\"");
+            sb_xml(b, r->reason);
+            sb_printf(b, "\" type=\"%s\">", status_name(r->status));
+            sb_xml(b, r->reason);
+            sb_puts(b, "</error>\n    </testcase>\n");
+        }
+        for (int c = 0; c < r->n_checks; c++) {
+            const check_rec *k = &r->checks[c];
+            sb_puts(b, "    <testcase name=\"");
+            sb_xml(b, k->check);
+            sb_puts(b, "\" classname=\"");
+            sb_xml(b, r->student);
+            sb_puts(b, ".");
+            sb_xml(b, k->kernel);
+            sb_puts(b, "\" time=\"0\">");
+            if (!strcmp(k->status, "skipped")) {
+                sb_puts(b, "\n      <skipped message=\"");
+                sb_xml(b, k->message);
+                sb_puts(b, "\"/>\n    ");
+            } else if (strcmp(k->status, "pass")) {
+                sb_puts(b, "\n      <failure message=\"");
+                sb_xml(b, k->message);
+                sb_puts(b, "\" type=\"");
+                sb_xml(b, k->status);
+                sb_puts(b, "\">");
+                sb_printf(b, "measured: ");
+                sb_xml(b, k->measured);
+                sb_puts(b, "\nexpected: ");
+                sb_xml(b, k->expected);
+                sb_puts(b, "\nhint: ");
+                sb_xml(b, k->hint);
+                sb_puts(b, "</failure>\n    ");
+            }
+            sb_puts(b, "</testcase>\n");
+        }
+        sb_puts(b, "  </testsuite>\n");
+    }
+    sb_puts(b, "</testsuites>\n");
+}
+
+/* --- all of them ----------------------------------------------------------------------------- */
+
+static int put(const char *dir, const char *name, const char *text, char *err, size_t errlen)
+{
+    return write_file_atomic(dir, name, text, strlen(text), err, errlen);
+}
+
+int reports_write(const batch_opts *o, const result *rs, int n, char *err, size_t errlen)
+{
+    const lab_def *lab = o->lab;
+    char d_fb[4200], d_gs[4200], d_al[4200], d_st[4400], name[ID_MAX + 16];
+    snprintf(d_fb, sizeof d_fb, "%s/feedback", o->results);
+    snprintf(d_gs, sizeof d_gs, "%s/gradescope", o->results);
+    snprintf(d_al, sizeof d_al, "%s/autolab", o->results);
+    if (mkdir_p(d_fb, 0755) || mkdir_p(d_gs, 0755) || mkdir_p(d_al, 0755)) {
+        snprintf(err, errlen, "cannot make the report folders in %s", o->results);
+        return -1;
+    }
+    sb csv = {0};
+    sb_puts(&csv, "student,points,max");
+    for (int k = 0; k < lab->n_kernels; k++) {
+        sb_puts(&csv, ",");
+        sb_csv(&csv, lab->kernels[k].name);
+    }
+    sb_puts(&csv, ",status,reason\r\n");
+    int rc = 0;
+    for (int i = 0; i < n && rc == 0; i++) {
+        const result *r = &rs[i];
+        sb_csv(&csv, r->student);
+        sb_printf(&csv, ",%g,%g", r->points, r->max_points);
+        for (int k = 0; k < lab->n_kernels; k++) {
+            int seen;
+            double p = kernel_points(r, lab->kernels[k].name, &seen);
+            if (seen)
+                sb_printf(&csv, ",%g", p);
+            else
+                sb_puts(&csv, ",");
+        }
+        sb_printf(&csv, ",%s,", status_name(r->status));
+        sb_csv(&csv, r->reason);
+        sb_puts(&csv, "\r\n");
+
+        sb txt = {0}, html = {0};
+        feedback_text(&txt, lab, r);
+        feedback_html(&html, lab, r);
+        snprintf(name, sizeof name, "%s.txt", r->student);
+        rc |= put(d_fb, name, txt.s, err, errlen);
+        snprintf(name, sizeof name, "%s.html", r->student);
+        rc |= rc ? 0 : put(d_fb, name, html.s, err, errlen);
+
+        char *gs = gradescope_json(lab, r, txt.s);
+        snprintf(d_st, sizeof d_st, "%s/%s", d_gs, r->student);
+        if (!rc && mkdir_p(d_st, 0755) == 0)
+            rc |= put(d_st, "results.json", gs, err, errlen);
+        free(gs);
+
+        char *line = autolab_line(lab, r);
+        sb al = {0};
+        sb_printf(&al, "%s\n%s\n", txt.s, line);
+        snprintf(name, sizeof name, "%s.txt", r->student);
+        rc |= rc ? 0 : put(d_al, name, al.s, err, errlen);
+        free(line);
+        free(al.s);
+        free(txt.s);
+        free(html.s);
+    }
+    if (!rc)
+        rc = put(o->results, "gradebook.csv", csv.s, err, errlen);
+    free(csv.s);
+    if (!rc) {
+        sb x = {0};
+        junit(&x, lab, rs, n);
+        rc = put(o->results, "junit.xml", x.s, err, errlen);
+        free(x.s);
+    }
+    return rc ? -1 : 0;
+}
+
+/* --- the terminal summary ---------------------------------------------------------------------- */
+
+typedef struct why { const char *text; int count; } why;
+
+static void reasons_print(FILE *f, const result *rs, int n, sub_status st)
+{
+    why w[16];
+    int nw = 0, other = 0;
+    for (int i = 0; i < n; i++) {
+        if (rs[i].status != st)
+            continue;
+        const char *t = rs[i].reason;
+        if (!strncmp(t, "not graded: ", 12))
+            t += 12;
+        int k;
+        for (k = 0; k < nw; k++)
+            if (!strcmp(w[k].text, t))
+                break;
+        if (k < nw)
+            w[k].count++;
+        else if (nw < 16)
+            w[nw++] = (why){t, 1};
+        else
+            other++;
+    }
+    for (int k = 0; k < nw; k++) {
+        if (st == ST_REJECTED || st == ST_NOT_COMPILED) { /* one student each: name them */
+            for (int i = 0; i < n; i++)
+                if (rs[i].status == st && rs[i].reason == w[k].text)
+                    fprintf(f, "      %-20s %.160s\n", rs[i].student, w[k].text);
+            continue;
+        }
+        fprintf(f, "      %4d  %.160s\n", w[k].count, w[k].text);
+    }
+    if (other)
+        fprintf(f, "      %4d  (other reasons: see gradebook.csv)\n", other);
+}
+
+void summary_print(FILE *f, const batch_opts *o, const result *rs, int n)
+{
+    int graded = 0, full = 0, failed = 0, nc = 0, ng = 0, rej = 0, nm = 0;
+    for (int i = 0; i < n; i++) {
+        switch (rs[i].status) {
+        case ST_GRADED:
+            graded++;
+            if (rs[i].points >= rs[i].max_points && rs[i].max_points > 0)
+                full++;
+            else
+                failed++;
+            nm += rs[i].not_measured > 0;
+            break;
+        case ST_NOT_COMPILED: nc++; break;
+        case ST_NOT_GRADED: ng++; break;
+        case ST_REJECTED: rej++; break;
+        default: break;
+        }
+    }
+    fprintf(f, "\n%s: %d submissions, results in %s\n", o->lab->id, n, o->results);
+    fprintf(f, "  graded          %5d\n", graded);
+    fprintf(f, "    full marks    %5d\n", full);
+    fprintf(f, "    failed checks %5d\n", failed);
+    if (nm)
+        fprintf(f, "    (%d with checks not measured: counters unreadable)\n", nm);
+    fprintf(f, "  not compiled    %5d\n", nc);
+    reasons_print(f, rs, n, ST_NOT_COMPILED);
+    fprintf(f, "  not graded      %5d\n", ng);
+    reasons_print(f, rs, n, ST_NOT_GRADED);
+    fprintf(f, "  not usable      %5d\n", rej);
+    reasons_print(f, rs, n, ST_REJECTED);
+    fprintf(f, "Reports: gradebook.csv, junit.xml, feedback/, gradescope/, autolab/\n");
+}

@@ -1,0 +1,176 @@
+/*
+ * slurm.c - --slurm: the pending submissions as a Slurm job array.
+ *
+ * RESULTS_DIR/.slurm/ gets chunk-I.txt (the entries of task I, one name a
+ * line), job.sh (the array script: --gres=gpu:1, each task runs
+ * `smemlab-batch --task I --chunk-file chunk-I.txt ...` with the same limits,
+ * which it enforces itself: Slurm's --time counts in minutes) and task-I.log.
+ * `sbatch --wait` returns when every task has ended; then the records the
+ * tasks wrote are gathered, and a submission whose record did not come back
+ * is "not graded" with the task and its log named.
+ */
+#define _GNU_SOURCE
+#include "batch.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* A word for bash, single-quoted. */
+static void shq(FILE *f, const char *s)
+{
+    fputc('\'', f);
+    for (const char *p = s; *p; p++)
+        if (*p == '\'')
+            fputs("'\\''", f);
+        else
+            fputc(*p, f);
+    fputc('\'', f);
+}
+
+static void not_back(const batch_opts *o, result *r, const submission *s, const char *why)
+{
+    result_init_from_sub(r, s, o->lab);
+    r->status = ST_NOT_GRADED;
+    snprintf(r->reason, sizeof r->reason, "not graded: %s", why);
+    char err[512];
+    if (record_write(o->results, r, err, sizeof err))
+        fprintf(stderr, "smemlab-batch: %s\n", err);
+}
+
+int slurm_run(const batch_opts *o, submission *subs, int n, result *results)
+{
+    char dir[4200], path[4400];
+    snprintf(dir, sizeof dir, "%s/.slurm", o->results);
+    rm_rf(dir);
+    if (mkdir_p(dir, 0755)) {
+        fprintf(stderr, "smemlab-batch: cannot make %s: %s\n", dir, strerror(errno));
+        return -1;
+    }
+    /* Chunks; a pending submission's old record goes, so that only what a
+     * task writes now can come back. */
+    int *task_of = calloc((size_t)(n ? n : 1), sizeof(int));
+    int tasks = 0, in_chunk = 0;
+    FILE *chunk = NULL;
+    for (int i = 0; i < n; i++) {
+        task_of[i] = -1;
+        if (subs[i].status != ST_PENDING)
+            continue;
+        if (!chunk || in_chunk == o->chunk_size) {
+            if (chunk)
+                fclose(chunk);
+            snprintf(path, sizeof path, "%s/chunk-%d.txt", dir, tasks++);
+            chunk = fopen(path, "w");
+            if (!chunk) {
+                fprintf(stderr, "smemlab-batch: cannot write %s: %s\n", path, strerror(errno));
+                free(task_of);
+                return -1;
+            }
+            in_chunk = 0;
+        }
+        fprintf(chunk, "%s\n", subs[i].entry);
+        in_chunk++;
+        task_of[i] = tasks - 1;
+        snprintf(path, sizeof path, "%s/%s.json", o->results, subs[i].student);
+        unlink(path);
+    }
+    if (chunk)
+        fclose(chunk);
+
+    /* The array script. Minutes: builds and grading of a whole chunk, rounded up. */
+    int minutes = (int)((o->chunk_size * (o->time_limit + 120.0)) / 60.0) + 5;
+    snprintf(path, sizeof path, "%s/job.sh", dir);
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        fprintf(stderr, "smemlab-batch: cannot write %s: %s\n", path, strerror(errno));
+        free(task_of);
+        return -1;
+    }
+    fprintf(f, "#!/bin/bash\n#SBATCH --job-name=smemlab-%s\n#SBATCH --array=0-%d\n"
+               "#SBATCH --gres=gpu:1\n#SBATCH --ntasks=1\n#SBATCH --time=%d\n"
+               "#SBATCH --output=%s/task-%%a.log\n",
+            o->lab->id, tasks - 1, minutes, dir);
+    fprintf(f, "exec ");
+    shq(f, o->self);
+    fprintf(f, " --task \"$SLURM_ARRAY_TASK_ID\" --chunk-file \"%s/chunk-$SLURM_ARRAY_TASK_ID.txt\"", dir);
+    fprintf(f, " --plain --time-limit %g --max-source %lld --max-archive %lld --max-entries %lld",
+            o->time_limit, o->limits.max_source, o->limits.max_archive, o->limits.max_entries);
+    fprintf(f, " --kit ");
+    shq(f, o->kit);
+    fprintf(f, " --grader ");
+    shq(f, o->grader);
+    if (o->nvcc) {
+        fprintf(f, " --nvcc ");
+        shq(f, o->nvcc);
+    }
+    if (o->nvcc_arch) {
+        fprintf(f, " --nvcc-arch ");
+        shq(f, o->nvcc_arch);
+    }
+    for (int i = 0; i < o->n_grader_args; i++) {
+        fprintf(f, " --grader-arg ");
+        shq(f, o->grader_args[i]);
+    }
+    fprintf(f, " -o ");
+    shq(f, o->results);
+    fprintf(f, " %s ", o->lab->id);
+    shq(f, o->submissions);
+    fprintf(f, "\n");
+    fclose(f);
+
+    /* sbatch --wait --parsable [extra] job.sh */
+    char **argv = calloc((size_t)o->n_sbatch_args + 5, sizeof *argv);
+    int a = 0;
+    argv[a++] = (char *)o->sbatch;
+    argv[a++] = "--wait";
+    argv[a++] = "--parsable";
+    for (int i = 0; i < o->n_sbatch_args; i++)
+        argv[a++] = o->sbatch_args[i];
+    argv[a++] = path;
+    argv[a] = NULL;
+    if (o->progress >= 0)
+        printf("Submitting %d array tasks of up to %d submissions (sbatch --wait); "
+               "logs in %s\n", tasks, o->chunk_size, dir);
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0) {
+        execvp(argv[0], argv);
+        fprintf(stderr, "smemlab-batch: cannot run %s: %s\n", argv[0], strerror(errno));
+        _exit(127);
+    }
+    free(argv);
+    int st = 0;
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+        ;
+    int code = WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+    if (code && o->progress >= 0)
+        printf("sbatch --wait ended with status %d (a task failed or the job was cancelled)\n",
+               code);
+
+    /* Gather. */
+    int lost = 0;
+    for (int i = 0; i < n; i++) {
+        if (task_of[i] < 0)
+            continue;
+        snprintf(path, sizeof path, "%s/%s.json", o->results, subs[i].student);
+        result r;
+        if (record_read(path, &r) == 0 && !strcmp(r.sha256, subs[i].sha256)) {
+            results[i] = r;
+            continue;
+        }
+        char why[600];
+        if (code == 127)
+            snprintf(why, sizeof why, "%s could not be run: is Slurm installed here?", o->sbatch);
+        else
+            snprintf(why, sizeof why, "Slurm array task %d returned no result (sbatch status %d; "
+                     "see .slurm/task-%d.log)", task_of[i], code, task_of[i]);
+        not_back(o, &results[i], &subs[i], why);
+        lost++;
+    }
+    if (lost && o->progress >= 0)
+        printf("%d submissions did not come back from the array\n", lost);
+    free(task_of);
+    return 0;
+}

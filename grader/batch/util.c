@@ -1,0 +1,212 @@
+/* util.c - files, folders and time for smemlab-batch. */
+#define _GNU_SOURCE
+#include "batch.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <openssl/evp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+double now_seconds(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+int mkdir_p(const char *path, int mode)
+{
+    char buf[4096];
+    if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    for (char *p = buf + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = 0;
+        if (mkdir(buf, (mode_t)mode) && errno != EEXIST)
+            return -1;
+        *p = '/';
+    }
+    if (mkdir(buf, (mode_t)mode) && errno != EEXIST)
+        return -1;
+    return 0;
+}
+
+int rm_rf(const char *path)
+{
+    struct stat st;
+    if (lstat(path, &st))
+        return errno == ENOENT ? 0 : -1;
+    if (S_ISDIR(st.st_mode)) {
+        DIR *d = opendir(path);
+        if (!d)
+            return -1;
+        struct dirent *e;
+        while ((e = readdir(d))) {
+            if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+                continue;
+            char *sub;
+            if (asprintf(&sub, "%s/%s", path, e->d_name) < 0)
+                break;
+            rm_rf(sub);
+            free(sub);
+        }
+        closedir(d);
+        return rmdir(path);
+    }
+    return unlink(path);
+}
+
+int write_file(const char *path, const void *data, size_t len)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return -1;
+    const char *p = data;
+    while (len) {
+        ssize_t w = write(fd, p, len);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            close(fd);
+            return -1;
+        }
+        p += w;
+        len -= (size_t)w;
+    }
+    return close(fd);
+}
+
+/* dir/name written as dir/.name.tmp.PID, fsync'd, renamed, and the folder
+ * fsync'd: a reader (or a kill -9) sees the old file or the whole new one. */
+int write_file_atomic(const char *dir, const char *name, const void *data, size_t len,
+                      char *err, size_t errlen)
+{
+    char tmp[4096], dst[4096];
+    snprintf(tmp, sizeof tmp, "%s/.%s.tmp.%ld", dir, name, (long)getpid());
+    snprintf(dst, sizeof dst, "%s/%s", dir, name);
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0)
+        goto fail;
+    const char *p = data;
+    size_t left = len;
+    while (left) {
+        ssize_t w = write(fd, p, left);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            close(fd);
+            goto fail;
+        }
+        p += w;
+        left -= (size_t)w;
+    }
+    if (fsync(fd) || close(fd) || rename(tmp, dst))
+        goto fail;
+    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd >= 0) {
+        fsync(dfd);
+        close(dfd);
+    }
+    return 0;
+fail:
+    snprintf(err, errlen, "cannot write %s: %s", dst, strerror(errno));
+    unlink(tmp);
+    return -1;
+}
+
+char *read_file_all(const char *path, size_t *len, long long cap)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return NULL;
+    size_t size = 0, alloc = 4096;
+    char *buf = malloc(alloc + 1);
+    for (;;) {
+        if (size == alloc) {
+            alloc *= 2;
+            buf = realloc(buf, alloc + 1);
+        }
+        ssize_t r = read(fd, buf + size, alloc - size);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            break;
+        size += (size_t)r;
+        if (cap > 0 && (long long)size > cap) {
+            free(buf);
+            close(fd);
+            errno = EFBIG;
+            return NULL;
+        }
+    }
+    close(fd);
+    buf[size] = 0;
+    if (len)
+        *len = size;
+    return buf;
+}
+
+void sha256_hex(const void *data, size_t len, char out[65])
+{
+    unsigned char md[EVP_MAX_MD_SIZE];
+    unsigned int n = 0;
+    EVP_Digest(data, len, md, &n, EVP_sha256(), NULL);
+    for (unsigned i = 0; i < n && i < 32; i++)
+        sprintf(out + 2 * i, "%02x", md[i]);
+    out[64] = 0;
+}
+
+const char *status_name(sub_status s)
+{
+    switch (s) {
+    case ST_GRADED: return "graded";
+    case ST_NOT_COMPILED: return "not-compiled";
+    case ST_NOT_GRADED: return "not-graded";
+    case ST_REJECTED: return "rejected";
+    default: return "pending";
+    }
+}
+
+sub_status status_parse(const char *s)
+{
+    for (int i = ST_GRADED; i <= ST_REJECTED; i++)
+        if (s && !strcmp(s, status_name((sub_status)i)))
+            return (sub_status)i;
+    return ST_PENDING;
+}
+
+void result_free_checks(result *r)
+{
+    for (int i = 0; i < r->n_checks; i++) {
+        check_rec *c = &r->checks[i];
+        free(c->kernel); free(c->check); free(c->status); free(c->message);
+        free(c->measured); free(c->expected); free(c->hint);
+    }
+    free(r->checks);
+    r->checks = NULL;
+    r->n_checks = 0;
+}
+
+void result_init_from_sub(result *r, const submission *s, const lab_def *lab)
+{
+    memset(r, 0, sizeof *r);
+    snprintf(r->student, sizeof r->student, "%s", s->student);
+    snprintf(r->entry, sizeof r->entry, "%s", s->entry);
+    snprintf(r->source, sizeof r->source, "%s", s->source);
+    snprintf(r->sha256, sizeof r->sha256, "%s", s->sha256);
+    snprintf(r->lab, sizeof r->lab, "%s", lab->id);
+    r->status = s->status;
+    snprintf(r->reason, sizeof r->reason, "%s", s->reason);
+    r->grader_exit = -1;
+    r->final = s->status == ST_REJECTED ? 0 : 0;
+    for (int k = 0; k < lab->n_kernels; k++)
+        r->max_points += kernel_max_points(lab, &lab->kernels[k]);
+}
