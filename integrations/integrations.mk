@@ -68,7 +68,7 @@ check-integrations: $(GRADER) $(INTEGRATION_REF)
 	$(INTEGRATION_ARCH) bash tests/integrations/test-gradescope.sh $(BUILD) $(INTEGRATION_REF)
 	$(INTEGRATION_ARCH) bash tests/integrations/test-autolab.sh $(BUILD) $(INTEGRATION_REF)
 
-check-slurm:
-	bash tests/slurm/test-slurm.sh $(BUILD)
+check-slurm: $(GRADER) $(BATCH) $(INTEGRATION_REF)
+	bash tests/slurm/test-slurm.sh $(BUILD) $(INTEGRATION_REF)
 
 check: check-integrations check-slurm
