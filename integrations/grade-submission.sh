@@ -13,12 +13,12 @@
 #    "build_log", "report": the grader's text report,
 #    "grader": the grader's --json output, or null}
 #
-# Student code runs as SMEMLAB_RUN_AS when this runs as root: nvcc as that
-# user (a compiler can be made to run code), and the grader with --run-as
-# (which it runs the student's host code under). A grader without --run-as
-# is run whole as that user, with a warning: then the result is only as
-# trustworthy as the student's code lets it be. Not root: everything runs as
-# the current user, with a warning.
+# Student code runs as SMEMLAB_RUN_AS when this runs as root: the build
+# (make lab-lib: the kit's flags, as smemlab-batch builds) as that user, and
+# the grader with --run-as, which runs the student's host code as that user.
+# A grader without --run-as is run whole as that user, with a warning: then
+# the result is only as trustworthy as the student's code lets it be. Not
+# root: everything runs as the current user, with a warning.
 #
 # Environment: SMEMLAB_RUN_AS (user; default nobody), SMEMLAB_BUILD_TIMEOUT
 # (seconds for nvcc, default 300), SMEMLAB_GRADE_TIMEOUT (seconds for the
@@ -44,11 +44,7 @@ BUILD_TIMEOUT=${SMEMLAB_BUILD_TIMEOUT:-300}
 GRADE_TIMEOUT=${SMEMLAB_GRADE_TIMEOUT:-900}
 t0=$(date +%s.%N)
 
-# The kit's own nvcc command line, evaluated on this machine (NVCC_ARCH
-# follows the GPU present, as for make labN).
-flags=$(make -s --no-print-directory -C "$KIT" print-nvcc-flags) || die "cannot read the kit's nvcc flags (make print-nvcc-flags)"
-nvcc=$(make -s --no-print-directory -C "$KIT" print-nvcc) || die "cannot find nvcc (make print-nvcc)"
-nvcc=$(command -v "$nvcc") || die "nvcc not found: install the CUDA Toolkit (12.6 or newer) and put its bin/ on PATH"
+command -v nvcc >/dev/null || die "nvcc not found: install the CUDA Toolkit (12.6 or newer) and put its bin/ on PATH"
 
 # Who runs the student's code.
 as_user=()
@@ -71,12 +67,16 @@ chmod 755 "$WORK"
 [ -z "$run_as" ] || chown -R "$run_as" "$WORK" || die "cannot give $WORK to $run_as"
 
 status=graded reason= grader_json=null
-# shellcheck disable=SC2086 # the kit's flags are words
-(cd "$WORK" && "${as_user[@]}" env HOME="$WORK" TMPDIR="$WORK" \
-    timeout "$BUILD_TIMEOUT" "$nvcc" $flags -shared "$LAB.cu" common/support.cu -o "$LAB.so") \
-    >"$OUT/build.log" 2>&1
+# The kit's own build of one lab library (make lab-lib, as smemlab-batch
+# builds): the flags of make labN on this machine, NVCC_ARCH following the
+# GPU present. make and nvcc run as the student's user.
+(cd "$WORK" && "${as_user[@]}" env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL \
+    PATH="$PATH" HOME="$WORK" TMPDIR="$WORK" timeout "$BUILD_TIMEOUT" \
+    make -s --no-print-directory -C "$KIT" lab-lib LAB="$LAB" SRC="$WORK/$LAB.cu" \
+    OUT="$WORK/$LAB.so" LAB_COMMON="$WORK/common") >"$OUT/build.log" 2>&1
 rc=$?
-sed -i "s|$WORK/||g" "$OUT/build.log" # the student's paths, not ours
+# the student's paths, not ours; and not make's own last word
+sed -i -e "s|$WORK/||g" -e '/^make: \*\*\*/d' "$OUT/build.log"
 : >"$OUT/report.txt"
 if [ $rc -eq 124 ]; then
     status=not-compiled reason="does not compile: nvcc took more than ${BUILD_TIMEOUT}s"

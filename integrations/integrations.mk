@@ -18,20 +18,13 @@ INTEGRATION_LAB = $(if $(filter $(LAB_ID),$(LABS)),$(LAB_ID),$(error LAB=$(LAB) 
 GRADESCOPE_OUT = $(BUILD)/gradescope/$(INTEGRATION_LAB)
 AUTOLAB_OUT = $(BUILD)/autolab/$(INTEGRATION_LAB)
 
-.PHONY: deps-instructor print-nvcc-flags print-nvcc gradescope autolab check-integrations check-slurm
+.PHONY: deps-instructor gradescope autolab check-integrations check-slurm
 deps-instructor:
 	@missing=$$(for p in $(INSTRUCTOR_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
 	if [ -n "$$missing" ]; then \
 	    echo "Installing missing packages:" $$missing; \
 	    $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq $$missing; \
 	fi
-
-# The exact nvcc command line of make labN, for scripts that build a
-# student's file elsewhere (integrations/grade-submission.sh).
-print-nvcc-flags:
-	@echo $(NVCC_ALL)
-print-nvcc:
-	@echo $(NVCC)
 
 # $(call stage_kit,DIR): copy the kit's files an autograder needs into DIR.
 stage_kit = rm -rf $(1) && mkdir -p $(1) && tar -cf - $(INTEGRATION_KIT) | tar -xf - -C $(1)
