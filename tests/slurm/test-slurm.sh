@@ -36,7 +36,12 @@ fi
 
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/smemlab-slurm-test.XXXXXX") || exit 2
 chmod 755 "$TMP"
+batch_pid=
 cleanup() {
+    if [ -n "$batch_pid" ] && kill -0 "$batch_pid" 2>/dev/null; then
+        kill "$batch_pid" 2>/dev/null # timeout passes it on to smemlab-batch
+        wait "$batch_pid" 2>/dev/null
+    fi
     cluster_stop
     if [ -n "${KEEP:-}" ]; then echo "kept $TMP"; else rm -rf "$TMP"; fi
 }
@@ -87,8 +92,11 @@ gpu_present || arch=(--nvcc-arch "-arch=sm_75") # one architecture: faster build
 results=$TMP/results
 t0=$SECONDS
 timeout 300 "$BUILD/smemlab-batch" --slurm --chunk-size 2 --plain --time-limit 60 "${arch[@]}" \
-    --sbatch-arg=--partition=smemlab -o "$results" lab3 "$class" >"$TMP/batch.out" 2>&1
+    --sbatch-arg=--partition=smemlab -o "$results" lab3 "$class" >"$TMP/batch.out" 2>&1 &
+batch_pid=$!
+wait "$batch_pid"
 rc=$?
+batch_pid=
 echo "  (smemlab-batch --slurm: exit $rc in $((SECONDS - t0))s)"
 if [ $rc -le 1 ]; then ok "smemlab-batch --slurm ran to the end (exit $rc)"; else not_ok "smemlab-batch --slurm exit $rc" "$TMP/batch.out"; cluster_dump_logs; fi
 
@@ -204,8 +212,11 @@ gpu_present || arch=(--nvcc-arch "-arch=sm_75") # one architecture: faster build
 results=$TMP/results
 t0=$SECONDS
 timeout 300 "$BUILD/smemlab-batch" --slurm --chunk-size 2 --plain --time-limit 60 "${arch[@]}" \
-    --sbatch-arg=--partition=smemlab -o "$results" lab3 "$class" >"$TMP/batch.out" 2>&1
+    --sbatch-arg=--partition=smemlab -o "$results" lab3 "$class" >"$TMP/batch.out" 2>&1 &
+batch_pid=$!
+wait "$batch_pid"
 rc=$?
+batch_pid=
 echo "  (smemlab-batch --slurm: exit $rc in $((SECONDS - t0))s)"
 if [ $rc -le 1 ]; then ok "smemlab-batch --slurm ran to the end (exit $rc)"; else not_ok "smemlab-batch --slurm exit $rc" "$TMP/batch.out"; cluster_dump_logs; fi
 
