@@ -92,7 +92,7 @@ BATCH_SRC := $(wildcard grader/batch/*.c)
 BATCH_LIBS := $(addprefix -L,$(DEPS_LIB)) $(addprefix -Wl$(comma)-rpath$(comma),$(DEPS_LIB)) -larchive -lcrypto -lcjson -lm
 $(BUILD)/obj/grader/batch/%.o: grader/batch/%.c $(wildcard grader/batch/*.h) grader/lab_table.h
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(C_ALL) -c $< -o $@
+	$(CC) $(CPPFLAGS) $(C_ALL) -Wno-format-truncation -c $< -o $@
 $(BATCH): $(BATCH_SRC:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/grader/lab_table.o $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard grader/labs/*.c))
 	$(CC) $(C_ALL) $^ -o $@ $(BATCH_LIBS)
 # make batch LAB=lab3 SUBMISSIONS=dir [RESULTS=dir] [BATCH_FLAGS='--gpus 0,1']

@@ -46,8 +46,8 @@ $(BUILD)/tests/expect: tests/gpu/expect.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(C_ALL) $< -o $@ $(addprefix -L,$(DEPS_LIB)) $(addprefix -Wl$(comma)-rpath$(comma),$(DEPS_LIB)) -lcjson
 
-.PHONY: check check-unit check-compile check-contract check-cli check-gpu
-check: check-unit check-compile check-contract check-cli check-docs
+.PHONY: check check-unit check-compile check-contract check-cli check-gpu check-batch
+check: check-unit check-compile check-contract check-cli check-docs check-batch
 	@echo "make check: all passed"
 
 check-unit: $(UNIT_BIN)
@@ -60,6 +60,26 @@ check-contract: $(CU_CHECKED) $(GRADER)
 
 check-cli: $(GRADER)
 	bash tests/cli/test-cli.sh $(GRADER)
+
+# smemlab-batch without a GPU: fakes for nvcc and the grader where needed
+# (tests/batch/), real nvcc for compile errors, the real grader's no-GPU path.
+check-batch: $(BATCH) $(GRADER)
+	bash tests/batch/test-batch.sh $(BUILD)
+
+# A generated class of lab 3 (solutions, skeletons, planted variants, files
+# that do not compile; one comment each so that no two hashes are equal),
+# graded on the GPU. bench-batch: BENCH_BATCH_N submissions, timed (the
+# summary's Timing line: submissions/s, building against grading).
+# check-gpu-batch: 30, and the gradebook checked against what each should get.
+BENCH_BATCH_N ?= 300
+GEN_CLASS = python3 tests/batch/gen-class.py --solution solutions/lab3-padding/lab3.cu \
+    --skeleton labs/lab3-padding/lab3.cu --planted $(BUILD)/planted/src/lab3-missing-pad.cu
+.PHONY: bench-batch check-gpu-batch
+bench-batch check-gpu-batch: $(BATCH) $(GRADER) $(BUILD)/planted/src/lab3-missing-pad.cu
+	rm -rf $(BUILD)/$@
+	$(GEN_CLASS) --count $(if $(filter bench-batch,$@),$(BENCH_BATCH_N),30) $(BUILD)/$@/class
+	$(BATCH) --plain $(BATCH_FLAGS) -o $(BUILD)/$@/results lab3 $(BUILD)/$@/class | tee $(BUILD)/$@/run.log | grep -v '^\['
+	python3 tests/batch/check-class.py $(BUILD)/$@/expected.tsv $(BUILD)/$@/results
 
 check-gpu: $(GRADER) $(BUILD)/tests/expect $(LABS:%=$(BUILD)/%.so) $(LABS:%=$(BUILD)/solutions/%.so) $(PLANTED)
 	bash tests/gpu/check-gpu.sh $(BUILD) $(GRADER)

@@ -389,9 +389,15 @@ int pipeline_run(const batch_opts *o, submission *subs, int n, result *results)
     int building = 0, done = 0, next_build = 0, finished = 0;
     int *built_queue = calloc((size_t)(n_jobs ? n_jobs : 1), sizeof(int));
     int q_head = 0, q_tail = 0;
-    double t0 = now_seconds();
+    double t0 = now_seconds(), last = t0, gpu_wait = 0, sum_build = 0, sum_grade = 0;
+    int n_built = 0, n_graded = 0;
 
     while (finished < n_jobs && !stop_signal) {
+        double t_now = now_seconds();
+        for (int g = 0; g < o->n_gpus; g++) /* idle while builds are still to come */
+            if (gpu_busy[g] < 0 && q_head == q_tail && (building > 0 || next_build < n_jobs))
+                gpu_wait += t_now - last;
+        last = t_now;
         while (building < o->jobs && next_build < n_jobs) {
             start_build(o, &jobs[next_build++]);
             building++;
@@ -438,6 +444,8 @@ int pipeline_run(const batch_opts *o, submission *subs, int n, result *results)
         if (j->state == J_BUILDING) {
             building--;
             build_done(o, j, status, killed);
+            sum_build += j->build_s;
+            n_built++;
             if (j->state == J_BUILT)
                 built_queue[q_tail++] = k;
             else {
@@ -447,6 +455,8 @@ int pipeline_run(const batch_opts *o, submission *subs, int n, result *results)
         } else {
             gpu_busy[j->gpu_slot] = -1;
             grade_done(o, j, status, killed);
+            sum_grade += j->grade_s;
+            n_graded++;
             finish_job(o, j, subs, results, &done, total, t0);
             finished++;
         }
@@ -460,6 +470,15 @@ int pipeline_run(const batch_opts *o, submission *subs, int n, result *results)
     }
     if (o->progress == 1 && total)
         fprintf(stderr, "\n");
+    double wall = now_seconds() - t0;
+    if (o->progress >= 0 && total)
+        printf("Timing: %d submissions (%d distinct sources) in %.1f s, %.2f submissions/s; "
+               "building %.1f s summed (%.2f s each, -j %d); grading %.1f s summed (%.2f s "
+               "each, %d GPU%s); GPUs idle waiting for builds %.1f s\n",
+               done, n_jobs, wall, done / (wall > 0 ? wall : 1), sum_build,
+               n_built ? sum_build / n_built : 0, o->jobs, sum_grade,
+               n_graded ? sum_grade / n_graded : 0, o->n_gpus, o->n_gpus > 1 ? "s" : "",
+               gpu_wait);
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
     for (int k = 0; k < n_jobs; k++)

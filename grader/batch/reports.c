@@ -427,6 +427,20 @@ typedef struct why { const char *text; int count; } why;
 
 static void reasons_print(FILE *f, const result *rs, int n, sub_status st)
 {
+    if (st == ST_REJECTED || st == ST_NOT_COMPILED) { /* each its own: name them */
+        int shown = 0, total = 0;
+        for (int i = 0; i < n; i++) {
+            if (rs[i].status != st)
+                continue;
+            if (total++ < 30) {
+                fprintf(f, "      %-20s %.160s\n", rs[i].student, rs[i].reason);
+                shown++;
+            }
+        }
+        if (total > shown)
+            fprintf(f, "      ... and %d more: see gradebook.csv\n", total - shown);
+        return;
+    }
     why w[16];
     int nw = 0, other = 0;
     for (int i = 0; i < n; i++) {
@@ -446,15 +460,8 @@ static void reasons_print(FILE *f, const result *rs, int n, sub_status st)
         else
             other++;
     }
-    for (int k = 0; k < nw; k++) {
-        if (st == ST_REJECTED || st == ST_NOT_COMPILED) { /* one student each: name them */
-            for (int i = 0; i < n; i++)
-                if (rs[i].status == st && rs[i].reason == w[k].text)
-                    fprintf(f, "      %-20s %.160s\n", rs[i].student, w[k].text);
-            continue;
-        }
+    for (int k = 0; k < nw; k++)
         fprintf(f, "      %4d  %.160s\n", w[k].count, w[k].text);
-    }
     if (other)
         fprintf(f, "      %4d  (other reasons: see gradebook.csv)\n", other);
 }

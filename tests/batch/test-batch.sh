@@ -1,0 +1,300 @@
+#!/usr/bin/env bash
+# test-batch.sh BUILD - smemlab-batch without a GPU (make check-batch).
+#
+# nvcc and the grader are faked (tests/batch/fake-nvcc, fake-grader) where a
+# GPU or minutes of nvcc would be needed; real nvcc builds the compile-error
+# cases, and the real grader shows the "not graded" path of a machine with no
+# GPU. Sections: command line, discovery and hostile archives, sharing of
+# identical sources, compile errors, time limit, resume and --only, kill -9 at
+# random points, every report against its schema, --slurm through a fake sbatch.
+set -u
+BUILD=${1:-build}
+HERE=$(cd "$(dirname "$0")" && pwd)
+KIT=$(cd "$HERE/../.." && pwd)
+BATCH=$KIT/$BUILD/smemlab-batch
+GRADER=$KIT/$BUILD/smemlab-grade
+T=$(mktemp -d /tmp/smemlab-test-batch.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+export TMPDIR=$T/tmp # scratch folders, and those a kill -9 leaves behind
+mkdir -p "$TMPDIR"
+FAKE=(--grader "$HERE/fake-grader" --nvcc "$HERE/fake-nvcc" --nvcc-arch=-fake --plain)
+KERNELS=(setRowReadColPad setRowReadColDynPad)
+fails=0 passes=0
+
+ok() { passes=$((passes + 1)); echo "  ok    $*"; }
+no() { fails=$((fails + 1)); echo "  FAIL  $*"; }
+expect() { # expect DESCRIPTION COMMAND...: the command succeeds
+    local d=$1; shift
+    if "$@"; then ok "$d"; else no "$d"; fi
+}
+# field STUDENT COLUMN [RESULTS]: a gradebook field (python's csv, RFC 4180)
+field() {
+    python3 - "$1" "$2" "${3:-$T/res}/gradebook.csv" <<'EOF'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[3], newline="")))
+print(next((r[sys.argv[2]] for r in rows if r["student"] == sys.argv[1]), "<missing>"))
+EOF
+}
+reason_has() { # reason_has STUDENT TEXT [RESULTS]
+    local got; got=$(field "$1" reason "${3:-$T/res}")
+    if [[ $got == *"$2"* ]]; then ok "$1: $2"; else no "$1: want '$2' in the reason, got '$got'"; fi
+}
+status_is() { # status_is STUDENT STATUS POINTS [RESULTS]
+    local s p; s=$(field "$1" status "${4:-$T/res}"); p=$(field "$1" points "${4:-$T/res}")
+    if [ "$s" = "$2" ] && [ "$p" = "$3" ]; then ok "$1: $2 $3"; else no "$1: want $2 $3, got $s $p"; fi
+}
+validate() { # validate RESULTS: every format against its schema
+    if python3 "$HERE/validate.py" "$1" lab3 "${KERNELS[@]}" > "$T/validate.log" 2>&1 &&
+       xmllint --noout --schema "$HERE/junit.xsd" "$1/junit.xml" 2>> "$T/validate.log"; then
+        ok "reports valid: $(tail -n1 "$T/validate.log")"
+    else
+        no "reports invalid:"; cat "$T/validate.log"
+    fi
+}
+SOL=$KIT/solutions/lab3-padding/lab3.cu
+SKEL=$KIT/labs/lab3-padding/lab3.cu
+variant() { cp "$SOL" "$1"; printf '// %s\n' "${@:2}" >> "$1"; }
+
+echo "[$SECONDS s] == command line: fails at once, before any work (exit 2)"
+mkdir -p "$T/empty-class"
+run_usage() { # run_usage DESCRIPTION WANT-IN-STDERR ARGS...
+    local d=$1 want=$2; shift 2
+    "$BATCH" "$@" > "$T/out" 2> "$T/err"; local rc=$?
+    if [ $rc = 2 ] && grep -q -- "$want" "$T/err"; then ok "$d"; else no "$d: exit $rc, $(cat "$T/err")"; fi
+}
+run_usage "unknown lab" "unknown lab 'lab9'" lab9 "$T/empty-class" -o "$T/u1"
+[ -e "$T/u1" ] && no "unknown lab made the results folder" || ok "unknown lab: results folder not made"
+run_usage "missing submissions folder" "does not exist" lab3 "$T/nowhere" -o "$T/u2"
+touch "$T/afile"
+run_usage "results folder cannot be made" "cannot make the results folder" lab3 "$T/empty-class" -o "$T/afile/sub"
+if [ "$(id -u)" != 0 ]; then
+    mkdir -p "$T/ro" && chmod 555 "$T/ro"
+    run_usage "results folder not writable" "not writable" lab3 "$T/empty-class" -o "$T/ro"
+fi
+run_usage "bad -j" "-j wants" -j 0 lab3 "$T/empty-class" -o "$T/u3"
+run_usage "bad --gpus" "not a GPU number" --gpus 0,x lab3 "$T/empty-class" -o "$T/u3"
+run_usage "unknown option" "unknown option" --frobnicate lab3 "$T/empty-class"
+run_usage "--task without --chunk-file" "go together" --task 1 lab3 "$T/empty-class" -o "$T/u3"
+mkdir -p "$T/one" && cp "$SOL" "$T/one/alice.cu"
+run_usage "--only of an unknown student" "no submission has the student id 'zed'" --only zed "${FAKE[@]}" lab3 "$T/one" -o "$T/u4"
+[ -e "$T/u4/alice.json" ] && no "--only zed graded something" || ok "--only zed: nothing graded"
+"$BATCH" --help | grep -q -- "--chunk-file" && ok "--help documents the Slurm options" || no "--help"
+
+echo "[$SECONDS s] == discovery, hostile archives, caps, names"
+C=$T/class
+mkdir -p "$C"
+mkdir -p "$C/alice/deep/er" && variant "$C/alice/deep/er/lab3.cu" alice
+mkdir -p "$C/bob" && variant "$C/bob/lab3.cu" bob "FAKE-POINTS: 6 3"
+variant "$C/carol.cu" carol "FAKE-POINTS: 2 0" 'FAKE-MESSAGE: <script>alert("x")</script>, a "quoted", comma'
+mkdir -p "$T/src/dan/sub" && variant "$T/src/dan/sub/lab3.cu" dan && echo notes > "$T/src/dan/README"
+(cd "$T/src" && python3 -c "import shutil; shutil.make_archive('$C/dan', 'zip', '.', 'dan')")
+mkdir -p "$T/src/erin" && variant "$T/src/erin/lab3.cu" erin
+tar -czf "$C/erin.tar.gz" -C "$T/src" erin
+mkdir -p "$T/src/fay" && variant "$T/src/fay/lab3.cu" fay
+tar -czf "$C/fay.tgz" -C "$T/src" fay
+mkdir -p "$C/two/a" "$C/two/b" && variant "$C/two/a/lab3.cu" two && variant "$C/two/b/lab3.cu" two2
+mkdir -p "$C/none" && echo x > "$C/none/lab1.cu"
+mkdir -p "$C/hollow"
+mkdir -p "$C/with space" && variant "$C/with space/lab3.cu" space
+mkdir -p "$C/josé" && variant "$C/josé/lab3.cu" jose
+mkdir -p "$C/gus" && variant "$C/gus/lab3.cu" gus
+mkdir -p "$T/src/gus" && variant "$T/src/gus/lab3.cu" gus2 && tar -czf "$C/gus.tar.gz" -C "$T/src" gus
+mkdir -p "$C/linky" && ln -s /etc/hostname "$C/linky/lab3.cu"
+ln -s "$C/alice" "$C/toplink"
+echo "hello" > "$C/notes.txt"
+echo "hidden" > "$C/.DS_Store"
+head -c 150000 /dev/zero | tr '\0' 'x' > "$C/bulky.cu"
+python3 - "$C" <<'EOF'
+import io, sys, tarfile, zipfile
+C = sys.argv[1]
+sol = b"// a lab3.cu\n"
+def tgz(name, members):
+    with tarfile.open(f"{C}/{name}.tar.gz", "w:gz") as t:
+        for info, data in members:
+            t.addfile(info, io.BytesIO(data) if data is not None else None)
+def reg(path, data=sol):
+    i = tarfile.TarInfo(path); i.size = len(data); return (i, data)
+def link(path, target, kind=tarfile.SYMTYPE):
+    i = tarfile.TarInfo(path); i.type = kind; i.linkname = target; return (i, None)
+tgz("abs", [reg("/tmp/evil/lab3.cu")])
+tgz("dotdot", [reg("x/../../lab3.cu")])
+tgz("symout", [reg("s/lab3.cu"), link("s/passwd", "../../../etc/passwd")])
+tgz("symabs", [reg("s/lab3.cu"), link("s/p", "/etc/passwd")])
+tgz("hardout", [reg("h/lab3.cu"), link("h/p", "../../etc/passwd", tarfile.LNKTYPE)])
+tgz("symin", [reg("k/real.cu"), link("k/lab3.cu", "real.cu")])
+tgz("many", [reg("m/lab3.cu")] + [reg("m/f%d" % i, b"") for i in range(40)])
+tgz("bomb", [reg("b/lab3.cu"), reg("b/zeros", b"\0" * 300000)])
+with zipfile.ZipFile(f"{C}/zipdot.zip", "w") as z:
+    z.writestr("../lab3.cu", sol)
+with zipfile.ZipFile(f"{C}/zipempty.zip", "w") as z:
+    pass
+open(f"{C}/junk.zip", "wb").write(b"this is not a zip file at all")
+EOF
+"$BATCH" "${FAKE[@]}" --max-source 100000 --max-archive 200000 --max-entries 30 lab3 "$C" -o "$T/res" > "$T/run.log" 2>&1
+rc=$?
+[ $rc = 0 ] && ok "batch exit 0" || { no "batch exit $rc"; cat "$T/run.log"; }
+status_is alice graded 12
+status_is bob graded 9
+status_is carol graded 2
+status_is dan graded 12
+status_is erin graded 12
+status_is fay graded 12
+[ "$(field bob setRowReadColPad)" = 6 ] && [ "$(field bob setRowReadColDynPad)" = 3 ] && ok "bob: per-kernel columns 6, 3" || no "bob: kernel columns"
+reason_has two "2 files named lab3.cu"
+reason_has none "no lab3.cu in the folder none/"
+reason_has hollow "empty folder hollow/"
+reason_has with_space "has a space"
+reason_has jos__ "non-ASCII"
+reason_has gus "duplicate student id 'gus' (entries gus, gus.tar.gz)"
+reason_has linky "symbolic link"
+reason_has toplink "is a symbolic link"
+reason_has notes.txt "is not a submission"
+reason_has bulky "over the cap of 100000"
+reason_has abs "hostile archive abs.tar.gz"
+reason_has dotdot "outside the archive's folder (absolute path or '..')"
+reason_has symout "symbolic link 's/passwd' points outside"
+reason_has symabs "points outside"
+reason_has hardout "hard link 'h/p' points outside"
+reason_has symin "is a link, not a file"
+reason_has many "more than 30 entries"
+reason_has bomb "more than 200000 bytes"
+reason_has zipdot "hostile archive zipdot.zip"
+reason_has zipempty "empty archive"
+reason_has junk "not a readable .zip or .tar.gz"
+[ "$(field .DS_Store status)" = "<missing>" ] && ok "hidden files are not submissions" || no ".DS_Store listed"
+[ -e /tmp/evil/lab3.cu ] && no "an archive wrote outside" || ok "nothing unpacked outside"
+grep -q "not usable" "$T/run.log" && grep -q "full marks        4" "$T/run.log" && ok "summary table" || { no "summary table"; cat "$T/run.log"; }
+validate "$T/res"
+grep -q '&lt;script&gt;' "$T/res/feedback/carol.html" && ! grep -q '<script>' "$T/res/feedback/carol.html" && ok "HTML escaped" || no "HTML not escaped"
+
+echo "[$SECONDS s] == identical sources are built and graded once"
+S=$T/same
+mkdir -p "$S"
+for s in ann ben cid; do cp "$SOL" "$S/$s.cu"; done
+variant "$S/dee.cu" dee
+FAKE_NVCC_LOG=$T/nvcc.log FAKE_GRADER_LOG=$T/grader.log \
+    "$BATCH" "${FAKE[@]}" lab3 "$S" -o "$T/res-same" > "$T/run.log" 2>&1
+[ "$(wc -l < "$T/nvcc.log")" = 2 ] && [ "$(wc -l < "$T/grader.log")" = 2 ] && ok "4 submissions, 2 sources: 2 builds, 2 gradings" \
+    || no "builds $(wc -l < "$T/nvcc.log"), gradings $(wc -l < "$T/grader.log")"
+for s in ann ben cid dee; do status_is $s graded 12 "$T/res-same"; done
+
+echo "[$SECONDS s] == re-run, --regrade, --only, a changed source"
+rm -f "$T/grader.log"
+FAKE_GRADER_LOG=$T/grader.log "$BATCH" "${FAKE[@]}" lab3 "$S" -o "$T/res-same" > "$T/run.log" 2>&1
+[ ! -e "$T/grader.log" ] && grep -q "0 to grade, 4 already recorded" "$T/run.log" && ok "re-run grades nothing" || no "re-run graded again"
+FAKE_GRADER_LOG=$T/grader.log "$BATCH" "${FAKE[@]}" --only dee lab3 "$S" -o "$T/res-same" > "$T/run.log" 2>&1
+[ "$(wc -l < "$T/grader.log")" = 1 ] && [ "$(tail -n +2 "$T/res-same/gradebook.csv" | wc -l)" = 4 ] && ok "--only dee: 1 graded, 4 in the gradebook" || no "--only"
+variant "$S/ben.cu" ben "FAKE-POINTS: 0 6"
+FAKE_GRADER_LOG=$T/grader.log "$BATCH" "${FAKE[@]}" lab3 "$S" -o "$T/res-same" > "$T/run.log" 2>&1
+[ "$(wc -l < "$T/grader.log")" = 2 ] && ok "a changed source is graded again" || no "changed source"
+status_is ben graded 6 "$T/res-same"
+FAKE_GRADER_LOG=$T/grader.log "$BATCH" "${FAKE[@]}" --regrade lab3 "$S" -o "$T/res-same" > "$T/run.log" 2>&1
+[ "$(wc -l < "$T/grader.log")" = 5 ] && ok "--regrade: 3 sources graded again" || no "--regrade: $(wc -l < "$T/grader.log")"
+
+"$BATCH" "${FAKE[@]}" --progress --regrade --only dee lab3 "$S" -o "$T/res-same" > "$T/out" 2> "$T/err"
+grep -q "\[1/1\] .*/s, ETA 0:00 - dee: graded" "$T/err" && ! grep -q "^\[1/1\]" "$T/out" && ok "--progress: one progress line with rate and ETA" || no "--progress: $(cat "$T/err")"
+echo "[$SECONDS s] == two GPUs: one grader each"
+rm -f "$T/grader.log"
+FAKE_GRADER_SLEEP=0.3 FAKE_GRADER_LOG=$T/grader.log "$BATCH" "${FAKE[@]}" --regrade --gpus 0,1 lab3 "$S" -o "$T/res-same" > "$T/run.log" 2>&1
+grep -q "device 0" "$T/grader.log" && grep -q "device 1" "$T/grader.log" && ok "--gpus 0,1 grades on both" || no "--gpus: $(cat "$T/grader.log")"
+
+echo "[$SECONDS s] == time limit, crash, not graded"
+L=$T/limits
+mkdir -p "$L"
+variant "$L/hang.cu" hang FAKE-HANG
+variant "$L/crash.cu" crash FAKE-CRASH
+variant "$L/nogpu.cu" nogpu "FAKE-NOT-GRADED: no GPU here"
+variant "$L/broken.cu" broken FAKE-COMPILE-ERROR
+start=$(date +%s)
+FAKE_GRADER_PIDS=$T/pids "$BATCH" "${FAKE[@]}" --time-limit 6 lab3 "$L" -o "$T/res-lim" > "$T/run.log" 2>&1
+rc=$?
+[ $rc = 1 ] && ok "exit 1: some not graded" || no "exit $rc"
+[ $(( $(date +%s) - start )) -lt 30 ] && ok "the hang cost the limit, not more" || no "took $(( $(date +%s) - start )) s"
+reason_has hang "grading took longer than the limit of 6 s (killed)" "$T/res-lim"
+alive=0 # a zombie nobody reaps (no init in a container) counts as gone
+for p in $(cat "$T/pids" 2>/dev/null); do case $(ps -o stat= -p "$p") in ""|Z*) ;; *) alive=1;; esac; done
+[ -s "$T/pids" ] && [ $alive = 0 ] && ok "the grader's process group is gone" || no "grader processes left: $(cat "$T/pids")"
+reason_has crash "the grader died (signal 11)" "$T/res-lim"
+reason_has nogpu "not graded: no GPU here" "$T/res-lim"
+status_is broken not-compiled 0 "$T/res-lim"
+want="does not compile: lab3.cu:$(grep -n FAKE-COMPILE-ERROR "$L/broken.cu" | cut -d: -f1): expected an expression"
+[ "$(field broken reason "$T/res-lim")" = "$want" ] && ok "compile error: '$want' (scratch path gone)" || no "compile error reason: $(field broken reason "$T/res-lim")"
+grep -q "grading took longer" "$T/run.log" && grep -q "not graded          3" "$T/run.log" && ok "summary says why" || { no "summary"; cat "$T/run.log"; }
+validate "$T/res-lim"
+
+echo "[$SECONDS s] == kill -9 at random points, re-run: the same gradebook"
+K=$T/kill
+mkdir -p "$K"
+for i in $(seq 1 16); do variant "$K/s$i.cu" "s$i" "FAKE-POINTS: $((i % 7)) $(( (i * 5) % 7 ))"; done
+variant "$K/bad.cu" bad FAKE-COMPILE-ERROR
+cp "$K/s3.cu" "$K/twin.cu"
+export FAKE_GRADER_SLEEP=0.05 FAKE_NVCC_SLEEP=0.05
+"$BATCH" "${FAKE[@]}" -j 2 lab3 "$K" -o "$T/res-ref" > /dev/null 2>&1
+kills=0
+for round in $(seq 1 8); do
+    "$BATCH" "${FAKE[@]}" -j 2 lab3 "$K" -o "$T/res-kill" > /dev/null 2>&1 &
+    pid=$!
+    sleep "0.$(( RANDOM % 9 + 1 ))$(( RANDOM % 10 ))"
+    if kill -9 $pid 2>/dev/null; then kills=$((kills + 1)); fi
+    wait $pid 2>/dev/null
+    for f in "$T"/res-kill/*.json; do
+        [ -e "$f" ] || continue
+        python3 -c "import json,sys; json.load(open(sys.argv[1]))" "$f" 2>/dev/null || { no "round $round: $f is not whole JSON"; break; }
+    done
+done
+"$BATCH" "${FAKE[@]}" -j 2 lab3 "$K" -o "$T/res-kill" > /dev/null 2>&1
+unset FAKE_GRADER_SLEEP FAKE_NVCC_SLEEP
+[ $kills -ge 3 ] && ok "$kills of 8 runs killed with -9" || no "only $kills runs were killed: the class grades too fast to test"
+cmp -s "$T/res-ref/gradebook.csv" "$T/res-kill/gradebook.csv" && ok "gradebook after kills = uninterrupted gradebook ($(($(wc -l < "$T/res-ref/gradebook.csv") - 1)) students)" \
+    || { no "gradebooks differ"; diff "$T/res-ref/gradebook.csv" "$T/res-kill/gradebook.csv"; }
+ls -a "$T/res-kill" | grep -q '\.tmp\.' && no "temporary files left" || ok "no temporary files left"
+
+echo "[$SECONDS s] == compile errors with the real nvcc; the real grader without a GPU"
+if command -v "${NVCC:-nvcc}" > /dev/null; then
+    R=$T/real
+    mkdir -p "$R" "$T/secret"
+    echo 'TOP SECRET exam answers' > "$T/secret/answers.h"
+    cp "$SKEL" "$R/sam.cu"
+    { cat "$SKEL"; echo "int x = ;"; } > "$R/syn.cu"
+    line=$(grep -n 'int x = ;' "$R/syn.cu" | cut -d: -f1)
+    { echo "#include \"$T/secret/answers.h\""; cat "$SKEL"; } > "$R/peek.cu"
+    "$BATCH" --plain --grader "$GRADER" --nvcc-arch=-arch=sm_75 lab3 "$R" -o "$T/res-real" > "$T/run.log" 2>&1
+    rc=$?
+    [ "$(field syn reason "$T/res-real")" = "does not compile: lab3.cu:$line: expected an expression" ] \
+        && ok "nvcc error: $(field syn reason "$T/res-real")" || no "nvcc error: $(field syn reason "$T/res-real")"
+    reason_has peek "an error in a file that lab3.cu includes (outside the submission)" "$T/res-real"
+    grep -rq "TOP SECRET\|$T/secret" "$T/res-real" && no "another file's content or path leaked" || ok "no other file's content in the results"
+    grep -rq "smemlab-batch\.[A-Za-z0-9]\{6\}" "$T/res-real"/*.json && no "scratch path leaked" || ok "no scratch path in the results"
+    if nvidia-smi > /dev/null 2>&1; then
+        echo "  skip  (a GPU is present: the no-GPU path is not tested here)"
+    else
+        [ $rc = 1 ] && [ "$(field sam status "$T/res-real")" = not-graded ] && ok "no GPU: exit 1, sam not-graded" || no "no GPU: exit $rc, $(field sam status "$T/res-real")"
+        reason_has sam "not graded: " "$T/res-real"
+        python3 -c "import json,sys; r=json.load(open(sys.argv[1])); sys.exit(r['grader_exit'] != 3)" "$T/res-real/sam.json" \
+            && ok "the grader's own exit 3 and reason recorded" || no "grader_exit"
+    fi
+    validate "$T/res-real"
+else
+    echo "  skip  (no nvcc)"
+fi
+
+echo "[$SECONDS s] == --slurm through a fake sbatch"
+FAKE_SBATCH_ARGS=$T/sbatch.args "$BATCH" "${FAKE[@]}" --slurm --chunk-size 3 --sbatch "$HERE/fake-sbatch" \
+    --sbatch-arg=--partition=gpu lab3 "$K" -o "$T/res-slurm" > "$T/run.log" 2>&1
+rc=$?
+[ $rc = 0 ] && ok "slurm run exit 0" || { no "slurm exit $rc"; cat "$T/run.log"; }
+grep -q -- "--partition=gpu" "$T/sbatch.args" && ok "--sbatch-arg passed on" || no "sbatch args: $(cat "$T/sbatch.args")"
+[ "$(ls "$T/res-slurm/.slurm"/chunk-*.txt | wc -l)" = 6 ] && ok "18 submissions in 6 chunks of 3" || no "chunks: $(ls "$T/res-slurm/.slurm")"
+cmp -s "$T/res-ref/gradebook.csv" "$T/res-slurm/gradebook.csv" && ok "slurm gradebook = local gradebook" || { no "slurm gradebook differs"; diff "$T/res-ref/gradebook.csv" "$T/res-slurm/gradebook.csv"; }
+FAKE_SBATCH_DROP=1 "$BATCH" "${FAKE[@]}" --slurm --regrade --chunk-size 3 --sbatch "$HERE/fake-sbatch" lab3 "$K" -o "$T/res-slurm" > "$T/run.log" 2>&1
+rc=$?
+lost=$(sed -n 2p "$T/res-slurm/.slurm/chunk-1.txt"); lost=${lost%.cu}
+[ $rc = 1 ] && ok "a lost task: exit 1" || no "lost task: exit $rc"
+reason_has "$lost" "not graded: Slurm array task 1 returned no result" "$T/res-slurm"
+[ "$(grep -c 'returned no result' "$T/res-slurm/gradebook.csv")" = 3 ] && ok "exactly the 3 of task 1 are lost" || no "lost: $(grep -c 'returned no result' "$T/res-slurm/gradebook.csv")"
+"$BATCH" "${FAKE[@]}" --slurm --sbatch /nonexistent/sbatch lab3 "$K" -o "$T/res-slurm" > "$T/run.log" 2>&1
+reason_has "$lost" "could not be run" "$T/res-slurm"
+validate "$T/res-slurm"
+
+echo "batch tests: $passes passed, $fails failed"
+[ $fails = 0 ]

@@ -1,0 +1,109 @@
+#!/usr/bin/env python3
+"""validate.py RESULTS_DIR LAB KERNEL... - every report of a batch run against
+its schema, and against the per-student records it was made from.
+
+  records            record.schema.json
+  gradebook.csv      RFC 4180 (csv module, strict), header, one row per record,
+                     the same points, status and reason as the record
+  gradescope/*/results.json   gradescope.schema.json; score = the record's points
+  autolab/*.txt      last line: autolab.schema.json; scores add up to the points
+  feedback/*.txt, .html   the HTML parses, holds no raw markup from the data,
+                     and says the same as the text (every line of the text is in it)
+  junit.xml          checked with xmllint --schema junit.xsd by the caller
+"""
+import csv, glob, html, html.parser, io, json, os, sys
+import jsonschema
+
+here = os.path.dirname(os.path.abspath(__file__))
+res, lab, kernels = sys.argv[1], sys.argv[2], sys.argv[3:]
+errors = []
+def err(msg): errors.append(msg)
+def schema(name): return json.load(open(os.path.join(here, name)))
+
+records = {}
+for p in sorted(glob.glob(os.path.join(res, "*.json"))):
+    r = json.load(open(p))
+    try:
+        jsonschema.validate(r, schema("record.schema.json"))
+    except jsonschema.ValidationError as e:
+        err("%s: %s" % (p, e.message))
+    records[r["student"]] = r
+
+raw = open(os.path.join(res, "gradebook.csv"), newline="").read()
+if not raw.endswith("\r\n") or "\n" in raw.replace("\r\n", "") and not '"' in raw:
+    err("gradebook.csv: lines must end in CRLF (RFC 4180)")
+rows = list(csv.reader(io.StringIO(raw, newline=""), strict=True))
+want_header = ["student", "points", "max"] + kernels + ["status", "reason"]
+if rows[0] != want_header:
+    err("gradebook.csv header %r, want %r" % (rows[0], want_header))
+seen = set()
+for row in rows[1:]:
+    if len(row) != len(want_header):
+        err("gradebook.csv: row %r has %d fields, want %d" % (row, len(row), len(want_header)))
+        continue
+    s = row[0]
+    seen.add(s)
+    r = records.get(s)
+    if not r:
+        err("gradebook.csv: %s has no record" % s); continue
+    if float(row[1]) != r["points"] or float(row[2]) != r["max_points"]:
+        err("gradebook.csv: %s points %s/%s, record %s/%s" % (s, row[1], row[2], r["points"], r["max_points"]))
+    if row[-2] != r["status"] or row[-1] != r["reason"]:
+        err("gradebook.csv: %s status/reason differ from the record" % s)
+    kpts = [float(x) for x in row[3:-2] if x != ""]
+    if r["status"] == "graded" and abs(sum(kpts) - r["points"]) > 1e-9:
+        err("gradebook.csv: %s kernel columns add to %s, not %s" % (s, sum(kpts), r["points"]))
+if seen != set(records):
+    err("gradebook.csv students %s differ from the records %s" % (sorted(seen), sorted(records)))
+if [r[0] for r in rows[1:]] != sorted(r[0] for r in rows[1:]):
+    err("gradebook.csv is not sorted by student")
+
+class Text(html.parser.HTMLParser):
+    def __init__(self):
+        super().__init__(); self.out = []; self.tags = []
+    def handle_starttag(self, tag, attrs): self.tags.append(tag)
+    def handle_data(self, d): self.out.append(d)
+
+for s, r in records.items():
+    gs = os.path.join(res, "gradescope", s, "results.json")
+    try:
+        g = json.load(open(gs))
+        jsonschema.validate(g, schema("gradescope.schema.json"))
+        if g["score"] != r["points"]:
+            err("%s: Gradescope score %s, record %s" % (gs, g["score"], r["points"]))
+        if r["checks"] and len(g["tests"]) != len(r["checks"]):
+            err("%s: %d tests for %d checks" % (gs, len(g["tests"]), len(r["checks"])))
+        if abs(sum(t["max_score"] for t in g["tests"]) - r["max_points"]) > 1e-9:
+            err("%s: max scores do not add up to %s" % (gs, r["max_points"]))
+    except (OSError, ValueError, jsonschema.ValidationError) as e:
+        err("%s: %s" % (gs, e))
+    al = os.path.join(res, "autolab", s + ".txt")
+    try:
+        last = open(al).read().rstrip("\n").split("\n")[-1]
+        a = json.loads(last)
+        jsonschema.validate(a, schema("autolab.schema.json"))
+        if list(a["scores"]) != kernels:
+            err("%s: scores %s, want the kernels %s" % (al, list(a["scores"]), kernels))
+        if abs(sum(a["scores"].values()) - r["points"]) > 1e-9 or a["scoreboard"][0] != r["points"]:
+            err("%s: scores do not add up to %s" % (al, r["points"]))
+    except (OSError, ValueError, jsonschema.ValidationError) as e:
+        err("%s: %s" % (al, e))
+    txt = open(os.path.join(res, "feedback", s + ".txt")).read()
+    page = open(os.path.join(res, "feedback", s + ".html")).read()
+    p = Text(); p.feed(page)
+    if set(p.tags) - {"html", "head", "meta", "title", "style", "body", "h1", "dl", "dt", "dd",
+                      "code", "table", "tr", "th", "td", "br", "small", "p", "strong"}:
+        err("%s.html: unexpected tags %s (unescaped data?)" % (s, set(p.tags)))
+    flat = " ".join("".join(p.out).split())
+    for item in [r["reason"]] + [c["message"] for c in r["checks"]] + [c["hint"] for c in r["checks"] if c["status"] != "pass"]:
+        if item and " ".join(item.split()) not in flat:
+            err("%s.html lacks %r" % (s, item))
+        if item and item not in txt:
+            err("%s.txt lacks %r" % (s, item))
+    if ("%g/%g" % (r["points"], r["max_points"])) not in txt or ("%g/%g" % (r["points"], r["max_points"])) not in flat:
+        err("%s: feedback lacks the score" % s)
+
+for e in errors:
+    print("validate:", e)
+print("validate: %d records, %d errors" % (len(records), len(errors)))
+sys.exit(1 if errors else 0)
