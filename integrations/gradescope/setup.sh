@@ -19,7 +19,7 @@ RUN_AS=${SMEMLAB_RUN_AS:-student}
 CUDA_PACKAGE=${SMEMLAB_CUDA_PACKAGE:-cuda-toolkit-12-6}
 export DEBIAN_FRONTEND=noninteractive
 
-packages="make gcc pkg-config libcjson-dev jq"
+packages="make gcc pkg-config libcjson-dev libseccomp-dev jq"
 missing=$(for p in $packages; do dpkg -s "$p" >/dev/null 2>&1 || echo "$p"; done)
 if [ -n "$missing" ]; then
     apt-get update -qq
