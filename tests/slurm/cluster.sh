@@ -17,6 +17,7 @@
 
 CLUSTER_DIR=
 CLUSTER_PIDS=()
+CLUSTER_CTLD=
 
 cluster_log() { echo "cluster: $*" >&2; }
 
@@ -43,11 +44,16 @@ cluster_free_port() {
     return 1
 }
 
-# cluster_wait SECONDS DESCRIPTION COMMAND...: poll COMMAND until it succeeds.
+# cluster_wait SECONDS DESCRIPTION COMMAND...: poll COMMAND until it succeeds;
+# give up early when the daemon started last has died.
 cluster_wait() {
-    local limit=$1 what=$2 t=0
+    local limit=$1 what=$2 t=0 last=${CLUSTER_PIDS[-1]:-}
     shift 2
     until "$@" >/dev/null 2>&1; do
+        if [ -n "$last" ] && ! kill -0 "$last" 2>/dev/null; then
+            cluster_log "the daemon started last (pid $last) died while waiting for $what"
+            return 1
+        fi
         t=$((t + 1))
         if [ "$t" -gt $((limit * 5)) ]; then
             cluster_log "timed out after ${limit}s waiting for $what"
@@ -59,7 +65,7 @@ cluster_wait() {
 
 cluster_dump_logs() {
     local f
-    for f in "$CLUSTER_DIR"/log/*.log; do
+    for f in "$CLUSTER_DIR"/log/*.log "$CLUSTER_DIR"/log/*.out; do
         [ -f "$f" ] || continue
         echo "---- last lines of $f" >&2
         tail -n 25 "$f" >&2
@@ -70,7 +76,7 @@ cluster_start() {
     CLUSTER_DIR=$1
     local d=$CLUSTER_DIR
     mkdir -p "$d/etc" "$d/munge" "$d/state" "$d/spool" "$d/log" "$d/dev" || return 1
-    chmod 700 "$d/munge"
+    chmod 755 "$d/munge" # clients need to reach the socket; the key itself is 0600
 
     # munge: a fresh key, a private socket.
     mungekey --create --keyfile="$d/munge/munge.key" 2>"$d/log/mungekey.log" || {
@@ -130,6 +136,7 @@ CONF
 
     slurmctld -D -i >>"$d/log/slurmctld.out" 2>&1 &
     CLUSTER_PIDS+=($!)
+    CLUSTER_CTLD=$!
     cluster_wait 30 "slurmctld to answer" scontrol ping || { cluster_dump_logs; return 1; }
     slurmd -D -N localhost >>"$d/log/slurmd.out" 2>&1 &
     CLUSTER_PIDS+=($!)
@@ -143,7 +150,8 @@ cluster_node_idle() {
 
 cluster_stop() {
     [ -n "$CLUSTER_DIR" ] || return 0
-    if [ -n "${SLURM_CONF:-}" ]; then
+    # jobs first, while the controller is there to cancel them
+    if [ -n "${SLURM_CONF:-}" ] && [ -n "$CLUSTER_CTLD" ] && kill -0 "$CLUSTER_CTLD" 2>/dev/null; then
         scancel --quiet --full --partition=smemlab >/dev/null 2>&1
         # give running steps a moment to go before slurmd does
         local i
@@ -165,5 +173,6 @@ cluster_stop() {
         wait "$pid" 2>/dev/null
     done
     CLUSTER_PIDS=()
+    CLUSTER_CTLD=
     unset SLURM_CONF
 }
