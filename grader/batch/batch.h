@@ -104,7 +104,7 @@ typedef struct batch_opts {
     const lab_def *lab;
     const char *submissions, *results;
     const char *kit, *grader, *nvcc, *nvcc_arch, *make;
-    int jobs;
+    int jobs, jobs_set;
     int gpus[64], n_gpus;
     double time_limit;
     int regrade;

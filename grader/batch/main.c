@@ -48,7 +48,8 @@ static void usage(FILE *f)
 "  --slurm              grade as a Slurm job array (sbatch --wait): each task takes\n"
 "                       a chunk of submissions on one GPU (--gres=gpu:1) and runs\n"
 "                       smemlab-batch --task; then the reports are written here\n"
-"  --chunk-size N       submissions per array task (default 10)\n"
+"  --chunk-size N       submissions per array task (default 10); with -j N each\n"
+"                       task asks for N cores (--cpus-per-task) and builds N at a time\n"
 "  --sbatch PATH        sbatch to call (default: sbatch)\n"
 "  --sbatch-arg ARG     extra sbatch option (repeat; e.g. --sbatch-arg=--partition=gpu)\n"
 "  --task I --chunk-file F   (what a task runs) grade the entries listed in F, one\n"
@@ -188,6 +189,7 @@ int main(int argc, char **argv)
         case 'j':
             if (parse_long(optarg, 1, 1024, &v)) return bad("-j wants a number of builds in 1..1024, not '%s'", optarg);
             o.jobs = (int)v;
+            o.jobs_set = 1;
             break;
         case O_GPUS: {
             int n;

@@ -92,9 +92,15 @@ int slurm_run(const batch_opts *o, submission *subs, int n, result *results)
                "#SBATCH --gres=gpu:1\n#SBATCH --ntasks=1\n#SBATCH --time=%d\n"
                "#SBATCH --output=%s/task-%%a.log\n",
             o->lab->id, tasks - 1, minutes, dir);
+    if (o->jobs_set) /* -j N: N cores per task, N builds at a time there */
+        fprintf(f, "#SBATCH --cpus-per-task=%d\n", o->jobs);
     fprintf(f, "exec ");
     shq(f, o->self);
-    fprintf(f, " --task \"$SLURM_ARRAY_TASK_ID\" --chunk-file \"%s/chunk-$SLURM_ARRAY_TASK_ID.txt\"", dir);
+    fprintf(f, " --task \"$SLURM_ARRAY_TASK_ID\" --chunk-file ");
+    shq(f, dir);
+    fprintf(f, "/chunk-\"$SLURM_ARRAY_TASK_ID\".txt");
+    if (o->jobs_set)
+        fprintf(f, " -j %d", o->jobs);
     fprintf(f, " --plain --time-limit %g --max-source %lld --max-archive %lld --max-entries %lld",
             o->time_limit, o->limits.max_source, o->limits.max_archive, o->limits.max_entries);
     fprintf(f, " --kit ");
