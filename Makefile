@@ -237,6 +237,7 @@ student-kit:
 # --- tests -----------------------------------------------------------------------
 include tests/tests.mk
 include docs/docs.mk
+include integrations/integrations.mk
 
 .PHONY: help clean
 help:
@@ -255,6 +256,9 @@ help:
 	@echo "  make bench-batch          time batch grading of a generated class of 300 (GPU)"
 	@echo "  make docs                 render docs/ to build/docs/ with pandoc"
 	@echo "  make student-kit          the kit for students, without solutions: build/student-kit/"
+	@echo "  make gradescope LAB=lab3  build/gradescope/lab3/autograder.zip (docs/instructors.md)"
+	@echo "  make autolab LAB=lab3     build/autolab/lab3/: autograde-Makefile, autograde.tar"
+	@echo "  make deps-instructor      what those and their tests need (jq, zip, slurm-wlm, munge)"
 	@echo "  make clean                remove build/"
 	@echo
 	@echo "  GRADE_FLAGS='--json out.json'   extra grader options (build/smemlab-grade --help)"

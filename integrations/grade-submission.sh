@@ -1,0 +1,127 @@
+#!/usr/bin/env bash
+# grade-submission.sh KIT LAB SOURCE OUT_DIR - build one student's labN.cu with
+# the kit's flags and grade it; the Gradescope and Autolab autograders call it.
+#
+#   KIT      the kit's top folder, its grader built (make build/smemlab-grade)
+#   LAB      lab1 ... lab6
+#   SOURCE   the student's labN.cu
+#   OUT_DIR  receives result.json (below), build.log and report.txt
+#
+# result.json is what the platform scripts turn into their formats (jq):
+#   {"lab", "status": "graded" | "not-compiled" | "not-graded",
+#    "reason": "" or why not graded/compiled, "seconds", "kernels": [names],
+#    "build_log", "report": the grader's text report,
+#    "grader": the grader's --json output, or null}
+#
+# Student code runs as SMEMLAB_RUN_AS when this runs as root: the build
+# (make lab-lib: the kit's flags, as smemlab-batch builds) as that user, and
+# the grader with --run-as, which runs the student's host code as that user.
+# A grader without --run-as is run whole as that user, with a warning: then
+# the result is only as trustworthy as the student's code lets it be. Not
+# root: everything runs as the current user, with a warning.
+#
+# Environment: SMEMLAB_RUN_AS (user; default nobody), SMEMLAB_BUILD_TIMEOUT
+# (seconds for nvcc, default 300), SMEMLAB_GRADE_TIMEOUT (seconds for the
+# grader, default 900), NVCC_ARCH (as for make: the GPU to build for).
+# Exit status: 0 result.json written (whatever the grade), 2 bad arguments,
+# 3 the kit is unusable (message on stderr).
+set -uo pipefail
+
+me=grade-submission
+die() { echo "$me: $*" >&2; exit "${2:-3}"; }
+[ $# -eq 4 ] || die "usage: $0 KIT LAB SOURCE OUT_DIR" 2
+KIT=$(cd "$1" 2>/dev/null && pwd) || die "kit folder $1 not found" 2
+LAB=$2 SOURCE=$3 OUT=$4
+case $LAB in lab[1-6]) ;; *) die "unknown lab '$LAB': the labs are lab1 ... lab6" 2 ;; esac
+[ -f "$SOURCE" ] || die "no file $SOURCE" 2
+mkdir -p "$OUT" || die "cannot create $OUT" 2
+OUT=$(cd "$OUT" && pwd)
+
+GRADER=$KIT/build/smemlab-grade
+[ -x "$GRADER" ] || die "the grader is not built: run make -C $KIT build/smemlab-grade"
+command -v jq >/dev/null || die "jq is missing: apt-get install jq"
+BUILD_TIMEOUT=${SMEMLAB_BUILD_TIMEOUT:-300}
+GRADE_TIMEOUT=${SMEMLAB_GRADE_TIMEOUT:-900}
+t0=$(date +%s.%N)
+
+command -v nvcc >/dev/null || die "nvcc not found: install the CUDA Toolkit (12.6 or newer) and put its bin/ on PATH"
+
+# Who runs the student's code.
+as_user=()
+run_as=
+if [ "$(id -u)" -eq 0 ]; then
+    run_as=${SMEMLAB_RUN_AS:-nobody}
+    id "$run_as" >/dev/null 2>&1 || die "user $run_as does not exist: create it (useradd -M $run_as) or set SMEMLAB_RUN_AS"
+    [ "$(id -u "$run_as")" -ne 0 ] || die "SMEMLAB_RUN_AS=$run_as is root: name an unprivileged user"
+    as_user=(runuser -u "$run_as" --)
+else
+    echo "$me: warning: not root, so the student's code runs as $(id -un), like the grader" >&2
+fi
+
+# A private scratch folder: the student's file alone beside pristine common/.
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/smemlab-$LAB.XXXXXX") || die "cannot create a scratch folder"
+TRUSTED=$(mktemp -d "${TMPDIR:-/tmp}/smemlab-result.XXXXXX") || die "cannot create a scratch folder"
+trap 'rm -rf "$WORK" "$TRUSTED"' EXIT
+cp -r "$KIT/common" "$WORK/common" && cp "$SOURCE" "$WORK/$LAB.cu" || die "cannot copy into $WORK"
+chmod 755 "$WORK"
+[ -z "$run_as" ] || chown -R "$run_as" "$WORK" || die "cannot give $WORK to $run_as"
+
+status=graded reason= grader_json=null
+# The kit's own build of one lab library (make lab-lib, as smemlab-batch
+# builds): the flags of make labN on this machine, NVCC_ARCH following the
+# GPU present. make and nvcc run as the student's user.
+(cd "$WORK" && "${as_user[@]}" env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL \
+    PATH="$PATH" HOME="$WORK" TMPDIR="$WORK" timeout "$BUILD_TIMEOUT" \
+    make -s --no-print-directory -C "$KIT" lab-lib LAB="$LAB" SRC="$WORK/$LAB.cu" \
+    OUT="$WORK/$LAB.so" LAB_COMMON="$WORK/common") >"$OUT/build.log" 2>&1
+rc=$?
+# the student's paths, not ours; and not make's own last word
+sed -i -e "s|$WORK/||g" -e '/^make: \*\*\*/d' "$OUT/build.log"
+: >"$OUT/report.txt"
+if [ $rc -eq 124 ]; then
+    status=not-compiled reason="does not compile: nvcc took more than ${BUILD_TIMEOUT}s"
+elif [ $rc -ne 0 ]; then
+    first=$(grep -m1 -E '(error|fatal)' "$OUT/build.log" || head -n1 "$OUT/build.log")
+    status=not-compiled reason="does not compile: ${first:-nvcc failed with exit status $rc}"
+else
+    # The grader's JSON goes where the student's user cannot write (it owns
+    # WORK, so it could replace a file there), except when the whole
+    # grader has to run as that user.
+    json=$TRUSTED/grade.json
+    if [ -n "$run_as" ] && "$GRADER" --help 2>&1 | grep -q -- '--run-as'; then
+        cmd=("$GRADER" --run-as "$run_as" --lib "$WORK/$LAB.so" --json "$json" "$LAB")
+    elif [ -n "$run_as" ]; then
+        echo "$me: warning: this grader has no --run-as: running all of it as $run_as" >&2
+        json=$WORK/grade.json
+        cmd=("${as_user[@]}" "$GRADER" --lib "$WORK/$LAB.so" --json "$json" "$LAB")
+    else
+        cmd=("$GRADER" --lib "$WORK/$LAB.so" --json "$json" "$LAB")
+    fi
+    (cd "$KIT" && NO_COLOR=1 timeout -k 10 "$GRADE_TIMEOUT" "${cmd[@]}") </dev/null >"$OUT/report.txt" 2>&1
+    rc=$?
+    if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
+        status=not-graded reason="grading took more than ${GRADE_TIMEOUT}s and was stopped"
+    elif ! jq -e '.labs[0].id' "$json" >/dev/null 2>&1; then
+        status=not-graded
+        reason="the grader stopped (exit status $rc) without a result: $(tail -n1 "$OUT/report.txt")"
+    else
+        grader_json=$json
+        ng=$(jq -r '.labs[0].not_graded // empty' "$grader_json")
+        [ -z "$ng" ] || status=not-graded reason=$ng
+    fi
+fi
+
+# The lab's kernels, for formats that list every problem even at 0 points.
+kernels=$("$GRADER" --list | awk -v lab="$LAB" '
+    /^lab[0-9]/ { on = ($1 == lab); next }
+    on && NF { print $1 }' | jq -R . | jq -s .)
+t1=$(date +%s.%N)
+if [ "$grader_json" = null ]; then echo null >"$TRUSTED/grader.null"; grader_json=$TRUSTED/grader.null; fi
+jq -n --arg lab "$LAB" --arg status "$status" --arg reason "$reason" \
+    --argjson seconds "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')" \
+    --argjson kernels "$kernels" \
+    --rawfile build_log "$OUT/build.log" --rawfile report "$OUT/report.txt" \
+    --slurpfile grader "$grader_json" \
+    '{lab: $lab, status: $status, reason: $reason, seconds: $seconds, kernels: $kernels,
+      build_log: $build_log, report: $report, grader: $grader[0]}' >"$OUT/result.json.tmp" &&
+    mv "$OUT/result.json.tmp" "$OUT/result.json" || die "cannot write $OUT/result.json"

@@ -1,0 +1,42 @@
+# results.jq - grade-submission.sh's result.json -> Gradescope's results.json
+# (the autograder specification: score, execution_time, output, tests[]).
+# One test per check of the grader, named "kernel: check"; a submission that
+# does not compile or cannot be graded gets score 0 and one failed test that
+# says why, so the student sees the reason on the results page.
+
+def check_output:
+  [ .message,
+    (if (.measured // "") != "" then "measured: \(.measured)" else empty end),
+    (if (.expected // "") != "" then "expected: \(.expected)" else empty end),
+    (if (.hint // "") != "" then "hint: \(.hint)" else empty end) ]
+  | join("\n");
+
+def gs_status: if . == "pass" then "passed" else "failed" end;
+
+. as $r
+| ($r.grader.labs[0] // null) as $lab
+| if $r.status == "graded" then
+    { score: $lab.points,
+      execution_time: ($r.seconds | round),
+      output: "\($r.lab): \($lab.points)/\($lab.max_points) points, graded on \($lab.device)\n\n\($r.report)",
+      output_format: "text",
+      tests: [ $lab.checks[]
+               | { name: "\(.kernel): \(.check)",
+                   score: .points,
+                   max_score: .max_points,
+                   status: (.status | gs_status),
+                   output: check_output,
+                   visibility: "visible" } ] }
+  else
+    ($r.reason | if $r.status == "not-graded" then "not graded: \(.)" else . end) as $why
+    | { score: 0,
+        execution_time: ($r.seconds | round),
+        output: "\($r.lab): \($why)\n\n\(if $r.status == "not-compiled" then $r.build_log else $r.report end)",
+        output_format: "text",
+        tests: [ { name: "\($r.lab): \($r.status)",
+                   score: 0,
+                   max_score: 0,
+                   status: "failed",
+                   output: (if $r.status == "not-compiled" then "\($why)\n\n\($r.build_log)" else $why end),
+                   visibility: "visible" } ] }
+  end

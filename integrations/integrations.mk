@@ -1,0 +1,67 @@
+# integrations.mk - where instructors already are: Gradescope, Autolab, and
+# the tests of those and of the Slurm path (docs/instructors.md). Included by
+# the top Makefile.
+#
+#   make gradescope LAB=lab3   build/gradescope/lab3/autograder.zip
+#   make autolab LAB=lab3      build/autolab/lab3/autograde-Makefile, autograde.tar
+#   make deps-instructor       the Debian packages these and their tests need
+#   make check-integrations    run both autograders in folders laid out like
+#                              Gradescope's and Autolab's (part of make check)
+#   make check-slurm           a one-machine Slurm cluster, started and stopped
+#                              by the test (part of make check)
+
+INSTRUCTOR_PACKAGES := jq zip unzip slurm-wlm munge
+# What an autograder needs of the kit: enough to build the grader and to ask
+# the Makefile for its nvcc flags. No solutions, no planted variants.
+INTEGRATION_KIT := Makefile common grader integrations tests/tests.mk docs/docs.mk docs/pages.yaml
+INTEGRATION_LAB = $(if $(filter $(LAB_ID),$(LABS)),$(LAB_ID),$(error LAB=$(LAB) is not a lab: say which one, e.g. LAB=lab3 (the labs are $(LABS))))
+GRADESCOPE_OUT = $(BUILD)/gradescope/$(INTEGRATION_LAB)
+AUTOLAB_OUT = $(BUILD)/autolab/$(INTEGRATION_LAB)
+
+.PHONY: deps-instructor gradescope autolab check-integrations check-slurm
+deps-instructor:
+	@missing=$$(for p in $(INSTRUCTOR_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+	    echo "Installing missing packages:" $$missing; \
+	    $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq $$missing; \
+	fi
+
+# $(call stage_kit,DIR): copy the kit's files an autograder needs into DIR.
+stage_kit = rm -rf $(1) && mkdir -p $(1) && tar -cf - $(INTEGRATION_KIT) | tar -xf - -C $(1)
+
+gradescope:
+	@command -v zip >/dev/null || { echo "zip is missing: make deps-instructor (apt-get install zip)" >&2; exit 3; }
+	@rm -rf $(GRADESCOPE_OUT) && mkdir -p $(GRADESCOPE_OUT)/zip
+	@$(call stage_kit,$(GRADESCOPE_OUT)/zip/kit)
+	@cp integrations/gradescope/setup.sh integrations/gradescope/run_autograder $(GRADESCOPE_OUT)/zip/
+	@echo $(INTEGRATION_LAB) > $(GRADESCOPE_OUT)/zip/smemlab-lab
+	@cd $(GRADESCOPE_OUT)/zip && zip -q -r -X ../autograder.zip .
+	@rm -rf $(GRADESCOPE_OUT)/zip
+	@echo "Wrote $(GRADESCOPE_OUT)/autograder.zip: upload it as the autograder of a Gradescope"
+	@echo "programming assignment; students submit $(INTEGRATION_LAB).cu (docs/instructors.md#gradescope)."
+
+autolab:
+	@rm -rf $(AUTOLAB_OUT) && mkdir -p $(AUTOLAB_OUT)/tar
+	@$(call stage_kit,$(AUTOLAB_OUT)/tar/smemlab-autolab/kit)
+	@tar -cf $(AUTOLAB_OUT)/autograde.tar -C $(AUTOLAB_OUT)/tar smemlab-autolab
+	@rm -rf $(AUTOLAB_OUT)/tar
+	@sed 's/@LAB@/$(INTEGRATION_LAB)/' integrations/autolab/autograde-Makefile > $(AUTOLAB_OUT)/autograde-Makefile
+	@echo "Wrote $(AUTOLAB_OUT)/autograde-Makefile and autograde.tar. In the assessment: handin"
+	@echo "filename $(INTEGRATION_LAB).cu, one problem per kernel, named:" \
+	    $$($(GRADER) --list | awk -v lab=$(INTEGRATION_LAB) '/^lab[0-9]/ { on = ($$1 == lab); next } on && NF { print $$1 }')
+	@echo "(points: docs/instructors.md#rubric; set-up: docs/instructors.md#autolab)"
+autolab: $(GRADER)
+
+# Without a GPU the tests build students' files for one architecture (fast);
+# with one, for that GPU, as the autograders would.
+INTEGRATION_ARCH = $(if $(GPU_CC),,NVCC_ARCH='$(COMPILE_ARCH)')
+INTEGRATION_REF := $(BUILD)/compile-check/solutions/lab3-padding/lab3.so
+check-integrations: $(GRADER) $(INTEGRATION_REF)
+	bash tests/integrations/test-formats.sh
+	$(INTEGRATION_ARCH) bash tests/integrations/test-gradescope.sh $(BUILD) $(INTEGRATION_REF)
+	$(INTEGRATION_ARCH) bash tests/integrations/test-autolab.sh $(BUILD) $(INTEGRATION_REF)
+
+check-slurm: $(GRADER) $(BATCH) $(INTEGRATION_REF)
+	bash tests/slurm/test-slurm.sh $(BUILD) $(INTEGRATION_REF)
+
+check: check-integrations check-slurm

@@ -1,0 +1,38 @@
+# lib.sh - shared by the integration tests: counting, skipping, the reference
+# result of the grader on this machine.
+
+passed=0
+failed=0
+ok() { passed=$((passed + 1)); echo "ok: $1"; }
+not_ok() {
+    failed=$((failed + 1))
+    echo "FAIL: $1"
+    [ -z "${2:-}" ] || sed 's/^/  | /' "$2" | head -n 30
+}
+# check NAME FILE JQ_EXPR [JQ_OPTION...]: FILE is JSON and JQ_EXPR is true of it.
+check() {
+    if jq -e "${@:4}" "$3" "$2" >/dev/null 2>&1; then ok "$1"; else not_ok "$1 ($3)" "$2"; fi
+}
+finish_tests() {
+    echo "$1: $passed passed, $failed failed"
+    [ "$failed" -eq 0 ]
+}
+
+# need_tools NAME TOOL...: stop the test when a tool is missing: a skip on a
+# student's machine, a failure under CI (CI=true), where make deps-instructor
+# must have installed them.
+need_tools() {
+    local name=$1 t missing=()
+    shift
+    for t in "$@"; do command -v "$t" >/dev/null 2>&1 || missing+=("$t"); done
+    [ ${#missing[@]} -eq 0 ] && return 0
+    if [ -n "${CI:-}" ]; then
+        echo "FAIL: $name needs ${missing[*]}: run make deps-instructor" >&2
+        exit 1
+    fi
+    echo "SKIP: $name needs ${missing[*]} (make deps-instructor installs them)"
+    exit 0
+}
+
+# gpu_present: a GPU the driver can use.
+gpu_present() { nvidia-smi -L >/dev/null 2>&1; }

@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# test-autolab.sh BUILD REFERENCE_LIB - make autolab LAB=lab3, then Autolab's
+# part run for real: a temporary folder with what Autolab's grading
+# container holds (the handin file lab3.cu, autograde-Makefile as Makefile,
+# autograde.tar), `make` run there, and the LAST line of its output checked:
+# JSON {"scores": {KERNEL: points}, "scoreboard": [total, points...]} with one
+# score per kernel of lab 3 (the grader's --list).
+#
+# REFERENCE_LIB (the lab 3 solution built by make check-compile) says what to
+# expect: without a GPU the grader does not grade it and every score is 0;
+# with one, the solution scores the lab's maximum.
+set -u
+cd "$(dirname "$0")/../.."
+. tests/integrations/lib.sh
+[ $# -eq 2 ] || { echo "usage: $0 BUILD REFERENCE_LIB" >&2; exit 2; }
+BUILD=$1 REF_LIB=$2
+need_tools "the Autolab test" jq tar
+GRADER=$BUILD/smemlab-grade
+[ -x "$GRADER" ] && [ -f "$REF_LIB" ] || { echo "build $GRADER and $REF_LIB first (make check-integrations)" >&2; exit 2; }
+
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/smemlab-autolab-test.XXXXXX") || exit 2
+chmod 755 "$TMP"
+trap '[ -n "${KEEP:-}" ] && echo "kept $TMP" || rm -rf "$TMP"' EXIT
+
+if ! make -s --no-print-directory autolab LAB=lab3 BUILD="$BUILD" >"$TMP/make.out" 2>&1; then
+    not_ok "make autolab LAB=lab3" "$TMP/make.out"
+    finish_tests test-autolab
+    exit 1
+fi
+out=$BUILD/autolab/lab3
+if [ -f "$out/autograde-Makefile" ] && [ -f "$out/autograde.tar" ]; then
+    ok "make autolab wrote autograde-Makefile and autograde.tar ($(stat -c %s "$out/autograde.tar") bytes)"
+else
+    not_ok "make autolab wrote autograde-Makefile and autograde.tar" "$TMP/make.out"
+fi
+if tar -tf "$out/autograde.tar" | grep -q 'solutions/\|planted'; then
+    not_ok "autograde.tar holds no solutions or planted variants"
+else
+    ok "autograde.tar holds no solutions or planted variants"
+fi
+kernels=$("$GRADER" --list | awk '/^lab[0-9]/ { on = ($1 == "lab3"); next } on && NF { print $1 }' | jq -R . | jq -s -c .)
+if grep -qF "$(jq -r 'join(" ")' <<<"$kernels")" "$TMP/make.out"; then
+    ok "make autolab names the problems to create: $(jq -r 'join(", ")' <<<"$kernels")"
+else
+    not_ok "make autolab names the problems to create" "$TMP/make.out"
+fi
+
+# The autoresult's shape: a score per kernel, the scoreboard's total first.
+SHAPE='(.scores | keys_unsorted) == $k and all(.scores[]; type == "number")
+  and (.scoreboard | length) == ($k | length) + 1
+  and .scoreboard[0] == ([.scores[]] | add)
+  and .scoreboard[1:] == [$k[] as $n | .scores[$n]]'
+
+# grade NAME: run make in Autolab's layout with $TMP/NAME.cu as the handin;
+# the folder is kept between runs, as a second make there is cheaper.
+job=$TMP/job
+# Autolab runs a plain make, not one inside make check: MAKELEVEL would make
+# it print "Leaving directory" after the autoresult.
+AUTOLAB_MAKE="env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make"
+mkdir -p "$job"
+cp "$out/autograde-Makefile" "$job/Makefile"
+cp "$out/autograde.tar" "$job/"
+grade() {
+    cp "$TMP/$1.cu" "$job/lab3.cu"
+    t0=$SECONDS
+    (cd "$job" && $AUTOLAB_MAKE) </dev/null >"$TMP/$1.out" 2>&1
+    rc=$?
+    echo "  ($1: make exit $rc in $((SECONDS - t0))s)"
+    tail -n 1 "$TMP/$1.out" >"$TMP/$1.last"
+    if [ $rc -eq 0 ]; then ok "$1: make exits 0"; else not_ok "$1: make exits 0 (got $rc)" "$TMP/$1.out"; fi
+    check "$1: the last line is the autoresult, one score per kernel" "$TMP/$1.last" "$SHAPE" --argjson k "$kernels"
+}
+
+cp solutions/lab3-padding/lab3.cu "$TMP/solution.cu"
+grade solution
+reason=
+if ! gpu_present; then
+    NO_COLOR=1 "$GRADER" --lib "$REF_LIB" --json "$TMP/ref.json" lab3 >/dev/null 2>&1
+    reason=$(jq -r '.labs[0].not_graded // empty' "$TMP/ref.json")
+    [ -n "$reason" ] || not_ok "no GPU, yet the grader graded $REF_LIB" "$TMP/ref.json"
+fi
+if [ -n "$reason" ]; then
+    check "solution: every score 0 without a GPU" "$TMP/solution.last" 'all(.scores[]; . == 0)'
+    if grep -qF "not graded: $reason" "$TMP/solution.out"; then ok "solution: the output says not graded: $reason"
+    else not_ok "solution: the output says not graded: $reason" "$TMP/solution.out"; fi
+else
+    check "solution: full marks (every check passed)" "$TMP/solution.last" 'all(.scores[]; . > 0)'
+    if grep -Eq '^Score: ([0-9]+)/\1( |$)' "$TMP/solution.out"; then ok "solution: the report says full marks"
+    else not_ok "solution: the report says full marks" "$TMP/solution.out"; fi
+fi
+
+awk '/^__global__/ && !done { print "int broken = ;"; done = 1 } { print }' \
+    solutions/lab3-padding/lab3.cu >"$TMP/broken.cu"
+line=$(grep -n '^int broken = ;' "$TMP/broken.cu" | cut -d: -f1)
+grade broken
+check "compile error: every score 0" "$TMP/broken.last" 'all(.scores[]; . == 0)'
+if grep -qF "lab3.cu($line): error" "$TMP/broken.out"; then ok "compile error: nvcc's message for line $line is shown"
+else not_ok "compile error: nvcc's message for line $line is shown" "$TMP/broken.out"; fi
+
+rm -f "$job/lab3.cu"
+(cd "$job" && $AUTOLAB_MAKE) </dev/null >"$TMP/none.out" 2>&1
+tail -n 1 "$TMP/none.out" >"$TMP/none.last"
+check "no handin file: still an autoresult last, every score 0" "$TMP/none.last" "$SHAPE and all(.scores[]; . == 0)" --argjson k "$kernels"
+
+finish_tests test-autolab

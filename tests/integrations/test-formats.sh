@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# test-formats.sh - the Gradescope and Autolab filters on a graded lab: a
+# machine without a GPU never produces one, so the grader's JSON for a
+# partly passing lab 3 (graded-lab3.json, the shape of smemlab-grade --json)
+# goes through result.json -> results.jq / autolab.jq, and every number is
+# checked against the grader's own checks.
+set -u
+cd "$(dirname "$0")/../.."
+. tests/integrations/lib.sh
+need_tools "the format test" jq
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/smemlab-formats-test.XXXXXX") || exit 2
+trap 'rm -rf "$TMP"' EXIT
+G=tests/integrations/graded-lab3.json
+
+# result.json as grade-submission.sh writes it for a graded submission
+jq '{lab: "lab3", status: "graded", reason: "", seconds: 12.6,
+     kernels: (reduce .labs[0].checks[].kernel as $k ([]; if index([$k]) then . else . + [$k] end)),
+     build_log: "", report: "the text report\n", grader: .}' "$G" >"$TMP/result.json"
+
+jq -f integrations/gradescope/results.jq "$TMP/result.json" >"$TMP/gs.json" || not_ok "results.jq failed"
+check "gradescope: score is the grader's points" "$TMP/gs.json" '.score == $g[0].labs[0].points' --slurpfile g "$G"
+check "gradescope: one test per check, in order, named kernel: check" "$TMP/gs.json" \
+    '[.tests[].name] == [$g[0].labs[0].checks[] | "\(.kernel): \(.check)"]' --slurpfile g "$G"
+check "gradescope: test scores and maxima are the checks'" "$TMP/gs.json" \
+    '[.tests[] | [.score, .max_score]] == [$g[0].labs[0].checks[] | [.points, .max_points]]' --slurpfile g "$G"
+check "gradescope: pass -> passed, fail and not-measured -> failed" "$TMP/gs.json" \
+    '[.tests[].status] == [$g[0].labs[0].checks[] | if .status == "pass" then "passed" else "failed" end]' --slurpfile g "$G"
+check "gradescope: a failed check's output has message, measured, expected and hint" "$TMP/gs.json" \
+    '(.tests[] | select(.name == "setRowReadColDynPad: load-conflicts") | .output) as $o
+     | ($g[0].labs[0].checks[] | select(.kernel == "setRowReadColDynPad" and .check == "load-conflicts")) as $c
+     | ($o | contains($c.message)) and ($o | contains("measured: " + $c.measured))
+       and ($o | contains("expected: " + $c.expected)) and ($o | contains("hint: " + $c.hint))' --slurpfile g "$G"
+check "gradescope: execution_time in whole seconds, output has the score and report" "$TMP/gs.json" \
+    '.execution_time == 13 and (.output | startswith("lab3: 10/12 points")) and (.output | contains("the text report"))'
+
+jq -c -f integrations/autolab/autolab.jq "$TMP/result.json" >"$TMP/al.json" || not_ok "autolab.jq failed"
+check "autolab: a score per kernel, the sum of its checks' points" "$TMP/al.json" \
+    '.scores == ($g[0].labs[0].checks | group_by(.kernel) | map({key: .[0].kernel, value: (map(.points) | add)}) | from_entries)' --slurpfile g "$G"
+check "autolab: scoreboard is total then the kernels in the lab's order" "$TMP/al.json" \
+    '.scoreboard == [$g[0].points, .scores.setRowReadColPad, .scores.setRowReadColDynPad]' --slurpfile g "$G"
+if [ "$(wc -l <"$TMP/al.json")" -eq 1 ]; then ok "autolab: the autoresult is one line"; else not_ok "autolab: the autoresult is one line" "$TMP/al.json"; fi
+
+finish_tests test-formats

@@ -1,0 +1,197 @@
+#!/usr/bin/env bash
+# test-slurm.sh BUILD - smemlab-batch --slurm on a real Slurm cluster of one
+# machine, started and stopped here (tests/slurm/cluster.sh).
+#
+#  1. The cluster itself: a trivial job array asking --gres=gpu:1 runs every
+#     task, one at a time (the node has one GPU), each seeing its GPU in
+#     CUDA_VISIBLE_DEVICES.
+#  2. A class graded with smemlab-batch --slurm: chunks of 2 submissions per
+#     array task, --gres=gpu:1, sbatch --wait; every submission must come
+#     back through its task with the reason the grader itself gives on this
+#     machine (without a GPU: "not graded: <no GPU>"), and the reports be
+#     written from the gathered results.
+#
+# Needs root and Debian's slurm-wlm and munge (make deps-instructor). On a
+# student's machine without them this is skipped; under CI (CI=true) it fails.
+set -u
+cd "$(dirname "$0")/../.."
+. tests/integrations/lib.sh
+. tests/slurm/cluster.sh
+[ $# -eq 2 ] || { echo "usage: $0 BUILD REFERENCE_LIB" >&2; exit 2; }
+BUILD=$(cd "$1" && pwd) || exit 2
+REF_LIB=$2
+for f in "$BUILD/smemlab-batch" "$BUILD/smemlab-grade" "$REF_LIB"; do
+    [ -e "$f" ] || { echo "$f is missing: run make check-slurm" >&2; exit 2; }
+done
+
+missing=$(cluster_missing)
+if [ -n "$missing" ]; then
+    if [ -n "${CI:-}" ]; then
+        echo "FAIL: the Slurm test needs: $missing (make deps-instructor; CI runs as root)" >&2
+        exit 1
+    fi
+    echo "SKIP: the Slurm test needs: $missing (make deps-instructor, and root)"
+    exit 0
+fi
+
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/smemlab-slurm-test.XXXXXX") || exit 2
+chmod 755 "$TMP"
+batch_pid=
+cleanup() {
+    if [ -n "$batch_pid" ] && kill -0 "$batch_pid" 2>/dev/null; then
+        kill "$batch_pid" 2>/dev/null # timeout passes it on to smemlab-batch
+        wait "$batch_pid" 2>/dev/null
+    fi
+    cluster_stop
+    if [ -n "${KEEP:-}" ]; then echo "kept $TMP"; else rm -rf "$TMP"; fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# wait_jobs SECONDS JOBID...: until squeue lists none of them.
+wait_jobs() {
+    local limit=$1 t0=$SECONDS
+    shift
+    while [ -n "$(squeue -h -j "$(IFS=,; echo "$*")" -o %i 2>/dev/null)" ]; do
+        if [ $((SECONDS - t0)) -gt "$limit" ]; then
+            echo "jobs $* still queued after ${limit}s:" >&2
+            squeue >&2
+            return 1
+        fi
+        sleep 0.5
+    done
+}
+
+t0=$SECONDS
+if cluster_start "$TMP/cluster"; then
+    ok "cluster up in $((SECONDS - t0))s: munged, slurmctld, slurmd on localhost, one GPU in gres.conf"
+else
+    not_ok "the cluster did not start"
+    finish_tests test-slurm
+    exit 1
+fi
+
+# --- 1. a trivial array -------------------------------------------------------------
+mkdir -p "$TMP/trivial"
+cat >"$TMP/trivial/job.sh" <<'JOB'
+#!/bin/bash
+out=$1/task-$SLURM_ARRAY_TASK_ID
+echo "start $(date +%s.%N)" >"$out.tmp"
+sleep 0.5
+echo "gpu ${CUDA_VISIBLE_DEVICES:-none}" >>"$out.tmp"
+echo "end $(date +%s.%N)" >>"$out.tmp"
+mv "$out.tmp" "$out"
+JOB
+t0=$SECONDS
+if jid=$(sbatch --parsable --array=0-2 --gres=gpu:1 --time=1 -J smemlab-trivial \
+        -o "$TMP/trivial/slurm-%A_%a.out" "$TMP/trivial/job.sh" "$TMP/trivial" 2>"$TMP/sbatch.err"); then
+    ok "sbatch --array=0-2 --gres=gpu:1 accepted (job $jid)"
+else
+    not_ok "sbatch --array=0-2 --gres=gpu:1" "$TMP/sbatch.err"
+fi
+wait_jobs 60 "${jid:-0}" || cluster_dump_logs
+n=$(ls "$TMP"/trivial/task-* 2>/dev/null | wc -l)
+if [ "$n" -eq 3 ]; then ok "all 3 array tasks ran ($((SECONDS - t0))s)"; else not_ok "$n of 3 array tasks ran"; cluster_dump_logs; fi
+if [ "$(grep -h '^gpu ' "$TMP"/trivial/task-* 2>/dev/null | sort -u)" = "gpu 0" ]; then
+    ok "each task saw CUDA_VISIBLE_DEVICES=0"
+else
+    not_ok "each task saw CUDA_VISIBLE_DEVICES=0" <(cat "$TMP"/trivial/task-* 2>&1)
+fi
+# one GPU: no two tasks at once
+if awk '/^start/ { s[FILENAME] = $2 } /^end/ { e[FILENAME] = $2 }
+        END { for (a in s) for (b in s) if (a < b && s[a] < e[b] && s[b] < e[a]) exit 1 }' "$TMP"/trivial/task-*; then
+    ok "the tasks ran one at a time on the node's one GPU"
+else
+    not_ok "two tasks overlapped on the one GPU" <(cat "$TMP"/trivial/task-*)
+fi
+
+# --- 2. a class through smemlab-batch --slurm ----------------------------------------
+# Five students, four distinct sources: a folder, the same file bare, a
+# .tar.gz, a skeleton, and one that does not compile. Chunks of 2: three
+# array tasks.
+class=$TMP/class
+mkdir -p "$class/alice/src" "$TMP/zip/carol"
+cp solutions/lab3-padding/lab3.cu "$class/alice/src/lab3.cu"
+cp solutions/lab3-padding/lab3.cu "$class/bob.cu" # alice's, byte for byte: built once
+{ cat solutions/lab3-padding/lab3.cu; echo "// carol's"; } >"$TMP/zip/carol/lab3.cu"
+(cd "$TMP/zip" && tar -czf "$class/carol.tar.gz" carol)
+cp labs/lab3-padding/lab3.cu "$class/dave.cu"
+awk '/^__global__/ && !done { print "int broken = ;"; done = 1 } { print }' \
+    solutions/lab3-padding/lab3.cu >"$class/erin.cu"
+line=$(grep -n '^int broken = ;' "$class/erin.cu" | cut -d: -f1)
+students="alice bob carol dave erin"
+
+# Without a GPU: what the grader says of a lab 3 library on this machine.
+arch=() ref_reason=
+if ! gpu_present; then
+    arch=(--nvcc-arch "-arch=sm_75") # one architecture: faster builds
+    NO_COLOR=1 "$BUILD/smemlab-grade" --lib "$REF_LIB" --json "$TMP/ref.json" lab3 >/dev/null 2>&1
+    ref_reason=$(jq -r '.labs[0].not_graded // empty' "$TMP/ref.json")
+    [ -n "$ref_reason" ] || not_ok "no GPU, yet the grader graded $REF_LIB" "$TMP/ref.json"
+fi
+
+results=$TMP/results
+t0=$SECONDS
+timeout 300 "$BUILD/smemlab-batch" --slurm --chunk-size 2 --plain --time-limit 60 "${arch[@]}" \
+    --sbatch-arg=--partition=smemlab -o "$results" lab3 "$class" >"$TMP/batch.out" 2>&1 &
+batch_pid=$!
+wait "$batch_pid"
+rc=$?
+batch_pid=
+echo "  (smemlab-batch --slurm: exit $rc in $((SECONDS - t0))s)"
+if [ $rc -le 1 ]; then ok "smemlab-batch --slurm ran to the end (exit $rc)"; else not_ok "smemlab-batch --slurm exit $rc" "$TMP/batch.out"; cluster_dump_logs; fi
+
+n_tasks=$(ls "$results"/.slurm/chunk-*.txt 2>/dev/null | wc -l)
+if [ "$n_tasks" -eq 3 ]; then ok "3 chunks of up to 2 submissions"; else not_ok "$n_tasks chunks, expected 3" "$TMP/batch.out"; fi
+if grep -q -- '--gres=gpu:1' "$results/.slurm/job.sh" && grep -q -- '--array=0-2' "$results/.slurm/job.sh"; then
+    ok "the job script asks --array=0-2 and --gres=gpu:1"
+else
+    not_ok "the job script asks --array=0-2 and --gres=gpu:1" "$results/.slurm/job.sh"
+fi
+# Slurm wrote each task's log (--output of the array): the tasks ran under it.
+logs=$(ls "$results"/.slurm/task-*.log 2>/dev/null | wc -l)
+if [ "$logs" -eq 3 ]; then ok "Slurm ran the 3 array tasks (their logs)"; else not_ok "$logs task logs, expected 3" "$TMP/batch.out"; fi
+
+for s in $students; do
+    rec=$results/$s.json
+    task=$(grep -lx "$s.*" "$results"/.slurm/chunk-*.txt 2>/dev/null | sed 's/.*chunk-\([0-9]*\).txt/\1/')
+    if [ -z "$task" ]; then not_ok "$s is in no chunk"; continue; fi
+    if ! jq -e . "$rec" >/dev/null 2>&1; then not_ok "$s: no record came back from task $task" "$results/.slurm/task-$task.log"; continue; fi
+    if jq -e '.reason | contains("array task")' "$rec" >/dev/null; then
+        not_ok "$s: lost in task $task" "$rec"
+    elif [ "$s" = erin ]; then
+        check "erin (task $task): does not compile, at line $line" "$rec" \
+            '.status == "not-compiled" and (.reason | startswith("does not compile: lab3.cu:" + $l + ":"))' --arg l "$line"
+    elif [ -n "$ref_reason" ]; then
+        check "$s (task $task): not graded: $ref_reason" "$rec" \
+            '.status == "not-graded" and .reason == "not graded: " + $r and .points == 0' --arg r "$ref_reason"
+    elif [ "$s" = dave ]; then
+        check "dave (task $task): the skeleton, graded on the GPU, not full marks" "$rec" \
+            '.status == "graded" and .points < .max_points'
+    else
+        check "$s (task $task): the solution, graded on the GPU, full marks" "$rec" \
+            '.status == "graded" and .points == .max_points and .max_points > 0'
+    fi
+done
+
+# The reports, written from what the tasks sent back.
+if [ -f "$results/gradebook.csv" ] && [ "$(tail -n +2 "$results/gradebook.csv" | wc -l)" -eq 5 ]; then
+    ok "gradebook.csv has the 5 students"
+else
+    not_ok "gradebook.csv has the 5 students" "$results/gradebook.csv"
+fi
+if [ -n "$ref_reason" ] && [ "$(grep -cF "$ref_reason" "$results/gradebook.csv")" -eq 4 ]; then
+    ok "gradebook.csv gives the 4 that compile the grader's reason"
+elif [ -n "$ref_reason" ]; then
+    not_ok "gradebook.csv gives the 4 that compile the grader's reason" "$results/gradebook.csv"
+fi
+missing=
+for s in $students; do
+    for f in "feedback/$s.txt" "feedback/$s.html" "gradescope/$s/results.json" "autolab/$s.txt"; do
+        [ -s "$results/$f" ] || missing="$missing $f"
+    done
+done
+[ -s "$results/junit.xml" ] || missing="$missing junit.xml"
+if [ -z "$missing" ]; then ok "feedback, Gradescope, Autolab and JUnit reports for every student"; else not_ok "reports missing:$missing"; fi
+
+finish_tests test-slurm
