@@ -237,7 +237,7 @@ student-kit:
 # --- tests -----------------------------------------------------------------------
 include tests/tests.mk
 include docs/docs.mk
-include integrations/integrations.mk
+include grader/integrations/integrations.mk
 
 .PHONY: help clean
 help:

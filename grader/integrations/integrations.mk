@@ -13,7 +13,7 @@
 INSTRUCTOR_PACKAGES := jq zip unzip slurm-wlm munge
 # What an autograder needs of the kit: enough to build the grader and to ask
 # the Makefile for its nvcc flags. No solutions, no planted variants.
-INTEGRATION_KIT := Makefile common grader integrations tests/tests.mk docs/docs.mk docs/pages.yaml
+INTEGRATION_KIT := Makefile common grader tests/tests.mk docs/docs.mk docs/pages.yaml
 INTEGRATION_LAB = $(if $(filter $(LAB_ID),$(LABS)),$(LAB_ID),$(error LAB=$(LAB) is not a lab: say which one, e.g. LAB=lab3 (the labs are $(LABS))))
 GRADESCOPE_OUT = $(BUILD)/gradescope/$(INTEGRATION_LAB)
 AUTOLAB_OUT = $(BUILD)/autolab/$(INTEGRATION_LAB)
@@ -33,7 +33,7 @@ gradescope:
 	@command -v zip >/dev/null || { echo "zip is missing: make deps-instructor (apt-get install zip)" >&2; exit 3; }
 	@rm -rf $(GRADESCOPE_OUT) && mkdir -p $(GRADESCOPE_OUT)/zip
 	@$(call stage_kit,$(GRADESCOPE_OUT)/zip/kit)
-	@cp integrations/gradescope/setup.sh integrations/gradescope/run_autograder $(GRADESCOPE_OUT)/zip/
+	@cp grader/integrations/gradescope/setup.sh grader/integrations/gradescope/run_autograder $(GRADESCOPE_OUT)/zip/
 	@echo $(INTEGRATION_LAB) > $(GRADESCOPE_OUT)/zip/smemlab-lab
 	@cd $(GRADESCOPE_OUT)/zip && zip -q -r -X ../autograder.zip .
 	@rm -rf $(GRADESCOPE_OUT)/zip
@@ -45,7 +45,7 @@ autolab:
 	@$(call stage_kit,$(AUTOLAB_OUT)/tar/smemlab-autolab/kit)
 	@tar -cf $(AUTOLAB_OUT)/autograde.tar -C $(AUTOLAB_OUT)/tar smemlab-autolab
 	@rm -rf $(AUTOLAB_OUT)/tar
-	@sed 's/@LAB@/$(INTEGRATION_LAB)/' integrations/autolab/autograde-Makefile > $(AUTOLAB_OUT)/autograde-Makefile
+	@sed 's/@LAB@/$(INTEGRATION_LAB)/' grader/integrations/autolab/autograde-Makefile > $(AUTOLAB_OUT)/autograde-Makefile
 	@echo "Wrote $(AUTOLAB_OUT)/autograde-Makefile and autograde.tar. In the assessment: handin"
 	@echo "filename $(INTEGRATION_LAB).cu, one problem per kernel, named:" \
 	    $$($(GRADER) --list | awk -v lab=$(INTEGRATION_LAB) '/^lab[0-9]/ { on = ($$1 == lab); next } on && NF { print $$1 }')

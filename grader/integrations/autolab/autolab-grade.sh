@@ -29,7 +29,7 @@ if [ ! -f "$HANDIN" ]; then
     zero_line
     exit 0
 fi
-if ! bash "$KIT/integrations/grade-submission.sh" "$KIT" "$LAB" "$HANDIN" "$WORK/out"; then
+if ! bash "$KIT/grader/integrations/grade-submission.sh" "$KIT" "$LAB" "$HANDIN" "$WORK/out"; then
     echo "The autograder failed (not your code's fault): see above."
     zero_line
     exit 0
@@ -41,4 +41,4 @@ case $(jq -r .status "$r") in
     *) echo "not graded: $(jq -r .reason "$r")"; cat "$WORK/out/report.txt" ;;
 esac
 echo
-jq -c -f "$KIT/integrations/autolab/autolab.jq" "$r" 2>/dev/null || zero_line
+jq -c -f "$KIT/grader/integrations/autolab/autolab.jq" "$r" 2>/dev/null || zero_line
