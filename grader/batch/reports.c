@@ -238,6 +238,20 @@ static char *gradescope_json(const lab_def *lab, const result *r, const char *fe
         free(out.s);
         cJSON_AddItemToArray(tests, t);
     }
+    /* Graded part-way (the grader stopped): the rest is one failed test saying why. */
+    double graded_max = 0;
+    for (int i = 0; i < r->n_checks; i++)
+        graded_max += r->checks[i].max_points;
+    if (r->n_checks > 0 && r->max_points - graded_max > 1e-9) {
+        cJSON *t = cJSON_CreateObject();
+        cJSON_AddStringToObject(t, "name", lab->id);
+        cJSON_AddNumberToObject(t, "score", 0);
+        cJSON_AddNumberToObject(t, "max_score", r->max_points - graded_max);
+        cJSON_AddStringToObject(t, "status", "failed");
+        cJSON_AddStringToObject(t, "output", r->reason);
+        cJSON_AddStringToObject(t, "visibility", "visible");
+        cJSON_AddItemToArray(tests, t);
+    }
     cJSON_AddItemToObject(o, "tests", tests);
     char *text = cJSON_Print(o);
     cJSON_Delete(o);

@@ -17,7 +17,7 @@ jq '{lab: "lab3", status: "graded", reason: "", seconds: 12.6,
      kernels: (reduce .labs[0].checks[].kernel as $k ([]; if index([$k]) then . else . + [$k] end)),
      build_log: "", report: "the text report\n", grader: .}' "$G" >"$TMP/result.json"
 
-jq -f integrations/gradescope/results.jq "$TMP/result.json" >"$TMP/gs.json" || not_ok "results.jq failed"
+jq -f grader/integrations/gradescope/results.jq "$TMP/result.json" >"$TMP/gs.json" || not_ok "results.jq failed"
 check "gradescope: score is the grader's points" "$TMP/gs.json" '.score == $g[0].labs[0].points' --slurpfile g "$G"
 check "gradescope: one test per check, in order, named kernel: check" "$TMP/gs.json" \
     '[.tests[].name] == [$g[0].labs[0].checks[] | "\(.kernel): \(.check)"]' --slurpfile g "$G"
@@ -33,7 +33,7 @@ check "gradescope: a failed check's output has message, measured, expected and h
 check "gradescope: execution_time in whole seconds, output has the score and report" "$TMP/gs.json" \
     '.execution_time == 13 and (.output | startswith("lab3: 10/12 points")) and (.output | contains("the text report"))'
 
-jq -c -f integrations/autolab/autolab.jq "$TMP/result.json" >"$TMP/al.json" || not_ok "autolab.jq failed"
+jq -c -f grader/integrations/autolab/autolab.jq "$TMP/result.json" >"$TMP/al.json" || not_ok "autolab.jq failed"
 check "autolab: a score per kernel, the sum of its checks' points" "$TMP/al.json" \
     '.scores == ($g[0].labs[0].checks | group_by(.kernel) | map({key: .[0].kernel, value: (map(.points) | add)}) | from_entries)' --slurpfile g "$G"
 check "autolab: scoreboard is total then the kernels in the lab's order" "$TMP/al.json" \
