@@ -56,9 +56,10 @@ static int check_call(const lab_kernel *k, const lab_def *lab, const rec_call *r
         return -1;
     }
     if (r->n_launches == 0)
-        return refuse(why, n, "%s launched no kernel of your file (a library call such as "
-                      "cuBLAS, or work done on the host, is not a launch the grader can "
-                      "measure)%s", k->launcher, "");
+        return refuse(why, n, "%s launched no kernel of your file: write its "
+                      "<<<grid, block, bytes>>> launch if it is still a TODO (a library call "
+                      "such as cuBLAS, or work done on the host, is not a launch the grader "
+                      "can measure)%s", k->launcher, "");
     if (r->n_launches > plan_max_launches(lab)) {
         snprintf(why, n, "%s made %d launches in one call; this lab allows at most %d",
                  k->launcher, r->n_launches, plan_max_launches(lab));

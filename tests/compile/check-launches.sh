@@ -20,6 +20,14 @@ for lib in "$build"/compile-check/solutions/*/*.so "$build"/compile-check/labs/*
     lab=$(basename "$lib" .so)
     "$grader" --check-launches --lib "$lib" "$lab" > "$out/$kind-$lab.txt"
     rc=$?
+    if [ "$kind" = labs ]; then
+        # A skeleton's launcher may still be the student's TODO (labs 2-4 leave
+        # the launch to write): refused, but with the words that say so.
+        grep '^  FAIL' "$out/$kind-$lab.txt" | grep -qv 'launched no kernel of your file: write its' \
+            && { bad "$lab $kind: a launcher refused for another reason"; cat "$out/$kind-$lab.txt"; } \
+            || ok "$lab $kind: every launcher accepted or still a TODO"
+        continue
+    fi
     [ "$rc" = 0 ] && ! grep -q '^  FAIL' "$out/$kind-$lab.txt" \
         && ok "$lab $kind: every launcher accepted" \
         || { bad "$lab $kind (exit $rc)"; cat "$out/$kind-$lab.txt"; }
