@@ -43,6 +43,22 @@ LAB_COMMON ?= common
 NVCC_BASE = -std=c++17 -I$(LAB_COMMON) -Xcompiler -fPIC,-Wall --cudart shared $(NVCCFLAGS)
 NVCC_ALL = $(NVCC_BASE) $(NVCC_ARCH)
 
+# $(call lab_lib,FLAGS,SRC,OUT): a lab library OUT (X.so) and beside it X.fatbin,
+# the device code of SRC alone, kept from the same nvcc run (--keep). The grader
+# runs GPU code from X.fatbin only, so device code put into the library some
+# other way (host assembly, a section attribute) is never run.
+lab_lib = keep=$(3).keep; rm -rf "$$keep" && mkdir -p "$$keep" \
+    && $(NVCC) $(1) -shared $(2) $(LAB_COMMON)/support.cu -o $(3) --keep --keep-dir "$$keep" \
+    && { mv "$$keep/$(basename $(notdir $(2))).fatbin" $(patsubst %.so,%.fatbin,$(3)) \
+         || { echo "nvcc kept no $(basename $(notdir $(2))).fatbin in $$keep: this kit needs the file names of nvcc --keep (CUDA 12.6 or newer)" >&2; false; }; }; \
+    rc=$$?; rm -rf "$$keep"; [ $$rc = 0 ]
+# A prerequisite of every lab library: if its X.fatbin is gone (a library built
+# by an older kit, say), the library is built again.
+.SECONDEXPANSION:
+FATBIN_GONE = $$(if $$(wildcard $$(basename $$@).fatbin),,FORCE)
+.PHONY: FORCE
+FORCE:
+
 # --- the grader ----------------------------------------------------------------
 # Three programs: smemlab-grade (plans, measures, scores; never runs a student's
 # host code), smemlab-record (the untrusted process that calls the launchers)
@@ -113,12 +129,12 @@ trace-backend: $(TRACE)
 # --- labs: build/labN.so from labs/, build/solutions/labN.so from solutions/ ---
 lab_src = $(wildcard $(2)/$(1)-*/$(1).cu)
 define lab_rules
-$(BUILD)/$(1).so: $(call lab_src,$(1),labs) common/support.cu common/smemlab.h
+$(BUILD)/$(1).so: $(call lab_src,$(1),labs) common/support.cu common/smemlab.h $$(FATBIN_GONE)
 	@mkdir -p $$(@D)
-	$$(NVCC) $$(NVCC_ALL) -shared $$< common/support.cu -o $$@
-$(BUILD)/solutions/$(1).so: $(call lab_src,$(1),solutions) common/support.cu common/smemlab.h
+	$$(call lab_lib,$$(NVCC_ALL),$$<,$$@)
+$(BUILD)/solutions/$(1).so: $(call lab_src,$(1),solutions) common/support.cu common/smemlab.h $$(FATBIN_GONE)
 	@mkdir -p $$(@D)
-	$$(NVCC) $$(NVCC_ALL) -shared $$< common/support.cu -o $$@
+	$$(call lab_lib,$$(NVCC_ALL),$$<,$$@)
 .PHONY: $(1)
 $(1): $(BUILD)/$(1).so $(GRADER_ALL) $(TRACE)
 	@echo $(1) > $(BUILD)/last-lab
@@ -135,7 +151,7 @@ $(foreach l,$(LABS),$(eval $(call lab_rules,$(l))))
 lab-lib:
 	@case " $(LABS) " in *" $(LAB) "*) ;; *) echo "make lab-lib: LAB=$(LAB) is not a lab ($(LABS))" >&2; exit 2;; esac
 	@test -n "$(SRC)" -a -n "$(OUT)" || { echo "make lab-lib: give SRC=file.cu and OUT=file.so" >&2; exit 2; }
-	$(NVCC) $(NVCC_ALL) -shared $(SRC) $(LAB_COMMON)/support.cu -o $(OUT)
+	$(call lab_lib,$(NVCC_ALL),$(SRC),$(OUT))
 nvcc-arch:
 	@echo '$(NVCC_ARCH)'
 

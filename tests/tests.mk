@@ -31,11 +31,10 @@ $(UNIT_BIN): $(UNIT_SRC) tests/unit/suites.def $(UNIT_OBJ)
 	    -o $@ $(CHECK_LIBS) $(LDLIBS_CUDA)
 
 COMPILE_ONE = @mkdir -p $(@D); \
-    $(NVCC) $(NVCC_BASE) $(COMPILE_ARCH) -shared $< common/support.cu -o $@ \
-    && echo "compiles: $<"
-$(BUILD)/compile-check/planted/%.so: $(BUILD)/planted/src/%.cu common/support.cu common/smemlab.h
+    $(call lab_lib,$(NVCC_BASE) $(COMPILE_ARCH),$<,$@) && echo "compiles: $<"
+$(BUILD)/compile-check/planted/%.so: $(BUILD)/planted/src/%.cu common/support.cu common/smemlab.h $(FATBIN_GONE)
 	$(COMPILE_ONE)
-$(BUILD)/compile-check/%.so: %.cu common/support.cu common/smemlab.h
+$(BUILD)/compile-check/%.so: %.cu common/support.cu common/smemlab.h $(FATBIN_GONE)
 	$(COMPILE_ONE)
 
 $(BUILD)/planted/src/%.cu: tests/planted/%.patch $(wildcard solutions/*/*.cu)
@@ -45,9 +44,9 @@ $(BUILD)/planted/src/%.cu: tests/planted/%.patch $(wildcard solutions/*/*.cu)
 
 # Planted wrong variants, built for the GPU at hand.
 PLANTED := $(PLANTED_NAMES:%=$(BUILD)/planted/%.so)
-$(BUILD)/planted/%.so: $(BUILD)/planted/src/%.cu common/support.cu common/smemlab.h
+$(BUILD)/planted/%.so: $(BUILD)/planted/src/%.cu common/support.cu common/smemlab.h $(FATBIN_GONE)
 	@mkdir -p $(@D)
-	$(NVCC) $(NVCC_ALL) -shared $< common/support.cu -o $@
+	$(call lab_lib,$(NVCC_ALL),$<,$@)
 
 $(BUILD)/tests/expect: tests/gpu/expect.c
 	@mkdir -p $(@D)
@@ -60,11 +59,18 @@ check: check-unit check-traces check-compile check-contract check-launches check
 # The image tests read a real library built by nvcc (no GPU needed to build one),
 # for every architecture of the kit's default list: their cubins differ in layout.
 UNIT_TEST_LIB := $(BUILD)/tests/lab5-all-archs.so
-$(UNIT_TEST_LIB): labs/lab5-matmul/lab5.cu common/support.cu common/smemlab.h
+$(UNIT_TEST_LIB): labs/lab5-matmul/lab5.cu common/support.cu common/smemlab.h $(FATBIN_GONE)
 	@mkdir -p $(@D)
-	$(NVCC) $(NVCC_BASE) $(foreach a,$(DEFAULT_ARCHS),-gencode arch=compute_$(a),code=sm_$(a)) -shared $< common/support.cu -o $@
-check-unit: $(UNIT_BIN) $(UNIT_TEST_LIB)
-	SMEMLAB_TEST_LIB=$(UNIT_TEST_LIB) $(UNIT_BIN)
+	$(call lab_lib,$(NVCC_BASE) $(foreach a,$(DEFAULT_ARCHS),-gencode arch=compute_$(a),code=sm_$(a)),$<,$@)
+# A lab 1 library whose host assembly injects a foreign fatbinary (test_image.c).
+INJECTED_LIB := $(BUILD)/tests/lab1-injected.so
+$(BUILD)/tests/foreign.fatbin: tests/unit/injected/foreign.cu
+	@mkdir -p $(@D)
+	$(NVCC) -std=c++17 --fatbin -gencode arch=compute_75,code=sm_75 $< -o $@
+$(INJECTED_LIB): tests/unit/injected/lab1-injected.cu $(BUILD)/tests/foreign.fatbin common/support.cu common/smemlab.h $(FATBIN_GONE)
+	$(call lab_lib,$(NVCC_BASE) -gencode arch=compute_75$(comma)code=sm_75 -DFOREIGN_FATBIN='"$(BUILD)/tests/foreign.fatbin"',$<,$@)
+check-unit: $(UNIT_BIN) $(UNIT_TEST_LIB) $(INJECTED_LIB)
+	SMEMLAB_TEST_LIB=$(UNIT_TEST_LIB) SMEMLAB_INJECTED_LIB=$(INJECTED_LIB) $(UNIT_BIN)
 
 check-compile: $(CU_CHECKED) $(if $(wildcard tests/gpu),$(TRACE_PROBE))
 

@@ -81,16 +81,6 @@ static const char *elf_section_name(const elf_view *v, const Elf64_Shdr *s)
     return elf_string(v, v->shstr, s->sh_name);
 }
 
-static const Elf64_Shdr *elf_find(const elf_view *v, const char *name)
-{
-    for (unsigned i = 0; i < v->n_sh; i++) {
-        const char *n = elf_section_name(v, &v->sh[i]);
-        if (n && strcmp(n, name) == 0)
-            return &v->sh[i];
-    }
-    return NULL;
-}
-
 /* --- kernels: .nv.info.<name> of each cubin -------------------------------- */
 
 /* The KPARAM_INFO attributes of one kernel; 0, or -1 when malformed. */
@@ -233,31 +223,32 @@ static int parse_fatbin(lab_image *img, const unsigned char *p, size_t len, int 
     return 0;
 }
 
-/* .nv_fatbin holds one fatbinary per compiled .cu file, each 8-byte aligned. */
-static int parse_fatbins(lab_image *img, const elf_view *v, char *why, size_t n)
+/* The device file holds the fatbinary of the lab file (a copy of what nvcc
+ * embedded in the library, kept by make); fatbinaries are 8-byte aligned. */
+static int parse_fatbins(lab_image *img, const unsigned char *p, size_t len, char *why,
+                         size_t n)
 {
-    const Elf64_Shdr *s = elf_find(v, ".nv_fatbin");
-    size_t len, at = 0;
+    size_t at = 0;
     int cubins = 0;
-    const unsigned char *p = s ? elf_section(v, s, &len) : NULL;
-    if (!p) {
-        snprintf(why, n, "%s holds no GPU code (no .nv_fatbin section): build it with the "
-                 "kit's Makefile (make labN)", img->path);
-        return -1;
-    }
     while (at + 16 <= len) {
-        if (le(p + at, 4) != FATBIN_MAGIC) {
-            at += 8;
-            continue;
+        if (le(p + at, 4) != FATBIN_MAGIC) { /* only zero padding between fatbinaries */
+            if (at > 0 && le(p + at, 8) == 0) {
+                at += 8;
+                continue;
+            }
+            snprintf(why, n, "%s is not a fatbinary nvcc wrote: rebuild the lab with the kit's "
+                     "Makefile (make labN)", img->device_path);
+            return -1;
         }
         uint64_t hsize = le(p + at + 6, 2), fsize = le(p + at + 8, 8);
         if (hsize < 16 || !in_bounds(len, at, hsize) || !in_bounds(len, at + hsize, fsize)) {
             snprintf(why, n, "%s holds a damaged fatbinary: rebuild it with the kit's Makefile",
-                     img->path);
+                     img->device_path);
             return -1;
         }
         if (img->n_fatbins == IMAGE_MAX_FATBINS) {
-            snprintf(why, n, "%s holds more than %d fatbinaries", img->path, IMAGE_MAX_FATBINS);
+            snprintf(why, n, "%s holds more than %d fatbinaries", img->device_path,
+                     IMAGE_MAX_FATBINS);
             return -1;
         }
         img->fatbins[img->n_fatbins++] = (image_blob){p + at, hsize + fsize};
@@ -267,7 +258,7 @@ static int parse_fatbins(lab_image *img, const elf_view *v, char *why, size_t n)
     }
     if (cubins == 0) {
         snprintf(why, n, "%s holds no compiled GPU code the grader can read (PTX only, or "
-                 "compressed): build it with the kit's Makefile (make labN)", img->path);
+                 "compressed): build it with the kit's Makefile (make labN)", img->device_path);
         return -1;
     }
     return 0;
@@ -343,14 +334,16 @@ int lab_image_kernel(const lab_image *img, const char *name)
 
 /* --- opening ------------------------------------------------------------------ */
 
-static int read_file(lab_image *img, const char *path, char *why, size_t n)
+/* Returns 0, -2 if path does not exist, -1 otherwise. */
+static int read_file(const char *path, unsigned char **data, size_t *size, char *why, size_t n)
 {
     struct stat st;
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
-        snprintf(why, n, errno == ENOENT ? "%s does not exist: build the lab first (make labN)"
-                                         : "cannot read %s: %s", path, strerror(errno));
-        return -1;
+        int missing = errno == ENOENT;
+        snprintf(why, n, missing ? "%s does not exist: build the lab first (make labN)"
+                                 : "cannot read %s: %s", path, strerror(errno));
+        return missing ? -2 : -1;
     }
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0 ||
         (unsigned long long)st.st_size > IMAGE_MAX_FILE) {
@@ -359,11 +352,11 @@ static int read_file(lab_image *img, const char *path, char *why, size_t n)
         close(fd);
         return -1;
     }
-    img->file_size = (size_t)st.st_size;
-    img->file = malloc(img->file_size);
+    *size = (size_t)st.st_size;
+    *data = malloc(*size);
     size_t got = 0;
-    while (img->file && got < img->file_size) {
-        ssize_t r = read(fd, img->file + got, img->file_size - got);
+    while (*data && got < *size) {
+        ssize_t r = read(fd, *data + got, *size - got);
         if (r < 0 && errno == EINTR)
             continue;
         if (r <= 0)
@@ -371,11 +364,20 @@ static int read_file(lab_image *img, const char *path, char *why, size_t n)
         got += (size_t)r;
     }
     close(fd);
-    if (!img->file || got != img->file_size) {
+    if (!*data || got != *size) {
         snprintf(why, n, "cannot read %s", path);
         return -1;
     }
     return 0;
+}
+
+/* X.so -> X.fatbin: where make put the device code of the lab file. */
+static int device_path_of(const char *path, char *out, size_t size)
+{
+    size_t len = strlen(path);
+    if (len > 3 && strcmp(path + len - 3, ".so") == 0)
+        len -= 3;
+    return snprintf(out, size, "%.*s.fatbin", (int)len, path) < (int)size ? 0 : -1;
 }
 
 int lab_image_open(const char *path, lab_image *img, char *why, size_t why_size)
@@ -383,7 +385,7 @@ int lab_image_open(const char *path, lab_image *img, char *why, size_t why_size)
     elf_view v;
     memset(img, 0, sizeof *img);
     snprintf(img->path, sizeof img->path, "%s", path);
-    if (read_file(img, path, why, why_size) != 0)
+    if (read_file(path, &img->file, &img->file_size, why, why_size) != 0)
         goto fail;
     if (elf_open(&v, img->file, img->file_size) != 0 ||
         ((const Elf64_Ehdr *)img->file)->e_type != ET_DYN) {
@@ -391,7 +393,19 @@ int lab_image_open(const char *path, lab_image *img, char *why, size_t why_size)
                  "it (make clean && make labN)", path);
         goto fail;
     }
-    if (parse_fatbins(img, &v, why, why_size) != 0)
+    if (device_path_of(path, img->device_path, sizeof img->device_path) != 0) {
+        snprintf(why, why_size, "%s: the path is too long", path);
+        goto fail;
+    }
+    int rc = read_file(img->device_path, &img->device, &img->device_size, why, why_size);
+    if (rc != 0) {
+        if (rc == -2)
+            snprintf(why, why_size, "%s is missing: the grader runs the GPU code of your lab "
+                     "file from it, never the code inside %s; build the lab again with the "
+                     "kit's Makefile (make labN)", img->device_path, path);
+        goto fail;
+    }
+    if (parse_fatbins(img, img->device, img->device_size, why, why_size) != 0)
         goto fail;
     return 0;
 fail:
@@ -402,8 +416,9 @@ fail:
 void lab_image_close(lab_image *img)
 {
     free(img->file);
-    img->file = NULL;
-    img->file_size = 0;
+    free(img->device);
+    img->file = img->device = NULL;
+    img->file_size = img->device_size = 0;
     img->n_fatbins = img->n_kernels = 0;
 }
 

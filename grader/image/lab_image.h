@@ -2,10 +2,13 @@
  * lab_image.h - a lab library read as a file, never loaded.
  *
  * The grader must not run a student's host code, so it reads what it needs
- * from the ELF file itself: the fatbinaries nvcc embedded (.nv_fatbin), the
- * kernels in them with their parameter layout (from each cubin's
- * .nv.info.<kernel> section), and the exported contract constants. The file
- * is hostile input: every offset is checked before it is used.
+ * from files: the exported contract constants and launchers from the
+ * library's ELF (.dynsym), and the GPU code from X.fatbin beside X.so, the
+ * device code of the lab file alone that make kept from the same nvcc run
+ * (never the library's .nv_fatbin, which host assembly can add to). From
+ * the fatbinary come the kernels and their parameter layout (each cubin's
+ * .nv.info.<kernel> section). Both files are hostile input: every offset is
+ * checked before it is used.
  */
 #ifndef SMEMLAB_LAB_IMAGE_H
 #define SMEMLAB_LAB_IMAGE_H
@@ -36,8 +39,11 @@ typedef struct image_blob {
 
 typedef struct lab_image {
     char path[512];
-    unsigned char *file;
+    unsigned char *file; /* the library */
     size_t file_size;
+    char device_path[520];
+    unsigned char *device; /* X.fatbin: the GPU code */
+    size_t device_size;
     image_blob fatbins[IMAGE_MAX_FATBINS];
     int n_fatbins;
     image_kernel kernels[IMAGE_MAX_KERNELS];

@@ -167,7 +167,7 @@ else
     # A real library (built by make check-compile), no GPU to run it: its launchers
     # are recorded, then the driver/GPU message, exit 3.
     mkdir -p "$TMP/fake-build" &&
-        cp "$(dirname "$GRADER")/compile-check/labs/lab1-square/lab1.so" "$TMP/fake-build/lab1.so"
+        cp "$(dirname "$GRADER")"/compile-check/labs/lab1-square/lab1.{so,fatbin} "$TMP/fake-build/"
     run --build-dir "$TMP/fake-build" lab1
     expect_any "lab1 on a machine without a GPU" 3 "driver" "no CUDA GPU"
 fi

@@ -1,9 +1,11 @@
 /*
- * test_image.c - reading a lab library's file without loading it
- * (grader/image/): a real library built by nvcc (SMEMLAB_TEST_LIB, set by
- * make check-unit to the lab 5 solution), and damaged copies of it.
+ * test_image.c - reading a lab library's files without loading them
+ * (grader/image/): a real library built by nvcc with its X.fatbin
+ * (SMEMLAB_TEST_LIB, set by make check-unit to the lab 5 skeleton), damaged
+ * copies of both, and a library with device code injected by host assembly
+ * (SMEMLAB_INJECTED_LIB).
  */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE /* memmem */
 #include "image/lab_image.h"
 #include "lab_table.h"
 
@@ -39,14 +41,31 @@ static unsigned char *slurp(const char *path, size_t *n)
     return d;
 }
 
-static const char *write_tmp(const unsigned char *d, size_t n)
+static const char *device_of(const char *lib)
 {
-    static char path[64];
-    snprintf(path, sizeof path, "/tmp/smemlab-image-%d.so", (int)getpid());
+    static char path[512];
+    snprintf(path, sizeof path, "%.*s.fatbin", (int)strlen(lib) - 3, lib);
+    return path;
+}
+
+static void write_file(const char *path, const unsigned char *d, size_t n)
+{
     FILE *f = fopen(path, "wb");
     ck_assert_ptr_nonnull(f);
     ck_assert_uint_eq(fwrite(d, 1, n, f), n);
     fclose(f);
+}
+
+/* A library and its X.fatbin in /tmp; a NULL fatbin leaves none there. */
+static const char *write_tmp(const unsigned char *lib, size_t n, const unsigned char *fatbin,
+                             size_t m)
+{
+    static char path[64];
+    snprintf(path, sizeof path, "/tmp/smemlab-image-%d.so", (int)getpid());
+    write_file(path, lib, n);
+    unlink(device_of(path));
+    if (fatbin)
+        write_file(device_of(path), fatbin, m);
     return path;
 }
 
@@ -83,7 +102,8 @@ END_TEST
 START_TEST(test_not_a_library)
 {
     static const unsigned char text[] = "not an ELF file at all";
-    ck_assert_int_eq(lab_image_open(write_tmp(text, sizeof text), &img, why, sizeof why), -1);
+    ck_assert_int_eq(lab_image_open(write_tmp(text, sizeof text, text, sizeof text), &img, why,
+                                    sizeof why), -1);
     ck_assert_ptr_nonnull(strstr(why, "not a shared library"));
     ck_assert_int_eq(lab_image_open("/nonexistent/lab1.so", &img, why, sizeof why), -1);
     ck_assert_ptr_nonnull(strstr(why, "build the lab first"));
@@ -92,40 +112,100 @@ START_TEST(test_not_a_library)
 }
 END_TEST
 
-/* Every truncation of the real file: refused or read, never a crash or a hang. */
+/* Without X.fatbin the library is refused, whatever GPU code it holds itself. */
+START_TEST(test_no_device_file)
+{
+    size_t n, m;
+    unsigned char *d = slurp(test_lib(), &n), *fb = slurp(device_of(test_lib()), &m);
+    ck_assert_int_eq(lab_image_open(write_tmp(d, n, NULL, 0), &img, why, sizeof why), -1);
+    ck_assert_ptr_nonnull(strstr(why, ".fatbin is missing"));
+    ck_assert_ptr_nonnull(strstr(why, "make labN"));
+    ck_assert_int_eq(lab_image_open(write_tmp(d, n, fb, m), &img, why, sizeof why), 0);
+    lab_image_close(&img);
+    /* A fatbinary that is not one: refused with its own name. */
+    ck_assert_int_eq(lab_image_open(write_tmp(d, n, d, n), &img, why, sizeof why), -1);
+    ck_assert_ptr_nonnull(strstr(why, ".fatbin is not a fatbinary nvcc wrote"));
+    free(d);
+    free(fb);
+}
+END_TEST
+
+/*
+ * Host assembly (.incbin into .nv_fatbin) put a second fatbinary, with a
+ * kernel the lab file never defined, into the library: the grader's image
+ * knows only the lab file's own kernels.
+ */
+START_TEST(test_injected_device_code)
+{
+    const char *lib = getenv("SMEMLAB_INJECTED_LIB");
+    ck_assert_msg(lib && access(lib, R_OK) == 0,
+                  "SMEMLAB_INJECTED_LIB must name tests/unit/injected/lab1-injected.so's build");
+    size_t n;
+    unsigned char *d = slurp(lib, &n);
+    static const char foreign[] = "_Z13foreignKernelPi";
+    ck_assert_msg(memmem(d, n, foreign, sizeof foreign - 1) != NULL,
+                  "the test library does not hold the injected kernel: the test proves nothing");
+    free(d);
+    ck_assert_int_eq(lab_image_open(lib, &img, why, sizeof why), 0);
+    ck_assert_int_ge(lab_image_kernel(&img, "_Z13setRowReadRowPi"), 0);
+    ck_assert_int_eq(lab_image_kernel(&img, foreign), -1);
+    for (int i = 0; i < img.n_fatbins; i++)
+        ck_assert(memmem(img.fatbins[i].data, img.fatbins[i].size, foreign,
+                         sizeof foreign - 1) == NULL);
+    lab_image_close(&img);
+}
+END_TEST
+
+/* Every truncation of either file: refused or read, never a crash or a hang. */
 START_TEST(test_truncated_copies)
 {
-    size_t n;
-    unsigned char *d = slurp(test_lib(), &n);
+    size_t n, m;
+    unsigned char *d = slurp(test_lib(), &n), *fb = slurp(device_of(test_lib()), &m);
     for (size_t cut = 0; cut < n; cut += n / 97 + 1) {
-        int rc = lab_image_open(write_tmp(d, cut ? cut : 1), &img, why, sizeof why);
+        int rc = lab_image_open(write_tmp(d, cut ? cut : 1, fb, m), &img, why, sizeof why);
+        ck_assert(rc == -1 || img.n_kernels > 0);
+        lab_image_close(&img);
+    }
+    for (size_t cut = 0; cut < m; cut += m / 97 + 1) {
+        int rc = lab_image_open(write_tmp(d, n, fb, cut ? cut : 1), &img, why, sizeof why);
         ck_assert(rc == -1 || img.n_kernels > 0);
         lab_image_close(&img);
     }
     free(d);
+    free(fb);
 }
 END_TEST
 
-/* Bytes flipped all over the file, headers included. */
+static void scribble(unsigned char *copy, const unsigned char *orig, size_t n, int round,
+                     unsigned *seed)
+{
+    memcpy(copy, orig, n);
+    for (int i = 0; i < 64; i++) {
+        *seed = *seed * 1103515245u + 12345u;
+        size_t at = round < 20 ? (*seed >> 8) % (n < 256 ? n : 256) : (*seed >> 4) % n;
+        copy[at] ^= (unsigned char)(*seed >> 24 | 1); /* headers first */
+    }
+}
+
+/* Bytes flipped all over either file, headers included. */
 START_TEST(test_scribbled_copies)
 {
-    size_t n;
-    unsigned char *d = slurp(test_lib(), &n), *copy = malloc(n);
+    size_t n, m;
+    unsigned char *d = slurp(test_lib(), &n), *fb = slurp(device_of(test_lib()), &m);
+    unsigned char *copy = malloc(n > m ? n : m);
     unsigned seed = 12345;
-    for (int round = 0; round < 60; round++) {
-        memcpy(copy, d, n);
-        for (int i = 0; i < 64; i++) {
-            seed = seed * 1103515245u + 12345u;
-            size_t at = round < 20 ? (seed >> 8) % 256 : (seed >> 4) % n; /* headers first */
-            copy[at] ^= (unsigned char)(seed >> 24 | 1);
-        }
-        int rc = lab_image_open(write_tmp(copy, n), &img, why, sizeof why);
+    for (int round = 0; round < 120; round++) {
+        int lib = round < 60;
+        scribble(copy, lib ? d : fb, lib ? n : m, round % 60, &seed);
+        int rc = lab_image_open(lib ? write_tmp(copy, n, fb, m) : write_tmp(d, n, copy, m),
+                                &img, why, sizeof why);
         ck_assert(rc == 0 || rc == -1);
         for (int k = 0; rc == 0 && k < img.n_kernels; k++)
             ck_assert_uint_lt(strlen(img.kernels[k].name), IMAGE_MAX_NAME);
         lab_image_close(&img);
     }
     free(d);
+    free(fb);
     free(copy);
 }
 END_TEST
@@ -137,6 +217,8 @@ Suite *image_suite(void)
     tcase_set_timeout(tc, 30);
     tcase_add_test(tc, test_real_library);
     tcase_add_test(tc, test_not_a_library);
+    tcase_add_test(tc, test_no_device_file);
+    tcase_add_test(tc, test_injected_device_code);
     tcase_add_test(tc, test_truncated_copies);
     tcase_add_test(tc, test_scribbled_copies);
     suite_add_tcase(s, tc);
