@@ -8,10 +8,10 @@
 #include "../reference/reference.h"
 #include "../reference/sizes.h"
 #include "../reference/tolerance.h"
+#include "blas.h"
 #include "float_run.h"
 #include "traffic.h"
 
-#include <cublas_v2.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -206,22 +206,18 @@ static void counters_mm(worker_env *env, const lab_kernel *k, void *state, check
                          "indices or pad the tile.");
 }
 
-/* cuBLAS computes row-major C = A B as column-major C^T = B^T A^T. */
 static void launch_cublas(void *p)
 {
     mm_launch *a = p;
-    static cublasHandle_t h;
-    const float one = 1.0f, zero = 0.0f;
-    if (!h)
-        cublasCreate(&h);
-    cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, a->N, a->M, a->K, &one, a->B, a->N, a->A, a->K,
-                &zero, a->C, a->N);
+    blas_sgemm(a->A, a->B, a->C, a->M, a->N, a->K);
 }
 
 static cudaError_t ref_cublas(worker_env *env, void *p)
 {
     (void)env;
-    launch_cublas(p);
+    mm_launch *a = p;
+    if (blas_sgemm(a->A, a->B, a->C, a->M, a->N, a->K) != 0)
+        return cudaErrorLaunchFailure;
     return cudaGetLastError();
 }
 
@@ -250,6 +246,8 @@ static void speed_mm(worker_env *env, const lab_kernel *k, void *state, check_re
     if (!prepared) {
         check_set(c, CHECK_FAIL, "no device memory for the cuBLAS result at %dx%dx%d", s->M,
                   s->N, s->K);
+    } else if (blas_load(why, sizeof why) != 0) {
+        check_set(c, CHECK_NOT_MEASURED, "cuBLAS, the speed reference, is missing: %s", why);
     } else if (time_fresh(env, &kernel, 10, &t_kernel, why, sizeof why) != 0) {
         check_set(c, CHECK_FAIL, "at %dx%dx%d: %s", s->M, s->N, s->K, why);
         *lost = gpu_context_lost();
