@@ -131,10 +131,12 @@ lab_src = $(wildcard $(2)/$(1)-*/$(1).cu)
 define lab_rules
 $(BUILD)/$(1).so: $(call lab_src,$(1),labs) common/support.cu common/smemlab.h $$(FATBIN_GONE)
 	@mkdir -p $$(@D)
-	$$(call lab_lib,$$(NVCC_ALL),$$<,$$@)
+	@echo '$$(NVCC) $$(NVCC_ALL) -shared $$< common/support.cu -o $$@  (and $$(basename $$@).fatbin)'
+	@$$(call lab_lib,$$(NVCC_ALL),$$<,$$@)
 $(BUILD)/solutions/$(1).so: $(call lab_src,$(1),solutions) common/support.cu common/smemlab.h $$(FATBIN_GONE)
 	@mkdir -p $$(@D)
-	$$(call lab_lib,$$(NVCC_ALL),$$<,$$@)
+	@echo '$$(NVCC) $$(NVCC_ALL) -shared $$< common/support.cu -o $$@  (and $$(basename $$@).fatbin)'
+	@$$(call lab_lib,$$(NVCC_ALL),$$<,$$@)
 .PHONY: $(1)
 $(1): $(BUILD)/$(1).so $(GRADER_ALL) $(TRACE)
 	@echo $(1) > $(BUILD)/last-lab
