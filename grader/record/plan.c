@@ -144,8 +144,9 @@ static int plan_launch_from(const lab_def *lab, const lab_image *img, const call
     name[sizeof name - 1] = '\0'; /* the writer is not trusted to terminate it */
     int ki = lab_image_kernel(img, name);
     if (ki < 0)
-        return refuse(why, n, "a launch of %s, which is not a kernel of your file (a library "
-                      "kernel, such as cuBLAS's, earns nothing)%s", name, "");
+        return refuse(why, n, "a launch of %s, which is not a kernel of your file (only the "
+                      "device code compiled from your lab file runs: a library's kernel, such "
+                      "as cuBLAS's, earns nothing)%s", name, "");
     if (check_config(lab, l, why, n) != 0)
         return -1;
     const image_kernel *ik = &img->kernels[ki];
