@@ -6,6 +6,7 @@
 #include "reference/prng.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +36,8 @@ void cli_usage(FILE *f)
         "                    each launches, or how it breaks the lab's contract\n"
         "  --run-as USER     (as root) run the student's host code as USER\n"
         "  --recorder FILE   the recorder program (default: smemlab-record beside the grader)\n"
+        "  --status-fd N     write a line \"gpu\" to descriptor N once the GPU is this\n"
+        "                    grade's alone (for smemlab-batch: its time limit starts then)\n"
         "  --verbose         show measured values and hints for passing checks too\n"
         "  --list            list the labs and their kernels\n"
         "  --help, --version\n\n"
@@ -89,6 +92,11 @@ static int number_option(int opt, const char *arg, cli_options *o, FILE *err)
         if (parse_number(arg, 0, 63, &v) || v != (int)v) return bad(err, "--device wants a device number in 0..63, not '%s'", arg);
         o->grade.device = (int)v;
         return 0;
+    case 'f':
+        if (parse_number(arg, 3, 1023, &v) || v != (int)v || fcntl((int)v, F_GETFD) < 0)
+            return bad(err, "--status-fd wants an open descriptor number of 3 or more, not '%s'", arg);
+        o->grade.status_fd = (int)v;
+        return 0;
     case 's': {
         uint64_t seed;
         if (prng_parse_seed(arg, &seed) != 0)
@@ -112,6 +120,7 @@ int cli_parse(int argc, char **argv, cli_options *o, FILE *err)
         {"version", no_argument, 0, 'V'}, {"check-launches", no_argument, 0, 'C'},
         {"run-as", required_argument, 0, 'u'}, {"recorder", required_argument, 0, 'R'},
         {"measure", required_argument, 0, 'm'}, {"source", required_argument, 0, 'F'},
+        {"status-fd", required_argument, 0, 'f'},
         {0, 0, 0, 0}};
     int opt, rc, measure_given = 0;
 

@@ -12,8 +12,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #define STARTUP_TIMEOUT_S 60.0 /* opening the GPU, loading the code, the profiler */
+#define GPU_WAIT_S 1800.0      /* for another grader's measuring on the same GPU */
+
+static double gpu_wait_s(const grade_options *opt)
+{
+    return opt->gpu_wait_s > 0 ? opt->gpu_wait_s : GPU_WAIT_S;
+}
 
 double kernel_budget_s(const grade_options *opt)
 {
@@ -176,9 +183,27 @@ static void worker_child(void *p)
     w->entry(w->job, w->first, CHILD_MSG_FD);
 }
 
-/* Handle one message; returns the kernel now current. */
-static int on_message(const grade_job *job, kernel_slots *slots, worker_msg *m, int current,
-                      int *next, double *deadline, lab_result *r)
+/* Where a worker is: the kernel it grades, the next one, until when it may be silent. */
+typedef struct worker_talk {
+    int current, next;
+    double deadline;
+    int waiting;         /* for the GPU's lock, held by another grader */
+    char lock_path[1024]; /* that lock's file */
+} worker_talk;
+
+/* The GPU is this worker's: the batch above (--status-fd) starts its clock. */
+static void gpu_held(const grade_job *job, const char *no_lock_why)
+{
+    if (no_lock_why[0])
+        fprintf(stderr, "smemlab-grade: note: %s; measuring without it\n", no_lock_why);
+    if (job->opt->status_fd > 2 && write(job->opt->status_fd, "gpu\n", 4) < 0) {
+        /* the reader is gone: nothing to tell */
+    }
+}
+
+/* Handle one message, moving the worker's state on. */
+static void on_message(const grade_job *job, kernel_slots *slots, worker_msg *m,
+                       worker_talk *w, lab_result *r)
 {
     const lab_def *lab = job->lab;
     terminate(m->text, sizeof m->text);
@@ -186,34 +211,67 @@ static int on_message(const grade_job *job, kernel_slots *slots, worker_msg *m, 
     case MSG_DEVICE:
         if (!r->device[0])
             snprintf(r->device, sizeof r->device, "%s", m->text);
-        return current;
+        return;
+    case MSG_GPU_WAIT:
+        if (w->current >= 0 || w->waiting)
+            break;
+        w->waiting = 1;
+        snprintf(w->lock_path, sizeof w->lock_path, "%s", m->text);
+        fprintf(stderr, "smemlab-grade: waiting for the GPU: another smemlab grader is "
+                "measuring on it (%s)\n", w->lock_path);
+        w->deadline = child_now() + gpu_wait_s(job->opt);
+        return;
+    case MSG_GPU_HELD:
+        if (w->current >= 0)
+            break;
+        w->waiting = 0;
+        gpu_held(job, m->text);
+        w->deadline = child_now() + STARTUP_TIMEOUT_S;
+        return;
     case MSG_BEGIN:
-        if (current >= 0 || m->kernel < *next || m->kernel >= lab->n_kernels ||
+        if (w->current >= 0 || w->waiting || m->kernel < w->next || m->kernel >= lab->n_kernels ||
             job->plans[m->kernel].verdict != PLAN_OK)
             break;
-        *deadline = child_now() + kernel_budget_s(job->opt); /* no message extends it */
-        return m->kernel;
+        w->deadline = child_now() + kernel_budget_s(job->opt); /* no message extends it */
+        w->current = m->kernel;
+        return;
     case MSG_CHECK:
-        if (accept_check(lab, current, slots, m) == 0)
-            return current;
+        if (accept_check(lab, w->current, slots, m) == 0)
+            return;
         break;
     case MSG_END:
-        if (current < 0 || m->kernel != current)
+        if (w->current < 0 || m->kernel != w->current)
             break;
-        fail_rest(lab, current, &slots[current], "the grader's worker did not report this "
-                  "check", NULL);
-        *next = current + 1;
-        *deadline = child_now() + STARTUP_TIMEOUT_S;
-        return -1;
+        fail_rest(lab, w->current, &slots[w->current], "the grader's worker did not report "
+                  "this check", NULL);
+        w->next = w->current + 1;
+        w->current = -1;
+        w->deadline = child_now() + STARTUP_TIMEOUT_S;
+        return;
     case MSG_ENVIRONMENT:
         if (!r->env_code) {
             r->env_code = EXIT_ENVIRONMENT;
             snprintf(r->env_text, sizeof r->env_text, "%s", m->text);
         }
-        return current;
+        return;
     }
     r->rejected_messages++;
-    return current;
+}
+
+/* A worker that ended or fell silent before grading anything: nothing to blame on a kernel. */
+static void startup_failed(const worker_talk *w, int got, int status, const grade_options *opt,
+                           lab_result *r)
+{
+    r->env_code = EXIT_ENVIRONMENT;
+    if (got < 0 && w->waiting)
+        snprintf(r->env_text, sizeof r->env_text, "the GPU was still held by another smemlab "
+                 "grader after %.0f s (%.900s): grade again when it is done", gpu_wait_s(opt),
+                 w->lock_path);
+    else if (got < 0)
+        snprintf(r->env_text, sizeof r->env_text, "the GPU did not answer within %.0f s "
+                 "while starting", STARTUP_TIMEOUT_S);
+    else
+        describe_exit(status, r->env_text, sizeof r->env_text, opt->timeout_s);
 }
 
 /*
@@ -228,33 +286,29 @@ static int run_worker(const grade_job *job, worker_entry entry, int first, kerne
     child ch;
     static worker_msg m;
     char why[256];
-    int current = -1, next = first, got = 0, status = 0;
+    int got = 0, status = 0;
+    worker_talk w = {.current = -1, .next = first};
 
     if (child_start(&ch, worker_child, &ws, printed, why, sizeof why) != 0) {
         r->env_code = EXIT_ENVIRONMENT;
         snprintf(r->env_text, sizeof r->env_text, "%s", why);
         return -1;
     }
-    double deadline = child_now() + STARTUP_TIMEOUT_S;
+    w.deadline = child_now() + STARTUP_TIMEOUT_S;
     /* Done when the last kernel ended: whatever still holds the pipe is not waited for. */
-    while (!r->env_code && (current >= 0 || plans_left(job, next)) &&
-           (got = child_read(&ch, &m, sizeof m, deadline)) == 1)
-        current = on_message(job, slots, &m, current, &next, &deadline, r);
+    while (!r->env_code && (w.current >= 0 || plans_left(job, w.next)) &&
+           (got = child_read(&ch, &m, sizeof m, w.deadline)) == 1)
+        on_message(job, slots, &m, &w, r);
     child_stop(&ch, &status);
 
     if (r->env_code)
         return -1;
-    if (current < 0 && next == first && got != 1) {
-        /* Died or stalled before grading anything: nothing to blame on a kernel. */
-        r->env_code = EXIT_ENVIRONMENT;
-        if (got < 0)
-            snprintf(r->env_text, sizeof r->env_text, "the GPU did not answer within %.0f s "
-                     "while starting", STARTUP_TIMEOUT_S);
-        else
-            describe_exit(status, r->env_text, sizeof r->env_text, job->opt->timeout_s);
+    if (w.current < 0 && w.next == first && got != 1) {
+        startup_failed(&w, got, status, job->opt, r);
         return -1;
     }
-    if (current >= 0) {
+    if (w.current >= 0) {
+        int current = w.current;
         char what[256];
         if (got < 0)
             snprintf(what, sizeof what, "timed out: the kernel's checks took longer than "
@@ -269,7 +323,7 @@ static int run_worker(const grade_job *job, worker_entry entry, int first, kerne
                     "lab under compute-sanitizer to find a faulting access.");
         return current + 1;
     }
-    return next;
+    return w.next;
 }
 
 static char *printed_text(const capture *c)

@@ -3,6 +3,7 @@
 #include "worker.h"
 
 #include "exit_codes.h"
+#include "run/gpu_lock.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -107,7 +108,8 @@ static void open_meter(worker_env *env, measure_mode mode, measure_backend *trac
         snprintf(env->meter_why, sizeof env->meter_why, "%s", why);
         env->meter = measure_none_backend(env->meter_why);
         measure_status st = env->meter_status;
-        env->meter->open(env->meter, env->meter_why, sizeof env->meter_why);
+        char same[sizeof env->meter_why]; /* the reason it returns is meter_why itself */
+        env->meter->open(env->meter, same, sizeof same);
         env->meter_status = env->opt->use_counters ? st : MEASURE_DISABLED;
         if (env->meter_status == MEASURE_OK)
             env->meter_status = MEASURE_UNSUPPORTED;
@@ -129,6 +131,27 @@ static void describe_device(worker_env *env)
     send_text(env->fd, MSG_DEVICE, -1, text);
 }
 
+static void tell_waiting(void *env)
+{
+    worker_env *e = env;
+    char path[sizeof ((worker_msg *)0)->text];
+    gpu_lock_path(e->gpu.pci, path, sizeof path); /* to show: a longer one is cut */
+    send_text(e->fd, MSG_GPU_WAIT, -1, path);
+}
+
+/*
+ * Wait for the GPU to be ours alone (gpu_lock.h); the lock stays held until
+ * the process ends. Without a usable lock file the grade goes on unlocked,
+ * and the grader says why.
+ */
+static void hold_gpu(worker_env *env)
+{
+    char why[512] = "";
+    if (gpu_lock_take(env->gpu.pci, tell_waiting, env, why, sizeof why) >= 0)
+        why[0] = '\0';
+    send_text(env->fd, MSG_GPU_HELD, -1, why); /* text: why there is no lock */
+}
+
 void worker_main(const grade_job *job, int first, int fd)
 {
     static worker_env env;
@@ -148,6 +171,7 @@ void worker_main(const grade_job *job, int first, int fd)
         send_text(fd, MSG_ENVIRONMENT, -1, why);
         _exit(EXIT_ENVIRONMENT);
     }
+    hold_gpu(&env);
     open_meter(&env, mode, trace, trace_why);
     describe_device(&env);
 

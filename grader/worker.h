@@ -28,7 +28,9 @@ typedef enum worker_msg_type {
     MSG_BEGIN,       /* kernel index starts */
     MSG_CHECK,       /* one check's outcome */
     MSG_END,         /* kernel index done */
-    MSG_ENVIRONMENT  /* text: the lab or GPU cannot be used; stop */
+    MSG_ENVIRONMENT, /* text: the lab or GPU cannot be used; stop */
+    MSG_GPU_WAIT,    /* text: the lock file; another grader measures on this GPU */
+    MSG_GPU_HELD     /* this worker has the GPU to itself from now on (gpu_lock.h) */
 } worker_msg_type;
 
 typedef struct worker_msg {
@@ -53,6 +55,8 @@ typedef struct grade_options {
     const char *run_as;   /* --run-as: the user the recorder runs as (when root) */
     const char *recorder; /* the recorder program; NULL: next to the grader */
     double kernel_budget_s; /* a worker's whole time for one kernel; 0: kernel_budget_s() */
+    double gpu_wait_s;    /* how long to wait for another grader's GPU; 0: 30 minutes */
+    int status_fd;        /* --status-fd: "gpu\n" written when the GPU is held; 0: none */
 } grade_options;
 
 /* Everything a worker needs, decided by the grader before it is forked. */

@@ -42,7 +42,8 @@ gpu_status gpu_open(int device, gpu_info *info, char *why, size_t why_size)
     }
     if ((err = cudaSetDevice(device)) != cudaSuccess ||
         (err = cudaGetDeviceProperties(&p, device)) != cudaSuccess ||
-        (err = cudaFree(0)) != cudaSuccess) {
+        (err = cudaFree(0)) != cudaSuccess ||
+        (err = cudaDeviceGetPCIBusId(info->pci, (int)sizeof info->pci, device)) != cudaSuccess) {
         cuda_fail(err, "opening the GPU", why, why_size);
         return GPU_ERROR;
     }

@@ -21,6 +21,7 @@ typedef enum gpu_status {
 
 typedef struct gpu_info {
     char name[256];
+    char pci[32]; /* PCI address, 0000:1B:00.0: the same GPU whatever CUDA_VISIBLE_DEVICES says */
     int major, minor;
     int sm_count;
     bank_geometry banks;

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define MAX_ARGS 32
 
@@ -204,6 +205,31 @@ START_TEST(test_bad_numbers)
 }
 END_TEST
 
+/* --status-fd N: an open descriptor past stderr, or refused before any work. */
+START_TEST(test_status_fd)
+{
+    int fds[2];
+    ck_assert_int_eq(pipe(fds), 0);
+    char open_fd[16], closed_fd[16];
+    snprintf(open_fd, sizeof open_fd, "%d", fds[1]);
+    snprintf(closed_fd, sizeof closed_fd, "%d", fds[1] + 100);
+    parsed p = PARSE("--status-fd", open_fd, "lab1");
+    ck_assert_msg(p.rc == 0, "%s", p.err);
+    ck_assert_int_eq(p.o.grade.status_fd, fds[1]);
+    ck_assert_int_eq(parse0()->o.grade.status_fd, 0); /* none */
+    static const char *const refused[] = {"1", "2", "x", "3.5"};
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+        p = PARSE("--status-fd", refused[i], "lab1");
+        ck_assert_msg(p.rc == EXIT_USAGE, "--status-fd %s accepted", refused[i]);
+        ck_assert_ptr_nonnull(strstr(p.err, "--status-fd wants an open descriptor"));
+    }
+    p = PARSE("--status-fd", closed_fd, "lab1");
+    ck_assert_int_eq(p.rc, EXIT_USAGE);
+    close(fds[0]);
+    close(fds[1]);
+}
+END_TEST
+
 /*
  * --seed N: a seed the parser accepts must be the number the user wrote.
  * Arguments that name no whole number must be refused.
@@ -342,6 +368,7 @@ Suite *cli_suite(void)
                         (int)(sizeof bad_timeouts / sizeof bad_timeouts[0]));
     tcase_add_test(tc, test_missing_value);
     tcase_add_test(tc, test_bad_numbers);
+    tcase_add_test(tc, test_status_fd);
     tcase_add_test(tc, test_seed_parsed_as_given);
     tcase_add_test(tc, test_lib_needs_one_lab);
     tcase_add_test(tc, test_lib_path);

@@ -9,6 +9,7 @@
 
 #include "exit_codes.h"
 #include "run/child.h"
+#include "run/gpu_lock.h"
 
 #include <check.h>
 #include <errno.h>
@@ -16,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -218,6 +220,70 @@ static void worker_leaves_a_grandchild(const grade_job *job, int first, int fd)
     while (access(g_pidfile, F_OK) != 0)
         usleep(1000);
     worker_good(job, first, fd);
+}
+
+/* --- the GPU's lock (run/gpu_lock.h) ---------------------------------------------- */
+
+#define TEST_GPU "0000:7e:00.0"
+
+static void tell_waiting(void *fd)
+{
+    char path[1024];
+    gpu_lock_path(TEST_GPU, path, sizeof path);
+    send(*(int *)fd, MSG_GPU_WAIT, -1, path);
+}
+
+/* Takes the GPU's lock like the real worker (waiting for it if held), then grades. */
+static void worker_takes_the_lock(const grade_job *job, int first, int fd)
+{
+    char why[256];
+    if (gpu_lock_take(TEST_GPU, tell_waiting, &fd, why, sizeof why) < 0)
+        _exit(98);
+    send(fd, MSG_GPU_HELD, -1, "");
+    worker_good(job, first, fd);
+}
+
+/* Another grader: a process holding the lock for `seconds` (< 0: until killed). */
+static pid_t hold_the_gpu(double seconds)
+{
+    int ready[2];
+    ck_assert_int_eq(pipe(ready), 0);
+    pid_t pid = fork();
+    if (pid == 0) {
+        char why[256];
+        if (gpu_lock_take(TEST_GPU, NULL, NULL, why, sizeof why) < 0)
+            _exit(97);
+        if (write(ready[1], "x", 1) != 1)
+            _exit(96);
+        if (seconds < 0)
+            for (;;)
+                pause();
+        usleep((useconds_t)(seconds * 1e6));
+        _exit(0);
+    }
+    char c;
+    close(ready[1]);
+    ck_assert_int_eq(read(ready[0], &c, 1), 1); /* it holds the lock now */
+    close(ready[0]);
+    return pid;
+}
+
+static char g_lock_dir[64];
+
+static void lock_dir_setup(void)
+{
+    snprintf(g_lock_dir, sizeof g_lock_dir, "/tmp/smemlab-lock-test.XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(g_lock_dir));
+    setenv("SMEMLAB_LOCK_DIR", g_lock_dir, 1);
+}
+
+static void lock_dir_teardown(void)
+{
+    char path[1024];
+    gpu_lock_path(TEST_GPU, path, sizeof path);
+    unlink(path);
+    rmdir(g_lock_dir);
+    unsetenv("SMEMLAB_LOCK_DIR");
 }
 
 /* Hangs in kernel 0 after writing its own pid, for the test that kills the grader. */
@@ -488,6 +554,87 @@ START_TEST(test_killed_grader_leaves_no_worker)
 }
 END_TEST
 
+/* Another grader holds the GPU: this one waits, then grades, then tells the batch. */
+START_TEST(test_worker_waits_for_the_gpu)
+{
+    lock_dir_setup();
+    pid_t other = hold_the_gpu(0.5);
+    int status[2];
+    ck_assert_int_eq(pipe(status), 0);
+    lab_result r;
+    grade_job job = job_for(&lab1_def, 5, 0);
+    g_opt.status_fd = status[1];
+    memset(&r, 0, sizeof r);
+    r.lab = &lab1_def;
+    double t0 = child_now();
+    run_plans(&job, worker_takes_the_lock, &r);
+    double took = child_now() - t0;
+    close(status[1]);
+    char told[16] = "";
+    ck_assert_int_eq(read(status[0], told, sizeof told - 1), 4);
+    ck_assert_str_eq(told, "gpu\n");
+    close(status[0]);
+    ck_assert_int_eq(r.env_code, 0);
+    ck_assert_double_eq_tol(r.points, 18, 1e-12);
+    ck_assert_msg(took >= 0.4, "graded in %.2f s while the GPU was held for 0.5 s", took);
+    waitpid(other, NULL, 0);
+    lab_result_free(&r);
+    lock_dir_teardown();
+}
+END_TEST
+
+/* The GPU held past the wait: not graded (exit 3), the lock's file named. */
+START_TEST(test_gpu_held_too_long_is_environment)
+{
+    lock_dir_setup();
+    pid_t other = hold_the_gpu(-1);
+    lab_result r;
+    grade_job job = job_for(&lab1_def, 5, 0);
+    g_opt.gpu_wait_s = 0.5;
+    memset(&r, 0, sizeof r);
+    r.lab = &lab1_def;
+    run_plans(&job, worker_takes_the_lock, &r);
+    kill(other, SIGKILL);
+    waitpid(other, NULL, 0);
+    ck_assert_int_eq(r.env_code, EXIT_ENVIRONMENT);
+    ck_assert_msg(strstr(r.env_text, "still held by another smemlab grader after 0 s") ||
+                  strstr(r.env_text, "still held by another smemlab grader after 1 s"),
+                  "%s", r.env_text);
+    ck_assert_msg(strstr(r.env_text, g_lock_dir), "%s", r.env_text);
+    ck_assert_double_eq_tol(r.points, 0, 1e-12);
+    lab_result_free(&r);
+    lock_dir_teardown();
+}
+END_TEST
+
+/* A lock file an attacker replaced: no following a link, no hanging on a FIFO. */
+START_TEST(test_lock_file_that_is_not_a_file)
+{
+    lock_dir_setup();
+    char path[1024], why[256];
+    gpu_lock_path(TEST_GPU, path, sizeof path);
+    ck_assert_msg(strstr(path, "/smemlab-gpu-0000:7e:00.0.lock"), "%s", path);
+    ck_assert_int_eq(mkfifo(path, 0600), 0);
+    ck_assert_int_eq(gpu_lock_take(TEST_GPU, NULL, NULL, why, sizeof why), -1);
+    ck_assert_msg(strstr(why, "not a plain file"), "%s", why);
+    unlink(path);
+    ck_assert_int_eq(symlink("/etc/passwd", path), 0);
+    ck_assert_int_eq(gpu_lock_take(TEST_GPU, NULL, NULL, why, sizeof why), -1);
+    ck_assert_msg(strstr(why, "cannot open the GPU's lock file"), "%s", why);
+    unlink(path);
+    int fd = gpu_lock_take(TEST_GPU, NULL, NULL, why, sizeof why); /* made anew, then held */
+    ck_assert_int_ge(fd, 0);
+    struct stat st;
+    ck_assert_int_eq(stat(path, &st), 0);
+    ck_assert_int_eq(st.st_mode & 0777, 0644);
+    close(fd);
+    char odd[1024];
+    gpu_lock_path("../x/y z", odd, sizeof odd); /* a name, never a path */
+    ck_assert_msg(strstr(odd, "/smemlab-gpu-.._x_y_z.lock"), "%s", odd);
+    lock_dir_teardown();
+}
+END_TEST
+
 Suite *runner_suite(void)
 {
     Suite *s = suite_create("runner");
@@ -505,6 +652,9 @@ Suite *runner_suite(void)
     tcase_add_test(tc, test_flood_is_capped);
     tcase_add_test(tc, test_grandchild_is_killed_and_not_waited_for);
     tcase_add_test(tc, test_killed_grader_leaves_no_worker);
+    tcase_add_test(tc, test_worker_waits_for_the_gpu);
+    tcase_add_test(tc, test_gpu_held_too_long_is_environment);
+    tcase_add_test(tc, test_lock_file_that_is_not_a_file);
     suite_add_tcase(s, tc);
     return s;
 }
