@@ -106,7 +106,8 @@ typedef struct batch_opts {
     const char *kit, *grader, *nvcc, *nvcc_arch, *make;
     int jobs, jobs_set;
     int gpus[64], n_gpus;
-    double time_limit;
+    int per_gpu;       /* graders at a time on each GPU (they take turns measuring) */
+    double time_limit; /* from when a grader has its GPU (--status-fd) */
     int regrade;
     char **only; int n_only;
     char **grader_args; int n_grader_args;

@@ -28,9 +28,13 @@ static void usage(FILE *f)
 "  LAB                  lab1 ... lab6 (or 1 ... 6)\n"
 "  -o, --results DIR    results folder (default: results-LAB); made if missing\n"
 "  -j, --jobs N         builds at a time (default: the CPU cores available)\n"
-"  --gpus LIST          GPUs to grade on, one grader each (default 0; e.g. 0,1)\n"
-"  --time-limit SEC     wall limit of one submission's grading (default 300);\n"
-"                       past it the grader's process group is killed\n"
+"  --gpus LIST          GPUs to grade on (default 0; e.g. 0,1)\n"
+"  --graders-per-gpu N  graders at a time on each GPU (default 3): they open the\n"
+"                       GPU, record and report side by side, and take turns to\n"
+"                       run kernels and read counters (a lock per GPU)\n"
+"  --time-limit SEC     wall limit of one submission's grading from when its\n"
+"                       grader has the GPU (default 300); past it the grader's\n"
+"                       process group is killed\n"
 "  --regrade            grade again what RESULTS_DIR already holds\n"
 "  --only ID,ID...      grade (again) just these students; reports still cover all\n"
 "  --grader-arg ARG     pass ARG to smemlab-grade (repeat; e.g. --grader-arg=--seed=7)\n"
@@ -154,12 +158,13 @@ static int in_list(char **list, int n, const char *s)
 
 int main(int argc, char **argv)
 {
-    enum { O_GPUS = 256, O_TIME, O_REGRADE, O_ONLY, O_GARG, O_GRADER, O_KIT, O_NVCC, O_ARCH,
+    enum { O_GPUS = 256, O_PER_GPU, O_TIME, O_REGRADE, O_ONLY, O_GARG, O_GRADER, O_KIT, O_NVCC, O_ARCH,
            O_MAXSRC, O_MAXARC, O_MAXENT, O_PROGRESS, O_PLAIN, O_QUIET, O_SLURM, O_CHUNK,
            O_SBATCH, O_SARG, O_TASK, O_CHUNKF, O_HELP };
     static const struct option longs[] = {
         {"results", required_argument, 0, 'o'}, {"jobs", required_argument, 0, 'j'},
         {"gpus", required_argument, 0, O_GPUS}, {"time-limit", required_argument, 0, O_TIME},
+        {"graders-per-gpu", required_argument, 0, O_PER_GPU},
         {"regrade", no_argument, 0, O_REGRADE}, {"only", required_argument, 0, O_ONLY},
         {"grader-arg", required_argument, 0, O_GARG}, {"grader", required_argument, 0, O_GRADER},
         {"kit", required_argument, 0, O_KIT}, {"nvcc", required_argument, 0, O_NVCC},
@@ -173,7 +178,7 @@ int main(int argc, char **argv)
         {"sbatch-arg", required_argument, 0, O_SARG}, {"task", required_argument, 0, O_TASK},
         {"chunk-file", required_argument, 0, O_CHUNKF}, {"help", no_argument, 0, O_HELP},
         {0, 0, 0, 0}};
-    batch_opts o = {.jobs = cores(), .n_gpus = 1, .time_limit = 300, .make = "make",
+    batch_opts o = {.jobs = cores(), .n_gpus = 1, .per_gpu = 3, .time_limit = 300, .make = "make",
                     .limits = {1 << 20, 64LL << 20, 10000}, .chunk_size = 10, .sbatch = "sbatch",
                     .task = -1, .argc = argc, .argv = argv};
     o.progress = isatty(2) ? 1 : 0;
@@ -202,6 +207,10 @@ int main(int argc, char **argv)
             o.n_gpus = n;
             break;
         }
+        case O_PER_GPU:
+            if (parse_long(optarg, 1, 16, &v)) return bad("--graders-per-gpu wants a number in 1..16, not '%s'", optarg);
+            o.per_gpu = (int)v;
+            break;
         case O_TIME: {
             char *end;
             double t = strtod(optarg, &end);

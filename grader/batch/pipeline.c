@@ -4,10 +4,15 @@
  * Submissions with the same source (sha256) form one job: built and graded
  * once, the result recorded for each of them. Up to -j builds run at a time
  * (`make lab-lib`, each in its own scratch folder holding labN.cu and a copy of
- * common/); each finished build joins a queue that one grader per GPU takes
- * from, so a GPU waits for nvcc only when the queue is empty. Every child is
- * the leader of its own process group: a grader past the time limit is killed
- * with everything it started. One event loop (waitpid), no threads.
+ * common/); each finished build joins a queue that --graders-per-gpu graders
+ * per GPU take from, so a GPU waits for nvcc only when the queue is empty.
+ * Graders of one GPU overlap where they do not use it (opening it, the
+ * recorder, reports) and take turns where they do (the GPU's lock, see
+ * grader/run/gpu_lock.h); each says on its --status-fd pipe when its turn
+ * came, and its time limit counts from then, so waiting behind a slow
+ * neighbour never costs a student. Every child is the leader of its own
+ * process group: a grader past the time limit is killed with everything it
+ * started. One event loop (waitpid), no threads.
  */
 #define _GNU_SOURCE
 #include "batch.h"
@@ -35,6 +40,9 @@ typedef struct job {
     pid_t pid;
     double started, build_s, grade_s;
     int gpu_slot;
+    int status_fd;         /* read end of the grader's --status-fd pipe; -1 */
+    double gpu_since;      /* when its grader said it has the GPU; 0: not yet */
+    double gpu_held_s;
     result outcome;        /* filled for the first submission, copied to the others */
 } job;
 
@@ -83,7 +91,8 @@ static int prepare_scratch(const batch_opts *o, job *j, const submission *s, int
     return write_file(p, s->code, s->code_len);
 }
 
-static pid_t spawn(char *const argv[], const char *log_path)
+/* Run argv with output to log_path; status_wr (or -1) becomes its fd 3. */
+static pid_t spawn(char *const argv[], const char *log_path, int status_wr)
 {
     pid_t pid = fork();
     if (pid != 0)
@@ -92,13 +101,16 @@ static pid_t spawn(char *const argv[], const char *log_path)
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     signal(SIGINT, SIG_DFL);
     signal(SIGTERM, SIG_DFL);
-    int fd = open(log_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    int nul = open("/dev/null", O_RDONLY);
-    if (fd < 0 || nul < 0)
+    int st = status_wr >= 0 ? fcntl(status_wr, F_DUPFD_CLOEXEC, 10) : -1;
+    int fd = open(log_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    int nul = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (fd < 0 || nul < 0 || (status_wr >= 0 && st < 0))
         _exit(127);
     dup2(nul, 0);
     dup2(fd, 1);
     dup2(fd, 2);
+    if (st >= 0)
+        dup2(st, 3); /* not close-on-exec: the grader's --status-fd 3 */
     unsetenv("MAKEFLAGS"); /* a `make batch` above us: not its jobserver */
     unsetenv("MFLAGS");
     unsetenv("MAKELEVEL");
@@ -137,8 +149,14 @@ static void start_build(const batch_opts *o, job *j)
         argv[n++] = a_nvcc;
     argv[n] = NULL;
     j->started = now_seconds();
-    j->pid = spawn(argv, log);
+    j->pid = spawn(argv, log, -1);
     j->state = J_BUILDING;
+}
+
+/* Grader slot s grades on GPU s % n_gpus: a second GPU is used before a second grader. */
+static int gpu_of_slot(const batch_opts *o, int slot)
+{
+    return o->gpus[slot % o->n_gpus];
 }
 
 static void start_grade(const batch_opts *o, job *j, int slot)
@@ -147,8 +165,11 @@ static void start_grade(const batch_opts *o, job *j, int slot)
     snprintf(so, sizeof so, "%s/%s.so", j->dir, o->lab->id);
     snprintf(json, sizeof json, "%s/grade.json", j->dir);
     snprintf(log, sizeof log, "%s/grade.log", j->dir);
-    snprintf(dev, sizeof dev, "%d", o->gpus[slot]);
-    char **argv = calloc((size_t)o->n_grader_args + 12, sizeof *argv);
+    snprintf(dev, sizeof dev, "%d", gpu_of_slot(o, slot));
+    int status[2] = {-1, -1};
+    if (pipe2(status, O_CLOEXEC) == 0)
+        fcntl(status[0], F_SETFL, O_NONBLOCK);
+    char **argv = calloc((size_t)o->n_grader_args + 14, sizeof *argv);
     int n = 0;
     argv[n++] = (char *)o->grader;
     argv[n++] = "--lib";
@@ -157,15 +178,49 @@ static void start_grade(const batch_opts *o, job *j, int slot)
     argv[n++] = json;
     argv[n++] = "--device";
     argv[n++] = dev;
+    if (status[1] >= 0) {
+        argv[n++] = "--status-fd";
+        argv[n++] = "3";
+    }
     for (int i = 0; i < o->n_grader_args; i++)
         argv[n++] = o->grader_args[i];
     argv[n++] = (char *)o->lab->id;
     argv[n] = NULL;
     j->started = now_seconds();
-    j->pid = spawn(argv, log);
+    j->pid = spawn(argv, log, status[1]);
     free(argv);
+    if (status[1] >= 0)
+        close(status[1]);
+    j->status_fd = status[0];
+    j->gpu_since = 0;
     j->gpu_slot = slot;
     j->state = J_GRADING;
+}
+
+/* Has the grader said it has the GPU ("gpu" on its status pipe)? */
+static void poll_status(job *j)
+{
+    char buf[64];
+    ssize_t got;
+    while (j->status_fd >= 0 && (got = read(j->status_fd, buf, sizeof buf)) > 0)
+        if (!j->gpu_since && memchr(buf, '\n', (size_t)got))
+            j->gpu_since = now_seconds();
+}
+
+/*
+ * How long a grader may run: time_limit from when it has the GPU; before
+ * that, its turn may come after every other grader of its GPU used its own
+ * limit, so per_gpu times as long.
+ */
+static int over_limit(const batch_opts *o, const job *j, double t)
+{
+    if (j->state == J_BUILDING)
+        return t - j->started > BUILD_LIMIT_S;
+    if (j->state != J_GRADING)
+        return 0;
+    if (j->gpu_since > 0)
+        return t - j->gpu_since > o->time_limit;
+    return t - j->started > o->time_limit * o->per_gpu;
 }
 
 /* --- compile errors -------------------------------------------------------------- */
@@ -323,6 +378,21 @@ static void grade_done(const batch_opts *o, job *j, int status, int killed)
     snprintf(json, sizeof json, "%s/grade.json", j->dir);
     const char *fallback = NULL;
     int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    if (j->gpu_since > 0)
+        j->gpu_held_s = now_seconds() - j->gpu_since;
+    if (j->status_fd >= 0)
+        close(j->status_fd);
+    j->status_fd = -1;
+    if (killed && j->gpu_since == 0) { /* its neighbours' fault, not the student's */
+        j->outcome.status = ST_NOT_GRADED;
+        j->outcome.final = 0;
+        j->outcome.grader_exit = -1;
+        snprintf(j->outcome.reason, sizeof j->outcome.reason,
+                 "not graded: its grader did not get GPU %d within %g s (other graders kept "
+                 "it busy); run the batch again", gpu_of_slot(o, j->gpu_slot),
+                 o->time_limit * o->per_gpu);
+        return;
+    }
     if (killed) {
         snprintf(why, sizeof why, "grading took longer than the limit of %g s (killed)",
                  o->time_limit);
@@ -338,7 +408,6 @@ static void grade_done(const batch_opts *o, job *j, int status, int killed)
     result_from_grader_json(&j->outcome, json, code, fallback);
     if (killed)
         j->outcome.final = 1; /* a submission that hangs the grader hangs it again */
-    (void)o;
 }
 
 int pipeline_run(const batch_opts *o, submission *subs, int n, result *results)
@@ -366,6 +435,7 @@ int pipeline_run(const batch_opts *o, submission *subs, int n, result *results)
         if (k == n_jobs) {
             jobs[k].subs = calloc((size_t)n, sizeof(int));
             jobs[k].gpu_slot = -1;
+            jobs[k].status_fd = -1;
             if (prepare_scratch(o, &jobs[k], &subs[i], k)) {
                 fprintf(stderr, "smemlab-batch: cannot prepare %s: %s\n", jobs[k].dir,
                         strerror(errno));
@@ -383,41 +453,45 @@ int pipeline_run(const batch_opts *o, submission *subs, int n, result *results)
     sigaction(SIGINT, &sa, &old_int);
     sigaction(SIGTERM, &sa, &old_term);
 
-    int gpu_busy[64];
-    for (int g = 0; g < o->n_gpus; g++)
-        gpu_busy[g] = -1;
+    int n_slots = o->n_gpus * o->per_gpu; /* graders at a time */
+    int *slot_job = malloc((size_t)n_slots * sizeof *slot_job);
+    for (int g = 0; g < n_slots; g++)
+        slot_job[g] = -1;
     int building = 0, done = 0, next_build = 0, finished = 0;
     int *built_queue = calloc((size_t)(n_jobs ? n_jobs : 1), sizeof(int));
     int q_head = 0, q_tail = 0;
     double t0 = now_seconds(), last = t0, gpu_wait = 0, sum_build = 0, sum_grade = 0;
+    double sum_held = 0;
     int n_built = 0, n_graded = 0;
 
     while (finished < n_jobs && !stop_signal) {
         double t_now = now_seconds();
-        for (int g = 0; g < o->n_gpus; g++) /* idle while builds are still to come */
-            if (gpu_busy[g] < 0 && q_head == q_tail && (building > 0 || next_build < n_jobs))
-                gpu_wait += t_now - last;
+        int grading = 0;
+        for (int g = 0; g < n_slots; g++)
+            grading += slot_job[g] >= 0;
+        if (!grading && q_head == q_tail && (building > 0 || next_build < n_jobs))
+            gpu_wait += t_now - last; /* no grader at all while builds are still to come */
         last = t_now;
         while (building < o->jobs && next_build < n_jobs) {
             start_build(o, &jobs[next_build++]);
             building++;
         }
-        for (int g = 0; g < o->n_gpus; g++)
-            if (gpu_busy[g] < 0 && q_head < q_tail) {
-                gpu_busy[g] = built_queue[q_head++];
-                start_grade(o, &jobs[gpu_busy[g]], g);
+        for (int g = 0; g < n_slots; g++)
+            if (slot_job[g] < 0 && q_head < q_tail) {
+                slot_job[g] = built_queue[q_head++];
+                start_grade(o, &jobs[slot_job[g]], g);
             }
         int status;
         pid_t pid = waitpid(-1, &status, WNOHANG);
         int killed = 0;
         if (pid <= 0) {
-            /* nothing ended: enforce the limits, then sleep a little */
+            /* nothing ended: hear the graders, enforce the limits, then sleep a little */
             double t = now_seconds();
             for (int k = 0; k < n_jobs; k++) {
                 job *j = &jobs[k];
-                double limit = j->state == J_GRADING ? o->time_limit
-                             : j->state == J_BUILDING ? BUILD_LIMIT_S : -1;
-                if (limit > 0 && t - j->started > limit && j->pid > 0) {
+                if (j->state == J_GRADING)
+                    poll_status(j);
+                if (j->pid > 0 && over_limit(o, j, t)) {
                     kill(-j->pid, SIGKILL);
                     kill(j->pid, SIGKILL);
                     waitpid(j->pid, &status, 0);
@@ -453,9 +527,11 @@ int pipeline_run(const batch_opts *o, submission *subs, int n, result *results)
                 finished++;
             }
         } else {
-            gpu_busy[j->gpu_slot] = -1;
+            slot_job[j->gpu_slot] = -1;
+            poll_status(j); /* a "gpu" written just before it ended */
             grade_done(o, j, status, killed);
             sum_grade += j->grade_s;
+            sum_held += j->gpu_held_s;
             n_graded++;
             finish_job(o, j, subs, results, &done, total, t0);
             finished++;
@@ -467,6 +543,9 @@ int pipeline_run(const batch_opts *o, submission *subs, int n, result *results)
                 kill(-jobs[k].pid, SIGKILL);
                 waitpid(jobs[k].pid, NULL, 0);
             }
+    for (int k = 0; k < n_jobs; k++)
+        if (jobs[k].status_fd >= 0)
+            close(jobs[k].status_fd);
     }
     if (o->progress == 1 && total)
         fprintf(stderr, "\n");
@@ -474,17 +553,19 @@ int pipeline_run(const batch_opts *o, submission *subs, int n, result *results)
     if (o->progress >= 0 && total)
         printf("Timing: %d submissions (%d distinct sources) in %.1f s, %.2f submissions/s; "
                "building %.1f s summed (%.2f s each, -j %d); grading %.1f s summed (%.2f s "
-               "each, %d GPU%s); GPUs idle waiting for builds %.1f s\n",
+               "each, %d GPU%s x %d graders), of which a GPU was held %.1f s (%.2f s each); "
+               "no grader running while builds were still to come %.1f s\n",
                done, n_jobs, wall, done / (wall > 0 ? wall : 1), sum_build,
                n_built ? sum_build / n_built : 0, o->jobs, sum_grade,
                n_graded ? sum_grade / n_graded : 0, o->n_gpus, o->n_gpus > 1 ? "s" : "",
-               gpu_wait);
+               o->per_gpu, sum_held, n_graded ? sum_held / n_graded : 0, gpu_wait);
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
     for (int k = 0; k < n_jobs; k++)
         free(jobs[k].subs);
     free(jobs);
     free(built_queue);
+    free(slot_job);
     rm_rf(scratch_root);
     if (stop_signal) {
         fprintf(stderr, "smemlab-batch: interrupted; %d of %d recorded, run again to finish\n",

@@ -198,6 +198,43 @@ rm -f "$T/grader.log"
 FAKE_GRADER_SLEEP=0.3 FAKE_GRADER_LOG=$T/grader.log "$BATCH" "${FAKE[@]}" --regrade --gpus 0,1 lab3 "$S" -o "$T/res-same" > "$T/run.log" 2>&1
 grep -q "device 0" "$T/grader.log" && grep -q "device 1" "$T/grader.log" && ok "--gpus 0,1 grades on both" || no "--gpus: $(cat "$T/grader.log")"
 
+echo "[$SECONDS s] == graders per GPU: side by side, taking turns on the GPU"
+P=$T/pergpu
+mkdir -p "$P"
+for i in 1 2 3 4 5 6; do variant "$P/p$i.cu" "p$i"; done
+for n in 1 3; do
+    rm -f "$T/running"
+    FAKE_GRADER_SLEEP=0.4 FAKE_GRADER_RUNNING=$T/running FAKE_GRADER_LOCK=$T/gpu.lock \
+        "$BATCH" "${FAKE[@]}" --regrade --graders-per-gpu $n lab3 "$P" -o "$T/res-per" > "$T/run.log" 2>&1
+    most=$(cut -d' ' -f2 "$T/running")
+    [ "$most" = $n ] && grep -q "1 GPU x $n graders" "$T/run.log" && ok "--graders-per-gpu $n: at most $most graders at once" \
+        || no "--graders-per-gpu $n: $most at once; $(grep Timing "$T/run.log")"
+done
+for i in 1 2 3 4 5 6; do status_is "p$i" graded 12 "$T/res-per"; done
+
+echo "[$SECONDS s] == the time limit counts from the grader's turn on the GPU"
+H=$T/turns
+mkdir -p "$H"
+variant "$H/a-hog.cu" hog FAKE-HANG
+variant "$H/b-next.cu" next
+# -j 1: a-hog is built and takes the GPU first; b-next waits 3 s for it, then
+# needs 1 s: over 3 s from its start, within 3 s of its turn.
+FAKE_NVCC_SLEEP=0.5 FAKE_GRADER_SLEEP=1 FAKE_GRADER_LOCK=$T/gpu2.lock \
+    "$BATCH" "${FAKE[@]}" -j 1 --graders-per-gpu 2 --time-limit 3 lab3 "$H" -o "$T/res-turns" > "$T/run.log" 2>&1
+reason_has a-hog "grading took longer than the limit of 3 s (killed)" "$T/res-turns"
+status_is b-next graded 12 "$T/res-turns"
+# another grader that keeps the GPU: the lock is held by the sleep itself, so
+# killing it frees the GPU and leaves no process holding this script's output
+( exec 9> "$T/gpu3.lock"; flock 9; exec sleep 1000 ) > /dev/null 2>&1 &
+holder=$!
+sleep 0.3
+FAKE_GRADER_LOCK=$T/gpu3.lock "$BATCH" "${FAKE[@]}" --graders-per-gpu 1 --time-limit 2 lab3 "$H" -o "$T/res-held" > "$T/run.log" 2>&1
+rc=$?
+kill $holder; wait $holder 2> /dev/null
+[ $rc = 1 ] && ok "GPU never free: exit 1" || no "GPU never free: exit $rc"
+reason_has b-next "not graded: its grader did not get GPU 0 within 2 s (other graders kept it busy); run the batch again" "$T/res-held"
+[ "$(field b-next status "$T/res-held")" = not-graded ] && ok "not the student's fault: not-graded, graded on the next run" || no "status $(field b-next status "$T/res-held")"
+
 echo "[$SECONDS s] == time limit, crash, not graded"
 L=$T/limits
 mkdir -p "$L"
