@@ -63,13 +63,13 @@ FORCE:
 # Three programs: smemlab-grade (plans, measures, scores; never runs a student's
 # host code), smemlab-record (the untrusted process that calls the launchers)
 # and the fake CUDA runtime the recorder loads in place of the real one.
-RECORD_ONLY := grader/record/recorder.c grader/record/fake_cudart.c grader/measure/measure_trace.c
+RECORD_ONLY := grader/record/recorder.c grader/record/sandbox.c grader/record/fake_cudart.c grader/measure/measure_trace.c
 GRADER_SRC := $(filter-out grader/bench/% grader/batch/% $(RECORD_ONLY),$(shell find grader -name '*.c' | sort))
 GRADER := $(BUILD)/smemlab-grade
 RECORDER := $(BUILD)/smemlab-record
 FAKE_CUDART := $(BUILD)/record/libcudart.so.13
 GRADER_ALL := $(GRADER) $(RECORDER) $(FAKE_CUDART)
-RECORDER_SRC := grader/record/recorder.c grader/calls.c grader/image/lab_image.c \
+RECORDER_SRC := grader/record/recorder.c grader/record/sandbox.c grader/calls.c grader/image/lab_image.c \
                 grader/lab_table.c $(wildcard grader/labs/*.c) grader/reference/sizes.c
 # See grader/compat/README.
 CUPTI_CFLAGS := -Igrader/compat

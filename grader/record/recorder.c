@@ -4,9 +4,9 @@
  *
  * This process runs the student's host code (its constructors and
  * launchers), so it is the one the grader does not trust: it has no GPU (the
- * runtime it loads is the fake in fake_cudart.c), may not start processes or
- * signal others (seccomp), and can say nothing but records on fd 3, which
- * the grader validates. Each launcher is called twice per call of
+ * runtime it loads is the fake in fake_cudart.c), may not start processes,
+ * signal others, write files or read any but its own library (sandbox.h),
+ * and can say nothing but records on fd 3, which the grader validates. Each launcher is called twice per call of
  * calls.h, with the same fake buffers, so a launcher that remembers earlier
  * calls shows itself.
  */
@@ -16,11 +16,11 @@
 #include "../lab_table.h"
 #include "fake_cudart.h"
 #include "record.h"
+#include "sandbox.h"
 
 #include <dlfcn.h>
 #include <errno.h>
 #include <sched.h>
-#include <seccomp.h>
 #include <signal.h>
 #include <stdint.h>
 #include <sys/prctl.h>
@@ -56,59 +56,6 @@ static void send_status(int kernel, rec_status status, const char *text)
     r.status = status;
     snprintf(r.text, sizeof r.text, "%s", text);
     send_record(&r);
-}
-
-/*
- * No new processes, no signals to others, no tracing, no network: what a
- * launcher needs is none of these, and without them nothing the student's
- * code starts can outlive the recorder or reach the grader.
- */
-static int lock_down(char *why, size_t n)
-{
-    scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
-    pid_t self = getpid();
-    int rc = ctx ? 0 : -ENOMEM;
-#define DENY(sys, ...) \
-    if (rc == 0) rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(sys), __VA_ARGS__)
-    DENY(fork, 0);
-    DENY(vfork, 0);
-    DENY(execve, 0);
-    DENY(execveat, 0);
-    DENY(clone, 1, SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_THREAD, 0)); /* threads stay allowed */
-    DENY(ptrace, 0);
-    DENY(process_vm_writev, 0);
-    DENY(process_vm_readv, 0);
-    DENY(kill, 1, SCMP_A0(SCMP_CMP_NE, (scmp_datum_t)self));
-    DENY(tgkill, 1, SCMP_A0(SCMP_CMP_NE, (scmp_datum_t)self));
-    DENY(tkill, 0);
-    DENY(socket, 0);
-    DENY(unshare, 0);
-    DENY(setns, 0);
-    /* Reaching other processes by pid file descriptor, queued signals, or io_uring's
-       own socket and file operations, around the rules above. */
-    DENY(pidfd_open, 0);
-    DENY(pidfd_getfd, 0);
-    DENY(pidfd_send_signal, 0);
-    DENY(rt_sigqueueinfo, 1, SCMP_A0(SCMP_CMP_NE, (scmp_datum_t)self));
-    DENY(rt_tgsigqueueinfo, 1, SCMP_A0(SCMP_CMP_NE, (scmp_datum_t)self));
-    DENY(io_uring_setup, 0);
-    DENY(io_uring_enter, 0);
-    DENY(io_uring_register, 0);
-    /* Staying alive after the grader, and letting others read this process's memory. */
-    DENY(prctl, 1, SCMP_A0(SCMP_CMP_EQ, PR_SET_PDEATHSIG));
-    DENY(prctl, 1, SCMP_A0(SCMP_CMP_EQ, PR_SET_DUMPABLE));
-    DENY(prctl, 1, SCMP_A0(SCMP_CMP_EQ, PR_SET_PTRACER));
-#undef DENY
-    /* glibc falls back to clone, which the rule above sees, when clone3 is missing. */
-    if (rc == 0)
-        rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0);
-    if (rc == 0)
-        rc = seccomp_load(ctx);
-    if (ctx)
-        seccomp_release(ctx);
-    if (rc != 0)
-        snprintf(why, n, "cannot restrict the recorder (seccomp): %s", strerror(-rc));
-    return rc == 0 ? 0 : -1;
 }
 
 typedef void (*fn_p)(void *);
@@ -207,10 +154,11 @@ int main(int argc, char **argv)
     /* Another recorder (a classmate's, under a shared --run-as user) may not read or
        write this one's memory through /proc. */
     prctl(PR_SET_DUMPABLE, 0);
-    if (lab_image_open(argv[1], &img, why, sizeof why) != 0 || lock_down(why, sizeof why) != 0) {
+    if (lab_image_open(argv[1], &img, why, sizeof why) != 0) {
         send_status(-1, REC_NOT_LOADED, why);
         return 3;
     }
+    /* Our own code first: the fake runtime, and what nvcc's host code links. */
     void *fake = dlopen(argv[4], RTLD_NOW | RTLD_GLOBAL);
     fake_setup_fn setup = fake ? (fake_setup_fn)dlsym(fake, "smemlab_fake_setup") : NULL;
     fake_begin_fn begin = fake ? (fake_begin_fn)dlsym(fake, "smemlab_fake_begin") : NULL;
@@ -218,6 +166,11 @@ int main(int argc, char **argv)
     if (!setup || !begin || !end) {
         snprintf(why, sizeof why, "internal: cannot load the recorder's runtime %s: %s", argv[4],
                  dlerror());
+        send_status(-1, REC_NOT_LOADED, why);
+        return 3;
+    }
+    sandbox_preload();
+    if (sandbox_enter(argv[1], why, sizeof why) != 0) {
         send_status(-1, REC_NOT_LOADED, why);
         return 3;
     }

@@ -39,8 +39,15 @@ if [ ! -f tests/planted/launches.tsv ]; then # the student kit has no planted va
     exit
 fi
 
+# @CONFINED@ in a row: what the recorder's reads come to here. With Landlock
+# (Linux 5.13+) it may open no file but the lab library ("refused"); without,
+# only seccomp's write rules hold ("allowed").
+confined=$(python3 -c 'import ctypes, os; n = {"x86_64": 444, "aarch64": 444}.get(os.uname().machine, -1)
+print("refused" if n > 0 and ctypes.CDLL(None, use_errno=True).syscall(n, None, 0, 1) > 0 else "allowed")')
+echo "the recorder's reads here: $confined (Landlock $([ "$confined" = refused ] && echo present || echo absent))"
 while IFS=$'\t' read -r file lab launcher verdict text; do
     [ "$file" = file ] && continue
+    text=${text//@CONFINED@/$confined}
     name=${file%.cu}
     txt=$out/planted-$name.txt
     [ -f "$txt" ] || "$grader" --check-launches --timeout 2 \
