@@ -204,8 +204,10 @@ mkdir -p "$P"
 for i in 1 2 3 4 5 6; do variant "$P/p$i.cu" "p$i"; done
 for n in 1 3; do
     rm -f "$T/running"
-    FAKE_GRADER_SLEEP=0.4 FAKE_GRADER_RUNNING=$T/running FAKE_GRADER_LOCK=$T/gpu.lock \
-        "$BATCH" "${FAKE[@]}" --regrade --graders-per-gpu $n lab3 "$P" -o "$T/res-per" > "$T/run.log" 2>&1
+    # -j 6 and 1 s a turn: all six are built before the first turn ends,
+    # so the slots fill however slow the machine is
+    FAKE_GRADER_SLEEP=1 FAKE_GRADER_RUNNING=$T/running FAKE_GRADER_LOCK=$T/gpu.lock \
+        "$BATCH" "${FAKE[@]}" -j 6 --regrade --graders-per-gpu $n lab3 "$P" -o "$T/res-per" > "$T/run.log" 2>&1
     most=$(cut -d' ' -f2 "$T/running")
     [ "$most" = $n ] && grep -q "1 GPU x $n graders" "$T/run.log" && ok "--graders-per-gpu $n: at most $most graders at once" \
         || no "--graders-per-gpu $n: $most at once; $(grep Timing "$T/run.log")"
@@ -227,7 +229,7 @@ status_is b-next graded 12 "$T/res-turns"
 # killing it frees the GPU and leaves no process holding this script's output
 ( exec 9> "$T/gpu3.lock"; flock 9; exec sleep 1000 ) > /dev/null 2>&1 &
 holder=$!
-sleep 0.3
+for _ in $(seq 100); do flock -n "$T/gpu3.lock" true || break; sleep 0.1; done # held now
 FAKE_GRADER_LOCK=$T/gpu3.lock "$BATCH" "${FAKE[@]}" --graders-per-gpu 1 --time-limit 2 lab3 "$H" -o "$T/res-held" > "$T/run.log" 2>&1
 rc=$?
 kill $holder; wait $holder 2> /dev/null
