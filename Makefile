@@ -164,7 +164,7 @@ BATCH_LIBS := $(addprefix -L,$(DEPS_LIB)) $(addprefix -Wl$(comma)-rpath$(comma),
 $(BUILD)/obj/grader/batch/%.o: grader/batch/%.c $(wildcard grader/batch/*.h) grader/lab_table.h
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(C_ALL) -Wno-format-truncation -c $< -o $@
-$(BATCH): $(BATCH_SRC:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/grader/lab_table.o $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard grader/labs/*.c))
+$(BATCH): $(BATCH_SRC:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/grader/lab_table.o $(BUILD)/obj/grader/check.o $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard grader/labs/*.c))
 	$(CC) $(C_ALL) $^ -o $@ $(BATCH_LIBS)
 # make batch LAB=lab3 SUBMISSIONS=dir [RESULTS=dir] [BATCH_FLAGS='--gpus 0,1']
 RESULTS ?= results-$(LAB_ID)

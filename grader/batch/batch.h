@@ -2,7 +2,7 @@
  * batch.h - smemlab-batch: grade a class of submissions (docs/instructors.md).
  *
  * discover.c  each entry of SUBMISSIONS_DIR -> one submission (or a reason why not)
- * pipeline.c  builds (make lab-lib, -j N) feed a queue that graders (one per GPU) consume
+ * pipeline.c  builds (make lab-lib, -j N) feed a queue that graders (N per GPU) consume
  * record.c    RESULTS_DIR/STUDENT.json, written atomically as each one is done
  * reports.c   gradebook.csv, feedback text/HTML, Gradescope, Autolab, JUnit, summary
  * slurm.c     --slurm: the same, as a Slurm job array
@@ -37,7 +37,13 @@ sub_status status_parse(const char *s);
 typedef struct check_rec {
     char *kernel, *check, *status, *message, *measured, *expected, *hint;
     double points, max_points;
+    char *bank_map;        /* the student's worst warp instruction, drawn ("" if none) */
+    struct cJSON *lines;   /* the grader's per-line records (file, line, op, ...); NULL if none */
 } check_rec;
+
+/* A deep copy of one check; check_rec_free frees what it holds. */
+void check_rec_copy(check_rec *to, const check_rec *from);
+void check_rec_free(check_rec *c);
 
 /* One student's result: what RESULTS_DIR/STUDENT.json holds. */
 typedef struct result {

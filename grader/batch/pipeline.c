@@ -302,15 +302,8 @@ static void finish_job(const batch_opts *o, job *j, submission *subs, result *re
         r->final = j->outcome.final;
         if (j->outcome.n_checks) {
             r->checks = calloc((size_t)j->outcome.n_checks, sizeof *r->checks);
-            for (int c = 0; c < j->outcome.n_checks; c++) {
-                check_rec *a = &r->checks[c];
-                const check_rec *b = &j->outcome.checks[c];
-                *a = *b;
-                a->kernel = strdup(b->kernel); a->check = strdup(b->check);
-                a->status = strdup(b->status); a->message = strdup(b->message);
-                a->measured = strdup(b->measured); a->expected = strdup(b->expected);
-                a->hint = strdup(b->hint);
-            }
+            for (int c = 0; c < j->outcome.n_checks; c++)
+                check_rec_copy(&r->checks[c], &j->outcome.checks[c]);
             r->n_checks = j->outcome.n_checks;
         }
         char err[512];

@@ -44,7 +44,28 @@ static void read_checks(result *r, const cJSON *arr)
         k->hint = strdup(str(c, "hint"));
         k->points = num(c, "points", 0);
         k->max_points = num(c, "max_points", 0);
+        k->bank_map = strdup(str(c, "bank_map"));
+        const cJSON *lines = cJSON_GetObjectItemCaseSensitive(c, "lines");
+        k->lines = cJSON_IsArray(lines) ? cJSON_Duplicate(lines, 1) : NULL;
     }
+}
+
+void check_rec_copy(check_rec *to, const check_rec *from)
+{
+    *to = *from;
+    to->kernel = strdup(from->kernel); to->check = strdup(from->check);
+    to->status = strdup(from->status); to->message = strdup(from->message);
+    to->measured = strdup(from->measured); to->expected = strdup(from->expected);
+    to->hint = strdup(from->hint);
+    to->bank_map = strdup(from->bank_map ? from->bank_map : "");
+    to->lines = from->lines ? cJSON_Duplicate(from->lines, 1) : NULL;
+}
+
+void check_rec_free(check_rec *c)
+{
+    free(c->kernel); free(c->check); free(c->status); free(c->message);
+    free(c->measured); free(c->expected); free(c->hint); free(c->bank_map);
+    cJSON_Delete(c->lines);
 }
 
 int record_write(const char *results_dir, const result *r, char *err, size_t errlen)
@@ -77,6 +98,10 @@ int record_write(const char *results_dir, const result *r, char *err, size_t err
         cJSON_AddStringToObject(c, "measured", k->measured);
         cJSON_AddStringToObject(c, "expected", k->expected);
         cJSON_AddStringToObject(c, "hint", k->hint);
+        if (k->lines)
+            cJSON_AddItemToObject(c, "lines", cJSON_Duplicate(k->lines, 1));
+        if (k->bank_map && k->bank_map[0])
+            cJSON_AddStringToObject(c, "bank_map", k->bank_map);
         cJSON_AddItemToArray(checks, c);
     }
     cJSON_AddItemToObject(o, "checks", checks);

@@ -12,6 +12,8 @@
 #define _GNU_SOURCE
 #include "batch.h"
 
+#include "../check.h"
+
 #include <cJSON.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -78,6 +80,42 @@ static void sb_csv(sb *b, const char *t)
     sb_puts(b, "\"");
 }
 
+static long jnum(const cJSON *o, const char *k)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+    return cJSON_IsNumber(v) ? (long)v->valuedouble : 0;
+}
+
+static const char *jstr(const cJSON *o, const char *k)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+    return cJSON_IsString(v) ? v->valuestring : "?";
+}
+
+/*
+ * What the grader says beyond the hint for a check that did not pass, as
+ * its text report says it: the source lines behind the verdict ("        at
+ * lab3.cu:41  load  32-way (1024 wavefronts / 32 requests)", worded by the
+ * grader's own check_line_text) and the drawing of the student's worst warp
+ * instruction (indented by the grader).
+ */
+static void detail_text(sb *b, const check_rec *c)
+{
+    if (!strcmp(c->status, "pass"))
+        return;
+    const cJSON *x;
+    cJSON_ArrayForEach(x, c->lines) {
+        check_line l = {.line = (int)jnum(x, "line"), .requests = jnum(x, "requests"),
+                        .wavefronts = jnum(x, "wavefronts"), .ideal = jnum(x, "ideal")};
+        snprintf(l.file, sizeof l.file, "%s", jstr(x, "file"));
+        snprintf(l.op, sizeof l.op, "%s", jstr(x, "op"));
+        char text[200];
+        sb_printf(b, "        at %s\n", check_line_text(&l, text, sizeof text));
+    }
+    if (c->bank_map && c->bank_map[0])
+        sb_puts(b, c->bank_map);
+}
+
 static double kernel_points(const result *r, const char *kernel, int *seen)
 {
     double pts = 0;
@@ -133,6 +171,7 @@ static void feedback_text(sb *b, const lab_def *lab, const result *r)
             sb_printf(b, "        measured %s; expected %s\n", c->measured, c->expected);
         if (strcmp(c->status, "pass") && c->hint[0])
             sb_printf(b, "        hint: %s\n", c->hint);
+        detail_text(b, c);
     }
     sb_printf(b, "\nScore: %g/%g\n", r->points, r->max_points);
 }
@@ -190,6 +229,14 @@ static void feedback_html(sb *b, const lab_def *lab, const result *r)
                 sb_xml(b, c->hint);
                 sb_puts(b, "</small>");
             }
+            sb detail = {0};
+            detail_text(&detail, c);
+            if (detail.n) {
+                sb_puts(b, "<pre>");
+                sb_xml(b, detail.s);
+                sb_puts(b, "</pre>");
+            }
+            free(detail.s);
             sb_puts(b, "</td></tr>\n");
         }
         sb_puts(b, "</table>\n");
@@ -229,6 +276,11 @@ static char *gradescope_json(const lab_def *lab, const result *r, const char *fe
             sb_printf(&out, "\nmeasured %s; expected %s", c->measured, c->expected);
         if (strcmp(c->status, "pass") && c->hint[0])
             sb_printf(&out, "\nhint: %s", c->hint);
+        sb detail = {0};
+        detail_text(&detail, c);
+        if (detail.n)
+            sb_printf(&out, "\n%s", detail.s);
+        free(detail.s);
         cJSON_AddStringToObject(t, "name", name);
         cJSON_AddNumberToObject(t, "score", c->points);
         cJSON_AddNumberToObject(t, "max_score", c->max_points);
@@ -348,6 +400,13 @@ static void junit(sb *b, const lab_def *lab, const result *rs, int n)
                 sb_xml(b, k->expected);
                 sb_puts(b, "\nhint: ");
                 sb_xml(b, k->hint);
+                sb detail = {0};
+                detail_text(&detail, k);
+                if (detail.n) {
+                    sb_puts(b, "\n");
+                    sb_xml(b, detail.s);
+                }
+                free(detail.s);
                 sb_puts(b, "</failure>\n    ");
             }
             sb_puts(b, "</testcase>\n");

@@ -185,11 +185,8 @@ sub_status status_parse(const char *s)
 
 void result_free_checks(result *r)
 {
-    for (int i = 0; i < r->n_checks; i++) {
-        check_rec *c = &r->checks[i];
-        free(c->kernel); free(c->check); free(c->status); free(c->message);
-        free(c->measured); free(c->expected); free(c->hint);
-    }
+    for (int i = 0; i < r->n_checks; i++)
+        check_rec_free(&r->checks[i]);
     free(r->checks);
     r->checks = NULL;
     r->n_checks = 0;

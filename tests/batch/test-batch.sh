@@ -86,6 +86,7 @@ mkdir -p "$C"
 mkdir -p "$C/alice/deep/er" && variant "$C/alice/deep/er/lab3.cu" alice
 mkdir -p "$C/bob" && variant "$C/bob/lab3.cu" bob "FAKE-POINTS: 6 3"
 variant "$C/carol.cu" carol "FAKE-POINTS: 2 0" 'FAKE-MESSAGE: <script>alert("x")</script>, a "quoted", comma'
+variant "$C/lines.cu" lines "FAKE-POINTS: 3 6" FAKE-LINES
 mkdir -p "$T/src/dan/sub" && variant "$T/src/dan/sub/lab3.cu" dan && echo notes > "$T/src/dan/README"
 (cd "$T/src" && python3 -c "import shutil; shutil.make_archive('$C/dan', 'zip', '.', 'dan')")
 mkdir -p "$T/src/erin" && variant "$T/src/erin/lab3.cu" erin
@@ -165,6 +166,12 @@ reason_has junk "not a readable .zip or .tar.gz"
 [ -e /tmp/evil/lab3.cu ] && no "an archive wrote outside" || ok "nothing unpacked outside"
 grep -q "not usable" "$T/run.log" && grep -q "full marks        4" "$T/run.log" && ok "summary table" || { no "summary table"; cat "$T/run.log"; }
 validate "$T/res"
+want='        at lab3.cu:41  load  32-way (1024 wavefronts / 32 requests)'
+grep -qxF "$want" "$T/res/feedback/lines.txt" && grep -qxF '        bank   0: lanes 0-31 (32-way)' "$T/res/feedback/lines.txt" \
+    && grep -qF 'at lab3.cu:41  load  32-way' "$T/res/feedback/lines.html" && grep -qF 'at lab3.cu:41  load  32-way' "$T/res/gradescope/lines/results.json" \
+    && grep -qF 'at lab3.cu:41  load  32-way' "$T/res/junit.xml" && grep -qE '"wavefronts":[[:space:]]*1024' "$T/res/lines.json" \
+    && ok "the grader's source lines and bank map reach the feedback (text, HTML, Gradescope, JUnit) and the record" \
+    || { no "lines and bank map lost"; sed -n '/store-conflicts/,+6p' "$T/res/feedback/lines.txt"; }
 grep -q '&lt;script&gt;' "$T/res/feedback/carol.html" && ! grep -q '<script>' "$T/res/feedback/carol.html" && ok "HTML escaped" || no "HTML not escaped"
 
 echo "[$SECONDS s] == identical sources are built and graded once"

@@ -94,7 +94,7 @@ for s, r in records.items():
     page = open(os.path.join(res, "feedback", s + ".html")).read()
     p = Text(); p.feed(page)
     if set(p.tags) - {"html", "head", "meta", "title", "style", "body", "h1", "dl", "dt", "dd",
-                      "code", "table", "tr", "th", "td", "br", "small", "p", "strong"}:
+                      "code", "table", "tr", "th", "td", "br", "small", "p", "strong", "pre"}:
         err("%s.html: unexpected tags %s (unescaped data?)" % (s, set(p.tags)))
     flat = " ".join("".join(p.out).split())
     for item in [r["reason"]] + [c["message"] for c in r["checks"]] + [c["hint"] for c in r["checks"] if c["status"] != "pass"]:

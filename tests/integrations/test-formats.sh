@@ -30,6 +30,11 @@ check "gradescope: a failed check's output has message, measured, expected and h
      | ($g[0].labs[0].checks[] | select(.kernel == "setRowReadColDynPad" and .check == "load-conflicts")) as $c
      | ($o | contains($c.message)) and ($o | contains("measured: " + $c.measured))
        and ($o | contains("expected: " + $c.expected)) and ($o | contains("hint: " + $c.hint))' --slurpfile g "$G"
+check "gradescope: a failed check's output names its source lines, as the grader words them, and draws the bank map" "$TMP/gs.json" \
+    '(.tests[] | select(.name == "setRowReadColDynPad: load-conflicts") | .output) as $o
+     | ($o | contains("at lab3.cu:88  load  32-way (1024 wavefronts / 32 requests)"))
+       and ($o | contains("at lab3.cu:90  load  1.50-way (48 wavefronts / 32 requests)"))
+       and ($o | contains("worst warp load at lab3.cu:88: 32 lanes in bank 0"))'
 check "gradescope: execution_time in whole seconds, output has the score and report" "$TMP/gs.json" \
     '.execution_time == 13 and (.output | startswith("lab3: 10/12 points")) and (.output | contains("the text report"))'
 

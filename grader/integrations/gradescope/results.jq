@@ -4,11 +4,24 @@
 # does not compile or cannot be graded gets score 0 and one failed test that
 # says why, so the student sees the reason on the results page.
 
+# A source line behind a verdict, worded as the grader's check_line_text words it.
+def degree:
+  (if .ideal > 0 then .wavefronts / .ideal else 1 end) as $d
+  | if $d < 1.005 then "conflict-free"
+    elif (($d - ($d | round)) | fabs) < 0.005 then "\($d | round)-way"
+    else (($d * 100) | round) as $c
+         | "\($c / 100 | floor).\($c % 100 | tostring | if length == 1 then "0" + . else . end)-way" end;
+def line_text:
+  if .requests > 0 then "at \(.file):\(.line)  \(.op)  \(degree) (\(.wavefronts) wavefronts / \(.requests) requests)"
+  else "at \(.file):\(.line)  \(.op)" end;
+
 def check_output:
   [ .message,
     (if (.measured // "") != "" then "measured: \(.measured)" else empty end),
     (if (.expected // "") != "" then "expected: \(.expected)" else empty end),
-    (if (.hint // "") != "" then "hint: \(.hint)" else empty end) ]
+    (if (.hint // "") != "" then "hint: \(.hint)" else empty end),
+    ((.lines // [])[] | line_text),
+    (if (.bank_map // "") != "" then (.bank_map | rtrimstr("\n")) else empty end) ]
   | join("\n");
 
 def gs_status: if . == "pass" then "passed" else "failed" end;
