@@ -116,6 +116,22 @@ static void detail_text(sb *b, const check_rec *c)
         sb_puts(b, c->bank_map);
 }
 
+/* detail_text into b between before and after (XML-escaped if xml), when there is any. */
+static void sb_detail(sb *b, const check_rec *c, const char *before, const char *after, int xml)
+{
+    sb d = {0};
+    detail_text(&d, c);
+    if (d.n) {
+        sb_puts(b, before);
+        if (xml)
+            sb_xml(b, d.s);
+        else
+            sb_puts(b, d.s);
+        sb_puts(b, after);
+    }
+    free(d.s);
+}
+
 static double kernel_points(const result *r, const char *kernel, int *seen)
 {
     double pts = 0;
@@ -229,14 +245,7 @@ static void feedback_html(sb *b, const lab_def *lab, const result *r)
                 sb_xml(b, c->hint);
                 sb_puts(b, "</small>");
             }
-            sb detail = {0};
-            detail_text(&detail, c);
-            if (detail.n) {
-                sb_puts(b, "<pre>");
-                sb_xml(b, detail.s);
-                sb_puts(b, "</pre>");
-            }
-            free(detail.s);
+            sb_detail(b, c, "<pre>", "</pre>", 1);
             sb_puts(b, "</td></tr>\n");
         }
         sb_puts(b, "</table>\n");
@@ -276,11 +285,7 @@ static char *gradescope_json(const lab_def *lab, const result *r, const char *fe
             sb_printf(&out, "\nmeasured %s; expected %s", c->measured, c->expected);
         if (strcmp(c->status, "pass") && c->hint[0])
             sb_printf(&out, "\nhint: %s", c->hint);
-        sb detail = {0};
-        detail_text(&detail, c);
-        if (detail.n)
-            sb_printf(&out, "\n%s", detail.s);
-        free(detail.s);
+        sb_detail(&out, c, "\n", "", 0);
         cJSON_AddStringToObject(t, "name", name);
         cJSON_AddNumberToObject(t, "score", c->points);
         cJSON_AddNumberToObject(t, "max_score", c->max_points);
@@ -400,13 +405,7 @@ static void junit(sb *b, const lab_def *lab, const result *rs, int n)
                 sb_xml(b, k->expected);
                 sb_puts(b, "\nhint: ");
                 sb_xml(b, k->hint);
-                sb detail = {0};
-                detail_text(&detail, k);
-                if (detail.n) {
-                    sb_puts(b, "\n");
-                    sb_xml(b, detail.s);
-                }
-                free(detail.s);
+                sb_detail(b, k, "\n", "", 1);
                 sb_puts(b, "</failure>\n    ");
             }
             sb_puts(b, "</testcase>\n");

@@ -64,22 +64,31 @@ int rm_rf(const char *path)
     return unlink(path);
 }
 
-int write_file(const char *path, const void *data, size_t len)
+/* All of data to fd (through EINTR and short writes); 0 or -1. */
+static int write_all(int fd, const void *data, size_t len)
 {
-    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0)
-        return -1;
     const char *p = data;
     while (len) {
         ssize_t w = write(fd, p, len);
         if (w < 0) {
             if (errno == EINTR)
                 continue;
-            close(fd);
             return -1;
         }
         p += w;
         len -= (size_t)w;
+    }
+    return 0;
+}
+
+int write_file(const char *path, const void *data, size_t len)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return -1;
+    if (write_all(fd, data, len) != 0) {
+        close(fd);
+        return -1;
     }
     return close(fd);
 }
@@ -95,18 +104,9 @@ int write_file_atomic(const char *dir, const char *name, const void *data, size_
     int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0)
         goto fail;
-    const char *p = data;
-    size_t left = len;
-    while (left) {
-        ssize_t w = write(fd, p, left);
-        if (w < 0) {
-            if (errno == EINTR)
-                continue;
-            close(fd);
-            goto fail;
-        }
-        p += w;
-        left -= (size_t)w;
+    if (write_all(fd, data, len) != 0) {
+        close(fd);
+        goto fail;
     }
     if (fsync(fd) || close(fd) || rename(tmp, dst))
         goto fail;
