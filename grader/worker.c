@@ -131,12 +131,9 @@ static void describe_device(worker_env *env)
     send_text(env->fd, MSG_DEVICE, -1, text);
 }
 
-static void tell_waiting(void *env)
+static void tell_waiting(void *env, const char *lock_path)
 {
-    worker_env *e = env;
-    char path[sizeof ((worker_msg *)0)->text];
-    gpu_lock_path(e->gpu.pci, path, sizeof path); /* to show: a longer one is cut */
-    send_text(e->fd, MSG_GPU_WAIT, -1, path);
+    send_text(((worker_env *)env)->fd, MSG_GPU_WAIT, -1, lock_path); /* a long one is cut */
 }
 
 /*

@@ -26,15 +26,13 @@ void sandbox_preload(void)
 }
 
 /* --- Landlock: only the lab library can be opened ------------------------------- */
-
-int sandbox_landlock_abi(void)
-{
 #ifdef SYS_landlock_create_ruleset
+
+/* Landlock's ABI version in this kernel, or 0 where it has none (reads not confined). */
+static int landlock_abi(void)
+{
     long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
     return abi > 0 ? (int)abi : 0;
-#else
-    return 0;
-#endif
 }
 
 /* Every file-system right this kernel's ABI and these headers both know. */
@@ -66,8 +64,7 @@ static uint64_t handled_rights(int abi)
 /* 0 when confined or when the kernel has no Landlock; -1 with why when it failed. */
 static int confine_files(const char *lib_path, char *why, size_t n)
 {
-#ifdef SYS_landlock_create_ruleset
-    int abi = sandbox_landlock_abi();
+    int abi = landlock_abi();
     if (abi == 0)
         return 0; /* an older kernel: seccomp's rules still keep files unwritten */
     struct landlock_ruleset_attr attr = {.handled_access_fs = handled_rights(abi)};
@@ -91,11 +88,15 @@ static int confine_files(const char *lib_path, char *why, size_t n)
     if (ruleset >= 0)
         close(ruleset);
     return rc;
-#else
+}
+
+#else /* headers without Landlock: seccomp's rules still keep files unwritten */
+static int confine_files(const char *lib_path, char *why, size_t n)
+{
     (void)lib_path, (void)why, (void)n;
     return 0;
-#endif
 }
+#endif
 
 /* --- seccomp ----------------------------------------------------------------------- */
 

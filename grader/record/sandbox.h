@@ -27,7 +27,4 @@ void sandbox_preload(void);
  */
 int sandbox_enter(const char *lib_path, char *why, size_t why_size);
 
-/* Landlock's ABI version in this kernel, or 0 where it has none (reads not confined). */
-int sandbox_landlock_abi(void);
-
 #endif

@@ -48,8 +48,8 @@ static int open_lock_file(const char *path)
     return -1;
 }
 
-int gpu_lock_take(const char *pci, void (*waiting)(void *arg), void *arg, char *why,
-                  size_t why_size)
+int gpu_lock_take(const char *pci, void (*waiting)(void *arg, const char *lock_path), void *arg,
+                  char *why, size_t why_size)
 {
     char path[4096];
     gpu_lock_path(pci, path, sizeof path);
@@ -72,7 +72,7 @@ int gpu_lock_take(const char *pci, void (*waiting)(void *arg), void *arg, char *
         return -1;
     }
     if (waiting)
-        waiting(arg);
+        waiting(arg, path);
     while (flock(fd, LOCK_EX) != 0)
         if (errno != EINTR) {
             snprintf(why, why_size, "cannot lock %s: %s", path, strerror(errno));

@@ -23,12 +23,12 @@ void gpu_lock_path(const char *pci, char *path, size_t size);
 
 /*
  * Take the lock of the GPU at `pci`. When another process holds it,
- * waiting(arg) is called once before the wait, which has no end of its own
- * (the grader bounds it). Returns the lock's descriptor (keep it open), or
- * -1 with why filled when no lock file can be used (the caller goes on
- * without one).
+ * waiting(arg, lock_path) is called once before the wait, which has no end
+ * of its own (the grader bounds it). Returns the lock's descriptor (keep it
+ * open), or -1 with why filled when no lock file can be used (the caller
+ * goes on without one).
  */
-int gpu_lock_take(const char *pci, void (*waiting)(void *arg), void *arg, char *why,
-                  size_t why_size);
+int gpu_lock_take(const char *pci, void (*waiting)(void *arg, const char *lock_path), void *arg,
+                  char *why, size_t why_size);
 
 #endif

@@ -226,11 +226,9 @@ static void worker_leaves_a_grandchild(const grade_job *job, int first, int fd)
 
 #define TEST_GPU "0000:7e:00.0"
 
-static void tell_waiting(void *fd)
+static void tell_waiting(void *fd, const char *lock_path)
 {
-    char path[1024];
-    gpu_lock_path(TEST_GPU, path, sizeof path);
-    send(*(int *)fd, MSG_GPU_WAIT, -1, path);
+    send(*(int *)fd, MSG_GPU_WAIT, -1, lock_path);
 }
 
 /* Takes the GPU's lock like the real worker (waiting for it if held), then grades. */
