@@ -382,11 +382,39 @@ static int device_path_of(const char *path, char *out, size_t size)
 
 int lab_image_open(const char *path, lab_image *img, char *why, size_t why_size)
 {
+    unsigned char *file = NULL, *device = NULL;
+    size_t file_size = 0, device_size = 0;
+    char device_path[sizeof img->device_path];
+    if (read_file(path, &file, &file_size, why, why_size) != 0)
+        return -1;
+    if (device_path_of(path, device_path, sizeof device_path) != 0) {
+        snprintf(why, why_size, "%s: the path is too long", path);
+        free(file);
+        return -1;
+    }
+    int rc = read_file(device_path, &device, &device_size, why, why_size);
+    if (rc != 0) {
+        if (rc == -2)
+            snprintf(why, why_size, "%s is missing: the grader runs the GPU code of your lab "
+                     "file from it, never the code inside %s; build the lab again with the "
+                     "kit's Makefile (make labN)", device_path, path);
+        free(file);
+        return -1;
+    }
+    return lab_image_from_bytes(path, file, file_size, device, device_size, img, why, why_size);
+}
+
+int lab_image_from_bytes(const char *path, unsigned char *file, size_t file_size,
+                         unsigned char *device, size_t device_size, lab_image *img, char *why,
+                         size_t why_size)
+{
     elf_view v;
     memset(img, 0, sizeof *img);
     snprintf(img->path, sizeof img->path, "%s", path);
-    if (read_file(path, &img->file, &img->file_size, why, why_size) != 0)
-        goto fail;
+    img->file = file;
+    img->file_size = file_size;
+    img->device = device;
+    img->device_size = device_size;
     if (elf_open(&v, img->file, img->file_size) != 0 ||
         ((const Elf64_Ehdr *)img->file)->e_type != ET_DYN) {
         snprintf(why, why_size, "%s is not a shared library built for this machine: rebuild "
@@ -395,14 +423,6 @@ int lab_image_open(const char *path, lab_image *img, char *why, size_t why_size)
     }
     if (device_path_of(path, img->device_path, sizeof img->device_path) != 0) {
         snprintf(why, why_size, "%s: the path is too long", path);
-        goto fail;
-    }
-    int rc = read_file(img->device_path, &img->device, &img->device_size, why, why_size);
-    if (rc != 0) {
-        if (rc == -2)
-            snprintf(why, why_size, "%s is missing: the grader runs the GPU code of your lab "
-                     "file from it, never the code inside %s; build the lab again with the "
-                     "kit's Makefile (make labN)", img->device_path, path);
         goto fail;
     }
     if (parse_fatbins(img, img->device, img->device_size, why, why_size) != 0)

@@ -52,6 +52,14 @@ typedef struct lab_image {
 
 /* Read and check path. Returns 0, or -1 with what to do in why. */
 int lab_image_open(const char *path, lab_image *img, char *why, size_t why_size);
+/*
+ * The same from the bytes of a library (path names it) and of its .fatbin,
+ * both malloc'd: the image owns them from here, even on failure. The meter
+ * server grades the very bytes its grader read and validated.
+ */
+int lab_image_from_bytes(const char *path, unsigned char *file, size_t file_size,
+                         unsigned char *device, size_t device_size, lab_image *img, char *why,
+                         size_t why_size);
 void lab_image_close(lab_image *img);
 
 /* Value of an exported `const int` (SMEMLAB_PARAM, the contract version); 0 if found. */

@@ -44,9 +44,9 @@ static void launch_conv(void *p)
 
 static void release(conv_launch *a)
 {
-    cudaFree((void *)a->in);
-    cudaFree((void *)a->mask);
-    cudaFree(a->out);
+    gpu_free((void *)a->in);
+    gpu_free((void *)a->mask);
+    gpu_free(a->out);
     a->in = a->mask = NULL;
     a->out = NULL;
 }
@@ -267,7 +267,7 @@ static int output_right(worker_env *env, conv_launch *a, const float *mask, char
     if (!right)
         snprintf(why, n, "the run the counters measured gave a wrong result (relative error "
                  "%.1e, %.0f outputs unwritten)", d.rel_error, d.poisoned);
-    cudaFree(r.ref);
+    gpu_free(r.ref);
     return right;
 }
 
@@ -307,7 +307,7 @@ static void speed_conv(worker_env *env, const lab_kernel *k, void *state, check_
                             "memory, and enough outputs per thread to hide the halo.");
         }
     }
-    cudaFree(r.ref);
+    gpu_free(r.ref);
     if (!*lost)
         release(a);
     free(in), free(mask);

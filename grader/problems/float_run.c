@@ -18,7 +18,7 @@ float *dev_upload(const float *host, size_t n, char *why, size_t why_size)
         err = cudaMemcpy(dev, host, n * sizeof *dev, cudaMemcpyHostToDevice);
     if (err != cudaSuccess) {
         snprintf(why, why_size, "uploading an input: %s", cudaGetErrorString(err));
-        cudaFree(dev);
+        gpu_free(dev);
         return NULL;
     }
     return dev;

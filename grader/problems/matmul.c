@@ -64,9 +64,9 @@ static int upload(mm_launch *a, const float *hA, const float *hB, char *why, siz
 
 static void release(mm_launch *a)
 {
-    cudaFree((void *)a->A);
-    cudaFree((void *)a->B);
-    cudaFree(a->C);
+    gpu_free((void *)a->A);
+    gpu_free((void *)a->B);
+    gpu_free(a->C);
     a->A = a->B = NULL;
     a->C = NULL;
 }
@@ -154,7 +154,7 @@ static int measured_run_right(mm_launch *a, char *why, size_t n)
     } else {
         snprintf(why, n, "no device memory to check the measured run");
     }
-    cudaFree(ref.C);
+    gpu_free(ref.C);
     return right;
 }
 
@@ -264,7 +264,7 @@ static void speed_mm(worker_env *env, const lab_kernel *k, void *state, check_re
                         "block tile (e.g. 128x128) cut shared and global traffic further.");
     }
     if (!*lost) {
-        cudaFree(ref.C);
+        gpu_free(ref.C);
         release(a);
     }
 }

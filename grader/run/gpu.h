@@ -51,6 +51,13 @@ int guarded_read(const guarded *g, void *host, long *guard_changed, char *why, s
 void guarded_free(guarded *g);
 
 /*
+ * cudaFree, the allocation zeroed first: a meter server grades the next
+ * submission in the same process, whose kernel must find none of this one's
+ * data (a right answer, say) in memory it reads out of bounds.
+ */
+void gpu_free(void *p);
+
+/*
  * Run launch(arg), then check the launch and wait for it. Returns 0, or -1
  * with the CUDA error's text in why; *broken is set when the error is sticky
  * and the context can run nothing more.
@@ -65,6 +72,9 @@ int gpu_run(void (*launch)(void *), void *arg, int *broken, char *why, size_t wh
  */
 void gpu_watchdog_set(double seconds, int exit_status);
 void gpu_watchdog_arm(void);
+/* What the watchdog writes to fd before it ends the process (a meter server
+   tells its grader that the kernel timed out); fd -1: nothing. */
+void gpu_watchdog_last_words(int fd, const void *msg, size_t len);
 void gpu_watchdog_disarm(void);
 
 /* What one graded run of a kernel came to. */

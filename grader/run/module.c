@@ -98,6 +98,16 @@ int module_load(device_module *m, const lab_image *img, char *why, size_t why_si
     return load_own(m, why, why_size) == 0 && load_student(m, img, why, why_size) == 0 ? 0 : -1;
 }
 
+void module_unload(device_module *m)
+{
+    for (int i = 0; i < m->n_libs; i++)
+        cudaLibraryUnload(m->libs[i]);
+    if (m->own)
+        cudaLibraryUnload(m->own);
+    cudaGetLastError();
+    memset(m, 0, sizeof *m);
+}
+
 cudaError_t module_global(const device_module *m, const char *name, void **dptr, size_t *bytes)
 {
     cudaError_t err = cudaErrorSymbolNotFound;
@@ -188,7 +198,7 @@ cudaError_t module_diff(const device_module *m, const float *got, const float *w
     }
     if (err == cudaSuccess)
         err = cudaMemcpy(host, acc, sizeof host, cudaMemcpyDeviceToHost);
-    cudaFree(acc);
+    gpu_free(acc);
     out->rel_error = host[1] > 0 ? __builtin_sqrt(host[0] / host[1]) : (host[0] > 0 ? 1e30 : 0);
     out->poisoned = host[2];
     out->not_finite = host[3];

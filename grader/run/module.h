@@ -29,6 +29,9 @@ typedef struct device_module {
 /* Load the student's and the grader's device code. 0, or -1 with why (an environment error). */
 int module_load(device_module *m, const lab_image *img, char *why, size_t why_size);
 
+/* Unload both (a meter server grades the next lab in the same process). */
+void module_unload(device_module *m);
+
 /* Device address and size of a __constant__ or __device__ variable of the student's code. */
 cudaError_t module_global(const device_module *m, const char *name, void **dptr, size_t *bytes);
 
