@@ -38,6 +38,9 @@ void cli_usage(FILE *f)
         "  --recorder FILE   the recorder program (default: smemlab-record beside the grader)\n"
         "  --status-fd N     write a line \"gpu\" to descriptor N once the GPU is this\n"
         "                    grade's alone (for smemlab-batch: its time limit starts then)\n"
+        "  --meter-socket S  measure through the meter server at socket S (smemlab-batch\n"
+        "                    starts one per GPU); without one answering, measure here\n"
+        "  --serve-meter S   be that server: measure for graders on socket S until killed\n"
         "  --verbose         show measured values and hints for passing checks too\n"
         "  --list            list the labs and their kernels\n"
         "  --help, --version\n\n"
@@ -121,6 +124,7 @@ int cli_parse(int argc, char **argv, cli_options *o, FILE *err)
         {"run-as", required_argument, 0, 'u'}, {"recorder", required_argument, 0, 'R'},
         {"measure", required_argument, 0, 'm'}, {"source", required_argument, 0, 'F'},
         {"status-fd", required_argument, 0, 'f'},
+        {"meter-socket", required_argument, 0, 'M'}, {"serve-meter", required_argument, 0, 'E'},
         {0, 0, 0, 0}};
     int opt, rc, measure_given = 0;
 
@@ -151,6 +155,8 @@ int cli_parse(int argc, char **argv, cli_options *o, FILE *err)
         case 'F': o->source = optarg; break;
         case 'u': o->grade.run_as = optarg; break;
         case 'R': o->grade.recorder = optarg; break;
+        case 'M': o->grade.meter_socket = optarg; break;
+        case 'E': o->serve_meter = optarg; break;
         case ':': return bad(err, "%s needs a value", argv[optind - 1]);
         case '?': return bad(err, "unknown option '%s'", argv[optind - 1]);
         default:
@@ -168,6 +174,9 @@ int cli_parse(int argc, char **argv, cli_options *o, FILE *err)
     if (measure_given && !o->grade.use_counters)
         return bad(err, "--measure %s and --no-counters exclude each other",
                    measure_mode_name(o->measure));
+    if (o->serve_meter && (o->n_labs || o->lib || o->solutions || o->json || o->grade.meter_socket))
+        return bad(err, "--serve-meter %s serves graders: it takes no lab, library, --json "
+                   "or --meter-socket", o->serve_meter);
     if (o->lib && o->solutions)
         return bad(err, "--lib %s and --solutions exclude each other", o->lib);
     return 0;

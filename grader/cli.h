@@ -20,6 +20,7 @@ typedef struct cli_options {
     const char *json;      /* --json FILE */
     int verbose, list, help, version;
     int check_launches; /* --check-launches: record and validate only */
+    const char *serve_meter; /* --serve-meter SOCKET: be a batch's meter server (meter_server.h) */
     measure_mode measure;  /* --measure auto|counters|trace (default auto) */
     grade_options grade;
 } cli_options;

@@ -8,6 +8,7 @@
 #include "cli.h"
 #include "exit_codes.h"
 #include "launches.h"
+#include "meter_server.h"
 #include "report/report.h"
 #include "run/child.h"
 #include "runner.h"
@@ -156,6 +157,8 @@ int main(int argc, char **argv)
             printf("smemlab-grade, lab contract version %d\n", SMEMLAB_CONTRACT_VERSION);
         return EXIT_ALL_PASSED;
     }
+    if (o.serve_meter)
+        return meter_serve(o.serve_meter, &o.grade);
     if (o.list) {
         list_labs();
         return EXIT_ALL_PASSED;

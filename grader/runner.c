@@ -4,6 +4,7 @@
 
 #include "exit_codes.h"
 #include "image/lab_image.h"
+#include "meter_server.h"
 #include "record/record_run.h"
 #include "run/child.h"
 
@@ -213,8 +214,10 @@ static void on_message(const grade_job *job, kernel_slots *slots, worker_msg *m,
             snprintf(r->device, sizeof r->device, "%s", m->text);
         return;
     case MSG_GPU_WAIT:
-        if (w->current >= 0 || w->waiting)
+        if (w->current >= 0)
             break;
+        if (w->waiting)
+            return; /* a meter proxy said so, then its worker: the first deadline stands */
         w->waiting = 1;
         snprintf(w->lock_path, sizeof w->lock_path, "%s", m->text);
         fprintf(stderr, "smemlab-grade: waiting for the GPU: another smemlab grader is "
@@ -384,7 +387,7 @@ void run_lab(const lab_def *lab, const grade_options *opt, lab_result *out)
         out->env_code = EXIT_ENVIRONMENT;
     } else {
         grade_job job = {lab, opt, &img, plans};
-        run_plans(&job, worker_main, out);
+        run_plans(&job, opt->meter_socket ? meter_proxy_main : worker_main, out);
         out->host_printed = printed_text(host);
     }
     lab_image_close(&img);

@@ -136,17 +136,93 @@ static void tell_waiting(void *env, const char *lock_path)
     send_text(((worker_env *)env)->fd, MSG_GPU_WAIT, -1, lock_path); /* a long one is cut */
 }
 
+/* What outlives one lab in a meter server: how it measures and whether the GPU is its turn. */
+static struct {
+    measure_mode mode;
+    measure_backend *trace;
+    char trace_why[512];
+    int lock_fd;     /* the GPU's lock while held; -1 otherwise */
+    int has_turn;    /* the lock was tried (held, or no lock file to hold) */
+    int meter_open;
+} g_session = {.lock_fd = -1};
+
 /*
- * Wait for the GPU to be ours alone (gpu_lock.h); the lock stays held until
- * the process ends. Without a usable lock file the grade goes on unlocked,
- * and the grader says why.
+ * Wait for the GPU to be ours alone (gpu_lock.h), then open the meter: both
+ * stay until worker_pause or the process ends. Without a usable lock file
+ * the grade goes on unlocked, and the grader says why.
  */
-static void hold_gpu(worker_env *env)
+static void begin_turn(worker_env *env)
 {
     char why[512] = "";
-    if (gpu_lock_take(env->gpu.pci, tell_waiting, env, why, sizeof why) >= 0)
-        why[0] = '\0';
+    if (!g_session.has_turn) {
+        g_session.lock_fd = gpu_lock_take(env->gpu.pci, tell_waiting, env, why, sizeof why);
+        if (g_session.lock_fd >= 0)
+            why[0] = '\0';
+        g_session.has_turn = 1;
+    }
     send_text(env->fd, MSG_GPU_HELD, -1, why); /* text: why there is no lock */
+    if (!g_session.meter_open)
+        open_meter(env, g_session.mode, g_session.trace, g_session.trace_why);
+    g_session.meter_open = 1;
+}
+
+int worker_open(worker_env *env, const grade_options *opt, char *why, size_t why_size)
+{
+    memset(env, 0, sizeof *env);
+    env->opt = opt;
+    g_session.trace = early_trace(opt, &g_session.mode, g_session.trace_why,
+                                  sizeof g_session.trace_why);
+    return gpu_open(opt->device, &env->gpu, why, why_size) == GPU_OK ? 0 : -1;
+}
+
+int worker_grade(worker_env *env, const grade_job *job, int first, int fd)
+{
+    char why[512];
+    env->lab = job->lab;
+    env->opt = job->opt;
+    env->img = job->img;
+    env->fd = fd;
+    if (module_load(&env->mod, job->img, why, sizeof why) != 0) {
+        send_text(fd, MSG_ENVIRONMENT, -1, why);
+        module_unload(&env->mod);
+        return -1;
+    }
+    begin_turn(env);
+    describe_device(env);
+
+    grade_fn grade = grade_by_kind[job->lab->kind];
+    for (int k = first; k < job->lab->n_kernels; k++) {
+        if (job->plans[k].verdict != PLAN_OK)
+            continue; /* the grader decided this kernel from its record */
+        env->kernel = k;
+        env->plan = &job->plans[k];
+        send_text(fd, MSG_BEGIN, k, job->lab->kernels[k].name);
+        int lost = grade(env, &job->lab->kernels[k]);
+        send_text(fd, MSG_END, k, "");
+        if (lost == KERNEL_CONTEXT_LOST)
+            return KERNEL_CONTEXT_LOST; /* the grader starts a fresh worker at the next kernel */
+    }
+    module_unload(&env->mod);
+    return 0;
+}
+
+int worker_has_turn(void)
+{
+    return g_session.has_turn;
+}
+
+void worker_pause(worker_env *env)
+{
+    /* The counters are the device's, one process at a time: closed. A trace
+       is this process's own and cannot be opened again once CUDA runs. */
+    if (g_session.meter_open && g_session.mode != MEASURE_MODE_TRACE) {
+        env->meter->close(env->meter);
+        g_session.meter_open = 0;
+    }
+    if (g_session.lock_fd >= 0)
+        close(g_session.lock_fd);
+    g_session.lock_fd = -1;
+    g_session.has_turn = 0;
 }
 
 void worker_main(const grade_job *job, int first, int fd)
@@ -154,36 +230,15 @@ void worker_main(const grade_job *job, int first, int fd)
     static worker_env env;
     char why[512];
 
-    memset(&env, 0, sizeof env);
     gpu_watchdog_set(job->opt->timeout_s, WORKER_EXIT_TIMEOUT);
-    env.lab = job->lab;
-    env.opt = job->opt;
-    env.img = job->img;
-    env.fd = fd;
-    measure_mode mode;
-    char trace_why[512] = "";
-    measure_backend *trace = early_trace(job->opt, &mode, trace_why, sizeof trace_why);
-    gpu_status gs = gpu_open(job->opt->device, &env.gpu, why, sizeof why);
-    if (gs != GPU_OK || module_load(&env.mod, job->img, why, sizeof why) != 0) {
+    if (worker_open(&env, job->opt, why, sizeof why) != 0) {
         send_text(fd, MSG_ENVIRONMENT, -1, why);
         _exit(EXIT_ENVIRONMENT);
     }
-    hold_gpu(&env);
-    open_meter(&env, mode, trace, trace_why);
-    describe_device(&env);
-
-    grade_fn grade = grade_by_kind[job->lab->kind];
-    for (int k = first; k < job->lab->n_kernels; k++) {
-        if (job->plans[k].verdict != PLAN_OK)
-            continue; /* the grader decided this kernel from its record */
-        env.kernel = k;
-        env.plan = &job->plans[k];
-        send_text(fd, MSG_BEGIN, k, job->lab->kernels[k].name);
-        int lost = grade(&env, &job->lab->kernels[k]);
-        send_text(fd, MSG_END, k, "");
-        if (lost == KERNEL_CONTEXT_LOST)
-            _exit(0); /* the grader starts a fresh worker at the next kernel */
-    }
-    env.meter->close(env.meter);
+    int rc = worker_grade(&env, job, first, fd);
+    if (rc < 0)
+        _exit(EXIT_ENVIRONMENT);
+    if (rc == 0)
+        env.meter->close(env.meter);
     _exit(0);
 }

@@ -30,7 +30,9 @@ typedef enum worker_msg_type {
     MSG_END,         /* kernel index done */
     MSG_ENVIRONMENT, /* text: the lab or GPU cannot be used; stop */
     MSG_GPU_WAIT,    /* text: the lock file; another grader measures on this GPU */
-    MSG_GPU_HELD     /* this worker has the GPU to itself from now on (gpu_lock.h) */
+    MSG_GPU_HELD,    /* this worker has the GPU to itself from now on (gpu_lock.h) */
+    MSG_EXIT         /* meter server to its proxy only (meter_server.h): the lab is done,
+                        kernel: the status a worker would have exited with */
 } worker_msg_type;
 
 typedef struct worker_msg {
@@ -57,6 +59,7 @@ typedef struct grade_options {
     double kernel_budget_s; /* a worker's whole time for one kernel; 0: kernel_budget_s() */
     double gpu_wait_s;    /* how long to wait for another grader's GPU; 0: 30 minutes */
     int status_fd;        /* --status-fd: "gpu\n" written when the GPU is held; 0: none */
+    const char *meter_socket; /* --meter-socket: measure through this meter server */
 } grade_options;
 
 /* Everything a worker needs, decided by the grader before it is forked. */
@@ -99,6 +102,17 @@ void replay_launch(void *replay_arg);
 
 /* Grade every kernel with a plan from index `first` on; never returns. */
 void worker_main(const grade_job *job, int first, int fd) __attribute__((noreturn));
+
+/*
+ * The same in steps, for a meter server that grades many labs in one
+ * process: open the GPU once (0, or -1 with why), grade a job (0; -1 after
+ * telling an environment error through fd; KERNEL_CONTEXT_LOST: nothing
+ * more can run in this process), and give the GPU's turn back while idle.
+ */
+int worker_open(worker_env *env, const grade_options *opt, char *why, size_t why_size);
+int worker_grade(worker_env *env, const grade_job *job, int first, int fd);
+int worker_has_turn(void);
+void worker_pause(worker_env *env);
 
 /* Problem modules: grade one kernel. */
 int tile_grade_kernel(worker_env *env, const lab_kernel *k);

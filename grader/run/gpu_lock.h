@@ -1,9 +1,9 @@
 /*
  * gpu_lock.h - one measuring process per GPU at a time.
  *
- * The device's profiler serves one process at a time (on the H100, a
- * grader's cuptiRangeProfilerStart failed with CUPTI_ERROR_HARDWARE_BUSY
- * while another was only initializing CUPTI's profiler), and timings are
+ * The device's profiler serves one process at a time (on the H100, asking
+ * which counters are free and starting a session both fail with
+ * CUPTI_ERROR_HARDWARE_BUSY while another process's session runs), and timings are
  * only fair on a GPU nobody else runs kernels on. So a worker opens the GPU
  * and loads the code (which may overlap with another grader), then takes an
  * advisory lock on a file named after the GPU's PCI address before it

@@ -90,6 +90,11 @@ expect "--version" 0 "smemlab-grade"
 run --list
 expect "--list" 0 lab1 lab2 lab3 lab4 setRowReadRow setRowReadColPad setRowReadColDynPad "(optional)"
 
+run --serve-meter "$TMP/m.sock" lab1
+expect "--serve-meter with a lab" 2 "serves graders: it takes no lab"
+run --serve-meter "$TMP/no-such-dir/m.sock"
+expect "--serve-meter where no socket can be made" 2 "cannot serve on $TMP/no-such-dir/m.sock"
+
 run lab7
 expect "unknown lab" 2 "lab7"
 run 9
@@ -170,6 +175,25 @@ else
         cp "$(dirname "$GRADER")"/compile-check/labs/lab1-square/lab1.{so,fatbin} "$TMP/fake-build/"
     run --build-dir "$TMP/fake-build" lab1
     expect_any "lab1 on a machine without a GPU" 3 "driver" "no CUDA GPU"
+    alone=$(grep "not graded" "$OUT")
+
+    # The same through a meter server (as smemlab-batch grades): the server
+    # measures the job the grader sent, and says what it found.
+    NO_COLOR=1 "$GRADER" --serve-meter "$TMP/m.sock" 2> "$TMP/meter.log" &
+    server=$!
+    for _ in $(seq 50); do [ -S "$TMP/m.sock" ] && break; sleep 0.1; done
+    run --build-dir "$TMP/fake-build" --meter-socket "$TMP/m.sock" lab1
+    expect "lab1 through a meter server: its answer, exit 3" 3 "$alone"
+    grep -q "measured lab1 ($TMP/fake-build/lab1.so) from kernel 1: could not run it" "$TMP/meter.log" &&
+        ok "the meter server measured that job" || not_ok "meter server log: $(cat "$TMP/meter.log")"
+    # a job the server does not measure the same way: declined, the grader measures itself
+    run --build-dir "$TMP/fake-build" --meter-socket "$TMP/m.sock" --no-counters lab1
+    expect "--no-counters to a counting server: measured by the grader itself, exit 3" 3 "$alone"
+    grep -q "declined a job" "$TMP/meter.log" && ok "the server declined it" || not_ok "not declined: $(cat "$TMP/meter.log")"
+    kill $server; wait $server 2> /dev/null
+    # no server at that socket any more: the grader measures by itself
+    run --build-dir "$TMP/fake-build" --meter-socket "$TMP/m.sock" lab1
+    expect "--meter-socket with no server: measured by the grader itself, exit 3" 3 "$alone"
 fi
 
 echo "$passed passed, $failed failed"

@@ -6,6 +6,7 @@
  */
 #define _GNU_SOURCE
 #include "runner.h"
+#include "meter_server.h"
 
 #include "exit_codes.h"
 #include "run/child.h"
@@ -13,11 +14,14 @@
 
 #include <check.h>
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -29,7 +33,7 @@ static void send_msg(int fd, const worker_msg *m)
         _exit(99);
 }
 
-static void send(int fd, worker_msg_type type, int kernel, const char *text)
+static void send_text(int fd, worker_msg_type type, int kernel, const char *text)
 {
     worker_msg m;
     memset(&m, 0, sizeof m);
@@ -63,14 +67,14 @@ static void send_passes(int fd, const lab_def *lab, int k, int count)
 
 static void grade_fully(int fd, const lab_def *lab, int k)
 {
-    send(fd, MSG_BEGIN, k, lab->kernels[k].name);
+    send_text(fd, MSG_BEGIN, k, lab->kernels[k].name);
     send_passes(fd, lab, k, KERNEL_MAX_CHECKS);
-    send(fd, MSG_END, k, "");
+    send_text(fd, MSG_END, k, "");
 }
 
 static void worker_good(const grade_job *job, int first, int fd)
 {
-    send(fd, MSG_DEVICE, -1, "Fake GPU");
+    send_text(fd, MSG_DEVICE, -1, "Fake GPU");
     for (int k = first; k < job->lab->n_kernels; k++)
         grade_fully(fd, job->lab, k);
     _exit(0);
@@ -88,7 +92,7 @@ static int grade_until_kernel_1(int fd, const lab_def *lab, int first, int passe
             grade_fully(fd, lab, k);
             continue;
         }
-        send(fd, MSG_BEGIN, k, "");
+        send_text(fd, MSG_BEGIN, k, "");
         send_passes(fd, lab, k, passes);
         return 1;
     }
@@ -108,7 +112,7 @@ static void worker_chatters_on_1(const grade_job *job, int first, int fd)
 {
     if (grade_until_kernel_1(fd, job->lab, first, 0))
         for (;;) {
-            send(fd, MSG_DEVICE, -1, "still busy");
+            send_text(fd, MSG_DEVICE, -1, "still busy");
             usleep(10000);
         }
     _exit(0);
@@ -142,7 +146,7 @@ static void worker_one_kernel_each(const grade_job *job, int first, int fd)
 static void worker_no_gpu(const grade_job *job, int first, int fd)
 {
     (void)job, (void)first;
-    send(fd, MSG_ENVIRONMENT, -1, "no CUDA GPU found");
+    send_text(fd, MSG_ENVIRONMENT, -1, "no CUDA GPU found");
     _exit(EXIT_ENVIRONMENT);
 }
 
@@ -158,8 +162,8 @@ static void worker_forges(const grade_job *job, int first, int fd)
     const lab_def *lab = job->lab;
     worker_msg m;
     (void)first;
-    send(fd, MSG_DEVICE, -1, "Fake GPU");
-    send(fd, MSG_BEGIN, 0, "");
+    send_text(fd, MSG_DEVICE, -1, "Fake GPU");
+    send_text(fd, MSG_BEGIN, 0, "");
     memset(&m, 0, sizeof m); /* points claimed by the child */
     m.type = MSG_CHECK;
     m.kernel = 0;
@@ -183,9 +187,9 @@ static void worker_forges(const grade_job *job, int first, int fd)
     strcpy(m.check.check, "store-requests");
     m.check.status = CHECK_FAIL;
     send_msg(fd, &m);
-    send(fd, MSG_BEGIN, 99, "");  /* no such kernel */
-    send(fd, 12345, 0, "");       /* no such message */
-    send(fd, MSG_END, 0, "");
+    send_text(fd, MSG_BEGIN, 99, "");  /* no such kernel */
+    send_text(fd, 12345, 0, "");       /* no such message */
+    send_text(fd, MSG_END, 0, "");
     for (int k = 1; k < lab->n_kernels; k++)
         grade_fully(fd, lab, k);
     _exit(0);
@@ -228,7 +232,7 @@ static void worker_leaves_a_grandchild(const grade_job *job, int first, int fd)
 
 static void tell_waiting(void *fd, const char *lock_path)
 {
-    send(*(int *)fd, MSG_GPU_WAIT, -1, lock_path);
+    send_text(*(int *)fd, MSG_GPU_WAIT, -1, lock_path);
 }
 
 /* Takes the GPU's lock like the real worker (waiting for it if held), then grades. */
@@ -237,7 +241,7 @@ static void worker_takes_the_lock(const grade_job *job, int first, int fd)
     char why[256];
     if (gpu_lock_take(TEST_GPU, tell_waiting, &fd, why, sizeof why) < 0)
         _exit(98);
-    send(fd, MSG_GPU_HELD, -1, "");
+    send_text(fd, MSG_GPU_HELD, -1, "");
     worker_good(job, first, fd);
 }
 
@@ -291,7 +295,7 @@ static void worker_hangs_with_pidfile(const grade_job *job, int first, int fd)
     FILE *f = fopen(g_pidfile, "w");
     fprintf(f, "%d\n", (int)getpid());
     fclose(f);
-    send(fd, MSG_BEGIN, 0, job->lab->kernels[0].name);
+    send_text(fd, MSG_BEGIN, 0, job->lab->kernels[0].name);
     for (;;)
         pause();
 }
@@ -633,6 +637,176 @@ START_TEST(test_lock_file_that_is_not_a_file)
 }
 END_TEST
 
+/* --- a meter server (meter_server.h) in the worker's place ------------------------- */
+
+static char g_meter_dir[64], g_meter_log[128];
+
+/* A stand-in for the server, in a thread: the grader kills every child process
+   it adopted when a worker ends (child.h), and a server is not its child. */
+typedef struct fake_server {
+    int listen_fd;
+    worker_entry entry;
+    const grade_job *job;
+    double quiet_s;
+    pthread_t thread;
+} fake_server;
+
+/*
+ * For each grader's connection: read the job, wait quiet_s (busy with
+ * another lab), say the GPU is the job's, run `entry` on it in a child as the
+ * real server runs worker_grade, and say how it ended (MSG_EXIT) - or
+ * nothing when it died of a signal, as a dead server says nothing.
+ */
+static void *fake_server_loop(void *arg)
+{
+    fake_server *fs = arg;
+    int c;
+    while ((c = accept(fs->listen_fd, NULL, NULL)) >= 0) {
+        static meter_request rq;
+        static char sink[65536];
+        if (read(c, &rq, sizeof rq) != (ssize_t)sizeof rq)
+            break;
+        size_t rest = rq.file_size + rq.device_size + (size_t)fs->job->lab->n_kernels * rq.plan_bytes;
+        for (ssize_t got; rest > 0 && (got = read(c, sink, rest < sizeof sink ? rest : sizeof sink)) > 0;)
+            rest -= (size_t)got;
+        FILE *f = fopen(g_meter_log, "a");
+        fprintf(f, "first %d of %s\n", rq.first, rq.lab);
+        fclose(f);
+        usleep((useconds_t)(fs->quiet_s * 1e6));
+        worker_msg held = {.type = MSG_GPU_HELD};
+        if (write(c, &held, sizeof held) == (ssize_t)sizeof held) {
+            pid_t w = fork();
+            if (w == 0)
+                fs->entry(fs->job, rq.first, c);
+            int st = 0;
+            waitpid(w, &st, 0); /* the grader may have reaped it: then it ended well */
+            worker_msg m = {.type = MSG_EXIT, .kernel = WEXITSTATUS(st)};
+            if (WIFEXITED(st) && write(c, &m, sizeof m) != (ssize_t)sizeof m) {
+                /* the grader stopped listening: all its kernels were done */
+            }
+        }
+        close(c);
+    }
+    return NULL;
+}
+
+static void fake_meter_start(fake_server *fs, worker_entry entry, const grade_job *job,
+                             double quiet_s)
+{
+    static char sock[sizeof ((struct sockaddr_un *)0)->sun_path];
+    strcpy(g_meter_dir, "/tmp/smemlab-meter.XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(g_meter_dir));
+    snprintf(g_meter_log, sizeof g_meter_log, "%s/jobs", g_meter_dir);
+    snprintf(sock, sizeof sock, "%s/meter.sock", g_meter_dir);
+    g_opt.meter_socket = sock;
+    struct sockaddr_un a = {.sun_family = AF_UNIX};
+    memcpy(a.sun_path, sock, sizeof sock);
+    *fs = (fake_server){socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0), entry, job, quiet_s, 0};
+    ck_assert_int_eq(bind(fs->listen_fd, (struct sockaddr *)&a, sizeof a), 0);
+    ck_assert_int_eq(listen(fs->listen_fd, 8), 0);
+    signal(SIGPIPE, SIG_IGN);
+    ck_assert_int_eq(pthread_create(&fs->thread, NULL, fake_server_loop, fs), 0);
+}
+
+/* Stop the stand-in; returns the jobs it was sent, one line each. */
+static char *fake_meter_stop(fake_server *fs)
+{
+    static char jobs[512];
+    shutdown(fs->listen_fd, SHUT_RDWR);
+    pthread_join(fs->thread, NULL);
+    close(fs->listen_fd);
+    FILE *f = fopen(g_meter_log, "r");
+    size_t n = f ? fread(jobs, 1, sizeof jobs - 1, f) : 0;
+    jobs[n] = '\0';
+    if (f)
+        fclose(f);
+    char cmd[160];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", g_meter_dir);
+    ck_assert_int_eq(system(cmd), 0);
+    g_opt.meter_socket = NULL;
+    return jobs;
+}
+
+static void run_through_meter(worker_entry server_entry, double quiet_s, double gpu_wait_s,
+                              lab_result *r, const char **jobs)
+{
+    grade_job job = job_for(&lab1_def, 5, 0);
+    g_opt.gpu_wait_s = gpu_wait_s;
+    fake_server fs;
+    fake_meter_start(&fs, server_entry, &job, quiet_s);
+    memset(r, 0, sizeof *r);
+    r->lab = &lab1_def;
+    run_plans(&job, meter_proxy_main, r);
+    *jobs = fake_meter_stop(&fs);
+}
+
+START_TEST(test_meter_server_grades_for_the_grader)
+{
+    lab_result r;
+    const char *jobs;
+    run_through_meter(worker_good, 0, 0, &r, &jobs);
+    ck_assert_int_eq(r.env_code, 0);
+    ck_assert_str_eq(r.device, "Fake GPU");
+    ck_assert_double_eq_tol(r.points, 18, 1e-12);
+    ck_assert_int_eq(r.rejected_messages, 0);
+    ck_assert_str_eq(jobs, "first 0 of lab1\n");
+    lab_result_free(&r);
+}
+END_TEST
+
+/* The server's watchdog: its last words make it a timeout, and the rest is sent again. */
+START_TEST(test_meter_server_watchdog_is_a_timeout)
+{
+    lab_result r;
+    const char *jobs;
+    run_through_meter(worker_watchdog_on_1, 0, 0, &r, &jobs);
+    const check_result *c = first_failure(&r, lab1_def.kernels[1].name);
+    ck_assert_ptr_nonnull(c);
+    ck_assert_msg(strstr(c->message, "timed out after 5 s: a launch never finished"), "%s", c->message);
+    ck_assert_int_eq(count(&r, lab1_def.kernels[0].name, CHECK_PASS), 5);
+    ck_assert_int_eq(count(&r, lab1_def.kernels[2].name, CHECK_PASS), 5);
+    ck_assert_str_eq(jobs, "first 0 of lab1\nfirst 2 of lab1\n");
+    lab_result_free(&r);
+}
+END_TEST
+
+/* A server that dies in a kernel costs that kernel, not the ones it passed or the rest. */
+START_TEST(test_meter_server_dying_costs_one_kernel)
+{
+    lab_result r;
+    const char *jobs;
+    run_through_meter(worker_crashes_on_1, 0, 0, &r, &jobs);
+    const check_result *c = first_failure(&r, lab1_def.kernels[1].name);
+    ck_assert_ptr_nonnull(c);
+    ck_assert_msg(strstr(c->message, "exited with status 3 before finishing"), "%s", c->message);
+    ck_assert_int_eq(count(&r, lab1_def.kernels[1].name, CHECK_PASS), 2);
+    ck_assert_int_eq(count(&r, lab1_def.kernels[2].name, CHECK_PASS), 5);
+    ck_assert_str_eq(jobs, "first 0 of lab1\nfirst 2 of lab1\n");
+    lab_result_free(&r);
+}
+END_TEST
+
+/* Busy with another lab: the grader waits (as for the GPU's lock), then is graded. */
+START_TEST(test_meter_server_busy_is_waited_for)
+{
+    lab_result r;
+    const char *jobs;
+    double t0 = child_now();
+    run_through_meter(worker_good, 0.8, 0, &r, &jobs);
+    ck_assert_double_ge(child_now() - t0, 0.8);
+    ck_assert_int_eq(r.env_code, 0);
+    ck_assert_double_eq_tol(r.points, 18, 1e-12);
+    ck_assert_int_eq(r.rejected_messages, 0);
+    lab_result_free(&r);
+
+    run_through_meter(worker_good, 3, 0.5, &r, &jobs); /* past the wait */
+    ck_assert_int_eq(r.env_code, EXIT_ENVIRONMENT);
+    ck_assert_msg(strstr(r.env_text, "still held by another smemlab grader") &&
+                  strstr(r.env_text, "meter.sock"), "%s", r.env_text);
+    lab_result_free(&r);
+}
+END_TEST
+
 Suite *runner_suite(void)
 {
     Suite *s = suite_create("runner");
@@ -653,6 +827,10 @@ Suite *runner_suite(void)
     tcase_add_test(tc, test_worker_waits_for_the_gpu);
     tcase_add_test(tc, test_gpu_held_too_long_is_environment);
     tcase_add_test(tc, test_lock_file_that_is_not_a_file);
+    tcase_add_test(tc, test_meter_server_grades_for_the_grader);
+    tcase_add_test(tc, test_meter_server_watchdog_is_a_timeout);
+    tcase_add_test(tc, test_meter_server_dying_costs_one_kernel);
+    tcase_add_test(tc, test_meter_server_busy_is_waited_for);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -1,0 +1,283 @@
+/* meter_server.c - one measuring process per GPU for many graders; see meter_server.h. */
+#define _GNU_SOURCE
+#include "meter_server.h"
+
+#include "exit_codes.h"
+#include "run/gpu.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#define METER_MAX_BYTES (512ull << 20) /* a lab library or its .fatbin */
+#define METER_IDLE_MS 300  /* no grader waiting this long: the GPU's turn goes back */
+#define METER_QUIET_MS 500 /* the server silent this long: the grader is told it waits */
+#define METER_READ_S 10    /* a job must arrive whole within this */
+
+static int io_full(int fd, void *buf, size_t n, int writing)
+{
+    char *p = buf;
+    while (n > 0) {
+        ssize_t k = writing ? write(fd, p, n) : read(fd, p, n);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            return -1;
+        p += k;
+        n -= (size_t)k;
+    }
+    return 0;
+}
+
+static int socket_address(const char *path, struct sockaddr_un *a)
+{
+    memset(a, 0, sizeof *a);
+    a->sun_family = AF_UNIX;
+    if (strlen(path) >= sizeof a->sun_path) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    memcpy(a->sun_path, path, strlen(path) + 1);
+    return 0;
+}
+
+static void send_msg(int fd, int type, int kernel, const char *text)
+{
+    static worker_msg m;
+    memset(&m, 0, sizeof m);
+    m.type = type;
+    m.kernel = kernel;
+    snprintf(m.text, sizeof m.text, "%s", text);
+    if (io_full(fd, &m, sizeof m, 1) != 0) {
+        /* the grader is gone: its proxy's end closed */
+    }
+}
+
+/* --- the server ---------------------------------------------------------------- */
+
+static int listen_at(const char *path)
+{
+    struct sockaddr_un a;
+    struct stat st;
+    if (socket_address(path, &a) != 0)
+        return -1;
+    if (lstat(path, &st) == 0 && S_ISSOCK(st.st_mode))
+        unlink(path); /* an ended server's */
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return -1;
+    mode_t old = umask(077); /* the socket is its user's alone */
+    int rc = bind(fd, (struct sockaddr *)&a, sizeof a);
+    umask(old);
+    if (rc != 0 || listen(fd, 64) != 0) {
+        int e = errno;
+        close(fd);
+        errno = e;
+        return -1;
+    }
+    return fd;
+}
+
+/* The request, checked against what this server measures; 0 or -1 (declined). */
+static int read_request(int c, const grade_options *server, meter_request *rq,
+                        const lab_def **lab)
+{
+    if (io_full(c, rq, sizeof *rq, 0) != 0 || memcmp(rq->magic, METER_MAGIC, sizeof METER_MAGIC) ||
+        rq->plan_bytes != sizeof(kernel_plan) || rq->msg_bytes != sizeof(worker_msg))
+        return -1;
+    rq->lab[sizeof rq->lab - 1] = rq->lib_path[sizeof rq->lib_path - 1] = '\0';
+    *lab = lab_find(rq->lab);
+    return *lab && rq->first >= 0 && rq->first < (*lab)->n_kernels &&
+                   rq->device == server->device && rq->use_counters == server->use_counters &&
+                   rq->measure == server->measure && rq->repeats >= 1 && rq->repeats <= 100 &&
+                   rq->timeout_s >= 0.1 && rq->timeout_s <= 3600 && rq->kernel_budget_s >= 0 &&
+                   rq->file_size > 0 && rq->file_size <= METER_MAX_BYTES &&
+                   rq->device_size > 0 && rq->device_size <= METER_MAX_BYTES
+               ? 0 : -1;
+}
+
+/* The job's bytes and plans; 0 with img open, or -1 (declined). */
+static int read_job(int c, const meter_request *rq, const lab_def *lab, lab_image *img,
+                    kernel_plan *plans)
+{
+    unsigned char *file = malloc(rq->file_size), *device = malloc(rq->device_size);
+    char why[512];
+    if (!file || !device || io_full(c, file, rq->file_size, 0) ||
+        io_full(c, device, rq->device_size, 0) ||
+        io_full(c, plans, (size_t)lab->n_kernels * sizeof *plans, 0)) {
+        free(file);
+        free(device);
+        return -1;
+    }
+    return lab_image_from_bytes(rq->lib_path, file, rq->file_size, device, rq->device_size, img,
+                                why, sizeof why);
+}
+
+/* Grade one grader's job on connection c. Returns worker_grade's code, 0 when declined. */
+static int serve_one(int c, worker_env *env, const grade_options *server, const char *no_gpu)
+{
+    static meter_request rq;
+    static lab_image img;
+    static grade_options o;
+    static worker_msg timed_out;
+    const lab_def *lab = NULL;
+    struct timeval tv = {METER_READ_S, 0};
+
+    setsockopt(c, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    kernel_plan *plans = NULL;
+    if (read_request(c, server, &rq, &lab) != 0 ||
+        !(plans = calloc((size_t)lab->n_kernels, sizeof *plans)) ||
+        read_job(c, &rq, lab, &img, plans) != 0) {
+        fprintf(stderr, "smemlab-grade: declined a job (not whole, or it measures otherwise "
+                "than this server); its grader measures by itself\n");
+        free(plans);
+        return 0; /* closed without a word: the proxy becomes a worker */
+    }
+    o = *server;
+    o.repeats = rq.repeats;
+    o.timeout_s = rq.timeout_s;
+    o.kernel_budget_s = rq.kernel_budget_s;
+    o.seed = rq.seed;
+    o.lib_path = img.path;
+    grade_job job = {lab, &o, &img, plans};
+    int rc = -1;
+    if (no_gpu[0]) {
+        send_msg(c, MSG_ENVIRONMENT, -1, no_gpu);
+    } else {
+        memset(&timed_out, 0, sizeof timed_out);
+        timed_out.type = MSG_EXIT;
+        timed_out.kernel = WORKER_EXIT_TIMEOUT;
+        gpu_watchdog_set(o.timeout_s, WORKER_EXIT_TIMEOUT);
+        gpu_watchdog_last_words(c, &timed_out, sizeof timed_out);
+        rc = worker_grade(env, &job, rq.first, c);
+        gpu_watchdog_last_words(-1, NULL, 0);
+    }
+    send_msg(c, MSG_EXIT, rc < 0 ? EXIT_ENVIRONMENT : 0, "");
+    fprintf(stderr, "smemlab-grade: measured %s (%s) from kernel %d: %s\n", lab->id, img.path,
+            rq.first + 1, rc == 0 ? "done" : rc < 0 ? "could not run it" : "context lost");
+    lab_image_close(&img);
+    free(plans);
+    return rc;
+}
+
+static int someone_waits(int listen_fd, int ms)
+{
+    struct pollfd p = {listen_fd, POLLIN, 0};
+    return poll(&p, 1, ms) > 0;
+}
+
+int meter_serve(const char *socket_path, const grade_options *opt)
+{
+    static worker_env env;
+    char no_gpu[512] = "";
+
+    signal(SIGPIPE, SIG_IGN); /* a grader that went away is a failed write */
+    int lfd = listen_at(socket_path);
+    if (lfd < 0) {
+        fprintf(stderr, "smemlab-grade: cannot serve on %s: %s\n", socket_path, strerror(errno));
+        return EXIT_USAGE;
+    }
+    if (worker_open(&env, opt, no_gpu, sizeof no_gpu) != 0 && !no_gpu[0])
+        snprintf(no_gpu, sizeof no_gpu, "the GPU could not be opened");
+    fprintf(stderr, "smemlab-grade: measuring for graders on %s%s%s\n", socket_path,
+            no_gpu[0] ? ": " : "", no_gpu);
+    for (;;) {
+        if (worker_has_turn() && !someone_waits(lfd, METER_IDLE_MS))
+            worker_pause(&env);
+        int c = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+        if (c < 0) {
+            if (errno == EINTR || errno == ECONNABORTED)
+                continue;
+            fprintf(stderr, "smemlab-grade: accept on %s: %s\n", socket_path, strerror(errno));
+            return EXIT_ENVIRONMENT;
+        }
+        int rc = serve_one(c, &env, opt, no_gpu);
+        close(c);
+        if (rc == KERNEL_CONTEXT_LOST)
+            _exit(0); /* nothing more runs in this context; the batch starts another */
+    }
+}
+
+/* --- the grader's side: a proxy in the worker's place -------------------------------- */
+
+static int connect_to(const char *path)
+{
+    struct sockaddr_un a;
+    if (socket_address(path, &a) != 0)
+        return -1;
+    int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (s >= 0 && connect(s, (struct sockaddr *)&a, sizeof a) != 0) {
+        close(s);
+        s = -1;
+    }
+    return s;
+}
+
+static int send_job(int s, const grade_job *job, int first)
+{
+    static meter_request rq;
+    const grade_options *o = job->opt;
+    memset(&rq, 0, sizeof rq);
+    memcpy(rq.magic, METER_MAGIC, sizeof METER_MAGIC);
+    rq.plan_bytes = sizeof(kernel_plan);
+    rq.msg_bytes = sizeof(worker_msg);
+    snprintf(rq.lab, sizeof rq.lab, "%s", job->lab->id);
+    rq.first = first;
+    rq.device = o->device;
+    rq.repeats = o->repeats;
+    rq.use_counters = o->use_counters;
+    rq.measure = o->measure;
+    rq.timeout_s = o->timeout_s;
+    rq.kernel_budget_s = o->kernel_budget_s;
+    rq.seed = o->seed;
+    snprintf(rq.lib_path, sizeof rq.lib_path, "%s", job->img->path);
+    rq.file_size = job->img->file_size;
+    rq.device_size = job->img->device_size;
+    return io_full(s, &rq, sizeof rq, 1) || io_full(s, job->img->file, rq.file_size, 1) ||
+                   io_full(s, job->img->device, rq.device_size, 1) ||
+                   io_full(s, (void *)job->plans, (size_t)job->lab->n_kernels * sizeof *job->plans, 1)
+               ? -1 : 0;
+}
+
+void meter_proxy_main(const grade_job *job, int first, int fd)
+{
+    static worker_msg m;
+    int heard = 0, said_wait = 0;
+
+    signal(SIGPIPE, SIG_IGN);
+    int s = connect_to(job->opt->meter_socket);
+    if (s < 0 || send_job(s, job, first) != 0) {
+        if (s >= 0)
+            close(s);
+        worker_main(job, first, fd); /* no server: measure here */
+    }
+    for (;;) {
+        struct pollfd p = {s, POLLIN, 0};
+        if (!heard && !said_wait && poll(&p, 1, METER_QUIET_MS) == 0) {
+            send_msg(fd, MSG_GPU_WAIT, -1, job->opt->meter_socket); /* it grades another lab */
+            said_wait = 1;
+            continue;
+        }
+        if (io_full(s, &m, sizeof m, 0) != 0) {
+            close(s);
+            if (!heard)
+                worker_main(job, first, fd); /* declined: measure here */
+            _exit(EXIT_ENVIRONMENT);         /* the server ended in the middle */
+        }
+        heard = 1;
+        if (m.type == MSG_EXIT)
+            _exit(m.kernel);
+        if (m.type == MSG_GPU_WAIT && said_wait)
+            continue;
+        if (io_full(fd, &m, sizeof m, 1) != 0)
+            _exit(EXIT_ENVIRONMENT); /* the grader is gone */
+    }
+}
