@@ -114,6 +114,7 @@ typedef struct batch_opts {
     int gpus[64], n_gpus;
     int per_gpu;       /* graders at a time on each GPU (they take turns measuring) */
     double time_limit; /* from when a grader has its GPU (--status-fd) */
+    int no_meter_server; /* each grader measures by itself */
     int regrade;
     char **only; int n_only;
     char **grader_args; int n_grader_args;

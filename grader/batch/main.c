@@ -32,6 +32,10 @@ static void usage(FILE *f)
 "  --graders-per-gpu N  graders at a time on each GPU (default 3): they open the\n"
 "                       GPU, record and report side by side, and take turns to\n"
 "                       run kernels and read counters (a lock per GPU)\n"
+"  --no-meter-server    each grader measures in its own worker (slower: every one\n"
+"                       pays for opening the GPU and its profiler); by default one\n"
+"                       meter server per GPU measures for all (smemlab-grade\n"
+"                       --serve-meter)\n"
 "  --time-limit SEC     wall limit of one submission's grading from when its\n"
 "                       grader has the GPU (default 300); past it the grader's\n"
 "                       process group is killed\n"
@@ -160,7 +164,7 @@ int main(int argc, char **argv)
 {
     enum { O_GPUS = 256, O_PER_GPU, O_TIME, O_REGRADE, O_ONLY, O_GARG, O_GRADER, O_KIT, O_NVCC, O_ARCH,
            O_MAXSRC, O_MAXARC, O_MAXENT, O_PROGRESS, O_PLAIN, O_QUIET, O_SLURM, O_CHUNK,
-           O_SBATCH, O_SARG, O_TASK, O_CHUNKF, O_HELP };
+           O_SBATCH, O_SARG, O_TASK, O_CHUNKF, O_HELP, O_NO_METER };
     static const struct option longs[] = {
         {"results", required_argument, 0, 'o'}, {"jobs", required_argument, 0, 'j'},
         {"gpus", required_argument, 0, O_GPUS}, {"time-limit", required_argument, 0, O_TIME},
@@ -177,6 +181,7 @@ int main(int argc, char **argv)
         {"chunk-size", required_argument, 0, O_CHUNK}, {"sbatch", required_argument, 0, O_SBATCH},
         {"sbatch-arg", required_argument, 0, O_SARG}, {"task", required_argument, 0, O_TASK},
         {"chunk-file", required_argument, 0, O_CHUNKF}, {"help", no_argument, 0, O_HELP},
+        {"no-meter-server", no_argument, 0, O_NO_METER},
         {0, 0, 0, 0}};
     batch_opts o = {.jobs = cores(), .n_gpus = 1, .per_gpu = 3, .time_limit = 300, .make = "make",
                     .limits = {1 << 20, 64LL << 20, 10000}, .chunk_size = 10, .sbatch = "sbatch",
@@ -191,6 +196,7 @@ int main(int argc, char **argv)
     while ((opt = getopt_long(argc, argv, ":o:j:", longs, NULL)) != -1) {
         switch (opt) {
         case 'o': results = optarg; break;
+        case O_NO_METER: o.no_meter_server = 1; break;
         case 'j':
             if (parse_long(optarg, 1, 1024, &v)) return bad("-j wants a number of builds in 1..1024, not '%s'", optarg);
             o.jobs = (int)v;

@@ -10,7 +10,11 @@
  * recorder, reports) and take turns where they do (the GPU's lock, see
  * grader/run/gpu_lock.h); each says on its --status-fd pipe when its turn
  * came, and its time limit counts from then, so waiting behind a slow
- * neighbour never costs a student. Every child is the leader of its own
+ * neighbour never costs a student. One meter server per GPU (smemlab-grade
+ * --serve-meter, grader/meter_server.h) measures for the graders of that GPU,
+ * so that the GPU and its profiler are opened once, not once a submission;
+ * one that ends (a kernel hung or broke its context) is started again, and
+ * while none answers the graders measure by themselves. Every child is the leader of its own
  * process group: a grader past the time limit is killed with everything it
  * started. One event loop (waitpid), no threads.
  */
@@ -153,6 +157,86 @@ static void start_build(const batch_opts *o, job *j)
     j->state = J_BUILDING;
 }
 
+/* --- meter servers: one per GPU --------------------------------------------------- */
+
+#define METER_QUICK_S 2.0  /* a server that ends sooner after its start... */
+#define METER_GIVE_UP 3    /* ...this many times in a row is not started again */
+
+typedef struct meter {
+    pid_t pid;            /* 0: not running */
+    char socket[108];     /* "": none (given up, or the path would not fit) */
+    double started;
+    int quick_ends;
+} meter;
+
+static meter meters[64]; /* by index into o->gpus */
+
+static void start_meter(const batch_opts *o, int g)
+{
+    meter *m = &meters[g];
+    char dev[16], log[4300];
+    snprintf(dev, sizeof dev, "%d", o->gpus[g]);
+    snprintf(log, sizeof log, "%s/meter-%d.log", scratch_root, o->gpus[g]);
+    char **argv = calloc((size_t)o->n_grader_args + 8, sizeof *argv);
+    int n = 0;
+    argv[n++] = (char *)o->grader;
+    argv[n++] = "--serve-meter";
+    argv[n++] = m->socket;
+    argv[n++] = "--device";
+    argv[n++] = dev;
+    for (int i = 0; i < o->n_grader_args; i++)
+        argv[n++] = o->grader_args[i];
+    argv[n] = NULL;
+    m->started = now_seconds();
+    m->pid = spawn(argv, log, -1);
+    free(argv);
+}
+
+static void start_meters(const batch_opts *o)
+{
+    for (int g = 0; g < o->n_gpus; g++) {
+        meter *m = &meters[g];
+        memset(m, 0, sizeof *m);
+        int len = snprintf(m->socket, sizeof m->socket, "%s/meter-%d.sock", scratch_root,
+                           o->gpus[g]);
+        if (o->no_meter_server || len < 0 || (size_t)len >= sizeof m->socket)
+            m->socket[0] = '\0'; /* graders measure by themselves */
+        else
+            start_meter(o, g);
+    }
+}
+
+/* pid ended: if it was a meter server, start it again (not one that keeps failing). */
+static int meter_ended(const batch_opts *o, pid_t pid)
+{
+    for (int g = 0; g < o->n_gpus; g++) {
+        meter *m = &meters[g];
+        if (m->pid != pid || pid <= 0)
+            continue;
+        m->pid = 0;
+        m->quick_ends = now_seconds() - m->started < METER_QUICK_S ? m->quick_ends + 1 : 0;
+        if (m->quick_ends >= METER_GIVE_UP) {
+            fprintf(stderr, "smemlab-batch: the meter server of GPU %d keeps ending (see its "
+                    "log); graders measure by themselves\n", o->gpus[g]);
+            m->socket[0] = '\0';
+        } else if (!stop_signal) {
+            start_meter(o, g);
+        }
+        return 1;
+    }
+    return 0;
+}
+
+static void stop_meters(const batch_opts *o)
+{
+    for (int g = 0; g < o->n_gpus; g++)
+        if (meters[g].pid > 0) {
+            kill(-meters[g].pid, SIGKILL);
+            waitpid(meters[g].pid, NULL, 0);
+            meters[g].pid = 0;
+        }
+}
+
 /* Grader slot s grades on GPU s % n_gpus: a second GPU is used before a second grader. */
 static int gpu_of_slot(const batch_opts *o, int slot)
 {
@@ -169,7 +253,7 @@ static void start_grade(const batch_opts *o, job *j, int slot)
     int status[2] = {-1, -1};
     if (pipe2(status, O_CLOEXEC) == 0)
         fcntl(status[0], F_SETFL, O_NONBLOCK);
-    char **argv = calloc((size_t)o->n_grader_args + 14, sizeof *argv);
+    char **argv = calloc((size_t)o->n_grader_args + 16, sizeof *argv);
     int n = 0;
     argv[n++] = (char *)o->grader;
     argv[n++] = "--lib";
@@ -178,6 +262,11 @@ static void start_grade(const batch_opts *o, job *j, int slot)
     argv[n++] = json;
     argv[n++] = "--device";
     argv[n++] = dev;
+    const char *socket = meters[slot % o->n_gpus].socket;
+    if (socket[0]) {
+        argv[n++] = "--meter-socket";
+        argv[n++] = (char *)socket;
+    }
     if (status[1] >= 0) {
         argv[n++] = "--status-fd";
         argv[n++] = "3";
@@ -446,6 +535,7 @@ int pipeline_run(const batch_opts *o, submission *subs, int n, result *results)
     sigaction(SIGINT, &sa, &old_int);
     sigaction(SIGTERM, &sa, &old_term);
 
+    start_meters(o);
     int n_slots = o->n_gpus * o->per_gpu; /* graders at a time */
     int *slot_job = malloc((size_t)n_slots * sizeof *slot_job);
     for (int g = 0; g < n_slots; g++)
@@ -503,8 +593,10 @@ int pipeline_run(const batch_opts *o, submission *subs, int n, result *results)
         for (k = 0; k < n_jobs; k++)
             if (jobs[k].pid == pid && (jobs[k].state == J_BUILDING || jobs[k].state == J_GRADING))
                 break;
-        if (k == n_jobs)
-            continue; /* not ours */
+        if (k == n_jobs) {
+            meter_ended(o, pid);
+            continue; /* not a job's */
+        }
         job *j = &jobs[k];
         kill(-pid, SIGKILL); /* whatever the child left running in its group */
         j->pid = 0;
@@ -540,18 +632,20 @@ int pipeline_run(const batch_opts *o, submission *subs, int n, result *results)
         if (jobs[k].status_fd >= 0)
             close(jobs[k].status_fd);
     }
+    stop_meters(o);
     if (o->progress == 1 && total)
         fprintf(stderr, "\n");
     double wall = now_seconds() - t0;
     if (o->progress >= 0 && total)
         printf("Timing: %d submissions (%d distinct sources) in %.1f s, %.2f submissions/s; "
                "building %.1f s summed (%.2f s each, -j %d); grading %.1f s summed (%.2f s "
-               "each, %d GPU%s x %d graders), of which a GPU was held %.1f s (%.2f s each); "
+               "each, %d GPU%s x %d graders%s), of which a GPU was held %.1f s (%.2f s each); "
                "no grader running while builds were still to come %.1f s\n",
                done, n_jobs, wall, done / (wall > 0 ? wall : 1), sum_build,
                n_built ? sum_build / n_built : 0, o->jobs, sum_grade,
                n_graded ? sum_grade / n_graded : 0, o->n_gpus, o->n_gpus > 1 ? "s" : "",
-               o->per_gpu, sum_held, n_graded ? sum_held / n_graded : 0, gpu_wait);
+               o->per_gpu,
+               o->no_meter_server ? "" : " with a meter server each", sum_held, n_graded ? sum_held / n_graded : 0, gpu_wait);
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
     for (int k = 0; k < n_jobs; k++)

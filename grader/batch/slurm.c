@@ -101,7 +101,8 @@ int slurm_run(const batch_opts *o, submission *subs, int n, result *results)
     fprintf(f, "/chunk-\"$SLURM_ARRAY_TASK_ID\".txt");
     if (o->jobs_set)
         fprintf(f, " -j %d", o->jobs);
-    fprintf(f, " --graders-per-gpu %d", o->per_gpu);
+    fprintf(f, " --graders-per-gpu %d%s", o->per_gpu,
+            o->no_meter_server ? " --no-meter-server" : "");
     fprintf(f, " --plain --time-limit %g --max-source %lld --max-archive %lld --max-entries %lld",
             o->time_limit, o->limits.max_source, o->limits.max_archive, o->limits.max_entries);
     fprintf(f, " --kit ");

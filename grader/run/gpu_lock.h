@@ -7,7 +7,8 @@
  * only fair on a GPU nobody else runs kernels on. So a worker opens the GPU
  * and loads the code (which may overlap with another grader), then takes an
  * advisory lock on a file named after the GPU's PCI address before it
- * touches the profiler or runs a kernel, and keeps it until it exits: the
+ * touches the profiler or runs a kernel, and keeps it until it exits (a
+ * meter server: until no grader waits for it, meter_server.h): the
  * kernel drops the lock of a process that dies, so a crashed or killed
  * worker never blocks the GPU.
  * The lock is shared by every smemlab grader on the machine (two students'

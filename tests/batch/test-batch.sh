@@ -205,6 +205,26 @@ rm -f "$T/grader.log"
 FAKE_GRADER_SLEEP=0.3 FAKE_GRADER_LOG=$T/grader.log "$BATCH" "${FAKE[@]}" --regrade --gpus 0,1 lab3 "$S" -o "$T/res-same" > "$T/run.log" 2>&1
 grep -q "device 0" "$T/grader.log" && grep -q "device 1" "$T/grader.log" && ok "--gpus 0,1 grades on both" || no "--gpus: $(cat "$T/grader.log")"
 
+echo "[$SECONDS s] == a meter server per GPU, and the graders sent to it"
+rm -f "$T/meter.log"
+FAKE_METER_LOG=$T/meter.log "$BATCH" "${FAKE[@]}" --regrade --gpus 0,1 lab3 "$S" -o "$T/res-same" > "$T/run.log" 2>&1
+sock0=$(awk '$1 == "serve" && $3 == 0 {print $4}' "$T/meter.log")
+sock1=$(awk '$1 == "serve" && $3 == 1 {print $4}' "$T/meter.log")
+strays=$(awk -v s0="$sock0" -v s1="$sock1" '$1 == "grade" && !(($3 == 0 && $4 == s0) || ($3 == 1 && $4 == s1))' "$T/meter.log")
+[ "$(grep -c '^serve' "$T/meter.log")" = 2 ] && [ -n "$sock0" ] && [ -n "$sock1" ] && [ "$sock0" != "$sock1" ] &&
+    [ "$(grep -c '^grade' "$T/meter.log")" = 3 ] && [ -z "$strays" ] &&
+    ok "--gpus 0,1: one meter server a GPU, each grader given its GPU's socket" || no "meter servers: $(cat "$T/meter.log")"
+! pgrep -f -- "--serve-meter $sock0" > /dev/null && ok "the meter servers end with the batch" || no "a meter server outlived the batch"
+rm -f "$T/meter.log"
+FAKE_METER_LOG=$T/meter.log "$BATCH" "${FAKE[@]}" --regrade --no-meter-server lab3 "$S" -o "$T/res-same" > "$T/run.log" 2>&1
+! grep -q '^serve' "$T/meter.log" && [ "$(grep -c '^grade device 0 -$' "$T/meter.log")" = 3 ] &&
+    ok "--no-meter-server: no server, graders measure by themselves" || no "--no-meter-server: $(cat "$T/meter.log")"
+rm -f "$T/meter.log"
+FAKE_METER_EXIT=1 FAKE_METER_LOG=$T/meter.log "$BATCH" "${FAKE[@]}" --regrade lab3 "$S" -o "$T/res-same" > "$T/run.log" 2>&1
+[ "$(grep -c '^serve' "$T/meter.log")" = 3 ] && grep -q "the meter server of GPU 0 keeps ending (see its log); graders measure by themselves" "$T/run.log" &&
+    [ "$(for s in ann ben cid dee; do field $s status "$T/res-same"; done | grep -c '^graded$')" = 4 ] &&
+    ok "a meter server that keeps ending: started 3 times, then the graders measure by themselves" || no "server that ends: $(cat "$T/meter.log" "$T/run.log")"
+
 echo "[$SECONDS s] == graders per GPU: side by side, taking turns on the GPU"
 P=$T/pergpu
 mkdir -p "$P"

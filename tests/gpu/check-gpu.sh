@@ -6,6 +6,8 @@
 #   4. every planted wrong variant in tests/planted/manifest.tsv is caught with
 #      the message a student would see, and a kernel that crashes or hangs
 #      does not cost the other kernels their grade.
+# CHECK_GPU_METER=1: every grade measures through a meter server, as in a
+# batch (smemlab-grade --serve-meter, started again whenever a kernel ends it).
 set -u
 build=${1:?usage: check-gpu.sh BUILD GRADER}
 grader=${2:?usage: check-gpu.sh BUILD GRADER}
@@ -16,6 +18,18 @@ mkdir -p "$out"
 passed=0 failed=0
 ok() { passed=$((passed + 1)); echo "ok    $*"; }
 bad() { failed=$((failed + 1)); echo "FAIL  $*"; }
+
+if [ -n "${CHECK_GPU_METER:-}" ]; then
+    sock=$out/meter.sock
+    ( while :; do "$grader" --serve-meter "$sock"; sleep 0.2; done ) 2> "$out/meter.log" &
+    server_loop=$!
+    trap 'pkill -P $server_loop; kill $server_loop 2> /dev/null' EXIT
+    printf '#!/bin/sh\nexec "%s" --meter-socket "%s" "$@"\n' "$grader" "$sock" > "$out/grade-via-meter"
+    chmod +x "$out/grade-via-meter"
+    grader=$out/grade-via-meter
+    for _ in $(seq 50); do [ -S "$sock" ] && break; sleep 0.1; done
+    echo "== every grade through the meter server at $sock =="
+fi
 
 labs=$("$grader" --list | awk '/^lab[0-9]/ {print $1}')
 
@@ -86,5 +100,11 @@ while IFS=$'\t' read -r file lab kernel check text; do
     esac
 done < tests/planted/manifest.tsv
 
+if [ -n "${CHECK_GPU_METER:-}" ]; then
+    measured=$(grep -c ': measured lab' "$out/meter.log")
+    echo "meter server: $measured labs measured, $(grep -c 'declined a job' "$out/meter.log") declined" \
+         "(--no-counters), $(grep -c 'measuring for graders' "$out/meter.log") server starts"
+    [ "$measured" -gt 0 ] && ok "the grades went through the meter server" || bad "no grade reached the meter server"
+fi
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]
