@@ -518,6 +518,35 @@ START_TEST(test_race_in_kernel_checks)
 }
 END_TEST
 
+/*
+ * A sampled trace the size labs 5 and 6 give (1M records; every 40th of
+ * 16384 blocks of 32 warps, as conv2dTiled): counted right, and within
+ * Check's time limit - the barrier counts per (block, warp) once hashed
+ * only the warp, and the H100 spent 30 s on one such trace.
+ */
+START_TEST(test_big_sampled_trace)
+{
+    enum { BLOCKS = 16384, SAMPLE = 40, WARPS = 32, PER_WARP = 76 };
+    size_t n = 0, cap = (size_t)(BLOCKS / SAMPLE + 1) * WARPS * PER_WARP;
+    trace_record *r = malloc(cap * sizeof *r);
+    ck_assert_ptr_nonnull(r);
+    for (uint32_t b = 0; b < BLOCKS; b += SAMPLE)
+        for (uint32_t w = 0; w < WARPS; w++)
+            for (int i = 0; i < PER_WARP; i++) {
+                uint16_t flags = i % 19 == 18 ? TRACE_BARRIER : i % 2 ? TRACE_READ : TRACE_WRITE;
+                r[n++] = access(0x100 + 16 * (uint64_t)i, b, w, flags, w * 128, 4);
+            }
+    trace_summary s;
+    ck_assert_int_eq(races_in(r, n, &s), 0);
+    ck_assert_uint_eq(s.records, n);
+    ck_assert_uint_eq(s.barriers, n / 19);
+    ck_assert_uint_eq(s.requests[0] + s.requests[1], n - n / 19);
+    ck_assert_uint_eq(s.wavefronts[0] + s.wavefronts[1], n - n / 19); /* conflict-free */
+    trace_summary_free(&s);
+    free(r);
+}
+END_TEST
+
 Suite *trace_suite(void)
 {
     Suite *s = suite_create("trace");
@@ -535,6 +564,7 @@ Suite *trace_suite(void)
     tcase_add_test(tc, test_bank_map_conflict_free_and_wide);
     tcase_add_test(tc, test_race_check);
     tcase_add_test(tc, test_race_in_kernel_checks);
+    tcase_add_test(tc, test_big_sampled_trace);
     suite_add_tcase(s, tc);
     return s;
 }
