@@ -3,6 +3,7 @@
 #include "worker.h"
 
 #include "exit_codes.h"
+#include "measure/measure_trace.h"
 #include "run/gpu_lock.h"
 
 #include <errno.h>
@@ -172,7 +173,31 @@ int worker_open(worker_env *env, const grade_options *opt, char *why, size_t why
     env->opt = opt;
     g_session.trace = early_trace(opt, &g_session.mode, g_session.trace_why,
                                   sizeof g_session.trace_why);
+    /* Nothing loaded is instrumented but the copy load_code asks for: not
+       the grader's kernels, not cuBLAS (its SGEMM is the speed reference). */
+    measure_trace_patching(g_session.trace, 0);
     return gpu_open(opt->device, &env->gpu, why, why_size) == GPU_OK ? 0 : -1;
+}
+
+/* The student's code; for the trace a second, instrumented copy that only measure() runs. */
+static int load_code(worker_env *env, const lab_image *img, char *why, size_t n)
+{
+    int rc = module_load(&env->mod, img, why, n);
+    if (rc == 0 && g_session.trace) {
+        measure_trace_patching(g_session.trace, 1);
+        rc = module_load_measured_copy(&env->mod, why, n);
+        measure_trace_patching(g_session.trace, 0);
+    }
+    return rc;
+}
+
+measure_status worker_measure(worker_env *env, void (*launch)(void *), void *arg,
+                              measurement *out, char *why, size_t why_size)
+{
+    env->mod.measuring = 1;
+    measure_status st = env->meter->measure(env->meter, launch, arg, out, why, why_size);
+    env->mod.measuring = 0;
+    return st;
 }
 
 int worker_grade(worker_env *env, const grade_job *job, int first, int fd)
@@ -182,7 +207,7 @@ int worker_grade(worker_env *env, const grade_job *job, int first, int fd)
     env->opt = job->opt;
     env->img = job->img;
     env->fd = fd;
-    if (module_load(&env->mod, job->img, why, sizeof why) != 0) {
+    if (load_code(env, job->img, why, sizeof why) != 0) {
         send_text(fd, MSG_ENVIRONMENT, -1, why);
         module_unload(&env->mod);
         return -1;

@@ -89,6 +89,10 @@ typedef struct worker_env {
 /* Returned by a problem module when the CUDA context is lost. */
 #define KERNEL_CONTEXT_LOST 1
 
+/* Measure the launches of launch(arg) with the meter (the problem modules' only way to). */
+measure_status worker_measure(worker_env *env, void (*launch)(void *), void *arg,
+                              measurement *out, char *why, size_t why_size);
+
 /* Send one check to the grader. */
 void worker_emit(worker_env *env, const check_result *c);
 

@@ -60,6 +60,7 @@ typedef struct traced_module {
 typedef struct traced_launch {
     CUcontext context;
     CUmodule module;
+    CUfunction kernel; /* its callback data points at the buffer until the buffer is freed */
     Sanitizer_StreamHandle stream;
     char function[256];
     uint64_t function_pc, function_size;
@@ -76,6 +77,7 @@ typedef struct trace_state {
     traced_module modules[TRACE_MAX_MODULES];
     int n_modules;
     int capturing;          /* inside measure() */
+    int untraced_loads;     /* modules loaded now are not patched (smemlab_trace_patching) */
     uint32_t capacity, sample;
     traced_launch launches[TRACE_MAX_LAUNCHES];
     int n_launches;         /* launches seen in this attempt (may exceed the array) */
@@ -130,6 +132,12 @@ static void module_loaded(trace_state *s, const Sanitizer_ResourceModuleData *m)
     int known = 0;
     char path[PATH_MAX];
 
+    /* The worker has only the copy of the student's code that measure() runs
+       patched: patched, the grader's kernels, cuBLAS and the timed runs would
+       run slower, and the timings mean nothing. */
+    if (s->untraced_loads)
+        return;
+
     for (int i = 0; i < s->n_patched_contexts; i++)
         known |= s->patched_contexts[i] == m->context;
     if (!known) {
@@ -164,6 +172,18 @@ static void module_loaded(trace_state *s, const Sanitizer_ResourceModuleData *m)
     }
 }
 
+/* A module unloaded (a meter server grades the next lab): forget its cubin and lines. */
+static void module_unloading(trace_state *s, const Sanitizer_ResourceModuleData *m)
+{
+    for (int i = 0; i < s->n_modules; i++)
+        if (s->modules[i].module == m->module) {
+            free(s->modules[i].cubin);
+            lineinfo_free(&s->modules[i].lines);
+            s->modules[i] = s->modules[--s->n_modules];
+            return;
+        }
+}
+
 static void launch_begin(trace_state *s, const Sanitizer_LaunchData *l)
 {
     SanitizerResult r;
@@ -174,6 +194,7 @@ static void launch_begin(trace_state *s, const Sanitizer_LaunchData *l)
     memset(t, 0, sizeof *t);
     t->context = l->context;
     t->module = l->module;
+    t->kernel = l->function;
     t->stream = l->hStream;
     snprintf(t->function, sizeof t->function, "%s", l->functionName ? l->functionName : "?");
     t->blocks = (uint64_t)l->gridDim_x * l->gridDim_y * l->gridDim_z;
@@ -204,6 +225,9 @@ static void SANITIZERAPI callback(void *userdata, Sanitizer_CallbackDomain domai
     trace_state *s = userdata;
     if (domain == SANITIZER_CB_DOMAIN_RESOURCE && cbid == SANITIZER_CBID_RESOURCE_MODULE_LOADED)
         module_loaded(s, data);
+    else if (domain == SANITIZER_CB_DOMAIN_RESOURCE &&
+             cbid == SANITIZER_CBID_RESOURCE_MODULE_UNLOAD_STARTING)
+        module_unloading(s, data);
     else if (domain == SANITIZER_CB_DOMAIN_LAUNCH && cbid == SANITIZER_CBID_LAUNCH_BEGIN &&
              s->capturing)
         launch_begin(s, data);
@@ -244,8 +268,12 @@ static void free_launches(trace_state *s)
 {
     int n = s->n_launches < TRACE_MAX_LAUNCHES ? s->n_launches : TRACE_MAX_LAUNCHES;
     for (int i = 0; i < n; i++)
-        if (s->launches[i].device_buffer)
+        if (s->launches[i].device_buffer) {
+            /* The data stays the kernel's for its later, untraced launches
+               (timing runs): they must find none, not a freed buffer. */
+            sanitizerSetCallbackData(s->launches[i].kernel, NULL);
             sanitizerFree(s->launches[i].context, s->launches[i].device_buffer);
+        }
     s->n_launches = 0;
 }
 
@@ -479,6 +507,13 @@ __attribute__((visibility("default"))) measure_backend *smemlab_trace_backend(ch
     static measure_backend backend = {"trace", trace_open, trace_measure, trace_close, &state};
     (void)why, (void)why_size;
     return &backend;
+}
+
+__attribute__((visibility("default"))) void smemlab_trace_patching(measure_backend *b, int on)
+{
+    trace_state *s = b ? b->state : NULL;
+    if (s == &state)
+        s->untraced_loads = !on;
 }
 
 __attribute__((visibility("default"))) const trace_summary *

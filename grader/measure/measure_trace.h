@@ -24,6 +24,8 @@
 /* The library's entry points, looked up by name with dlsym. */
 #define TRACE_ENTRY_BACKEND "smemlab_trace_backend"
 #define TRACE_ENTRY_LAST "smemlab_trace_last"
+#define TRACE_ENTRY_PATCHING "smemlab_trace_patching"
+typedef void (*trace_patching_entry)(measure_backend *b, int on);
 typedef measure_backend *(*trace_backend_entry)(char *why, size_t why_size);
 typedef const trace_summary *(*trace_last_entry)(measure_backend *b, const char **function);
 
@@ -34,6 +36,14 @@ typedef const trace_summary *(*trace_last_entry)(measure_backend *b, const char 
  * measured nothing yet.
  */
 const trace_summary *measure_trace_last(measure_backend *b, const char **function);
+
+/*
+ * Whether modules loaded from now on are patched (default: yes). The worker
+ * loads the student's code twice: a plain copy for the correctness and timed
+ * runs, and a patched one that only measure() runs. No-op when b is not the
+ * trace backend.
+ */
+void measure_trace_patching(measure_backend *b, int on);
 
 /* Where the loader looks for the library (TRACE_LIB_ENV, else beside the
  * running executable). */

@@ -71,3 +71,13 @@ const trace_summary *measure_trace_last(measure_backend *b, const char **functio
     *(void **)&last = dlsym(lib, TRACE_ENTRY_LAST);
     return last ? last(b, function) : NULL;
 }
+
+void measure_trace_patching(measure_backend *b, int on)
+{
+    trace_patching_entry patching;
+    if (!lib || !b || b != loaded)
+        return;
+    *(void **)&patching = dlsym(lib, TRACE_ENTRY_PATCHING);
+    if (patching)
+        patching(b, on);
+}

@@ -62,15 +62,14 @@ static int place_mask(worker_env *env, conv_launch *a, const float *mask, int ta
     a->mask = dev_upload(mask, (size_t)taps, why, n);
     if (!a->mask || !a->k->mask_symbol)
         return a->mask ? 0 : -1;
-    void *dst = NULL;
     size_t bytes = 0;
-    cudaError_t err = module_global(&env->mod, a->k->mask_symbol, &dst, &bytes);
-    if (err != cudaSuccess || bytes < (size_t)taps * sizeof(float)) {
+    cudaError_t err = module_set_global(&env->mod, a->k->mask_symbol, mask,
+                                        (size_t)taps * sizeof(float), &bytes);
+    if (err == cudaErrorSymbolNotFound || bytes < (size_t)taps * sizeof(float)) {
         snprintf(why, n, "__constant__ float %s[] is not in your GPU code, or holds fewer than "
                  "%d values: keep its declaration from the skeleton", a->k->mask_symbol, taps);
         return -1;
     }
-    err = cudaMemcpy(dst, mask, (size_t)taps * sizeof(float), cudaMemcpyHostToDevice);
     if (err != cudaSuccess)
         snprintf(why, n, "filling the constant mask: %s", cudaGetErrorString(err));
     return err == cudaSuccess ? 0 : -1;
@@ -195,7 +194,7 @@ static void counters_conv(worker_env *env, const lab_kernel *k, void *state, che
     if (st == MEASURE_OK) {
         gpu_watchdog_arm();
         measure_clear(&m);
-        st = env->meter->measure(env->meter, launch_conv, a, &m, why, sizeof why);
+        st = worker_measure(env, launch_conv, a, &m, why, sizeof why);
         gpu_watchdog_disarm();
         /* The kernel may have written over its input and mask: check against them as given. */
         size_t count = (size_t)a->width * a->height;

@@ -36,20 +36,22 @@ static int check_params(cudaKernel_t k, const image_kernel *ik, char *why, size_
     return 0;
 }
 
-static int load_student(device_module *m, const lab_image *img, char *why, size_t n)
+/* One copy of the student's code: its libraries into libs, its kernels into kernels. */
+static int load_student(const lab_image *img, cudaLibrary_t *libs, int *n_libs,
+                        cudaKernel_t *kernels, char *why, size_t n)
 {
     for (int i = 0; i < img->n_fatbins; i++) {
-        cudaError_t err = cudaLibraryLoadData(&m->libs[m->n_libs], img->fatbins[i].data, NULL,
+        cudaError_t err = cudaLibraryLoadData(&libs[*n_libs], img->fatbins[i].data, NULL,
                                               NULL, 0, NULL, NULL, 0);
         if (err != cudaSuccess)
             return fail(err, "loading the lab's GPU code (was it built for another GPU? "
                         "make clean && make labN)", why, n);
-        m->n_libs++;
+        (*n_libs)++;
     }
     for (int k = 0; k < img->n_kernels; k++) {
         int found = 0;
-        for (int i = 0; i < m->n_libs && !found; i++) {
-            found = cudaLibraryGetKernel(&m->kernels[k], m->libs[i], img->kernels[k].name) ==
+        for (int i = 0; i < *n_libs && !found; i++) {
+            found = cudaLibraryGetKernel(&kernels[k], libs[i], img->kernels[k].name) ==
                     cudaSuccess;
             cudaGetLastError();
         }
@@ -58,7 +60,7 @@ static int load_student(device_module *m, const lab_image *img, char *why, size_
                      "this GPU: make clean && make labN", img->kernels[k].name);
             return -1;
         }
-        if (check_params(m->kernels[k], &img->kernels[k], why, n) != 0)
+        if (check_params(kernels[k], &img->kernels[k], why, n) != 0)
             return -1;
     }
     return 0;
@@ -95,27 +97,55 @@ int module_load(device_module *m, const lab_image *img, char *why, size_t why_si
         err = cudaDeviceGetAttribute(&m->max_shared, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev);
     if (err != cudaSuccess)
         return fail(err, "asking the GPU its limits", why, why_size);
-    return load_own(m, why, why_size) == 0 && load_student(m, img, why, why_size) == 0 ? 0 : -1;
+    return load_own(m, why, why_size) == 0 &&
+                   load_student(img, m->libs, &m->n_libs, m->kernels, why, why_size) == 0
+               ? 0 : -1;
+}
+
+int module_load_measured_copy(device_module *m, char *why, size_t why_size)
+{
+    return load_student(m->img, m->measured_libs, &m->n_measured_libs, m->measured, why,
+                        why_size);
 }
 
 void module_unload(device_module *m)
 {
     for (int i = 0; i < m->n_libs; i++)
         cudaLibraryUnload(m->libs[i]);
+    for (int i = 0; i < m->n_measured_libs; i++)
+        cudaLibraryUnload(m->measured_libs[i]);
     if (m->own)
         cudaLibraryUnload(m->own);
     cudaGetLastError();
     memset(m, 0, sizeof *m);
 }
 
-cudaError_t module_global(const device_module *m, const char *name, void **dptr, size_t *bytes)
+/* Address and size of a variable of one copy's libraries. */
+static cudaError_t global_of(const cudaLibrary_t *libs, int n_libs, const char *name, void **dptr,
+                             size_t *bytes)
 {
     cudaError_t err = cudaErrorSymbolNotFound;
-    for (int i = 0; i < m->n_libs; i++) {
-        if ((err = cudaLibraryGetGlobal(dptr, bytes, m->libs[i], name)) == cudaSuccess)
+    for (int i = 0; i < n_libs; i++) {
+        if ((err = cudaLibraryGetGlobal(dptr, bytes, libs[i], name)) == cudaSuccess)
             return err;
         cudaGetLastError(); /* not found in this one: no error left for a later launch check */
     }
+    return err;
+}
+
+cudaError_t module_set_global(const device_module *m, const char *name, const void *src,
+                              size_t bytes, size_t *have)
+{
+    void *dst = NULL;
+    cudaError_t err = global_of(m->libs, m->n_libs, name, &dst, have);
+    if (err != cudaSuccess || *have < bytes)
+        return err;
+    err = cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice);
+    size_t measured_have = 0;
+    if (err == cudaSuccess && m->n_measured_libs &&
+        (err = global_of(m->measured_libs, m->n_measured_libs, name, &dst, &measured_have)) ==
+            cudaSuccess)
+        err = cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice);
     return err;
 }
 
@@ -124,7 +154,8 @@ static cudaError_t replay_one(const device_module *m, const plan_launch *l, void
     const image_kernel *ik = &m->img->kernels[l->kernel];
     unsigned char params[REC_MAX_PARAM_BYTES];
     void *args[IMAGE_MAX_PARAMS + 1];
-    const void *k = (const void *)m->kernels[l->kernel];
+    const void *k = (const void *)(m->measuring && m->n_measured_libs ? m->measured
+                                                                      : m->kernels)[l->kernel];
     cudaError_t err;
 
     memcpy(params, l->params, l->param_bytes);

@@ -21,6 +21,10 @@ typedef struct device_module {
     cudaLibrary_t libs[IMAGE_MAX_FATBINS];
     int n_libs;
     cudaKernel_t kernels[IMAGE_MAX_KERNELS]; /* by lab_image kernel index */
+    cudaLibrary_t measured_libs[IMAGE_MAX_FATBINS]; /* a second copy, for the trace (below) */
+    int n_measured_libs;
+    cudaKernel_t measured[IMAGE_MAX_KERNELS];
+    int measuring;                           /* module_replay runs the second copy */
     cudaLibrary_t own;                       /* the grader's kernels */
     cudaKernel_t scrub, fill, diff, conv;
     int sm_count, max_shared;
@@ -32,8 +36,21 @@ int module_load(device_module *m, const lab_image *img, char *why, size_t why_si
 /* Unload both (a meter server grades the next lab in the same process). */
 void module_unload(device_module *m);
 
-/* Device address and size of a __constant__ or __device__ variable of the student's code. */
-cudaError_t module_global(const device_module *m, const char *name, void **dptr, size_t *bytes);
+/*
+ * A second copy of the student's code, for a meter that instruments the
+ * code it loads (the trace): module_replay runs it while m->measuring is
+ * set, and the plain copy otherwise, so correctness and timed runs run the
+ * code as compiled. 0, or -1 with why.
+ */
+int module_load_measured_copy(device_module *m, char *why, size_t why_size);
+
+/*
+ * Write bytes from src into the __constant__ or __device__ variable `name`
+ * of the student's code (of both copies); *have: the variable's size. Not
+ * written when it is smaller than bytes.
+ */
+cudaError_t module_set_global(const device_module *m, const char *name, const void *src,
+                              size_t bytes, size_t *have);
 
 /* Launch every launch of plan p with the grader's buffers bufs (by plan buffer index). */
 cudaError_t module_replay(const device_module *m, const call_plan *p, void *const bufs[]);
