@@ -21,9 +21,12 @@
  *            overflows is grown and the launch repeated; past TRACE_MAX_RECORDS
  *            only every n-th block is traced and the totals are scaled.
  *
- * Written against the Compute Sanitizer API of CUDA 12/13 (sanitizer.h,
- * sanitizer_patching.h). NOT YET RUN ON A GPU: see docs/troubleshooting.md
- * and the report of issue 9 for what is verified.
+ * Only modules loaded while the worker asks for it (smemlab_trace_patching:
+ * the second copy of the student's code, run/module.h) are patched, so that
+ * correctness and timed runs, the grader's kernels and cuBLAS run as
+ * compiled. Written against the Compute Sanitizer API of CUDA 13
+ * (sanitizer.h, sanitizer_patching.h); make check-gpu grades every lab and
+ * planted variant with it and with the counters (tests/gpu/compare-backends.sh).
  */
 #define _GNU_SOURCE
 #include "measure_trace.h"

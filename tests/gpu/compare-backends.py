@@ -1,0 +1,38 @@
+#!/usr/bin/env python3
+"""compare-backends.py COUNTERS.json TRACE.json VARIANT DIFFERENCES.tsv - the
+checks whose status differs between the two backends' reports; each is either
+documented in DIFFERENCES.tsv (printed, allowed) or not (printed, exit 1)."""
+import json, sys
+
+def checks(path):
+    lab = json.load(open(path))["labs"][0]
+    return lab, {(c["kernel"], c["check"]): c for c in lab["checks"]}
+
+(lc, c), (lt, t) = checks(sys.argv[1]), checks(sys.argv[2])
+variant = sys.argv[3]
+allowed = {}
+for line in open(sys.argv[4]):
+    f = line.rstrip("\n").split("\t")
+    if len(f) == 4 and not line.startswith("#") and f[0] == variant:
+        allowed[(f[1], f[2])] = f[3]
+bad = documented = 0
+if lc.get("not_graded") != lt.get("not_graded"):
+    print("  FAIL  not graded by one backend: counters %r, trace %r" % (lc.get("not_graded"), lt.get("not_graded")))
+    bad = 1
+for key in sorted(set(c) | set(t)):
+    a, b = c.get(key), t.get(key)
+    sa, sb = a["status"] if a else "absent", b["status"] if b else "absent"
+    if sa == sb:
+        continue
+    what = "%s %s: counters %s (%s), trace %s (%s)" % (key[0], key[1], sa, a and (a["measured"] or a["message"]),
+                                                       sb, b and (b["measured"] or b["message"]))
+    if key in allowed:
+        print("  documented  %s - %s" % (what, allowed[key]))
+        documented += 1
+    else:
+        print("  FAIL  %s" % what)
+        bad = 1
+label = "FAIL " if bad else "documented differences," if documented else "same "
+print("%s %s: counters %g/%g, trace %g/%g" % (label, variant, lc["points"], lc["max_points"],
+                                               lt["points"], lt["max_points"]))
+sys.exit(bad)
