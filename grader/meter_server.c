@@ -52,10 +52,7 @@ static int socket_address(const char *path, struct sockaddr_un *a)
 static void send_msg(int fd, int type, int kernel, const char *text)
 {
     static worker_msg m;
-    memset(&m, 0, sizeof m);
-    m.type = type;
-    m.kernel = kernel;
-    snprintf(m.text, sizeof m.text, "%s", text);
+    worker_msg_text(&m, type, kernel, text);
     if (io_full(fd, &m, sizeof m, 1) != 0) {
         /* the grader is gone: its proxy's end closed */
     }
@@ -152,9 +149,7 @@ static int serve_one(int c, worker_env *env, const grade_options *server, const 
     if (no_gpu[0]) {
         send_msg(c, MSG_ENVIRONMENT, -1, no_gpu);
     } else {
-        memset(&timed_out, 0, sizeof timed_out);
-        timed_out.type = MSG_EXIT;
-        timed_out.kernel = WORKER_EXIT_TIMEOUT;
+        worker_msg_text(&timed_out, MSG_EXIT, WORKER_EXIT_TIMEOUT, "");
         gpu_watchdog_set(o.timeout_s, WORKER_EXIT_TIMEOUT);
         gpu_watchdog_last_words(c, &timed_out, sizeof timed_out);
         rc = worker_grade(env, &job, rq.first, c);

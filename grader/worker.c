@@ -36,13 +36,18 @@ static void send(int fd, const worker_msg *m)
     }
 }
 
+void worker_msg_text(worker_msg *m, int type, int kernel, const char *text)
+{
+    memset(m, 0, sizeof *m);
+    m->type = type;
+    m->kernel = kernel;
+    snprintf(m->text, sizeof m->text, "%s", text);
+}
+
 static void send_text(int fd, worker_msg_type type, int kernel, const char *text)
 {
     static worker_msg m;
-    memset(&m, 0, sizeof m);
-    m.type = type;
-    m.kernel = kernel;
-    snprintf(m.text, sizeof m.text, "%s", text);
+    worker_msg_text(&m, type, kernel, text);
     send(fd, &m);
 }
 

@@ -93,6 +93,9 @@ typedef struct worker_env {
 measure_status worker_measure(worker_env *env, void (*launch)(void *), void *arg,
                               measurement *out, char *why, size_t why_size);
 
+/* A message of type with text (cut to fit), everything else zero. */
+void worker_msg_text(worker_msg *m, int type, int kernel, const char *text);
+
 /* Send one check to the grader. */
 void worker_emit(worker_env *env, const check_result *c);
 

@@ -754,32 +754,28 @@ START_TEST(test_meter_server_grades_for_the_grader)
 }
 END_TEST
 
-/* The server's watchdog: its last words make it a timeout, and the rest is sent again. */
-START_TEST(test_meter_server_watchdog_is_a_timeout)
-{
-    lab_result r;
-    const char *jobs;
-    run_through_meter(worker_watchdog_on_1, 0, 0, &r, &jobs);
-    const check_result *c = first_failure(&r, lab1_def.kernels[1].name);
-    ck_assert_ptr_nonnull(c);
-    ck_assert_msg(strstr(c->message, "timed out after 5 s: a launch never finished"), "%s", c->message);
-    ck_assert_int_eq(count(&r, lab1_def.kernels[0].name, CHECK_PASS), 5);
-    ck_assert_int_eq(count(&r, lab1_def.kernels[2].name, CHECK_PASS), 5);
-    ck_assert_str_eq(jobs, "first 0 of lab1\nfirst 2 of lab1\n");
-    lab_result_free(&r);
-}
-END_TEST
+/* A server that ends in kernel 1 costs that kernel, not the checks it passed or
+ * the kernels after it, which a new connection grades: its watchdog's last
+ * words make a timeout, a crash (no last words) a process that ended. */
+static const struct {
+    worker_entry entry;
+    const char *message;
+    int passed_in_1;
+} server_ends[] = {
+    {worker_watchdog_on_1, "timed out after 5 s: a launch never finished", 0},
+    {worker_crashes_on_1, "exited with status 3 before finishing", 2},
+};
 
-/* A server that dies in a kernel costs that kernel, not the ones it passed or the rest. */
-START_TEST(test_meter_server_dying_costs_one_kernel)
+START_TEST(test_meter_server_ending_costs_one_kernel)
 {
     lab_result r;
     const char *jobs;
-    run_through_meter(worker_crashes_on_1, 0, 0, &r, &jobs);
+    run_through_meter(server_ends[_i].entry, 0, 0, &r, &jobs);
     const check_result *c = first_failure(&r, lab1_def.kernels[1].name);
     ck_assert_ptr_nonnull(c);
-    ck_assert_msg(strstr(c->message, "exited with status 3 before finishing"), "%s", c->message);
-    ck_assert_int_eq(count(&r, lab1_def.kernels[1].name, CHECK_PASS), 2);
+    ck_assert_msg(strstr(c->message, server_ends[_i].message), "%s", c->message);
+    ck_assert_int_eq(count(&r, lab1_def.kernels[0].name, CHECK_PASS), 5);
+    ck_assert_int_eq(count(&r, lab1_def.kernels[1].name, CHECK_PASS), server_ends[_i].passed_in_1);
     ck_assert_int_eq(count(&r, lab1_def.kernels[2].name, CHECK_PASS), 5);
     ck_assert_str_eq(jobs, "first 0 of lab1\nfirst 2 of lab1\n");
     lab_result_free(&r);
@@ -828,8 +824,8 @@ Suite *runner_suite(void)
     tcase_add_test(tc, test_gpu_held_too_long_is_environment);
     tcase_add_test(tc, test_lock_file_that_is_not_a_file);
     tcase_add_test(tc, test_meter_server_grades_for_the_grader);
-    tcase_add_test(tc, test_meter_server_watchdog_is_a_timeout);
-    tcase_add_test(tc, test_meter_server_dying_costs_one_kernel);
+    tcase_add_loop_test(tc, test_meter_server_ending_costs_one_kernel, 0,
+                        (int)(sizeof server_ends / sizeof server_ends[0]));
     tcase_add_test(tc, test_meter_server_busy_is_waited_for);
     suite_add_tcase(s, tc);
     return s;
