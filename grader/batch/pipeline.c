@@ -192,6 +192,21 @@ static void start_meter(const batch_opts *o, int g)
     free(argv);
 }
 
+/* The last non-empty line of a file (a child's log), or "" */
+static void last_line(const char *path, char *out, size_t n)
+{
+    char line[512];
+    FILE *f = fopen(path, "re");
+    out[0] = '\0';
+    while (f && fgets(line, sizeof line, f))
+        if (line[0] && line[0] != '\n') {
+            line[strcspn(line, "\n")] = '\0';
+            snprintf(out, n, "%s", line);
+        }
+    if (f)
+        fclose(f);
+}
+
 static void start_meters(const batch_opts *o)
 {
     for (int g = 0; g < o->n_gpus; g++) {
@@ -216,8 +231,12 @@ static int meter_ended(const batch_opts *o, pid_t pid)
         m->pid = 0;
         m->quick_ends = now_seconds() - m->started < METER_QUICK_S ? m->quick_ends + 1 : 0;
         if (m->quick_ends >= METER_GIVE_UP) {
-            fprintf(stderr, "smemlab-batch: the meter server of GPU %d keeps ending (see its "
-                    "log); graders measure by themselves\n", o->gpus[g]);
+            char log[4300], said[512] = "";
+            snprintf(log, sizeof log, "%s/meter-%d.log", scratch_root, o->gpus[g]);
+            last_line(log, said, sizeof said);
+            fprintf(stderr, "smemlab-batch: the meter server of GPU %d keeps ending (last it "
+                    "said: %s); graders measure by themselves\n", o->gpus[g],
+                    said[0] ? said : "nothing");
             m->socket[0] = '\0';
         } else if (!stop_signal) {
             start_meter(o, g);

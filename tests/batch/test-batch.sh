@@ -221,7 +221,7 @@ FAKE_METER_LOG=$T/meter.log "$BATCH" "${FAKE[@]}" --regrade --no-meter-server la
     ok "--no-meter-server: no server, graders measure by themselves" || no "--no-meter-server: $(cat "$T/meter.log")"
 rm -f "$T/meter.log"
 FAKE_METER_EXIT=1 FAKE_METER_LOG=$T/meter.log "$BATCH" "${FAKE[@]}" --regrade lab3 "$S" -o "$T/res-same" > "$T/run.log" 2>&1
-[ "$(grep -c '^serve' "$T/meter.log")" = 3 ] && grep -q "the meter server of GPU 0 keeps ending (see its log); graders measure by themselves" "$T/run.log" &&
+[ "$(grep -c '^serve' "$T/meter.log")" = 3 ] && grep -q "the meter server of GPU 0 keeps ending (last it said: fake-grader: cannot serve here); graders measure by themselves" "$T/run.log" &&
     [ "$(for s in ann ben cid dee; do field $s status "$T/res-same"; done | grep -c '^graded$')" = 4 ] &&
     ok "a meter server that keeps ending: started 3 times, then the graders measure by themselves" || no "server that ends: $(cat "$T/meter.log" "$T/run.log")"
 
