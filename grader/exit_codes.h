@@ -8,4 +8,8 @@
 #define EXIT_ENVIRONMENT 3 /* no GPU or driver, lab not built or off-contract, JSON not writable */
 #define EXIT_NOT_MEASURED 4 /* nothing failed, but some checks could not be measured */
 
+/* Not the grader's: a measuring process (worker or meter server) that found a
+   launch still running after --timeout exits with this status. */
+#define WORKER_EXIT_TIMEOUT 42
+
 #endif

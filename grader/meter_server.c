@@ -6,6 +6,7 @@
 #include "run/gpu.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdint.h>
@@ -118,7 +119,9 @@ static int read_job(int c, const meter_request *rq, const lab_def *lab, lab_imag
                                 why, sizeof why);
 }
 
-/* Grade one grader's job on connection c. Returns worker_grade's code, 0 when declined. */
+/* Grade one grader's job on connection c. Returns worker_grade's code (the caller
+   sends MSG_EXIT), or METER_DECLINED (the connection is closed without a word). */
+#define METER_DECLINED 2
 static int serve_one(int c, worker_env *env, const grade_options *server, const char *no_gpu)
 {
     static meter_request rq;
@@ -136,7 +139,7 @@ static int serve_one(int c, worker_env *env, const grade_options *server, const 
         fprintf(stderr, "smemlab-grade: declined a job (not whole, or it measures otherwise "
                 "than this server); its grader measures by itself\n");
         free(plans);
-        return 0; /* closed without a word: the proxy becomes a worker */
+        return METER_DECLINED; /* the proxy becomes a worker */
     }
     o = *server;
     o.repeats = rq.repeats;
@@ -155,7 +158,6 @@ static int serve_one(int c, worker_env *env, const grade_options *server, const 
         rc = worker_grade(env, &job, rq.first, c);
         gpu_watchdog_last_words(-1, NULL, 0);
     }
-    send_msg(c, MSG_EXIT, rc < 0 ? EXIT_ENVIRONMENT : 0, "");
     fprintf(stderr, "smemlab-grade: measured %s (%s) from kernel %d: %s\n", lab->id, img.path,
             rq.first + 1, rc == 0 ? "done" : rc < 0 ? "could not run it" : "context lost");
     lab_image_close(&img);
@@ -180,6 +182,11 @@ int meter_serve(const char *socket_path, const grade_options *opt)
         fprintf(stderr, "smemlab-grade: cannot serve on %s: %s\n", socket_path, strerror(errno));
         return EXIT_USAGE;
     }
+    /* What kernels print (device printf) would mix classmates in one log, unbounded:
+       in a batch it is dropped (make grade shows it). */
+    int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+    if (null >= 0 && dup2(null, STDOUT_FILENO) >= 0)
+        close(null);
     if (worker_open(&env, opt, no_gpu, sizeof no_gpu) != 0 && !no_gpu[0])
         snprintf(no_gpu, sizeof no_gpu, "the GPU could not be opened");
     fprintf(stderr, "smemlab-grade: measuring for graders on %s%s%s\n", socket_path,
@@ -195,9 +202,16 @@ int meter_serve(const char *socket_path, const grade_options *opt)
             return EXIT_ENVIRONMENT;
         }
         int rc = serve_one(c, &env, opt, no_gpu);
+        int ending = rc == KERNEL_CONTEXT_LOST || (no_gpu[0] && rc != METER_DECLINED);
+        if (ending)
+            close(lfd); /* no grader may connect to a server that ends */
+        if (rc != METER_DECLINED)
+            send_msg(c, MSG_EXIT, rc < 0 ? EXIT_ENVIRONMENT : 0, "");
         close(c);
-        if (rc == KERNEL_CONTEXT_LOST)
-            _exit(0); /* nothing more runs in this context; the batch starts another */
+        /* Nothing more runs in a lost context; without a GPU, one answer says why and the
+           batch starts another server, or lets its graders measure by themselves. */
+        if (ending)
+            _exit(rc == KERNEL_CONTEXT_LOST ? 0 : EXIT_ENVIRONMENT);
     }
 }
 
@@ -216,7 +230,44 @@ static int connect_to(const char *path)
     return s;
 }
 
-static int send_job(int s, const grade_job *job, int first)
+/* The proxy tells its grader once that the server is busy with another lab. */
+typedef struct quiet_watch {
+    int fd;             /* to the grader */
+    const char *socket; /* named in the message */
+    int said;
+} quiet_watch;
+
+static void say_waiting(quiet_watch *q)
+{
+    if (!q->said)
+        send_msg(q->fd, MSG_GPU_WAIT, -1, q->socket); /* the grader's deadline is its GPU wait */
+    q->said = 1;
+}
+
+/* All of buf to s. A busy server takes nothing of a job until it accepts it (a job
+   is larger than the socket's buffer): past METER_QUIET_MS, the grader is told. */
+static int send_waiting(int s, const void *buf, size_t n, quiet_watch *q)
+{
+    const char *p = buf;
+    while (n > 0) {
+        struct pollfd w = {s, POLLOUT, 0};
+        int ready = poll(&w, 1, q->said ? -1 : METER_QUIET_MS);
+        if (ready == 0)
+            say_waiting(q);
+        if (ready <= 0)
+            continue; /* EINTR, or told: wait on */
+        ssize_t k = send(s, p, n, MSG_DONTWAIT | MSG_NOSIGNAL);
+        if (k < 0 && (errno == EAGAIN || errno == EINTR))
+            continue;
+        if (k <= 0)
+            return -1;
+        p += k;
+        n -= (size_t)k;
+    }
+    return 0;
+}
+
+static int send_job(int s, const grade_job *job, int first, quiet_watch *q)
 {
     static meter_request rq;
     const grade_options *o = job->opt;
@@ -236,29 +287,29 @@ static int send_job(int s, const grade_job *job, int first)
     snprintf(rq.lib_path, sizeof rq.lib_path, "%s", job->img->path);
     rq.file_size = job->img->file_size;
     rq.device_size = job->img->device_size;
-    return io_full(s, &rq, sizeof rq, 1) || io_full(s, job->img->file, rq.file_size, 1) ||
-                   io_full(s, job->img->device, rq.device_size, 1) ||
-                   io_full(s, (void *)job->plans, (size_t)job->lab->n_kernels * sizeof *job->plans, 1)
+    return send_waiting(s, &rq, sizeof rq, q) || send_waiting(s, job->img->file, rq.file_size, q) ||
+                   send_waiting(s, job->img->device, rq.device_size, q) ||
+                   send_waiting(s, job->plans, (size_t)job->lab->n_kernels * sizeof *job->plans, q)
                ? -1 : 0;
 }
 
 void meter_proxy_main(const grade_job *job, int first, int fd)
 {
     static worker_msg m;
-    int heard = 0, said_wait = 0;
+    quiet_watch q = {fd, job->opt->meter_socket, 0};
+    int heard = 0;
 
     signal(SIGPIPE, SIG_IGN);
     int s = connect_to(job->opt->meter_socket);
-    if (s < 0 || send_job(s, job, first) != 0) {
+    if (s < 0 || send_job(s, job, first, &q) != 0) {
         if (s >= 0)
             close(s);
         worker_main(job, first, fd); /* no server: measure here */
     }
     for (;;) {
         struct pollfd p = {s, POLLIN, 0};
-        if (!heard && !said_wait && poll(&p, 1, METER_QUIET_MS) == 0) {
-            send_msg(fd, MSG_GPU_WAIT, -1, job->opt->meter_socket); /* it grades another lab */
-            said_wait = 1;
+        if (!heard && !q.said && poll(&p, 1, METER_QUIET_MS) == 0) {
+            say_waiting(&q); /* it grades another lab */
             continue;
         }
         if (io_full(s, &m, sizeof m, 0) != 0) {
@@ -270,7 +321,7 @@ void meter_proxy_main(const grade_job *job, int first, int fd)
         heard = 1;
         if (m.type == MSG_EXIT)
             _exit(m.kernel);
-        if (m.type == MSG_GPU_WAIT && said_wait)
+        if (m.type == MSG_GPU_WAIT && q.said)
             continue;
         if (io_full(fd, &m, sizeof m, 1) != 0)
             _exit(EXIT_ENVIRONMENT); /* the grader is gone */

@@ -15,6 +15,7 @@
 #define SMEMLAB_WORKER_H
 
 #include "check.h"
+#include "exit_codes.h"
 #include "image/lab_image.h"
 #include "lab_table.h"
 #include "measure/measure.h"
@@ -43,8 +44,6 @@ typedef struct worker_msg {
                            grader ignores any points in it */
 } worker_msg;
 
-/* A worker that finds a launch still running after --timeout exits with this status. */
-#define WORKER_EXIT_TIMEOUT 42
 
 typedef struct grade_options {
     const char *lib_path;

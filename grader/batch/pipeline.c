@@ -20,6 +20,7 @@
  */
 #define _GNU_SOURCE
 #include "batch.h"
+#include "../exit_codes.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -221,15 +222,23 @@ static void start_meters(const batch_opts *o)
     }
 }
 
-/* pid ended: if it was a meter server, start it again (not one that keeps failing). */
-static int meter_ended(const batch_opts *o, pid_t pid)
+/*
+ * pid ended: if it was a meter server, start it again (not one that keeps
+ * failing). A server ends on purpose after a lost CUDA context (status 0) or a
+ * hung kernel (the worker's timeout status): those are a student's, and never
+ * count towards giving up.
+ */
+static int meter_ended(const batch_opts *o, pid_t pid, int status)
 {
+    int students = WIFEXITED(status) &&
+                   (WEXITSTATUS(status) == 0 || WEXITSTATUS(status) == WORKER_EXIT_TIMEOUT);
     for (int g = 0; g < o->n_gpus; g++) {
         meter *m = &meters[g];
         if (m->pid != pid || pid <= 0)
             continue;
         m->pid = 0;
-        m->quick_ends = now_seconds() - m->started < METER_QUICK_S ? m->quick_ends + 1 : 0;
+        m->quick_ends = !students && now_seconds() - m->started < METER_QUICK_S
+                            ? m->quick_ends + 1 : 0;
         if (m->quick_ends >= METER_GIVE_UP) {
             char log[4300], said[512] = "";
             snprintf(log, sizeof log, "%s/meter-%d.log", scratch_root, o->gpus[g]);
@@ -613,7 +622,7 @@ int pipeline_run(const batch_opts *o, submission *subs, int n, result *results)
             if (jobs[k].pid == pid && (jobs[k].state == J_BUILDING || jobs[k].state == J_GRADING))
                 break;
         if (k == n_jobs) {
-            meter_ended(o, pid);
+            meter_ended(o, pid, status);
             continue; /* not a job's */
         }
         job *j = &jobs[k];

@@ -1,9 +1,10 @@
 /* gpu.c - device helpers for the worker process; see gpu.h. */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE
 #include "gpu.h"
 
 #include <cuda.h>
 #include <cuda_runtime_api.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,7 +70,10 @@ int guarded_alloc(guarded *g, size_t bytes, char *why, size_t why_size)
     if (err != cudaSuccess)
         return cuda_fail(err, "allocating the output", why, why_size);
     g->data = g->base + GUARD_BYTES;
-    return guarded_poison(g, why, why_size);
+    if (guarded_poison(g, why, why_size) == 0)
+        return 0;
+    guarded_free(g); /* callers free only what they got */
+    return -1;
 }
 
 int guarded_poison(guarded *g, char *why, size_t why_size)
@@ -153,6 +157,11 @@ void gpu_watchdog_set(double seconds, int exit_status)
 
 void gpu_watchdog_arm(void)
 {
+    /* A meter server whose grader is gone (past its time limit, killed) stops
+       before the next launch instead of running the rest of its kernel. */
+    struct pollfd p = {g_last_fd, POLLRDHUP, 0};
+    if (g_last_fd >= 0 && poll(&p, 1, 0) > 0 && (p.revents & (POLLRDHUP | POLLHUP | POLLERR)))
+        _exit(g_watchdog_exit);
     struct itimerval it = {{0, 0}, {(time_t)g_watchdog_s,
                                     (suseconds_t)((g_watchdog_s - (double)(time_t)g_watchdog_s) * 1e6)}};
     if (it.it_value.tv_sec == 0 && it.it_value.tv_usec == 0)

@@ -73,7 +73,8 @@ int gpu_run(void (*launch)(void *), void *arg, int *broken, char *why, size_t wh
 void gpu_watchdog_set(double seconds, int exit_status);
 void gpu_watchdog_arm(void);
 /* What the watchdog writes to fd before it ends the process (a meter server
-   tells its grader that the kernel timed out); fd -1: nothing. */
+   tells its grader that the kernel timed out); fd -1: nothing. With an fd
+   set, gpu_watchdog_arm ends the process at once when fd's peer has hung up. */
 void gpu_watchdog_last_words(int fd, const void *msg, size_t len);
 void gpu_watchdog_disarm(void);
 

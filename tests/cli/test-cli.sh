@@ -178,15 +178,24 @@ else
     alone=$(grep "not graded" "$OUT")
 
     # The same through a meter server (as smemlab-batch grades): the server
-    # measures the job the grader sent, and says what it found.
-    NO_COLOR=1 "$GRADER" --serve-meter "$TMP/m.sock" 2> "$TMP/meter.log" &
-    server=$!
-    for _ in $(seq 50); do [ -S "$TMP/m.sock" ] && break; sleep 0.1; done
+    # measures the job the grader sent and says what it found; without a GPU
+    # it then ends (status 3), for the batch to try again or give up on it.
+    start_server() {
+        NO_COLOR=1 "$GRADER" --serve-meter "$TMP/m.sock" 2>> "$TMP/meter.log" &
+        server=$!
+        for _ in $(seq 50); do [ -S "$TMP/m.sock" ] && break; sleep 0.1; done
+    }
+    start_server
     run --build-dir "$TMP/fake-build" --meter-socket "$TMP/m.sock" lab1
     expect "lab1 through a meter server: its answer, exit 3" 3 "$alone"
     grep -q "measured lab1 ($TMP/fake-build/lab1.so) from kernel 1: could not run it" "$TMP/meter.log" &&
         ok "the meter server measured that job" || not_ok "meter server log: $(cat "$TMP/meter.log")"
+    wait $server
+    status=$?
+    [ $status = 3 ] && ok "a meter server without a GPU ends after its answer, status 3" || not_ok "the server without a GPU: status $status"
     # a job the server does not measure the same way: declined, the grader measures itself
+    rm -f "$TMP/m.sock"
+    start_server
     run --build-dir "$TMP/fake-build" --meter-socket "$TMP/m.sock" --no-counters lab1
     expect "--no-counters to a counting server: measured by the grader itself, exit 3" 3 "$alone"
     grep -q "declined a job" "$TMP/meter.log" && ok "the server declined it" || not_ok "not declined: $(cat "$TMP/meter.log")"

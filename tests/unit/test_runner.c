@@ -10,6 +10,7 @@
 
 #include "exit_codes.h"
 #include "run/child.h"
+#include "run/gpu.h"
 #include "run/gpu_lock.h"
 
 #include <check.h>
@@ -652,8 +653,8 @@ typedef struct fake_server {
 } fake_server;
 
 /*
- * For each grader's connection: read the job, wait quiet_s (busy with
- * another lab), say the GPU is the job's, run `entry` on it in a child as the
+ * For each grader's connection: wait quiet_s (busy with another lab, the
+ * job unread: it is larger than the socket's buffer), read it, say the GPU is the job's, run `entry` on it in a child as the
  * real server runs worker_grade, and say how it ended (MSG_EXIT) - or
  * nothing when it died of a signal, as a dead server says nothing.
  */
@@ -664,6 +665,7 @@ static void *fake_server_loop(void *arg)
     while ((c = accept(fs->listen_fd, NULL, NULL)) >= 0) {
         static meter_request rq;
         static char sink[65536];
+        usleep((useconds_t)(fs->quiet_s * 1e6)); /* busy: the job waits in the socket */
         if (read(c, &rq, sizeof rq) != (ssize_t)sizeof rq)
             break;
         size_t rest = rq.file_size + rq.device_size + (size_t)fs->job->lab->n_kernels * rq.plan_bytes;
@@ -672,7 +674,6 @@ static void *fake_server_loop(void *arg)
         FILE *f = fopen(g_meter_log, "a");
         fprintf(f, "first %d of %s\n", rq.first, rq.lab);
         fclose(f);
-        usleep((useconds_t)(fs->quiet_s * 1e6));
         worker_msg held = {.type = MSG_GPU_HELD};
         if (write(c, &held, sizeof held) == (ssize_t)sizeof held) {
             pid_t w = fork();
@@ -782,6 +783,36 @@ START_TEST(test_meter_server_ending_costs_one_kernel)
 }
 END_TEST
 
+/* A meter server's grader gone (killed past its time limit): the server stops
+ * before its next launch, not after the rest of the kernel. */
+START_TEST(test_meter_server_stops_when_its_grader_is_gone)
+{
+    for (int gone = 0; gone <= 1; gone++) {
+        int sv[2];
+        ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+        if (gone)
+            close(sv[1]);
+        pid_t pid = fork();
+        if (pid == 0) {
+            static worker_msg last;
+            gpu_watchdog_set(5, 77);
+            gpu_watchdog_last_words(sv[0], &last, sizeof last);
+            gpu_watchdog_arm();
+            gpu_watchdog_disarm();
+            _exit(0);
+        }
+        int st = 0;
+        waitpid(pid, &st, 0);
+        ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == (gone ? 77 : 0),
+                      "grader %s: the launch %s", gone ? "gone" : "there",
+                      WEXITSTATUS(st) ? "was not made" : "was made");
+        close(sv[0]);
+        if (!gone)
+            close(sv[1]);
+    }
+}
+END_TEST
+
 /* Busy with another lab: the grader waits (as for the GPU's lock), then is graded. */
 START_TEST(test_meter_server_busy_is_waited_for)
 {
@@ -827,6 +858,7 @@ Suite *runner_suite(void)
     tcase_add_loop_test(tc, test_meter_server_ending_costs_one_kernel, 0,
                         (int)(sizeof server_ends / sizeof server_ends[0]));
     tcase_add_test(tc, test_meter_server_busy_is_waited_for);
+    tcase_add_test(tc, test_meter_server_stops_when_its_grader_is_gone);
     suite_add_tcase(s, tc);
     return s;
 }
