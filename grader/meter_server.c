@@ -23,12 +23,37 @@
 #define METER_QUIET_MS 500 /* the server silent this long: the grader is told it waits */
 #define METER_READ_S 10    /* a job must arrive whole within this */
 
-static int io_full(int fd, void *buf, size_t n, int writing)
+/* The proxy tells its grader once that the server is busy with another lab. */
+typedef struct quiet_watch {
+    int fd;             /* to the grader */
+    const char *socket; /* named in the message */
+    int said;
+} quiet_watch;
+
+static void say_waiting(quiet_watch *q);
+
+/*
+ * All n bytes of buf read from or written to fd. With q (the proxy sending
+ * its job): a busy server takes nothing until it accepts the job, which is
+ * larger than the socket's buffer, so each write waits for room, and past
+ * METER_QUIET_MS without any the grader is told it waits.
+ */
+static int io_full(int fd, void *buf, size_t n, int writing, quiet_watch *q)
 {
     char *p = buf;
     while (n > 0) {
-        ssize_t k = writing ? write(fd, p, n) : read(fd, p, n);
-        if (k < 0 && errno == EINTR)
+        if (q) {
+            struct pollfd w = {fd, POLLOUT, 0};
+            int ready = poll(&w, 1, q->said ? -1 : METER_QUIET_MS);
+            if (ready == 0)
+                say_waiting(q);
+            if (ready <= 0)
+                continue; /* EINTR, or told: wait on */
+        }
+        ssize_t k = !writing ? read(fd, p, n)
+                    : q      ? send(fd, p, n, MSG_DONTWAIT | MSG_NOSIGNAL)
+                             : write(fd, p, n);
+        if (k < 0 && (errno == EINTR || errno == EAGAIN))
             continue;
         if (k <= 0)
             return -1;
@@ -54,9 +79,16 @@ static void send_msg(int fd, int type, int kernel, const char *text)
 {
     static worker_msg m;
     worker_msg_text(&m, type, kernel, text);
-    if (io_full(fd, &m, sizeof m, 1) != 0) {
+    if (io_full(fd, &m, sizeof m, 1, NULL) != 0) {
         /* the grader is gone: its proxy's end closed */
     }
+}
+
+static void say_waiting(quiet_watch *q)
+{
+    if (!q->said)
+        send_msg(q->fd, MSG_GPU_WAIT, -1, q->socket); /* the grader's deadline is its GPU wait */
+    q->said = 1;
 }
 
 /* --- the server ---------------------------------------------------------------- */
@@ -88,7 +120,7 @@ static int listen_at(const char *path)
 static int read_request(int c, const grade_options *server, meter_request *rq,
                         const lab_def **lab)
 {
-    if (io_full(c, rq, sizeof *rq, 0) != 0 || memcmp(rq->magic, METER_MAGIC, sizeof METER_MAGIC) ||
+    if (io_full(c, rq, sizeof *rq, 0, NULL) != 0 || memcmp(rq->magic, METER_MAGIC, sizeof METER_MAGIC) ||
         rq->plan_bytes != sizeof(kernel_plan) || rq->msg_bytes != sizeof(worker_msg))
         return -1;
     rq->lab[sizeof rq->lab - 1] = rq->lib_path[sizeof rq->lib_path - 1] = '\0';
@@ -108,9 +140,9 @@ static int read_job(int c, const meter_request *rq, const lab_def *lab, lab_imag
 {
     unsigned char *file = malloc(rq->file_size), *device = malloc(rq->device_size);
     char why[512];
-    if (!file || !device || io_full(c, file, rq->file_size, 0) ||
-        io_full(c, device, rq->device_size, 0) ||
-        io_full(c, plans, (size_t)lab->n_kernels * sizeof *plans, 0)) {
+    if (!file || !device || io_full(c, file, rq->file_size, 0, NULL) ||
+        io_full(c, device, rq->device_size, 0, NULL) ||
+        io_full(c, plans, (size_t)lab->n_kernels * sizeof *plans, 0, NULL)) {
         free(file);
         free(device);
         return -1;
@@ -230,43 +262,6 @@ static int connect_to(const char *path)
     return s;
 }
 
-/* The proxy tells its grader once that the server is busy with another lab. */
-typedef struct quiet_watch {
-    int fd;             /* to the grader */
-    const char *socket; /* named in the message */
-    int said;
-} quiet_watch;
-
-static void say_waiting(quiet_watch *q)
-{
-    if (!q->said)
-        send_msg(q->fd, MSG_GPU_WAIT, -1, q->socket); /* the grader's deadline is its GPU wait */
-    q->said = 1;
-}
-
-/* All of buf to s. A busy server takes nothing of a job until it accepts it (a job
-   is larger than the socket's buffer): past METER_QUIET_MS, the grader is told. */
-static int send_waiting(int s, const void *buf, size_t n, quiet_watch *q)
-{
-    const char *p = buf;
-    while (n > 0) {
-        struct pollfd w = {s, POLLOUT, 0};
-        int ready = poll(&w, 1, q->said ? -1 : METER_QUIET_MS);
-        if (ready == 0)
-            say_waiting(q);
-        if (ready <= 0)
-            continue; /* EINTR, or told: wait on */
-        ssize_t k = send(s, p, n, MSG_DONTWAIT | MSG_NOSIGNAL);
-        if (k < 0 && (errno == EAGAIN || errno == EINTR))
-            continue;
-        if (k <= 0)
-            return -1;
-        p += k;
-        n -= (size_t)k;
-    }
-    return 0;
-}
-
 static int send_job(int s, const grade_job *job, int first, quiet_watch *q)
 {
     static meter_request rq;
@@ -287,9 +282,10 @@ static int send_job(int s, const grade_job *job, int first, quiet_watch *q)
     snprintf(rq.lib_path, sizeof rq.lib_path, "%s", job->img->path);
     rq.file_size = job->img->file_size;
     rq.device_size = job->img->device_size;
-    return send_waiting(s, &rq, sizeof rq, q) || send_waiting(s, job->img->file, rq.file_size, q) ||
-                   send_waiting(s, job->img->device, rq.device_size, q) ||
-                   send_waiting(s, job->plans, (size_t)job->lab->n_kernels * sizeof *job->plans, q)
+    return io_full(s, &rq, sizeof rq, 1, q) || io_full(s, job->img->file, rq.file_size, 1, q) ||
+                   io_full(s, job->img->device, rq.device_size, 1, q) ||
+                   io_full(s, (void *)job->plans, (size_t)job->lab->n_kernels * sizeof *job->plans,
+                           1, q)
                ? -1 : 0;
 }
 
@@ -312,7 +308,7 @@ void meter_proxy_main(const grade_job *job, int first, int fd)
             say_waiting(&q); /* it grades another lab */
             continue;
         }
-        if (io_full(s, &m, sizeof m, 0) != 0) {
+        if (io_full(s, &m, sizeof m, 0, NULL) != 0) {
             close(s);
             if (!heard)
                 worker_main(job, first, fd); /* declined: measure here */
@@ -323,7 +319,7 @@ void meter_proxy_main(const grade_job *job, int first, int fd)
             _exit(m.kernel);
         if (m.type == MSG_GPU_WAIT && q.said)
             continue;
-        if (io_full(fd, &m, sizeof m, 1) != 0)
+        if (io_full(fd, &m, sizeof m, 1, NULL) != 0)
             _exit(EXIT_ENVIRONMENT); /* the grader is gone */
     }
 }
