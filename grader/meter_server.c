@@ -217,8 +217,8 @@ int meter_serve(const char *socket_path, const grade_options *opt)
     /* What kernels print (device printf) would mix classmates in one log, unbounded:
        in a batch it is dropped (make grade shows it). */
     int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
-    if (null >= 0 && dup2(null, STDOUT_FILENO) >= 0)
-        close(null);
+    if (null > STDOUT_FILENO && dup2(null, STDOUT_FILENO) >= 0)
+        close(null); /* (null is stdout already when stdout was closed) */
     if (worker_open(&env, opt, no_gpu, sizeof no_gpu) != 0 && !no_gpu[0])
         snprintf(no_gpu, sizeof no_gpu, "the GPU could not be opened");
     fprintf(stderr, "smemlab-grade: measuring for graders on %s%s%s\n", socket_path,

@@ -199,8 +199,11 @@ static int load_code(worker_env *env, const lab_image *img, char *why, size_t n)
 measure_status worker_measure(worker_env *env, void (*launch)(void *), void *arg,
                               measurement *out, char *why, size_t why_size)
 {
+    measure_clear(out);
     env->mod.measuring = 1;
+    gpu_watchdog_arm(); /* a measured run that hangs is a timeout like any other */
     measure_status st = env->meter->measure(env->meter, launch, arg, out, why, why_size);
+    gpu_watchdog_disarm();
     env->mod.measuring = 0;
     return st;
 }

@@ -44,7 +44,6 @@ typedef struct worker_msg {
                            grader ignores any points in it */
 } worker_msg;
 
-
 typedef struct grade_options {
     const char *lib_path;
     int device;
@@ -88,7 +87,8 @@ typedef struct worker_env {
 /* Returned by a problem module when the CUDA context is lost. */
 #define KERNEL_CONTEXT_LOST 1
 
-/* Measure the launches of launch(arg) with the meter (the problem modules' only way to). */
+/* Measure the launches of launch(arg) with the meter, out cleared first and the
+   watchdog armed (the problem modules' only way to). */
 measure_status worker_measure(worker_env *env, void (*launch)(void *), void *arg,
                               measurement *out, char *why, size_t why_size);
 

@@ -14,9 +14,9 @@
  * --serve-meter, grader/meter_server.h) measures for the graders of that GPU,
  * so that the GPU and its profiler are opened once, not once a submission;
  * one that ends (a kernel hung or broke its context) is started again, and
- * while none answers the graders measure by themselves. Every child is the leader of its own
- * process group: a grader past the time limit is killed with everything it
- * started. One event loop (waitpid), no threads.
+ * while none answers the graders measure by themselves. Every child is the
+ * leader of its own process group: a grader past the time limit is killed
+ * with everything it started. One event loop (waitpid), no threads.
  */
 #define _GNU_SOURCE
 #include "batch.h"
@@ -166,6 +166,7 @@ static void start_build(const batch_opts *o, job *j)
 typedef struct meter {
     pid_t pid;            /* 0: not running */
     char socket[108];     /* "": none (given up, or the path would not fit) */
+    char log[4300];       /* its output, in the scratch folder */
     double started;
     int quick_ends;
 } meter;
@@ -175,9 +176,8 @@ static meter meters[64]; /* by index into o->gpus */
 static void start_meter(const batch_opts *o, int g)
 {
     meter *m = &meters[g];
-    char dev[16], log[4300];
+    char dev[16];
     snprintf(dev, sizeof dev, "%d", o->gpus[g]);
-    snprintf(log, sizeof log, "%s/meter-%d.log", scratch_root, o->gpus[g]);
     char **argv = calloc((size_t)o->n_grader_args + 8, sizeof *argv);
     int n = 0;
     argv[n++] = (char *)o->grader;
@@ -189,7 +189,7 @@ static void start_meter(const batch_opts *o, int g)
         argv[n++] = o->grader_args[i];
     argv[n] = NULL;
     m->started = now_seconds();
-    m->pid = spawn(argv, log, -1);
+    m->pid = spawn(argv, m->log, -1);
     free(argv);
 }
 
@@ -213,6 +213,7 @@ static void start_meters(const batch_opts *o)
     for (int g = 0; g < o->n_gpus; g++) {
         meter *m = &meters[g];
         memset(m, 0, sizeof *m);
+        snprintf(m->log, sizeof m->log, "%s/meter-%d.log", scratch_root, o->gpus[g]);
         int len = snprintf(m->socket, sizeof m->socket, "%s/meter-%d.sock", scratch_root,
                            o->gpus[g]);
         if (o->no_meter_server || len < 0 || (size_t)len >= sizeof m->socket)
@@ -240,9 +241,8 @@ static int meter_ended(const batch_opts *o, pid_t pid, int status)
         m->quick_ends = !students && now_seconds() - m->started < METER_QUICK_S
                             ? m->quick_ends + 1 : 0;
         if (m->quick_ends >= METER_GIVE_UP) {
-            char log[4300], said[512] = "";
-            snprintf(log, sizeof log, "%s/meter-%d.log", scratch_root, o->gpus[g]);
-            last_line(log, said, sizeof said);
+            char said[512] = "";
+            last_line(m->log, said, sizeof said);
             fprintf(stderr, "smemlab-batch: the meter server of GPU %d keeps ending (last it "
                     "said: %s); graders measure by themselves\n", o->gpus[g],
                     said[0] ? said : "nothing");

@@ -104,12 +104,14 @@ int guarded_read(const guarded *g, void *host, long *guard_changed, char *why, s
 void gpu_free(void *p)
 {
     static CUresult (*range)(CUdeviceptr *, size_t *, CUdeviceptr);
+    static int looked_up;
     enum cudaDriverEntryPointQueryResult found;
     if (!p)
         return;
-    if (!range && (cudaGetDriverEntryPointByVersion("cuMemGetAddressRange", (void **)&range,
-                                                    12000, cudaEnableDefault, &found) != cudaSuccess ||
-                   found != cudaDriverEntryPointSuccess))
+    if (!looked_up++ && (cudaGetDriverEntryPointByVersion("cuMemGetAddressRange", (void **)&range,
+                                                          12000, cudaEnableDefault, &found) !=
+                             cudaSuccess ||
+                         found != cudaDriverEntryPointSuccess))
         range = NULL;
     CUdeviceptr base;
     size_t size;
