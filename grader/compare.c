@@ -217,11 +217,21 @@ void compare_trace_lines(check_result *c, const trace_summary *s, int op, const 
     bank_map_text(g, &w->worst, title, "        ", c->bank_map, sizeof c->bank_map);
 }
 
-void compare_races(check_result *c, const trace_summary *s)
+void compare_races(check_result *c, const trace_summary *s, const char *why)
 {
     char text[400];
 
     c->n_lines = 0;
+    if (!s) {
+        check_field(c->expected, sizeof c->expected, "no race between warps");
+        check_set(c, CHECK_NOT_MEASURED, "not measured: the race check needs the trace "
+                  "(Compute Sanitizer): %s", why && *why ? why : "no trace");
+        check_field(c->hint, sizeof c->hint, "The race check runs the kernel under the "
+                    "Compute Sanitizer, which comes with a full CUDA Toolkit (the folder "
+                    "compute-sanitizer beside nvcc's bin). `make trace-backend` says whether "
+                    "it was found; see docs/troubleshooting.md.");
+        return;
+    }
     if (s->n_races == 0) {
         check_field(c->measured, sizeof c->measured, "no race (%ld barrier%s seen)", s->barriers,
                     s->barriers == 1 ? "" : "s");

@@ -53,8 +53,9 @@ void compare_trace_lines(check_result *c, const trace_summary *s, int op,
 
 /*
  * The race check: two warps of a block touching one shared word between the
- * same two barriers, at least one writing. Fails naming both lines.
+ * same two barriers, at least one writing. Fails naming both lines. s NULL:
+ * no trace (why says why), and the check is not measured.
  */
-void compare_races(check_result *c, const trace_summary *s);
+void compare_races(check_result *c, const trace_summary *s, const char *why);
 
 #endif /* SMEMLAB_COMPARE_H */

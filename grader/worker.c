@@ -68,47 +68,35 @@ void replay_launch(void *replay_arg)
 }
 
 /*
- * auto: the counters, unless the driver restricts them to administrators and
- * this is not one; then the trace. Decided from the driver's parameters, so
- * that only one of the two tools is ever attached to the process.
+ * The trace subscribes before the process's first CUDA call (before
+ * gpu_open), unless the counters were asked for: CUPTI does not start in a
+ * process the Compute Sanitizer is subscribed to.
  */
-static measure_mode resolve_mode(measure_mode asked)
-{
-    if (asked != MEASURE_MODE_AUTO)
-        return asked;
-    FILE *f = fopen("/proc/driver/nvidia/params", "re");
-    char line[256];
-    int admin_only = 0;
-    while (f && fgets(line, sizeof line, f))
-        if (strncmp(line, "RmProfilingAdminOnly: ", 22) == 0)
-            admin_only = atoi(line + 22) != 0;
-    if (f)
-        fclose(f);
-    return admin_only && geteuid() != 0 ? MEASURE_MODE_TRACE : MEASURE_MODE_COUNTERS;
-}
-
-/* The trace subscribes before the process's first CUDA call (before gpu_open). */
-static measure_backend *early_trace(const grade_options *opt, measure_mode *mode, char *why,
+static measure_backend *early_trace(const grade_options *opt, measure_status *st, char *why,
                                     size_t n)
 {
-    *mode = resolve_mode((measure_mode)opt->measure);
-    if (!opt->use_counters || *mode != MEASURE_MODE_TRACE)
+    *st = MEASURE_DISABLED;
+    if (!opt->use_counters || opt->measure == MEASURE_MODE_COUNTERS)
         return NULL;
     measure_backend *trace = measure_trace_backend(why, n);
-    char ignored[256];
-    if (trace)
-        trace->open(trace, ignored, sizeof ignored); /* measure_choose reads the outcome */
+    *st = trace ? trace->open(trace, why, n) : MEASURE_UNSUPPORTED;
     return trace;
 }
 
-static void open_meter(worker_env *env, measure_mode mode, measure_backend *trace,
-                       const char *trace_why)
+static void open_meter(worker_env *env, measure_backend *trace, const char *trace_why)
 {
+    measure_mode mode = (measure_mode)env->opt->measure;
     env->meter = NULL;
     if (env->opt->use_counters)
         env->meter = measure_choose(mode, mode == MEASURE_MODE_TRACE ? NULL : measure_cupti_backend(),
                                     trace, trace_why, &env->meter_status, env->meter_line,
                                     sizeof env->meter_line);
+    env->tracer = env->meter && env->meter == trace ? trace : NULL;
+    snprintf(env->tracer_why, sizeof env->tracer_why, "%.250s",
+             !env->opt->use_counters ? "--no-counters was given"
+             : mode == MEASURE_MODE_COUNTERS ? "--measure counters was given, and the trace "
+               "cannot run beside the counters (CUPTI refuses a second tool in one process)"
+             : trace_why[0] ? trace_why : "the trace backend did not open");
     if (!env->meter) {
         const char *why = env->opt->use_counters ? env->meter_line : "--no-counters was given";
         snprintf(env->meter_why, sizeof env->meter_why, "%s", why);
@@ -144,8 +132,8 @@ static void tell_waiting(void *env, const char *lock_path)
 
 /* What outlives one lab in a meter server: how it measures and whether the GPU is its turn. */
 static struct {
-    measure_mode mode;
     measure_backend *trace;
+    measure_status trace_status;
     char trace_why[512];
     int lock_fd;     /* the GPU's lock while held; -1 otherwise */
     int has_turn;    /* the lock was tried (held, or no lock file to hold) */
@@ -168,7 +156,8 @@ static void begin_turn(worker_env *env)
     }
     send_text(env->fd, MSG_GPU_HELD, -1, why); /* text: why there is no lock */
     if (!g_session.meter_open)
-        open_meter(env, g_session.mode, g_session.trace, g_session.trace_why);
+        open_meter(env, g_session.trace_status == MEASURE_OK ? g_session.trace : NULL,
+                   g_session.trace_why); /* a failed subscription is not tried late */
     g_session.meter_open = 1;
 }
 
@@ -176,7 +165,7 @@ int worker_open(worker_env *env, const grade_options *opt, char *why, size_t why
 {
     memset(env, 0, sizeof *env);
     env->opt = opt;
-    g_session.trace = early_trace(opt, &g_session.mode, g_session.trace_why,
+    g_session.trace = early_trace(opt, &g_session.trace_status, g_session.trace_why,
                                   sizeof g_session.trace_why);
     /* Nothing loaded is instrumented but the copy load_code asks for: not
        the grader's kernels, not cuBLAS (its SGEMM is the speed reference). */
@@ -188,7 +177,7 @@ int worker_open(worker_env *env, const grade_options *opt, char *why, size_t why
 static int load_code(worker_env *env, const lab_image *img, char *why, size_t n)
 {
     int rc = module_load(&env->mod, img, why, n);
-    if (rc == 0 && g_session.trace) {
+    if (rc == 0 && g_session.trace_status == MEASURE_OK) {
         measure_trace_patching(g_session.trace, 1);
         rc = module_load_measured_copy(&env->mod, why, n);
         measure_trace_patching(g_session.trace, 0);
@@ -200,12 +189,20 @@ measure_status worker_measure(worker_env *env, void (*launch)(void *), void *arg
                               measurement *out, char *why, size_t why_size)
 {
     measure_clear(out);
-    env->mod.measuring = 1;
+    env->mod.measuring = env->meter == env->tracer; /* the patched copy is the trace's alone */
     gpu_watchdog_arm(); /* a measured run that hangs is a timeout like any other */
     measure_status st = env->meter->measure(env->meter, launch, arg, out, why, why_size);
     gpu_watchdog_disarm();
     env->mod.measuring = 0;
     return st;
+}
+
+const trace_summary *worker_trace(worker_env *env, char *why, size_t why_size)
+{
+    const trace_summary *s = env->tracer ? measure_trace_last(env->tracer, NULL) : NULL;
+    if (!s)
+        snprintf(why, why_size, "%s", env->tracer ? "the trace recorded nothing" : env->tracer_why);
+    return s;
 }
 
 int worker_grade(worker_env *env, const grade_job *job, int first, int fd)
@@ -248,7 +245,7 @@ void worker_pause(worker_env *env)
 {
     /* The counters are the device's, one process at a time: closed. A trace
        is this process's own and cannot be opened again once CUDA runs. */
-    if (g_session.meter_open && g_session.mode != MEASURE_MODE_TRACE) {
+    if (g_session.meter_open && env->meter != g_session.trace) {
         env->meter->close(env->meter);
         g_session.meter_open = 0;
     }

@@ -19,6 +19,7 @@
 #include "image/lab_image.h"
 #include "lab_table.h"
 #include "measure/measure.h"
+#include "trace/trace.h"
 #include "record/plan.h"
 #include "run/gpu.h"
 #include "run/module.h"
@@ -81,6 +82,10 @@ typedef struct worker_env {
     measure_status meter_status;
     char meter_why[512];
     char meter_line[512]; /* which backend and why, for the device line */
+    /* The trace, for the race check and the source lines: the meter when it
+       is the trace, else NULL and tracer_why says why. */
+    measure_backend *tracer;
+    char tracer_why[256];
     int fd; /* pipe to the grader */
 } worker_env;
 
@@ -91,6 +96,13 @@ typedef struct worker_env {
    watchdog armed (the problem modules' only way to). */
 measure_status worker_measure(worker_env *env, void (*launch)(void *), void *arg,
                               measurement *out, char *why, size_t why_size);
+
+/*
+ * The trace of the launch worker_measure measured last, for the race check
+ * and the source lines; NULL with why filled where the meter is not the
+ * trace (the counters: the two cannot share a process) or saw nothing.
+ */
+const trace_summary *worker_trace(worker_env *env, char *why, size_t why_size);
 
 /* A message of type with text (cut to fit), everything else zero. */
 void worker_msg_text(worker_msg *m, int type, int kernel, const char *text);

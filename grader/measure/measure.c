@@ -106,10 +106,13 @@ int measure_mode_parse(const char *s, measure_mode *out)
 }
 
 /*
- * The trace is opened first where it may be used: the Compute Sanitizer must
- * subscribe before the process's first CUDA call, and opening the counters
- * makes one. When auto then finds the counters permitted, the trace is
- * closed again and the counters grade.
+ * auto takes the trace wherever it opens: it sees what the counters cannot
+ * (access widths, source lines, races between warps), and CUPTI refuses to
+ * start in a process the Compute Sanitizer is subscribed to
+ * (CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED, measured on an H100), so
+ * the two never share one. The counters are the fallback where there is no
+ * trace. The trace is opened first: it must subscribe before the process's
+ * first CUDA call, and opening the counters makes one.
  */
 measure_backend *measure_choose(measure_mode mode, measure_backend *counters,
                                 measure_backend *trace, const char *trace_missing,
@@ -125,44 +128,34 @@ measure_backend *measure_choose(measure_mode mode, measure_backend *counters,
             st_trace = trace->open(trace, why_trace, sizeof why_trace);
         else
             snprintf(why_trace, sizeof why_trace, "%s", missing);
-    }
-    if (mode == MEASURE_MODE_TRACE) {
         *status = st_trace;
         if (st_trace == MEASURE_OK) {
-            snprintf(line, line_size, "trace (Compute Sanitizer), as --measure trace asks");
+            snprintf(line, line_size, "trace (Compute Sanitizer)%s", mode == MEASURE_MODE_TRACE
+                     ? ", as --measure trace asks" : ": it sees widths, lines and races");
             return trace;
         }
-        snprintf(line, line_size, "not measured: --measure trace, but %s", why_trace);
-        return NULL;
+        if (mode == MEASURE_MODE_TRACE) {
+            snprintf(line, line_size, "not measured: --measure trace, but %s", why_trace);
+            return NULL;
+        }
     }
     if (counters)
         st_counters = counters->open(counters, why_counters, sizeof why_counters);
     else
         snprintf(why_counters, sizeof why_counters, "no counter backend in this build");
+    *status = st_counters;
     if (st_counters == MEASURE_OK) {
-        if (st_trace == MEASURE_OK)
-            trace->close(trace);
-        *status = MEASURE_OK;
-        snprintf(line, line_size, "counters (CUPTI)%s", mode == MEASURE_MODE_COUNTERS
-                 ? ", as --measure counters asks" : ": the driver permits them");
+        if (mode == MEASURE_MODE_COUNTERS)
+            snprintf(line, line_size, "counters (CUPTI), as --measure counters asks");
+        else
+            snprintf(line, line_size, "counters (CUPTI), without the trace: %s", why_trace);
         return counters;
     }
     if (counters)
         counters->close(counters);
-    if (mode == MEASURE_MODE_AUTO && st_trace == MEASURE_OK &&
-        (st_counters == MEASURE_NOT_PERMITTED || st_counters == MEASURE_UNSUPPORTED)) {
-        *status = MEASURE_OK;
-        snprintf(line, line_size, "trace (Compute Sanitizer): %s", st_counters ==
-                 MEASURE_NOT_PERMITTED ? "the driver restricts the counters to administrators"
-                 : "the counters are not supported here");
-        return trace;
-    }
-    if (st_trace == MEASURE_OK)
-        trace->close(trace);
-    *status = st_counters;
     if (mode == MEASURE_MODE_AUTO)
-        snprintf(line, line_size, "not measured: counters: %s; trace: %s", why_counters,
-                 why_trace);
+        snprintf(line, line_size, "not measured: trace: %s; counters: %s", why_trace,
+                 why_counters);
     else
         snprintf(line, line_size, "not measured: --measure counters, but %s", why_counters);
     return NULL;

@@ -88,7 +88,7 @@ measure_backend *measure_trace_backend(char *why, size_t why_size);
 
 /* --measure: which backend grades the conflict checks. */
 typedef enum measure_mode {
-    MEASURE_MODE_AUTO,     /* counters when permitted, trace otherwise */
+    MEASURE_MODE_AUTO,     /* the trace where it is installed, else the counters */
     MEASURE_MODE_COUNTERS,
     MEASURE_MODE_TRACE
 } measure_mode;
@@ -99,12 +99,12 @@ int measure_mode_parse(const char *s, measure_mode *out);
 
 /*
  * Open the backend the mode asks for and say in `line` which one it is and
- * why, for the report's device line ("counters (CUPTI)", "trace (Compute
- * Sanitizer): the driver restricts counters to administrators"). auto opens
- * the counters and falls back to the trace when they are not permitted or
- * not supported. counters/trace may be NULL (not available). Returns the
- * opened backend, or NULL with *status and line saying why nothing could be
- * opened.
+ * why, for the report's device line ("trace (Compute Sanitizer): ...",
+ * "counters (CUPTI), as --measure counters asks"). auto opens the trace and
+ * takes it; where it does not open, the counters (the two cannot share a
+ * process, measure.c). counters/trace may be NULL (not available). Returns
+ * the opened backend, or NULL with *status and line saying why nothing could
+ * be opened.
  */
 measure_backend *measure_choose(measure_mode mode, measure_backend *counters,
                                 measure_backend *trace, const char *trace_missing,

@@ -1,6 +1,9 @@
 /* float_run.c - one input set through a float kernel; see float_run.h. */
 #include "float_run.h"
 
+#include "../compare.h"
+#include "../measure/measure_trace.h"
+
 #include "../reference/prng.h"
 #include "../run/gpu.h"
 #include "../timing.h"
@@ -222,6 +225,20 @@ int time_fresh(worker_env *env, const timed_work *w, int reps, double *median_ms
     return 0;
 }
 
+void float_trace_races(worker_env *env, measure_status st, const char *why, check_result *race)
+{
+    char trace_why[256] = "";
+    const trace_summary *trace = NULL;
+    if (race->max_points <= 0)
+        return;
+    /* a race shows in the trace also when the measured run came out wrong */
+    if (st == MEASURE_OK || st == MEASURE_WRONG_RESULT)
+        trace = worker_trace(env, trace_why, sizeof trace_why);
+    if (trace && trace->n_races > 0)
+        measure_trace_name_lines(env->tracer); /* a race is told by its two lines */
+    compare_races(race, trace, trace_why[0] ? trace_why : env->tracer ? why : env->tracer_why);
+}
+
 /* Send c now, so that a crash later cannot take it back. */
 static void decide(worker_env *env, check_result *c, int *sent)
 {
@@ -238,7 +255,7 @@ int float_grade_kernel(worker_env *env, const lab_kernel *k, const float_ops *op
     int n = kernel_checks(env->lab, k, checks);
 
     static const char *const ids[FLOAT_CHECKS] = {"correct", "global-loads", "smem-conflicts",
-                                                  "speed"};
+                                                  "speed", "race"};
     /* Checks the table gives no points are not run: max_points 0 marks them. */
     for (int i = 0; i < FLOAT_CHECKS; i++)
         check_init(&c[i], env->lab->id, k->name, ids[i], 0);
@@ -254,13 +271,16 @@ int float_grade_kernel(worker_env *env, const lab_kernel *k, const float_ops *op
         lost = right == RUN_LOST;
         /* Traffic is worth seeing even while an edge case is wrong. */
         if ((right == RUN_RIGHT || right == RUN_WRONG) &&
-            (c[FLOAT_LOADS].max_points > 0 || c[FLOAT_CONFLICTS].max_points > 0))
+            (c[FLOAT_LOADS].max_points > 0 || c[FLOAT_CONFLICTS].max_points > 0 ||
+             c[FLOAT_RACE].max_points > 0))
             ops->counters(env, k, state, c, &lost);
         else
-            for (int i = FLOAT_LOADS; i <= FLOAT_CONFLICTS; i++)
-                check_set(&c[i], CHECK_FAIL, "not graded: the kernel did not run");
+            for (int i = FLOAT_LOADS; i < FLOAT_CHECKS; i++)
+                if (i != FLOAT_SPEED)
+                    check_set(&c[i], CHECK_FAIL, "not graded: the kernel did not run");
         decide(env, &c[FLOAT_LOADS], &sent[FLOAT_LOADS]);
         decide(env, &c[FLOAT_CONFLICTS], &sent[FLOAT_CONFLICTS]);
+        decide(env, &c[FLOAT_RACE], &sent[FLOAT_RACE]);
         if (right == RUN_RIGHT && !lost && c[FLOAT_SPEED].max_points > 0)
             ops->speed(env, k, state, &c[FLOAT_SPEED], &lost);
         else

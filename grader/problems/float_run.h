@@ -59,18 +59,22 @@ typedef struct timed_work {
 int time_fresh(worker_env *env, const timed_work *w, int reps, double *median_ms, char *why,
                size_t n);
 
+/* The race check of the run just measured (worker_trace), st its status. */
+void float_trace_races(worker_env *env, measure_status st, const char *why, check_result *race);
+
 /* Fill *c for a CUDA failure outside the student's kernel; returns the outcome. */
 run_outcome fail_cuda(check_result *c, const char *label, const char *why);
 
 /* The checks of a lab 5 or 6 kernel, in report order (kernel_checks). */
-enum { FLOAT_CORRECT, FLOAT_LOADS, FLOAT_CONFLICTS, FLOAT_SPEED, FLOAT_CHECKS };
+enum { FLOAT_CORRECT, FLOAT_LOADS, FLOAT_CONFLICTS, FLOAT_SPEED, FLOAT_RACE, FLOAT_CHECKS };
 
 /* What a problem module plugs into float_grade_kernel. */
 typedef struct float_ops {
     void (*bind)(void *state, worker_env *env); /* the kernel's validated launches */
     run_outcome (*correct)(worker_env *env, const lab_kernel *k, void *state,
                            check_result *c);
-    /* Fill c[FLOAT_LOADS] and c[FLOAT_CONFLICTS]; set *lost if the context died. */
+    /* Fill c[FLOAT_LOADS], c[FLOAT_CONFLICTS] and c[FLOAT_RACE] (float_trace_races)
+       from one measured run; set *lost if the context died. */
     void (*counters)(worker_env *env, const lab_kernel *k, void *state, check_result *c,
                      int *lost);
     void (*speed)(worker_env *env, const lab_kernel *k, void *state, check_result *c,

@@ -177,6 +177,7 @@ static void counters_mm(worker_env *env, const lab_kernel *k, void *state, check
             st = MEASURE_WRONG_RESULT;
     }
     *lost = st == MEASURE_ERROR && gpu_context_lost();
+    float_trace_races(env, st, why, &c[FLOAT_RACE]);
     if (!*lost)
         release(a);
     if (st != MEASURE_OK) {

@@ -19,15 +19,25 @@ static void bind(worker_env *env, replay *t, void *out)
     t->bufs[0] = out;
 }
 
-/* Every check of a tile kernel, in report order (kernel_checks). */
-enum { C_CORRECT, C_ST_REQ, C_LD_REQ, C_ST_CONF, C_LD_CONF, C_COUNT };
+/* Every check of a tile kernel, in report order (kernel_checks): the race
+   check last, where the table gives it points. */
+enum { C_CORRECT, C_ST_REQ, C_LD_REQ, C_ST_CONF, C_LD_CONF, C_RACE, C_COUNT };
+
+/* How many of the checks above kernel k has. */
+static int k_checks(worker_env *env, const lab_kernel *k)
+{
+    kernel_check checks[KERNEL_MAX_CHECKS];
+    int n = kernel_checks(env->lab, k, checks);
+    return n < C_COUNT ? n : C_COUNT;
+}
 
 static void init_checks(worker_env *env, const lab_kernel *k, check_result *c)
 {
     kernel_check checks[KERNEL_MAX_CHECKS];
     int n = kernel_checks(env->lab, k, checks);
-    for (int i = 0; i < C_COUNT && i < n; i++)
-        check_init(&c[i], env->lab->id, k->name, checks[i].id, checks[i].points);
+    for (int i = 0; i < C_COUNT; i++)
+        check_init(&c[i], env->lab->id, k->name, i < n ? checks[i].id : "race",
+                   i < n ? checks[i].points : 0);
 }
 
 /* Mark every check not yet decided as failed with the same reason. */
@@ -37,9 +47,9 @@ static void fail_rest(check_result *c, int from, const char *reason)
         check_set(&c[i], CHECK_FAIL, "not graded: %s", reason);
 }
 
-static void emit_all(worker_env *env, const check_result *c)
+static void emit_all(worker_env *env, const lab_kernel *k, const check_result *c)
 {
-    for (int i = 0; i < C_COUNT; i++)
+    for (int i = 0; i < k_checks(env, k); i++)
         worker_emit(env, &c[i]);
 }
 
@@ -177,9 +187,10 @@ static void grade_counters(worker_env *env, const lab_kernel *k, replay *t,
     smem_side store = SIDE_STORE, load = SIDE_LOAD;
     smem_cost st_model, ld_model;
     measurement m;
-    char why[256], note[256];
+    char why[256], note[256], trace_why[256] = "";
     const bank_geometry *g = &env->gpu.banks;
     measure_status st = env->meter_status;
+    const trace_summary *trace = NULL;
 
     store.code = k->tile.store_code;
     load.code = k->tile.load_code;
@@ -197,15 +208,24 @@ static void grade_counters(worker_env *env, const lab_kernel *k, replay *t,
             st = worker_measure(env, replay_launch, t, &m, why, sizeof why);
             if (st == MEASURE_OK && !measured_run_right(env, k, &buf, n, why, sizeof why))
                 st = MEASURE_WRONG_RESULT;
+            /* a race shows in the trace also when the counted run came out wrong */
+            if (st == MEASURE_OK || st == MEASURE_WRONG_RESULT)
+                trace = worker_trace(env, trace_why, sizeof trace_why);
             guarded_free(&buf);
         }
     }
+    if (trace && trace->n_races > 0)
+        measure_trace_name_lines(env->tracer); /* a race is told by its two lines */
+    if (C_RACE < k_checks(env, k))
+        compare_races(&c[C_RACE], trace, trace_why[0] ? trace_why
+                      : env->tracer ? why : env->tracer_why);
     if (st != MEASURE_OK) {
-        for (int i = C_ST_REQ; i < C_COUNT; i++)
+        for (int i = C_ST_REQ; i < C_RACE; i++)
             compare_not_measured(&c[i], st, why);
         *broken = st == MEASURE_ERROR && gpu_context_lost();
         return;
     }
+    *broken = gpu_context_lost(); /* the trace's run can lose it too */
     pad_note(env, note, sizeof note);
     compare_requests(&c[C_ST_REQ], &store, &m, st_model.requests);
     compare_requests(&c[C_LD_REQ], &load, &m, ld_model.requests);
@@ -213,8 +233,9 @@ static void grade_counters(worker_env *env, const lab_kernel *k, replay *t,
                       note[0] ? note : NULL);
     compare_conflicts(&c[C_LD_CONF], &load, &m, &ld_model, DEGREE_TOLERANCE,
                       note[0] ? note : NULL);
-    const trace_summary *trace = measure_trace_last(env->meter, NULL);
-    if (trace) { /* the trace backend names the lines, and draws the student's access */
+    if (trace) { /* the trace names the lines, and draws the student's access */
+        if (c[C_ST_CONF].status == CHECK_FAIL || c[C_LD_CONF].status == CHECK_FAIL)
+            measure_trace_name_lines(env->tracer); /* else the lines keep their pcs */
         compare_trace_lines(&c[C_ST_CONF], trace, TRACE_OP_STORE, g);
         compare_trace_lines(&c[C_LD_CONF], trace, TRACE_OP_LOAD, g);
     }
@@ -236,6 +257,6 @@ int tile_grade_kernel(worker_env *env, const lab_kernel *k)
     } else {
         grade_counters(env, k, &t, c, &broken);
     }
-    emit_all(env, c);
+    emit_all(env, k, c);
     return broken ? KERNEL_CONTEXT_LOST : 0;
 }

@@ -13,6 +13,11 @@ build=${1:?usage: check-gpu.sh BUILD GRADER}
 grader=${2:?usage: check-gpu.sh BUILD GRADER}
 expect=$build/tests/expect
 out=$build/gpu-results
+if [ ! -f "$build/libsmemlab-trace.so" ]; then # the race check and the 64-bit rule need it
+    echo "check-gpu: the trace backend is not built, so the race checks cannot pass;" \
+         "make trace-backend says why (the Compute Sanitizer of a full CUDA Toolkit)" >&2
+    exit 1
+fi
 rm -rf "$out" # results of an earlier run must not answer for this one
 mkdir -p "$out"
 passed=0 failed=0

@@ -33,34 +33,37 @@ static measure_backend backend(const char *name, fake *f)
     return (measure_backend){name, fake_open, NULL, fake_close, f};
 }
 
-START_TEST(test_auto_prefers_counters)
+START_TEST(test_auto_prefers_trace)
 {
     fake c = {MEASURE_OK, "", 0, 0}, t = {MEASURE_OK, "", 0, 0};
     measure_backend cb = backend("cupti", &c), tb = backend("trace", &t);
     measure_status st;
     char line[512];
-    ck_assert_ptr_eq(measure_choose(MEASURE_MODE_AUTO, &cb, &tb, NULL, &st, line, sizeof line), &cb);
+    ck_assert_ptr_eq(measure_choose(MEASURE_MODE_AUTO, &cb, &tb, NULL, &st, line, sizeof line), &tb);
     ck_assert_int_eq(st, MEASURE_OK);
-    ck_assert_str_eq(line, "counters (CUPTI): the driver permits them");
-    /* the trace subscribed first (before any CUDA call) and is let go again */
+    ck_assert_str_eq(line, "trace (Compute Sanitizer): it sees widths, lines and races");
+    /* CUPTI refuses to start beside the Compute Sanitizer: never opened */
+    ck_assert_int_eq(c.opens, 0);
     ck_assert_int_eq(t.opens, 1);
-    ck_assert_int_eq(t.closes, 1);
-    ck_assert_int_eq(c.closes, 0);
+    ck_assert_int_eq(t.closes, 0);
 }
 END_TEST
 
-START_TEST(test_auto_falls_back_to_trace)
+START_TEST(test_auto_falls_back_to_counters)
 {
-    fake c = {MEASURE_NOT_PERMITTED, "ERR_NVGPUCTRPERM", 0, 0}, t = {MEASURE_OK, "", 0, 0};
+    fake c = {MEASURE_OK, "", 0, 0}, t = {MEASURE_UNSUPPORTED, "sanitizerSubscribe: not initialized", 0, 0};
     measure_backend cb = backend("cupti", &c), tb = backend("trace", &t);
     measure_status st;
     char line[512];
-    ck_assert_ptr_eq(measure_choose(MEASURE_MODE_AUTO, &cb, &tb, NULL, &st, line, sizeof line), &tb);
+    ck_assert_ptr_eq(measure_choose(MEASURE_MODE_AUTO, &cb, &tb, NULL, &st, line, sizeof line), &cb);
     ck_assert_int_eq(st, MEASURE_OK);
-    ck_assert_str_eq(line, "trace (Compute Sanitizer): the driver restricts the counters to "
-                           "administrators");
-    ck_assert_int_eq(t.closes, 0);
-    ck_assert_int_eq(c.closes, 1);
+    ck_assert_str_eq(line, "counters (CUPTI), without the trace: sanitizerSubscribe: not initialized");
+    ck_assert_int_eq(c.closes, 0);
+
+    /* no trace library at all */
+    ck_assert_ptr_eq(measure_choose(MEASURE_MODE_AUTO, &cb, NULL, "libsmemlab-trace.so is missing",
+                                    &st, line, sizeof line), &cb);
+    ck_assert_str_eq(line, "counters (CUPTI), without the trace: libsmemlab-trace.so is missing");
 }
 END_TEST
 
@@ -73,8 +76,9 @@ START_TEST(test_auto_without_trace)
     ck_assert_ptr_null(measure_choose(MEASURE_MODE_AUTO, &cb, NULL, "libsmemlab-trace.so is missing",
                                       &st, line, sizeof line));
     ck_assert_int_eq(st, MEASURE_NOT_PERMITTED);
-    ck_assert_str_eq(line, "not measured: counters: ERR_NVGPUCTRPERM; trace: "
-                           "libsmemlab-trace.so is missing");
+    ck_assert_str_eq(line, "not measured: trace: libsmemlab-trace.so is missing; counters: "
+                           "ERR_NVGPUCTRPERM");
+    ck_assert_int_eq(c.closes, 1);
 }
 END_TEST
 
@@ -172,8 +176,8 @@ Suite *measure_suite(void)
 {
     Suite *s = suite_create("measure");
     TCase *tc = tcase_create("measure");
-    tcase_add_test(tc, test_auto_prefers_counters);
-    tcase_add_test(tc, test_auto_falls_back_to_trace);
+    tcase_add_test(tc, test_auto_prefers_trace);
+    tcase_add_test(tc, test_auto_falls_back_to_counters);
     tcase_add_test(tc, test_auto_without_trace);
     tcase_add_test(tc, test_forced_modes);
     tcase_add_test(tc, test_mode_names);

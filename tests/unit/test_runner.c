@@ -26,7 +26,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-extern const lab_def lab1_def; /* three kernels of five checks each: 18 points */
+extern const lab_def lab1_def; /* three kernels, each with the checks of its table row */
 
 static void send_msg(int fd, const worker_msg *m)
 {
@@ -231,6 +231,10 @@ static void worker_leaves_a_grandchild(const grade_job *job, int first, int fd)
 
 #define TEST_GPU "0000:7e:00.0"
 
+/* What lab 1 has, from its table: checks a kernel (the same for its three), points in all. */
+#define LAB1_KERNEL_CHECKS kernel_checks(&lab1_def, &lab1_def.kernels[0], (kernel_check[KERNEL_MAX_CHECKS]){0})
+#define LAB1_POINTS (3 * kernel_max_points(&lab1_def, &lab1_def.kernels[0]))
+
 static void tell_waiting(void *fd, const char *lock_path)
 {
     send_text(*(int *)fd, MSG_GPU_WAIT, -1, lock_path);
@@ -371,12 +375,12 @@ START_TEST(test_good_worker)
     lab_result r;
     run(worker_good, 0, &r);
     ck_assert_int_eq(r.env_code, 0);
-    ck_assert_int_eq(r.n_checks, 15);
+    ck_assert_int_eq(r.n_checks, 3 * LAB1_KERNEL_CHECKS);
     ck_assert_str_eq(r.device, "Fake GPU");
     for (int k = 0; k < 3; k++)
-        ck_assert_int_eq(count(&r, lab1_def.kernels[k].name, CHECK_PASS), 5);
-    ck_assert_double_eq_tol(r.points, 18, 1e-12);
-    ck_assert_double_eq_tol(r.max_points, 18, 1e-12);
+        ck_assert_int_eq(count(&r, lab1_def.kernels[k].name, CHECK_PASS), LAB1_KERNEL_CHECKS);
+    ck_assert_double_eq_tol(r.points, LAB1_POINTS, 1e-12);
+    ck_assert_double_eq_tol(r.max_points, LAB1_POINTS, 1e-12);
     ck_assert_ptr_null(r.device_printed);
     lab_result_free(&r);
 }
@@ -388,16 +392,16 @@ START_TEST(test_hang_is_timed_out_and_the_rest_graded)
     run(worker_hangs_on_1, 0.4, &r);
     const char *hung = lab1_def.kernels[1].name;
     ck_assert_int_eq(r.env_code, 0);
-    ck_assert_int_eq(r.n_checks, 15);
-    ck_assert_int_eq(count(&r, lab1_def.kernels[0].name, CHECK_PASS), 5);
+    ck_assert_int_eq(r.n_checks, 3 * LAB1_KERNEL_CHECKS);
+    ck_assert_int_eq(count(&r, lab1_def.kernels[0].name, CHECK_PASS), LAB1_KERNEL_CHECKS);
     ck_assert_int_eq(count(&r, hung, CHECK_PASS), 1); /* what it passed stands */
-    ck_assert_int_eq(count(&r, hung, CHECK_FAIL), 4);
+    ck_assert_int_eq(count(&r, hung, CHECK_FAIL), LAB1_KERNEL_CHECKS - 1);
     const check_result *f = first_failure(&r, hung);
     ck_assert_ptr_nonnull(f);
     ck_assert_ptr_nonnull(strstr(f->message, "timed out"));
     ck_assert_str_eq(f->check, "store-requests"); /* the first check it never sent */
     ck_assert_double_eq_tol(f->max_points, 1, 1e-12);
-    ck_assert_int_eq(count(&r, lab1_def.kernels[2].name, CHECK_PASS), 5);
+    ck_assert_int_eq(count(&r, lab1_def.kernels[2].name, CHECK_PASS), LAB1_KERNEL_CHECKS);
     lab_result_free(&r);
 }
 END_TEST
@@ -411,7 +415,7 @@ START_TEST(test_messages_do_not_extend_the_deadline)
     const check_result *f = first_failure(&r, lab1_def.kernels[1].name);
     ck_assert_ptr_nonnull(f);
     ck_assert_ptr_nonnull(strstr(f->message, "timed out"));
-    ck_assert_int_eq(count(&r, lab1_def.kernels[2].name, CHECK_PASS), 5);
+    ck_assert_int_eq(count(&r, lab1_def.kernels[2].name, CHECK_PASS), LAB1_KERNEL_CHECKS);
     lab_result_free(&r);
 }
 END_TEST
@@ -435,11 +439,11 @@ START_TEST(test_crash_keeps_passed_checks)
     const char *crashed = lab1_def.kernels[1].name;
     ck_assert_int_eq(r.env_code, 0);
     ck_assert_int_eq(count(&r, crashed, CHECK_PASS), 2);
-    ck_assert_int_eq(count(&r, crashed, CHECK_FAIL), 3);
+    ck_assert_int_eq(count(&r, crashed, CHECK_FAIL), LAB1_KERNEL_CHECKS - 2);
     const check_result *f = first_failure(&r, crashed);
     ck_assert_ptr_nonnull(strstr(f->message, "signal 11"));
-    ck_assert_int_eq(count(&r, lab1_def.kernels[2].name, CHECK_PASS), 5);
-    ck_assert_double_eq_tol(r.max_points, 18, 1e-12); /* no check twice, none missing */
+    ck_assert_int_eq(count(&r, lab1_def.kernels[2].name, CHECK_PASS), LAB1_KERNEL_CHECKS);
+    ck_assert_double_eq_tol(r.max_points, LAB1_POINTS, 1e-12); /* no check twice, none missing */
     lab_result_free(&r);
 }
 END_TEST
@@ -449,9 +453,9 @@ START_TEST(test_restart_after_each_kernel)
     lab_result r;
     run(worker_one_kernel_each, 0, &r);
     ck_assert_int_eq(r.env_code, 0);
-    ck_assert_int_eq(r.n_checks, 15);
+    ck_assert_int_eq(r.n_checks, 3 * LAB1_KERNEL_CHECKS);
     for (int k = 0; k < 3; k++)
-        ck_assert_int_eq(count(&r, lab1_def.kernels[k].name, CHECK_PASS), 5);
+        ck_assert_int_eq(count(&r, lab1_def.kernels[k].name, CHECK_PASS), LAB1_KERNEL_CHECKS);
     lab_result_free(&r);
 }
 END_TEST
@@ -484,8 +488,8 @@ START_TEST(test_forged_messages_are_refused)
     run(worker_forges, 0, &r);
     const char *k0 = lab1_def.kernels[0].name;
     ck_assert_int_eq(r.env_code, 0);
-    ck_assert_int_eq(r.n_checks, 15);     /* each check once, in the table's order */
-    ck_assert_double_eq_tol(r.max_points, 18, 1e-12);
+    ck_assert_int_eq(r.n_checks, 3 * LAB1_KERNEL_CHECKS);     /* each check once, in the table's order */
+    ck_assert_double_eq_tol(r.max_points, LAB1_POINTS, 1e-12);
     /* kernel 0: correct passed once, for the table's 2 points, never 15000 */
     ck_assert_str_eq(r.checks[0].check, "correct");
     ck_assert_str_eq(r.checks[0].kernel, k0); /* the table's name, not the child's */
@@ -496,8 +500,9 @@ START_TEST(test_forged_messages_are_refused)
     ck_assert_int_eq(r.checks[1].status, CHECK_FAIL);
     ck_assert_uint_lt(strlen(r.checks[1].message), sizeof r.checks[1].message);
     /* what it never validly reported fails */
-    ck_assert_int_eq(count(&r, k0, CHECK_FAIL), 4);
-    ck_assert_double_eq_tol(r.points, 2 + 6 + 6, 1e-12);
+    ck_assert_int_eq(count(&r, k0, CHECK_FAIL), LAB1_KERNEL_CHECKS - 1);
+    /* kernel 0's correct check (2 points), and kernels 1 and 2 whole */
+    ck_assert_double_eq_tol(r.points, 2 + 2 * LAB1_POINTS / 3, 1e-12);
     /* duplicate, unknown id, wrong kernel, bad status, bad BEGIN, bad type */
     ck_assert_int_ge(r.rejected_messages, 6);
     lab_result_free(&r);
@@ -508,7 +513,7 @@ START_TEST(test_flood_is_capped)
 {
     lab_result r;
     run(worker_floods, 0, &r);
-    ck_assert_double_eq_tol(r.points, 18, 1e-12);
+    ck_assert_double_eq_tol(r.points, LAB1_POINTS, 1e-12);
     ck_assert_ptr_nonnull(r.device_printed);
     ck_assert_uint_le(strlen(r.device_printed), CAPTURE_HEAD + CAPTURE_TAIL + 100);
     ck_assert_ptr_nonnull(strstr(r.device_printed, "bytes not shown"));
@@ -524,7 +529,7 @@ START_TEST(test_grandchild_is_killed_and_not_waited_for)
     double start = child_now();
     run(worker_leaves_a_grandchild, 0, &r);
     ck_assert(child_now() - start < 5.0); /* the held pipe does not stall the grader */
-    ck_assert_double_eq_tol(r.points, 18, 1e-12);
+    ck_assert_double_eq_tol(r.points, LAB1_POINTS, 1e-12);
     pid_t g = read_pidfile();
     ck_assert_int_gt(g, 0);
     ck_assert(!alive(g));
@@ -578,7 +583,7 @@ START_TEST(test_worker_waits_for_the_gpu)
     ck_assert_str_eq(told, "gpu\n");
     close(status[0]);
     ck_assert_int_eq(r.env_code, 0);
-    ck_assert_double_eq_tol(r.points, 18, 1e-12);
+    ck_assert_double_eq_tol(r.points, LAB1_POINTS, 1e-12);
     ck_assert_msg(took >= 0.4, "graded in %.2f s while the GPU was held for 0.5 s", took);
     waitpid(other, NULL, 0);
     lab_result_free(&r);
@@ -748,7 +753,7 @@ START_TEST(test_meter_server_grades_for_the_grader)
     run_through_meter(worker_good, 0, 0, &r, &jobs);
     ck_assert_int_eq(r.env_code, 0);
     ck_assert_str_eq(r.device, "Fake GPU");
-    ck_assert_double_eq_tol(r.points, 18, 1e-12);
+    ck_assert_double_eq_tol(r.points, LAB1_POINTS, 1e-12);
     ck_assert_int_eq(r.rejected_messages, 0);
     ck_assert_str_eq(jobs, "first 0 of lab1\n");
     lab_result_free(&r);
@@ -775,9 +780,9 @@ START_TEST(test_meter_server_ending_costs_one_kernel)
     const check_result *c = first_failure(&r, lab1_def.kernels[1].name);
     ck_assert_ptr_nonnull(c);
     ck_assert_msg(strstr(c->message, server_ends[_i].message), "%s", c->message);
-    ck_assert_int_eq(count(&r, lab1_def.kernels[0].name, CHECK_PASS), 5);
+    ck_assert_int_eq(count(&r, lab1_def.kernels[0].name, CHECK_PASS), LAB1_KERNEL_CHECKS);
     ck_assert_int_eq(count(&r, lab1_def.kernels[1].name, CHECK_PASS), server_ends[_i].passed_in_1);
-    ck_assert_int_eq(count(&r, lab1_def.kernels[2].name, CHECK_PASS), 5);
+    ck_assert_int_eq(count(&r, lab1_def.kernels[2].name, CHECK_PASS), LAB1_KERNEL_CHECKS);
     ck_assert_str_eq(jobs, "first 0 of lab1\nfirst 2 of lab1\n");
     lab_result_free(&r);
 }
@@ -822,7 +827,7 @@ START_TEST(test_meter_server_busy_is_waited_for)
     run_through_meter(worker_good, 0.8, 0, &r, &jobs);
     ck_assert_double_ge(child_now() - t0, 0.8);
     ck_assert_int_eq(r.env_code, 0);
-    ck_assert_double_eq_tol(r.points, 18, 1e-12);
+    ck_assert_double_eq_tol(r.points, LAB1_POINTS, 1e-12);
     ck_assert_int_eq(r.rejected_messages, 0);
     lab_result_free(&r);
 

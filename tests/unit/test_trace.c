@@ -474,7 +474,7 @@ START_TEST(test_race_check)
     ck_assert_int_eq(lineinfo_parse(read_text(TRACES "lab1.nvdisasm"), &t, why, sizeof why), 0);
     trace_attribute(&s, &t, "_Z13setRowReadColPi");
     check_init(&c, "lab1", "setRowReadCol", "race", 1);
-    compare_races(&c, &s);
+    compare_races(&c, &s, NULL);
     ck_assert_int_eq(c.status, CHECK_FAIL);
     ck_assert_msg(strncmp(c.message, "lab1.cu:82 (store) and lab1.cu:90 (load) race: warps ",
                           53) == 0, "%s", c.message);
@@ -490,11 +490,19 @@ START_TEST(test_race_check)
 
     analyze("lab1-rowcol", &s);
     check_init(&c, "lab1", "setRowReadCol", "race", 1);
-    compare_races(&c, &s);
+    compare_races(&c, &s, NULL);
     ck_assert_int_eq(c.status, CHECK_PASS);
     ck_assert_str_eq(c.measured, "no race (32 barriers seen)");
     trace_summary_free(&s);
     lineinfo_free(&t);
+
+    /* no trace: never a silent pass */
+    check_init(&c, "lab1", "setRowReadCol", "race", 1);
+    compare_races(&c, NULL, "libsmemlab-trace.so is missing");
+    ck_assert_int_eq(c.status, CHECK_NOT_MEASURED);
+    ck_assert_str_eq(c.message, "not measured: the race check needs the trace (Compute "
+                     "Sanitizer): libsmemlab-trace.so is missing");
+    ck_assert_ptr_nonnull(strstr(c.hint, "make trace-backend"));
 }
 END_TEST
 
