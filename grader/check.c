@@ -56,10 +56,15 @@ const char *check_line_text(const check_line *l, char *buf, size_t size)
         snprintf(degree, sizeof degree, "%.0f-way", round(d));
     else
         snprintf(degree, sizeof degree, "%.2f-way", d);
+    char at[sizeof l->file + 16];
+    if (l->line > 0)
+        snprintf(at, sizeof at, "%s:%d", l->file, l->line);
+    else /* not named: its pc ("pc 0xe0") */
+        snprintf(at, sizeof at, "%s", l->file);
     if (l->requests > 0)
-        snprintf(buf, size, "%s:%d  %s  %s (%ld wavefronts / %ld requests)", l->file, l->line,
-                 l->op, degree, l->wavefronts, l->requests);
+        snprintf(buf, size, "%s  %s  %s (%ld wavefronts / %ld requests)", at, l->op, degree,
+                 l->wavefronts, l->requests);
     else /* a race line: no counts */
-        snprintf(buf, size, "%s:%d  %s", l->file, l->line, l->op);
+        snprintf(buf, size, "%s  %s", at, l->op);
     return buf;
 }

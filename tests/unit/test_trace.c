@@ -503,6 +503,20 @@ START_TEST(test_race_check)
     ck_assert_str_eq(c.message, "not measured: the race check needs the trace (Compute "
                      "Sanitizer): libsmemlab-trace.so is missing");
     ck_assert_ptr_nonnull(strstr(c.hint, "make trace-backend"));
+
+    /* a kernel that never touched shared memory earns nothing here (a skeleton) */
+    trace_summary none;
+    memset(&none, 0, sizeof none);
+    check_init(&c, "lab1", "setRowReadCol", "race", 1);
+    compare_races(&c, &none, NULL);
+    ck_assert_int_eq(c.status, CHECK_FAIL);
+    ck_assert_str_eq(c.message, "no shared loads or stores ran: nothing to judge");
+
+    /* a line the trace did not name (no failing check asked nvdisasm): its pc */
+    check_line unnamed = {.file = "pc 0xe0", .line = 0, .op = "store", .requests = 32,
+                          .wavefronts = 32, .ideal = 32};
+    ck_assert_str_eq(check_line_text(&unnamed, text, sizeof text),
+                     "pc 0xe0  store  conflict-free (32 wavefronts / 32 requests)");
 }
 END_TEST
 
