@@ -222,6 +222,7 @@ static void counters_conv(worker_env *env, const lab_kernel *k, void *state, che
     check_smem_near_free(&c[FLOAT_CONFLICTS], &m,
                          "Neighbouring threads should read neighbouring tile elements "
                          "(tile[ty + i][tx + j] with tx varying fastest).");
+    float_trace_lines(env, &c[FLOAT_CONFLICTS]);
 }
 
 static void launch_copy(void *p)

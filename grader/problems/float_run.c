@@ -239,6 +239,17 @@ void float_trace_races(worker_env *env, measure_status st, const char *why, chec
     compare_races(race, trace, trace_why[0] ? trace_why : env->tracer ? why : env->tracer_why);
 }
 
+void float_trace_lines(worker_env *env, check_result *c)
+{
+    char why[256];
+    const trace_summary *s = worker_trace(env, why, sizeof why);
+    if (!s)
+        return;
+    if (c->status == CHECK_FAIL)
+        measure_trace_name_lines(env->tracer);
+    compare_trace_lines(c, s, -1, &env->gpu.banks);
+}
+
 /* Send c now, so that a crash later cannot take it back. */
 static void decide(worker_env *env, check_result *c, int *sent)
 {

@@ -202,6 +202,7 @@ static void counters_mm(worker_env *env, const lab_kernel *k, void *state, check
                          "Bs[k][tx] (consecutive words): both are conflict-free. A tile read "
                          "down a column, Bs[tx][k], costs a conflict on every access; swap the "
                          "indices or pad the tile.");
+    float_trace_lines(env, &c[FLOAT_CONFLICTS]);
 }
 
 static void launch_cublas(void *p)
