@@ -87,8 +87,6 @@ typedef struct trace_state {
     trace_summary last;
     int have_last;
     char last_function[256];
-    CUmodule last_module; /* where last_function is, for naming its lines */
-    int last_named;
     trace_record *host;
     size_t host_cap;
 } trace_state;
@@ -298,6 +296,12 @@ static const line_table *lines_of(traced_module *t)
     if (t->lines_tried)
         return t->lines.n_entries ? &t->lines : NULL;
     t->lines_tried = 1;
+    /* The cubin's own .debug_line: microseconds. nvdisasm reads the same
+       table in about 0.5 s a module (its start-up), so it is only the
+       fallback, for a line table this reader does not know (DWARF 5, say). */
+    if (lineinfo_from_cubin(t->cubin, t->cubin_size, &t->lines, t->lines_why,
+                            sizeof t->lines_why) == 0)
+        return &t->lines;
     char file[] = "/tmp/smemlab-cubin-XXXXXX";
     int fd = mkstemp(file);
     if (fd < 0)
@@ -463,8 +467,9 @@ static measure_status trace_measure(measure_backend *self, void (*launch)(void *
     s->have_last = 1;
     traced_launch *first = &s->launches[0];
     snprintf(s->last_function, sizeof s->last_function, "%s", first->function);
-    s->last_module = first->module;
-    s->last_named = 0; /* lines are named on demand: nvdisasm takes ~0.5 s a module */
+    const line_table *lines = lines_of(module_of(s, first->module));
+    if (lines)
+        trace_attribute(&s->last, lines, first->function);
     trace_to_measurement(&s->last, out);
 
     /* global loads, and the scale of a sampled trace */
@@ -518,17 +523,6 @@ __attribute__((visibility("default"))) void smemlab_trace_patching(measure_backe
     trace_state *s = b ? b->state : NULL;
     if (s == &state)
         s->untraced_loads = !on;
-}
-
-__attribute__((visibility("default"))) void smemlab_trace_name_lines(measure_backend *b)
-{
-    trace_state *s = b ? b->state : NULL;
-    if (s != &state || !s->have_last || s->last_named)
-        return;
-    s->last_named = 1;
-    const line_table *lines = lines_of(module_of(s, s->last_module));
-    if (lines)
-        trace_attribute(&s->last, lines, s->last_function);
 }
 
 __attribute__((visibility("default"))) const trace_summary *

@@ -25,8 +25,6 @@
 #define TRACE_ENTRY_BACKEND "smemlab_trace_backend"
 #define TRACE_ENTRY_LAST "smemlab_trace_last"
 #define TRACE_ENTRY_PATCHING "smemlab_trace_patching"
-#define TRACE_ENTRY_NAME_LINES "smemlab_trace_name_lines"
-typedef void (*trace_name_lines_entry)(measure_backend *b);
 typedef void (*trace_patching_entry)(measure_backend *b, int on);
 typedef measure_backend *(*trace_backend_entry)(char *why, size_t why_size);
 typedef const trace_summary *(*trace_last_entry)(measure_backend *b, const char **function);
@@ -38,16 +36,6 @@ typedef const trace_summary *(*trace_last_entry)(measure_backend *b, const char 
  * measured nothing yet.
  */
 const trace_summary *measure_trace_last(measure_backend *b, const char **function);
-
-/*
- * Give the sites and races of the last analysis their files and lines (from
- * nvdisasm on the module's cubin). Asked for only where a message names a
- * line (a failing conflict check, a race): nvdisasm takes about 0.5 s a
- * module whatever its size (measured on an H100 machine), which a batch's
- * meter server would pay for every submission. No-op when b is not the
- * trace backend.
- */
-void measure_trace_name_lines(measure_backend *b);
 
 /*
  * Whether modules loaded from now on are patched (default: yes). The worker

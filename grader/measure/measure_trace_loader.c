@@ -72,16 +72,6 @@ const trace_summary *measure_trace_last(measure_backend *b, const char **functio
     return last ? last(b, function) : NULL;
 }
 
-void measure_trace_name_lines(measure_backend *b)
-{
-    trace_name_lines_entry name_lines;
-    if (!lib || !b || b != loaded)
-        return;
-    *(void **)&name_lines = dlsym(lib, TRACE_ENTRY_NAME_LINES);
-    if (name_lines)
-        name_lines(b);
-}
-
 void measure_trace_patching(measure_backend *b, int on)
 {
     trace_patching_entry patching;

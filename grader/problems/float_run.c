@@ -234,8 +234,6 @@ void float_trace_races(worker_env *env, measure_status st, const char *why, chec
     /* a race shows in the trace also when the measured run came out wrong */
     if (st == MEASURE_OK || st == MEASURE_WRONG_RESULT)
         trace = worker_trace(env, trace_why, sizeof trace_why);
-    if (trace && trace->n_races > 0)
-        measure_trace_name_lines(env->tracer); /* a race is told by its two lines */
     compare_races(race, trace, trace_why[0] ? trace_why : env->tracer ? why : env->tracer_why);
 }
 
@@ -245,8 +243,6 @@ void float_trace_lines(worker_env *env, check_result *c)
     const trace_summary *s = worker_trace(env, why, sizeof why);
     if (!s)
         return;
-    if (c->status == CHECK_FAIL)
-        measure_trace_name_lines(env->tracer);
     compare_trace_lines(c, s, -1, &env->gpu.banks);
 }
 

@@ -63,7 +63,7 @@ int time_fresh(worker_env *env, const timed_work *w, int reps, double *median_ms
 void float_trace_races(worker_env *env, measure_status st, const char *why, check_result *race);
 
 /* The source lines of the shared accesses behind c (the smem-conflicts check), worst
-   first, from the trace of the run just measured; named and drawn when c failed. */
+   first, from the trace of the run just measured; drawn when c failed. */
 void float_trace_lines(worker_env *env, check_result *c);
 
 /* Fill *c for a CUDA failure outside the student's kernel; returns the outcome. */

@@ -214,8 +214,6 @@ static void grade_counters(worker_env *env, const lab_kernel *k, replay *t,
             guarded_free(&buf);
         }
     }
-    if (trace && trace->n_races > 0)
-        measure_trace_name_lines(env->tracer); /* a race is told by its two lines */
     if (C_RACE < k_checks(env, k))
         compare_races(&c[C_RACE], trace, trace_why[0] ? trace_why
                       : env->tracer ? why : env->tracer_why);
@@ -234,8 +232,6 @@ static void grade_counters(worker_env *env, const lab_kernel *k, replay *t,
     compare_conflicts(&c[C_LD_CONF], &load, &m, &ld_model, DEGREE_TOLERANCE,
                       note[0] ? note : NULL);
     if (trace) { /* the trace names the lines, and draws the student's access */
-        if (c[C_ST_CONF].status == CHECK_FAIL || c[C_LD_CONF].status == CHECK_FAIL)
-            measure_trace_name_lines(env->tracer); /* else the lines keep their pcs */
         compare_trace_lines(&c[C_ST_CONF], trace, TRACE_OP_STORE, g);
         compare_trace_lines(&c[C_LD_CONF], trace, TRACE_OP_LOAD, g);
     }

@@ -224,3 +224,324 @@ void trace_attribute(trace_summary *s, const line_table *t, const char *function
         name(t, function, s->races[i].pc_b, &s->races[i].file_b, &s->races[i].line_b);
     }
 }
+
+/* --- the line table straight from a cubin's .debug_line (DWARF 2-4) ---------------------- */
+
+#include <elf.h>
+
+typedef struct reader {
+    const unsigned char *p, *end;
+    int bad;
+} reader;
+
+static uint64_t rd_fixed(reader *r, int bytes)
+{
+    uint64_t v = 0;
+    if (r->end - r->p < bytes) {
+        r->bad = 1;
+        r->p = r->end;
+        return 0;
+    }
+    for (int i = 0; i < bytes; i++)
+        v |= (uint64_t)r->p[i] << (8 * i); /* cubins are little-endian (checked) */
+    r->p += bytes;
+    return v;
+}
+
+static uint64_t rd_uleb(reader *r)
+{
+    uint64_t v = 0;
+    for (int shift = 0; r->p < r->end; shift += 7) {
+        unsigned char b = *r->p++;
+        if (shift < 64)
+            v |= (uint64_t)(b & 0x7f) << shift;
+        if (!(b & 0x80))
+            return v;
+    }
+    r->bad = 1;
+    return v;
+}
+
+static int64_t rd_sleb(reader *r)
+{
+    int64_t v = 0;
+    int shift = 0;
+    unsigned char b = 0x80;
+    while (r->p < r->end && (b & 0x80)) {
+        b = *r->p++;
+        if (shift < 64)
+            v |= (int64_t)((uint64_t)(b & 0x7f) << shift);
+        shift += 7;
+    }
+    if (b & 0x80)
+        r->bad = 1;
+    else if (shift < 64 && (b & 0x40))
+        v |= -((int64_t)1 << shift);
+    return v;
+}
+
+static const char *rd_str(reader *r)
+{
+    const char *s = (const char *)r->p;
+    const unsigned char *nul = memchr(r->p, 0, (size_t)(r->end - r->p));
+    if (!nul) {
+        r->bad = 1;
+        r->p = r->end;
+        return "";
+    }
+    r->p = nul + 1;
+    return s;
+}
+
+typedef struct cubin {
+    const unsigned char *data;
+    size_t size;
+    const Elf64_Shdr *sh;
+    int n_sections;
+    const char *shstr;
+    size_t shstr_size;
+} cubin;
+
+/* The section called name, or NULL. */
+static const Elf64_Shdr *section(const cubin *c, const char *name)
+{
+    for (int i = 0; i < c->n_sections; i++) {
+        const Elf64_Shdr *s = &c->sh[i];
+        if (s->sh_name < c->shstr_size &&
+            strncmp(c->shstr + s->sh_name, name, c->shstr_size - s->sh_name) == 0 &&
+            s->sh_offset <= c->size && s->sh_size <= c->size - s->sh_offset)
+            return s;
+    }
+    return NULL;
+}
+
+static int open_cubin(cubin *c, const void *data, size_t size, char *why, size_t why_size)
+{
+    const Elf64_Ehdr *h = data;
+    memset(c, 0, sizeof *c);
+    c->data = data;
+    c->size = size;
+    if (size < sizeof *h || memcmp(h->e_ident, ELFMAG, SELFMAG) != 0 ||
+        h->e_ident[EI_CLASS] != ELFCLASS64 || h->e_ident[EI_DATA] != ELFDATA2LSB ||
+        h->e_shentsize != sizeof(Elf64_Shdr) || h->e_shoff > size ||
+        (size - h->e_shoff) / sizeof(Elf64_Shdr) < h->e_shnum || h->e_shstrndx >= h->e_shnum) {
+        snprintf(why, why_size, "not a 64-bit little-endian ELF cubin");
+        return -1;
+    }
+    c->sh = (const Elf64_Shdr *)(c->data + h->e_shoff);
+    c->n_sections = h->e_shnum;
+    const Elf64_Shdr *str = &c->sh[h->e_shstrndx];
+    if (str->sh_offset > size || str->sh_size > size - str->sh_offset) {
+        snprintf(why, why_size, "the cubin's section names lie outside it");
+        return -1;
+    }
+    c->shstr = (const char *)c->data + str->sh_offset;
+    c->shstr_size = str->sh_size;
+    return 0;
+}
+
+/*
+ * Which function each sequence of the line program belongs to: in a cubin
+ * every function is its own section at address 0, and the DW_LNE_set_address
+ * that opens a sequence is relocated against the function's symbol
+ * (.rela.debug_line). Returns the symbol's name for the operand at `offset`
+ * of .debug_line, or NULL.
+ */
+static const char *relocated_symbol(const cubin *c, uint64_t offset, int64_t *addend)
+{
+    const Elf64_Shdr *rela = section(c, ".rela.debug_line");
+    if (!rela || rela->sh_link >= (Elf64_Word)c->n_sections)
+        return NULL;
+    const Elf64_Shdr *sym = &c->sh[rela->sh_link];
+    if (sym->sh_link >= (Elf64_Word)c->n_sections || sym->sh_offset > c->size ||
+        sym->sh_size > c->size - sym->sh_offset)
+        return NULL;
+    const Elf64_Shdr *str = &c->sh[sym->sh_link];
+    if (str->sh_offset > c->size || str->sh_size > c->size - str->sh_offset)
+        return NULL;
+    const char *names = (const char *)c->data + str->sh_offset;
+    size_t n_rela = rela->sh_size / sizeof(Elf64_Rela), n_sym = sym->sh_size / sizeof(Elf64_Sym);
+    const Elf64_Rela *r = (const Elf64_Rela *)(c->data + rela->sh_offset);
+    const Elf64_Sym *s = (const Elf64_Sym *)(c->data + sym->sh_offset);
+    for (size_t i = 0; i < n_rela; i++) {
+        if (r[i].r_offset != offset || ELF64_R_SYM(r[i].r_info) >= n_sym)
+            continue;
+        const Elf64_Sym *y = &s[ELF64_R_SYM(r[i].r_info)];
+        *addend = r[i].r_addend;
+        if (ELF64_ST_TYPE(y->st_info) == STT_SECTION && y->st_shndx < c->n_sections) {
+            const char *sec = c->sh[y->st_shndx].sh_name < c->shstr_size
+                                  ? c->shstr + c->sh[y->st_shndx].sh_name : "";
+            return strncmp(sec, ".text.", 6) == 0 ? sec + 6 : NULL;
+        }
+        return y->st_name < str->sh_size ? names + y->st_name : NULL;
+    }
+    return NULL;
+}
+
+typedef struct unit_files {
+    const char *dirs[64], *names[256];
+    uint64_t dir_of[256];
+    int n_dirs, n_names;
+} unit_files;
+
+static int add_row(line_table *t, size_t *cap, int function, uint64_t address,
+                   const unit_files *u, uint64_t file, int64_t line)
+{
+    if (function < 0 || file < 1 || file > (uint64_t)u->n_names || line <= 0)
+        return 0; /* nothing to name it by */
+    char path[1024];
+    const char *name = u->names[file - 1];
+    uint64_t d = u->dir_of[file - 1];
+    if (name[0] != '/' && d >= 1 && d <= (uint64_t)u->n_dirs)
+        snprintf(path, sizeof path, "%s/%s", u->dirs[d - 1], name);
+    else
+        snprintf(path, sizeof path, "%s", name);
+    int f = intern(&t->files, &t->n_files, path, strlen(path));
+    if (f < 0)
+        return -1;
+    if (t->n_entries == *cap) {
+        size_t ncap = *cap ? *cap * 2 : 256;
+        line_entry *ne = realloc(t->entries, ncap * sizeof *ne);
+        if (!ne)
+            return -1;
+        t->entries = ne;
+        *cap = ncap;
+    }
+    t->entries[t->n_entries++] = (line_entry){function, address, {t->files[f], (int)line, NULL, 0}};
+    return 0;
+}
+
+/* One unit's line program, from its header on. Returns 0, -1 (malformed, why), -2 (out of memory). */
+static int line_program(const cubin *c, const Elf64_Shdr *dl, reader *r, line_table *t,
+                        size_t *cap, char *why, size_t why_size)
+{
+    const unsigned char *base = c->data + dl->sh_offset;
+    uint64_t unit_length = rd_fixed(r, 4);
+    int offset_size = 4;
+    if (unit_length == 0xffffffffu) {
+        unit_length = rd_fixed(r, 8);
+        offset_size = 8;
+    }
+    if (r->bad || unit_length > (uint64_t)(r->end - r->p))
+        goto bad;
+    reader u = {r->p, r->p + unit_length, 0};
+    r->p += unit_length;
+    unsigned version = (unsigned)rd_fixed(&u, 2);
+    if (version < 2 || version > 4) {
+        snprintf(why, why_size, ".debug_line version %u: only DWARF 2 to 4 are read", version);
+        return -1;
+    }
+    uint64_t header_length = rd_fixed(&u, offset_size);
+    const unsigned char *program = u.p + header_length;
+    unsigned min_inst = (unsigned)rd_fixed(&u, 1);
+    if (version >= 4)
+        rd_fixed(&u, 1); /* maximum operations per instruction: 1 on every GPU */
+    rd_fixed(&u, 1);     /* default_is_stmt */
+    int line_base = (signed char)rd_fixed(&u, 1);
+    unsigned line_range = (unsigned)rd_fixed(&u, 1), opcode_base = (unsigned)rd_fixed(&u, 1);
+    unsigned char arg_count[256] = {0};
+    for (unsigned i = 1; i < opcode_base; i++)
+        arg_count[i] = (unsigned char)rd_fixed(&u, 1);
+    unit_files files = {0};
+    for (const char *d; *(d = rd_str(&u)) && !u.bad;)
+        if (files.n_dirs < 64)
+            files.dirs[files.n_dirs++] = d;
+    for (const char *n; *(n = rd_str(&u)) && !u.bad;) {
+        uint64_t dir = rd_uleb(&u);
+        rd_uleb(&u), rd_uleb(&u); /* time, size */
+        if (files.n_names < 256) {
+            files.dir_of[files.n_names] = dir;
+            files.names[files.n_names++] = n;
+        }
+    }
+    if (u.bad || line_range == 0 || opcode_base == 0 || program > u.end || program < u.p)
+        goto bad;
+    u.p = program;
+
+    uint64_t address = 0, file = 1;
+    int64_t line = 1;
+    int function = -1;
+    while (u.p < u.end && !u.bad) {
+        unsigned op = *u.p++;
+        int emit = 0;
+        if (op >= opcode_base) { /* special: address and line together, then a row */
+            unsigned adj = op - opcode_base;
+            address += (uint64_t)(adj / line_range) * min_inst;
+            line += line_base + (int)(adj % line_range);
+            emit = 1;
+        } else if (op == 0) { /* extended */
+            uint64_t len = rd_uleb(&u);
+            if (len == 0 || len > (uint64_t)(u.end - u.p))
+                goto bad;
+            const unsigned char *next = u.p + len;
+            unsigned sub = *u.p++;
+            if (sub == 1) { /* DW_LNE_end_sequence */
+                address = 0, file = 1, line = 1, function = -1;
+            } else if (sub == 2) { /* DW_LNE_set_address, relocated to a function */
+                uint64_t at = (uint64_t)(u.p - base);
+                address = rd_fixed(&u, (int)(len - 1 > 8 ? 8 : len - 1));
+                int64_t addend = 0;
+                const char *fn = relocated_symbol(c, at, &addend);
+                function = fn ? intern(&t->functions, &t->n_functions, fn, strlen(fn)) : -1;
+                if (fn && function < 0)
+                    return -2;
+                address += (uint64_t)addend;
+            }
+            u.p = next; /* DW_LNE_define_file and vendor opcodes: skipped */
+        } else if (op == 1) { /* DW_LNS_copy */
+            emit = 1;
+        } else if (op == 2) {
+            address += rd_uleb(&u) * min_inst;
+        } else if (op == 3) {
+            line += rd_sleb(&u);
+        } else if (op == 4) {
+            file = rd_uleb(&u);
+        } else if (op == 8) { /* DW_LNS_const_add_pc */
+            address += (uint64_t)((255 - opcode_base) / line_range) * min_inst;
+        } else if (op == 9) {
+            address += rd_fixed(&u, 2);
+        } else { /* set_column, negate_stmt, ...: their operands are skipped */
+            for (unsigned i = 0; i < arg_count[op]; i++)
+                rd_uleb(&u);
+        }
+        if (emit && add_row(t, cap, function, address, &files, file, line) != 0)
+            return -2;
+    }
+    if (u.bad)
+        goto bad;
+    return 0;
+bad:
+    snprintf(why, why_size, "the cubin's .debug_line is malformed");
+    return -1;
+}
+
+int lineinfo_from_cubin(const void *data, size_t size, line_table *t, char *why, size_t why_size)
+{
+    cubin c;
+    size_t cap = 0;
+    memset(t, 0, sizeof *t);
+    if (open_cubin(&c, data, size, why, why_size) != 0)
+        return -1;
+    const Elf64_Shdr *dl = section(&c, ".debug_line");
+    if (!dl || dl->sh_size == 0) {
+        snprintf(why, why_size, "the cubin has no line table (.debug_line): build the lab with "
+                 "-lineinfo, as the kit's Makefile does");
+        return -1;
+    }
+    reader r = {c.data + dl->sh_offset, c.data + dl->sh_offset + dl->sh_size, 0};
+    while (r.p < r.end) {
+        int rc = line_program(&c, dl, &r, t, &cap, why, why_size);
+        if (rc == -2)
+            snprintf(why, why_size, "out of memory reading the cubin's line table");
+        if (rc != 0) {
+            lineinfo_free(t);
+            return -1;
+        }
+    }
+    if (t->n_entries == 0) {
+        snprintf(why, why_size, "the cubin's line table names no instruction of a function");
+        lineinfo_free(t);
+        return -1;
+    }
+    return 0;
+}

@@ -1,11 +1,12 @@
 /*
- * lineinfo.h - which source line each instruction of a kernel comes from,
- * read from `nvdisasm --print-line-info` (-g) output of the module's cubin.
+ * lineinfo.h - which source line each instruction of a kernel comes from.
  *
  * The labs are built with -lineinfo, so their cubins carry a .debug_line
- * section; nvdisasm prints it as comments before the instructions they cover.
- * The capture (measure_trace.c) runs nvdisasm on the GPU machine; the parser
- * here is plain C and unit-tested on a recorded sample (tests/traces/).
+ * section. The capture (measure_trace.c) reads it straight from the module's
+ * cubin (lineinfo_from_cubin); where that fails it falls back to
+ * `nvdisasm --print-line-info` (about 0.5 s a module) and parses its
+ * comments. Both readers are plain C, unit-tested on recorded samples
+ * (tests/traces/lab1.cubin, lab1.nvdisasm).
  */
 #ifndef SMEMLAB_LINEINFO_H
 #define SMEMLAB_LINEINFO_H
@@ -42,6 +43,15 @@ typedef struct line_table {
  * malformed //## line, no instruction at all).
  */
 int lineinfo_parse(const char *text, line_table *t, char *why, size_t why_size);
+
+/*
+ * The same table read straight from a cubin (an ELF with the .debug_line a
+ * -lineinfo build carries, DWARF 2 to 4; each sequence is tied to its
+ * function by its relocation in .rela.debug_line). No inlining frames.
+ * Returns 0, or -1 with why (not a cubin, no line table, malformed).
+ */
+int lineinfo_from_cubin(const void *cubin, size_t size, line_table *t, char *why,
+                        size_t why_size);
 
 void lineinfo_free(line_table *t);
 

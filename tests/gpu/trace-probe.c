@@ -74,7 +74,6 @@ int main(int argc, char **argv)
         return 3;
     }
     const char *function = NULL;
-    measure_trace_name_lines(b); /* every shared instruction must get its line */
     const trace_summary *s = measure_trace_last(b, &function);
     printf("%s %s (%s): stores %.0f/%.0f, loads %.0f/%.0f (ideal %.0f), %ld barriers, "
            "%d racing pairs\n", argv[1], argv[2], function ? function : "?",

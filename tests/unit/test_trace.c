@@ -12,6 +12,7 @@
 #include "trace/trace.h"
 
 #include <check.h>
+#include <elf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -392,6 +393,102 @@ START_TEST(test_lineinfo_errors)
 END_TEST
 
 /* A failing conflict check names its line and draws the student's warp. */
+/* A whole binary file, its size in *n (the test fails if it cannot be read). */
+static unsigned char *read_binary(const char *path, size_t *n)
+{
+    FILE *f = fopen(path, "rb");
+    ck_assert_msg(f != NULL, "cannot open %s", path);
+    fseek(f, 0, SEEK_END);
+    long size = ftell(f);
+    rewind(f);
+    unsigned char *b = malloc((size_t)size);
+    ck_assert_int_eq(fread(b, 1, (size_t)size, f), (size_t)size);
+    fclose(f);
+    *n = (size_t)size;
+    return b;
+}
+
+/* Where section `name` of an ELF image starts (0 if absent). */
+static size_t section_offset(const unsigned char *b, const char *name)
+{
+    const Elf64_Ehdr *h = (const void *)b;
+    const Elf64_Shdr *sh = (const void *)(b + h->e_shoff);
+    const char *names = (const char *)b + sh[h->e_shstrndx].sh_offset;
+    for (int i = 0; i < h->e_shnum; i++)
+        if (strcmp(names + sh[i].sh_name, name) == 0)
+            return sh[i].sh_offset;
+    return 0;
+}
+
+/*
+ * tests/traces/lab1.cubin: the lab 1 solution as the kit builds it (nvcc
+ * 13.0, -O3 -lineinfo -arch=sm_90 -cubin). The expected rows are what
+ * binutils' `readelf --debug-dump=decodedline` prints for it.
+ */
+START_TEST(test_lineinfo_from_cubin)
+{
+    size_t n;
+    unsigned char *b = read_binary(TRACES "lab1.cubin", &n);
+    line_table t;
+    line_loc loc;
+    char why[256] = "";
+
+    ck_assert_msg(lineinfo_from_cubin(b, n, &t, why, sizeof why) == 0, "%s", why);
+    ck_assert_int_eq(t.n_functions, 3);
+    ck_assert_int_eq(lineinfo_lookup(&t, "_Z13setRowReadColPi", 0x90, &loc), 0);
+    ck_assert_int_eq(loc.line, 82); /* the row store */
+    ck_assert_ptr_nonnull(strstr(loc.file, "solutions/lab1-square/lab1.cu"));
+    ck_assert_int_eq(lineinfo_lookup(&t, "_Z13setRowReadColPi", 0xd0, &loc), 0);
+    ck_assert_int_eq(loc.line, 90); /* the column load */
+    ck_assert_int_eq(lineinfo_lookup(&t, "_Z13setRowReadColPi", 0xf0, &loc), 0);
+    ck_assert_int_eq(loc.line, 86); /* the barrier */
+    ck_assert_int_eq(lineinfo_lookup(&t, "_Z13setRowReadColPi", 0xf8, &loc), 0);
+    ck_assert_int_eq(loc.line, 86); /* between rows: the row before */
+    /* each sequence belongs to the function its relocation names */
+    ck_assert_int_eq(lineinfo_lookup(&t, "_Z13setRowReadRowPi", 0x90, &loc), 0);
+    ck_assert_int_eq(loc.line, 52);
+    ck_assert_int_eq(lineinfo_lookup(&t, "_Z13setColReadColPi", 0xb0, &loc), 0);
+    ck_assert_int_eq(loc.line, 73);
+    ck_assert_int_eq(lineinfo_lookup(&t, "_Z6nosuchPi", 0x10, &loc), -1);
+    lineinfo_free(&t);
+
+    /* a line program of a DWARF version it does not read */
+    unsigned char *v = malloc(n);
+    memcpy(v, b, n);
+    size_t at = section_offset(v, ".debug_line");
+    ck_assert_uint_gt(at, 0);
+    v[at + 4] = 7; /* the version, after the 32-bit unit length */
+    ck_assert_int_eq(lineinfo_from_cubin(v, n, &t, why, sizeof why), -1);
+    ck_assert_str_eq(why, ".debug_line version 7: only DWARF 2 to 4 are read");
+    ck_assert_int_eq(t.n_entries, 0);
+
+    /* a unit longer than its section */
+    memcpy(v, b, n);
+    v[at + 3] = 0x7f;
+    ck_assert_int_eq(lineinfo_from_cubin(v, n, &t, why, sizeof why), -1);
+    ck_assert_str_eq(why, "the cubin's .debug_line is malformed");
+
+    /* no line table: built without -lineinfo */
+    memcpy(v, b, n);
+    unsigned char *name = NULL;
+    for (size_t i = 0; i + 12 <= n && !name; i++)
+        if (memcmp(v + i, ".debug_line", 12) == 0)
+            name = v + i;
+    ck_assert_ptr_nonnull(name);
+    name[1] = 'X';
+    ck_assert_int_eq(lineinfo_from_cubin(v, n, &t, why, sizeof why), -1);
+    ck_assert_ptr_nonnull(strstr(why, "build the lab with -lineinfo"));
+
+    /* not a cubin at all, or cut short */
+    ck_assert_int_eq(lineinfo_from_cubin("#!/bin/sh\n", 10, &t, why, sizeof why), -1);
+    ck_assert_str_eq(why, "not a 64-bit little-endian ELF cubin");
+    ck_assert_int_eq(lineinfo_from_cubin(b, 100, &t, why, sizeof why), -1);
+    ck_assert_str_eq(why, "not a 64-bit little-endian ELF cubin");
+    free(v);
+    free(b);
+}
+END_TEST
+
 START_TEST(test_conflict_check_names_the_line)
 {
     bank_geometry g = modern();
@@ -582,6 +679,7 @@ Suite *trace_suite(void)
     tcase_add_test(tc, test_text_format);
     tcase_add_test(tc, test_lineinfo_parse);
     tcase_add_test(tc, test_lineinfo_errors);
+    tcase_add_test(tc, test_lineinfo_from_cubin);
     tcase_add_test(tc, test_conflict_check_names_the_line);
     tcase_add_test(tc, test_bank_map_conflict_free_and_wide);
     tcase_add_test(tc, test_race_check);
