@@ -232,12 +232,15 @@ void compare_races(check_result *c, const trace_summary *s, const char *why)
                     "it was found; see docs/troubleshooting.md.");
         return;
     }
-    int accesses = 0;
-    for (int i = 0; i < s->n_sites; i++)
-        accesses += s->sites[i].op != TRACE_OP_ATOMIC;
-    if (accesses == 0) { /* no shared memory, no race, and nothing learnt either */
+    int loads = 0, stores = 0;
+    for (int i = 0; i < s->n_sites; i++) {
+        loads += s->sites[i].op == TRACE_OP_LOAD;
+        stores += s->sites[i].op == TRACE_OP_STORE;
+    }
+    if (loads == 0 || stores == 0) { /* no tile staged and read back: nothing learnt */
         check_field(c->expected, sizeof c->expected, "no race between warps");
-        check_set(c, CHECK_FAIL, "no shared loads or stores ran: nothing to judge");
+        check_set(c, CHECK_FAIL, "no shared %s ran: nothing to judge",
+                  loads + stores == 0 ? "loads or stores" : loads ? "stores" : "loads");
         check_field(c->hint, sizeof c->hint, "The race check passes a kernel that stages its "
                     "data in shared memory and puts a __syncthreads() between one warp's "
                     "write and another warp's read of the same word.");

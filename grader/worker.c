@@ -3,6 +3,7 @@
 #include "worker.h"
 
 #include "exit_codes.h"
+#include "compare.h"
 #include "measure/measure_trace.h"
 #include "run/gpu_lock.h"
 
@@ -203,6 +204,19 @@ const trace_summary *worker_trace(worker_env *env, char *why, size_t why_size)
     if (!s)
         snprintf(why, why_size, "%s", env->tracer ? "the trace recorded nothing" : env->tracer_why);
     return s;
+}
+
+void worker_judge_races(worker_env *env, check_result *c, measure_status st, const char *why)
+{
+    char trace_why[256] = "";
+    const trace_summary *trace = NULL;
+    int ran = st == MEASURE_OK || st == MEASURE_WRONG_RESULT;
+    if (ran)
+        trace = worker_trace(env, trace_why, sizeof trace_why);
+    if (!ran && env->tracer) /* the launch is what is missing, not the trace */
+        compare_not_measured(c, st, why);
+    else
+        compare_races(c, trace, trace_why[0] ? trace_why : env->tracer ? why : env->tracer_why);
 }
 
 int worker_grade(worker_env *env, const grade_job *job, int first, int fd)

@@ -104,6 +104,13 @@ measure_status worker_measure(worker_env *env, void (*launch)(void *), void *arg
  */
 const trace_summary *worker_trace(worker_env *env, char *why, size_t why_size);
 
+/*
+ * The race check of the launch worker_measure measured last (st, why: its
+ * outcome): judged from the trace, also when that run came out wrong; a
+ * launch that could not be measured says so, as the other checks do.
+ */
+void worker_judge_races(worker_env *env, check_result *c, measure_status st, const char *why);
+
 /* A message of type with text (cut to fit), everything else zero. */
 void worker_msg_text(worker_msg *m, int type, int kernel, const char *text);
 

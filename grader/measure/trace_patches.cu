@@ -80,10 +80,16 @@ extern "C" __device__ __noinline__ SanitizerPatchResult
 smemlab_barrier(void *userdata, uint64_t pc, uint32_t barIndex, uint32_t threadCount,
                 uint32_t flags)
 {
-    (void)barIndex, (void)threadCount, (void)flags;
+    (void)barIndex, (void)flags;
     trace_buffer *b = (trace_buffer *)userdata;
     uint32_t block = linear_block();
     if (!traced(b, block))
+        return SANITIZER_PATCH_SUCCESS;
+    /* Only a barrier the whole block waits at orders one warp's access before
+       another's: a partial one (bar.sync 1, 32; __syncwarp) is no barrier to
+       the race check, so the accesses around it still race. */
+    uint32_t block_threads = blockDim.x * blockDim.y * blockDim.z;
+    if (threadCount != 0 && threadCount < block_threads)
         return SANITIZER_PATCH_SUCCESS;
     uint32_t together = __activemask();
     if (lane_id() != (uint32_t)(__ffs(together) - 1))

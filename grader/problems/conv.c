@@ -205,7 +205,8 @@ static void counters_conv(worker_env *env, const lab_kernel *k, void *state, che
             st = MEASURE_WRONG_RESULT;
     }
     *lost = st == MEASURE_ERROR && gpu_context_lost();
-    float_trace_races(env, st, why, &c[FLOAT_RACE]);
+    if (c[FLOAT_RACE].max_points > 0)
+        worker_judge_races(env, &c[FLOAT_RACE], st, why);
     if (!*lost)
         release(a);
     free(in), free(mask);

@@ -2,7 +2,6 @@
 #include "float_run.h"
 
 #include "../compare.h"
-#include "../measure/measure_trace.h"
 
 #include "../reference/prng.h"
 #include "../run/gpu.h"
@@ -223,18 +222,6 @@ int time_fresh(worker_env *env, const timed_work *w, int reps, double *median_ms
     timing_summarise(t, reps, &st);
     *median_ms = st.median_ms;
     return 0;
-}
-
-void float_trace_races(worker_env *env, measure_status st, const char *why, check_result *race)
-{
-    char trace_why[256] = "";
-    const trace_summary *trace = NULL;
-    if (race->max_points <= 0)
-        return;
-    /* a race shows in the trace also when the measured run came out wrong */
-    if (st == MEASURE_OK || st == MEASURE_WRONG_RESULT)
-        trace = worker_trace(env, trace_why, sizeof trace_why);
-    compare_races(race, trace, trace_why[0] ? trace_why : env->tracer ? why : env->tracer_why);
 }
 
 void float_trace_lines(worker_env *env, check_result *c)

@@ -59,8 +59,6 @@ typedef struct timed_work {
 int time_fresh(worker_env *env, const timed_work *w, int reps, double *median_ms, char *why,
                size_t n);
 
-/* The race check of the run just measured (worker_trace), st its status. */
-void float_trace_races(worker_env *env, measure_status st, const char *why, check_result *race);
 
 /* The source lines of the shared accesses behind c (the smem-conflicts check), worst
    first, from the trace of the run just measured; drawn when c failed. */

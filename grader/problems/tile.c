@@ -208,15 +208,13 @@ static void grade_counters(worker_env *env, const lab_kernel *k, replay *t,
             st = worker_measure(env, replay_launch, t, &m, why, sizeof why);
             if (st == MEASURE_OK && !measured_run_right(env, k, &buf, n, why, sizeof why))
                 st = MEASURE_WRONG_RESULT;
-            /* a race shows in the trace also when the counted run came out wrong */
-            if (st == MEASURE_OK || st == MEASURE_WRONG_RESULT)
-                trace = worker_trace(env, trace_why, sizeof trace_why);
             guarded_free(&buf);
         }
     }
     if (C_RACE < k_checks(env, k))
-        compare_races(&c[C_RACE], trace, trace_why[0] ? trace_why
-                      : env->tracer ? why : env->tracer_why);
+        worker_judge_races(env, &c[C_RACE], st, why);
+    if (st == MEASURE_OK)
+        trace = worker_trace(env, trace_why, sizeof trace_why);
     if (st != MEASURE_OK) {
         for (int i = C_ST_REQ; i < C_RACE; i++)
             compare_not_measured(&c[i], st, why);

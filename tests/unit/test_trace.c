@@ -608,6 +608,14 @@ START_TEST(test_race_check)
     compare_races(&c, &none, NULL);
     ck_assert_int_eq(c.status, CHECK_FAIL);
     ck_assert_str_eq(c.message, "no shared loads or stores ran: nothing to judge");
+    /* one dummy store, everything else from global memory: no tile read back */
+    trace_site store_only = {.op = TRACE_OP_STORE};
+    none.sites = &store_only;
+    none.n_sites = 1;
+    check_init(&c, "lab6", "conv1dTiled", "race", 1);
+    compare_races(&c, &none, NULL);
+    ck_assert_int_eq(c.status, CHECK_FAIL);
+    ck_assert_str_eq(c.message, "no shared loads ran: nothing to judge");
 
     /* a line the trace did not name (no failing check asked nvdisasm): its pc */
     check_line unnamed = {.file = "pc 0xe0", .line = 0, .op = "store", .requests = 32,

@@ -12,8 +12,9 @@ def degree:
     else (($d * 100) | round) as $c
          | "\($c / 100 | floor).\($c % 100 | tostring | if length == 1 then "0" + . else . end)-way" end;
 def line_text:
-  if .requests > 0 then "at \(.file):\(.line)  \(.op)  \(degree) (\(.wavefronts) wavefronts / \(.requests) requests)"
-  else "at \(.file):\(.line)  \(.op)" end;
+  (if .line > 0 then "\(.file):\(.line)" else .file end) as $at  # unnamed: "pc 0xe0"
+  | if .requests > 0 then "at \($at)  \(.op)  \(degree) (\(.wavefronts) wavefronts / \(.requests) requests)"
+    else "at \($at)  \(.op)" end;
 
 def check_output:
   [ .message,
