@@ -35,8 +35,14 @@ check "gradescope: a failed check's output names its source lines, as the grader
      | ($o | contains("at lab3.cu:88  load  32-way (1024 wavefronts / 32 requests)"))
        and ($o | contains("at lab3.cu:90  load  1.50-way (48 wavefronts / 32 requests)"))
        and ($o | contains("worst warp load at lab3.cu:88: 32 lanes in bank 0"))'
+check "gradescope: a line the trace did not name is given by its pc, as the grader words it" "$TMP/gs.json" \
+    '(.tests[] | select(.name == "setRowReadColPad: store-conflicts") | .output)
+     | contains("at pc 0xe0  store  conflict-free (32 wavefronts / 32 requests)")'
+check "gradescope: a race names its two lines" "$TMP/gs.json" \
+    '(.tests[] | select(.name == "setRowReadColDynPad: race") | .output)
+     | contains("at lab3.cu:74  store") and contains("at lab3.cu:79  load") and (contains("pc 0x") | not)'
 check "gradescope: execution_time in whole seconds, output has the score and report" "$TMP/gs.json" \
-    '.execution_time == 13 and (.output | startswith("lab3: 10/12 points")) and (.output | contains("the text report"))'
+    '.execution_time == 13 and (.output | startswith("lab3: 11/14 points")) and (.output | contains("the text report"))'
 
 jq -c -f grader/integrations/autolab/autolab.jq "$TMP/result.json" >"$TMP/al.json" || not_ok "autolab.jq failed"
 check "autolab: a score per kernel, the sum of its checks' points" "$TMP/al.json" \
