@@ -69,7 +69,7 @@ GRADER := $(BUILD)/smemlab-grade
 RECORDER := $(BUILD)/smemlab-record
 FAKE_CUDART := $(BUILD)/record/libcudart.so.13
 GRADER_ALL := $(GRADER) $(RECORDER) $(FAKE_CUDART)
-RECORDER_SRC := grader/record/recorder.c grader/record/sandbox.c grader/calls.c grader/image/lab_image.c \
+RECORDER_SRC := grader/record/recorder.c grader/record/sandbox.c grader/calls.c grader/image/lab_image.c grader/image/elf_view.c \
                 grader/lab_table.c $(wildcard grader/labs/*.c) grader/reference/sizes.c
 # See grader/compat/README.
 CUPTI_CFLAGS := -Igrader/compat
@@ -109,7 +109,7 @@ HAVE_SANITIZER := $(wildcard $(SANITIZER_HOME)/include/sanitizer.h)
 TRACE_LIB := $(BUILD)/libsmemlab-trace.so
 TRACE_PATCHES := $(BUILD)/smemlab-trace-patches.fatbin
 TRACE_SRC := grader/measure/measure_trace.c grader/measure/measure.c grader/trace/trace.c \
-             grader/trace/lineinfo.c grader/model/bank.c grader/check.c
+             grader/trace/lineinfo.c grader/image/elf_view.c grader/model/bank.c grader/check.c
 TRACE := $(if $(HAVE_SANITIZER),$(TRACE_LIB) $(TRACE_PATCHES))
 
 $(TRACE_LIB): $(TRACE_SRC) $(shell find grader -name '*.h')

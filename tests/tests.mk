@@ -7,7 +7,7 @@ UNIT_SRC := $(wildcard tests/unit/*.c)
 TRACE_PROBE := $(BUILD)/tests/trace-probe
 TRACE_PROBE_SRC := tests/gpu/trace-probe.c grader/measure/measure_trace_loader.c grader/compare.c \
     grader/check.c grader/measure/measure.c grader/trace/trace.c grader/trace/bankmap.c \
-    grader/trace/lineinfo.c grader/model/bank.c grader/model/tile_model.c
+    grader/trace/lineinfo.c grader/image/elf_view.c grader/model/bank.c grader/model/tile_model.c
 
 UNIT_BIN := $(BUILD)/tests/unit-tests
 # Compile tests build every lab file for one architecture: fast, and enough to

@@ -2,6 +2,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "lab_image.h"
 
+#include "elf_view.h"
+
 #include "../../common/smemlab.h"
 #include "../lab_table.h"
 
@@ -22,64 +24,6 @@
 #define EIFMT_HVAL 3
 #define EIFMT_SVAL 4
 #define EIATTR_KPARAM_INFO 0x17
-
-/* An ELF64 file held in memory, with its section headers checked. */
-typedef struct elf_view {
-    const unsigned char *data;
-    size_t size;
-    const Elf64_Shdr *sh;
-    unsigned n_sh;
-    const Elf64_Shdr *shstr;
-} elf_view;
-
-static int in_bounds(size_t size, uint64_t off, uint64_t len)
-{
-    return off <= size && len <= size - off;
-}
-
-static int elf_open(elf_view *v, const unsigned char *data, size_t size)
-{
-    const Elf64_Ehdr *eh = (const Elf64_Ehdr *)data;
-    memset(v, 0, sizeof *v);
-    if (size < sizeof *eh || memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 ||
-        eh->e_ident[EI_CLASS] != ELFCLASS64 || eh->e_ident[EI_DATA] != ELFDATA2LSB ||
-        eh->e_shentsize != sizeof(Elf64_Shdr) || eh->e_shoff % 8 != 0 ||
-        !in_bounds(size, eh->e_shoff, (uint64_t)eh->e_shnum * sizeof(Elf64_Shdr)) ||
-        eh->e_shstrndx >= eh->e_shnum)
-        return -1;
-    v->data = data;
-    v->size = size;
-    v->sh = (const Elf64_Shdr *)(data + eh->e_shoff);
-    v->n_sh = eh->e_shnum;
-    v->shstr = &v->sh[eh->e_shstrndx];
-    if (v->shstr->sh_type == SHT_NOBITS || !in_bounds(size, v->shstr->sh_offset, v->shstr->sh_size))
-        return -1;
-    return 0;
-}
-
-/* A section's bytes, or NULL when it has none in the file or lies outside it. */
-static const unsigned char *elf_section(const elf_view *v, const Elf64_Shdr *s, size_t *len)
-{
-    if (s->sh_type == SHT_NOBITS || !in_bounds(v->size, s->sh_offset, s->sh_size))
-        return NULL;
-    *len = s->sh_size;
-    return v->data + s->sh_offset;
-}
-
-/* A NUL-terminated string at off in string section s, or NULL. */
-static const char *elf_string(const elf_view *v, const Elf64_Shdr *s, uint64_t off)
-{
-    size_t len;
-    const unsigned char *str = elf_section(v, s, &len);
-    if (!str || off >= len || !memchr(str + off, '\0', len - off))
-        return NULL;
-    return (const char *)str + off;
-}
-
-static const char *elf_section_name(const elf_view *v, const Elf64_Shdr *s)
-{
-    return elf_string(v, v->shstr, s->sh_name);
-}
 
 /* --- kernels: .nv.info.<name> of each cubin -------------------------------- */
 
@@ -210,7 +154,7 @@ static int parse_fatbin(lab_image *img, const unsigned char *p, size_t len, int 
     while (at + 16 <= len) {
         unsigned kind = (unsigned)le(p + at, 2);
         uint64_t hsize = le(p + at + 4, 4), psize = le(p + at + 8, 8);
-        if (hsize < 16 || !in_bounds(len, at, hsize) || !in_bounds(len, at + hsize, psize))
+        if (hsize < 16 || !elf_in_bounds(len, at, hsize) || !elf_in_bounds(len, at + hsize, psize))
             break;
         const unsigned char *payload = p + at + hsize;
         if (kind == FATBIN_KIND_CUBIN && psize >= 4 && memcmp(payload, ELFMAG, SELFMAG) == 0) {
@@ -241,7 +185,7 @@ static int parse_fatbins(lab_image *img, const unsigned char *p, size_t len, cha
             return -1;
         }
         uint64_t hsize = le(p + at + 6, 2), fsize = le(p + at + 8, 8);
-        if (hsize < 16 || !in_bounds(len, at, hsize) || !in_bounds(len, at + hsize, fsize)) {
+        if (hsize < 16 || !elf_in_bounds(len, at, hsize) || !elf_in_bounds(len, at + hsize, fsize)) {
             snprintf(why, n, "%s holds a damaged fatbinary: rebuild it with the kit's Makefile",
                      img->device_path);
             return -1;

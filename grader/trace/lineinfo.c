@@ -227,7 +227,7 @@ void trace_attribute(trace_summary *s, const line_table *t, const char *function
 
 /* --- the line table straight from a cubin's .debug_line (DWARF 2-4) ---------------------- */
 
-#include <elf.h>
+#include "../image/elf_view.h"
 
 typedef struct reader {
     const unsigned char *p, *end;
@@ -293,53 +293,6 @@ static const char *rd_str(reader *r)
     return s;
 }
 
-typedef struct cubin {
-    const unsigned char *data;
-    size_t size;
-    const Elf64_Shdr *sh;
-    int n_sections;
-    const char *shstr;
-    size_t shstr_size;
-} cubin;
-
-/* The section called name, or NULL. */
-static const Elf64_Shdr *section(const cubin *c, const char *name)
-{
-    for (int i = 0; i < c->n_sections; i++) {
-        const Elf64_Shdr *s = &c->sh[i];
-        if (s->sh_name < c->shstr_size &&
-            strncmp(c->shstr + s->sh_name, name, c->shstr_size - s->sh_name) == 0 &&
-            s->sh_offset <= c->size && s->sh_size <= c->size - s->sh_offset)
-            return s;
-    }
-    return NULL;
-}
-
-static int open_cubin(cubin *c, const void *data, size_t size, char *why, size_t why_size)
-{
-    const Elf64_Ehdr *h = data;
-    memset(c, 0, sizeof *c);
-    c->data = data;
-    c->size = size;
-    if (size < sizeof *h || memcmp(h->e_ident, ELFMAG, SELFMAG) != 0 ||
-        h->e_ident[EI_CLASS] != ELFCLASS64 || h->e_ident[EI_DATA] != ELFDATA2LSB ||
-        h->e_shentsize != sizeof(Elf64_Shdr) || h->e_shoff > size ||
-        (size - h->e_shoff) / sizeof(Elf64_Shdr) < h->e_shnum || h->e_shstrndx >= h->e_shnum) {
-        snprintf(why, why_size, "not a 64-bit little-endian ELF cubin");
-        return -1;
-    }
-    c->sh = (const Elf64_Shdr *)(c->data + h->e_shoff);
-    c->n_sections = h->e_shnum;
-    const Elf64_Shdr *str = &c->sh[h->e_shstrndx];
-    if (str->sh_offset > size || str->sh_size > size - str->sh_offset) {
-        snprintf(why, why_size, "the cubin's section names lie outside it");
-        return -1;
-    }
-    c->shstr = (const char *)c->data + str->sh_offset;
-    c->shstr_size = str->sh_size;
-    return 0;
-}
-
 /*
  * Which function each sequence of the line program belongs to: in a cubin
  * every function is its own section at address 0, and the DW_LNE_set_address
@@ -347,33 +300,29 @@ static int open_cubin(cubin *c, const void *data, size_t size, char *why, size_t
  * (.rela.debug_line). Returns the symbol's name for the operand at `offset`
  * of .debug_line, or NULL.
  */
-static const char *relocated_symbol(const cubin *c, uint64_t offset, int64_t *addend)
+static const char *relocated_symbol(const elf_view *v, uint64_t offset, int64_t *addend)
 {
-    const Elf64_Shdr *rela = section(c, ".rela.debug_line");
-    if (!rela || rela->sh_link >= (Elf64_Word)c->n_sections)
+    const Elf64_Shdr *rela = elf_find(v, ".rela.debug_line");
+    size_t rela_len, sym_len;
+    const unsigned char *rp, *sp;
+    if (!rela || rela->sh_link >= v->n_sh || !(rp = elf_section(v, rela, &rela_len)))
         return NULL;
-    const Elf64_Shdr *sym = &c->sh[rela->sh_link];
-    if (sym->sh_link >= (Elf64_Word)c->n_sections || sym->sh_offset > c->size ||
-        sym->sh_size > c->size - sym->sh_offset)
+    const Elf64_Shdr *sym = &v->sh[rela->sh_link];
+    if (sym->sh_link >= v->n_sh || !(sp = elf_section(v, sym, &sym_len)))
         return NULL;
-    const Elf64_Shdr *str = &c->sh[sym->sh_link];
-    if (str->sh_offset > c->size || str->sh_size > c->size - str->sh_offset)
-        return NULL;
-    const char *names = (const char *)c->data + str->sh_offset;
-    size_t n_rela = rela->sh_size / sizeof(Elf64_Rela), n_sym = sym->sh_size / sizeof(Elf64_Sym);
-    const Elf64_Rela *r = (const Elf64_Rela *)(c->data + rela->sh_offset);
-    const Elf64_Sym *s = (const Elf64_Sym *)(c->data + sym->sh_offset);
-    for (size_t i = 0; i < n_rela; i++) {
+    const Elf64_Rela *r = (const Elf64_Rela *)rp;
+    const Elf64_Sym *syms = (const Elf64_Sym *)sp;
+    size_t n_sym = sym_len / sizeof *syms;
+    for (size_t i = 0; i < rela_len / sizeof *r; i++) {
         if (r[i].r_offset != offset || ELF64_R_SYM(r[i].r_info) >= n_sym)
             continue;
-        const Elf64_Sym *y = &s[ELF64_R_SYM(r[i].r_info)];
+        const Elf64_Sym *y = &syms[ELF64_R_SYM(r[i].r_info)];
         *addend = r[i].r_addend;
-        if (ELF64_ST_TYPE(y->st_info) == STT_SECTION && y->st_shndx < c->n_sections) {
-            const char *sec = c->sh[y->st_shndx].sh_name < c->shstr_size
-                                  ? c->shstr + c->sh[y->st_shndx].sh_name : "";
-            return strncmp(sec, ".text.", 6) == 0 ? sec + 6 : NULL;
+        if (ELF64_ST_TYPE(y->st_info) == STT_SECTION && y->st_shndx < v->n_sh) {
+            const char *sec = elf_section_name(v, &v->sh[y->st_shndx]);
+            return sec && strncmp(sec, ".text.", 6) == 0 ? sec + 6 : NULL;
         }
-        return y->st_name < str->sh_size ? names + y->st_name : NULL;
+        return elf_string(v, &v->sh[sym->sh_link], y->st_name);
     }
     return NULL;
 }
@@ -412,10 +361,9 @@ static int add_row(line_table *t, size_t *cap, int function, uint64_t address,
 }
 
 /* One unit's line program, from its header on. Returns 0, -1 (malformed, why), -2 (out of memory). */
-static int line_program(const cubin *c, const Elf64_Shdr *dl, reader *r, line_table *t,
+static int line_program(const elf_view *v, const unsigned char *base, reader *r, line_table *t,
                         size_t *cap, char *why, size_t why_size)
 {
-    const unsigned char *base = c->data + dl->sh_offset;
     uint64_t unit_length = rd_fixed(r, 4);
     int offset_size = 4;
     if (unit_length == 0xffffffffu) {
@@ -481,7 +429,7 @@ static int line_program(const cubin *c, const Elf64_Shdr *dl, reader *r, line_ta
                 uint64_t at = (uint64_t)(u.p - base);
                 address = rd_fixed(&u, (int)(len - 1 > 8 ? 8 : len - 1));
                 int64_t addend = 0;
-                const char *fn = relocated_symbol(c, at, &addend);
+                const char *fn = relocated_symbol(v, at, &addend);
                 function = fn ? intern(&t->functions, &t->n_functions, fn, strlen(fn)) : -1;
                 if (fn && function < 0)
                     return -2;
@@ -517,20 +465,23 @@ bad:
 
 int lineinfo_from_cubin(const void *data, size_t size, line_table *t, char *why, size_t why_size)
 {
-    cubin c;
-    size_t cap = 0;
+    elf_view v;
+    size_t cap = 0, len = 0;
+    const unsigned char *lines;
     memset(t, 0, sizeof *t);
-    if (open_cubin(&c, data, size, why, why_size) != 0)
+    if (elf_open(&v, data, size) != 0) {
+        snprintf(why, why_size, "not a 64-bit little-endian ELF cubin");
         return -1;
-    const Elf64_Shdr *dl = section(&c, ".debug_line");
-    if (!dl || dl->sh_size == 0) {
+    }
+    const Elf64_Shdr *dl = elf_find(&v, ".debug_line");
+    if (!dl || !(lines = elf_section(&v, dl, &len)) || len == 0) {
         snprintf(why, why_size, "the cubin has no line table (.debug_line): build the lab with "
                  "-lineinfo, as the kit's Makefile does");
         return -1;
     }
-    reader r = {c.data + dl->sh_offset, c.data + dl->sh_offset + dl->sh_size, 0};
+    reader r = {lines, lines + len, 0};
     while (r.p < r.end) {
-        int rc = line_program(&c, dl, &r, t, &cap, why, why_size);
+        int rc = line_program(&v, lines, &r, t, &cap, why, why_size);
         if (rc == -2)
             snprintf(why, why_size, "out of memory reading the cubin's line table");
         if (rc != 0) {
