@@ -5,6 +5,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 const smem_side SIDE_STORE = {"stores", METRIC_SHARED_ST_REQUESTS, METRIC_SHARED_ST_WAVEFRONTS,
@@ -173,23 +174,63 @@ static void set_line(check_line *l, const char *file, int line, uint64_t pc, con
     check_field(l->op, sizeof l->op, "%s", op);
 }
 
+/* Sites of one source line (an unrolled loop gives a line several
+   instructions; the student wrote one), summed; worst: the site to draw. */
+typedef struct line_sum {
+    const trace_site *first, *worst;
+    long requests, wavefronts, ideal;
+} line_sum;
+
+static int same_line(const trace_site *a, const trace_site *b)
+{
+    return a->file && b->file && a->line == b->line && a->op == b->op &&
+           strcmp(a->file, b->file) == 0;
+}
+
+static long excess(long wavefronts, long ideal)
+{
+    return wavefronts - ideal;
+}
+
+/* The sites of op (all but atomics when op < 0) folded into sums; returns how many. */
+static int sum_lines(const trace_summary *s, int op, line_sum *sums)
+{
+    int n = 0;
+    for (int i = 0; i < s->n_sites; i++) {
+        const trace_site *x = &s->sites[i];
+        if (x->op == TRACE_OP_ATOMIC || (op >= 0 && (int)x->op != op))
+            continue;
+        int k = 0;
+        while (k < n && !same_line(sums[k].first, x))
+            k++;
+        if (k == n)
+            sums[n++] = (line_sum){x, x, 0, 0, 0};
+        sums[k].requests += x->requests;
+        sums[k].wavefronts += x->wavefronts;
+        sums[k].ideal += x->ideal;
+        if (excess(x->wavefronts, x->ideal) > excess(sums[k].worst->wavefronts, sums[k].worst->ideal))
+            sums[k].worst = x;
+    }
+    return n;
+}
+
 void compare_trace_lines(check_result *c, const trace_summary *s, int op, const bank_geometry *g)
 {
     int used[CHECK_MAX_LINES], n = 0;
+    line_sum *sums = s->n_sites > 0 ? calloc((size_t)s->n_sites, sizeof *sums) : NULL;
+    int n_sums = sums ? sum_lines(s, op, sums) : 0;
 
     c->n_lines = 0;
     c->bank_map[0] = '\0';
-    /* pick the sites with the most wavefronts beyond their ideal, worst first */
+    /* the lines with the most wavefronts beyond their ideal, worst first */
     while (n < CHECK_MAX_LINES) {
         int best = -1;
-        for (int i = 0; i < s->n_sites; i++) {
-            const trace_site *x = &s->sites[i];
+        for (int i = 0; i < n_sums; i++) {
             int taken = 0;
             for (int k = 0; k < n; k++)
                 taken |= used[k] == i;
-            if (taken || x->op == TRACE_OP_ATOMIC || (op >= 0 && (int)x->op != op))
-                continue;
-            if (best < 0 || x->wavefronts - x->ideal > s->sites[best].wavefronts - s->sites[best].ideal)
+            if (!taken && (best < 0 || excess(sums[i].wavefronts, sums[i].ideal) >
+                                           excess(sums[best].wavefronts, sums[best].ideal)))
                 best = i;
         }
         if (best < 0)
@@ -197,24 +238,25 @@ void compare_trace_lines(check_result *c, const trace_summary *s, int op, const 
         used[n++] = best;
     }
     for (int k = 0; k < n; k++) {
-        const trace_site *x = &s->sites[used[k]];
+        const line_sum *x = &sums[used[k]];
         check_line *l = &c->lines[c->n_lines++];
-        set_line(l, x->file, x->line, x->pc, trace_op_name(x->op));
+        set_line(l, x->first->file, x->first->line, x->first->pc, trace_op_name(x->first->op));
         l->requests = x->requests;
         l->wavefronts = x->wavefronts;
         l->ideal = x->ideal;
     }
-    if (c->status != CHECK_FAIL || n == 0)
-        return;
-    const trace_site *w = &s->sites[used[0]];
-    char title[160], at[64];
-    if (w->file)
-        snprintf(at, sizeof at, "%s:%d", base_name(w->file), w->line);
-    else
-        snprintf(at, sizeof at, "pc 0x%llx", (unsigned long long)w->pc);
-    snprintf(title, sizeof title, "your worst %s (%s), warp %u of block %u, %d-byte lanes",
-             trace_op_name(w->op), at, w->worst_warp, w->worst_block, w->worst.width);
-    bank_map_text(g, &w->worst, title, "        ", c->bank_map, sizeof c->bank_map);
+    if (c->status == CHECK_FAIL && n > 0) {
+        const trace_site *w = sums[used[0]].worst;
+        char title[160], at[64];
+        if (w->file)
+            snprintf(at, sizeof at, "%s:%d", base_name(w->file), w->line);
+        else
+            snprintf(at, sizeof at, "pc 0x%llx", (unsigned long long)w->pc);
+        snprintf(title, sizeof title, "your worst %s (%s), warp %u of block %u, %d-byte lanes",
+                 trace_op_name(w->op), at, w->worst_warp, w->worst_block, w->worst.width);
+        bank_map_text(g, &w->worst, title, "        ", c->bank_map, sizeof c->bank_map);
+    }
+    free(sums);
 }
 
 void compare_races(check_result *c, const trace_summary *s, const char *why)

@@ -489,6 +489,41 @@ START_TEST(test_lineinfo_from_cubin)
 }
 END_TEST
 
+/* An unrolled loop gives one source line several instructions: one line in the report. */
+START_TEST(test_lines_fold_an_unrolled_loop)
+{
+    bank_geometry g = modern();
+    trace_site sites[4] = {
+        {.pc = 0x100, .op = TRACE_OP_LOAD, .requests = 10, .wavefronts = 40, .ideal = 10,
+         .file = "/k/lab5.cu", .line = 81},
+        {.pc = 0x110, .op = TRACE_OP_LOAD, .requests = 10, .wavefronts = 160, .ideal = 40,
+         .file = "/k/lab5.cu", .line = 81, .worst_warp = 6, .worst_block = 9},
+        {.pc = 0x120, .op = TRACE_OP_LOAD, .requests = 10, .wavefronts = 10, .ideal = 10,
+         .file = "/k/lab5.cu", .line = 77},
+        {.pc = 0x130, .op = TRACE_OP_LOAD, .requests = 10, .wavefronts = 20, .ideal = 10},
+    };
+    sites[1].worst.width = 16;
+    trace_summary s = {.sites = sites, .n_sites = 4};
+    check_result c;
+    char text[200];
+    check_init(&c, "lab5", "matmulTiled", "smem-conflicts", 1);
+    check_set(&c, CHECK_FAIL, "shared loads 3.33-way conflict (expected conflict-free)");
+    compare_trace_lines(&c, &s, -1, &g);
+    ck_assert_int_eq(c.n_lines, 3);
+    /* line 81's two instructions summed: 200 wavefronts against an ideal of 50 */
+    ck_assert_str_eq(check_line_text(&c.lines[0], text, sizeof text),
+                     "lab5.cu:81  load  4-way (200 wavefronts / 20 requests)");
+    /* an unnamed instruction stays on its own, by its pc */
+    ck_assert_str_eq(check_line_text(&c.lines[1], text, sizeof text),
+                     "pc 0x130  load  2-way (20 wavefronts / 10 requests)");
+    ck_assert_str_eq(check_line_text(&c.lines[2], text, sizeof text),
+                     "lab5.cu:77  load  conflict-free (10 wavefronts / 10 requests)");
+    /* the drawing is of the line's worst instruction */
+    ck_assert_ptr_nonnull(strstr(c.bank_map, "your worst load (lab5.cu:81), warp 6 of block 9, "
+                                             "16-byte lanes"));
+}
+END_TEST
+
 START_TEST(test_conflict_check_names_the_line)
 {
     bank_geometry g = modern();
@@ -689,6 +724,7 @@ Suite *trace_suite(void)
     tcase_add_test(tc, test_lineinfo_errors);
     tcase_add_test(tc, test_lineinfo_from_cubin);
     tcase_add_test(tc, test_conflict_check_names_the_line);
+    tcase_add_test(tc, test_lines_fold_an_unrolled_loop);
     tcase_add_test(tc, test_bank_map_conflict_free_and_wide);
     tcase_add_test(tc, test_race_check);
     tcase_add_test(tc, test_race_in_kernel_checks);
