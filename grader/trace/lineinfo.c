@@ -41,6 +41,21 @@ static int intern(char ***list, int *n, const char *s, size_t len)
     return (*n)++;
 }
 
+/* One more entry in t (cap: the room t->entries has); 0, or -1 out of memory. */
+static int append_entry(line_table *t, size_t *cap, line_entry e)
+{
+    if (t->n_entries == *cap) {
+        size_t ncap = *cap ? *cap * 2 : 256;
+        line_entry *ne = realloc(t->entries, ncap * sizeof *ne);
+        if (!ne)
+            return -1;
+        t->entries = ne;
+        *cap = ncap;
+    }
+    t->entries[t->n_entries++] = e;
+    return 0;
+}
+
 /* `"PATH", line N` at *p; advances past it. Returns 0 or -1. */
 static int file_line(line_table *t, const char **p, const char **file, int *line)
 {
@@ -137,15 +152,8 @@ int lineinfo_parse(const char *text, line_table *t, char *why, size_t why_size)
             }
             if (!cur.file)
                 continue; /* no line information yet */
-            if (t->n_entries == cap) {
-                size_t ncap = cap ? cap * 2 : 256;
-                line_entry *ne = realloc(t->entries, ncap * sizeof *ne);
-                if (!ne)
-                    goto oom;
-                t->entries = ne;
-                cap = ncap;
-            }
-            t->entries[t->n_entries++] = (line_entry){function, off, cur};
+            if (append_entry(t, &cap, (line_entry){function, off, cur}) != 0)
+                goto oom;
         }
     }
     if (t->n_functions == 0) {
@@ -330,34 +338,29 @@ static const char *relocated_symbol(const elf_view *v, uint64_t offset, int64_t 
 typedef struct unit_files {
     const char *dirs[64], *names[256];
     uint64_t dir_of[256];
+    const char *path[256]; /* interned in the table once a row names it; NULL before */
     int n_dirs, n_names;
 } unit_files;
 
-static int add_row(line_table *t, size_t *cap, int function, uint64_t address,
-                   const unit_files *u, uint64_t file, int64_t line)
+static int add_row(line_table *t, size_t *cap, int function, uint64_t address, unit_files *u,
+                   uint64_t file, int64_t line)
 {
     if (function < 0 || file < 1 || file > (uint64_t)u->n_names || line <= 0)
         return 0; /* nothing to name it by */
-    char path[1024];
-    const char *name = u->names[file - 1];
-    uint64_t d = u->dir_of[file - 1];
-    if (name[0] != '/' && d >= 1 && d <= (uint64_t)u->n_dirs)
-        snprintf(path, sizeof path, "%s/%s", u->dirs[d - 1], name);
-    else
-        snprintf(path, sizeof path, "%s", name);
-    int f = intern(&t->files, &t->n_files, path, strlen(path));
-    if (f < 0)
-        return -1;
-    if (t->n_entries == *cap) {
-        size_t ncap = *cap ? *cap * 2 : 256;
-        line_entry *ne = realloc(t->entries, ncap * sizeof *ne);
-        if (!ne)
+    if (!u->path[file - 1]) {
+        char path[1024];
+        const char *name = u->names[file - 1];
+        uint64_t d = u->dir_of[file - 1];
+        if (name[0] != '/' && d >= 1 && d <= (uint64_t)u->n_dirs)
+            snprintf(path, sizeof path, "%s/%s", u->dirs[d - 1], name);
+        else
+            snprintf(path, sizeof path, "%s", name);
+        int f = intern(&t->files, &t->n_files, path, strlen(path));
+        if (f < 0)
             return -1;
-        t->entries = ne;
-        *cap = ncap;
+        u->path[file - 1] = t->files[f];
     }
-    t->entries[t->n_entries++] = (line_entry){function, address, {t->files[f], (int)line, NULL, 0}};
-    return 0;
+    return append_entry(t, cap, (line_entry){function, address, {u->path[file - 1], (int)line, NULL, 0}});
 }
 
 /* One unit's line program, from its header on. Returns 0, -1 (malformed, why), -2 (out of memory). */
