@@ -2,7 +2,6 @@
 #include "float_run.h"
 
 #include "../compare.h"
-
 #include "../reference/prng.h"
 #include "../run/gpu.h"
 #include "../timing.h"

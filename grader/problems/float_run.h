@@ -59,7 +59,6 @@ typedef struct timed_work {
 int time_fresh(worker_env *env, const timed_work *w, int reps, double *median_ms, char *why,
                size_t n);
 
-
 /* The source lines of the shared accesses behind c (the smem-conflicts check), worst
    first, from the trace of the run just measured; drawn when c failed. */
 void float_trace_lines(worker_env *env, check_result *c);

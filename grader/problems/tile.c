@@ -23,21 +23,15 @@ static void bind(worker_env *env, replay *t, void *out)
    check last, where the table gives it points. */
 enum { C_CORRECT, C_ST_REQ, C_LD_REQ, C_ST_CONF, C_LD_CONF, C_RACE, C_COUNT };
 
-/* How many of the checks above kernel k has. */
-static int k_checks(worker_env *env, const lab_kernel *k)
-{
-    kernel_check checks[KERNEL_MAX_CHECKS];
-    int n = kernel_checks(env->lab, k, checks);
-    return n < C_COUNT ? n : C_COUNT;
-}
-
-static void init_checks(worker_env *env, const lab_kernel *k, check_result *c)
+/* Every slot of c set up; returns how many of the checks above kernel k has. */
+static int init_checks(worker_env *env, const lab_kernel *k, check_result *c)
 {
     kernel_check checks[KERNEL_MAX_CHECKS];
     int n = kernel_checks(env->lab, k, checks);
     for (int i = 0; i < C_COUNT; i++)
         check_init(&c[i], env->lab->id, k->name, i < n ? checks[i].id : "race",
                    i < n ? checks[i].points : 0);
+    return n < C_COUNT ? n : C_COUNT;
 }
 
 /* Mark every check not yet decided as failed with the same reason. */
@@ -47,9 +41,9 @@ static void fail_rest(check_result *c, int from, const char *reason)
         check_set(&c[i], CHECK_FAIL, "not graded: %s", reason);
 }
 
-static void emit_all(worker_env *env, const lab_kernel *k, const check_result *c)
+static void emit_all(worker_env *env, const check_result *c, int n)
 {
-    for (int i = 0; i < k_checks(env, k); i++)
+    for (int i = 0; i < n; i++)
         worker_emit(env, &c[i]);
 }
 
@@ -182,7 +176,7 @@ static void pad_note(worker_env *env, char *note, size_t size)
 }
 
 static void grade_counters(worker_env *env, const lab_kernel *k, replay *t,
-                           check_result *c, int *broken)
+                           check_result *c, int n_checks, int *broken)
 {
     smem_side store = SIDE_STORE, load = SIDE_LOAD;
     smem_cost st_model, ld_model;
@@ -211,7 +205,7 @@ static void grade_counters(worker_env *env, const lab_kernel *k, replay *t,
             guarded_free(&buf);
         }
     }
-    if (C_RACE < k_checks(env, k))
+    if (C_RACE < n_checks)
         worker_judge_races(env, &c[C_RACE], st, why);
     if (st == MEASURE_OK)
         trace = worker_trace(env, trace_why, sizeof trace_why);
@@ -221,7 +215,6 @@ static void grade_counters(worker_env *env, const lab_kernel *k, replay *t,
         *broken = st == MEASURE_ERROR && gpu_context_lost();
         return;
     }
-    *broken = gpu_context_lost(); /* the trace's run can lose it too */
     pad_note(env, note, sizeof note);
     compare_requests(&c[C_ST_REQ], &store, &m, st_model.requests);
     compare_requests(&c[C_LD_REQ], &load, &m, ld_model.requests);
@@ -241,7 +234,7 @@ int tile_grade_kernel(worker_env *env, const lab_kernel *k)
     replay t = {0};
     int broken = 0;
 
-    init_checks(env, k, c);
+    int n_checks = init_checks(env, k, c);
     run_outcome out = grade_correct(env, k, &t, &c[C_CORRECT]);
     if (out == RUN_LOST) {
         broken = 1;
@@ -249,8 +242,8 @@ int tile_grade_kernel(worker_env *env, const lab_kernel *k)
     } else if (out == RUN_FAILED) {
         fail_rest(c, C_ST_REQ, "the kernel did not run");
     } else {
-        grade_counters(env, k, &t, c, &broken);
+        grade_counters(env, k, &t, c, n_checks, &broken);
     }
-    emit_all(env, k, c);
+    emit_all(env, c, n_checks);
     return broken ? KERNEL_CONTEXT_LOST : 0;
 }
