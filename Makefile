@@ -63,7 +63,7 @@ FORCE:
 # Three programs: smemlab-grade (plans, measures, scores; never runs a student's
 # host code), smemlab-record (the untrusted process that calls the launchers)
 # and the fake CUDA runtime the recorder loads in place of the real one.
-RECORD_ONLY := grader/record/recorder.c grader/record/sandbox.c grader/record/fake_cudart.c grader/measure/measure_trace.c
+RECORD_ONLY := grader/record/recorder.c grader/record/sandbox.c grader/record/fake_cudart.c grader/measure/trace/measure_trace.c
 GRADER_SRC := $(filter-out grader/bench/% grader/batch/% $(RECORD_ONLY),$(shell find grader -name '*.c' | sort))
 GRADER := $(BUILD)/smemlab-grade
 RECORDER := $(BUILD)/smemlab-record
@@ -71,8 +71,8 @@ FAKE_CUDART := $(BUILD)/record/libcudart.so.13
 GRADER_ALL := $(GRADER) $(RECORDER) $(FAKE_CUDART)
 RECORDER_SRC := grader/record/recorder.c grader/record/sandbox.c grader/calls.c grader/image/lab_image.c grader/image/elf_view.c \
                 grader/lab_table.c $(wildcard grader/labs/*.c) grader/reference/sizes.c
-# See grader/compat/README.
-CUPTI_CFLAGS := -Igrader/compat
+# See grader/measure/counters/compat/README.
+CUPTI_CFLAGS := -Igrader/measure/counters/compat
 GRADER_HEADERS := $(shell find grader common -name '*.h')
 
 $(BUILD)/obj/%.o: %.c $(GRADER_HEADERS)
@@ -103,13 +103,13 @@ $(FAKE_CUDART): grader/record/fake_cudart.c grader/record/fake_cudart.map grader
 
 # --- the trace backend (issue 9): measures without counter permission --------
 # Needs the Compute Sanitizer of a full CUDA Toolkit; built only where its
-# headers are, loaded by the grader at run time (measure_trace_loader.c).
+# headers are, loaded by the grader at run time (grader/measure/trace/measure_trace_loader.c).
 SANITIZER_HOME ?= $(CUDA_HOME)/compute-sanitizer
 HAVE_SANITIZER := $(wildcard $(SANITIZER_HOME)/include/sanitizer.h)
 TRACE_LIB := $(BUILD)/libsmemlab-trace.so
 TRACE_PATCHES := $(BUILD)/smemlab-trace-patches.fatbin
-TRACE_SRC := grader/measure/measure_trace.c grader/measure/measure.c grader/trace/trace.c \
-             grader/trace/lineinfo.c grader/image/elf_view.c grader/model/bank.c grader/check.c
+TRACE_SRC := grader/measure/trace/measure_trace.c grader/measure/measure.c grader/access/trace.c \
+             grader/access/lineinfo.c grader/image/elf_view.c grader/model/bank.c grader/check.c
 TRACE := $(if $(HAVE_SANITIZER),$(TRACE_LIB) $(TRACE_PATCHES))
 
 $(TRACE_LIB): $(TRACE_SRC) $(shell find grader -name '*.h')
@@ -118,7 +118,7 @@ $(TRACE_LIB): $(TRACE_SRC) $(shell find grader -name '*.h')
 	    $(C_ALL) -fPIC -shared -fvisibility=hidden $(TRACE_SRC) -o $@ \
 	    -L$(SANITIZER_HOME) -Wl,-rpath,$(SANITIZER_HOME) -lsanitizer-public \
 	    -L$(CUDA_HOME)/lib64/stubs -lcuda -lm
-$(TRACE_PATCHES): grader/measure/trace_patches.cu grader/trace/trace_record.h
+$(TRACE_PATCHES): grader/measure/trace/trace_patches.cu grader/access/trace_record.h
 	@mkdir -p $(@D)
 	$(NVCC) --fatbin --compile-as-tools-patch $(NVCC_ARCH) -I$(SANITIZER_HOME)/include $< -o $@
 

@@ -8,7 +8,7 @@
 #include "check.h"
 #include "measure/measure.h"
 #include "model/tile_model.h"
-#include "trace/trace.h"
+#include "access/trace.h"
 
 #include <stddef.h>
 

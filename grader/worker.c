@@ -4,7 +4,7 @@
 
 #include "exit_codes.h"
 #include "compare.h"
-#include "measure/measure_trace.h"
+#include "measure/trace/measure_trace.h"
 #include "run/gpu_lock.h"
 
 #include <errno.h>

@@ -19,7 +19,7 @@
 #include "image/lab_image.h"
 #include "lab_table.h"
 #include "measure/measure.h"
-#include "trace/trace.h"
+#include "access/trace.h"
 #include "record/plan.h"
 #include "run/gpu.h"
 #include "run/module.h"

@@ -5,9 +5,9 @@ CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null)
 UNIT_SRC := $(wildcard tests/unit/*.c)
 # The trace backend's GPU probe (check-trace-gpu); compiled in check-compile.
 TRACE_PROBE := $(BUILD)/tests/trace-probe
-TRACE_PROBE_SRC := tests/gpu/trace-probe.c grader/measure/measure_trace_loader.c grader/compare.c \
-    grader/check.c grader/measure/measure.c grader/trace/trace.c grader/trace/bankmap.c \
-    grader/trace/lineinfo.c grader/image/elf_view.c grader/model/bank.c grader/model/tile_model.c
+TRACE_PROBE_SRC := tests/gpu/trace-probe.c grader/measure/trace/measure_trace_loader.c grader/compare.c \
+    grader/check.c grader/measure/measure.c grader/access/trace.c grader/access/bankmap.c \
+    grader/access/lineinfo.c grader/image/elf_view.c grader/model/bank.c grader/model/tile_model.c
 
 UNIT_BIN := $(BUILD)/tests/unit-tests
 # Compile tests build every lab file for one architecture: fast, and enough to
@@ -85,7 +85,7 @@ check-cli: $(GRADER_ALL) $(BUILD)/compile-check/labs/lab1-square/lab1.so
 
 # Recorded traces of the lab access patterns (tests/traces/), from the tile model.
 $(BUILD)/tests/gen-traces: tests/traces/gen-traces.c grader/model/tile_model.c grader/model/bank.c \
-                           grader/trace/trace.c grader/check.c grader/measure/measure.c
+                           grader/access/trace.c grader/check.c grader/measure/measure.c
 	@mkdir -p $(@D)
 	$(CC) -iquote grader $(C_ALL) $^ -o $@ -lm
 .PHONY: traces check-traces

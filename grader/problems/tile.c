@@ -4,7 +4,7 @@
  * bank model.
  */
 #include "../compare.h"
-#include "../measure/measure_trace.h"
+#include "../measure/trace/measure_trace.h"
 #include "../reference/tile_ref.h"
 #include "../worker.h"
 

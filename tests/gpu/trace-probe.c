@@ -14,8 +14,8 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "compare.h"
-#include "measure/measure_trace.h"
-#include "trace/bankmap.h"
+#include "measure/trace/measure_trace.h"
+#include "access/bankmap.h"
 
 #include <cuda_runtime_api.h>
 #include <dlfcn.h>

@@ -1,7 +1,7 @@
 /* test_measure.c - choosing the measurement backend (--measure) and loading the trace library. */
 #define _POSIX_C_SOURCE 200809L
 #include "measure/measure.h"
-#include "measure/measure_trace.h"
+#include "measure/trace/measure_trace.h"
 
 #include <check.h>
 #include <stdio.h>

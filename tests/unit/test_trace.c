@@ -1,5 +1,5 @@
 /*
- * test_trace.c - the trace analysis (grader/trace/): recorded traces of the
+ * test_trace.c - the trace analysis (grader/access/): recorded traces of the
  * lab access patterns (tests/traces/, from `make traces`) to requests and
  * wavefronts, the 64-bit rule, races, nvdisasm line information, the bank
  * map, and the checks built from them.
@@ -7,9 +7,9 @@
 #define _POSIX_C_SOURCE 200809L
 #include "compare.h"
 #include "lab_table.h"
-#include "trace/bankmap.h"
-#include "trace/lineinfo.h"
-#include "trace/trace.h"
+#include "access/bankmap.h"
+#include "access/lineinfo.h"
+#include "access/trace.h"
 
 #include <check.h>
 #include <elf.h>

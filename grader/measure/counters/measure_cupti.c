@@ -6,7 +6,7 @@
  * and kernel replay (CUPTI reruns the kernel once per counter pass and
  * restores device memory in between), then the ranges are decoded and summed.
  */
-#include "measure.h"
+#include "../measure.h"
 
 #include <cuda.h>
 #include <cuda_runtime_api.h>

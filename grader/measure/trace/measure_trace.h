@@ -12,9 +12,9 @@
 #ifndef SMEMLAB_MEASURE_TRACE_H
 #define SMEMLAB_MEASURE_TRACE_H
 
-#include "../trace/lineinfo.h"
-#include "../trace/trace.h"
-#include "measure.h"
+#include "../../access/lineinfo.h"
+#include "../../access/trace.h"
+#include "../measure.h"
 
 #define TRACE_LIB_NAME "libsmemlab-trace.so"
 #define TRACE_PATCHES_NAME "smemlab-trace-patches.fatbin"
