@@ -1,0 +1,134 @@
+/*
+ * emu.h - the PTX emulator: device memory, modules parsed from PTX text, and
+ * launches interpreted warp by warp (docs/emulator.md).
+ *
+ * Plain C11, no CUDA headers. Everything a kernel does is bounds-checked
+ * here: a student's kernel can make a launch fail (fault, time-out,
+ * unsupported instruction), never the process that runs it.
+ */
+#ifndef SMEMLAB_EMU_H
+#define SMEMLAB_EMU_H
+
+#include "../../access/trace_record.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* --- device memory ------------------------------------------------------- */
+
+typedef struct emu_device emu_device;
+
+/* A device whose allocations may total at most memory_limit bytes. NULL: out of memory. */
+emu_device *emu_device_create(uint64_t memory_limit);
+void emu_device_destroy(emu_device *d);
+
+/* An allocation of bytes (zero-filled, 256-byte aligned) at *addr; 0, or -1 past the limit. */
+int emu_alloc(emu_device *d, uint64_t bytes, uint64_t *addr);
+/* Free the allocation that starts at addr (0 is a no-op); -1 if none starts there. */
+int emu_free(emu_device *d, uint64_t addr);
+
+/* Host <-> device copies and fills; -1 unless [addr, addr + n) lies in one allocation. */
+int emu_write(emu_device *d, uint64_t addr, const void *src, uint64_t n);
+int emu_read(emu_device *d, void *dst, uint64_t addr, uint64_t n);
+int emu_memset(emu_device *d, uint64_t addr, int byte, uint64_t n);
+int emu_copy(emu_device *d, uint64_t dst, uint64_t src, uint64_t n);
+
+/* The host bytes behind [addr, addr + n) when they lie in one allocation, else NULL. */
+void *emu_host_view(emu_device *d, uint64_t addr, uint64_t n);
+
+/* --- modules --------------------------------------------------------------- */
+
+typedef struct emu_module emu_module;
+
+/*
+ * Parse PTX text and place its module variables (.const, .global, with their
+ * initialisers) in d's memory. 0, or -1 with why: the line of the PTX at
+ * fault for text that does not parse (hostile input: never a crash).
+ */
+int emu_module_load(emu_device *d, const char *ptx, size_t len, emu_module **out, char *why,
+                    size_t why_size);
+void emu_module_unload(emu_module *m);
+
+#define EMU_MAX_PARAMS 64
+
+typedef struct emu_kernel_info {
+    const char *name;       /* the .entry's (mangled) name */
+    int n_params;
+    uint32_t param_offset[EMU_MAX_PARAMS], param_size[EMU_MAX_PARAMS];
+    uint32_t param_bytes;   /* end of the last parameter */
+    uint32_t static_shared; /* bytes of .shared variables the kernel can reach */
+    int dynamic_shared;     /* it declares an extern .shared array */
+} emu_kernel_info;
+
+int emu_kernel_count(const emu_module *m);
+/* Index of the .entry called name, or -1. */
+int emu_kernel_find(const emu_module *m, const char *name);
+/* 0, or -1 when k is not a kernel index. */
+int emu_kernel_describe(const emu_module *m, int k, emu_kernel_info *out);
+
+/* State space of a module variable. */
+typedef enum emu_space { EMU_SPACE_GLOBAL, EMU_SPACE_CONST, EMU_SPACE_SHARED } emu_space;
+
+/* Device address, size and space of the module variable name (.global/.const); 0 or -1. */
+int emu_module_symbol(const emu_module *m, const char *name, uint64_t *addr, uint64_t *size,
+                      emu_space *space);
+
+/* Source file and line of the instruction at pc of kernel k (from .loc); 0 or -1. */
+int emu_line(const emu_module *m, int k, uint64_t pc, const char **file, int *line);
+
+/* --- launches -------------------------------------------------------------- */
+
+typedef struct emu_launch {
+    int kernel;
+    uint32_t grid[3], block[3];
+    uint32_t dynamic_shared;   /* bytes */
+    const void *params;        /* the parameter buffer, laid out as emu_kernel_info says */
+    uint32_t param_bytes;
+    uint32_t shared_fill;      /* every shared word starts as this (the grader's junk) */
+} emu_launch;
+
+/* One warp-level global access: every active lane's 64-bit address. */
+typedef struct emu_global_record {
+    uint64_t pc;
+    uint32_t block, warp, active;
+    uint16_t width;            /* bytes per lane */
+    uint16_t flags;            /* TRACE_READ, TRACE_WRITE (both: an atomic) */
+    uint64_t addr[TRACE_LANES];
+} emu_global_record;
+
+/* Where the records of a launch go. Either callback may be NULL. */
+typedef struct emu_sink {
+    void *ctx;
+    /* Shared accesses and barriers, in the trace backend's format: addr[] are
+       offsets in the block's shared memory, pc = instruction index * 16. */
+    void (*shared)(void *ctx, const trace_record *r);
+    void (*global)(void *ctx, const emu_global_record *g);
+} emu_sink;
+
+typedef enum emu_status {
+    EMU_OK,
+    EMU_FAULT,       /* an illegal or misaligned address */
+    EMU_UNSUPPORTED, /* an instruction or form the emulator does not know */
+    EMU_TIMEOUT,     /* past the instruction budget */
+    EMU_DEADLOCK,    /* warps wait at barriers no other warp can reach */
+    EMU_TRAP,        /* trap / brkpt / a failed assert */
+    EMU_BAD_LAUNCH   /* a configuration the GPU refuses (threads, shared bytes, params) */
+} emu_status;
+
+typedef struct emu_result {
+    emu_status status;
+    char why[512];      /* one line for the student, naming the instruction */
+    const char *file;   /* source line of the instruction at fault, or NULL */
+    int line;
+    uint64_t warp_instructions; /* executed */
+} emu_result;
+
+#define EMU_DEFAULT_BUDGET (UINT64_C(1) << 28)
+
+/* Run one launch to its end. Returns res->status. */
+emu_status emu_run(emu_module *m, const emu_launch *l, const emu_sink *sink,
+                   uint64_t max_warp_instructions, emu_result *res);
+
+const char *emu_status_name(emu_status s);
+
+#endif /* SMEMLAB_EMU_H */
