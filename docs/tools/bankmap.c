@@ -54,9 +54,9 @@ static uint32_t addr_matmul_as(int lane) { return (uint32_t)((lane / 16) * 16 + 
 static uint32_t addr_matmul_bs(int lane) { return (uint32_t)(0 * 16 + lane % 16) * 4; }    /* Bs[k][tx] */
 
 #define TILEFIG(n, t, order, pitch, bx, by, k, note) \
-    {n, t, FIG_TILE, k, {order, pitch}, bx, by, 0, NULL, 4, note}
+    {n, t, FIG_TILE, k, {.order = order, .pitch = pitch}, bx, by, 0, NULL, 4, note}
 #define WARPFIG(n, t, fn, width, note) \
-    {n, t, FIG_WARP, 0, {TILE_ROW, 1}, 0, 0, 0, fn, width, note}
+    {n, t, FIG_WARP, 0, {.order = TILE_ROW, .pitch = 1}, 0, 0, 0, fn, width, note}
 
 static const figure figures[] = {
     TILEFIG("row", "tile[threadIdx.y][threadIdx.x] in an int tile[32][32]",
@@ -106,13 +106,14 @@ static int evaluate(const figure *f, evaluated *e)
     if (bank_geometry_for(f->kepler ? 3 : 9, f->kepler ? 5 : 0, 32, f->kepler, &e->g) != 0)
         return -1;
     if (f->kind == FIG_TILE) {
-        tile_warp_access(&e->g, f->tile, f->bdimx, f->bdimy, 4, f->warp, &e->w);
-        if (tile_model_cost(&e->g, f->tile, f->bdimx, f->bdimy, 4, &e->block) != 0)
+        tile_warp_access(&e->g, &f->tile, f->bdimx, f->bdimy, 4, 1, f->warp, &e->w);
+        if (tile_model_cost(&e->g, &f->tile, f->bdimx, f->bdimy, 4, 1, &e->block) != 0)
             return -1;
         e->have_block = 1;
     } else {
         e->w.active = 0xFFFFFFFFu;
         e->w.width = f->width;
+        e->w.load = 1; /* the figures show reads */
         for (int lane = 0; lane < e->g.warp_size; lane++)
             e->w.addr[lane] = f->addr_of(lane);
     }
@@ -468,7 +469,7 @@ static int draw_tile_map(const diagram *d, FILE *o, char *summary, size_t n)
     if (pitch < cols || rows > 64 || pitch > 64)
         return -1;
     warp_access w;
-    tile_warp_access(&g, d->tile, d->bdimx, d->bdimy, 4, d->warp, &w);
+    tile_warp_access(&g, &d->tile, d->bdimx, d->bdimy, 4, 1, d->warp, &w);
     int waves = bank_wavefronts(&g, &w), ideal = bank_ideal_wavefronts(&g, &w);
     smem_cost one = {1, waves, ideal};
     char deg[48], l1[256];

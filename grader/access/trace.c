@@ -35,6 +35,7 @@ static void to_warp_access(const trace_record *r, warp_access *a)
 {
     a->active = r->active;
     a->width = r->width;
+    a->load = op_of(r->flags) == TRACE_OP_LOAD; /* an atomic writes: never paired */
     for (int lane = 0; lane < TRACE_LANES; lane++)
         a->addr[lane] = (r->active >> lane & 1u) ? r->addr[lane] : 0;
 }

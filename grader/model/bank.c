@@ -20,13 +20,34 @@ int bank_of(const bank_geometry *g, uint32_t addr)
     return (int)((addr / (uint32_t)g->bank_bytes) % (uint32_t)g->banks);
 }
 
-/* Lanes served together: one phase moves at most banks * bank_bytes bytes. */
-static int lanes_per_phase(const bank_geometry *g, int width)
+/* Two lanes that may share a phase slot: one sits out, or both read one address. */
+static int same_or_idle(const warp_access *a, int x, int y)
+{
+    int on_x = a->active >> x & 1u, on_y = a->active >> y & 1u;
+    return !on_x || !on_y || a->addr[x] == a->addr[y];
+}
+
+/* Every group of four lanes reads at most two addresses, pairing lanes
+   (0,1)(2,3) or (0,2)(1,3): the hardware then serves twice the lanes a phase. */
+static int lanes_pair_up(const warp_access *a, int warp_size)
+{
+    for (int q = 0; q + 3 < warp_size; q += 4) {
+        int by_neighbour = same_or_idle(a, q, q + 1) && same_or_idle(a, q + 2, q + 3);
+        int by_stride = same_or_idle(a, q, q + 2) && same_or_idle(a, q + 1, q + 3);
+        if (!by_neighbour && !by_stride)
+            return 0;
+    }
+    return 1;
+}
+
+int bank_phase_lanes(const bank_geometry *g, const warp_access *a)
 {
     int bytes_per_pass = g->banks * g->bank_bytes;
-    int lanes = width > 0 ? bytes_per_pass / width : g->warp_size;
+    int lanes = a->width > 0 ? bytes_per_pass / a->width : g->warp_size;
     if (lanes < 1)
         lanes = 1;
+    if (a->load && a->width >= 8 && lanes < g->warp_size && lanes_pair_up(a, g->warp_size))
+        lanes *= 2;
     return lanes > g->warp_size ? g->warp_size : lanes;
 }
 
@@ -75,7 +96,7 @@ static int serve_phase(const bank_geometry *g, const warp_access *a, int first, 
 int bank_lane_wavefronts(const bank_geometry *g, const warp_access *a,
                          int wavefront_of_lane[BANK_MAX_LANES])
 {
-    int per_phase = lanes_per_phase(g, a->width);
+    int per_phase = bank_phase_lanes(g, a);
     int total = 0;
 
     if (wavefront_of_lane)
@@ -95,7 +116,7 @@ int bank_wavefronts(const bank_geometry *g, const warp_access *a)
 
 int bank_ideal_wavefronts(const bank_geometry *g, const warp_access *a)
 {
-    int per_phase = lanes_per_phase(g, a->width);
+    int per_phase = bank_phase_lanes(g, a);
     int total = 0;
 
     for (int first = 0; first < g->warp_size; first += per_phase) {

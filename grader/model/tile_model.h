@@ -1,26 +1,44 @@
 /*
- * tile_model.h - what a block's shared-memory accesses to a 2-D tile cost,
+ * tile_model.h - what a block's shared-memory accesses to a tile cost,
  * according to the bank model.
  *
- * The labs' kernels touch a tile in one of three orders; a lab table names the
- * order and the row pitch (elements per tile row, padding included) and this
- * module turns it into requests and wavefronts for a whole block.
+ * An access names, for every thread of the block, the element of the tile it
+ * touches. The labs' kernels use three orders over a 2-D tile (a lab table
+ * names the order and the row pitch, padding included); the truth corpus
+ * (tests/truth/gen-corpus.py) adds strides, multicasts, permutations, gathers
+ * and lanes that sit out, in a one-line grammar (tile_access_parse). This
+ * module turns an access into requests and wavefronts for a whole block.
  */
 #ifndef SMEMLAB_TILE_MODEL_H
 #define SMEMLAB_TILE_MODEL_H
 
 #include "bank.h"
 
+#include <stddef.h>
+#include <stdint.h>
+
+/* t: the thread's row-major index in the block, tx, ty: threadIdx.x, .y */
 typedef enum tile_order {
-    TILE_ROW,        /* tile[threadIdx.y][threadIdx.x]            */
-    TILE_COL,        /* tile[threadIdx.x][threadIdx.y]            */
-    TILE_TRANSPOSED  /* tile[icol][irow], irow = idx / blockDim.y,
+    TILE_ROW,        /* tile[threadIdx.y][threadIdx.x]            row:PITCH */
+    TILE_COL,        /* tile[threadIdx.x][threadIdx.y]            col:PITCH */
+    TILE_TRANSPOSED, /* tile[icol][irow], irow = idx / blockDim.y,
                         icol = idx % blockDim.y, idx = row-major thread id */
+    TILE_LINEAR,     /* arg0 + arg1 * (t / arg2)                 lin:A0:A1:A2 */
+    TILE_XOR,        /* t ^ arg0                                 xor:A0 */
+    TILE_SWIZZLE,    /* tx * pitch + (ty ^ (tx % blockDim.y))    swz:PITCH */
+    TILE_AFFINE,     /* (arg0 * t + arg1) % arg2                 aff:A0:A1:A2 */
+    TILE_HASH,       /* ((t * 2654435761 + arg0) mod 2^32 >> 7) % arg1   hsh:A0:A1 */
+    TILE_TABLE       /* table[t % 32]                            tab:E0,...,E31 */
 } tile_order;
+
+#define TILE_TABLE_LANES 32
 
 typedef struct tile_access {
     tile_order order;
-    int pitch; /* elements from one tile row to the next */
+    int pitch;       /* elements from one tile row to the next */
+    long arg[3];
+    uint32_t lanes;  /* lanes of each warp that take part (bit i: lane i); 0: all */
+    int table[TILE_TABLE_LANES];
 } tile_access;
 
 typedef struct smem_cost {
@@ -30,15 +48,26 @@ typedef struct smem_cost {
 } smem_cost;
 
 /* Element offset that thread (tx, ty) of a bdimx x bdimy block touches. */
-long tile_offset(tile_access a, int bdimx, int bdimy, int tx, int ty);
+long tile_offset(const tile_access *a, int bdimx, int bdimy, int tx, int ty);
 
-/* Fill *w with the accesses of warp number `warp` of the block. */
-void tile_warp_access(const bank_geometry *g, tile_access a, int bdimx, int bdimy,
-                      int elem_bytes, int warp, warp_access *w);
+/* Whether thread (tx, ty) takes part (tile_access.lanes). */
+int tile_thread_active(const tile_access *a, int bdimx, int tx, int ty);
 
-/* One instruction executed by every warp of one block. Returns 0, -1 on bad sizes. */
-int tile_model_cost(const bank_geometry *g, tile_access a, int bdimx, int bdimy,
-                    int elem_bytes, smem_cost *out);
+/* Fill *w with the accesses of warp number `warp` of the block; load: 1 for a
+   load, 0 for a store (bank.h: only loads pair up). */
+void tile_warp_access(const bank_geometry *g, const tile_access *a, int bdimx, int bdimy,
+                      int elem_bytes, int load, int warp, warp_access *w);
+
+/* One instruction executed by every warp of one block (a warp with no lane
+   taking part makes no request). Returns 0, -1 on bad sizes. */
+int tile_model_cost(const bank_geometry *g, const tile_access *a, int bdimx, int bdimy,
+                    int elem_bytes, int load, smem_cost *out);
+
+/*
+ * Parse the corpus grammar above ("lin:0:2:1", "col:33@0000ffff", ...; the
+ * suffix @MASK names the lanes that take part, in hex). 0, or -1 with why.
+ */
+int tile_access_parse(const char *text, tile_access *out, char *why, size_t why_size);
 
 /* Conflict degree as the counters report it: wavefronts / ideal (1.0 = none). */
 double smem_degree(const smem_cost *c);

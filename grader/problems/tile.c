@@ -188,8 +188,8 @@ static void grade_counters(worker_env *env, const lab_kernel *k, replay *t,
 
     store.code = k->tile.store_code;
     load.code = k->tile.load_code;
-    tile_model_cost(g, k->tile.store, env->lab->bdimx, env->lab->bdimy, sizeof(int), &st_model);
-    tile_model_cost(g, k->tile.load, env->lab->bdimx, env->lab->bdimy, sizeof(int), &ld_model);
+    tile_model_cost(g, &k->tile.store, env->lab->bdimx, env->lab->bdimy, sizeof(int), 0, &st_model);
+    tile_model_cost(g, &k->tile.load, env->lab->bdimx, env->lab->bdimy, sizeof(int), 1, &ld_model);
     snprintf(why, sizeof why, "%.250s", env->meter_why);
     if (st == MEASURE_OK) {
         guarded buf;

@@ -10,8 +10,8 @@ void tile_reference(const tile_spec *t, int bdimx, int bdimy, int *out)
     /* The padded tile is larger than the block: find its extent first. */
     for (int ty = 0; ty < bdimy; ty++)
         for (int tx = 0; tx < bdimx; tx++) {
-            long s = tile_offset(t->store, bdimx, bdimy, tx, ty) + 1;
-            long l = tile_offset(t->load, bdimx, bdimy, tx, ty) + 1;
+            long s = tile_offset(&t->store, bdimx, bdimy, tx, ty) + 1;
+            long l = tile_offset(&t->load, bdimx, bdimy, tx, ty) + 1;
             size = s > size ? s : size;
             size = l > size ? l : size;
         }
@@ -20,10 +20,10 @@ void tile_reference(const tile_spec *t, int bdimx, int bdimy, int *out)
         tile[i] = -1;
     for (int ty = 0; ty < bdimy; ty++)
         for (int tx = 0; tx < bdimx; tx++)
-            tile[tile_offset(t->store, bdimx, bdimy, tx, ty)] = ty * bdimx + tx;
+            tile[tile_offset(&t->store, bdimx, bdimy, tx, ty)] = ty * bdimx + tx;
     for (int ty = 0; ty < bdimy; ty++)
         for (int tx = 0; tx < bdimx; tx++)
-            out[ty * bdimx + tx] = tile[tile_offset(t->load, bdimx, bdimy, tx, ty)];
+            out[ty * bdimx + tx] = tile[tile_offset(&t->load, bdimx, bdimy, tx, ty)];
     free(tile);
 }
 

@@ -30,27 +30,27 @@ typedef struct trace_case {
 
 static const trace_case cases[] = {
     {"lab1-row", "lab1 setRowReadRow: row store, row load", 32, 32, 4,
-     {TILE_ROW, 32}, {TILE_ROW, 32}, 1},
+     {.order = TILE_ROW, .pitch = 32}, {.order = TILE_ROW, .pitch = 32}, 1},
     {"lab1-col", "lab1 setColReadCol: column store, column load", 32, 32, 4,
-     {TILE_COL, 32}, {TILE_COL, 32}, 1},
+     {.order = TILE_COL, .pitch = 32}, {.order = TILE_COL, .pitch = 32}, 1},
     {"lab1-rowcol", "lab1 setRowReadCol: row store, column load", 32, 32, 4,
-     {TILE_ROW, 32}, {TILE_COL, 32}, 1},
+     {.order = TILE_ROW, .pitch = 32}, {.order = TILE_COL, .pitch = 32}, 1},
     {"lab1-rowcol-nosync", "lab1 setRowReadCol without __syncthreads: a race", 32, 32, 4,
-     {TILE_ROW, 32}, {TILE_COL, 32}, 0},
+     {.order = TILE_ROW, .pitch = 32}, {.order = TILE_COL, .pitch = 32}, 0},
     {"lab1-row-nosync", "lab1 setRowReadRow without __syncthreads: each warp reads its own "
-     "words, no race", 32, 32, 4, {TILE_ROW, 32}, {TILE_ROW, 32}, 0},
+     "words, no race", 32, 32, 4, {.order = TILE_ROW, .pitch = 32}, {.order = TILE_ROW, .pitch = 32}, 0},
     {"lab3-pad", "lab3 setRowReadColPad: pitch 33, column load", 32, 32, 4,
-     {TILE_ROW, 33}, {TILE_COL, 33}, 1},
+     {.order = TILE_ROW, .pitch = 33}, {.order = TILE_COL, .pitch = 33}, 1},
     {"lab4-irow-icol", "lab4 setRowReadCol: 32x16, irow/icol load", 32, 16, 4,
-     {TILE_ROW, 32}, {TILE_TRANSPOSED, 32}, 1},
+     {.order = TILE_ROW, .pitch = 32}, {.order = TILE_TRANSPOSED, .pitch = 32}, 1},
     {"lab4-irow-icol-pad1", "lab4 setRowReadColPad with one pad column", 32, 16, 4,
-     {TILE_ROW, 33}, {TILE_TRANSPOSED, 33}, 1},
+     {.order = TILE_ROW, .pitch = 33}, {.order = TILE_TRANSPOSED, .pitch = 33}, 1},
     {"lab4-irow-icol-pad2", "lab4 setRowReadColPad with two pad columns", 32, 16, 4,
-     {TILE_ROW, 34}, {TILE_TRANSPOSED, 34}, 1},
+     {.order = TILE_ROW, .pitch = 34}, {.order = TILE_TRANSPOSED, .pitch = 34}, 1},
     {"long-row", "a long long 32x32 tile, row store and row load (the 64-bit rule)", 32, 32, 8,
-     {TILE_ROW, 32}, {TILE_ROW, 32}, 1},
+     {.order = TILE_ROW, .pitch = 32}, {.order = TILE_ROW, .pitch = 32}, 1},
     {"long-rowcol", "a long long 32x32 tile, row store, column load", 32, 32, 8,
-     {TILE_ROW, 32}, {TILE_COL, 32}, 1},
+     {.order = TILE_ROW, .pitch = 32}, {.order = TILE_COL, .pitch = 32}, 1},
 };
 
 static void record(FILE *f, const bank_geometry *g, const trace_case *c, tile_access a,
@@ -58,7 +58,7 @@ static void record(FILE *f, const bank_geometry *g, const trace_case *c, tile_ac
 {
     warp_access w;
     trace_record r;
-    tile_warp_access(g, a, c->bdimx, c->bdimy, c->elem, warp, &w);
+    tile_warp_access(g, &a, c->bdimx, c->bdimy, c->elem, flags == TRACE_READ, warp, &w);
     memset(&r, 0, sizeof r);
     r.pc = pc;
     r.warp = (uint32_t)warp;

@@ -39,8 +39,8 @@ START_TEST(test_measured_table)
     bank_geometry g = h100();
     smem_cost c;
     memset(&c, 0xff, sizeof c);
-    tile_access a = {measured[_i].order, measured[_i].pitch};
-    ck_assert_int_eq(tile_model_cost(&g, a, measured[_i].bdimx, measured[_i].bdimy, 4, &c), 0);
+    tile_access a = {.order = measured[_i].order, .pitch = measured[_i].pitch};
+    ck_assert_int_eq(tile_model_cost(&g, &a, measured[_i].bdimx, measured[_i].bdimy, 4, 1, &c), 0);
     ck_assert_msg(c.wavefronts == measured[_i].wavefronts && c.requests == measured[_i].requests,
                   "%s: model %ld/%ld, measured %ld/%ld", measured[_i].what, c.wavefronts,
                   c.requests, measured[_i].wavefronts, measured[_i].requests);
@@ -53,13 +53,13 @@ START_TEST(test_degree)
 {
     bank_geometry g = h100();
     smem_cost c;
-    ck_assert_int_eq(tile_model_cost(&g, (tile_access){TILE_COL, 32}, 32, 32, 4, &c), 0);
+    ck_assert_int_eq(tile_model_cost(&g, &(tile_access){.order = TILE_COL, .pitch = 32}, 32, 32, 4, 1, &c), 0);
     ck_assert_double_eq_tol(smem_degree(&c), 32.0, 1e-12);
-    ck_assert_int_eq(tile_model_cost(&g, (tile_access){TILE_ROW, 32}, 32, 32, 4, &c), 0);
+    ck_assert_int_eq(tile_model_cost(&g, &(tile_access){.order = TILE_ROW, .pitch = 32}, 32, 32, 4, 1, &c), 0);
     ck_assert_double_eq_tol(smem_degree(&c), 1.0, 1e-12);
-    ck_assert_int_eq(tile_model_cost(&g, (tile_access){TILE_TRANSPOSED, 33}, 32, 16, 4, &c), 0);
+    ck_assert_int_eq(tile_model_cost(&g, &(tile_access){.order = TILE_TRANSPOSED, .pitch = 33}, 32, 16, 4, 1, &c), 0);
     ck_assert_double_eq_tol(smem_degree(&c), 2.0, 1e-12);
-    ck_assert_int_eq(tile_model_cost(&g, (tile_access){TILE_COL, 16}, 32, 16, 4, &c), 0);
+    ck_assert_int_eq(tile_model_cost(&g, &(tile_access){.order = TILE_COL, .pitch = 16}, 32, 16, 4, 1, &c), 0);
     ck_assert_double_eq_tol(smem_degree(&c), 16.0, 1e-12);
 
     smem_cost hand = {.requests = 4, .wavefronts = 6, .ideal = 4};
@@ -74,18 +74,18 @@ END_TEST
 START_TEST(test_tile_offset)
 {
     /* thread (tx = 3, ty = 2) of a 32 x 32 block, pitch 33 */
-    ck_assert_int_eq(tile_offset((tile_access){TILE_ROW, 33}, 32, 32, 3, 2), 2 * 33 + 3);
-    ck_assert_int_eq(tile_offset((tile_access){TILE_COL, 33}, 32, 32, 3, 2), 3 * 33 + 2);
-    ck_assert_int_eq(tile_offset((tile_access){TILE_ROW, 32}, 32, 32, 31, 31), 1023);
-    ck_assert_int_eq(tile_offset((tile_access){TILE_COL, 32}, 32, 32, 31, 0), 31 * 32);
+    ck_assert_int_eq(tile_offset(&(tile_access){.order = TILE_ROW, .pitch = 33}, 32, 32, 3, 2), 2 * 33 + 3);
+    ck_assert_int_eq(tile_offset(&(tile_access){.order = TILE_COL, .pitch = 33}, 32, 32, 3, 2), 3 * 33 + 2);
+    ck_assert_int_eq(tile_offset(&(tile_access){.order = TILE_ROW, .pitch = 32}, 32, 32, 31, 31), 1023);
+    ck_assert_int_eq(tile_offset(&(tile_access){.order = TILE_COL, .pitch = 32}, 32, 32, 31, 0), 31 * 32);
 
     /* 32 x 16 block: idx = ty * 32 + tx, irow = idx / 16, icol = idx % 16 */
-    ck_assert_int_eq(tile_offset((tile_access){TILE_TRANSPOSED, 32}, 32, 16, 5, 1), 5 * 32 + 2);
-    ck_assert_int_eq(tile_offset((tile_access){TILE_TRANSPOSED, 34}, 32, 16, 5, 1), 5 * 34 + 2);
-    ck_assert_int_eq(tile_offset((tile_access){TILE_TRANSPOSED, 32}, 32, 16, 0, 0), 0);
-    ck_assert_int_eq(tile_offset((tile_access){TILE_TRANSPOSED, 32}, 32, 16, 31, 15),
+    ck_assert_int_eq(tile_offset(&(tile_access){.order = TILE_TRANSPOSED, .pitch = 32}, 32, 16, 5, 1), 5 * 32 + 2);
+    ck_assert_int_eq(tile_offset(&(tile_access){.order = TILE_TRANSPOSED, .pitch = 34}, 32, 16, 5, 1), 5 * 34 + 2);
+    ck_assert_int_eq(tile_offset(&(tile_access){.order = TILE_TRANSPOSED, .pitch = 32}, 32, 16, 0, 0), 0);
+    ck_assert_int_eq(tile_offset(&(tile_access){.order = TILE_TRANSPOSED, .pitch = 32}, 32, 16, 31, 15),
                      15 * 32 + 31);
-    ck_assert_int_eq(tile_offset((tile_access){TILE_COL, 16}, 32, 16, 31, 15), 31 * 16 + 15);
+    ck_assert_int_eq(tile_offset(&(tile_access){.order = TILE_COL, .pitch = 16}, 32, 16, 31, 15), 31 * 16 + 15);
 
     /* each order visits every element of an unpadded tile exactly once */
     const tile_order orders[] = {TILE_ROW, TILE_COL, TILE_TRANSPOSED};
@@ -94,7 +94,7 @@ START_TEST(test_tile_offset)
         int pitch = orders[o] == TILE_COL ? 16 : 32;
         for (int ty = 0; ty < 16; ty++)
             for (int tx = 0; tx < 32; tx++) {
-                long off = tile_offset((tile_access){orders[o], pitch}, 32, 16, tx, ty);
+                long off = tile_offset(&(tile_access){.order = orders[o], .pitch = pitch}, 32, 16, tx, ty);
                 ck_assert_int_ge(off, 0);
                 ck_assert_int_lt(off, 512);
                 seen[off]++;
@@ -111,7 +111,7 @@ START_TEST(test_warp_access)
     bank_geometry g = h100();
     warp_access w;
     /* warp 3 of a 32 x 16 block reading irow/icol with pitch 32 */
-    tile_warp_access(&g, (tile_access){TILE_TRANSPOSED, 32}, 32, 16, 4, 3, &w);
+    tile_warp_access(&g, &(tile_access){.order = TILE_TRANSPOSED, .pitch = 32}, 32, 16, 4, 1, 3, &w);
     ck_assert_uint_eq(w.active, 0xFFFFFFFFu);
     ck_assert_int_eq(w.width, 4);
     for (int lane = 0; lane < 32; lane++) {
@@ -120,16 +120,16 @@ START_TEST(test_warp_access)
     }
 
     /* a 24-thread block fills lanes 0..23 of one warp */
-    tile_warp_access(&g, (tile_access){TILE_ROW, 8}, 8, 3, 4, 0, &w);
+    tile_warp_access(&g, &(tile_access){.order = TILE_ROW, .pitch = 8}, 8, 3, 4, 1, 0, &w);
     ck_assert_uint_eq(w.active, 0x00FFFFFFu);
     smem_cost c;
-    ck_assert_int_eq(tile_model_cost(&g, (tile_access){TILE_ROW, 8}, 8, 3, 4, &c), 0);
+    ck_assert_int_eq(tile_model_cost(&g, &(tile_access){.order = TILE_ROW, .pitch = 8}, 8, 3, 4, 1, &c), 0);
     ck_assert_int_eq(c.requests, 1);
     ck_assert_int_eq(c.wavefronts, 1);
     /* 48 threads: two warps, the second half full */
-    ck_assert_int_eq(tile_model_cost(&g, (tile_access){TILE_ROW, 16}, 16, 3, 4, &c), 0);
+    ck_assert_int_eq(tile_model_cost(&g, &(tile_access){.order = TILE_ROW, .pitch = 16}, 16, 3, 4, 1, &c), 0);
     ck_assert_int_eq(c.requests, 2);
-    tile_warp_access(&g, (tile_access){TILE_ROW, 16}, 16, 3, 4, 1, &w);
+    tile_warp_access(&g, &(tile_access){.order = TILE_ROW, .pitch = 16}, 16, 3, 4, 1, 1, &w);
     ck_assert_uint_eq(w.active, 0x0000FFFFu);
 }
 END_TEST
@@ -139,7 +139,7 @@ START_TEST(test_wide_elements)
     bank_geometry g = h100();
     smem_cost c;
     /* doubles, row-major: every warp needs its two half-warp phases */
-    ck_assert_int_eq(tile_model_cost(&g, (tile_access){TILE_ROW, 32}, 32, 32, 8, &c), 0);
+    ck_assert_int_eq(tile_model_cost(&g, &(tile_access){.order = TILE_ROW, .pitch = 32}, 32, 32, 8, 1, &c), 0);
     ck_assert_int_eq(c.requests, 32);
     ck_assert_int_eq(c.wavefronts, 64);
     ck_assert_int_eq(c.ideal, 64);
@@ -151,16 +151,16 @@ START_TEST(test_bad_sizes)
 {
     bank_geometry g = h100();
     smem_cost c;
-    tile_access row = {TILE_ROW, 32};
-    ck_assert_int_eq(tile_model_cost(&g, row, 0, 32, 4, &c), -1);
-    ck_assert_int_eq(tile_model_cost(&g, row, 32, 0, 4, &c), -1);
-    ck_assert_int_eq(tile_model_cost(&g, row, -32, 32, 4, &c), -1);
-    ck_assert_int_eq(tile_model_cost(&g, row, 32, -1, 4, &c), -1);
-    ck_assert_int_eq(tile_model_cost(&g, row, 32, 32, 0, &c), -1);
-    ck_assert_int_eq(tile_model_cost(&g, row, 32, 32, -4, &c), -1);
-    ck_assert_int_eq(tile_model_cost(&g, (tile_access){TILE_ROW, 0}, 32, 32, 4, &c), -1);
-    ck_assert_int_eq(tile_model_cost(&g, (tile_access){TILE_COL, -1}, 32, 32, 4, &c), -1);
-    ck_assert_int_eq(tile_model_cost(&g, row, 1, 1, 4, &c), 0);
+    tile_access row = {.order = TILE_ROW, .pitch = 32};
+    ck_assert_int_eq(tile_model_cost(&g, &row, 0, 32, 4, 1, &c), -1);
+    ck_assert_int_eq(tile_model_cost(&g, &row, 32, 0, 4, 1, &c), -1);
+    ck_assert_int_eq(tile_model_cost(&g, &row, -32, 32, 4, 1, &c), -1);
+    ck_assert_int_eq(tile_model_cost(&g, &row, 32, -1, 4, 1, &c), -1);
+    ck_assert_int_eq(tile_model_cost(&g, &row, 32, 32, 0, 1, &c), -1);
+    ck_assert_int_eq(tile_model_cost(&g, &row, 32, 32, -4, 1, &c), -1);
+    ck_assert_int_eq(tile_model_cost(&g, &(tile_access){.order = TILE_ROW, .pitch = 0}, 32, 32, 4, 1, &c), -1);
+    ck_assert_int_eq(tile_model_cost(&g, &(tile_access){.order = TILE_COL, .pitch = -1}, 32, 32, 4, 1, &c), -1);
+    ck_assert_int_eq(tile_model_cost(&g, &row, 1, 1, 4, 1, &c), 0);
     ck_assert_int_eq(c.requests, 1);
     ck_assert_int_eq(c.wavefronts, 1);
 }
@@ -206,8 +206,8 @@ START_TEST(test_lab_tables)
             k = &lab->kernels[i];
     ck_assert_msg(k != NULL, "%s has no kernel %s", lab_costs[_i].lab, lab_costs[_i].kernel);
     smem_cost st, ld;
-    ck_assert_int_eq(tile_model_cost(&g, k->tile.store, lab->bdimx, lab->bdimy, 4, &st), 0);
-    ck_assert_int_eq(tile_model_cost(&g, k->tile.load, lab->bdimx, lab->bdimy, 4, &ld), 0);
+    ck_assert_int_eq(tile_model_cost(&g, &k->tile.store, lab->bdimx, lab->bdimy, 4, 0, &st), 0);
+    ck_assert_int_eq(tile_model_cost(&g, &k->tile.load, lab->bdimx, lab->bdimy, 4, 1, &ld), 0);
     ck_assert_msg(st.wavefronts == lab_costs[_i].store_wavefronts &&
                   ld.wavefronts == lab_costs[_i].load_wavefronts &&
                   st.requests == lab_costs[_i].requests && ld.requests == lab_costs[_i].requests,

@@ -122,7 +122,7 @@ START_TEST(test_traces_match_the_model)
     smem_cost c;
     trace_summary s;
     analyze("lab4-irow-icol-pad1", &s);
-    tile_model_cost(&g, (tile_access){TILE_TRANSPOSED, 33}, 32, 16, 4, &c);
+    tile_model_cost(&g, &(tile_access){.order = TILE_TRANSPOSED, .pitch = 33}, 32, 16, 4, 1, &c);
     ck_assert_int_eq(c.requests, s.requests[0]);
     ck_assert_int_eq(c.wavefronts, s.wavefronts[0]);
     ck_assert_int_eq(c.ideal, s.ideal[0]);
@@ -140,7 +140,7 @@ START_TEST(test_64bit_rule)
     smem_cost want;
     analyze("long-row", &s);
     trace_to_measurement(&s, &m);
-    tile_model_cost(&g, (tile_access){TILE_ROW, 32}, 32, 32, 4, &want); /* the lab's int tile */
+    tile_model_cost(&g, &(tile_access){.order = TILE_ROW, .pitch = 32}, 32, 32, 4, 1, &want); /* the lab's int tile */
     smem_side st = SIDE_STORE, ld = SIDE_LOAD;
     st.code = ld.code = "tile[threadIdx.y][threadIdx.x]";
     check_result cs, cl;
@@ -167,7 +167,7 @@ START_TEST(test_64bit_rule_catches_a_wide_tile)
     smem_cost want;
     analyze("long-rowcol", &s);
     trace_to_measurement(&s, &m);
-    tile_model_cost(&g, (tile_access){TILE_COL, 32}, 32, 32, 4, &want);
+    tile_model_cost(&g, &(tile_access){.order = TILE_COL, .pitch = 32}, 32, 32, 4, 1, &want);
     smem_side ld = SIDE_LOAD;
     ld.code = "out[idx] = tile[threadIdx.x][threadIdx.y]";
     check_result c;
@@ -536,7 +536,7 @@ START_TEST(test_conflict_check_names_the_line)
     ck_assert_int_eq(lineinfo_parse(read_text(TRACES "lab1.nvdisasm"), &t, why, sizeof why), 0);
     trace_attribute(&s, &t, "_Z13setRowReadColPi");
     trace_to_measurement(&s, &m);
-    tile_model_cost(&g, (tile_access){TILE_COL, 33}, 32, 32, 4, &want); /* lab3: padded */
+    tile_model_cost(&g, &(tile_access){.order = TILE_COL, .pitch = 33}, 32, 32, 4, 1, &want); /* lab3: padded */
     smem_side ld = SIDE_LOAD;
     ld.code = "out[idx] = tile[threadIdx.x][threadIdx.y]";
     check_result c;
@@ -559,7 +559,7 @@ START_TEST(test_conflict_check_names_the_line)
 
     /* a passing check names its lines but draws nothing */
     check_init(&c, "lab1", "setColReadCol", "load-conflicts", 1);
-    tile_model_cost(&g, (tile_access){TILE_COL, 32}, 32, 32, 4, &want);
+    tile_model_cost(&g, &(tile_access){.order = TILE_COL, .pitch = 32}, 32, 32, 4, 1, &want);
     compare_conflicts(&c, &ld, &m, &want, DEGREE_TOLERANCE, NULL);
     compare_trace_lines(&c, &s, TRACE_OP_LOAD, &g);
     ck_assert_int_eq(c.status, CHECK_PASS);
