@@ -53,8 +53,8 @@ static uint32_t addr_double(int lane) { return (uint32_t)lane * 8; }            
 static uint32_t addr_matmul_as(int lane) { return (uint32_t)((lane / 16) * 16 + 0) * 4; }  /* As[ty][k] */
 static uint32_t addr_matmul_bs(int lane) { return (uint32_t)(0 * 16 + lane % 16) * 4; }    /* Bs[k][tx] */
 
-#define TILEFIG(n, t, order, pitch, bx, by, k, note) \
-    {n, t, FIG_TILE, k, {.order = order, .pitch = pitch}, bx, by, 0, NULL, 4, note}
+#define TILEFIG(n, t, ord, pit, bx, by, k, note) \
+    {n, t, FIG_TILE, k, {.order = ord, .pitch = pit}, bx, by, 0, NULL, 4, note}
 #define WARPFIG(n, t, fn, width, note) \
     {n, t, FIG_WARP, 0, {.order = TILE_ROW, .pitch = 1}, 0, 0, 0, fn, width, note}
 
@@ -789,11 +789,11 @@ static int draw_conv2d_halo(const diagram *d, FILE *o, char *summary, size_t n)
     return ferror(o) ? -1 : 0;
 }
 
-#define TILEMAP(n, order, pitch, bx, by, warp, title) \
-    {n, draw_tile_map, {order, pitch}, bx, by, warp, title, 0}
-#define TILEQUIZ(n, order, pitch, bx, by, warp, title) \
-    {n, draw_tile_map, {order, pitch}, bx, by, warp, title, 1}
-#define DRAWING(n, fn) {n, fn, {TILE_ROW, 1}, 0, 0, 0, NULL, 0}
+#define TILEMAP(n, ord, pit, bx, by, warp, title) \
+    {n, draw_tile_map, {.order = ord, .pitch = pit}, bx, by, warp, title, 0}
+#define TILEQUIZ(n, ord, pit, bx, by, warp, title) \
+    {n, draw_tile_map, {.order = ord, .pitch = pit}, bx, by, warp, title, 1}
+#define DRAWING(n, fn) {n, fn, {.order = TILE_ROW, .pitch = 1}, 0, 0, 0, NULL, 0}
 
 static const diagram diagrams[] = {
     TILEMAP("tile-row", TILE_ROW, 32, 32, 32, 5,
