@@ -37,6 +37,11 @@ typedef struct check_result {
     char message[256];  /* one line for the student */
     char hint[640];     /* why, and what to change */
     double degree;      /* conflict checks: the measured conflict degree (0: none measured) */
+    /* Conflict checks: what was counted (JSON "counts"; 0: nothing measured).
+       ideal: wavefronts with no conflict for the bytes moved; width: bytes
+       a lane the accesses moved (0: unknown, as with the counters, or mixed). */
+    double requests, wavefronts, ideal;
+    int width;
     /* Trace backend only (else empty): the lines behind the verdict, worst
      * first, the two lines of a race, and the student's worst warp access
      * drawn as a bank map. */

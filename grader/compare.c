@@ -123,6 +123,9 @@ void compare_conflicts(check_result *c, const smem_side *side, const measurement
                 m->value[side->requests]);
     check_field(c->expected, sizeof c->expected, "%ld wavefronts / %ld requests (%s)",
                 model->wavefronts, model->requests, degree_text(want, want_text, sizeof want_text));
+    c->requests = m->value[side->requests];
+    c->wavefronts = waves;
+    c->ideal = got > 0 ? waves / got : 0;
     if (waves <= 0) {
         check_set(c, CHECK_FAIL, "%s: no shared %s measured (expected %s)", side->op, side->op,
                   want_text);
@@ -138,6 +141,44 @@ void compare_conflicts(check_result *c, const smem_side *side, const measurement
     }
     check_set(c, CHECK_FAIL, "%s %s (expected %s)", side->op, got_text, want_text);
     conflict_hint(c, side, got, want, pad_note);
+}
+
+/* What an element of `width` bytes is usually declared as, for the hint. */
+static const char *types_of_width(int width)
+{
+    switch (width) {
+    case 1: return "char";
+    case 2: return "short";
+    case 4: return "int or float";
+    case 8: return "long long, double, int2 or float2";
+    case 16: return "int4, float4 or double2";
+    }
+    return "an unusual type";
+}
+
+void compare_conflicts_width(check_result *c, const smem_side *side, int width,
+                             int exercise_width, const smem_cost *at_width)
+{
+    char text[48], msg[sizeof c->message];
+    if (width <= 0 || width == exercise_width || c->wavefronts <= 0)
+        return;
+    c->width = width;
+    degree_text(smem_degree(at_width), text, sizeof text);
+    check_field(c->expected, sizeof c->expected, "%ld wavefronts / %ld requests (%s at %d bytes "
+                "a lane; the exercise's %d-byte elements: %.40s)", at_width->wavefronts,
+                at_width->requests, text, width, exercise_width, c->expected);
+    snprintf(msg, sizeof msg, "%s", c->message);
+    check_field(c->message, sizeof c->message, "%.160s: %d-byte lanes where the exercise's are "
+                "%d bytes", msg, width, exercise_width);
+    if (c->status != CHECK_FAIL)
+        return;
+    check_field(c->hint, sizeof c->hint,
+                "Your %s move %d bytes a lane (%s) where the exercise's tile holds %d-byte "
+                "elements (%s). At %d bytes a lane the same indexing is %s: the element type "
+                "changed what the banks see, not your index arithmetic. Declare the tile with "
+                "the exercise's element type and access it one element per thread.",
+                side->op, width, types_of_width(width), exercise_width,
+                types_of_width(exercise_width), width, text);
 }
 
 void compare_not_measured(check_result *c, measure_status st, const char *why)

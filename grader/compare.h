@@ -38,6 +38,16 @@ void compare_requests(check_result *c, const smem_side *side, const measurement 
 void compare_conflicts(check_result *c, const smem_side *side, const measurement *m,
                        const smem_cost *model, double tolerance, const char *pad_note);
 
+/*
+ * The width rule's words, for backends that see widths (trace, emulator):
+ * the side's accesses moved `width` bytes a lane where the exercise's move
+ * `exercise_width`. Says so in the message and the hint, and gives the
+ * model's numbers for the width measured (at_width) as the expectation.
+ * width 0 (unknown or mixed) or equal to exercise_width: nothing changes.
+ */
+void compare_conflicts_width(check_result *c, const smem_side *side, int width,
+                             int exercise_width, const smem_cost *at_width);
+
 /* The counters could not be read: no points, and say why (a launcher that
  * launched nothing is the student's failure, not the environment's). */
 void compare_not_measured(check_result *c, measure_status st, const char *why);

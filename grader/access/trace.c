@@ -409,6 +409,19 @@ const trace_site *trace_find_site(const trace_summary *s, uint64_t pc)
     return NULL;
 }
 
+int trace_side_width(const trace_summary *s, trace_op op)
+{
+    int width = 0;
+    for (int i = 0; i < s->n_sites; i++) {
+        if (s->sites[i].op != op)
+            continue;
+        if (width && s->sites[i].width != width)
+            return -1;
+        width = s->sites[i].width;
+    }
+    return width;
+}
+
 const trace_site *trace_worst_site(const trace_summary *s, trace_op op)
 {
     const trace_site *best = NULL;

@@ -99,6 +99,9 @@ const char *trace_site_text(const trace_site *site, char *buf, size_t size);
 /* "lab1.cu:30 (store) and lab1.cu:33 (load): warps 0 and 1 of block 0 touch shared word 0x80 ..." */
 const char *trace_race_text(const trace_race *race, char *buf, size_t size);
 
+/* Bytes a lane every site of op moved: 0 when op has no site, -1 when they differ. */
+int trace_side_width(const trace_summary *s, trace_op op);
+
 /* The site of one side with the most wavefronts beyond its ideal (NULL: none). */
 const trace_site *trace_worst_site(const trace_summary *s, trace_op op);
 

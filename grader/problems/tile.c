@@ -175,6 +175,20 @@ static void pad_note(worker_env *env, char *note, size_t size)
                  "measure them.", pad, env->lab->bdimx + pad);
 }
 
+/* Where the side's accesses moved another width than the exercise's int, the
+   model's numbers for that width, and words saying what changed. */
+static void judge_width(worker_env *env, const tile_access *a, const trace_summary *trace,
+                        trace_op op, const smem_side *side, check_result *c)
+{
+    int width = trace_side_width(trace, op);
+    smem_cost at_width;
+    if (width <= 0 || width == (int)sizeof(int) ||
+        tile_model_cost(&env->gpu.banks, a, env->lab->bdimx, env->lab->bdimy, width,
+                        op == TRACE_OP_LOAD, &at_width) != 0)
+        return;
+    compare_conflicts_width(c, side, width, (int)sizeof(int), &at_width);
+}
+
 static void grade_counters(worker_env *env, const lab_kernel *k, replay *t,
                            check_result *c, int n_checks, int *broken)
 {
@@ -222,7 +236,9 @@ static void grade_counters(worker_env *env, const lab_kernel *k, replay *t,
                       note[0] ? note : NULL);
     compare_conflicts(&c[C_LD_CONF], &load, &m, &ld_model, DEGREE_TOLERANCE,
                       note[0] ? note : NULL);
-    if (trace) { /* the trace names the lines, and draws the student's access */
+    if (trace) { /* the trace sees widths and lines, and draws the student's access */
+        judge_width(env, &k->tile.store, trace, TRACE_OP_STORE, &store, &c[C_ST_CONF]);
+        judge_width(env, &k->tile.load, trace, TRACE_OP_LOAD, &load, &c[C_LD_CONF]);
         compare_trace_lines(&c[C_ST_CONF], trace, TRACE_OP_STORE, g);
         compare_trace_lines(&c[C_LD_CONF], trace, TRACE_OP_LOAD, g);
     }

@@ -19,6 +19,13 @@ static cJSON *check_json(const check_result *c)
     cJSON_AddStringToObject(o, "measured", c->measured);
     cJSON_AddStringToObject(o, "expected", c->expected);
     cJSON_AddStringToObject(o, "hint", c->hint);
+    if (c->wavefronts > 0 || c->requests > 0) { /* conflict checks: the numbers themselves */
+        cJSON *n = cJSON_AddObjectToObject(o, "counts");
+        cJSON_AddNumberToObject(n, "requests", c->requests);
+        cJSON_AddNumberToObject(n, "wavefronts", c->wavefronts);
+        cJSON_AddNumberToObject(n, "ideal", c->ideal);
+        cJSON_AddNumberToObject(n, "width", c->width);
+    }
     if (c->n_lines > 0) { /* trace backend: the source lines behind the verdict */
         cJSON *lines = cJSON_AddArrayToObject(o, "lines");
         for (int i = 0; i < c->n_lines && i < CHECK_MAX_LINES; i++) {

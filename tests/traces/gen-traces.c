@@ -21,6 +21,10 @@
 #define PC_BAR 0xa0
 #define PC_LOAD 0xc0
 
+#define ROW(p) {.order = TILE_ROW, .pitch = (p)}
+#define COL(p) {.order = TILE_COL, .pitch = (p)}
+#define LIN(a, b, c) {.order = TILE_LINEAR, .arg = {(a), (b), (c)}}
+
 typedef struct trace_case {
     const char *name, *what;
     int bdimx, bdimy, elem;
@@ -51,6 +55,21 @@ static const trace_case cases[] = {
      {.order = TILE_ROW, .pitch = 32}, {.order = TILE_ROW, .pitch = 32}, 1},
     {"long-rowcol", "a long long 32x32 tile, row store, column load", 32, 32, 8,
      {.order = TILE_ROW, .pitch = 32}, {.order = TILE_COL, .pitch = 32}, 1},
+    /* One pattern for both sides, at every width: the verdicts must agree. */
+    {"w1-row", "char 32x32 tile, row both ways", 32, 32, 1, ROW(32), ROW(32), 1},
+    {"w2-row", "short 32x32 tile, row both ways", 32, 32, 2, ROW(32), ROW(32), 1},
+    {"w8-row", "long long 32x32 tile, row both ways", 32, 32, 8, ROW(32), ROW(32), 1},
+    {"w16-row", "int4 32x32 tile, row both ways", 32, 32, 16, ROW(32), ROW(32), 1},
+    {"w1-col", "char 32x32 tile, column both ways", 32, 32, 1, COL(32), COL(32), 1},
+    {"w2-col", "short 32x32 tile, column both ways", 32, 32, 2, COL(32), COL(32), 1},
+    {"w8-col", "long long 32x32 tile, column both ways", 32, 32, 8, COL(32), COL(32), 1},
+    {"w16-col", "int4 32x32 tile, column both ways", 32, 32, 16, COL(32), COL(32), 1},
+    {"w8-col-pad1", "long long 32x33 tile, column both ways", 32, 32, 8, COL(33), COL(33), 1},
+    {"w16-col-pad1", "int4 32x33 tile, column both ways", 32, 32, 16, COL(33), COL(33), 1},
+    /* Wide loads whose lanes pair up: served in phases twice as wide (bank.h). */
+    {"w8-pairs", "long long: row store, lanes 2k and 2k+1 load element k", 32, 4, 8,
+     ROW(32), LIN(0, 1, 2), 1},
+    {"w16-bcast", "int4: row store, every lane loads element 0", 32, 4, 16, ROW(32), LIN(0, 0, 1), 1},
 };
 
 static void record(FILE *f, const bank_geometry *g, const trace_case *c, tile_access a,

@@ -157,6 +157,107 @@ START_TEST(test_64bit_rule)
 }
 END_TEST
 
+/*
+ * One pattern stored and loaded at every width: the trace's counts are the
+ * model's, loads and stores get the same verdict, and where the width is not
+ * the exercise's (an int tile) the check says so in words with the model's
+ * numbers for the width measured.
+ */
+static const struct {
+    const char *trace;
+    int width;
+    tile_access access;
+    const char *verdict;
+} same_both_ways[] = {
+    {"lab1-row", 4, {.order = TILE_ROW, .pitch = 32}, "conflict-free"},
+    {"lab1-col", 4, {.order = TILE_COL, .pitch = 32}, "32-way conflict"},
+    {"w1-row", 1, {.order = TILE_ROW, .pitch = 32}, "conflict-free"},
+    {"w2-row", 2, {.order = TILE_ROW, .pitch = 32}, "conflict-free"},
+    {"w8-row", 8, {.order = TILE_ROW, .pitch = 32}, "conflict-free"},
+    {"w16-row", 16, {.order = TILE_ROW, .pitch = 32}, "conflict-free"},
+    {"w1-col", 1, {.order = TILE_COL, .pitch = 32}, "8-way conflict"},
+    {"w2-col", 2, {.order = TILE_COL, .pitch = 32}, "16-way conflict"},
+    {"w8-col", 8, {.order = TILE_COL, .pitch = 32}, "16-way conflict"},
+    {"w16-col", 16, {.order = TILE_COL, .pitch = 32}, "8-way conflict"},
+    {"w8-col-pad1", 8, {.order = TILE_COL, .pitch = 33}, "conflict-free"},
+    {"w16-col-pad1", 16, {.order = TILE_COL, .pitch = 33}, "conflict-free"},
+};
+
+START_TEST(test_widths_loads_and_stores_alike)
+{
+    bank_geometry g = modern();
+    trace_summary s;
+    measurement m;
+    smem_cost st_model, ld_model, exercise;
+    int i = _i;
+    const tile_access *a = &same_both_ways[i].access;
+    int w = same_both_ways[i].width;
+    analyze(same_both_ways[i].trace, &s);
+    trace_to_measurement(&s, &m);
+    ck_assert_int_eq(trace_side_width(&s, TRACE_OP_LOAD), w);
+    ck_assert_int_eq(trace_side_width(&s, TRACE_OP_STORE), w);
+    tile_model_cost(&g, a, 32, 32, w, 0, &st_model);
+    tile_model_cost(&g, a, 32, 32, w, 1, &ld_model);
+    ck_assert_int_eq(s.wavefronts[1], st_model.wavefronts);
+    ck_assert_int_eq(s.wavefronts[0], ld_model.wavefronts);
+    ck_assert_int_eq(s.ideal[1], st_model.ideal);
+    ck_assert_int_eq(s.ideal[0], ld_model.ideal);
+    /* the exercise's expectation is the pattern at its own width (4), and
+       the verdict is judged against it */
+    tile_model_cost(&g, a, 32, 32, 4, 1, &exercise);
+    smem_side st = SIDE_STORE, ld = SIDE_LOAD;
+    st.code = ld.code = "tile[...]";
+    check_result cs, cl;
+    check_init(&cs, "lab1", "k", "store-conflicts", 1);
+    check_init(&cl, "lab1", "k", "load-conflicts", 1);
+    compare_conflicts(&cs, &st, &m, &exercise, DEGREE_TOLERANCE, NULL);
+    compare_conflicts(&cl, &ld, &m, &exercise, DEGREE_TOLERANCE, NULL);
+    compare_conflicts_width(&cs, &st, w, 4, &st_model);
+    compare_conflicts_width(&cl, &ld, w, 4, &ld_model);
+    ck_assert_int_eq(cs.status, cl.status);
+    ck_assert_double_eq_tol(cs.degree, cl.degree, 1e-9);
+    char want[64];
+    snprintf(want, sizeof want, "loads %s (expected", same_both_ways[i].verdict);
+    ck_assert_msg(strncmp(cl.message, want, strlen(want)) == 0, "%s: \"%s\"",
+                  same_both_ways[i].trace, cl.message);
+    ck_assert_str_eq(strstr(cs.message, " "), strstr(cl.message, " ")); /* after stores/loads */
+    ck_assert_double_eq(cl.ideal, (double)ld_model.ideal);
+    if (w == 4) {
+        ck_assert_ptr_null(strstr(cl.message, "lanes where"));
+    } else {
+        char words[96];
+        snprintf(words, sizeof words, "%d-byte lanes where the exercise's are 4 bytes", w);
+        ck_assert_msg(strstr(cl.message, words) != NULL, "\"%s\"", cl.message);
+        snprintf(words, sizeof words, "%ld wavefronts / %ld requests (%s at %d bytes a lane",
+                 ld_model.wavefronts, ld_model.requests, same_both_ways[i].verdict, w);
+        ck_assert_msg(strncmp(cl.expected, words, strlen(words)) == 0, "\"%s\"", cl.expected);
+        ck_assert_int_eq(cl.width, w);
+        if (cl.status == CHECK_FAIL)
+            ck_assert_msg(strstr(cl.hint, "element type") != NULL, "%s", cl.hint);
+    }
+    trace_summary_free(&s);
+}
+END_TEST
+
+/* Wide loads whose lanes pair up are served in phases twice as wide, and
+ * their ideal follows: a broadcast of 16 bytes is 2 wavefronts, not 4. */
+START_TEST(test_wide_loads_pair_up)
+{
+    trace_summary s;
+    analyze("w8-pairs", &s);
+    ck_assert_int_eq(s.requests[0], 4);
+    ck_assert_int_eq(s.wavefronts[0], 4); /* one phase of 32 lanes a warp (H100: 4) */
+    ck_assert_int_eq(s.ideal[0], 4);
+    ck_assert_int_eq(s.wavefronts[1], 8); /* the 8-byte row store: two half-warps */
+    trace_summary_free(&s);
+    analyze("w16-bcast", &s);
+    ck_assert_int_eq(s.wavefronts[0], 8); /* halves of 16 lanes (H100: 8) */
+    ck_assert_int_eq(s.ideal[0], 8);
+    ck_assert_int_eq(s.wavefronts[1], 16);
+    trace_summary_free(&s);
+}
+END_TEST
+
 /* The planted lab1-long-tile: setRowReadCol on a long long tile reads
  * column-wise 16-way, not the 32-way the exercise shows. */
 START_TEST(test_64bit_rule_catches_a_wide_tile)
@@ -716,6 +817,9 @@ Suite *trace_suite(void)
     tcase_add_loop_test(tc, test_lab_traces, 0, (int)(sizeof expects / sizeof expects[0]));
     tcase_add_test(tc, test_traces_match_the_model);
     tcase_add_test(tc, test_64bit_rule);
+    tcase_add_loop_test(tc, test_widths_loads_and_stores_alike, 0,
+                        (int)(sizeof same_both_ways / sizeof same_both_ways[0]));
+    tcase_add_test(tc, test_wide_loads_pair_up);
     tcase_add_test(tc, test_64bit_rule_catches_a_wide_tile);
     tcase_add_test(tc, test_race_rules);
     tcase_add_test(tc, test_bad_records);
