@@ -30,9 +30,11 @@ static double known_ideal(const measurement *m, const smem_side *side)
     if (m->ideal_set != MEASURE_IDEAL_SET)
         return 0.0;
     double ideal = side->requests == METRIC_SHARED_LD_REQUESTS ? m->ideal_ld : m->ideal_st;
-    double waves = m->value[side->wavefronts];
-    /* an ideal above the wavefronts, or below one per request, is not an ideal */
-    if (!(ideal > 0) || ideal > waves || ideal < m->value[side->requests])
+    /* Below one per request, or above twice the wavefronts, it is not an
+       ideal: a paired wide load takes at least half of what its bytes need
+       (bank.h), nothing takes less. */
+    if (!(ideal > 0) || ideal < m->value[side->requests] ||
+        ideal > 2 * m->value[side->wavefronts])
         return 0.0;
     return ideal;
 }
@@ -43,7 +45,9 @@ double measured_degree(const measurement *m, const smem_side *side)
     double ideal = known_ideal(m, side);
     if (ideal <= 0)
         ideal = waves - m->value[side->conflicts];
-    return ideal > 0 ? waves / ideal : 0.0;
+    if (!(ideal > 0))
+        return 0.0;
+    return waves < ideal ? 1.0 : waves / ideal; /* a paired wide load: conflict-free */
 }
 
 /*
@@ -61,7 +65,8 @@ static double judged_degree(const measurement *m, const smem_side *side, const s
         ideal = (double)model->ideal / (double)model->requests * got_req;
     if (ideal <= 0)
         return measured_degree(m, side);
-    return waves / ideal;
+    /* a paired wide load can beat its bytes' ideal (bank.h): that is conflict-free */
+    return waves < ideal ? 1.0 : waves / ideal;
 }
 
 void compare_requests(check_result *c, const smem_side *side, const measurement *m,

@@ -40,12 +40,19 @@ static int lanes_pair_up(const warp_access *a, int warp_size)
     return 1;
 }
 
-int bank_phase_lanes(const bank_geometry *g, const warp_access *a)
+/* Lanes whose bytes fill one pass of the banks (128 bytes on 32 x 4-byte banks). */
+static int lanes_per_pass(const bank_geometry *g, int width)
 {
     int bytes_per_pass = g->banks * g->bank_bytes;
-    int lanes = a->width > 0 ? bytes_per_pass / a->width : g->warp_size;
+    int lanes = width > 0 ? bytes_per_pass / width : g->warp_size;
     if (lanes < 1)
         lanes = 1;
+    return lanes > g->warp_size ? g->warp_size : lanes;
+}
+
+int bank_phase_lanes(const bank_geometry *g, const warp_access *a)
+{
+    int lanes = lanes_per_pass(g, a->width);
     if (a->load && a->width >= 8 && lanes < g->warp_size && lanes_pair_up(a, g->warp_size))
         lanes *= 2;
     return lanes > g->warp_size ? g->warp_size : lanes;
@@ -116,7 +123,7 @@ int bank_wavefronts(const bank_geometry *g, const warp_access *a)
 
 int bank_ideal_wavefronts(const bank_geometry *g, const warp_access *a)
 {
-    int per_phase = bank_phase_lanes(g, a);
+    int per_phase = lanes_per_pass(g, a->width); /* the bytes' need, paired or not */
     int total = 0;
 
     for (int first = 0; first < g->warp_size; first += per_phase) {

@@ -58,8 +58,11 @@ int bank_of(const bank_geometry *g, uint32_t addr);
 int bank_wavefronts(const bank_geometry *g, const warp_access *a);
 
 /*
- * Wavefronts the request would need with no bank conflict at all: one per
- * phase with an active lane, the 128-byte wavefronts its bytes need.
+ * Wavefronts the request's bytes need with no bank conflict at all: one per
+ * 128 bytes' worth of lanes (32, 16 or 8) with an active lane, loads and
+ * stores alike. A paired load can take fewer (a broadcast: half), which the
+ * grader reads as conflict-free; with this ideal, a load and a store of the
+ * same pattern get the same verdict (all 756 such kernels of the corpus).
  */
 int bank_ideal_wavefronts(const bank_geometry *g, const warp_access *a);
 

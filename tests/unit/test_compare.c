@@ -284,8 +284,11 @@ START_TEST(test_64bit_rule_loads_and_stores_alike)
     ck_assert_str_eq(cs.message, "stores conflict-free (expected conflict-free)");
     ck_assert_double_eq_tol(measured_degree(&m, &ld), 1.0, 1e-12);
 
-    /* an ideal that cannot be one (above the wavefronts) is not trusted */
+    /* above the wavefronts: a paired wide load (bank.h), conflict-free */
     m.ideal_ld = 65;
+    ck_assert_double_eq_tol(measured_degree(&m, &ld), 1.0, 1e-12);
+    /* an ideal that cannot be one (above twice the wavefronts) is not trusted */
+    m.ideal_ld = 129;
     ck_assert_double_eq_tol(measured_degree(&m, &ld), 2.0, 1e-12);
 }
 END_TEST

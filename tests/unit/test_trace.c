@@ -239,20 +239,20 @@ START_TEST(test_widths_loads_and_stores_alike)
 }
 END_TEST
 
-/* Wide loads whose lanes pair up are served in phases twice as wide, and
- * their ideal follows: a broadcast of 16 bytes is 2 wavefronts, not 4. */
+/* Wide loads whose lanes pair up are served in phases twice as wide: a
+ * broadcast of 16 bytes is 2 wavefronts, not 4, and judged conflict-free. */
 START_TEST(test_wide_loads_pair_up)
 {
     trace_summary s;
     analyze("w8-pairs", &s);
     ck_assert_int_eq(s.requests[0], 4);
     ck_assert_int_eq(s.wavefronts[0], 4); /* one phase of 32 lanes a warp (H100: 4) */
-    ck_assert_int_eq(s.ideal[0], 4);
+    ck_assert_int_eq(s.ideal[0], 8);      /* its 256 bytes need two: read as conflict-free */
     ck_assert_int_eq(s.wavefronts[1], 8); /* the 8-byte row store: two half-warps */
     trace_summary_free(&s);
     analyze("w16-bcast", &s);
     ck_assert_int_eq(s.wavefronts[0], 8); /* halves of 16 lanes (H100: 8) */
-    ck_assert_int_eq(s.ideal[0], 8);
+    ck_assert_int_eq(s.ideal[0], 16);
     ck_assert_int_eq(s.wavefronts[1], 16);
     trace_summary_free(&s);
 }
