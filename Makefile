@@ -70,7 +70,7 @@ RECORDER := $(BUILD)/smemlab-record
 FAKE_CUDART := $(BUILD)/record/libcudart.so.13
 GRADER_ALL := $(GRADER) $(RECORDER) $(FAKE_CUDART)
 RECORDER_SRC := grader/record/recorder.c grader/record/sandbox.c grader/calls.c grader/image/lab_image.c grader/image/elf_view.c \
-                grader/lab_table.c $(wildcard grader/labs/*.c) grader/reference/sizes.c
+                grader/lab_table.c $(wildcard grader/labs/*.c) grader/reference/sizes.c grader/model/tile_access.c
 # See grader/measure/counters/compat/README.
 CUPTI_CFLAGS := -Igrader/measure/counters/compat
 GRADER_HEADERS := $(shell find grader common -name '*.h')
@@ -164,7 +164,8 @@ BATCH_LIBS := $(addprefix -L,$(DEPS_LIB)) $(addprefix -Wl$(comma)-rpath$(comma),
 $(BUILD)/obj/grader/batch/%.o: grader/batch/%.c $(wildcard grader/batch/*.h) grader/lab_table.h
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(C_ALL) -Wno-format-truncation -c $< -o $@
-$(BATCH): $(BATCH_SRC:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/grader/lab_table.o $(BUILD)/obj/grader/check.o $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard grader/labs/*.c))
+$(BATCH): $(BATCH_SRC:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/grader/lab_table.o $(BUILD)/obj/grader/check.o \
+          $(BUILD)/obj/grader/model/tile_access.o $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard grader/labs/*.c))
 	$(CC) $(C_ALL) $^ -o $@ $(BATCH_LIBS)
 # make batch LAB=lab3 SUBMISSIONS=dir [RESULTS=dir] [BATCH_FLAGS='--gpus 0,1']
 RESULTS ?= results-$(LAB_ID)

@@ -27,7 +27,7 @@ DOCS_FIGDIR := $(DOCS_OUT)/figures
 DOCS_FIGS := $(DOCS_FIGDIR)/.stamp
 DOCS_BANKMAP := $(DOCS_OUT)/tools/bankmap
 DOCS_PDF := $(DOCS_OUT)/smemlab.pdf
-DOCS_MODEL := grader/model/bank.c grader/model/tile_model.c
+DOCS_MODEL := grader/model/bank.c grader/model/tile_model.c grader/model/tile_access.c
 DOCS_FILTERS := $(DOCS_TOOLS)/nav.lua $(DOCS_TOOLS)/check-links.lua $(DOCS_TOOLS)/extract-code.lua
 
 # The HTML command, without the page list: the self-test runs it too.

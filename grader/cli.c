@@ -44,6 +44,8 @@ void cli_usage(FILE *f)
         "                    starts one per GPU); without one answering, measure here\n"
         "  --serve-meter S   be that server: measure for graders on socket S until killed\n"
         "  --verbose         show measured values and hints for passing checks too\n"
+        "  --corpus TSV      grade the kernels of a truth-corpus part (tests/truth/\n"
+        "                    gen-corpus.py) from the library --lib names\n"
         "  --list            list the labs and their kernels\n"
         "  --help, --version\n\n"
         "exit status: 0 all checks passed, 1 a check failed, 2 bad command line,\n"
@@ -127,6 +129,7 @@ int cli_parse(int argc, char **argv, cli_options *o, FILE *err)
         {"measure", required_argument, 0, 'm'}, {"source", required_argument, 0, 'F'},
         {"status-fd", required_argument, 0, 'f'},
         {"meter-socket", required_argument, 0, 'M'}, {"serve-meter", required_argument, 0, 'E'},
+        {"corpus", required_argument, 0, 'K'},
         {0, 0, 0, 0}};
     int opt, rc, measure_given = 0;
 
@@ -159,6 +162,14 @@ int cli_parse(int argc, char **argv, cli_options *o, FILE *err)
         case 'R': o->grade.recorder = optarg; break;
         case 'M': o->grade.meter_socket = optarg; break;
         case 'E': o->serve_meter = optarg; break;
+        case 'K': {
+            char why[512];
+            if (corpus_load(optarg, why, sizeof why) != 0)
+                return bad(err, "--corpus: %s", why);
+            if ((rc = add_lab(o, CORPUS_LAB_ID, err)) != 0)
+                return rc;
+            break;
+        }
         case ':': return bad(err, "%s needs a value", argv[optind - 1]);
         case '?': return bad(err, "unknown option '%s'", argv[optind - 1]);
         default:
@@ -169,6 +180,8 @@ int cli_parse(int argc, char **argv, cli_options *o, FILE *err)
     for (int i = optind; i < argc; i++)
         if ((rc = add_lab(o, argv[i], err)) != 0)
             return rc;
+    if (corpus_source() && !o->lib)
+        return bad(err, "--corpus %s grades a library: give it with --lib", corpus_source());
     if (o->lib && o->n_labs != 1)
         return bad(err, "--lib %s needs exactly one LAB to say which table to grade it with",
                    o->lib);

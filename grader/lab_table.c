@@ -4,11 +4,20 @@
 #include <stdio.h>
 #include <string.h>
 
+extern const lab_def *corpus_lab(void);
+
+int tile_elem_bytes(const tile_spec *t)
+{
+    return t->elem_bytes > 0 ? t->elem_bytes : (int)sizeof(int);
+}
+
 const lab_def *lab_find(const char *id)
 {
     char full[16];
     if (id == NULL)
         return NULL;
+    if (strcmp(id, CORPUS_LAB_ID) == 0)
+        return corpus_lab();
     /* "3" is accepted as shorthand for "lab3". */
     snprintf(full, sizeof full, "%s%s", strncmp(id, "lab", 3) == 0 ? "" : "lab", id);
     for (int i = 0; i < lab_registry_count; i++)

@@ -20,13 +20,21 @@ typedef enum problem_kind {
 /*
  * A tile kernel stores idx = threadIdx.y * BDIMX + threadIdx.x through `store`
  * and writes out[idx] from `load`; the host reference replays exactly that.
+ * The truth corpus (elem_parts > 0) stores instead a value of the element's
+ * index, of elem_bytes in elem_parts components (tests/truth/gen-corpus.py),
+ * and writes their weighted sum, -1 where the thread sits out the load.
  */
 typedef struct tile_spec {
     tile_access store;      /* how tile is written */
     tile_access load;       /* how tile is read back */
     const char *store_code; /* the store as the exercise writes it, for hints */
     const char *load_code;
+    int elem_bytes;         /* bytes an element; 0: the labs' int */
+    int elem_parts;         /* the corpus's vector components; 0: the labs' values */
 } tile_spec;
+
+/* Bytes an element of a tile kernel moves a lane (an int unless the spec says). */
+int tile_elem_bytes(const tile_spec *t);
 
 /*
  * Points of the race check of every kernel that uses shared memory: graded
@@ -98,8 +106,17 @@ typedef struct lab_def {
 extern const lab_def *const lab_registry[];
 extern const int lab_registry_count;
 
-/* The lab with this id ("lab3" or "3"), or NULL. */
+/* The lab with this id ("lab3" or "3", or "corpus" once one is loaded), or NULL. */
 const lab_def *lab_find(const char *id);
+
+/*
+ * The truth corpus as a lab (grader/labs/corpus.c): one tile kernel a row of
+ * a part-NN.tsv that tests/truth/gen-corpus.py wrote. 0, or -1 with why.
+ * lab_find("corpus") finds it from then on; corpus_source() names the file.
+ */
+#define CORPUS_LAB_ID "corpus"
+int corpus_load(const char *tsv, char *why, size_t why_size);
+const char *corpus_source(void);
 
 /* Value of a contract parameter of lab ("TILE"), or -1 if the lab has none. */
 int lab_param_value(const lab_def *lab, const char *name);

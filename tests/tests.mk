@@ -7,7 +7,7 @@ UNIT_SRC := $(wildcard tests/unit/*.c)
 TRACE_PROBE := $(BUILD)/tests/trace-probe
 TRACE_PROBE_SRC := tests/gpu/trace-probe.c grader/measure/trace/measure_trace_loader.c grader/compare.c \
     grader/check.c grader/measure/measure.c grader/access/trace.c grader/access/bankmap.c \
-    grader/access/lineinfo.c grader/image/elf_view.c grader/model/bank.c grader/model/tile_model.c
+    grader/access/lineinfo.c grader/image/elf_view.c grader/model/bank.c grader/model/tile_model.c grader/model/tile_access.c
 
 UNIT_BIN := $(BUILD)/tests/unit-tests
 # Compile tests build every lab file for one architecture: fast, and enough to
@@ -72,7 +72,7 @@ $(INJECTED_LIB): tests/unit/injected/lab1-injected.cu $(BUILD)/tests/foreign.fat
 check-unit: $(UNIT_BIN) $(UNIT_TEST_LIB) $(INJECTED_LIB)
 	SMEMLAB_TEST_LIB=$(UNIT_TEST_LIB) SMEMLAB_INJECTED_LIB=$(INJECTED_LIB) $(UNIT_BIN)
 
-check-compile: $(CU_CHECKED) $(if $(wildcard tests/gpu),$(TRACE_PROBE))
+check-compile: $(CU_CHECKED) $(if $(wildcard tests/gpu),$(TRACE_PROBE) $(BUILD)/tests/truth-run)
 
 check-contract: $(CU_CHECKED) $(GRADER_ALL)
 	bash tests/compile/check-contract.sh $(BUILD) $(GRADER)
@@ -84,7 +84,7 @@ check-cli: $(GRADER_ALL) $(BUILD)/compile-check/labs/lab1-square/lab1.so
 	bash tests/cli/test-cli.sh $(GRADER)
 
 # Recorded traces of the lab access patterns (tests/traces/), from the tile model.
-$(BUILD)/tests/gen-traces: tests/traces/gen-traces.c grader/model/tile_model.c grader/model/bank.c \
+$(BUILD)/tests/gen-traces: tests/traces/gen-traces.c grader/model/tile_model.c grader/model/tile_access.c grader/model/bank.c \
                            grader/access/trace.c grader/check.c grader/measure/measure.c
 	@mkdir -p $(@D)
 	$(CC) -iquote grader $(C_ALL) $^ -o $@ -lm
@@ -108,6 +108,16 @@ $(TRACE_PROBE): $(TRACE_PROBE_SRC) $(shell find grader -name '*.h')
 check-trace-gpu: $(TRACE_PROBE) trace-backend $(BUILD)/solutions/lab1.so $(BUILD)/solutions/lab3.so \
                  $(BUILD)/solutions/lab4.so $(BUILD)/planted/lab1-no-sync.so $(BUILD)/planted/lab1-long-tile.so
 	bash tests/gpu/check-trace.sh $(BUILD) $(TRACE_PROBE)
+
+# The truth corpus (tests/truth/): the grader's counts and verdicts against
+# Nsight Compute's on ~1000 generated kernels, every width and pattern.
+$(BUILD)/tests/truth-run: tests/truth/truth-run.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(C_ALL) $< -o $@ $(addprefix -L,$(CUDA_LIB)) \
+	    $(addprefix -Wl$(comma)-rpath$(comma),$(CUDA_LIB)) -lcudart -ldl
+.PHONY: check-truth-gpu
+check-truth-gpu: $(GRADER_ALL) $(TRACE) $(BUILD)/tests/truth-run
+	bash tests/truth/check-truth.sh $(BUILD) $(GRADER) gpu
 
 # make grade ends with the grader's exit status (a fake grader; no GPU, no nvcc).
 check-make:

@@ -50,6 +50,9 @@ typedef struct smem_cost {
 /* Element offset that thread (tx, ty) of a bdimx x bdimy block touches. */
 long tile_offset(const tile_access *a, int bdimx, int bdimy, int tx, int ty);
 
+/* Whether the access's arguments make sense (pitch and divisors positive, ...). */
+int tile_access_valid(const tile_access *a);
+
 /* Whether thread (tx, ty) takes part (tile_access.lanes). */
 int tile_thread_active(const tile_access *a, int bdimx, int tx, int ty);
 

@@ -175,18 +175,20 @@ static void pad_note(worker_env *env, char *note, size_t size)
                  "measure them.", pad, env->lab->bdimx + pad);
 }
 
-/* Where the side's accesses moved another width than the exercise's int, the
-   model's numbers for that width, and words saying what changed. */
-static void judge_width(worker_env *env, const tile_access *a, const trace_summary *trace,
-                        trace_op op, const smem_side *side, check_result *c)
+/* Where the side's accesses moved another width than the exercise's element,
+   the model's numbers for that width, and words saying what changed. */
+static void judge_width(worker_env *env, const tile_spec *t, const tile_access *a,
+                        const trace_summary *trace, trace_op op, const smem_side *side,
+                        check_result *c)
 {
-    int width = trace_side_width(trace, op);
+    int width = trace_side_width(trace, op), elem = tile_elem_bytes(t);
     smem_cost at_width;
-    if (width <= 0 || width == (int)sizeof(int) ||
+    c->width = width > 0 ? width : 0;
+    if (width <= 0 || width == elem ||
         tile_model_cost(&env->gpu.banks, a, env->lab->bdimx, env->lab->bdimy, width,
                         op == TRACE_OP_LOAD, &at_width) != 0)
         return;
-    compare_conflicts_width(c, side, width, (int)sizeof(int), &at_width);
+    compare_conflicts_width(c, side, width, elem, &at_width);
 }
 
 static void grade_counters(worker_env *env, const lab_kernel *k, replay *t,
@@ -202,8 +204,9 @@ static void grade_counters(worker_env *env, const lab_kernel *k, replay *t,
 
     store.code = k->tile.store_code;
     load.code = k->tile.load_code;
-    tile_model_cost(g, &k->tile.store, env->lab->bdimx, env->lab->bdimy, sizeof(int), 0, &st_model);
-    tile_model_cost(g, &k->tile.load, env->lab->bdimx, env->lab->bdimy, sizeof(int), 1, &ld_model);
+    int elem = tile_elem_bytes(&k->tile);
+    tile_model_cost(g, &k->tile.store, env->lab->bdimx, env->lab->bdimy, elem, 0, &st_model);
+    tile_model_cost(g, &k->tile.load, env->lab->bdimx, env->lab->bdimy, elem, 1, &ld_model);
     snprintf(why, sizeof why, "%.250s", env->meter_why);
     if (st == MEASURE_OK) {
         guarded buf;
@@ -237,8 +240,8 @@ static void grade_counters(worker_env *env, const lab_kernel *k, replay *t,
     compare_conflicts(&c[C_LD_CONF], &load, &m, &ld_model, DEGREE_TOLERANCE,
                       note[0] ? note : NULL);
     if (trace) { /* the trace sees widths and lines, and draws the student's access */
-        judge_width(env, &k->tile.store, trace, TRACE_OP_STORE, &store, &c[C_ST_CONF]);
-        judge_width(env, &k->tile.load, trace, TRACE_OP_LOAD, &load, &c[C_LD_CONF]);
+        judge_width(env, &k->tile, &k->tile.store, trace, TRACE_OP_STORE, &store, &c[C_ST_CONF]);
+        judge_width(env, &k->tile, &k->tile.load, trace, TRACE_OP_LOAD, &load, &c[C_LD_CONF]);
         compare_trace_lines(&c[C_ST_CONF], trace, TRACE_OP_STORE, g);
         compare_trace_lines(&c[C_LD_CONF], trace, TRACE_OP_LOAD, g);
     }

@@ -29,7 +29,7 @@ void record_default_paths(char *recorder, size_t rsize, char *fake, size_t fsize
 
 typedef struct spawn_args {
     pid_t grader;
-    char *argv[6];
+    char *argv[7];
     int drop;
     uid_t uid;
     gid_t gid;
@@ -192,7 +192,9 @@ int record_lab(const lab_def *lab, const lab_image *img, const grade_options *op
         int got = 0, status = 0, more = 1, first = r.cur;
         snprintf(first_text, sizeof first_text, "%d", first);
         s.argv[0] = recorder, s.argv[1] = (char *)img->path, s.argv[2] = lab_id;
-        s.argv[3] = first_text, s.argv[4] = fake, s.argv[5] = NULL;
+        s.argv[3] = first_text, s.argv[4] = fake, s.argv[5] = NULL, s.argv[6] = NULL;
+        if (strcmp(lab->id, CORPUS_LAB_ID) == 0)
+            s.argv[5] = (char *)corpus_source();
         if (child_start(&ch, recorder_child, &s, printed, why, why_size) != 0)
             return -1;
         double deadline = child_now() + opt->timeout_s;

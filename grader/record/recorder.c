@@ -140,9 +140,14 @@ int main(int argc, char **argv)
 {
     static lab_image img;
     char why[512];
-    if (argc != 5) {
-        fprintf(stderr, "usage: smemlab-record LIB LAB FIRST_KERNEL FAKE_CUDART (run by "
-                        "smemlab-grade, not by hand)\n");
+    if (argc != 5 && argc != 6) {
+        fprintf(stderr, "usage: smemlab-record LIB LAB FIRST_KERNEL FAKE_CUDART [CORPUS] (run "
+                        "by smemlab-grade, not by hand)\n");
+        return 2;
+    }
+    /* the truth corpus's table is a file, read before the sandbox closes */
+    if (argc == 6 && corpus_load(argv[5], why, sizeof why) != 0) {
+        send_status(-1, REC_NOT_LOADED, why);
         return 2;
     }
     const lab_def *lab = lab_find(argv[2]);

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# check-truth.sh BUILD GRADER [gpu] - the grader against the hardware on the
+# truth corpus (tests/truth/gen-corpus.py; docs/instructors.md#truth).
+#   gpu:     every part graded by each backend this GPU has (counters, trace),
+#            and every kernel profiled by Nsight Compute (ncu) in the same run;
+#            build/truth/ncu.tsv is written in tests/truth/h100-ncu.tsv's format.
+#   no gpu:  every part graded by the emulator, against tests/truth/h100-ncu.tsv.
+# TRUTH_SEED and TRUTH_COUNT choose another corpus (the seed is printed).
+set -u
+build=${1:?usage: check-truth.sh BUILD GRADER [gpu]}
+grader=${2:?usage: check-truth.sh BUILD GRADER [gpu]}
+mode=${3:-emulator}
+here=$(dirname "$0")
+out=$build/truth
+seed=${TRUTH_SEED:-20261124}
+rm -rf "$out" && mkdir -p "$out" || exit 1
+python3 "$here/gen-corpus.py" --seed "$seed" ${TRUTH_COUNT:+--count "$TRUTH_COUNT"} "$out" || exit 1
+parts=$(cd "$out" && ls part-*.cu | sed 's/\.cu$//')
+t0=$(date +%s)
+# One library a part, the kit's flags, as many at once as there are cores.
+printf '%s\n' $parts | xargs -P "$(nproc)" -I{} \
+    make -s --no-print-directory lab-lib LAB=lab1 SRC="$out/{}.cu" OUT="$out/{}.so" || {
+    echo "check-truth: a corpus part did not build" >&2; exit 1; }
+echo "check-truth: $(echo $parts | wc -w) parts built in $(( $(date +%s) - t0 )) s"
+if [ "$mode" = gpu ]; then
+    backends="counters trace"
+else
+    backends="emulator"
+fi
+for b in $backends; do
+    mkdir -p "$out/$b"
+    t0=$(date +%s)
+    for p in $parts; do
+        "$grader" --corpus "$out/$p.tsv" --lib "$out/$p.so" --measure "$b" --repeats 1 \
+            --json "$out/$b/$p.json" > "$out/$b/$p.txt" 2>&1
+        rc=$?
+        [ "$rc" -le 1 ] || { echo "check-truth: $b on $p: exit $rc"; tail -n 5 "$out/$b/$p.txt"; exit 1; }
+    done
+    echo "check-truth: graded by $b in $(( $(date +%s) - t0 )) s"
+done
+args=()
+for b in $backends; do args+=("$b=$out/$b"); done
+if [ "$mode" = gpu ]; then
+    metrics=smsp__inst_executed_op_shared_ld.sum,smsp__inst_executed_op_shared_st.sum
+    metrics+=,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum
+    metrics+=,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum
+    run=()
+    for p in $parts; do run+=("$out/$p.so" "$out/$p.tsv"); done
+    t0=$(date +%s)
+    ncu --csv --metrics "$metrics" "$build/tests/truth-run" "${run[@]}" > "$out/ncu.csv" 2> "$out/ncu.err" || {
+        echo "check-truth: ncu failed:"; tail -n 5 "$out/ncu.err"; exit 1; }
+    echo "check-truth: Nsight Compute profiled the corpus in $(( $(date +%s) - t0 )) s"
+    python3 "$here/compare-truth.py" "$out/corpus.tsv" "${args[@]}" --ncu "$out/ncu.csv" \
+        --write-fixture "$out/ncu.tsv"
+else
+    python3 "$here/compare-truth.py" "$out/corpus.tsv" "${args[@]}" --fixture "$here/h100-ncu.tsv"
+fi
