@@ -305,6 +305,61 @@ void compare_trace_lines(check_result *c, const trace_summary *s, int op, const 
     free(sums);
 }
 
+/* The thread whose first store went to addr, or -1. */
+static int stored_by(const trace_summary *s, int threads, uint32_t addr)
+{
+    for (int t = 0; t < threads; t++)
+        if (s->threads[t].stores == 1 && s->threads[t].store_addr == addr)
+            return t;
+    return -1;
+}
+
+void compare_tile_flow(check_result *c, const trace_summary *s, const int *src, int threads,
+                       int bdimx, const char *load_code)
+{
+    if (c->status != CHECK_PASS || !s || !s->threads || threads > TRACE_FLOW_THREADS)
+        return;
+    for (int t = 0; t < threads; t++)
+        if (s->threads[t].loads != 1 || s->threads[t].stores != 1 || src[t] < 0 ||
+            src[t] >= threads)
+            return; /* not the one-store-one-load shape: the other checks judge it */
+    for (int t = 0; t < threads; t++) {
+        uint32_t got = s->threads[t].load_addr, want = s->threads[src[t]].store_addr;
+        if (got == want)
+            continue;
+        int who = stored_by(s, threads, got);
+        char whose[64];
+        if (who >= 0)
+            snprintf(whose, sizeof whose, "what thread (%d, %d) stored", who % bdimx, who / bdimx);
+        else
+            snprintf(whose, sizeof whose, "shared byte %u, which no thread stored", got);
+        check_set(c, CHECK_FAIL, "loads read other words than the exercise's: thread (%d, %d) "
+                  "read %s, not what thread (%d, %d) stored", t % bdimx, t / bdimx, whose,
+                  src[t] % bdimx, src[t] / bdimx);
+        check_field(c->hint, sizeof c->hint,
+                    "Each thread must read, through the tile, the element the exercise names: "
+                    "`%s`, the word another thread stored. Reading your own element and "
+                    "computing the answer gives the right output but skips what the exercise "
+                    "measures. (Threads are named (threadIdx.x, threadIdx.y).)", load_code);
+        return;
+    }
+}
+
+void compare_race_spoils_correct(check_result *correct, const trace_summary *s)
+{
+    char text[400];
+    if (!s || s->n_races == 0)
+        return;
+    check_set(correct, CHECK_FAIL, "unreliable: your kernel races, so its output depends on "
+              "which warp runs first: %.200s", trace_race_text(&s->races[0], text, sizeof text));
+    check_field(correct->hint, sizeof correct->hint,
+                "A race makes a right answer luck: it can come out right on one run or GPU and "
+                "wrong on the next, so the grader does not count it. Put __syncthreads() "
+                "between one warp's write to the tile and another warp's access to the same "
+                "word (and before the tile is overwritten while others may still read it); "
+                "the race check below names the two lines.");
+}
+
 void compare_races(check_result *c, const trace_summary *s, const char *why)
 {
     char text[400];

@@ -62,6 +62,24 @@ void compare_trace_lines(check_result *c, const trace_summary *s, int op,
                          const bank_geometry *g);
 
 /*
+ * The tile-flow rule (labs 1-4): every thread's shared load reads the word
+ * that the thread the exercise names stored (src[t], as the host reference
+ * gives it), wherever the layout put it, so padding and a swizzle both pass.
+ * Fails c (the load-requests check) where the first block traced shows a
+ * thread reading another word: its own, say, with the answer computed
+ * instead. Says nothing unless every thread made one store and one load.
+ */
+void compare_tile_flow(check_result *c, const trace_summary *s, const int *src, int threads,
+                       int bdimx, const char *load_code);
+
+/*
+ * A race the trace proves makes the output a matter of luck: correct fails
+ * with the race, the same message every run, whatever this run's output was
+ * (docs/troubleshooting.md#races). No race proven: correct is left alone.
+ */
+void compare_race_spoils_correct(check_result *correct, const trace_summary *s);
+
+/*
  * The race check: two warps of a block touching one shared word between the
  * same two barriers, at least one writing. Fails naming both lines. s NULL:
  * no trace (why says why), and the check is not measured.

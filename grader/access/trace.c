@@ -275,6 +275,36 @@ static int race_block(uint32_t *blocks, int *n, uint32_t block)
     return 1;
 }
 
+/* The first block's threads: their first load and store address, and counts. */
+static void note_flow(trace_summary *s, const trace_record *x, trace_op op)
+{
+    if (x->block != s->flow_block || op == TRACE_OP_ATOMIC)
+        return;
+    for (int lane = 0; lane < TRACE_LANES; lane++) {
+        uint64_t t = (uint64_t)x->warp * TRACE_LANES + (uint64_t)lane;
+        if (!(x->active >> lane & 1u) || t >= TRACE_FLOW_THREADS)
+            continue;
+        trace_thread *th = &s->threads[t];
+        if (op == TRACE_OP_LOAD && th->loads++ == 0)
+            th->load_addr = x->addr[lane];
+        if (op == TRACE_OP_STORE && th->stores++ == 0)
+            th->store_addr = x->addr[lane];
+    }
+}
+
+/* The highest shared byte any lane reached, and which instruction did. */
+static void note_extent(trace_summary *s, const trace_record *x, trace_op op)
+{
+    for (int lane = 0; lane < TRACE_LANES; lane++) {
+        uint64_t end = (uint64_t)x->addr[lane] + x->width;
+        if ((x->active >> lane & 1u) && end > s->shared_end) {
+            s->shared_end = end > UINT32_MAX ? UINT32_MAX : (uint32_t)end;
+            s->shared_end_pc = x->pc;
+            s->shared_end_op = op;
+        }
+    }
+}
+
 int trace_analyze(const bank_geometry *g, const trace_record *r, size_t n, trace_summary *out,
                   char *why, size_t why_size)
 {
@@ -284,6 +314,11 @@ int trace_analyze(const bank_geometry *g, const trace_record *r, size_t n, trace
     touches ts = {0};
 
     memset(out, 0, sizeof *out);
+    out->threads = calloc(TRACE_FLOW_THREADS, sizeof *out->threads);
+    if (!out->threads)
+        goto oom;
+    if (n > 0)
+        out->flow_block = r[0].block;
     for (size_t i = 0; i < n; i++) {
         const trace_record *x = &r[i];
         uint32_t *epoch = epoch_slot(&epochs, x->block, x->warp);
@@ -318,6 +353,8 @@ int trace_analyze(const bank_geometry *g, const trace_record *r, size_t n, trace
                      "kernels or is corrupt", x->pc, trace_op_name(site->op), trace_op_name(op));
             goto fail;
         }
+        note_flow(out, x, op);
+        note_extent(out, x, op);
         warp_access a;
         to_warp_access(x, &a);
         int waves = bank_wavefronts(g, &a), ideal = bank_ideal_wavefronts(g, &a);
@@ -382,6 +419,7 @@ void trace_summary_free(trace_summary *s)
 {
     free(s->sites);
     free(s->races);
+    free(s->threads);
     memset(s, 0, sizeof *s);
 }
 

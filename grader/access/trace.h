@@ -56,6 +56,15 @@ typedef struct trace_race {
     int line_a, line_b;
 } trace_race;
 
+/* What one thread of the first block traced did: where its first shared load
+   and store went, and how many of each it made (the tile-flow check). */
+typedef struct trace_thread {
+    uint32_t load_addr, store_addr;
+    uint32_t loads, stores;
+} trace_thread;
+
+#define TRACE_FLOW_THREADS 1024
+
 typedef struct trace_summary {
     trace_site *sites;   /* sorted by pc */
     int n_sites;
@@ -65,6 +74,11 @@ typedef struct trace_summary {
     long barriers;       /* warp-level barrier executions */
     int race_blocks;     /* blocks the race check looked at */
     long records;
+    uint32_t shared_end; /* one past the highest shared byte accessed (0: none) */
+    uint64_t shared_end_pc;   /* the instruction that reached it */
+    trace_op shared_end_op;
+    uint32_t flow_block;      /* the block threads[] describes: the first one traced */
+    trace_thread *threads;    /* TRACE_FLOW_THREADS of them (NULL: none) */
 } trace_summary;
 
 /*

@@ -207,6 +207,7 @@ static void counters_conv(worker_env *env, const lab_kernel *k, void *state, che
     *lost = st == MEASURE_ERROR && gpu_context_lost();
     if (c[FLOAT_RACE].max_points > 0)
         worker_judge_races(env, &c[FLOAT_RACE], st, why);
+    st = float_race_rule(env, st, c);
     if (!*lost)
         release(a);
     free(in), free(mask);

@@ -232,6 +232,19 @@ void float_trace_lines(worker_env *env, check_result *c)
     compare_trace_lines(c, s, -1, &env->gpu.banks);
 }
 
+measure_status float_race_rule(worker_env *env, measure_status st, check_result *c)
+{
+    char why[256];
+    const trace_summary *s = NULL;
+    if (c[FLOAT_RACE].max_points <= 0 || (st != MEASURE_OK && st != MEASURE_WRONG_RESULT))
+        return st;
+    s = worker_trace(env, why, sizeof why);
+    if (!s || s->n_races == 0)
+        return st;
+    compare_race_spoils_correct(&c[FLOAT_CORRECT], s);
+    return MEASURE_OK;
+}
+
 /* Send c now, so that a crash later cannot take it back. */
 static void decide(worker_env *env, check_result *c, int *sent)
 {
@@ -260,7 +273,9 @@ int float_grade_kernel(worker_env *env, const lab_kernel *k, const float_ops *op
     {
         ops->bind(state, env);
         run_outcome right = ops->correct(env, k, state, &c[FLOAT_CORRECT]);
-        decide(env, &c[FLOAT_CORRECT], &sent[FLOAT_CORRECT]);
+        /* A pass waits for the race check, which can take it back (float_race_rule). */
+        if (right != RUN_RIGHT || c[FLOAT_RACE].max_points <= 0)
+            decide(env, &c[FLOAT_CORRECT], &sent[FLOAT_CORRECT]);
         lost = right == RUN_LOST;
         /* Traffic is worth seeing even while an edge case is wrong. */
         if ((right == RUN_RIGHT || right == RUN_WRONG) &&
@@ -271,6 +286,11 @@ int float_grade_kernel(worker_env *env, const lab_kernel *k, const float_ops *op
             for (int i = FLOAT_LOADS; i < FLOAT_CHECKS; i++)
                 if (i != FLOAT_SPEED)
                     check_set(&c[i], CHECK_FAIL, "not graded: the kernel did not run");
+        if (!sent[FLOAT_CORRECT]) {
+            if (c[FLOAT_CORRECT].status != CHECK_PASS)
+                right = RUN_WRONG; /* a race took the pass back: not timed */
+            decide(env, &c[FLOAT_CORRECT], &sent[FLOAT_CORRECT]);
+        }
         decide(env, &c[FLOAT_LOADS], &sent[FLOAT_LOADS]);
         decide(env, &c[FLOAT_CONFLICTS], &sent[FLOAT_CONFLICTS]);
         decide(env, &c[FLOAT_RACE], &sent[FLOAT_RACE]);

@@ -63,6 +63,14 @@ int time_fresh(worker_env *env, const timed_work *w, int reps, double *median_ms
    first, from the trace of the run just measured; drawn when c failed. */
 void float_trace_lines(worker_env *env, check_result *c);
 
+/*
+ * After the measured run (st, its outcome) and its race check: a race the
+ * trace proves fails c[FLOAT_CORRECT] with it (compare_race_spoils_correct),
+ * and a measured run whose wrong output was that race's luck still has its
+ * counts judged. Returns the status the count checks go on with.
+ */
+measure_status float_race_rule(worker_env *env, measure_status st, check_result *c);
+
 /* Fill *c for a CUDA failure outside the student's kernel; returns the outcome. */
 run_outcome fail_cuda(check_result *c, const char *label, const char *why);
 

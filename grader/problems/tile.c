@@ -191,6 +191,20 @@ static void judge_width(worker_env *env, const tile_spec *t, const tile_access *
     compare_conflicts_width(c, side, width, elem, &at_width);
 }
 
+/* The load reads what the exercise's load reads: the word stored by the thread
+   whose index the reference puts in out[t] (compare_tile_flow). */
+static void judge_flow(worker_env *env, const lab_kernel *k, const trace_summary *trace,
+                       check_result *c)
+{
+    int n = env->lab->bdimx * env->lab->bdimy;
+    int *src = malloc((size_t)n * sizeof *src);
+    if (!src)
+        return;
+    tile_reference(&k->tile, env->lab->bdimx, env->lab->bdimy, src);
+    compare_tile_flow(c, trace, src, n, env->lab->bdimx, k->tile.load_code);
+    free(src);
+}
+
 static void grade_counters(worker_env *env, const lab_kernel *k, replay *t,
                            check_result *c, int n_checks, int *broken)
 {
@@ -224,8 +238,15 @@ static void grade_counters(worker_env *env, const lab_kernel *k, replay *t,
     }
     if (C_RACE < n_checks)
         worker_judge_races(env, &c[C_RACE], st, why);
-    if (st == MEASURE_OK)
+    if (st == MEASURE_OK || st == MEASURE_WRONG_RESULT)
         trace = worker_trace(env, trace_why, sizeof trace_why);
+    if (C_RACE < n_checks && trace && trace->n_races > 0) {
+        /* a proven race: the output is luck, so correct fails every run, and
+           the counts of the measured run count whatever its output was */
+        compare_race_spoils_correct(&c[C_CORRECT], trace);
+        if (st == MEASURE_WRONG_RESULT)
+            st = MEASURE_OK;
+    }
     if (st != MEASURE_OK) {
         for (int i = C_ST_REQ; i < C_RACE; i++)
             compare_not_measured(&c[i], st, why);
@@ -235,6 +256,8 @@ static void grade_counters(worker_env *env, const lab_kernel *k, replay *t,
     pad_note(env, note, sizeof note);
     compare_requests(&c[C_ST_REQ], &store, &m, st_model.requests);
     compare_requests(&c[C_LD_REQ], &load, &m, ld_model.requests);
+    if (trace && k->tile.elem_parts == 0)
+        judge_flow(env, k, trace, &c[C_LD_REQ]);
     compare_conflicts(&c[C_ST_CONF], &store, &m, &st_model, DEGREE_TOLERANCE,
                       note[0] ? note : NULL);
     compare_conflicts(&c[C_LD_CONF], &load, &m, &ld_model, DEGREE_TOLERANCE,

@@ -6,7 +6,8 @@
 
 static tile_spec spec(tile_order store, int store_pitch, tile_order load, int load_pitch)
 {
-    tile_spec t = {{.order = store, .pitch = store_pitch}, {.order = load, .pitch = load_pitch}, "store", "load"};
+    tile_spec t = {.store = {.order = store, .pitch = store_pitch},
+                   .load = {.order = load, .pitch = load_pitch}, .store_code = "store", .load_code = "load"};
     return t;
 }
 

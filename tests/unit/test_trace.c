@@ -10,6 +10,7 @@
 #include "access/bankmap.h"
 #include "access/lineinfo.h"
 #include "access/trace.h"
+#include "reference/tile_ref.h"
 
 #include <check.h>
 #include <elf.h>
@@ -254,6 +255,108 @@ START_TEST(test_wide_loads_pair_up)
     ck_assert_int_eq(s.wavefronts[0], 8); /* halves of 16 lanes (H100: 8) */
     ck_assert_int_eq(s.ideal[0], 16);
     ck_assert_int_eq(s.wavefronts[1], 16);
+    trace_summary_free(&s);
+}
+END_TEST
+
+/* Records of one 32x32 block: every thread stores at store(t) and, after a
+ * barrier, loads at load(t) (byte offsets), as the capture writes them. */
+static trace_record *block_records(uint32_t (*store)(int), uint32_t (*load)(int), size_t *n)
+{
+    trace_record *r = calloc(32 * 3, sizeof *r);
+    *n = 0;
+    for (int pass = 0; pass < 3; pass++)
+        for (int w = 0; w < 32; w++) {
+            trace_record *x = &r[(*n)++];
+            x->warp = (uint32_t)w;
+            x->active = 0xFFFFFFFFu;
+            x->pc = pass == 0 ? 0x90 : pass == 1 ? 0xa0 : 0xc0;
+            x->flags = pass == 0 ? TRACE_WRITE : pass == 1 ? TRACE_BARRIER : TRACE_READ;
+            x->width = pass == 1 ? 0 : 4;
+            for (int lane = 0; pass != 1 && lane < 32; lane++)
+                x->addr[lane] = (pass == 0 ? store : load)(w * 32 + lane);
+        }
+    return r;
+}
+
+static uint32_t row(int t) { return (uint32_t)t * 4; }                             /* tile[ty][tx] */
+static uint32_t col(int t) { return (uint32_t)((t % 32) * 32 + t / 32) * 4; }      /* tile[tx][ty] */
+static uint32_t pad_col(int t) { return (uint32_t)((t % 32) * 33 + t / 32) * 4; }  /* pitch 33 */
+static uint32_t pad_row(int t) { return (uint32_t)((t / 32) * 33 + t % 32) * 4; }
+/* an XOR swizzle: element (y, x) of the tile lives at column x ^ y */
+static uint32_t swz_row(int t) { return (uint32_t)((t / 32) * 32 + ((t % 32) ^ (t / 32))) * 4; }
+static uint32_t swz_col(int t) { return (uint32_t)((t % 32) * 32 + ((t / 32) ^ (t % 32))) * 4; }
+
+/* Whether compare_tile_flow passes a load-requests check of setRowReadCol. */
+static int flow_passes(uint32_t (*store)(int), uint32_t (*load)(int), check_result *c)
+{
+    bank_geometry g = modern();
+    trace_summary s;
+    size_t n;
+    char why[256];
+    int src[1024];
+    trace_record *r = block_records(store, load, &n);
+    ck_assert_int_eq(trace_analyze(&g, r, n, &s, why, sizeof why), 0);
+    tile_spec t = {.store = {.order = TILE_ROW, .pitch = 32}, .load = {.order = TILE_COL, .pitch = 32}};
+    tile_reference(&t, 32, 32, src); /* out[t]: the thread whose element t reads */
+    check_init(c, "lab3", "setRowReadColPad", "load-requests", 1);
+    check_set(c, CHECK_PASS, "loads: 32 shared requests");
+    compare_tile_flow(c, &s, src, 1024, 32, "out[idx] = tile[threadIdx.x][threadIdx.y]");
+    trace_summary_free(&s);
+    free(r);
+    return c->status == CHECK_PASS;
+}
+
+/* The column read through the tile passes however the tile is laid out:
+ * plain, padded, swizzled. Reading one's own element (and computing the
+ * answer) does not, whatever the output. */
+START_TEST(test_tile_flow)
+{
+    check_result c;
+    ck_assert(flow_passes(row, col, &c));
+    ck_assert(flow_passes(pad_row, pad_col, &c));
+    ck_assert(flow_passes(swz_row, swz_col, &c));
+    ck_assert(!flow_passes(row, row, &c));
+    ck_assert_str_eq(c.message, "loads read other words than the exercise's: thread (1, 0) "
+                                "read what thread (1, 0) stored, not what thread (0, 1) stored");
+    ck_assert(strstr(c.hint, "tile[threadIdx.x][threadIdx.y]") != NULL);
+    ck_assert(!flow_passes(pad_row, pad_row, &c));
+}
+END_TEST
+
+/* A proven race fails correct with the same words every run; none leaves it. */
+START_TEST(test_race_spoils_correct)
+{
+    trace_summary s;
+    check_result c;
+    analyze("lab1-rowcol-nosync", &s);
+    ck_assert_int_gt(s.n_races, 0);
+    check_init(&c, "lab1", "setRowReadCol", "correct", 2);
+    check_set(&c, CHECK_PASS, "all 1024 elements right (3 runs)");
+    compare_race_spoils_correct(&c, &s);
+    ck_assert_int_eq(c.status, CHECK_FAIL);
+    ck_assert_msg(strncmp(c.message, "unreliable: your kernel races", 29) == 0, "%s", c.message);
+    char first[sizeof c.message];
+    snprintf(first, sizeof first, "%s", c.message);
+    check_set(&c, CHECK_FAIL, "3 of 1024 elements differ");   /* another run, another output */
+    compare_race_spoils_correct(&c, &s);
+    ck_assert_str_eq(c.message, first);
+    trace_summary_free(&s);
+    analyze("lab1-rowcol", &s);
+    check_set(&c, CHECK_PASS, "all 1024 elements right (3 runs)");
+    compare_race_spoils_correct(&c, &s);
+    ck_assert_int_eq(c.status, CHECK_PASS);
+    trace_summary_free(&s);
+}
+END_TEST
+
+/* The highest byte reached, for the bounds check. */
+START_TEST(test_shared_extent)
+{
+    trace_summary s;
+    analyze("lab3-pad", &s);
+    ck_assert_uint_eq(s.shared_end, (31 * 33 + 31 + 1) * 4);
+    ck_assert_int_eq(s.shared_end_op, TRACE_OP_STORE); /* the store reaches it first */
     trace_summary_free(&s);
 }
 END_TEST
@@ -820,6 +923,9 @@ Suite *trace_suite(void)
     tcase_add_loop_test(tc, test_widths_loads_and_stores_alike, 0,
                         (int)(sizeof same_both_ways / sizeof same_both_ways[0]));
     tcase_add_test(tc, test_wide_loads_pair_up);
+    tcase_add_test(tc, test_tile_flow);
+    tcase_add_test(tc, test_race_spoils_correct);
+    tcase_add_test(tc, test_shared_extent);
     tcase_add_test(tc, test_64bit_rule_catches_a_wide_tile);
     tcase_add_test(tc, test_race_rules);
     tcase_add_test(tc, test_bad_records);
