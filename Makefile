@@ -25,7 +25,7 @@ CFLAGS ?= -O2 -g
 C_ALL = -std=c11 -Wall -Wextra -Werror=implicit-function-declaration $(CFLAGS)
 CPPFLAGS += $(addprefix -I,$(CUDA_INC) $(DEPS_INC) $(DEPS_INC:%=%/cjson)) -I/usr/include/cjson
 LDLIBS_CUDA := $(addprefix -L,$(CUDA_LIB) $(DEPS_LIB)) $(addprefix -Wl$(comma)-rpath$(comma),$(CUDA_LIB) $(DEPS_LIB)) \
-               -lcupti -lcudart -lcjson -ldl -lm
+               -lcupti -lcudart -lcjson -lzstd -ldl -lm
 
 # GPU architecture: that of GPU 0 when nvcc knows it; else a list that covers
 # compute capability 7.5 (Turing) to 9.0 (Hopper) plus PTX that newer GPUs
@@ -215,7 +215,7 @@ grade: $(GRADER_ALL) $(TRACE) $(if $(filter $(LAB_ID),$(LABS)),$(BUILD)/$(LAB_ID
 endif
 
 # --- set-up: what a fresh Debian/Ubuntu machine lacks -----------------------------
-DEB_PACKAGES := make gcc patch pkg-config libcjson-dev libseccomp-dev check pandoc \
+DEB_PACKAGES := make gcc patch pkg-config libcjson-dev libseccomp-dev libzstd-dev check pandoc \
                 libarchive-dev libssl-dev libxml2-utils python3 python3-jsonschema
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 .PHONY: deps

@@ -61,7 +61,7 @@ check: check-unit check-traces check-compile check-contract check-launches check
 UNIT_TEST_LIB := $(BUILD)/tests/lab5-all-archs.so
 $(UNIT_TEST_LIB): labs/lab5-matmul/lab5.cu common/support.cu common/smemlab.h $(FATBIN_GONE)
 	@mkdir -p $(@D)
-	$(call lab_lib,$(NVCC_BASE) $(foreach a,$(DEFAULT_ARCHS),-gencode arch=compute_$(a),code=sm_$(a)),$<,$@)
+	$(call lab_lib,$(NVCC_BASE) $(foreach a,$(DEFAULT_ARCHS),-gencode arch=compute_$(a)$(comma)code=sm_$(a)) -gencode arch=compute_90$(comma)code=compute_90,$<,$@)
 # A lab 1 library whose host assembly injects a foreign fatbinary (test_image.c).
 INJECTED_LIB := $(BUILD)/tests/lab1-injected.so
 $(BUILD)/tests/foreign.fatbin: tests/unit/injected/foreign.cu

@@ -62,6 +62,16 @@ int lab_image_from_bytes(const char *path, unsigned char *file, size_t file_size
                          size_t why_size);
 void lab_image_close(lab_image *img);
 
+/*
+ * The PTX of the lab file: the newest (highest compute_XX) PTX entry of its
+ * fatbinary, decompressed (nvcc compresses PTX with zstd), NUL-terminated
+ * and malloc'd into *text (its length in *len, the architecture in *arch).
+ * The emulator runs it; the grader reads declarations from it. 0, or -1
+ * with why (no PTX, an unknown compression, a damaged or oversized entry).
+ */
+int lab_image_ptx(const lab_image *img, char **text, size_t *len, int *arch, char *why,
+                  size_t why_size);
+
 /* Value of an exported `const int` (SMEMLAB_PARAM, the contract version); 0 if found. */
 int lab_image_int(const lab_image *img, const char *symbol, int *value);
 

@@ -28,6 +28,14 @@ static const char *test_lib(void)
     return p;
 }
 
+static const char *injected_lib(void)
+{
+    const char *p = getenv("SMEMLAB_INJECTED_LIB");
+    ck_assert_msg(p && access(p, R_OK) == 0,
+                  "SMEMLAB_INJECTED_LIB must name tests/unit/injected/lab1-injected.so's build");
+    return p;
+}
+
 static unsigned char *slurp(const char *path, size_t *n)
 {
     FILE *f = fopen(path, "rb");
@@ -95,6 +103,31 @@ START_TEST(test_real_library)
     ck_assert_int_eq(lab_image_check_contract(&img, &lab5_def, why, sizeof why), 0);
     ck_assert_int_eq(lab_image_check_contract(&img, &lab6_def, why, sizeof why), -1);
     ck_assert_ptr_nonnull(strstr(why, "does not export TILE1D"));
+    lab_image_close(&img);
+}
+END_TEST
+
+/* The PTX the emulator runs: the newest entry (compute_90 for the kit's
+ * default list), decompressed from the zstd frame nvcc writes. */
+START_TEST(test_ptx)
+{
+    char *text = NULL;
+    size_t len = 0;
+    int arch = 0;
+    ck_assert_int_eq(lab_image_open(test_lib(), &img, why, sizeof why), 0);
+    ck_assert_msg(lab_image_ptx(&img, &text, &len, &arch, why, sizeof why) == 0, "%s", why);
+    ck_assert_int_eq(arch, 90);
+    ck_assert_uint_eq(strlen(text), len);
+    ck_assert_ptr_nonnull(strstr(text, ".version"));
+    ck_assert_ptr_nonnull(strstr(text, ".target sm_90"));
+    ck_assert_ptr_nonnull(strstr(text, ".entry _Z11matmulNaivePKfS0_Pfiii"));
+    free(text);
+    lab_image_close(&img);
+    /* a library built without PTX (sm_75 code only) says what to do */
+    ck_assert_int_eq(lab_image_open(injected_lib(), &img, why, sizeof why), 0);
+    ck_assert_int_eq(lab_image_ptx(&img, &text, &len, &arch, why, sizeof why), -1);
+    ck_assert_ptr_null(text);
+    ck_assert_ptr_nonnull(strstr(why, "holds no PTX: rebuild the lab with the kit's Makefile"));
     lab_image_close(&img);
 }
 END_TEST
@@ -216,6 +249,7 @@ Suite *image_suite(void)
     TCase *tc = tcase_create("elf");
     tcase_set_timeout(tc, 30);
     tcase_add_test(tc, test_real_library);
+    tcase_add_test(tc, test_ptx);
     tcase_add_test(tc, test_not_a_library);
     tcase_add_test(tc, test_no_device_file);
     tcase_add_test(tc, test_injected_device_code);

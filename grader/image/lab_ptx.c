@@ -1,0 +1,108 @@
+/*
+ * lab_ptx.c - the PTX of a lab file, out of its fatbinary (see lab_image.h).
+ * Apart from lab_image.c so that the recorder, which reads images too, does
+ * not link the decompressor.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "lab_image.h"
+
+#include "elf_view.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zstd.h>
+
+#define FATBIN_KIND_PTX 1
+#define PTX_MAX_BYTES (64u << 20) /* a lab's PTX is a few hundred KB; a bomb is refused */
+
+static uint64_t le(const unsigned char *p, int bytes)
+{
+    uint64_t v = 0;
+    for (int i = bytes - 1; i >= 0; i--)
+        v = v << 8 | p[i];
+    return v;
+}
+
+/* The newest PTX entry of every fatbinary: its payload, and its architecture. */
+static int newest_ptx(const lab_image *img, const unsigned char **payload, size_t *size,
+                      int *arch)
+{
+    *payload = NULL;
+    *arch = -1;
+    for (int f = 0; f < img->n_fatbins; f++) {
+        const unsigned char *p = img->fatbins[f].data;
+        size_t len = img->fatbins[f].size, at = le(p + 6, 2);
+        while (at + 32 <= len) {
+            unsigned kind = (unsigned)le(p + at, 2);
+            uint64_t hsize = le(p + at + 4, 4), psize = le(p + at + 8, 8);
+            if (hsize < 32 || !elf_in_bounds(len, at, hsize) ||
+                !elf_in_bounds(len, at + hsize, psize))
+                break;
+            int sm = (int)le(p + at + 28, 4);
+            if (kind == FATBIN_KIND_PTX && sm > *arch) {
+                *payload = p + at + hsize;
+                *size = psize;
+                *arch = sm;
+            }
+            at += hsize + psize;
+        }
+    }
+    return *payload ? 0 : -1;
+}
+
+/* A zstd frame of at most PTX_MAX_BYTES, decompressed; NULL with why otherwise. */
+static char *unzstd(const unsigned char *p, size_t size, size_t *len, char *why, size_t n)
+{
+    unsigned long long want = ZSTD_getFrameContentSize(p, size);
+    if (want == ZSTD_CONTENTSIZE_ERROR || want == ZSTD_CONTENTSIZE_UNKNOWN || want > PTX_MAX_BYTES) {
+        snprintf(why, n, "the lab's PTX is damaged or too large");
+        return NULL;
+    }
+    size_t frame = ZSTD_findFrameCompressedSize(p, size); /* the payload is padded */
+    char *text = ZSTD_isError(frame) ? NULL : malloc((size_t)want + 1);
+    size_t got = text ? ZSTD_decompress(text, (size_t)want, p, frame) : 0;
+    if (!text || ZSTD_isError(got) || got != want) {
+        free(text);
+        snprintf(why, n, "the lab's PTX does not decompress: rebuild it (make labN)");
+        return NULL;
+    }
+    text[got] = '\0';
+    *len = strlen(text); /* nvcc's text ends with a NUL of its own */
+    return text;
+}
+
+int lab_image_ptx(const lab_image *img, char **text, size_t *len, int *arch, char *why,
+                  size_t why_size)
+{
+    const unsigned char *p;
+    size_t size;
+    *text = NULL;
+    if (newest_ptx(img, &p, &size, arch) != 0) {
+        snprintf(why, why_size, "%s holds no PTX: rebuild the lab with the kit's Makefile (its "
+                 "flags keep the PTX the emulator runs)", img->device_path);
+        return -1;
+    }
+    /* the payload is padded with zeros: the frame or the text ends before */
+    if (size >= 4 && le(p, 4) == ZSTD_MAGICNUMBER) {
+        *text = unzstd(p, size, len, why, why_size);
+        return *text ? 0 : -1;
+    }
+    size_t n = strnlen((const char *)p, size);
+    if (n == 0 || n > PTX_MAX_BYTES || memchr(p, '.', n) == NULL) {
+        snprintf(why, why_size, "%s: its PTX is compressed in a way the grader does not read "
+                 "(only zstd): rebuild the lab with this kit (make clean && make labN)",
+                 img->device_path);
+        return -1;
+    }
+    if (!(*text = malloc(n + 1))) {
+        snprintf(why, why_size, "out of memory reading the lab's PTX");
+        return -1;
+    }
+    memcpy(*text, p, n);
+    (*text)[n] = '\0';
+    *len = n;
+    return 0;
+}
+
