@@ -9,6 +9,7 @@
  * lab table names (exported with SMEMLAB_SYMBOL).
  */
 #include "../compare.h"
+#include "../run/device.h"
 #include "../reference/reference.h"
 #include "../reference/sizes.h"
 #include "../reference/tolerance.h"
@@ -44,9 +45,9 @@ static void launch_conv(void *p)
 
 static void release(conv_launch *a)
 {
-    gpu_free((void *)a->in);
-    gpu_free((void *)a->mask);
-    gpu_free(a->out);
+    dev_free((void *)a->in);
+    dev_free((void *)a->mask);
+    dev_free(a->out);
     a->in = a->mask = NULL;
     a->out = NULL;
 }
@@ -71,7 +72,7 @@ static int place_mask(worker_env *env, conv_launch *a, const float *mask, int ta
         return -1;
     }
     if (err != cudaSuccess)
-        snprintf(why, n, "filling the constant mask: %s", cudaGetErrorString(err));
+        snprintf(why, n, "filling the constant mask: %s", dev_error_text(err));
     return err == cudaSuccess ? 0 : -1;
 }
 
@@ -147,7 +148,7 @@ static int big_input(worker_env *env, conv_launch *a, float **in, float **mask, 
     a->width = spec->width, a->height = spec->height, a->mw = spec->depth;
     if (prepare(env, a, env->opt->seed, in, mask, why, n) != 0)
         return -1;
-    if (cudaMalloc((void **)&a->out, (size_t)a->width * a->height * sizeof(float)) != cudaSuccess) {
+    if (dev_malloc((void **)&a->out, (size_t)a->width * a->height * sizeof(float)) != cudaSuccess) {
         snprintf(why, n, "no device memory for the output");
         return -1;
     }
@@ -197,14 +198,14 @@ static void counters_conv(worker_env *env, const lab_kernel *k, void *state, che
         size_t count = (size_t)a->width * a->height;
         int taps = is_2d(a) ? a->mw * a->mw : a->mw;
         if (st == MEASURE_OK &&
-            (cudaMemcpy((void *)a->in, in, count * sizeof(float), cudaMemcpyHostToDevice) !=
+            (dev_copy((void *)a->in, in, count * sizeof(float), cudaMemcpyHostToDevice) !=
                  cudaSuccess ||
-             cudaMemcpy((void *)a->mask, mask, (size_t)taps * sizeof(float),
+             dev_copy((void *)a->mask, mask, (size_t)taps * sizeof(float),
                         cudaMemcpyHostToDevice) != cudaSuccess ||
              !output_right(env, a, mask, why, sizeof why)))
             st = MEASURE_WRONG_RESULT;
     }
-    *lost = st == MEASURE_ERROR && gpu_context_lost();
+    *lost = st == MEASURE_ERROR && dev_context_lost();
     if (c[FLOAT_RACE].max_points > 0)
         worker_judge_races(env, &c[FLOAT_RACE], st, why);
     st = float_race_rule(env, st, c);
@@ -245,7 +246,7 @@ static cudaError_t make_ref(worker_env *env, void *p)
 {
     conv_ref *r = p;
     int taps = is_2d(r->a) ? r->a->mw * r->a->mw : r->a->mw;
-    cudaError_t err = cudaMemcpy((void *)r->a->mask, r->host_mask, (size_t)taps * sizeof(float),
+    cudaError_t err = dev_copy((void *)r->a->mask, r->host_mask, (size_t)taps * sizeof(float),
                                  cudaMemcpyHostToDevice);
     if (err != cudaSuccess)
         return err;
@@ -260,14 +261,14 @@ static int output_right(worker_env *env, conv_launch *a, const float *mask, char
     size_t count = (size_t)a->width * a->height;
     conv_ref r = {a, NULL, mask};
     device_diff d = {0};
-    int right = cudaMalloc((void **)&r.ref, count * sizeof(float)) == cudaSuccess &&
+    int right = dev_malloc((void **)&r.ref, count * sizeof(float)) == cudaSuccess &&
                 make_ref(env, &r) == cudaSuccess &&
                 module_diff(&env->mod, a->out, r.ref, count, &d) == cudaSuccess &&
                 d.poisoned == 0 && d.not_finite == 0 && d.rel_error <= TOL_OVERALL * 10;
     if (!right)
         snprintf(why, n, "the run the counters measured gave a wrong result (relative error "
                  "%.1e, %.0f outputs unwritten)", d.rel_error, d.poisoned);
-    gpu_free(r.ref);
+    dev_free(r.ref);
     return right;
 }
 
@@ -281,9 +282,9 @@ static void speed_conv(worker_env *env, const lab_kernel *k, void *state, check_
     conv_ref r = {a, NULL, NULL};
 
     if (big_input(env, a, &in, &mask, why, sizeof why) != 0 ||
-        cudaMalloc((void **)&r.ref, (size_t)a->width * a->height * sizeof(float)) != cudaSuccess) {
+        dev_malloc((void **)&r.ref, (size_t)a->width * a->height * sizeof(float)) != cudaSuccess) {
         check_set(c, CHECK_FAIL, "could not prepare the timed input: %s", why);
-        *lost = gpu_context_lost();
+        *lost = dev_context_lost();
     } else {
         size_t count = (size_t)a->width * a->height;
         r.host_mask = mask;
@@ -294,7 +295,7 @@ static void speed_conv(worker_env *env, const lab_kernel *k, void *state, check_
                            NULL};
         if (time_fresh(env, &kernel, 10, &t_kernel, why, sizeof why) != 0) {
             check_set(c, CHECK_FAIL, "%s", why);
-            *lost = gpu_context_lost();
+            *lost = dev_context_lost();
         } else if (time_fresh(env, &copy, 10, &t_copy, why, sizeof why) != 0) {
             check_set(c, CHECK_FAIL, "timing the copy failed: %s", why);
         } else {
@@ -307,7 +308,7 @@ static void speed_conv(worker_env *env, const lab_kernel *k, void *state, check_
                             "memory, and enough outputs per thread to hide the halo.");
         }
     }
-    gpu_free(r.ref);
+    dev_free(r.ref);
     if (!*lost)
         release(a);
     free(in), free(mask);

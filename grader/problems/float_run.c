@@ -2,6 +2,7 @@
 #include "float_run.h"
 
 #include "../compare.h"
+#include "../run/device.h"
 #include "../reference/prng.h"
 #include "../run/gpu.h"
 #include "../timing.h"
@@ -14,12 +15,12 @@
 float *dev_upload(const float *host, size_t n, char *why, size_t why_size)
 {
     float *dev = NULL;
-    cudaError_t err = cudaMalloc((void **)&dev, n * sizeof *dev);
+    cudaError_t err = dev_malloc((void **)&dev, n * sizeof *dev);
     if (err == cudaSuccess)
-        err = cudaMemcpy(dev, host, n * sizeof *dev, cudaMemcpyHostToDevice);
+        err = dev_copy(dev, host, n * sizeof *dev, cudaMemcpyHostToDevice);
     if (err != cudaSuccess) {
-        snprintf(why, why_size, "uploading an input: %s", cudaGetErrorString(err));
-        gpu_free(dev);
+        snprintf(why, why_size, "uploading an input: %s", dev_error_text(err));
+        dev_free(dev);
         return NULL;
     }
     return dev;
@@ -39,7 +40,7 @@ run_outcome fail_cuda(check_result *c, const char *label, const char *why)
                 "size. Check every index against the matrix or image bounds, the shared "
                 "array sizes, and the launch configuration for sizes that are not a "
                 "multiple of the tile.");
-    return gpu_context_lost() ? RUN_LOST : RUN_FAILED;
+    return dev_context_lost() ? RUN_LOST : RUN_FAILED;
 }
 
 /* Elements that still hold the poison the output was filled with. */
@@ -131,8 +132,8 @@ static cudaError_t prepare_run(worker_env *env, const timed_work *w, int run)
 {
     cudaError_t err = fill_inputs(env, w, run);
     if (err == cudaSuccess && w->out)
-        err = cudaMemset(w->out, GPU_POISON_BYTE, w->out_n * sizeof(float));
-    return err == cudaSuccess ? cudaDeviceSynchronize() : err;
+        err = dev_memset(w->out, GPU_POISON_BYTE, w->out_n * sizeof(float));
+    return err == cudaSuccess ? dev_sync() : err;
 }
 
 /* One timed run: events around the launch only. */
@@ -169,11 +170,11 @@ static int check_run(worker_env *env, const timed_work *w, int run, char *why, s
     if (err == cudaSuccess && w->make_ref)
         err = w->make_ref(env, w->ref_arg);
     if (err == cudaSuccess)
-        err = cudaDeviceSynchronize();
+        err = dev_sync();
     if (err == cudaSuccess)
         err = module_diff(&env->mod, w->out, w->ref, w->out_n, &d);
     if (err != cudaSuccess) {
-        snprintf(why, n, "checking timed run %d: %s", run + 1, cudaGetErrorString(err));
+        snprintf(why, n, "checking timed run %d: %s", run + 1, dev_error_text(err));
         return -1;
     }
     if (d.poisoned > 0 || d.not_finite > 0 || !(d.rel_error <= TOL_OVERALL * 10)) {
@@ -212,7 +213,7 @@ int time_fresh(worker_env *env, const timed_work *w, int reps, double *median_ms
     if (stop)
         cudaEventDestroy(stop);
     if (err != cudaSuccess) {
-        snprintf(why, n, "%s", cudaGetErrorString(err));
+        snprintf(why, n, "%s", dev_error_text(err));
         return -1;
     }
     if (rc != 0)

@@ -8,7 +8,8 @@
 #include "../reference/reference.h"
 #include "../reference/sizes.h"
 #include "../reference/tolerance.h"
-#include "blas.h"
+#include "../run/blas.h"
+#include "../run/device.h"
 #include "float_run.h"
 #include "traffic.h"
 
@@ -64,9 +65,9 @@ static int upload(mm_launch *a, const float *hA, const float *hB, char *why, siz
 
 static void release(mm_launch *a)
 {
-    gpu_free((void *)a->A);
-    gpu_free((void *)a->B);
-    gpu_free(a->C);
+    dev_free((void *)a->A);
+    dev_free((void *)a->B);
+    dev_free(a->C);
     a->A = a->B = NULL;
     a->C = NULL;
 }
@@ -109,7 +110,7 @@ static cudaError_t fill_operands(mm_launch *a, unsigned long long seed)
     cudaError_t err = module_fill(&a->env->mod, (float *)a->A, (size_t)a->M * a->K, seed);
     if (err == cudaSuccess)
         err = module_fill(&a->env->mod, (float *)a->B, (size_t)a->K * a->N, seed + 1);
-    return err == cudaSuccess ? cudaDeviceSynchronize() : err;
+    return err == cudaSuccess ? dev_sync() : err;
 }
 
 static int big_operands(const matmul_size *s, int call, unsigned long long seed, mm_launch *a,
@@ -118,9 +119,9 @@ static int big_operands(const matmul_size *s, int call, unsigned long long seed,
     a->call = call;
     a->M = s->M, a->N = s->N, a->K = s->K;
     a->seed = seed;
-    if (cudaMalloc((void **)&a->A, (size_t)s->M * s->K * sizeof(float)) != cudaSuccess ||
-        cudaMalloc((void **)&a->B, (size_t)s->K * s->N * sizeof(float)) != cudaSuccess ||
-        cudaMalloc((void **)&a->C, (size_t)s->M * s->N * sizeof(float)) != cudaSuccess) {
+    if (dev_malloc((void **)&a->A, (size_t)s->M * s->K * sizeof(float)) != cudaSuccess ||
+        dev_malloc((void **)&a->B, (size_t)s->K * s->N * sizeof(float)) != cudaSuccess ||
+        dev_malloc((void **)&a->C, (size_t)s->M * s->N * sizeof(float)) != cudaSuccess) {
         snprintf(why, n, "no device memory for %dx%dx%d operands", s->M, s->N, s->K);
         return -1;
     }
@@ -133,7 +134,8 @@ static int big_operands(const matmul_size *s, int call, unsigned long long seed,
 
 static void launch_cublas(void *p);
 
-/* The run the counters saw, against cuBLAS on the same operands. */
+/* The run the counters saw, against the reference product on the same operands
+   (cuBLAS on a GPU, the host's on the emulator). */
 static int measured_run_right(mm_launch *a, char *why, size_t n)
 {
     mm_launch ref = *a;
@@ -143,18 +145,17 @@ static int measured_run_right(mm_launch *a, char *why, size_t n)
     ref.C = NULL;
     /* The kernel may have written over A and B: the reference uses them as filled. */
     if (fill_operands(a, a->seed) == cudaSuccess &&
-        cudaMalloc((void **)&ref.C, count * sizeof(float)) == cudaSuccess) {
-        launch_cublas(&ref);
-        right = cudaDeviceSynchronize() == cudaSuccess &&
+        dev_malloc((void **)&ref.C, count * sizeof(float)) == cudaSuccess) {
+        right = module_matmul(&a->env->mod, a->A, a->B, ref.C, a->M, a->N, a->K) == cudaSuccess &&
                 module_diff(&a->env->mod, a->C, ref.C, count, &d) == cudaSuccess &&
                 d.poisoned == 0 && d.not_finite == 0 && d.rel_error <= TOL_OVERALL * 10;
         if (!right)
             snprintf(why, n, "the run the counters measured gave a wrong result (relative "
-                     "error %.1e against cuBLAS)", d.rel_error);
+                     "error %.1e against the reference product)", d.rel_error);
     } else {
         snprintf(why, n, "no device memory to check the measured run");
     }
-    gpu_free(ref.C);
+    dev_free(ref.C);
     return right;
 }
 
@@ -176,7 +177,7 @@ static void counters_mm(worker_env *env, const lab_kernel *k, void *state, check
         if (st == MEASURE_OK && !measured_run_right(a, why, sizeof why))
             st = MEASURE_WRONG_RESULT;
     }
-    *lost = st == MEASURE_ERROR && gpu_context_lost();
+    *lost = st == MEASURE_ERROR && dev_context_lost();
     if (c[FLOAT_RACE].max_points > 0)
         worker_judge_races(env, &c[FLOAT_RACE], st, why);
     st = float_race_rule(env, st, c);
@@ -238,7 +239,7 @@ static void speed_mm(worker_env *env, const lab_kernel *k, void *state, check_re
     }
     ref = *a;
     ref.C = NULL;
-    int prepared = cudaMalloc((void **)&ref.C, n * sizeof(float)) == cudaSuccess;
+    int prepared = dev_malloc((void **)&ref.C, n * sizeof(float)) == cudaSuccess;
     /* Both timed alike: fresh A and B before every run; the kernel's C checked each time. */
     timed_work kernel = {launch_mm, a, {(float *)a->A, (float *)a->B}, {(size_t)s->M * s->K,
                          (size_t)s->K * s->N}, 2, a->C, n, ref.C, ref_cublas, &ref};
@@ -251,10 +252,10 @@ static void speed_mm(worker_env *env, const lab_kernel *k, void *state, check_re
         check_set(c, CHECK_NOT_MEASURED, "cuBLAS, the speed reference, is missing: %s", why);
     } else if (time_fresh(env, &kernel, 10, &t_kernel, why, sizeof why) != 0) {
         check_set(c, CHECK_FAIL, "at %dx%dx%d: %s", s->M, s->N, s->K, why);
-        *lost = gpu_context_lost();
+        *lost = dev_context_lost();
     } else if (time_fresh(env, &blas, 10, &t_ref, why, sizeof why) != 0) {
         check_set(c, CHECK_FAIL, "timing cuBLAS failed at %dx%dx%d: %s", s->M, s->N, s->K, why);
-        *lost = gpu_context_lost();
+        *lost = dev_context_lost();
     } else {
         check_speed(c, t_kernel, t_ref, k->speed_fraction, "GFLOP/s",
                     2.0 * s->M * s->N * s->K / 1e6, "cuBLAS SGEMM");
@@ -265,7 +266,7 @@ static void speed_mm(worker_env *env, const lab_kernel *k, void *state, check_re
                         "block tile (e.g. 128x128) cut shared and global traffic further.");
     }
     if (!*lost) {
-        gpu_free(ref.C);
+        dev_free(ref.C);
         release(a);
     }
 }

@@ -4,6 +4,7 @@
  * bank model.
  */
 #include "../compare.h"
+#include "../run/device.h"
 #include "../measure/trace/measure_trace.h"
 #include "../reference/tile_ref.h"
 #include "../worker.h"
@@ -58,7 +59,7 @@ static run_outcome judge_out(worker_env *env, guarded *buf, const int *want, int
     int_diff d;
     if (guarded_read(buf, got, &guard, why, sizeof why) != 0) {
         check_set(c, CHECK_FAIL, "CUDA error: %s", why);
-        return gpu_context_lost() ? RUN_LOST : RUN_FAILED;
+        return dev_context_lost() ? RUN_LOST : RUN_FAILED;
     }
     if (guard > 0) {
         check_set(c, CHECK_FAIL, "wrote outside out: %ld guard bytes around the buffer changed",
@@ -102,13 +103,13 @@ static run_outcome run_once(worker_env *env, replay *t, guarded *buf, const int 
 
     int poisoned = guarded_poison(buf, why, sizeof why) == 0;
     if (poisoned && (err = module_scrub(&env->mod, GPU_SCRUB_INT)) != cudaSuccess)
-        snprintf(why, sizeof why, "%s", cudaGetErrorString(err));
+        snprintf(why, sizeof why, "%s", dev_error_text(err));
     if (!poisoned || err != cudaSuccess) {
         check_set(c, CHECK_FAIL, "CUDA error while preparing the run: %s", why);
         check_field(c->hint, sizeof c->hint, "The lab library cannot run on this GPU: was it "
                     "built for another one? Rebuild it here: make clean && make %s",
                     env->lab->id);
-        return gpu_context_lost() ? RUN_LOST : RUN_FAILED;
+        return dev_context_lost() ? RUN_LOST : RUN_FAILED;
     }
     if (gpu_run(replay_launch, t, &broken, why, sizeof why) != 0) {
         check_set(c, CHECK_FAIL, "CUDA error: %s", why);
@@ -133,7 +134,7 @@ static run_outcome grade_correct(worker_env *env, const lab_kernel *k, replay *t
     tile_reference(&k->tile, env->lab->bdimx, env->lab->bdimy, want);
     if (guarded_alloc(&buf, (size_t)n * sizeof(int), why, sizeof why) != 0) {
         check_set(c, CHECK_FAIL, "CUDA error: %s", why);
-        out = gpu_context_lost() ? RUN_LOST : RUN_FAILED;
+        out = dev_context_lost() ? RUN_LOST : RUN_FAILED;
     } else {
         bind(env, t, buf.data);
         for (int r = 0; out == RUN_RIGHT && r < env->opt->repeats; r++)
@@ -250,7 +251,7 @@ static void grade_counters(worker_env *env, const lab_kernel *k, replay *t,
     if (st != MEASURE_OK) {
         for (int i = C_ST_REQ; i < C_RACE; i++)
             compare_not_measured(&c[i], st, why);
-        *broken = st == MEASURE_ERROR && gpu_context_lost();
+        *broken = st == MEASURE_ERROR && dev_context_lost();
         return;
     }
     pad_note(env, note, sizeof note);

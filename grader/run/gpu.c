@@ -2,6 +2,8 @@
 #define _GNU_SOURCE
 #include "gpu.h"
 
+#include "device.h"
+
 #include <cuda.h>
 #include <cuda_runtime_api.h>
 #include <poll.h>
@@ -16,7 +18,7 @@
 
 static int cuda_fail(cudaError_t err, const char *what, char *why, size_t n)
 {
-    snprintf(why, n, "%s: %s", what, cudaGetErrorString(err));
+    snprintf(why, n, "%s: %s", what, dev_error_text(err));
     return -1;
 }
 
@@ -60,13 +62,28 @@ gpu_status gpu_open(int device, gpu_info *info, char *why, size_t why_size)
     return GPU_OK;
 }
 
+/* --- the GPU's memory and errors (device_gpu, run/module.c) ------------------ */
+
+cudaError_t cuda_malloc(void **p, size_t bytes) { return cudaMalloc(p, bytes); }
+cudaError_t cuda_copy(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind)
+{
+    return cudaMemcpy(dst, src, bytes, kind);
+}
+cudaError_t cuda_memset(void *p, int byte, size_t bytes) { return cudaMemset(p, byte, bytes); }
+cudaError_t cuda_sync(void) { return cudaDeviceSynchronize(); }
+cudaError_t cuda_last_error(void) { return cudaGetLastError(); }
+const char *cuda_error_text(cudaError_t err) { return cudaGetErrorString(err); }
+const char *cuda_error_name(cudaError_t err) { return cudaGetErrorName(err); }
+
+/* --- guarded buffers, on whichever device runs the kernels -------------------- */
+
 int guarded_alloc(guarded *g, size_t bytes, char *why, size_t why_size)
 {
     cudaError_t err;
     memset(g, 0, sizeof *g);
     g->bytes = bytes;
     g->guard_bytes = GUARD_BYTES;
-    err = cudaMalloc((void **)&g->base, bytes + 2 * GUARD_BYTES);
+    err = dev_malloc((void **)&g->base, bytes + 2 * GUARD_BYTES);
     if (err != cudaSuccess)
         return cuda_fail(err, "allocating the output", why, why_size);
     g->data = g->base + GUARD_BYTES;
@@ -78,7 +95,7 @@ int guarded_alloc(guarded *g, size_t bytes, char *why, size_t why_size)
 
 int guarded_poison(guarded *g, char *why, size_t why_size)
 {
-    cudaError_t err = cudaMemset(g->base, GPU_POISON_BYTE, g->bytes + 2 * g->guard_bytes);
+    cudaError_t err = dev_memset(g->base, GPU_POISON_BYTE, g->bytes + 2 * g->guard_bytes);
     return err == cudaSuccess ? 0 : cuda_fail(err, "poisoning the output", why, why_size);
 }
 
@@ -86,7 +103,7 @@ int guarded_read(const guarded *g, void *host, long *guard_changed, char *why, s
 {
     size_t total = g->bytes + 2 * g->guard_bytes;
     unsigned char *all = malloc(total);
-    cudaError_t err = cudaMemcpy(all, g->base, total, cudaMemcpyDeviceToHost);
+    cudaError_t err = dev_copy(all, g->base, total, cudaMemcpyDeviceToHost);
     if (err != cudaSuccess) {
         free(all);
         return cuda_fail(err, "copying the output back", why, why_size);
@@ -123,7 +140,7 @@ void gpu_free(void *p)
 void guarded_free(guarded *g)
 {
     if (g->base)
-        gpu_free(g->base);
+        dev_free(g->base);
     memset(g, 0, sizeof *g);
 }
 
@@ -182,17 +199,17 @@ int gpu_run(void (*launch)(void *), void *arg, int *broken, char *why, size_t wh
     cudaError_t err;
 
     *broken = 0;
-    cudaGetLastError(); /* start clean */
+    dev_last_error(); /* start clean */
     gpu_watchdog_arm();
     launch(arg);
-    err = cudaGetLastError();
+    err = dev_last_error();
     if (err == cudaSuccess)
-        err = cudaDeviceSynchronize();
+        err = dev_sync();
     gpu_watchdog_disarm();
     if (err == cudaSuccess)
         return 0;
-    snprintf(why, why_size, "%s (%s)", cudaGetErrorString(err), cudaGetErrorName(err));
-    *broken = gpu_context_lost();
+    snprintf(why, why_size, "%s (%s)", dev_error_text(err), dev_error_name(err));
+    *broken = device_current()->context_lost();
     return -1;
 }
 

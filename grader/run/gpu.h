@@ -89,4 +89,14 @@ typedef enum run_outcome {
 /* After a CUDA error: is the context gone (the error is sticky)? */
 int gpu_context_lost(void);
 
+/* The GPU's memory calls and errors, for device_gpu (run/device.h): CUDA's. */
+#include <cuda_runtime_api.h>
+cudaError_t cuda_malloc(void **p, size_t bytes);
+cudaError_t cuda_copy(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind);
+cudaError_t cuda_memset(void *p, int byte, size_t bytes);
+cudaError_t cuda_sync(void);
+cudaError_t cuda_last_error(void);
+const char *cuda_error_text(cudaError_t err);
+const char *cuda_error_name(cudaError_t err);
+
 #endif /* SMEMLAB_GPU_H */

@@ -1,6 +1,8 @@
 /* module.c - loading and launching the student's device code; see module.h. */
 #include "module.h"
 
+#include "blas.h"
+#include "device.h"
 #include "gpu.h"
 
 #include <stdio.h>
@@ -85,7 +87,7 @@ static int load_own(device_module *m, char *why, size_t n)
                                          "grader for this GPU: make clean)", why, n);
 }
 
-int module_load(device_module *m, const lab_image *img, char *why, size_t why_size)
+static int gpu_module_load(device_module *m, const lab_image *img, char *why, size_t why_size)
 {
     int dev = 0;
     memset(m, 0, sizeof *m);
@@ -102,13 +104,13 @@ int module_load(device_module *m, const lab_image *img, char *why, size_t why_si
                ? 0 : -1;
 }
 
-int module_load_measured_copy(device_module *m, char *why, size_t why_size)
+static int gpu_module_load_measured_copy(device_module *m, char *why, size_t why_size)
 {
     return load_student(m->img, m->measured_libs, &m->n_measured_libs, m->measured, why,
                         why_size);
 }
 
-void module_unload(device_module *m)
+static void gpu_module_unload(device_module *m)
 {
     for (int i = 0; i < m->n_libs; i++)
         cudaLibraryUnload(m->libs[i]);
@@ -133,7 +135,7 @@ static cudaError_t global_of(const cudaLibrary_t *libs, int n_libs, const char *
     return err;
 }
 
-cudaError_t module_set_global(const device_module *m, const char *name, const void *src,
+static cudaError_t gpu_module_set_global(const device_module *m, const char *name, const void *src,
                               size_t bytes, size_t *have)
 {
     void *dst = NULL;
@@ -178,7 +180,7 @@ static cudaError_t replay_one(const device_module *m, const plan_launch *l, void
     return cudaLaunchKernel(k, grid, block, args, l->shared_bytes, 0);
 }
 
-cudaError_t module_replay(const device_module *m, const call_plan *p, void *const bufs[])
+static cudaError_t gpu_module_replay(const device_module *m, const call_plan *p, void *const bufs[])
 {
     for (int i = 0; i < p->n_launches; i++) {
         cudaError_t err = replay_one(m, &p->launches[i], bufs);
@@ -188,7 +190,7 @@ cudaError_t module_replay(const device_module *m, const call_plan *p, void *cons
     return cudaSuccess;
 }
 
-cudaError_t module_scrub(const device_module *m, int poison)
+static cudaError_t gpu_module_scrub(const device_module *m, int poison)
 {
     int words = m->max_shared / (int)sizeof(int);
     void *args[] = {&words, &poison};
@@ -205,7 +207,7 @@ static dim3 spread(size_t n)
     return g;
 }
 
-cudaError_t module_fill(const device_module *m, float *x, size_t n, unsigned long long seed)
+static cudaError_t gpu_module_fill(const device_module *m, float *x, size_t n, unsigned long long seed)
 {
     unsigned long long count = n;
     void *args[] = {&x, &count, &seed};
@@ -213,7 +215,7 @@ cudaError_t module_fill(const device_module *m, float *x, size_t n, unsigned lon
     return cudaLaunchKernel((const void *)m->fill, spread(n), block, args, 0, 0);
 }
 
-cudaError_t module_diff(const device_module *m, const float *got, const float *want, size_t n,
+static cudaError_t gpu_module_diff(const device_module *m, const float *got, const float *want, size_t n,
                         device_diff *out)
 {
     double *acc = NULL, host[4] = {0};
@@ -236,11 +238,89 @@ cudaError_t module_diff(const device_module *m, const float *got, const float *w
     return err;
 }
 
-cudaError_t module_conv(const device_module *m, const float *in, const float *mask, float *out,
+static cudaError_t gpu_module_conv(const device_module *m, const float *in, const float *mask, float *out,
                         int width, int height, int mw)
 {
     void *args[] = {&in, &mask, &out, &width, &height, &mw};
     dim3 grid = {(unsigned)((width + 255) / 256), (unsigned)height, 1}, block = {256, 1, 1};
     cudaError_t err = cudaLaunchKernel((const void *)m->conv, grid, block, args, 0, 0);
     return err == cudaSuccess ? cudaDeviceSynchronize() : err;
+}
+
+/* The reference product for checking a measured run: cuBLAS SGEMM. */
+static cudaError_t gpu_module_matmul(const device_module *m, const float *A, const float *B,
+                                     float *C, int M, int N, int K)
+{
+    (void)m;
+    if (blas_sgemm(A, B, C, M, N, K) != 0)
+        return cudaErrorLaunchFailure;
+    cudaError_t err = cudaGetLastError();
+    return err == cudaSuccess ? cudaDeviceSynchronize() : err;
+}
+
+const device_ops device_gpu = {
+    .name = "gpu",
+    .malloc = cuda_malloc, .free = gpu_free, .copy = cuda_copy, .memset = cuda_memset,
+    .sync = cuda_sync, .last_error = cuda_last_error, .error_text = cuda_error_text,
+    .error_name = cuda_error_name, .context_lost = gpu_context_lost,
+    .load = gpu_module_load, .load_measured_copy = gpu_module_load_measured_copy,
+    .unload = gpu_module_unload, .set_global = gpu_module_set_global,
+    .replay = gpu_module_replay, .scrub = gpu_module_scrub, .fill = gpu_module_fill,
+    .diff = gpu_module_diff, .conv = gpu_module_conv, .matmul = gpu_module_matmul,
+};
+
+/* --- run/module.h: whichever device runs the kernels ------------------------- */
+
+int module_load(device_module *m, const lab_image *img, char *why, size_t why_size)
+{
+    return device_current()->load(m, img, why, why_size);
+}
+
+int module_load_measured_copy(device_module *m, char *why, size_t why_size)
+{
+    return device_current()->load_measured_copy(m, why, why_size);
+}
+
+void module_unload(device_module *m)
+{
+    device_current()->unload(m);
+}
+
+cudaError_t module_set_global(const device_module *m, const char *name, const void *src,
+                              size_t bytes, size_t *have)
+{
+    return device_current()->set_global(m, name, src, bytes, have);
+}
+
+cudaError_t module_replay(const device_module *m, const call_plan *p, void *const bufs[])
+{
+    return device_current()->replay(m, p, bufs);
+}
+
+cudaError_t module_scrub(const device_module *m, int poison)
+{
+    return device_current()->scrub(m, poison);
+}
+
+cudaError_t module_fill(const device_module *m, float *x, size_t n, unsigned long long seed)
+{
+    return device_current()->fill(m, x, n, seed);
+}
+
+cudaError_t module_diff(const device_module *m, const float *got, const float *want, size_t n,
+                        device_diff *out)
+{
+    return device_current()->diff(m, got, want, n, out);
+}
+
+cudaError_t module_conv(const device_module *m, const float *in, const float *mask, float *out,
+                        int width, int height, int mw)
+{
+    return device_current()->conv(m, in, mask, out, width, height, mw);
+}
+
+cudaError_t module_matmul(const device_module *m, const float *A, const float *B, float *C,
+                          int M, int N, int K)
+{
+    return device_current()->matmul(m, A, B, C, M, N, K);
 }

@@ -2,8 +2,9 @@
  * module.h - the student's device code, loaded by the grader itself.
  *
  * The measuring process loads the fatbinaries read from the lab library's
- * file (lab_image) through the CUDA runtime's library API and launches the
- * kernels a validated plan names, on its own buffers and stream. The lab
+ * file (lab_image) through the CUDA runtime's library API, or into the
+ * emulator (run/device.h), and launches the kernels a validated plan names,
+ * on its own buffers and stream. The lab
  * library itself is never loaded here, so none of its host code runs. The
  * grader's own kernels (grader/device) come from the grader's binary.
  */
@@ -28,6 +29,7 @@ typedef struct device_module {
     cudaLibrary_t own;                       /* the grader's kernels */
     cudaKernel_t scrub, fill, diff, conv;
     int sm_count, max_shared;
+    void *emu; /* the emulator's own state, where it runs the kernels */
 } device_module;
 
 /* Load the student's and the grader's device code. 0, or -1 with why (an environment error). */
@@ -72,5 +74,9 @@ cudaError_t module_diff(const device_module *m, const float *got, const float *w
 /* The reference convolution (1-D when height == 1) into out. */
 cudaError_t module_conv(const device_module *m, const float *in, const float *mask, float *out,
                         int width, int height, int mw);
+
+/* The reference product C = A * B (cuBLAS on a GPU), finished when it returns. */
+cudaError_t module_matmul(const device_module *m, const float *A, const float *B, float *C,
+                          int M, int N, int K);
 
 #endif

@@ -1,0 +1,72 @@
+/*
+ * device.h - where the student's kernels run: the GPU through CUDA, or the
+ * PTX emulator on the CPU (grader/measure/emulator/, docs/emulator.md).
+ *
+ * The worker picks one when it starts (device_use_emulator) and keeps it.
+ * Problem modules allocate, copy, fill and synchronise through these calls
+ * and load and launch through run/module.h, never through CUDA directly, so
+ * a kernel is graded by the same code whichever device ran it. Errors are
+ * CUDA's codes on both; the emulator's carry their own words (dev_error_text).
+ */
+#ifndef SMEMLAB_DEVICE_H
+#define SMEMLAB_DEVICE_H
+
+#include "module.h"
+
+#include <cuda_runtime_api.h>
+#include <stddef.h>
+
+/* What a device does, for dev_* and run/module.h to dispatch to. */
+typedef struct device_ops {
+    const char *name; /* "gpu", "emulator" */
+    cudaError_t (*malloc)(void **p, size_t bytes);
+    void (*free)(void *p);
+    cudaError_t (*copy)(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind);
+    cudaError_t (*memset)(void *p, int byte, size_t bytes);
+    cudaError_t (*sync)(void);
+    cudaError_t (*last_error)(void);
+    const char *(*error_text)(cudaError_t err);
+    const char *(*error_name)(cudaError_t err);
+    int (*context_lost)(void);
+    /* run/module.h, one for one */
+    int (*load)(device_module *m, const lab_image *img, char *why, size_t why_size);
+    int (*load_measured_copy)(device_module *m, char *why, size_t why_size);
+    void (*unload)(device_module *m);
+    cudaError_t (*set_global)(const device_module *m, const char *name, const void *src,
+                              size_t bytes, size_t *have);
+    cudaError_t (*replay)(const device_module *m, const call_plan *p, void *const bufs[]);
+    cudaError_t (*scrub)(const device_module *m, int poison);
+    cudaError_t (*fill)(const device_module *m, float *x, size_t n, unsigned long long seed);
+    cudaError_t (*diff)(const device_module *m, const float *got, const float *want, size_t n,
+                        device_diff *out);
+    cudaError_t (*conv)(const device_module *m, const float *in, const float *mask, float *out,
+                        int width, int height, int mw);
+    cudaError_t (*matmul)(const device_module *m, const float *A, const float *B, float *C,
+                          int M, int N, int K);
+} device_ops;
+
+extern const device_ops device_gpu; /* CUDA: run/gpu.c, run/module.c */
+
+/* From now on this process runs kernels on ops (the worker, once, at its start). */
+void device_use(const device_ops *ops);
+const device_ops *device_current(void);
+int device_is_emulator(void);
+
+cudaError_t dev_malloc(void **p, size_t bytes);
+/* Free p, its bytes zeroed first (the next submission graded by this process
+   must find none of them). NULL is a no-op. */
+void dev_free(void *p);
+cudaError_t dev_copy(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind);
+cudaError_t dev_memset(void *p, int byte, size_t bytes);
+/* Wait for every launch (GPU); nothing to wait for (emulator). */
+cudaError_t dev_sync(void);
+/* The error a launch left, and clear it (cudaGetLastError). */
+cudaError_t dev_last_error(void);
+/* What err means, in the device's words: the emulator names the instruction
+   and the source line of its last error. */
+const char *dev_error_text(cudaError_t err);
+const char *dev_error_name(cudaError_t err);
+/* After an error: can nothing more run in this process (a sticky CUDA error)? */
+int dev_context_lost(void);
+
+#endif /* SMEMLAB_DEVICE_H */
