@@ -21,11 +21,13 @@ static int tile_calls(const lab_def *lab, call_spec *out)
     out->buffer_bytes[0] = (size_t)lab->bdimx * lab->bdimy * sizeof(int);
     snprintf(out->label, sizeof out->label, "%dx%d tile", lab->bdimx, lab->bdimy);
     out->width = lab->bdimx, out->height = lab->bdimy, out->depth = 1;
+    out->role = CALL_CORRECT | CALL_TRAFFIC;
+    out->devices = SIZE_BOTH;
     return 1;
 }
 
 /* launch_matmulX(A, B, C, M, N, K) */
-static void matmul_call(const matmul_size *s, call_spec *c)
+static void matmul_call(const matmul_size *s, int role, call_spec *c)
 {
     memset(c, 0, sizeof *c);
     c->n_args = 6;
@@ -37,19 +39,32 @@ static void matmul_call(const matmul_size *s, call_spec *c)
     c->buffer_bytes[2] = (size_t)s->M * s->N * F;
     snprintf(c->label, sizeof c->label, "M=%d N=%d K=%d (%s)", s->M, s->N, s->K, s->why);
     c->width = s->M, c->height = s->N, c->depth = s->K;
+    c->role = role;
+    c->devices = s->devices;
 }
-
-int calls_matmul_traffic(void) { return sizes_matmul_count; }
-int calls_matmul_speed(void) { return sizes_matmul_count + 1; }
 
 static int matmul_calls(call_spec *out)
 {
     int n = 0;
-    for (int i = 0; i < sizes_matmul_count && n < CALL_MAX - 2; i++)
-        matmul_call(&sizes_matmul[i], &out[n++]);
-    matmul_call(&sizes_matmul_traffic, &out[n++]);
-    matmul_call(&sizes_matmul_speed, &out[n++]);
+    for (int i = 0; i < sizes_matmul_count && n < CALL_MAX - 3; i++)
+        matmul_call(&sizes_matmul[i], CALL_CORRECT, &out[n++]);
+    matmul_call(&sizes_matmul_traffic, CALL_TRAFFIC, &out[n++]);
+    matmul_call(&sizes_matmul_speed, CALL_SPEED, &out[n++]);
+    matmul_call(&sizes_matmul_traffic_emulated, CALL_TRAFFIC, &out[n++]);
     return n;
+}
+
+int call_runs_on(const call_spec *c, int emulated)
+{
+    return (c->devices & (emulated ? SIZE_EMULATOR : SIZE_GPU)) != 0;
+}
+
+int calls_find(const call_spec *specs, int n, int role, int emulated)
+{
+    for (int i = 0; i < n; i++)
+        if ((specs[i].role & role) && call_runs_on(&specs[i], emulated))
+            return i;
+    return -1;
 }
 
 /*
@@ -57,7 +72,7 @@ static int matmul_calls(call_spec *out)
  * step 3: launch(in, out, width, height, mw).
  */
 static void conv_call(const lab_kernel *k, int width, int height, int mw, const char *why,
-                      call_spec *c)
+                      int role, int devices, call_spec *c)
 {
     int two_d = k->step == 3, a = 0;
     memset(c, 0, sizeof *c);
@@ -82,6 +97,8 @@ static void conv_call(const lab_kernel *k, int width, int height, int mw, const 
     else
         snprintf(c->label, sizeof c->label, "n=%d, mask width %d", width, mw);
     c->width = width, c->height = height, c->depth = mw;
+    c->role = role;
+    c->devices = devices;
 }
 
 static int conv_calls(const lab_def *lab, const lab_kernel *k, call_spec *out)
@@ -92,21 +109,29 @@ static int conv_calls(const lab_def *lab, const lab_kernel *k, call_spec *out)
     int n_masks = two_d ? sizes_conv2d_mask_count : sizes_conv1d_mask_count;
 
     for (int i = 0; i < n_sizes; i++)
-        for (int j = 0; j < n_masks && n < CALL_MAX - 1; j++) {
+        for (int j = 0; j < n_masks && n < CALL_MAX - 2; j++) {
             int mw = two_d ? sizes_conv2d_mask[j] : sizes_conv1d_mask[j];
             if (mw > limit)
                 continue;
             if (two_d)
                 conv_call(k, sizes_conv2d[i].width, sizes_conv2d[i].height, mw,
-                          sizes_conv2d[i].why, &out[n++]);
+                          sizes_conv2d[i].why, CALL_CORRECT, sizes_conv2d[i].devices, &out[n++]);
             else
-                conv_call(k, sizes_conv1d_n[i], 1, mw, "", &out[n++]);
+                conv_call(k, sizes_conv1d_n[i].n, 1, mw, "", CALL_CORRECT,
+                          sizes_conv1d_n[i].devices, &out[n++]);
         }
-    if (two_d)
+    /* the large input measures traffic and speed on a GPU; the emulator's is smaller */
+    if (two_d) {
         conv_call(k, sizes_conv2d_speed.width, sizes_conv2d_speed.height,
-                  sizes_conv2d_speed_mask, "speed", &out[n++]);
-    else
-        conv_call(k, sizes_conv1d_speed_n, 1, sizes_conv1d_speed_mask, "speed", &out[n++]);
+                  sizes_conv2d_speed_mask, "speed", CALL_TRAFFIC | CALL_SPEED, SIZE_GPU, &out[n++]);
+        conv_call(k, sizes_conv2d_traffic_emulated.width, sizes_conv2d_traffic_emulated.height,
+                  sizes_conv2d_speed_mask, "global loads", CALL_TRAFFIC, SIZE_EMULATOR, &out[n++]);
+    } else {
+        conv_call(k, sizes_conv1d_speed_n, 1, sizes_conv1d_speed_mask, "speed",
+                  CALL_TRAFFIC | CALL_SPEED, SIZE_GPU, &out[n++]);
+        conv_call(k, sizes_conv1d_traffic_emulated_n, 1, sizes_conv1d_speed_mask, "global loads",
+                  CALL_TRAFFIC, SIZE_EMULATOR, &out[n++]);
+    }
     return n;
 }
 

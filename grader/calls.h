@@ -23,6 +23,11 @@ typedef struct call_arg {
     int value;
 } call_arg;
 
+/* What a call is for (a bit each: lab 6's large input is for traffic and speed). */
+#define CALL_CORRECT 1
+#define CALL_TRAFFIC 2
+#define CALL_SPEED 4
+
 typedef struct call_spec {
     int n_args;
     call_arg args[CALL_MAX_ARGS];
@@ -30,19 +35,26 @@ typedef struct call_spec {
     size_t buffer_bytes[CALL_MAX_BUFFERS];
     char label[128]; /* "M=67 N=53 K=97 (...)": for messages */
     int width, height, depth; /* the problem's sizes: M N K, or width height mask */
+    int role;        /* CALL_* */
+    int devices;     /* SIZE_GPU, SIZE_EMULATOR (reference/sizes.h): where it runs */
 } call_spec;
 
 /*
  * The calls of kernel k, in the order the measuring process uses them:
  * PROBLEM_TILE: one call (out). PROBLEM_MATMUL: every size of the list, then
- * the traffic size, then the speed size. PROBLEM_CONV: every size with every
- * mask width the kernel takes, then the large traffic-and-speed input.
+ * the traffic size, the speed size and the emulator's traffic size.
+ * PROBLEM_CONV: every size with every mask width the kernel takes, then the
+ * large traffic-and-speed input and the emulator's traffic input. The
+ * recorder records them all; a device runs those marked for it.
  * Returns how many (at most CALL_MAX).
  */
 int lab_calls(const lab_def *lab, const lab_kernel *k, call_spec *out);
 
-/* Indices of the special calls of lab 5 and 6 kernels. */
-int calls_matmul_traffic(void); /* == number of correctness sizes */
-int calls_matmul_speed(void);
+/* Index of the first of n calls with a role in `role` that runs on the
+   emulator (emulated) or the GPU, or -1. */
+int calls_find(const call_spec *specs, int n, int role, int emulated);
+
+/* Whether call c runs on the emulator (emulated) or the GPU. */
+int call_runs_on(const call_spec *c, int emulated);
 
 #endif

@@ -113,17 +113,20 @@ static run_outcome run_size(worker_env *env, conv_launch *a, unsigned long long 
     return out;
 }
 
-/* Every size of the lab's list with every mask width the kernel takes: the calls before the last. */
+/* Every size of the lab's list (for this device) with every mask width the kernel takes. */
 static run_outcome correct_conv(worker_env *env, const lab_kernel *k, void *state,
                                 check_result *c)
 {
     conv_launch *a = state;
     const kernel_plan *plan = env->plan;
-    int runs = plan->n_calls - 1; /* the last call is the large input */
+    int runs = 0;
     (void)k;
 
-    for (int i = 0; i < runs; i++) {
+    for (int i = 0; i < plan->n_calls; i++) {
         const call_spec *spec = &plan->specs[i];
+        if (!(spec->role & CALL_CORRECT) || !call_runs_on(spec, device_is_emulator()))
+            continue;
+        runs++;
         a->call = i;
         a->width = spec->width, a->height = spec->height, a->mw = spec->depth;
         run_outcome out = run_size(env, a, env->opt->seed + (unsigned)i, spec->label, c);
@@ -139,12 +142,18 @@ static run_outcome correct_conv(worker_env *env, const lab_kernel *k, void *stat
     return RUN_RIGHT;
 }
 
-/* The large speed-and-traffic input on the device, and an output buffer. */
-static int big_input(worker_env *env, conv_launch *a, float **in, float **mask, char *why,
-                     size_t n)
+/* The input of the call with `role` on this device (the GPU's large one, or the
+   emulator's traffic input), and an output buffer. */
+static int big_input(worker_env *env, conv_launch *a, int role, float **in, float **mask,
+                     char *why, size_t n)
 {
-    const call_spec *spec = &env->plan->specs[env->plan->n_calls - 1];
-    a->call = env->plan->n_calls - 1;
+    int call = calls_find(env->plan->specs, env->plan->n_calls, role, device_is_emulator());
+    if (call < 0) {
+        snprintf(why, n, "internal: no input for this device");
+        return -1;
+    }
+    const call_spec *spec = &env->plan->specs[call];
+    a->call = call;
     a->width = spec->width, a->height = spec->height, a->mw = spec->depth;
     if (prepare(env, a, env->opt->seed, in, mask, why, n) != 0)
         return -1;
@@ -190,7 +199,7 @@ static void counters_conv(worker_env *env, const lab_kernel *k, void *state, che
     (void)k;
 
     snprintf(why, sizeof why, "%.250s", env->meter_why);
-    if (st == MEASURE_OK && big_input(env, a, &in, &mask, why, sizeof why) != 0)
+    if (st == MEASURE_OK && big_input(env, a, CALL_TRAFFIC, &in, &mask, why, sizeof why) != 0)
         st = MEASURE_ERROR;
     if (st == MEASURE_OK) {
         st = worker_measure(env, launch_conv, a, &m, why, sizeof why);
@@ -281,7 +290,7 @@ static void speed_conv(worker_env *env, const lab_kernel *k, void *state, check_
     double t_kernel = 0, t_copy = 0;
     conv_ref r = {a, NULL, NULL};
 
-    if (big_input(env, a, &in, &mask, why, sizeof why) != 0 ||
+    if (big_input(env, a, CALL_SPEED, &in, &mask, why, sizeof why) != 0 ||
         dev_malloc((void **)&r.ref, (size_t)a->width * a->height * sizeof(float)) != cudaSuccess) {
         check_set(c, CHECK_FAIL, "could not prepare the timed input: %s", why);
         *lost = dev_context_lost();

@@ -39,18 +39,19 @@ typedef struct mm_case {
     float *A, *B, *ref;
     double floor;
 } mm_case;
-static mm_case cache[32];
+static mm_case cache[CALL_MAX];
 
-static const mm_case *get_case(int i, unsigned long long seed)
+/* Call i's operands (M x K and K x N) and reference, made once per worker. */
+static const mm_case *get_case(const call_spec *s, int i, unsigned long long seed)
 {
-    const matmul_size *s = &sizes_matmul[i];
+    int M = s->width, N = s->height, K = s->depth;
     mm_case *c = &cache[i];
     if (!c->ref) {
-        c->A = host_random((size_t)s->M * s->K, seed + 2 * (unsigned)i);
-        c->B = host_random((size_t)s->K * s->N, seed + 2 * (unsigned)i + 1);
-        c->ref = malloc((size_t)s->M * s->N * sizeof *c->ref);
-        ref_matmul(c->A, c->B, c->ref, s->M, s->N, s->K);
-        c->floor = tol_floor_matmul(c->A, (size_t)s->M * s->K, c->B, (size_t)s->K * s->N, s->K);
+        c->A = host_random((size_t)M * K, seed + 2 * (unsigned)i);
+        c->B = host_random((size_t)K * N, seed + 2 * (unsigned)i + 1);
+        c->ref = malloc((size_t)M * N * sizeof *c->ref);
+        ref_matmul(c->A, c->B, c->ref, M, N, K);
+        c->floor = tol_floor_matmul(c->A, (size_t)M * K, c->B, (size_t)K * N, K);
     }
     return c;
 }
@@ -76,30 +77,34 @@ static run_outcome correct_mm(worker_env *env, const lab_kernel *k, void *state,
                               check_result *c)
 {
     mm_launch *a = state;
+    const kernel_plan *plan = env->plan;
     char why[256];
+    int runs = 0, largest = 0;
     (void)k;
-    for (int i = 0; i < sizes_matmul_count; i++) {
-        const matmul_size *s = &sizes_matmul[i];
-        char label[128];
+    for (int i = 0; i < plan->n_calls; i++) {
+        const call_spec *s = &plan->specs[i];
         run_outcome out;
-
-        const mm_case *mc = get_case(i, env->opt->seed);
-        snprintf(label, sizeof label, "M=%d N=%d K=%d (%s)", s->M, s->N, s->K, s->why);
+        if (!(s->role & CALL_CORRECT) || !call_runs_on(s, device_is_emulator()))
+            continue;
+        const mm_case *mc = get_case(s, i, env->opt->seed);
         a->call = i;
-        a->M = s->M, a->N = s->N, a->K = s->K;
+        a->M = s->width, a->N = s->height, a->K = s->depth;
         if (upload(a, mc->A, mc->B, why, sizeof why) != 0) {
-            out = fail_cuda(c, label, why);
+            out = fail_cuda(c, s->label, why);
         } else {
-            float_case fc = {label, launch_mm, a, &a->C, mc->ref, s->M, s->N, mc->floor};
+            float_case fc = {s->label, launch_mm, a, &a->C, mc->ref, a->M, a->N, mc->floor};
             out = float_run_case(env, &fc, c);
         }
         if (out != RUN_LOST)
             release(a);
         if (out != RUN_RIGHT)
             return out;
+        runs++;
+        largest = i;
     }
-    check_set(c, CHECK_PASS, "all %d sizes right, 1x1x1 to 1024^3 (seed %llu)",
-              sizes_matmul_count, env->opt->seed);
+    const call_spec *big = &plan->specs[largest];
+    check_set(c, CHECK_PASS, "all %d sizes right, 1x1x1 to %dx%dx%d (seed %llu)", runs,
+              big->width, big->height, big->depth, env->opt->seed);
     return RUN_RIGHT;
 }
 
@@ -113,16 +118,24 @@ static cudaError_t fill_operands(mm_launch *a, unsigned long long seed)
     return err == cudaSuccess ? dev_sync() : err;
 }
 
-static int big_operands(const matmul_size *s, int call, unsigned long long seed, mm_launch *a,
+/* The operands of the call with `role` on this device; 0, or -1 with why. */
+static int big_operands(worker_env *env, int role, unsigned long long seed, mm_launch *a,
                         char *why, size_t n)
 {
+    int call = calls_find(env->plan->specs, env->plan->n_calls, role, device_is_emulator());
+    if (call < 0) {
+        snprintf(why, n, "internal: no %s size for this device", role == CALL_SPEED ? "speed"
+                                                                                   : "traffic");
+        return -1;
+    }
+    const call_spec *s = &env->plan->specs[call];
     a->call = call;
-    a->M = s->M, a->N = s->N, a->K = s->K;
+    a->M = s->width, a->N = s->height, a->K = s->depth;
     a->seed = seed;
-    if (dev_malloc((void **)&a->A, (size_t)s->M * s->K * sizeof(float)) != cudaSuccess ||
-        dev_malloc((void **)&a->B, (size_t)s->K * s->N * sizeof(float)) != cudaSuccess ||
-        dev_malloc((void **)&a->C, (size_t)s->M * s->N * sizeof(float)) != cudaSuccess) {
-        snprintf(why, n, "no device memory for %dx%dx%d operands", s->M, s->N, s->K);
+    if (dev_malloc((void **)&a->A, (size_t)a->M * a->K * sizeof(float)) != cudaSuccess ||
+        dev_malloc((void **)&a->B, (size_t)a->K * a->N * sizeof(float)) != cudaSuccess ||
+        dev_malloc((void **)&a->C, (size_t)a->M * a->N * sizeof(float)) != cudaSuccess) {
+        snprintf(why, n, "no device memory for %dx%dx%d operands", a->M, a->N, a->K);
         return -1;
     }
     if (fill_operands(a, seed) != cudaSuccess) {
@@ -162,15 +175,13 @@ static int measured_run_right(mm_launch *a, char *why, size_t n)
 static void counters_mm(worker_env *env, const lab_kernel *k, void *state, check_result *c,
                         int *lost)
 {
-    const matmul_size *s = &sizes_matmul_traffic;
     mm_launch *a = state;
     measurement m;
     char why[256], model[128];
     measure_status st = env->meter_status;
 
     snprintf(why, sizeof why, "%.250s", env->meter_why);
-    if (st == MEASURE_OK && big_operands(s, calls_matmul_traffic(), env->opt->seed, a, why,
-                                         sizeof why) != 0)
+    if (st == MEASURE_OK && big_operands(env, CALL_TRAFFIC, env->opt->seed, a, why, sizeof why) != 0)
         st = MEASURE_ERROR;
     if (st == MEASURE_OK) {
         st = worker_measure(env, launch_mm, a, &m, why, sizeof why);
@@ -189,12 +200,12 @@ static void counters_mm(worker_env *env, const lab_kernel *k, void *state, check
         return;
     }
     /* Naive: every thread loads one A and one B element per k, a warp at a time. */
-    double naive = (double)s->M * s->N * 2.0 * s->K / env->gpu.banks.warp_size;
+    double naive = (double)a->M * a->N * 2.0 * a->K / env->gpu.banks.warp_size;
     int tile = lab_param_value(env->lab, k->tile_param);
     if (tile < 1)
         tile = 1; /* no tiling asked for: the naive count is the limit */
     snprintf(model, sizeof model, "naive model %.0f / TILE %d, +%.0f%%, at %dx%dx%d", naive,
-             tile, 100 * GLOBAL_LOAD_SLACK, s->M, s->N, s->K);
+             tile, 100 * GLOBAL_LOAD_SLACK, a->M, a->N, a->K);
     check_global_loads(&c[FLOAT_LOADS], &m, naive / tile * (1 + GLOBAL_LOAD_SLACK), model,
                        "Each element of A and B should come from global memory once per "
                        "tile, not once per product: load a TILE x TILE tile of each into "
@@ -226,17 +237,17 @@ static cudaError_t ref_cublas(worker_env *env, void *p)
 static void speed_mm(worker_env *env, const lab_kernel *k, void *state, check_result *c,
                      int *lost)
 {
-    const matmul_size *s = &sizes_matmul_speed;
     mm_launch *a = state, ref;
     char why[256];
     double t_kernel = 0, t_ref = 0;
-    size_t n = (size_t)s->M * s->N;
 
-    if (big_operands(s, calls_matmul_speed(), env->opt->seed, a, why, sizeof why) != 0) {
-        check_set(c, CHECK_FAIL, "could not prepare %dx%dx%d: %s", s->M, s->N, s->K, why);
+    if (big_operands(env, CALL_SPEED, env->opt->seed, a, why, sizeof why) != 0) {
+        check_set(c, CHECK_FAIL, "could not prepare the speed run: %s", why);
         release(a);
         return;
     }
+    const mm_launch *s = a; /* its sizes */
+    size_t n = (size_t)s->M * s->N;
     ref = *a;
     ref.C = NULL;
     int prepared = dev_malloc((void **)&ref.C, n * sizeof(float)) == cudaSuccess;

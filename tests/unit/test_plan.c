@@ -3,6 +3,7 @@
  * the grader replays, and every way a record can break the lab's contract.
  */
 #include "record/plan.h"
+#include "sizes.h"
 
 #include <check.h>
 #include <stdio.h>
@@ -222,8 +223,13 @@ START_TEST(test_matmul_pointers_and_scalars)
 {
     call_spec calls[CALL_MAX];
     int n = lab_calls(&lab5_def, &lab5_def.kernels[1], calls);
-    ck_assert_int_eq(n, calls_matmul_speed() + 1);
-    const call_spec *s = &calls[calls_matmul_traffic()];
+    int traffic = calls_find(calls, n, CALL_TRAFFIC, 0), speed = calls_find(calls, n, CALL_SPEED, 0);
+    int emulated = calls_find(calls, n, CALL_TRAFFIC, 1);
+    ck_assert_int_eq(n, sizes_matmul_count + 3);
+    ck_assert(traffic >= 0 && speed > traffic && emulated > speed);
+    ck_assert_int_eq(calls_find(calls, n, CALL_SPEED, 1), -1); /* no speed on the emulator */
+    ck_assert_int_eq(calls[emulated].width, sizes_matmul_traffic_emulated.M);
+    const call_spec *s = &calls[traffic];
     rec_launch *l = &a.launches[0];
     snprintf(l->kernel, sizeof l->kernel, "%s", img.kernels[1].name);
     l->block[0] = l->block[1] = 16;

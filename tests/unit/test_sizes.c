@@ -51,7 +51,7 @@ START_TEST(conv1d_cases)
 {
     int one = 0, prime = 0, around_tile = 0, large = 0;
     for (int i = 0; i < sizes_conv1d_n_count; i++) {
-        int n = sizes_conv1d_n[i];
+        int n = sizes_conv1d_n[i].n;
         ck_assert_int_ge(n, 1);
         one |= n == 1;
         prime |= sizes_is_prime(n) && n > 256;
@@ -94,6 +94,37 @@ START_TEST(conv2d_cases)
 }
 END_TEST
 
+/* The emulator runs the awkward sizes too, each no larger than a few hundred a side. */
+START_TEST(emulated_sizes)
+{
+    int mm = 0, ragged = 0, c1 = 0, c2 = 0;
+    for (int i = 0; i < sizes_matmul_count; i++) {
+        matmul_size s = sizes_matmul[i];
+        ck_assert(s.devices & SIZE_BOTH);
+        if (!(s.devices & SIZE_EMULATOR))
+            continue;
+        ck_assert_int_le((long)s.M * s.N * s.K, 5L * 1000 * 1000);
+        mm++;
+        ragged |= s.M % 16 && s.N % 16 && s.K % 16 && s.M > 128;
+    }
+    ck_assert(mm >= 8 && ragged);
+    for (int i = 0; i < sizes_conv1d_n_count; i++)
+        if (sizes_conv1d_n[i].devices & SIZE_EMULATOR) {
+            ck_assert_int_le(sizes_conv1d_n[i].n, 5000);
+            c1 += sizes_conv1d_n[i].n == 1025 || sizes_conv1d_n[i].n == 1;
+        }
+    for (int i = 0; i < sizes_conv2d_count; i++)
+        if (sizes_conv2d[i].devices & SIZE_EMULATOR) {
+            ck_assert_int_le(sizes_conv2d[i].width * sizes_conv2d[i].height, 20000);
+            c2++;
+        }
+    ck_assert(c1 == 2 && c2 >= 8);
+    ck_assert_int_eq(sizes_matmul_traffic_emulated.K % 16, 0);
+    ck_assert_int_eq(sizes_matmul_traffic_emulated.M % 128, 0); /* step 3's block tile */
+    ck_assert_int_ge(sizes_conv1d_traffic_emulated_n, 8 * 1024); /* several 1-D tiles */
+}
+END_TEST
+
 START_TEST(is_prime)
 {
     const long primes[] = {2, 3, 19, 53, 67, 191, 65537, 1000003};
@@ -113,6 +144,7 @@ Suite *sizes_suite(void)
     tcase_add_test(tc, matmul_sizes_valid);
     tcase_add_test(tc, conv1d_cases);
     tcase_add_test(tc, conv2d_cases);
+    tcase_add_test(tc, emulated_sizes);
     tcase_add_test(tc, is_prime);
     suite_add_tcase(s, tc);
     return s;
