@@ -92,7 +92,7 @@ static void open_meter(worker_env *env, measure_backend *trace, const char *trac
         env->meter = measure_choose(mode, mode == MEASURE_MODE_TRACE ? NULL : measure_cupti_backend(),
                                     trace, trace_why, &env->meter_status, env->meter_line,
                                     sizeof env->meter_line);
-    env->tracer = env->meter && env->meter == trace ? trace : NULL;
+    env->tracer = env->meter && env->meter->last_trace ? env->meter : NULL;
     snprintf(env->tracer_why, sizeof env->tracer_why, "%.250s",
              !env->opt->use_counters ? "--no-counters was given"
              : mode == MEASURE_MODE_COUNTERS ? "--measure counters was given, and the trace "
@@ -200,7 +200,7 @@ measure_status worker_measure(worker_env *env, void (*launch)(void *), void *arg
 
 const trace_summary *worker_trace(worker_env *env, char *why, size_t why_size)
 {
-    const trace_summary *s = env->tracer ? measure_trace_last(env->tracer, NULL) : NULL;
+    const trace_summary *s = env->tracer ? env->tracer->last_trace(env->tracer, NULL) : NULL;
     if (!s)
         snprintf(why, why_size, "%s", env->tracer ? "the trace recorded nothing" : env->tracer_why);
     return s;

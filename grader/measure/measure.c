@@ -72,7 +72,7 @@ static void none_close(measure_backend *self)
 measure_backend *measure_none_backend(const char *reason)
 {
     static none_state state;
-    static measure_backend backend = {"none", none_open, none_measure, none_close, &state};
+    static measure_backend backend = {"none", none_open, none_measure, none_close, &state, NULL};
     state.reason = reason;
     return &backend;
 }
@@ -91,13 +91,14 @@ const char *measure_mode_name(measure_mode m)
     case MEASURE_MODE_AUTO: return "auto";
     case MEASURE_MODE_COUNTERS: return "counters";
     case MEASURE_MODE_TRACE: return "trace";
+    case MEASURE_MODE_EMULATOR: return "emulator";
     }
     return "?";
 }
 
 int measure_mode_parse(const char *s, measure_mode *out)
 {
-    for (int m = MEASURE_MODE_AUTO; m <= MEASURE_MODE_TRACE; m++)
+    for (int m = MEASURE_MODE_AUTO; m <= MEASURE_MODE_EMULATOR; m++)
         if (s && strcmp(s, measure_mode_name((measure_mode)m)) == 0) {
             *out = (measure_mode)m;
             return 0;

@@ -60,6 +60,8 @@ void measure_clear(measurement *m);
  */
 double measure_ideal_from_bytes(double bytes, double requests);
 
+struct trace_summary; /* grader/access/trace.h */
+
 typedef struct measure_backend measure_backend;
 struct measure_backend {
     const char *name;
@@ -70,6 +72,15 @@ struct measure_backend {
                               measurement *out, char *why, size_t why_size);
     void (*close)(measure_backend *self);
     void *state;
+    /*
+     * Backends that record every access (the trace, the emulator): the
+     * analysis of the launch measure() measured last (sites and their lines,
+     * races, bounds, the first block's threads), valid until the next
+     * measure; the launched function's name in *function. NULL as a member
+     * where a backend records nothing (the counters), or as a result when
+     * nothing was measured yet.
+     */
+    const struct trace_summary *(*last_trace)(measure_backend *self, const char **function);
 };
 
 /* The counter names a hardware backend reads, by id. */
@@ -88,12 +99,14 @@ measure_backend *measure_trace_backend(char *why, size_t why_size);
 
 /* --measure: which backend grades the conflict checks. */
 typedef enum measure_mode {
-    MEASURE_MODE_AUTO,     /* the trace where it is installed, else the counters */
+    MEASURE_MODE_AUTO,     /* the trace where it is installed, else the counters; the
+                              emulator where there is no usable GPU */
     MEASURE_MODE_COUNTERS,
-    MEASURE_MODE_TRACE
+    MEASURE_MODE_TRACE,
+    MEASURE_MODE_EMULATOR  /* the PTX emulator, a GPU or not (docs/emulator.md) */
 } measure_mode;
 
-/* "auto", "counters", "trace" <-> mode; parse returns -1 on anything else. */
+/* "auto", "counters", "trace", "emulator" <-> mode; parse returns -1 on anything else. */
 const char *measure_mode_name(measure_mode m);
 int measure_mode_parse(const char *s, measure_mode *out);
 

@@ -303,6 +303,6 @@ static void cupti_close(measure_backend *self)
 measure_backend *measure_cupti_backend(void)
 {
     static measure_backend backend = {"cupti-range-profiler", cupti_open, cupti_measure,
-                                      cupti_close, &g_state};
+                                      cupti_close, &g_state, NULL /* records nothing */};
     return &backend;
 }

@@ -531,7 +531,8 @@ static void trace_close(measure_backend *self)
 __attribute__((visibility("default"))) measure_backend *smemlab_trace_backend(char *why,
                                                                               size_t why_size)
 {
-    static measure_backend backend = {"trace", trace_open, trace_measure, trace_close, &state};
+    static measure_backend backend = {"trace", trace_open, trace_measure, trace_close, &state,
+                                      NULL /* measure_trace_loader.c sets it */};
     (void)why, (void)why_size;
     return &backend;
 }

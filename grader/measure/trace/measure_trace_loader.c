@@ -60,6 +60,8 @@ measure_backend *measure_trace_backend(char *why, size_t why_size)
         return NULL;
     }
     loaded = entry(why, why_size);
+    if (loaded)
+        loaded->last_trace = measure_trace_last;
     return loaded;
 }
 
