@@ -305,114 +305,177 @@ static void note_extent(trace_summary *s, const trace_record *x, trace_op op)
     }
 }
 
+struct trace_analyzer {
+    bank_geometry g;
+    trace_summary out;
+    int site_cap, n_race_blocks, started;
+    uint32_t race_blocks[TRACE_RACE_BLOCKS];
+    epoch_map epochs;
+    touches ts;
+    size_t index; /* records added, for messages */
+};
+
+trace_analyzer *trace_analyzer_new(const bank_geometry *g)
+{
+    trace_analyzer *a = calloc(1, sizeof *a);
+    if (!a)
+        return NULL;
+    a->g = *g;
+    a->out.threads = calloc(TRACE_FLOW_THREADS, sizeof *a->out.threads);
+    if (!a->out.threads) {
+        free(a);
+        return NULL;
+    }
+    return a;
+}
+
+void trace_analyzer_free(trace_analyzer *a)
+{
+    if (!a)
+        return;
+    trace_summary_free(&a->out);
+    free(a->ts.t);
+    free(a->epochs.key);
+    free(a->epochs.count);
+    free(a);
+}
+
+/* Every 4-byte word each lane of x touches, once per word for this warp, as
+   touches of the race check (the first TRACE_RACE_BLOCKS blocks only). */
+static int add_touches(trace_analyzer *a, const trace_record *x, uint32_t epoch, trace_op op)
+{
+    uint32_t seen[TRACE_LANES * 4];
+    int nseen = 0;
+    if (op == TRACE_OP_ATOMIC) /* atomics do not race with each other; left out of the check */
+        return 0;
+    if (!race_block(a->race_blocks, &a->n_race_blocks, x->block))
+        return 0;
+    for (int lane = 0; lane < TRACE_LANES; lane++) {
+        if (!(x->active >> lane & 1u))
+            continue;
+        uint32_t first = x->addr[lane] / 4u, last = (x->addr[lane] + x->width - 1u) / 4u;
+        for (uint32_t w = first; w <= last; w++) {
+            int dup = 0;
+            for (int k = 0; k < nseen && !dup; k++)
+                dup = seen[k] == w;
+            if (dup)
+                continue;
+            seen[nseen++] = w;
+            touch t = {x->block, epoch, w, x->warp, x->pc, op == TRACE_OP_STORE};
+            if (add_touch(&a->ts, t) != 0)
+                return -1;
+        }
+    }
+    return 0;
+}
+
+/* One access record into its site and the side's totals. */
+static void add_counts(trace_analyzer *a, trace_site *site, const trace_record *x, trace_op op)
+{
+    trace_summary *out = &a->out;
+    warp_access w;
+    to_warp_access(x, &w);
+    int waves = bank_wavefronts(&a->g, &w), ideal = bank_ideal_wavefronts(&a->g, &w);
+    site->requests++;
+    site->wavefronts += waves;
+    site->ideal += ideal;
+    if (x->width > site->width)
+        site->width = x->width;
+    if (waves > site->worst_wavefronts) {
+        site->worst_wavefronts = waves;
+        site->worst = w;
+        site->worst_block = x->block;
+        site->worst_warp = x->warp;
+    }
+    if (op != TRACE_OP_ATOMIC) {
+        int side = op == TRACE_OP_STORE;
+        out->requests[side]++;
+        out->wavefronts[side] += waves;
+        out->ideal[side] += ideal;
+    }
+}
+
+int trace_analyzer_add(trace_analyzer *a, const trace_record *x, char *why, size_t why_size)
+{
+    trace_summary *out = &a->out;
+    size_t i = a->index++;
+    if (!a->started) {
+        out->flow_block = x->block;
+        a->started = 1;
+    }
+    uint32_t *epoch = epoch_slot(&a->epochs, x->block, x->warp);
+    if (!epoch)
+        goto oom;
+    out->records++;
+    if (x->flags & TRACE_BARRIER) {
+        (*epoch)++;
+        out->barriers++;
+        return 0;
+    }
+    if (!valid_width(x->width)) {
+        snprintf(why, why_size, "record %zu (pc 0x%" PRIx64 "): access width %u bytes; "
+                 "shared accesses are 1, 2, 4, 8 or 16 bytes wide", i, x->pc, x->width);
+        return -1;
+    }
+    if (x->active == 0) {
+        snprintf(why, why_size, "record %zu (pc 0x%" PRIx64 "): no active lane", i, x->pc);
+        return -1;
+    }
+    if (!(x->flags & (TRACE_READ | TRACE_WRITE))) {
+        snprintf(why, why_size, "record %zu (pc 0x%" PRIx64 "): neither a read nor a write",
+                 i, x->pc);
+        return -1;
+    }
+    trace_op op = op_of(x->flags);
+    trace_site *site = site_for(out, &a->site_cap, x->pc, op);
+    if (!site)
+        goto oom;
+    if (site->op != op) {
+        snprintf(why, why_size, "pc 0x%" PRIx64 " is both a %s and a %s: the trace mixes "
+                 "kernels or is corrupt", x->pc, trace_op_name(site->op), trace_op_name(op));
+        return -1;
+    }
+    note_flow(out, x, op);
+    note_extent(out, x, op);
+    add_counts(a, site, x, op);
+    if (add_touches(a, x, *epoch, op) != 0)
+        goto oom;
+    return 0;
+oom:
+    snprintf(why, why_size, "out of memory analysing %zu trace records", a->index);
+    return -1;
+}
+
+int trace_analyzer_finish(trace_analyzer *a, trace_summary *out, char *why, size_t why_size)
+{
+    int rc = 0;
+    a->out.race_blocks = a->n_race_blocks;
+    if (find_races(&a->out, &a->ts) != 0) {
+        snprintf(why, why_size, "out of memory finding races in %zu trace records", a->index);
+        rc = -1;
+    } else {
+        *out = a->out;
+        memset(&a->out, 0, sizeof a->out); /* out owns it now */
+    }
+    trace_analyzer_free(a);
+    return rc;
+}
+
 int trace_analyze(const bank_geometry *g, const trace_record *r, size_t n, trace_summary *out,
                   char *why, size_t why_size)
 {
-    int site_cap = 0, rc = -1, n_race_blocks = 0;
-    uint32_t race_blocks[TRACE_RACE_BLOCKS];
-    epoch_map epochs = {0};
-    touches ts = {0};
-
+    trace_analyzer *a = trace_analyzer_new(g);
     memset(out, 0, sizeof *out);
-    out->threads = calloc(TRACE_FLOW_THREADS, sizeof *out->threads);
-    if (!out->threads)
-        goto oom;
-    if (n > 0)
-        out->flow_block = r[0].block;
-    for (size_t i = 0; i < n; i++) {
-        const trace_record *x = &r[i];
-        uint32_t *epoch = epoch_slot(&epochs, x->block, x->warp);
-        if (!epoch)
-            goto oom;
-        out->records++;
-        if (x->flags & TRACE_BARRIER) {
-            (*epoch)++;
-            out->barriers++;
-            continue;
-        }
-        if (!valid_width(x->width)) {
-            snprintf(why, why_size, "record %zu (pc 0x%" PRIx64 "): access width %u bytes; "
-                     "shared accesses are 1, 2, 4, 8 or 16 bytes wide", i, x->pc, x->width);
-            goto fail;
-        }
-        if (x->active == 0) {
-            snprintf(why, why_size, "record %zu (pc 0x%" PRIx64 "): no active lane", i, x->pc);
-            goto fail;
-        }
-        if (!(x->flags & (TRACE_READ | TRACE_WRITE))) {
-            snprintf(why, why_size, "record %zu (pc 0x%" PRIx64 "): neither a read nor a write",
-                     i, x->pc);
-            goto fail;
-        }
-        trace_op op = op_of(x->flags);
-        trace_site *site = site_for(out, &site_cap, x->pc, op);
-        if (!site)
-            goto oom;
-        if (site->op != op) {
-            snprintf(why, why_size, "pc 0x%" PRIx64 " is both a %s and a %s: the trace mixes "
-                     "kernels or is corrupt", x->pc, trace_op_name(site->op), trace_op_name(op));
-            goto fail;
-        }
-        note_flow(out, x, op);
-        note_extent(out, x, op);
-        warp_access a;
-        to_warp_access(x, &a);
-        int waves = bank_wavefronts(g, &a), ideal = bank_ideal_wavefronts(g, &a);
-        site->requests++;
-        site->wavefronts += waves;
-        site->ideal += ideal;
-        if (x->width > site->width)
-            site->width = x->width;
-        if (waves > site->worst_wavefronts) {
-            site->worst_wavefronts = waves;
-            site->worst = a;
-            site->worst_block = x->block;
-            site->worst_warp = x->warp;
-        }
-        if (op != TRACE_OP_ATOMIC) {
-            int side = op == TRACE_OP_STORE;
-            out->requests[side]++;
-            out->wavefronts[side] += waves;
-            out->ideal[side] += ideal;
-        }
-        if (op == TRACE_OP_ATOMIC)
-            continue; /* atomics do not race with each other; left out of the check */
-        if (!race_block(race_blocks, &n_race_blocks, x->block))
-            continue;
-        /* every 4-byte word each lane touches, once per word for this warp */
-        uint32_t seen[TRACE_LANES * 4];
-        int nseen = 0;
-        for (int lane = 0; lane < TRACE_LANES; lane++) {
-            if (!(x->active >> lane & 1u))
-                continue;
-            uint32_t first = x->addr[lane] / 4u, last = (x->addr[lane] + x->width - 1u) / 4u;
-            for (uint32_t w = first; w <= last; w++) {
-                int dup = 0;
-                for (int k = 0; k < nseen && !dup; k++)
-                    dup = seen[k] == w;
-                if (dup)
-                    continue;
-                seen[nseen++] = w;
-                touch t = {x->block, *epoch, w, x->warp, x->pc, op == TRACE_OP_STORE};
-                if (add_touch(&ts, t) != 0)
-                    goto oom;
-            }
-        }
+    if (!a) {
+        snprintf(why, why_size, "out of memory analysing %zu trace records", n);
+        return -1;
     }
-    out->race_blocks = n_race_blocks;
-    if (find_races(out, &ts) != 0)
-        goto oom;
-    rc = 0;
-    goto done;
-oom:
-    snprintf(why, why_size, "out of memory analysing %zu trace records", n);
-fail:
-    trace_summary_free(out);
-done:
-    free(ts.t);
-    free(epochs.key);
-    free(epochs.count);
-    return rc;
+    for (size_t i = 0; i < n; i++)
+        if (trace_analyzer_add(a, &r[i], why, why_size) != 0) {
+            trace_analyzer_free(a);
+            return -1;
+        }
+    return trace_analyzer_finish(a, out, why, why_size);
 }
 
 void trace_summary_free(trace_summary *s)

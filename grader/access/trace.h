@@ -91,6 +91,18 @@ int trace_analyze(const bank_geometry *g, const trace_record *r, size_t n, trace
 void trace_summary_free(trace_summary *s);
 
 /*
+ * The same, a record at a time, in memory that does not grow with the
+ * records (sites, the first blocks' touches for the race check): for a
+ * backend whose traces are long (the emulator). add: 0, or -1 with why
+ * (then free the analyzer); finish: 0, or -1 with why, and frees it.
+ */
+typedef struct trace_analyzer trace_analyzer;
+trace_analyzer *trace_analyzer_new(const bank_geometry *g);
+int trace_analyzer_add(trace_analyzer *a, const trace_record *r, char *why, size_t why_size);
+int trace_analyzer_finish(trace_analyzer *a, trace_summary *out, char *why, size_t why_size);
+void trace_analyzer_free(trace_analyzer *a);
+
+/*
  * The counters' view of a summary: requests and wavefronts per side,
  * conflicts = wavefronts beyond the ideal, and the ideal itself
  * (measurement.ideal_ld / ideal_st), so that loads and stores are judged

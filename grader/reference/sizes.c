@@ -19,7 +19,7 @@ const matmul_size sizes_matmul[] = {
 const int sizes_matmul_count = COUNT(sizes_matmul);
 
 const matmul_size sizes_matmul_traffic = {1024, 1024, 1024, "global-load count", SIZE_GPU};
-const matmul_size sizes_matmul_traffic_emulated = {256, 256, 256, "global-load count",
+const matmul_size sizes_matmul_traffic_emulated = {128, 128, 128, "global-load count",
                                                    SIZE_EMULATOR};
 const matmul_size sizes_matmul_speed = {4096, 4096, 4096, "speed against cuBLAS", SIZE_GPU};
 
