@@ -231,6 +231,8 @@ void trace_attribute(trace_summary *s, const line_table *t, const char *function
         name(t, function, s->races[i].pc_a, &s->races[i].file_a, &s->races[i].line_a);
         name(t, function, s->races[i].pc_b, &s->races[i].file_b, &s->races[i].line_b);
     }
+    if (s->global_repeats > 0)
+        name(t, function, s->repeat_pc, &s->repeat_file, &s->repeat_line);
 }
 
 /* --- the line table straight from a cubin's .debug_line (DWARF 2-4) ---------------------- */

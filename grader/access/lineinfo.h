@@ -63,7 +63,7 @@ void lineinfo_free(line_table *t);
 int lineinfo_lookup(const line_table *t, const char *function, uint64_t offset, line_loc *out);
 
 /*
- * Name each site and race of s by file and line. A frame inside a header of
+ * Name each site, race and repeated global load of s by file and line. A frame inside a header of
  * the toolkit (a path with /include/) is named by its call site instead.
  * The names point into t: keep t until s is no longer printed.
  */

@@ -305,6 +305,44 @@ static void note_extent(trace_summary *s, const trace_record *x, trace_op op)
     }
 }
 
+/* The global addresses each of the first blocks read: an open-addressed set of
+   (block, address) keys, 0 empty. */
+typedef struct address_set {
+    uint64_t *key;
+    size_t cap, n;
+} address_set;
+
+/* Adds key; 1 if it was new, 0 if there already, -1 out of memory. */
+static int address_add(address_set *s, uint64_t key)
+{
+    key += 1; /* 0 marks an empty slot */
+    if (s->n * 2 >= s->cap) {
+        size_t ncap = s->cap ? s->cap * 2 : 1024;
+        uint64_t *nk = calloc(ncap, sizeof *nk);
+        if (!nk)
+            return -1;
+        for (size_t i = 0; i < s->cap; i++) {
+            if (!s->key[i])
+                continue;
+            size_t j = epoch_home(s->key[i], ncap);
+            while (nk[j])
+                j = (j + 1) % ncap;
+            nk[j] = s->key[i];
+        }
+        free(s->key);
+        s->key = nk;
+        s->cap = ncap;
+    }
+    size_t j = epoch_home(key, s->cap);
+    while (s->key[j] && s->key[j] != key)
+        j = (j + 1) % s->cap;
+    if (s->key[j])
+        return 0;
+    s->key[j] = key;
+    s->n++;
+    return 1;
+}
+
 struct trace_analyzer {
     bank_geometry g;
     trace_summary out;
@@ -312,7 +350,8 @@ struct trace_analyzer {
     uint32_t race_blocks[TRACE_RACE_BLOCKS];
     epoch_map epochs;
     touches ts;
-    size_t index; /* records added, for messages */
+    address_set loaded; /* global addresses of the first blocks */
+    size_t index;       /* records added, for messages */
 };
 
 trace_analyzer *trace_analyzer_new(const bank_geometry *g)
@@ -334,6 +373,7 @@ void trace_analyzer_free(trace_analyzer *a)
     if (!a)
         return;
     trace_summary_free(&a->out);
+    free(a->loaded.key);
     free(a->ts.t);
     free(a->epochs.key);
     free(a->epochs.count);
@@ -395,10 +435,40 @@ static void add_counts(trace_analyzer *a, trace_site *site, const trace_record *
     }
 }
 
+/* A global load of one of the first blocks: which lanes read an address the
+   block had read before (a tile's halo read from global memory at every tap). */
+static int note_global(trace_analyzer *a, const trace_record *x)
+{
+    trace_summary *out = &a->out;
+    if (x->block >= TRACE_GLOBAL_BLOCKS)
+        return 0;
+    for (int lane = 0; lane < TRACE_LANES; lane++) {
+        if (!(x->active >> lane & 1u))
+            continue;
+        int fresh = address_add(&a->loaded, (uint64_t)x->block << 32 | x->addr[lane]);
+        if (fresh < 0)
+            return -1;
+        out->global_lanes++;
+        if (fresh)
+            continue;
+        if (out->global_repeats++ == 0) {
+            out->repeat_block = x->block;
+            out->repeat_pc = x->pc;
+        }
+        out->repeat_count += x->block == out->repeat_block;
+    }
+    return 0;
+}
+
 int trace_analyzer_add(trace_analyzer *a, const trace_record *x, char *why, size_t why_size)
 {
     trace_summary *out = &a->out;
     size_t i = a->index++;
+    if (x->flags & TRACE_GLOBAL) {
+        if (note_global(a, x) != 0)
+            goto oom;
+        return 0;
+    }
     if (!a->started) {
         out->flow_block = x->block;
         a->started = 1;
@@ -590,7 +660,8 @@ int trace_write_record(FILE *f, const trace_record *r)
     if (r->flags & TRACE_BARRIER)
         return fprintf(f, "bar 0x%" PRIx64 " %u %u %08x\n", r->pc, r->block, r->warp, r->active) < 0
                    ? -1 : 0;
-    const char *op = op_of(r->flags) == TRACE_OP_ATOMIC ? "atom"
+    const char *op = (r->flags & TRACE_GLOBAL) ? "gl"
+                     : op_of(r->flags) == TRACE_OP_ATOMIC ? "atom"
                      : op_of(r->flags) == TRACE_OP_STORE ? "st" : "ld";
     if (fprintf(f, "%s 0x%" PRIx64 " %u %u %u %08x", op, r->pc, r->block, r->warp, r->width,
                 r->active) < 0)
@@ -665,8 +736,10 @@ trace_record *trace_read(FILE *f, const char *name, size_t *n, char *why, size_t
             r->flags = TRACE_WRITE;
         else if (strcmp(op, "atom") == 0)
             r->flags = TRACE_READ | TRACE_WRITE;
+        else if (strcmp(op, "gl") == 0)
+            r->flags = TRACE_READ | TRACE_GLOBAL;
         else {
-            snprintf(why, why_size, "%s:%zu: unknown record '%s' (ld, st, atom or bar)", name,
+            snprintf(why, why_size, "%s:%zu: unknown record '%s' (ld, st, atom, gl or bar)", name,
                      line_no, op);
             goto bad;
         }

@@ -79,6 +79,14 @@ typedef struct trace_summary {
     trace_op shared_end_op;
     uint32_t flow_block;      /* the block threads[] describes: the first one traced */
     trace_thread *threads;    /* TRACE_FLOW_THREADS of them (NULL: none) */
+    /* Global loads of the first TRACE_GLOBAL_BLOCKS blocks, lane by lane: how
+       many, and how many read an address their block had read already. */
+    long global_lanes, global_repeats;
+    uint32_t repeat_block;    /* the first block that read an address twice */
+    uint64_t repeat_pc;       /* the load that did, and its line (trace_attribute) */
+    const char *repeat_file;
+    int repeat_line;
+    long repeat_count;        /* in that block */
 } trace_summary;
 
 /*
@@ -133,7 +141,8 @@ const trace_site *trace_worst_site(const trace_summary *s, trace_op op);
 
 /*
  * Text traces (tests/traces/NAME.trace), one record a line; '#' starts a comment:
- *   ld|st|atom PC BLOCK WARP WIDTH MASK ADDR...   (one ADDR per active lane, hex)
+ *   ld|st|atom|gl PC BLOCK WARP WIDTH MASK ADDR...   (one ADDR per active lane, hex;
+ *                                                 gl: a global load, the address's low half)
  *   bar PC BLOCK WARP MASK
  * PC, MASK and ADDR in hex (0x optional), BLOCK, WARP and WIDTH in decimal.
  * trace_read returns the records (free them) and their count in *n, or NULL

@@ -10,7 +10,8 @@
  * The capture aggregates on the GPU: the lanes of a warp that execute one
  * shared-memory instruction together write ONE record (active mask plus 32
  * addresses), not 32 per-thread records. A barrier executed by a warp is one
- * record with TRACE_BARRIER set.
+ * record with TRACE_BARRIER set; a global load of one of the first blocks one
+ * with TRACE_GLOBAL.
  */
 #ifndef SMEMLAB_TRACE_RECORD_H
 #define SMEMLAB_TRACE_RECORD_H
@@ -23,6 +24,12 @@
 #define TRACE_READ 0x1u    /* a load (READ and WRITE together: an atomic) */
 #define TRACE_WRITE 0x2u   /* a store */
 #define TRACE_BARRIER 0x4u /* a block-wide barrier (__syncthreads); no address */
+#define TRACE_GLOBAL 0x8u  /* with TRACE_READ: a global load of one of the first
+                              TRACE_GLOBAL_BLOCKS blocks; addr[] holds the low 32
+                              bits of each lane's address */
+
+/* Blocks whose global loads are recorded, address by address (the halo check). */
+#define TRACE_GLOBAL_BLOCKS 16
 
 typedef struct trace_record {
     uint64_t pc;     /* the instruction's PC; the host makes it an offset from the

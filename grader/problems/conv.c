@@ -231,6 +231,12 @@ static void counters_conv(worker_env *env, const lab_kernel *k, void *state, che
                        "Each input element should be read from global memory about once per "
                        "tile: load the tile and its halo (mask_width - 1 extra elements) into "
                        "shared memory, __syncthreads(), then read every tap from the tile.");
+    char trace_why[256];
+    check_global_repeats(&c[FLOAT_LOADS], worker_trace(env, trace_why, sizeof trace_why),
+                         "A tiled kernel reads each input element from global memory once per "
+                         "block: the tile and its halo go into shared memory together, and "
+                         "every tap, the halo's too, reads shared memory. An element read from "
+                         "global memory again (at each tap that needs it) is the halo skipped.");
     check_smem_near_free(&c[FLOAT_CONFLICTS], &m,
                          "Neighbouring threads should read neighbouring tile elements "
                          "(tile[ty + i][tx + j] with tx varying fastest).");

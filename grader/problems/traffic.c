@@ -2,6 +2,9 @@
 #include "traffic.h"
 
 #include "../compare.h"
+#include "../access/trace.h"
+
+#include <string.h>
 
 void check_global_loads(check_result *c, const measurement *m, double limit,
                         const char *model, const char *hint)
@@ -16,6 +19,20 @@ void check_global_loads(check_result *c, const measurement *m, double limit,
     check_set(c, CHECK_FAIL, got > 0 ? "global loads not cut: %.0f warp instructions "
               "(expected at most %.0f)" : "global loads: %.0f measured (expected up to %.0f)",
               got, limit);
+    check_field(c->hint, sizeof c->hint, "%s", hint);
+}
+
+void check_global_repeats(check_result *c, const trace_summary *s, const char *hint)
+{
+    char at[96] = "";
+    if (!s || s->global_repeats == 0 || c->status != CHECK_PASS)
+        return;
+    if (s->repeat_file) {
+        const char *slash = strrchr(s->repeat_file, '/');
+        snprintf(at, sizeof at, " at %s:%d", slash ? slash + 1 : s->repeat_file, s->repeat_line);
+    }
+    check_set(c, CHECK_FAIL, "block %u reads %ld input element%s from global memory more than "
+              "once%s", s->repeat_block, s->repeat_count, s->repeat_count == 1 ? "" : "s", at);
     check_field(c->hint, sizeof c->hint, "%s", hint);
 }
 

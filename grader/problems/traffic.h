@@ -28,6 +28,15 @@ void check_global_loads(check_result *c, const measurement *m, double limit,
                         const char *model, const char *hint);
 
 /* Shared loads and stores both within MANY_BLOCK_DEGREE_SLACK of conflict-free. */
+/*
+ * The tiling rule of lab 6, where the trace or the emulator saw the global
+ * loads of the first blocks: no block reads an input element from global
+ * memory twice (a halo read at every tap, say). Fails c (global-loads, when
+ * it passed) naming the block and the line. s NULL: nothing to say.
+ */
+struct trace_summary;
+void check_global_repeats(check_result *c, const struct trace_summary *s, const char *hint);
+
 void check_smem_near_free(check_result *c, const measurement *m, const char *hint);
 
 /* Speed: fraction = reference time / kernel time, pass at >= want. */

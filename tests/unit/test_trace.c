@@ -361,6 +361,37 @@ START_TEST(test_shared_extent)
 }
 END_TEST
 
+/* Global loads of the first blocks, address by address: a block that reads
+ * an element twice (a halo read from global memory at each tap) is named. */
+START_TEST(test_global_repeats)
+{
+    static const char text[] =
+        "gl 0x10 0 0 4 0000000f 1000 1004 1008 100c\n"   /* the tile, once */
+        "gl 0x10 0 1 4 00000003 1010 1014\n"
+        "gl 0x20 0 0 4 00000001 1010\n"                   /* a halo cell again */
+        "gl 0x20 1 0 4 00000001 1010\n"                   /* another block: its own first */
+        "gl 0x20 20 0 4 00000001 1010\n"                  /* past the first blocks */
+        "gl 0x20 20 0 4 00000001 1010\n";
+    FILE *f = fmemopen((void *)text, sizeof text - 1, "r");
+    size_t n;
+    char why[256];
+    trace_record *r = trace_read(f, "g.trace", &n, why, sizeof why);
+    fclose(f);
+    ck_assert_msg(r != NULL, "%s", why);
+    bank_geometry g = modern();
+    trace_summary s;
+    ck_assert_int_eq(trace_analyze(&g, r, n, &s, why, sizeof why), 0);
+    ck_assert_int_eq(s.global_lanes, 8);
+    ck_assert_int_eq(s.global_repeats, 1);
+    ck_assert_int_eq(s.repeat_block, 0);
+    ck_assert_uint_eq(s.repeat_pc, 0x20);
+    ck_assert_int_eq(s.n_sites, 0); /* global loads are not shared sites */
+    ck_assert_int_eq(s.requests[0], 0);
+    trace_summary_free(&s);
+    free(r);
+}
+END_TEST
+
 /* The planted lab1-long-tile: setRowReadCol on a long long tile reads
  * column-wise 16-way, not the 32-way the exercise shows. */
 START_TEST(test_64bit_rule_catches_a_wide_tile)
@@ -521,7 +552,7 @@ static const char *read_error(const char *text)
 
 START_TEST(test_text_format)
 {
-    ck_assert_str_eq(read_error("xx 0x10 0 0 4 1 0\n"), "t.trace:1: unknown record 'xx' (ld, st, atom or bar)");
+    ck_assert_str_eq(read_error("xx 0x10 0 0 4 1 0\n"), "t.trace:1: unknown record 'xx' (ld, st, atom, gl or bar)");
     ck_assert_str_eq(read_error("# c\nld 0x10 0 0 4 3 0\n"),
                      "t.trace:2: mask 00000003 has lane 1 active but the line gives no address for it");
     ck_assert_str_eq(read_error("st 0x10 0 0 4 1 0 4\n"), "t.trace:1: more fields than the mask has active lanes");
@@ -926,6 +957,7 @@ Suite *trace_suite(void)
     tcase_add_test(tc, test_tile_flow);
     tcase_add_test(tc, test_race_spoils_correct);
     tcase_add_test(tc, test_shared_extent);
+    tcase_add_test(tc, test_global_repeats);
     tcase_add_test(tc, test_64bit_rule_catches_a_wide_tile);
     tcase_add_test(tc, test_race_rules);
     tcase_add_test(tc, test_bad_records);

@@ -398,7 +398,7 @@ static void from_kernel_start(trace_record *r, size_t n, uint32_t reserved)
 {
     for (size_t i = 0; i < n; i++)
         for (int lane = 0; lane < TRACE_LANES; lane++)
-            if ((r[i].active >> lane & 1u) && !(r[i].flags & TRACE_BARRIER))
+            if ((r[i].active >> lane & 1u) && !(r[i].flags & (TRACE_BARRIER | TRACE_GLOBAL)))
                 r[i].addr[lane] = r[i].addr[lane] >= reserved ? r[i].addr[lane] - reserved
                                                               : r[i].addr[lane];
 }

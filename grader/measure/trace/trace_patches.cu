@@ -107,19 +107,41 @@ smemlab_barrier(void *userdata, uint64_t pc, uint32_t barIndex, uint32_t threadC
     return SANITIZER_PATCH_SUCCESS;
 }
 
-/* Global loads: counted only (labs 5 and 6 check how many warp-level load
- * instructions reach global memory), one count per warp and instruction. */
+/* Global loads: counted (labs 5 and 6 check how many warp-level load
+ * instructions reach global memory, one count per warp and instruction), and
+ * those of the first TRACE_GLOBAL_BLOCKS blocks recorded address by address
+ * (lab 6: does a block read an input element from global memory twice?). */
 extern "C" __device__ __noinline__ SanitizerPatchResult
 smemlab_global_access(void *userdata, uint64_t pc, void *ptr, uint32_t accessSize,
                       uint32_t flags, const void *newValue)
 {
-    (void)ptr, (void)accessSize, (void)newValue;
+    (void)newValue;
     trace_buffer *b = (trace_buffer *)userdata;
-    if (!traced(b, linear_block()) || (flags & TRACE_WRITE))
+    uint32_t block = linear_block();
+    if (!traced(b, block) || (flags & TRACE_WRITE))
         return SANITIZER_PATCH_SUCCESS;
     uint32_t together = __match_any_sync(__activemask(), pc);
-    if (lane_id() == (uint32_t)(__ffs(together) - 1))
+    uint32_t lane = lane_id(), leader = __ffs(together) - 1;
+    if (lane == leader)
         atomicAdd(&b->global_loads, 1ull);
+    if (block >= TRACE_GLOBAL_BLOCKS)
+        return SANITIZER_PATCH_SUCCESS;
+    uint32_t slot = 0;
+    if (lane == leader)
+        slot = atomicAdd(&b->count, 1u);
+    slot = __shfl_sync(together, slot, leader);
+    if (slot >= b->capacity)
+        return SANITIZER_PATCH_SUCCESS;
+    trace_record *r = &b->records[slot];
+    r->addr[lane] = (uint32_t)(uintptr_t)ptr; /* the low half: elements of one buffer differ there */
+    if (lane == leader) {
+        r->pc = pc;
+        r->block = block;
+        r->warp = warp_in_block();
+        r->active = together;
+        r->width = (uint16_t)accessSize;
+        r->flags = (uint16_t)(TRACE_READ | TRACE_GLOBAL);
+    }
     return SANITIZER_PATCH_SUCCESS;
 }
 
