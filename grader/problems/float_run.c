@@ -274,8 +274,9 @@ int float_grade_kernel(worker_env *env, const lab_kernel *k, const float_ops *op
     {
         ops->bind(state, env);
         run_outcome right = ops->correct(env, k, state, &c[FLOAT_CORRECT]);
-        /* A pass waits for the race check, which can take it back (float_race_rule). */
-        if (right != RUN_RIGHT || c[FLOAT_RACE].max_points <= 0)
+        /* A run that was measured waits for the race check, which fails it with
+           the race, the same words whatever this run's output (float_race_rule). */
+        if ((right != RUN_RIGHT && right != RUN_WRONG) || c[FLOAT_RACE].max_points <= 0)
             decide(env, &c[FLOAT_CORRECT], &sent[FLOAT_CORRECT]);
         lost = right == RUN_LOST;
         /* Traffic is worth seeing even while an edge case is wrong. */
@@ -289,7 +290,7 @@ int float_grade_kernel(worker_env *env, const lab_kernel *k, const float_ops *op
                     check_set(&c[i], CHECK_FAIL, "not graded: the kernel did not run");
         if (!sent[FLOAT_CORRECT]) {
             if (c[FLOAT_CORRECT].status != CHECK_PASS)
-                right = RUN_WRONG; /* a race took the pass back: not timed */
+                right = RUN_WRONG; /* wrong, or a race took the pass back: not timed */
             decide(env, &c[FLOAT_CORRECT], &sent[FLOAT_CORRECT]);
         }
         decide(env, &c[FLOAT_LOADS], &sent[FLOAT_LOADS]);
