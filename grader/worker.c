@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 typedef int (*grade_fn)(worker_env *env, const lab_kernel *k);
@@ -35,6 +36,25 @@ static void send(int fd, const worker_msg *m)
         p += w;
         left -= (size_t)w;
     }
+}
+
+void worker_mark(const worker_env *env, const char *phase)
+{
+    static int on = -1;
+    static struct timespec last;
+    struct timespec now;
+    if (on < 0) {
+        const char *v = getenv("SMEMLAB_TIMINGS");
+        on = v && *v && strcmp(v, "0") != 0;
+    }
+    if (!on)
+        return;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    if (phase)
+        fprintf(stderr, "[timing] %s %s: %s %.3f s\n", env->lab->id,
+                env->lab->kernels[env->kernel].name, phase,
+                (double)(now.tv_sec - last.tv_sec) + (double)(now.tv_nsec - last.tv_nsec) / 1e9);
+    last = now;
 }
 
 void worker_msg_text(worker_msg *m, int type, int kernel, const char *text)
@@ -241,6 +261,7 @@ int worker_grade(worker_env *env, const grade_job *job, int first, int fd)
         env->kernel = k;
         env->plan = &job->plans[k];
         send_text(fd, MSG_BEGIN, k, job->lab->kernels[k].name);
+        worker_mark(env, NULL);
         int lost = grade(env, &job->lab->kernels[k]);
         send_text(fd, MSG_END, k, "");
         if (lost == KERNEL_CONTEXT_LOST)

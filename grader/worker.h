@@ -111,6 +111,13 @@ const trace_summary *worker_trace(worker_env *env, char *why, size_t why_size);
  */
 void worker_judge_races(worker_env *env, check_result *c, measure_status st, const char *why);
 
+/*
+ * With SMEMLAB_TIMINGS=1 in the environment, the worker prints to stderr how
+ * long each phase of grading a kernel took ("correct", "measure", "speed"):
+ * the time since the last mark, for finding where grading time goes.
+ */
+void worker_mark(const worker_env *env, const char *phase);
+
 /* A message of type with text (cut to fit), everything else zero. */
 void worker_msg_text(worker_msg *m, int type, int kernel, const char *text);
 

@@ -274,6 +274,7 @@ int float_grade_kernel(worker_env *env, const lab_kernel *k, const float_ops *op
     {
         ops->bind(state, env);
         run_outcome right = ops->correct(env, k, state, &c[FLOAT_CORRECT]);
+        worker_mark(env, "correct");
         /* A run that was measured waits for the race check, which fails it with
            the race, the same words whatever this run's output (float_race_rule). */
         if ((right != RUN_RIGHT && right != RUN_WRONG) || c[FLOAT_RACE].max_points <= 0)
@@ -283,7 +284,7 @@ int float_grade_kernel(worker_env *env, const lab_kernel *k, const float_ops *op
         if ((right == RUN_RIGHT || right == RUN_WRONG) &&
             (c[FLOAT_LOADS].max_points > 0 || c[FLOAT_CONFLICTS].max_points > 0 ||
              c[FLOAT_RACE].max_points > 0))
-            ops->counters(env, k, state, c, &lost);
+            ops->counters(env, k, state, c, &lost), worker_mark(env, "measure");
         else
             for (int i = FLOAT_LOADS; i < FLOAT_CHECKS; i++)
                 if (i != FLOAT_SPEED)
@@ -297,7 +298,7 @@ int float_grade_kernel(worker_env *env, const lab_kernel *k, const float_ops *op
         decide(env, &c[FLOAT_CONFLICTS], &sent[FLOAT_CONFLICTS]);
         decide(env, &c[FLOAT_RACE], &sent[FLOAT_RACE]);
         if (right == RUN_RIGHT && !lost && c[FLOAT_SPEED].max_points > 0)
-            ops->speed(env, k, state, &c[FLOAT_SPEED], &lost);
+            ops->speed(env, k, state, &c[FLOAT_SPEED], &lost), worker_mark(env, "speed");
         else
             check_set(&c[FLOAT_SPEED], CHECK_FAIL, "not timed: the kernel is not correct yet");
     }

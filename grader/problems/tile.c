@@ -279,6 +279,7 @@ int tile_grade_kernel(worker_env *env, const lab_kernel *k)
 
     int n_checks = init_checks(env, k, c);
     run_outcome out = grade_correct(env, k, &t, &c[C_CORRECT]);
+    worker_mark(env, "correct");
     if (out == RUN_LOST) {
         broken = 1;
         fail_rest(c, C_ST_REQ, "the kernel broke the CUDA context");
@@ -286,6 +287,7 @@ int tile_grade_kernel(worker_env *env, const lab_kernel *k)
         fail_rest(c, C_ST_REQ, "the kernel did not run");
     } else {
         grade_counters(env, k, &t, c, n_checks, &broken);
+        worker_mark(env, "measure");
     }
     emit_all(env, c, n_checks);
     return broken ? KERNEL_CONTEXT_LOST : 0;
