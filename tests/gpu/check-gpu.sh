@@ -1,18 +1,32 @@
 #!/usr/bin/env bash
-# check-gpu.sh BUILD GRADER - the tests that need a GPU (make check-gpu):
-#   1. every solution scores full marks (its report, with measured values, is printed);
+# check-gpu.sh BUILD GRADER - the tests that need a GPU (make check-gpu).
+#
+# Every grade is made once and judged as often as needed; grades run side by
+# side (CHECK_GPU_JOBS at a time, default: the cores), the graders taking
+# turns on the GPU as in a batch. Stages, each timed:
+#   A  the default measurement (the trace): every solution, skeleton and
+#      planted variant, and two labs with --no-counters;
+#   B  the same items with --measure counters (and with --measure emulator
+#      where the emulator is built), for compare-backends;
+#   C  through a meter server (smemlab-grade --serve-meter, started again
+#      whenever a kernel ends it): the solutions and the variants that crash,
+#      hang or break the context, as a batch grades them;
+# then the judgement:
+#   1. every solution scores full marks (its report is printed);
 #   2. every skeleton loses points;
-#   3. without counters nothing passes silently;
-#   4. every planted wrong variant in tests/planted/manifest.tsv is caught with
-#      the message a student would see, and a kernel that crashes or hangs
-#      does not cost the other kernels their grade.
-# CHECK_GPU_METER=1: every grade measures through a meter server, as in a
-# batch (smemlab-grade --serve-meter, started again whenever a kernel ends it).
+#   3. without counters nothing passes silently (exit 4);
+#   4. every row of tests/planted/manifest.tsv holds, with the message a
+#      student would see, and a kernel that crashes or hangs leaves the other
+#      kernels graded (stage A, and stage C for its items);
+#   5. compare-backends: the counters' verdicts (and requests and wavefronts,
+#      labs 1-4) equal the trace's but where backend-differences.tsv says why.
 set -u
 build=${1:?usage: check-gpu.sh BUILD GRADER}
 grader=${2:?usage: check-gpu.sh BUILD GRADER}
+here=$(dirname "$0")
 expect=$build/tests/expect
 out=$build/gpu-results
+jobs=${CHECK_GPU_JOBS:-$(nproc)}
 if [ ! -f "$build/libsmemlab-trace.so" ]; then # the race check and the 64-bit rule need it
     echo "check-gpu: the trace backend is not built, so the race checks cannot pass;" \
          "make trace-backend says why (the Compute Sanitizer of a full CUDA Toolkit)" >&2
@@ -23,47 +37,107 @@ mkdir -p "$out"
 passed=0 failed=0
 ok() { passed=$((passed + 1)); echo "ok    $*"; }
 bad() { failed=$((failed + 1)); echo "FAIL  $*"; }
-
-if [ -n "${CHECK_GPU_METER:-}" ]; then
-    sock=$out/meter.sock
-    ( while :; do "$grader" --serve-meter "$sock"; sleep 0.2; done ) 2> "$out/meter.log" &
-    server_loop=$!
-    trap 'pkill -P $server_loop; kill $server_loop 2> /dev/null' EXIT
-    printf '#!/bin/sh\nexec "%s" --meter-socket "%s" "$@"\n' "$grader" "$sock" > "$out/grade-via-meter"
-    chmod +x "$out/grade-via-meter"
-    grader=$out/grade-via-meter
-    for _ in $(seq 50); do [ -S "$sock" ] && break; sleep 0.1; done
-    echo "== every grade through the meter server at $sock =="
-fi
+t_start=$(date +%s)
 
 labs=$("$grader" --list | awk '/^lab[0-9]/ {print $1}')
+planted=$(cut -f1 tests/planted/manifest.tsv | grep '\.cu$' | sed 's/\.cu$//' | sort -u)
+
+# --- grading, side by side ---------------------------------------------------
+
+# grade TAG NAME LAB ARGS...: out/TAG/NAME.{json,txt,rc}
+grade() {
+    local tag=$1 name=$2 lab=$3
+    shift 3
+    mkdir -p "$out/$tag"
+    "$grader" --json "$out/$tag/$name.json" "$@" "$lab" > "$out/$tag/$name.txt" 2>&1
+    echo $? > "$out/$tag/$name.rc"
+}
+
+# Run "grade ..." lines from stdin, $jobs at a time.
+run_all() {
+    local running=0
+    while read -r line; do
+        eval "grade $line" &
+        running=$((running + 1))
+        if [ "$running" -ge "$jobs" ]; then
+            wait -n
+            running=$((running - 1))
+        fi
+    done
+    wait
+}
+
+# Variants compare-backends skips (backend-differences.tsv: a hang both time out on).
+skipped=$(awk -F'\t' '$3 == "skip" {print $1}' "$here/backend-differences.tsv")
+
+# The items of a stage, one grade line each: TAG NAME LAB ARGS. TAG B: no skipped ones.
+items() { # TAG EXTRA...
+    local tag=$1 lab name
+    shift
+    for lab in $labs; do
+        echo "$tag $lab-solution $lab --solutions --build-dir $build $*"
+        echo "$tag $lab-skeleton $lab --build-dir $build $*"
+    done
+    for name in $planted; do
+        [ "$tag" = B ] && case " $(echo $skipped) " in *" $name "*) continue ;; esac
+        [ -f "$build/planted/$name.so" ] && echo "$tag $name ${name%%-*} --lib $build/planted/$name.so $*"
+    done
+}
+
+# Variants whose kernels crash, hang or end the worker: what a meter server must survive.
+breaking=$(awk -F'\t' '$5 ~ /cuda error|timed out|not a record|ended the program|crashed:|did not return/ {sub(/\.cu$/, "", $1); print $1}' \
+    tests/planted/manifest.tsv | sort -u)
+
+stage() { # NAME: time the grades read from stdin
+    local t0 n
+    t0=$(date +%s)
+    tee "$out/$1.items" | run_all
+    n=$(wc -l < "$out/$1.items")
+    echo "time: stage $1: $n grades in $(( $(date +%s) - t0 )) s ($jobs at a time)"
+}
+
+echo "== A. the default measurement, every item =="
+{ items A; echo "A no-counters-lab1 lab1 --solutions --no-counters --build-dir $build"
+  echo "A no-counters-lab6 lab6 --solutions --no-counters --build-dir $build"; } | stage A
+
+echo "== B. the counters, every item =="
+{ items B --measure counters; } | stage B
+
+echo "== C. through a meter server =="
+sock=$out/meter.sock
+( while :; do "$grader" --serve-meter "$sock"; sleep 0.2; done ) 2> "$out/meter.log" &
+server_loop=$!
+trap 'pkill -P $server_loop; kill $server_loop 2> /dev/null' EXIT
+for _ in $(seq 50); do [ -S "$sock" ] && break; sleep 0.1; done
+{ for lab in $labs; do echo "C $lab-solution $lab --solutions --build-dir $build --meter-socket $sock"; done
+  for name in $breaking; do
+      echo "C $name ${name%%-*} --lib $build/planted/$name.so --meter-socket $sock"
+  done; } | stage C
+pkill -P $server_loop; kill $server_loop 2> /dev/null
+trap - EXIT
+
+# --- judgement -----------------------------------------------------------------
 
 echo "== 1. solutions score full marks =="
 for lab in $labs; do
-    [ -f "$build/solutions/$lab.so" ] || { bad "$lab: solution not built"; continue; }
-    "$grader" --solutions --verbose --build-dir "$build" --json "$out/solution-$lab.json" "$lab" \
-        | tee "$out/solution-$lab.txt"
-    rc=${PIPESTATUS[0]}
-    why=$("$expect" "$out/solution-$lab.json" full)
+    cat "$out/A/$lab-solution.txt"
+    rc=$(cat "$out/A/$lab-solution.rc")
+    why=$("$expect" "$out/A/$lab-solution.json" full)
     [ "$rc" = 0 ] && [ -z "$why" ] && ok "$lab solution: full marks" || bad "$lab solution (exit $rc): $why"
 done
 
 echo "== 2. skeletons do not pass =="
 for lab in $labs; do
-    [ -f "$build/$lab.so" ] || { bad "$lab: skeleton not built"; continue; }
-    "$grader" --build-dir "$build" --json "$out/skeleton-$lab.json" "$lab" > "$out/skeleton-$lab.txt"
-    rc=$?
-    why=$("$expect" "$out/skeleton-$lab.json" not-full)
-    [ "$rc" = 1 ] && [ -z "$why" ] && ok "$lab skeleton: $(grep '^Score' "$out/skeleton-$lab.txt")" \
+    rc=$(cat "$out/A/$lab-skeleton.rc")
+    why=$("$expect" "$out/A/$lab-skeleton.json" not-full)
+    [ "$rc" = 1 ] && [ -z "$why" ] && ok "$lab skeleton: $(grep '^Score' "$out/A/$lab-skeleton.txt")" \
         || bad "$lab skeleton (exit $rc): $why"
 done
 
 echo "== 3. without counters: correctness and speed graded, counters 'not measured', exit 4 =="
 for lab in lab1 lab6; do
-    json=$out/no-counters-$lab.json
-    "$grader" --solutions --no-counters --build-dir "$build" --json "$json" "$lab" \
-        > "$out/no-counters-$lab.txt"
-    rc=$?
+    json=$out/A/no-counters-$lab.json
+    rc=$(cat "$out/A/no-counters-$lab.rc")
     case $lab in
     lab1) why=$("$expect" "$json" check setRowReadCol correct pass)
           why+=$("$expect" "$json" check setRowReadCol load-conflicts not-measured "not measured") ;;
@@ -71,50 +145,68 @@ for lab in lab1 lab6; do
           why+=$("$expect" "$json" check conv2dTiled speed pass)
           why+=$("$expect" "$json" check conv2dTiled global-loads not-measured "not measured") ;;
     esac
-    [ "$rc" = 4 ] && [ -z "$why" ] && ok "$lab --no-counters: exit 4, $(grep '^Score' "$out/no-counters-$lab.txt")" \
+    [ "$rc" = 4 ] && [ -z "$why" ] && ok "$lab --no-counters: exit 4, $(grep '^Score' "$out/A/no-counters-$lab.txt")" \
         || bad "$lab --no-counters (exit $rc): $why"
 done
+
+# judge_row STAGE FILE LAB KERNEL CHECK TEXT: one manifest row against STAGE's grade
+judge_row() {
+    local tag=$1 file=$2 kernel=$4 check=$5 text=$6 name json why where
+    name=${file%.cu}
+    json=$out/$tag/$name.json
+    where=$([ "$tag" = C ] && echo " (meter server)")
+    [ -f "$json" ] || { bad "$name$where: not graded (no $json)"; return; }
+    case $check in
+    host-printed) # graded in full; what it printed is kept apart
+        why=$("$expect" "$json" full)$("$expect" "$json" printed "$text")
+        [ -z "$why" ] && ok "$name$where: full marks, and its output shown apart: \"$text\"" || bad "$name$where: $why"
+        return ;;
+    full-marks) # a right way the exercise did not show: nothing lost
+        why=$("$expect" "$json" full)
+        [ -z "$why" ] && ok "$name$where: full marks ($text)" || bad "$name$where: $why"
+        return ;;
+    not-graded) # the library is refused as a whole
+        why=$("$expect" "$json" not-graded "$text")
+        [ -z "$why" ] && ok "$name$where: not graded, \"$text\"" || bad "$name$where: $why"
+        return ;;
+    esac
+    why=$("$expect" "$json" check "$kernel" "$check" fail "$text")
+    [ -z "$why" ] && ok "$name$where: $kernel $check fails with \"$text\"" || bad "$name$where: $why"
+    case $text in
+    "cuda error"|"timed out"|"not a record"*|"ended the program"|"crashed:"*|"did not return"*)
+        why=$("$expect" "$json" others-correct "$kernel")
+        [ -z "$why" ] && ok "$name$where: the other kernels are still graded" || bad "$name$where: $why" ;;
+    esac
+}
 
 echo "== 4. planted wrong variants are caught =="
 while IFS=$'\t' read -r file lab kernel check text; do
     [ "$file" = file ] && continue
-    name=${file%.cu}
-    json=$out/planted-$name.json
-    if [ ! -f "$json" ]; then
-        "$grader" --lib "$build/planted/$name.so" --json "$json" "$lab" > "$out/planted-$name.txt"
-        echo "--- $name: exit $?"
-        grep -E '^(  FAIL|        hint)' "$out/planted-$name.txt" | head -n 6
-    fi
-    if [ "$check" = host-printed ]; then # graded in full; what it printed is kept apart
-        why=$("$expect" "$json" full)$("$expect" "$json" printed "$text")
-        [ -z "$why" ] && ok "$name: full marks, and its output shown apart: \"$text\"" \
-            || bad "$name: $why"
-        continue
-    fi
-    if [ "$check" = full-marks ]; then # a right way the exercise did not show: nothing lost
-        why=$("$expect" "$json" full)
-        [ -z "$why" ] && ok "$name: full marks ($text)" || bad "$name: $why"
-        continue
-    fi
-    if [ "$check" = not-graded ]; then # the library is refused as a whole
-        why=$("$expect" "$json" not-graded "$text")
-        [ -z "$why" ] && ok "$name: not graded, \"$text\"" || bad "$name: $why"
-        continue
-    fi
-    why=$("$expect" "$json" check "$kernel" "$check" fail "$text")
-    [ -z "$why" ] && ok "$name: $kernel $check fails with \"$text\"" || bad "$name: $why"
-    case $text in
-    "cuda error"|"timed out"|"not a record"*|"ended the program"|"crashed:"*|"did not return"*)
-        why=$("$expect" "$json" others-correct "$kernel")
-        [ -z "$why" ] && ok "$name: the other kernels are still graded" || bad "$name: $why" ;;
-    esac
+    judge_row A "$file" "$lab" "$kernel" "$check" "$text"
+    case " $breaking " in *" ${file%.cu} "*) judge_row C "$file" "$lab" "$kernel" "$check" "$text" ;; esac
 done < tests/planted/manifest.tsv
+for lab in $labs; do
+    why=$("$expect" "$out/C/$lab-solution.json" full)
+    [ -z "$why" ] && ok "$lab solution (meter server): full marks" || bad "$lab solution (meter server): $why"
+done
+measured=$(grep -c ': measured lab' "$out/meter.log")
+echo "meter server: $measured labs measured, $(grep -c 'measuring for graders' "$out/meter.log") server starts"
+[ "$measured" -gt 0 ] && ok "the grades went through the meter server" || bad "no grade reached the meter server"
 
-if [ -n "${CHECK_GPU_METER:-}" ]; then
-    measured=$(grep -c ': measured lab' "$out/meter.log")
-    echo "meter server: $measured labs measured, $(grep -c 'declined a job' "$out/meter.log") declined" \
-         "(--no-counters), $(grep -c 'measuring for graders' "$out/meter.log") server starts"
-    [ "$measured" -gt 0 ] && ok "the grades went through the meter server" || bad "no grade reached the meter server"
-fi
+echo "== 5. the counters against the trace (compare-backends) =="
+same=0 differ=0
+while read -r _ name lab _; do
+    [ -f "$out/B/$name.json" ] || continue
+    if python3 "$here/compare-backends.py" "$out/B/$name.json" "$out/A/$name.json" "$name" \
+        "$here/backend-differences.tsv"; then
+        same=$((same + 1))
+    else
+        differ=$((differ + 1))
+    fi
+done < "$out/B.items"
+echo "compare-backends: $same the same (or as documented), $differ not"
+[ "$differ" = 0 ] && ok "compare-backends: counters and trace agree" || bad "compare-backends: $differ differ"
+
+echo "time: check-gpu: $(( $(date +%s) - t_start )) s"
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]
