@@ -119,6 +119,12 @@ typedef struct batch_opts {
     char **only; int n_only;
     char **grader_args; int n_grader_args;
     discover_limits limits;
+    /* The build jail (grader/jail/): its limits, passed to make lab-lib. */
+    double build_timeout;      /* seconds (--build-timeout) */
+    long long build_memory;    /* bytes of address space, each compiler process */
+    long long build_output;    /* bytes, each file a build writes */
+    long long build_log;       /* bytes of compiler messages kept */
+    const char *build_sandbox; /* "auto" or "portable" */
     int progress;  /* 1: TTY progress line, 0: plain lines, -1: quiet */
     int slurm; int chunk_size; const char *sbatch; char **sbatch_args; int n_sbatch_args;
     long task; const char *chunk_file;

@@ -46,8 +46,19 @@ static void usage(FILE *f)
 "  --kit DIR            the kit's top folder (default: the parent of this program's folder)\n"
 "  --nvcc PATH          nvcc to build with (passed to make as NVCC)\n"
 "  --nvcc-arch FLAGS    architecture flags (default: `make -s nvcc-arch`, asked once)\n"
+"  --build-timeout SEC  wall time of one build (default 120): past it every\n"
+"                       process of the build is killed (\"the build ran past 120 s\")\n"
+"  --build-memory SIZE  address space of each compiler process (default 4G)\n"
+"                       (\"the compiler needed more than 4 GiB\")\n"
+"  --build-output SIZE  largest file a build may write (default 256M)\n"
+"  --build-log SIZE     compiler messages kept of one build (default 1M)\n"
+"  --build-sandbox MODE auto (default): every build reads only its submission,\n"
+"                       common/ and the toolchain (Landlock, where the kernel has\n"
+"                       it) and its includes are checked (nvcc -M); portable: the\n"
+"                       checks without Landlock (what an older kernel gets)\n"
 "  --max-source BYTES   cap on LAB.cu (default 1048576)\n"
-"  --max-archive BYTES  cap on an archive and on what it unpacks to (default 67108864)\n"
+"  --max-archive BYTES  cap on a student's archive and what it unpacks to (default\n"
+"                       67108864)\n"
 "  --max-entries N      cap on the entries of an archive or folder (default 10000)\n"
 "  --progress, --plain, --quiet   progress line (default on a terminal), one line\n"
 "                       per submission (default otherwise), or only the summary\n"
@@ -77,6 +88,25 @@ static int bad(const char *fmt, const char *arg)
     fprintf(stderr, fmt, arg);
     fprintf(stderr, "\nTry `smemlab-batch --help`.\n");
     return BATCH_EXIT_USAGE;
+}
+
+/* "4G", "512M", "100000" -> bytes (binary units); -1 when not a size. */
+static long long parse_size(const char *s)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s || !(v > 0))
+        return -1;
+    double mul = 1;
+    if (*end == 'k' || *end == 'K') mul = 1024.0, end++;
+    else if (*end == 'm' || *end == 'M') mul = 1024.0 * 1024, end++;
+    else if (*end == 'g' || *end == 'G') mul = 1024.0 * 1024 * 1024, end++;
+    if (*end == 'i' || *end == 'I')
+        end++;
+    if (*end == 'b' || *end == 'B')
+        end++;
+    return *end ? -1 : (long long)(v * mul);
 }
 
 static int parse_long(const char *s, long lo, long hi, long *out)
@@ -164,7 +194,8 @@ int main(int argc, char **argv)
 {
     enum { O_GPUS = 256, O_PER_GPU, O_TIME, O_REGRADE, O_ONLY, O_GARG, O_GRADER, O_KIT, O_NVCC, O_ARCH,
            O_MAXSRC, O_MAXARC, O_MAXENT, O_PROGRESS, O_PLAIN, O_QUIET, O_SLURM, O_CHUNK,
-           O_SBATCH, O_SARG, O_TASK, O_CHUNKF, O_HELP, O_NO_METER };
+           O_SBATCH, O_SARG, O_TASK, O_CHUNKF, O_HELP, O_NO_METER, O_BTIME, O_BMEM, O_BOUT,
+           O_BLOG, O_BSANDBOX };
     static const struct option longs[] = {
         {"results", required_argument, 0, 'o'}, {"jobs", required_argument, 0, 'j'},
         {"gpus", required_argument, 0, O_GPUS}, {"time-limit", required_argument, 0, O_TIME},
@@ -182,10 +213,17 @@ int main(int argc, char **argv)
         {"sbatch-arg", required_argument, 0, O_SARG}, {"task", required_argument, 0, O_TASK},
         {"chunk-file", required_argument, 0, O_CHUNKF}, {"help", no_argument, 0, O_HELP},
         {"no-meter-server", no_argument, 0, O_NO_METER},
+        {"build-timeout", required_argument, 0, O_BTIME},
+        {"build-memory", required_argument, 0, O_BMEM},
+        {"build-output", required_argument, 0, O_BOUT},
+        {"build-log", required_argument, 0, O_BLOG},
+        {"build-sandbox", required_argument, 0, O_BSANDBOX},
         {0, 0, 0, 0}};
     batch_opts o = {.jobs = cores(), .n_gpus = 1, .per_gpu = 3, .time_limit = 300, .make = "make",
                     .limits = {1 << 20, 64LL << 20, 10000}, .chunk_size = 10, .sbatch = "sbatch",
-                    .task = -1, .argc = argc, .argv = argv};
+                    .task = -1, .argc = argc, .argv = argv, .build_timeout = 120,
+                    .build_memory = 4LL << 30, .build_output = 256LL << 20,
+                    .build_log = 1 << 20, .build_sandbox = "auto"};
     o.progress = isatty(2) ? 1 : 0;
     o.grader_args = calloc((size_t)argc + 1, sizeof(char *));
     o.sbatch_args = calloc((size_t)argc + 1, sizeof(char *));
@@ -224,6 +262,25 @@ int main(int argc, char **argv)
             o.time_limit = t;
             break;
         }
+        case O_BTIME: {
+            char *end;
+            double t = strtod(optarg, &end);
+            if (end == optarg || *end || !(t >= 1 && t <= 86400)) return bad("--build-timeout wants seconds in 1..86400, not '%s'", optarg);
+            o.build_timeout = t;
+            break;
+        }
+        case O_BMEM: case O_BOUT: case O_BLOG: {
+            long long b = parse_size(optarg);
+            if (b < 4096) return bad("a build limit wants a size such as 4G, 256M or 1048576 (at least 4K), not '%s'", optarg);
+            if (opt == O_BMEM) o.build_memory = b;
+            else if (opt == O_BOUT) o.build_output = b;
+            else o.build_log = b;
+            break;
+        }
+        case O_BSANDBOX:
+            if (strcmp(optarg, "auto") && strcmp(optarg, "portable")) return bad("--build-sandbox is auto or portable, not '%s'", optarg);
+            o.build_sandbox = optarg;
+            break;
         case O_REGRADE: o.regrade = 1; break;
         case O_ONLY: only = optarg; break;
         case O_GARG: o.grader_args[o.n_grader_args++] = optarg; break;
@@ -312,6 +369,13 @@ int main(int argc, char **argv)
     snprintf(mk, sizeof mk, "%s/common/smemlab.h", o.kit);
     if (access(mk, R_OK))
         return bad("'%s' is not the kit's top folder (no common/smemlab.h): give --kit DIR", o.kit);
+    char jail[4200];
+    snprintf(jail, sizeof jail, "%s/build/smemlab-build-jail", o.kit);
+    if (!o.slurm && access(jail, X_OK)) {
+        fprintf(stderr, "smemlab-batch: the build jail %s is not built: run `make batch` (or "
+                "make build/smemlab-build-jail) in the kit\n", jail);
+        return BATCH_EXIT_ENV;
+    }
     if (!o.slurm && access(o.grader, X_OK)) {
         fprintf(stderr, "smemlab-batch: the grader %s is not built: run `make batch` (or "
                 "make %s/smemlab-grade) in the kit\n", o.grader, exe_dir);

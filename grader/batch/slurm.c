@@ -80,7 +80,7 @@ int slurm_run(const batch_opts *o, submission *subs, int n, result *results)
         fclose(chunk);
 
     /* The array script. Minutes: builds and grading of a whole chunk, rounded up. */
-    int minutes = (int)((o->chunk_size * (o->time_limit + 120.0)) / 60.0) + 5;
+    int minutes = (int)((o->chunk_size * (o->time_limit + o->build_timeout)) / 60.0) + 5;
     snprintf(path, sizeof path, "%s/job.sh", dir);
     FILE *f = fopen(path, "w");
     if (!f) {
@@ -105,6 +105,9 @@ int slurm_run(const batch_opts *o, submission *subs, int n, result *results)
             o->no_meter_server ? " --no-meter-server" : "");
     fprintf(f, " --plain --time-limit %g --max-source %lld --max-archive %lld --max-entries %lld",
             o->time_limit, o->limits.max_source, o->limits.max_archive, o->limits.max_entries);
+    fprintf(f, " --build-timeout %g --build-memory %lld --build-output %lld --build-log %lld "
+               "--build-sandbox %s", o->build_timeout, o->build_memory, o->build_output,
+            o->build_log, o->build_sandbox);
     fprintf(f, " --kit ");
     shq(f, o->kit);
     fprintf(f, " --grader ");

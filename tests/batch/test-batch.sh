@@ -18,6 +18,15 @@ trap 'rm -rf "$T"' EXIT
 export TMPDIR=$T/tmp # scratch folders, and those a kill -9 leaves behind
 mkdir -p "$TMPDIR"
 FAKE=(--grader "$HERE/fake-grader" --nvcc "$HERE/fake-nvcc" --nvcc-arch=-fake --plain)
+# Builds run in the jail, which passes nvcc no environment but what it is told
+# (make's BUILD_KEEP_ENV) and lets it write nothing outside its build folder:
+# the fake's sleep gets through; builds are counted by a make in front of the real one.
+export BUILD_KEEP_ENV=FAKE_NVCC_SLEEP
+REAL_MAKE=$(command -v make)
+mkdir -p "$T/bin"
+printf '#!/bin/bash\ncase " $* " in *" lab-lib "*) [ -n "${MAKE_LOG:-}" ] && echo "$*" >> "$MAKE_LOG";; esac\nexec %s "$@"\n' \
+    "$REAL_MAKE" > "$T/bin/make"
+chmod +x "$T/bin/make"
 KERNELS=(setRowReadColPad setRowReadColDynPad)
 fails=0 passes=0
 
@@ -179,7 +188,7 @@ S=$T/same
 mkdir -p "$S"
 for s in ann ben cid; do cp "$SOL" "$S/$s.cu"; done
 variant "$S/dee.cu" dee
-FAKE_NVCC_LOG=$T/nvcc.log FAKE_GRADER_LOG=$T/grader.log \
+PATH=$T/bin:$PATH MAKE_LOG=$T/nvcc.log FAKE_GRADER_LOG=$T/grader.log \
     "$BATCH" "${FAKE[@]}" lab3 "$S" -o "$T/res-same" > "$T/run.log" 2>&1
 [ "$(wc -l < "$T/nvcc.log")" = 2 ] && [ "$(wc -l < "$T/grader.log")" = 2 ] && ok "4 submissions, 2 sources: 2 builds, 2 gradings" \
     || no "builds $(wc -l < "$T/nvcc.log"), gradings $(wc -l < "$T/grader.log")"
@@ -346,8 +355,11 @@ if command -v "${NVCC:-nvcc}" > /dev/null; then
     rc=$?
     [ "$(field syn reason "$T/res-real")" = "does not compile: lab3.cu:$line: expected an expression" ] \
         && ok "nvcc error: $(field syn reason "$T/res-real")" || no "nvcc error: $(field syn reason "$T/res-real")"
-    reason_has peek "an error in a file that lab3.cu includes (outside the submission)" "$T/res-real"
-    grep -rq "TOP SECRET\|$T/secret" "$T/res-real" && no "another file's content or path leaked" || ok "no other file's content in the results"
+    reason_has peek "lab3.cu includes a file outside your submission: only smemlab.h and system headers may be included (it names \"$T/secret/answers.h\")" "$T/res-real"
+    # the path appears as the student wrote it, in peek's reason alone; the content nowhere
+    grep -rq "TOP SECRET" "$T/res-real" && no "another file's content leaked" || ok "no other file's content in the results"
+    [ "$(grep -rl "$T/secret" "$T/res-real" | grep -v '/peek\.\(json\|txt\|html\)$\|/peek/results.json$\|gradebook.csv$\|junit.xml$' | wc -l)" = 0 ] \
+        && ok "the outside path is named only in peek's own reports" || no "the outside path leaked into others' reports"
     grep -rq "smemlab-batch\.[A-Za-z0-9]\{6\}" "$T/res-real"/*.json && no "scratch path leaked" || ok "no scratch path in the results"
     if nvidia-smi > /dev/null 2>&1; then
         echo "  skip  (a GPU is present: the no-GPU path is not tested here)"
