@@ -465,11 +465,16 @@ static void finish_job(const batch_opts *o, job *j, submission *subs, result *re
             fprintf(stderr, "smemlab-batch: %s\n", err);
         (*done)++;
         if (o->progress == 0) {
+            char who[ID_MAX + NAME_MAX_B + 4];
+            if (r->name[0] && strcmp(r->name, r->student))
+                snprintf(who, sizeof who, "%s (%s)", r->name, r->student);
+            else
+                snprintf(who, sizeof who, "%s", r->student);
             if (r->status == ST_GRADED)
-                printf("[%d/%d] %s: %g/%g%s%s\n", *done, total, r->student, r->points,
+                printf("[%d/%d] %s: %g/%g%s%s\n", *done, total, who, r->points,
                        r->max_points, r->reason[0] ? " - " : "", r->reason);
             else
-                printf("[%d/%d] %s: %s\n", *done, total, r->student, r->reason);
+                printf("[%d/%d] %s: %s\n", *done, total, who, r->reason);
             fflush(stdout);
         } else if (o->progress == 1) {
             double el = now_seconds() - t0, rate = *done / (el > 0 ? el : 1);

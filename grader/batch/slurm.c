@@ -1,7 +1,7 @@
 /*
  * slurm.c - --slurm: the pending submissions as a Slurm job array.
  *
- * RESULTS_DIR/.slurm/ gets chunk-I.txt (the entries of task I, one name a
+ * RESULTS_DIR/.slurm/ gets chunk-I.txt (the student ids of task I, one a
  * line), job.sh (the array script: --gres=gpu:1, each task runs
  * `smemlab-batch --task I --chunk-file chunk-I.txt ...` with the same limits,
  * which it enforces itself: Slurm's --time counts in minutes) and task-I.log.
@@ -70,7 +70,7 @@ int slurm_run(const batch_opts *o, submission *subs, int n, result *results)
             }
             in_chunk = 0;
         }
-        fprintf(chunk, "%s\n", subs[i].entry);
+        fprintf(chunk, "%s\n", subs[i].student); /* ids: the task reads the class as we did */
         in_chunk++;
         task_of[i] = tasks - 1;
         snprintf(path, sizeof path, "%s/%s.json", o->results, subs[i].student);
@@ -108,6 +108,10 @@ int slurm_run(const batch_opts *o, submission *subs, int n, result *results)
     fprintf(f, " --build-timeout %g --build-memory %lld --build-output %lld --build-log %lld "
                "--build-sandbox %s", o->build_timeout, o->build_memory, o->build_output,
             o->build_log, o->build_sandbox);
+    if (o->roster_path) {
+        fprintf(f, " --roster ");
+        shq(f, o->roster_path);
+    }
     fprintf(f, " --kit ");
     shq(f, o->kit);
     fprintf(f, " --grader ");
