@@ -52,8 +52,8 @@ $(BUILD)/tests/expect: tests/gpu/expect.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(C_ALL) $< -o $@ $(addprefix -L,$(DEPS_LIB)) $(addprefix -Wl$(comma)-rpath$(comma),$(DEPS_LIB)) -lcjson
 
-.PHONY: check check-unit check-compile check-contract check-launches check-cli check-make check-gpu check-student-kit check-batch
-check: check-unit check-traces check-compile check-contract check-launches check-cli check-make check-docs check-batch
+.PHONY: check check-unit check-compile check-contract check-launches check-cli check-make check-gpu check-student-kit check-batch check-hostile check-exports check-jail
+check: check-unit check-traces check-compile check-contract check-launches check-cli check-make check-docs check-batch check-hostile check-exports check-jail
 	@echo "make check: all passed"
 
 # The image tests read a real library built by nvcc (no GPU needed to build one),
@@ -135,6 +135,21 @@ endif
 # (tests/batch/), real nvcc for compile errors, the real grader's no-GPU path.
 check-batch: $(BATCH) $(GRADER_ALL) $(BUILD_JAIL)
 	bash tests/batch/test-batch.sh $(BUILD)
+
+# A hostile class (issue 17) through the real batch and the real nvcc: each
+# attack gets its reason within its limit, the honest next to them are built,
+# the batch's own memory is measured and bounded.
+check-hostile: $(BATCH) $(BUILD_JAIL)
+	bash tests/batch/test-hostile.sh $(BUILD)
+
+# Classes as Moodle, Canvas, Blackboard and Gradescope export them, names with
+# any characters, a roster; the gradebook opens in a spreadsheet with no formula.
+check-exports: $(BATCH) $(BUILD_JAIL)
+	bash tests/batch/test-exports.sh $(BUILD)
+
+# The jail alone, on single files: every layer, the limits, make lab-lib's use of it.
+check-jail: $(BUILD_JAIL)
+	bash tests/jail/test-jail.sh $(BUILD)
 
 # A generated class of lab 3 (solutions, skeletons, planted variants, files
 # that do not compile; one comment each so that no two hashes are equal),

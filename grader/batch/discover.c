@@ -328,7 +328,7 @@ static void feed_member(klass *k, person *p, const char *shown, const char *inne
     if (inner) {
         char in[1200], an[700];
         printable(inner, in, sizeof in);
-        printable(archive_name, an, sizeof an);
+        printable(archive_name ? archive_name : k->class_name, an, sizeof an);
         if (path_escapes(inner))
             return reject(p, "hostile archive %s: the entry '%s' is outside the archive's "
                           "folder (absolute path or '..'); not unpacked", an, in);
@@ -411,6 +411,20 @@ static void feed_member(klass *k, person *p, const char *shown, const char *inne
     free(data);
 }
 
+/* A header read: ARCHIVE_WARN too (a name libarchive could not convert is still a name). */
+static int next_header(struct archive *a, struct archive_entry **e)
+{
+    int r = archive_read_next_header(a, e);
+    return r == ARCHIVE_WARN ? ARCHIVE_OK : r;
+}
+
+/* A member's name as the archive stores it (UTF-8 where it says so). */
+static const char *member_path(struct archive_entry *e)
+{
+    const char *p = archive_entry_pathname_utf8(e);
+    return p ? p : archive_entry_pathname(e);
+}
+
 static int member_type(struct archive_entry *e)
 {
     if (archive_entry_hardlink(e))
@@ -431,8 +445,8 @@ static void feed_archive(klass *k, person *p, struct archive *a, const char *sho
     long long n = 0;
     char pr[700];
     printable(shown, pr, sizeof pr);
-    while ((r = archive_read_next_header(a, &e)) == ARCHIVE_OK && p->s.status != ST_REJECTED) {
-        const char *path = archive_entry_pathname(e);
+    while ((r = next_header(a, &e)) == ARCHIVE_OK && p->s.status != ST_REJECTED) {
+        const char *path = member_path(e);
         n++;
         if (!path || !*path)
             path = "(no name)";
@@ -540,14 +554,14 @@ static void feed_item(klass *k, const char *item, int is_dir, int type, long lon
     }
     if (e.layout) { /* an uploaded file, named as the export names it */
         const char *base = e.file[0] ? e.file : item;
-        return feed_member(k, p, item, inner, base, type, NULL, size, src, 0, NULL);
+        return feed_member(k, p, item, inner, base, type, NULL, size, src, 0, k->class_name);
     }
     /* The kit's own layout: an archive, a bare STUDENT.cu, or not a submission. */
     if (archive_ext(item) && strlen(item) > archive_ext(item)) {
         if (size > k->lim->max_archive)
             return reject(p, "%s is %lld bytes, over the cap of %lld", pr, size,
                           k->lim->max_archive);
-        return feed_member(k, p, item, inner, item, type, NULL, size, src, 0, NULL);
+        return feed_member(k, p, item, inner, item, type, NULL, size, src, 0, k->class_name);
     }
     if (has_suffix(item, ".cu") && strlen(item) > 3) {
         snprintf(p->s.source, sizeof p->s.source, "%s", item);
@@ -707,6 +721,10 @@ static void archive_wrapper(const klass *k, char **paths, int n, char *prefix, s
             if (strncmp(paths[i], prefix, pl) || !*rel)
                 continue;
             const char *slash = strchr(rel, '/');
+            char first[256];
+            snprintf(first, sizeof first, "%.*s", (int)(slash ? slash - rel : (long)strlen(rel)), rel);
+            if (junk(first)) /* __MACOSX/ beside the class: no one's */
+                continue;
             if (!slash) { /* a file at this level: no wrapper */
                 one = 0;
                 break;
@@ -762,8 +780,8 @@ static int class_archive(klass *k, const char *path)
     int n = 0, cap = 0, r;
     struct archive_entry *e;
     char *yml_text = NULL;
-    while ((r = archive_read_next_header(a, &e)) == ARCHIVE_OK && n < MAX_CLASS_MEMBERS) {
-        const char *p = archive_entry_pathname(e);
+    while ((r = next_header(a, &e)) == ARCHIVE_OK && n < MAX_CLASS_MEMBERS) {
+        const char *p = member_path(e);
         if (!p)
             continue;
         if (path_escapes(p)) {
@@ -817,8 +835,8 @@ static int class_archive(klass *k, const char *path)
         return -1;
     }
     size_t pl = strlen(prefix);
-    while ((r = archive_read_next_header(a, &e)) == ARCHIVE_OK) {
-        const char *p = archive_entry_pathname(e);
+    while ((r = next_header(a, &e)) == ARCHIVE_OK) {
+        const char *p = member_path(e);
         if (!p || strncmp(p, prefix, pl) || !p[pl]) {
             archive_read_data_skip(a);
             continue;

@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
+#include <locale.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
@@ -243,6 +244,10 @@ int main(int argc, char **argv)
         {"build-sandbox", required_argument, 0, O_BSANDBOX},
         {"roster", required_argument, 0, O_ROSTER},
         {0, 0, 0, 0}};
+    /* Names in archives are UTF-8 (zip's flag, pax headers): libarchive converts
+       them by the locale's character set, so it must be one that holds them. */
+    if (!setlocale(LC_CTYPE, "C.UTF-8"))
+        setlocale(LC_CTYPE, "");
     batch_opts o = {.jobs = cores(), .n_gpus = 1, .per_gpu = 3, .time_limit = 300, .make = "make",
                     .limits = {1 << 20, 64LL << 20, 10000}, .chunk_size = 10, .sbatch = "sbatch",
                     .task = -1, .argc = argc, .argv = argv, .build_timeout = 120,
