@@ -5,9 +5,11 @@
  * cicc, ptxas, gcc, as, ld): address space (an endless include or a template
  * bomb stops at --memory instead of taking the machine), file size (a macro
  * bomb stops at --max-output), CPU time (a backstop to the wall limit) and no
- * core files. It leads its own process group, and the jail is a child
- * subreaper, so at the deadline the whole tree is found and killed: the group
- * first, then any descendant that left it. Its messages are kept up to
+ * core files. It leads its own process group, which is killed at the
+ * deadline and when it ends (nothing it started outlives the build); the jail
+ * is a child subreaper, so orphans are reaped here, and where /proc can be
+ * read (not under Landlock, which hides it) descendants that left the group
+ * are found and killed too. Its messages are kept up to
  * --max-log, with the last 16 KiB kept apart so that the reason of a failure
  * (an allocation that failed, a file too large) is seen however long the log.
  */
@@ -278,6 +280,8 @@ int run_limited(const jail_opts *o, char *const argv[], char *const envp[], doub
                 kill(-pid, SIGKILL); /* what it left running in its group */
             }
         }
+        if (reaped && efd < 0 && ofd < 0)
+            break;
         struct pollfd p[2];
         int n = 0;
         if (efd >= 0)
