@@ -317,5 +317,7 @@ help:
 	@echo
 	@echo "  GRADE_FLAGS='--json out.json'   extra grader options (build/smemlab-grade --help)"
 	@echo "  NVCC_ARCH='-arch=sm_86'         build for another GPU (default: the one present)"
+	@echo "  BUILD_TIMEOUT=120 BUILD_MEMORY=4G   limits of the build jail every lab is built in"
+	@echo "  BUILD_SANDBOX=portable          build without Landlock (docs/troubleshooting.md#build-refused)"
 clean:
 	rm -rf $(BUILD)

@@ -62,6 +62,7 @@ typedef struct jail_opts {
     long long max_output;      /* bytes, each file written */
     long long max_log;         /* bytes of compiler messages kept */
     int kernel;                /* 1: Landlock where the kernel has it; 0: portable layers only */
+    int confined;              /* Landlock holds for the build */
     int verdict_fd;            /* -1 or where the reason goes */
     char self[4096];           /* this program (the assembler guard runs it as "as") */
     char guard_dir[4096];      /* a folder holding "as" -> this program */

@@ -343,9 +343,11 @@ static int check_dependencies(jail_opts *o, char **env, double deadline)
 
 static int build(jail_opts *o, char **env, double deadline)
 {
-    char vpath[4300], guard_why[600] = "";
+    char vpath[4300], ran[4300], guard_why[600] = "";
     snprintf(vpath, sizeof vpath, "%s/tmp/.asguard-verdict", o->out);
+    snprintf(ran, sizeof ran, "%s/tmp/.asguard-ran", o->out);
     unlink(vpath); /* a refusal is this build's own */
+    unlink(ran);
     char **argv = build_argv(o);
     run_result r;
     int rc = run_limited(o, argv, env, deadline, 0, 0, &r);
@@ -359,10 +361,19 @@ static int build(jail_opts *o, char **env, double deadline)
         close(fd);
     }
     int code;
+    const char *cc = strrchr(o->argv[0], '/');
+    int real_nvcc = !strcmp(cc ? cc + 1 : o->argv[0], "nvcc");
     if (guard_why[0])
         code = verdict(JAIL_EXIT_REFUSED, "%s", guard_why); /* nothing it printed is shown */
     else if ((code = limit_hit(o, &r)) != 0)
         ;
+    else if (real_nvcc && WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0 && !o->confined &&
+             access(ran, F_OK) != 0)
+        /* A host compiler that ignores -B for its assembler (built --with-as): without
+           Landlock nothing else would stop an .incbin, so the build is not trusted. */
+        code = verdict(JAIL_EXIT_SETUP, "the host compiler did not run the assembler guard "
+                       "(a gcc configured --with-as ignores -B): on this machine build with "
+                       "Landlock (a kernel of 5.13 or later), or with another gcc (nvcc -ccbin)");
     else {
         show_messages(o, &r);
         code = status_of(r.status);
@@ -507,9 +518,11 @@ int main(int argc, char **argv)
 
     if (o.kernel) {
         char lwhy[600];
-        if (landlock_confine(&o, lwhy, sizeof lwhy) < 0)
+        int rc = landlock_confine(&o, lwhy, sizeof lwhy);
+        if (rc < 0)
             return verdict(JAIL_EXIT_SETUP, "%s (make ... BUILD_SANDBOX=portable builds with the "
                            "portable checks only)", lwhy);
+        o.confined = rc == 1;
     }
     double deadline = monotonic_now() + o.timeout;
     int code = check_dependencies(&o, env, deadline);
