@@ -132,6 +132,9 @@ int landlock_confine(const jail_opts *o, char *why, size_t n)
     for (int i = 0; !failed && i < o->readable.n; i++)
         if (allow(rs, o->readable.path[i], read, handled))
             failed = o->readable.path[i];
+    for (int i = 0; !failed && i < o->system.n; i++) /* /usr/local/include, say */
+        if (allow(rs, o->system.path[i], read, handled))
+            failed = o->system.path[i];
     /* What the compilers open besides: the loader's cache, the time zone, a
        source of randomness (cicc), malloc's overcommit setting, the null device. */
     static const char *const files[] = {"/etc/ld.so.cache", "/etc/localtime",
