@@ -320,19 +320,20 @@ kills=0 partial=0 prev=0 total=$(ls "$K" | wc -l)
 for round in $(seq 1 16); do
     "$BATCH" "${FAKE[@]}" -j 2 lab3 "$K" -o "$T/res-kill" > /dev/null 2>&1 &
     pid=$!
-    # Half the rounds die at a random moment of the first 2 s (discovery,
+    # Half the rounds die at a random moment of the first second (discovery,
     # first builds); the others once this run has recorded something new, a
-    # random 0-1 s later (mid-build, mid-grading, mid-write): however slow
-    # the machine, every round both makes progress and is cut short.
+    # random 0-0.2 s later (mid-build, mid-grading, mid-write): however fast
+    # or slow the machine, every round both makes progress and is cut short
+    # (a longer wait let a fast machine finish the class in the second round).
     if [ $((round % 2)) = 1 ]; then
-        sleep "$(( RANDOM % 2 )).$(( RANDOM % 10 ))"
+        sleep "0.$(( RANDOM % 10 ))"
     else
         for _ in $(seq 1 600); do
             [ "$(ls "$T"/res-kill/*.json 2>/dev/null | wc -l)" -gt "$prev" ] && break
             kill -0 $pid 2>/dev/null || break
-            sleep 0.1
+            sleep 0.05
         done
-        sleep "0.$(( RANDOM % 10 ))"
+        sleep "0.$(( RANDOM % 3 ))"
     fi
     killed=
     kill -9 $pid 2>/dev/null && kills=$((kills + 1)) && killed=1
