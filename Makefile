@@ -166,11 +166,11 @@ lab_src = $(wildcard $(2)/$(1)-*/$(1).cu)
 define lab_rules
 $(BUILD)/$(1).so: $(call lab_src,$(1),labs) common/support.cu common/smemlab.h $$(FATBIN_GONE) | $(BUILD_JAIL)
 	@mkdir -p $$(@D)
-	@echo '$$(NVCC) $$(NVCC_ALL) -shared $$< common/support.cu -o $$@  (and $$(basename $$@).fatbin)'
+	@echo '$$(NVCC) $$(NVCC_ALL) -shared $$< common/support.cu -o $$@  (and $$(basename $$@).fatbin; in the build jail, docs/instructors.md#build-sandbox)'
 	@$$(call lab_lib,$$(NVCC_ALL),$$<,$$@)
 $(BUILD)/solutions/$(1).so: $(call lab_src,$(1),solutions) common/support.cu common/smemlab.h $$(FATBIN_GONE) | $(BUILD_JAIL)
 	@mkdir -p $$(@D)
-	@echo '$$(NVCC) $$(NVCC_ALL) -shared $$< common/support.cu -o $$@  (and $$(basename $$@).fatbin)'
+	@echo '$$(NVCC) $$(NVCC_ALL) -shared $$< common/support.cu -o $$@  (and $$(basename $$@).fatbin; in the build jail, docs/instructors.md#build-sandbox)'
 	@$$(call lab_lib,$$(NVCC_ALL),$$<,$$@)
 .PHONY: $(1)
 $(1): $(BUILD)/$(1).so $(GRADER_ALL) $(TRACE)
