@@ -43,12 +43,40 @@ LAB_COMMON ?= common
 NVCC_BASE = -std=c++17 -I$(LAB_COMMON) -Xcompiler -fPIC,-Wall --cudart shared $(NVCCFLAGS)
 NVCC_ALL = $(NVCC_BASE) $(NVCC_ARCH)
 
-# $(call lab_lib,FLAGS,SRC,OUT): a lab library OUT (X.so) and beside it X.fatbin,
-# the device code of SRC alone, kept from the same nvcc run (--keep). The grader
-# runs GPU code from X.fatbin only, so device code put into the library some
-# other way (host assembly, a section attribute) is never run.
+# --- the build jail: every build of a student's file goes through it ---------------
+# build/smemlab-build-jail (grader/jail/) runs nvcc confined and bounded: the
+# build reads only the student's folder, common/ and the toolchain, writes only
+# its own folder, and stops at the limits below; an include of any other file
+# is refused with a reason (docs/instructors.md#build-sandbox). The limits are
+# make variables: make lab-lib ... BUILD_TIMEOUT=60 BUILD_MEMORY=2G.
+BUILD_JAIL := $(BUILD)/smemlab-build-jail
+BUILD_TIMEOUT ?= 120
+BUILD_MEMORY ?= 4G
+BUILD_OUTPUT ?= 256M
+BUILD_LOG ?= 1M
+# auto: Landlock where the kernel has it, and the portable checks; portable:
+# the portable checks only (what a kernel without Landlock gets).
+BUILD_SANDBOX ?= auto
+# A file that receives the reason when the jail stops or refuses a build.
+BUILD_VERDICT ?=
+# The build sees PATH alone of the environment; names listed here too
+# (a site's toolchain setting, e.g. BUILD_KEEP_ENV=NVCC_CCBIN).
+BUILD_KEEP_ENV ?=
+JAIL = $(BUILD_JAIL) --timeout $(BUILD_TIMEOUT) --memory $(BUILD_MEMORY) --max-output $(BUILD_OUTPUT) \
+       --max-log $(BUILD_LOG) --sandbox $(BUILD_SANDBOX) $(if $(BUILD_VERDICT),--verdict $(BUILD_VERDICT)) \
+       $(addprefix --keep-env ,$(BUILD_KEEP_ENV))
+
+# $(call lab_lib,FLAGS,SRC,OUT[,RUNNER]): a lab library OUT (X.so) and beside it
+# X.fatbin, the device code of SRC alone, kept from the same nvcc run (--keep).
+# The grader runs GPU code from X.fatbin only, so device code put into the
+# library some other way (host assembly, a section attribute) is never run.
+# nvcc runs in the jail, writing only into OUT.keep/ (its temporaries too);
+# RUNNER replaces the jail for the kit's own test libraries that must do what
+# the jail refuses (the unit tests' injected fatbinary).
 lab_lib = keep=$(3).keep; rm -rf "$$keep" && mkdir -p "$$keep" \
-    && $(NVCC) $(1) -shared $(2) $(LAB_COMMON)/support.cu -o $(3) --keep --keep-dir "$$keep" \
+    && $(if $(4),$(4),$(JAIL) --source $(2) --read $(LAB_COMMON) --out "$$keep" --) \
+       $(NVCC) $(1) -shared $(2) $(LAB_COMMON)/support.cu -o "$$keep/$(notdir $(3))" --keep --keep-dir "$$keep" \
+    && mv "$$keep/$(notdir $(3))" $(3) \
     && { mv "$$keep/$(basename $(notdir $(2))).fatbin" $(patsubst %.so,%.fatbin,$(3)) \
          || { echo "nvcc kept no $(basename $(notdir $(2))).fatbin in $$keep: this kit needs the file names of nvcc --keep (CUDA 12.6 or newer)" >&2; false; }; }; \
     rc=$$?; rm -rf "$$keep"; [ $$rc = 0 ]
@@ -64,7 +92,7 @@ FORCE:
 # host code), smemlab-record (the untrusted process that calls the launchers)
 # and the fake CUDA runtime the recorder loads in place of the real one.
 RECORD_ONLY := grader/record/recorder.c grader/record/sandbox.c grader/record/fake_cudart.c grader/measure/trace/measure_trace.c
-GRADER_SRC := $(filter-out grader/bench/% grader/batch/% $(RECORD_ONLY),$(shell find grader -name '*.c' | sort))
+GRADER_SRC := $(filter-out grader/bench/% grader/batch/% grader/jail/% $(RECORD_ONLY),$(shell find grader -name '*.c' | sort))
 GRADER := $(BUILD)/smemlab-grade
 RECORDER := $(BUILD)/smemlab-record
 FAKE_CUDART := $(BUILD)/record/libcudart.so.13
@@ -101,6 +129,13 @@ $(FAKE_CUDART): grader/record/fake_cudart.c grader/record/fake_cudart.map grader
 	$(CC) $(CPPFLAGS) $(C_ALL) -fPIC -shared $< -o $@ -Wl,-soname,libcudart.so.13 \
 	    -Wl,--version-script=grader/record/fake_cudart.map
 
+# The build jail: plain C, nothing to link. Beside it, smemlab-jail-bin/as is
+# the jail again: the assembler guard the host compiler finds first (-B).
+JAIL_SRC := $(wildcard grader/jail/*.c)
+$(BUILD_JAIL): $(JAIL_SRC:%.c=$(BUILD)/obj/%.o)
+	$(CC) $(C_ALL) $^ -o $@
+	@mkdir -p $(BUILD)/smemlab-jail-bin && ln -sfn ../smemlab-build-jail $(BUILD)/smemlab-jail-bin/as
+
 # --- the trace backend (issue 9): measures without counter permission --------
 # Needs the Compute Sanitizer of a full CUDA Toolkit; built only where its
 # headers are, loaded by the grader at run time (grader/measure/trace/measure_trace_loader.c).
@@ -129,13 +164,13 @@ trace-backend: $(TRACE)
 # --- labs: build/labN.so from labs/, build/solutions/labN.so from solutions/ ---
 lab_src = $(wildcard $(2)/$(1)-*/$(1).cu)
 define lab_rules
-$(BUILD)/$(1).so: $(call lab_src,$(1),labs) common/support.cu common/smemlab.h $$(FATBIN_GONE)
+$(BUILD)/$(1).so: $(call lab_src,$(1),labs) common/support.cu common/smemlab.h $$(FATBIN_GONE) | $(BUILD_JAIL)
 	@mkdir -p $$(@D)
-	@echo '$$(NVCC) $$(NVCC_ALL) -shared $$< common/support.cu -o $$@  (and $$(basename $$@).fatbin)'
+	@echo '$$(NVCC) $$(NVCC_ALL) -shared $$< common/support.cu -o $$@  (and $$(basename $$@).fatbin; in the build jail, docs/instructors.md#build-sandbox)'
 	@$$(call lab_lib,$$(NVCC_ALL),$$<,$$@)
-$(BUILD)/solutions/$(1).so: $(call lab_src,$(1),solutions) common/support.cu common/smemlab.h $$(FATBIN_GONE)
+$(BUILD)/solutions/$(1).so: $(call lab_src,$(1),solutions) common/support.cu common/smemlab.h $$(FATBIN_GONE) | $(BUILD_JAIL)
 	@mkdir -p $$(@D)
-	@echo '$$(NVCC) $$(NVCC_ALL) -shared $$< common/support.cu -o $$@  (and $$(basename $$@).fatbin)'
+	@echo '$$(NVCC) $$(NVCC_ALL) -shared $$< common/support.cu -o $$@  (and $$(basename $$@).fatbin; in the build jail, docs/instructors.md#build-sandbox)'
 	@$$(call lab_lib,$$(NVCC_ALL),$$<,$$@)
 .PHONY: $(1)
 $(1): $(BUILD)/$(1).so $(GRADER_ALL) $(TRACE)
@@ -147,10 +182,11 @@ $(foreach l,$(LABS),$(eval $(call lab_rules,$(l))))
 # --- one lab library from any source file, with the kit's flags ----------------------
 # make lab-lib LAB=lab3 SRC=path/lab3.cu OUT=path/lab3.so [LAB_COMMON=dir]
 # smemlab-batch builds every submission through this target, so the flags of a
-# batch are those of `make labN`. `make -s nvcc-arch` prints the architecture
+# batch are those of `make labN`, and so are the jail and its limits
+# (BUILD_TIMEOUT, BUILD_MEMORY, ...; the batch passes its options on). `make -s nvcc-arch` prints the architecture
 # flags chosen for this machine (batch asks once and passes NVCC_ARCH on).
 .PHONY: lab-lib nvcc-arch
-lab-lib:
+lab-lib: | $(BUILD_JAIL)
 	@case " $(LABS) " in *" $(LAB) "*) ;; *) echo "make lab-lib: LAB=$(LAB) is not a lab ($(LABS))" >&2; exit 2;; esac
 	@test -n "$(SRC)" -a -n "$(OUT)" || { echo "make lab-lib: give SRC=file.cu and OUT=file.so" >&2; exit 2; }
 	$(call lab_lib,$(NVCC_ALL),$(SRC),$(OUT))
@@ -171,7 +207,7 @@ $(BATCH): $(BATCH_SRC:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/grader/lab_table.o $(BU
 RESULTS ?= results-$(LAB_ID)
 BATCH_FLAGS ?=
 .PHONY: batch
-batch: $(BATCH) $(GRADER)
+batch: $(BATCH) $(GRADER) $(BUILD_JAIL)
 	@test -n "$(SUBMISSIONS)" || { echo "make batch: give SUBMISSIONS=folder (one entry per student) and LAB=labN" >&2; exit 2; }
 	$(BATCH) $(BATCH_FLAGS) -o $(RESULTS) $(LAB_ID) $(SUBMISSIONS)
 
@@ -282,5 +318,7 @@ help:
 	@echo
 	@echo "  GRADE_FLAGS='--json out.json'   extra grader options (build/smemlab-grade --help)"
 	@echo "  NVCC_ARCH='-arch=sm_86'         build for another GPU (default: the one present)"
+	@echo "  BUILD_TIMEOUT=120 BUILD_MEMORY=4G   limits of the build jail every lab is built in"
+	@echo "  BUILD_SANDBOX=portable          build without Landlock (docs/troubleshooting.md#build-refused)"
 clean:
 	rm -rf $(BUILD)

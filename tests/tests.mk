@@ -32,9 +32,9 @@ $(UNIT_BIN): $(UNIT_SRC) tests/unit/suites.def $(UNIT_OBJ)
 
 COMPILE_ONE = @mkdir -p $(@D); \
     $(call lab_lib,$(NVCC_BASE) $(COMPILE_ARCH),$<,$@) && echo "compiles: $<"
-$(BUILD)/compile-check/planted/%.so: $(BUILD)/planted/src/%.cu common/support.cu common/smemlab.h $(FATBIN_GONE)
+$(BUILD)/compile-check/planted/%.so: $(BUILD)/planted/src/%.cu common/support.cu common/smemlab.h $(FATBIN_GONE) | $(BUILD_JAIL)
 	$(COMPILE_ONE)
-$(BUILD)/compile-check/%.so: %.cu common/support.cu common/smemlab.h $(FATBIN_GONE)
+$(BUILD)/compile-check/%.so: %.cu common/support.cu common/smemlab.h $(FATBIN_GONE) | $(BUILD_JAIL)
 	$(COMPILE_ONE)
 
 $(BUILD)/planted/src/%.cu: tests/planted/%.patch $(wildcard solutions/*/*.cu)
@@ -44,7 +44,7 @@ $(BUILD)/planted/src/%.cu: tests/planted/%.patch $(wildcard solutions/*/*.cu)
 
 # Planted wrong variants, built for the GPU at hand.
 PLANTED := $(PLANTED_NAMES:%=$(BUILD)/planted/%.so)
-$(BUILD)/planted/%.so: $(BUILD)/planted/src/%.cu common/support.cu common/smemlab.h $(FATBIN_GONE)
+$(BUILD)/planted/%.so: $(BUILD)/planted/src/%.cu common/support.cu common/smemlab.h $(FATBIN_GONE) | $(BUILD_JAIL)
 	@mkdir -p $(@D)
 	$(call lab_lib,$(NVCC_ALL),$<,$@)
 
@@ -52,23 +52,25 @@ $(BUILD)/tests/expect: tests/gpu/expect.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(C_ALL) $< -o $@ $(addprefix -L,$(DEPS_LIB)) $(addprefix -Wl$(comma)-rpath$(comma),$(DEPS_LIB)) -lcjson
 
-.PHONY: check check-unit check-compile check-contract check-launches check-cli check-make check-gpu check-student-kit check-batch
-check: check-unit check-traces check-compile check-contract check-launches check-cli check-make check-docs check-batch
+.PHONY: check check-unit check-compile check-contract check-launches check-cli check-make check-gpu check-student-kit check-batch check-hostile check-exports check-jail
+check: check-unit check-traces check-compile check-contract check-launches check-cli check-make check-docs check-batch check-hostile check-exports check-jail
 	@echo "make check: all passed"
 
 # The image tests read a real library built by nvcc (no GPU needed to build one),
 # for every architecture of the kit's default list: their cubins differ in layout.
 UNIT_TEST_LIB := $(BUILD)/tests/lab5-all-archs.so
-$(UNIT_TEST_LIB): labs/lab5-matmul/lab5.cu common/support.cu common/smemlab.h $(FATBIN_GONE)
+$(UNIT_TEST_LIB): labs/lab5-matmul/lab5.cu common/support.cu common/smemlab.h $(FATBIN_GONE) | $(BUILD_JAIL)
 	@mkdir -p $(@D)
 	$(call lab_lib,$(NVCC_BASE) $(foreach a,$(DEFAULT_ARCHS),-gencode arch=compute_$(a)$(comma)code=sm_$(a)) -gencode arch=compute_90$(comma)code=compute_90,$<,$@)
 # A lab 1 library whose host assembly injects a foreign fatbinary (test_image.c).
+# Built outside the jail (RUNNER env), whose assembler guard refuses .incbin: the
+# test proves the grader ignores such code should a library ever carry it.
 INJECTED_LIB := $(BUILD)/tests/lab1-injected.so
 $(BUILD)/tests/foreign.fatbin: tests/unit/injected/foreign.cu
 	@mkdir -p $(@D)
 	$(NVCC) -std=c++17 --fatbin -gencode arch=compute_75,code=sm_75 $< -o $@
 $(INJECTED_LIB): tests/unit/injected/lab1-injected.cu $(BUILD)/tests/foreign.fatbin common/support.cu common/smemlab.h $(FATBIN_GONE)
-	$(call lab_lib,$(NVCC_BASE) -gencode arch=compute_75$(comma)code=sm_75 -DFOREIGN_FATBIN='"$(BUILD)/tests/foreign.fatbin"',$<,$@)
+	$(call lab_lib,$(NVCC_BASE) -gencode arch=compute_75$(comma)code=sm_75 -DFOREIGN_FATBIN='"$(BUILD)/tests/foreign.fatbin"',$<,$@,env)
 check-unit: $(UNIT_BIN) $(UNIT_TEST_LIB) $(INJECTED_LIB)
 	SMEMLAB_TEST_LIB=$(UNIT_TEST_LIB) SMEMLAB_INJECTED_LIB=$(INJECTED_LIB) $(UNIT_BIN)
 
@@ -139,8 +141,23 @@ endif
 
 # smemlab-batch without a GPU: fakes for nvcc and the grader where needed
 # (tests/batch/), real nvcc for compile errors, the real grader's no-GPU path.
-check-batch: $(BATCH) $(GRADER_ALL)
+check-batch: $(BATCH) $(GRADER_ALL) $(BUILD_JAIL)
 	bash tests/batch/test-batch.sh $(BUILD)
+
+# A hostile class (issue 17) through the real batch and the real nvcc: each
+# attack gets its reason within its limit, the honest next to them are built,
+# the batch's own memory is measured and bounded.
+check-hostile: $(BATCH) $(BUILD_JAIL)
+	bash tests/batch/test-hostile.sh $(BUILD)
+
+# Classes as Moodle, Canvas, Blackboard and Gradescope export them, names with
+# any characters, a roster; the gradebook opens in a spreadsheet with no formula.
+check-exports: $(BATCH) $(BUILD_JAIL)
+	bash tests/batch/test-exports.sh $(BUILD)
+
+# The jail alone, on single files: every layer, the limits, make lab-lib's use of it.
+check-jail: $(BUILD_JAIL)
+	bash tests/jail/test-jail.sh $(BUILD)
 
 # A generated class of lab 3 (solutions, skeletons, planted variants, files
 # that do not compile; one comment each so that no two hashes are equal),
@@ -151,7 +168,7 @@ BENCH_BATCH_N ?= 300
 GEN_CLASS = python3 tests/batch/gen-class.py --solution solutions/lab3-padding/lab3.cu \
     --skeleton labs/lab3-padding/lab3.cu --planted $(BUILD)/planted/src/lab3-missing-pad.cu
 .PHONY: bench-batch check-gpu-batch
-bench-batch check-gpu-batch: $(BATCH) $(GRADER_ALL) $(BUILD)/planted/src/lab3-missing-pad.cu
+bench-batch check-gpu-batch: $(BATCH) $(GRADER_ALL) $(BUILD_JAIL) $(BUILD)/planted/src/lab3-missing-pad.cu
 	rm -rf $(BUILD)/$@
 	$(GEN_CLASS) --count $(if $(filter bench-batch,$@),$(BENCH_BATCH_N),30) $(BUILD)/$@/class
 	$(BATCH) --plain $(BATCH_FLAGS) -o $(BUILD)/$@/results lab3 $(BUILD)/$@/class | tee $(BUILD)/$@/run.log | grep -v '^\['

@@ -1,7 +1,10 @@
 /*
  * batch.h - smemlab-batch: grade a class of submissions (docs/instructors.md).
  *
- * discover.c  each entry of SUBMISSIONS_DIR -> one submission (or a reason why not)
+ * discover.c  a class folder or archive -> one submission per student (or a reason why not)
+ * layouts.c   how learning systems name their exports (Moodle, Canvas, Blackboard, Gradescope)
+ * names.c     original names kept for the gradebook, safe student ids for files
+ * roster.c    --roster: ids, names and emails put on what an export names
  * pipeline.c  builds (make lab-lib, -j N) feed a queue that graders (N per GPU) consume
  * record.c    RESULTS_DIR/STUDENT.json, written atomically as each one is done
  * reports.c   gradebook.csv, feedback text/HTML, Gradescope, Autolab, JUnit, summary
@@ -21,6 +24,7 @@
 #define BATCH_EXIT_ENV 3        /* the kit is not usable (grader or make missing) */
 
 #define ID_MAX 128
+#define NAME_MAX_B 256
 #define REASON_MAX 1024
 
 typedef enum sub_status {
@@ -48,6 +52,9 @@ void check_rec_free(check_rec *c);
 /* One student's result: what RESULTS_DIR/STUDENT.json holds. */
 typedef struct result {
     char student[ID_MAX];
+    char name[NAME_MAX_B];   /* as the export or the roster names them (UTF-8) */
+    char email[NAME_MAX_B];
+    int late;                /* the export marks it late (Canvas) */
     char entry[ID_MAX * 2];  /* the entry of SUBMISSIONS_DIR it came from */
     char source[1024];       /* where labN.cu was found, relative ("alice.zip:alice/lab3.cu") */
     char sha256[65];
@@ -65,10 +72,15 @@ typedef struct result {
 
 void result_free_checks(result *r);
 
-/* One entry of SUBMISSIONS_DIR after discovery. */
+/* One student's submission after discovery. */
 typedef struct submission {
-    char student[ID_MAX];
-    char entry[ID_MAX * 2];
+    char student[ID_MAX];      /* safe id: letters, digits, '.', '_', '-' (names.c) */
+    char name[NAME_MAX_B];     /* their name as exported (or the roster's), UTF-8 */
+    char email[NAME_MAX_B];
+    char ext_id[NAME_MAX_B];   /* the id the export carries (user id, username, SID) */
+    const char *layout;        /* "folder", "moodle", "canvas", "blackboard", "gradescope", "roster" */
+    int late;
+    char entry[ID_MAX * 2];    /* the class folder's entry it came from (the first, if several) */
     char source[1024];     /* relative description of where labN.cu was found */
     char *code;            /* labN.cu's bytes (NULL when rejected) */
     size_t code_len;
@@ -83,16 +95,37 @@ typedef struct discover_limits {
     long long max_entries;  /* entries of an archive or a folder */
 } discover_limits;
 
+/* --roster FILE (roster.c). */
+typedef struct roster_row {
+    char id[NAME_MAX_B], name[NAME_MAX_B], email[NAME_MAX_B];
+    char key[NAME_MAX_B]; /* the name folded (name_key) */
+} roster_row;
+typedef struct roster {
+    roster_row *rows;
+    int n;
+} roster;
+int roster_load(const char *path, roster *r, char *err, size_t errlen);
+const roster_row *roster_match(const roster *r, const char *ext_id, const char *email,
+                               const char *name);
+void roster_free(roster *r);
+
+/* Names (names.c). */
+void name_clean(const char *in, char *out, size_t size);   /* valid UTF-8, no control characters */
+void name_safe_id(const char *name, char *out, size_t size); /* as is, or folded + "-" + 8 hex */
+void name_fold(const char *in, char *out, size_t size, int keep_punct); /* to ASCII */
+void name_key(const char *name, char *out, size_t size);   /* folded, lower case, letters and digits */
+
 /*
- * Each entry of dir (names in `only`, when given, are the ones kept; a NULL
- * name list keeps all). Returns the count, *out an array sorted by student
- * id, or -1 with a message in err when dir cannot be read.
+ * The class at `path` (a folder, or a .zip/.tar/.tar.gz/.tar.xz of one, as a
+ * learning system exports it): one submission per student, sorted by id.
+ * With a roster, ids, names and emails come from it, and everyone on it
+ * without a submission gets one that says so. Names in `only` (ids), when
+ * given, are the ones kept. Returns the count, *out, or -1 with a message in
+ * err when the class cannot be read at all.
  */
-int discover(const char *dir, const lab_def *lab, const discover_limits *lim,
-             char *const *only, int n_only, submission **out, char *err, size_t errlen);
-/* Discovery of one entry (a name inside dir). */
-void discover_entry(const char *dir, const char *name, const lab_def *lab,
-                    const discover_limits *lim, submission *s);
+int discover(const char *path, const lab_def *lab, const discover_limits *lim,
+             const roster *ro, char *const *only, int n_only, submission **out, char *err,
+             size_t errlen);
 void submissions_free(submission *s, int n);
 void sha256_hex(const void *data, size_t len, char out[65]);
 
@@ -110,6 +143,8 @@ typedef struct batch_opts {
     const lab_def *lab;
     const char *submissions, *results;
     const char *kit, *grader, *nvcc, *nvcc_arch, *make;
+    const char *roster_path; /* --roster, passed on to Slurm tasks */
+    roster roster;
     int jobs, jobs_set;
     int gpus[64], n_gpus;
     int per_gpu;       /* graders at a time on each GPU (they take turns measuring) */
@@ -119,6 +154,12 @@ typedef struct batch_opts {
     char **only; int n_only;
     char **grader_args; int n_grader_args;
     discover_limits limits;
+    /* The build jail (grader/jail/): its limits, passed to make lab-lib. */
+    double build_timeout;      /* seconds (--build-timeout) */
+    long long build_memory;    /* bytes of address space, each compiler process */
+    long long build_output;    /* bytes, each file a build writes */
+    long long build_log;       /* bytes of compiler messages kept */
+    const char *build_sandbox; /* "auto" or "portable" */
     int progress;  /* 1: TTY progress line, 0: plain lines, -1: quiet */
     int slurm; int chunk_size; const char *sbatch; char **sbatch_args; int n_sbatch_args;
     long task; const char *chunk_file;

@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
+#include <locale.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,16 +18,22 @@
 static void usage(FILE *f)
 {
     fprintf(f,
-"usage: smemlab-batch [options] LAB SUBMISSIONS_DIR [-o RESULTS_DIR]\n"
-"Grade a class: each entry of SUBMISSIONS_DIR is one student, either a folder\n"
-"holding LAB.cu (anywhere inside, exactly once), a .zip/.tar.gz/.tgz of such a\n"
-"folder, or a file STUDENT.cu. The student id is the entry's name less its\n"
-"extension (letters, digits, '.', '_', '-'). Each distinct source is built\n"
-"once with the kit's flags (make lab-lib) beside a copy of common/, graded by\n"
-"smemlab-grade, and recorded at once in RESULTS_DIR/STUDENT.json.\n"
+"usage: smemlab-batch [options] LAB SUBMISSIONS [-o RESULTS_DIR]\n"
+"Grade a class. SUBMISSIONS is a folder, or a .zip/.tar/.tar.gz/.tar.xz of one,\n"
+"as a learning system exports it: Moodle, Canvas, Blackboard and Gradescope\n"
+"exports are read as they come (their file names say whose each file is);\n"
+"otherwise each entry is one student: a folder holding LAB.cu (anywhere\n"
+"inside, exactly once), an archive of such a folder, or a file STUDENT.cu.\n"
+"Names may hold any characters: the gradebook keeps them, files use a safe\n"
+"student id made from them. Each distinct source is built once with the kit's\n"
+"flags (make lab-lib) in the build jail beside a copy of common/, graded by\n"
+"smemlab-grade, and recorded at once in RESULTS_DIR/ID.json.\n"
 "\n"
 "  LAB                  lab1 ... lab6 (or 1 ... 6)\n"
 "  -o, --results DIR    results folder (default: results-LAB); made if missing\n"
+"  --roster FILE        CSV with the columns id, name (and email): ids, names and\n"
+"                       emails for what the export names; everyone on it without\n"
+"                       a submission gets a row that says so\n"
 "  -j, --jobs N         builds at a time (default: the CPU cores available)\n"
 "  --gpus LIST          GPUs to grade on (default 0; e.g. 0,1)\n"
 "  --graders-per-gpu N  graders at a time on each GPU (default 3): they open the\n"
@@ -46,8 +53,19 @@ static void usage(FILE *f)
 "  --kit DIR            the kit's top folder (default: the parent of this program's folder)\n"
 "  --nvcc PATH          nvcc to build with (passed to make as NVCC)\n"
 "  --nvcc-arch FLAGS    architecture flags (default: `make -s nvcc-arch`, asked once)\n"
+"  --build-timeout SEC  wall time of one build (default 120): past it every\n"
+"                       process of the build is killed (\"the build ran past 120 s\")\n"
+"  --build-memory SIZE  address space of each compiler process (default 4G)\n"
+"                       (\"the compiler needed more than 4 GiB\")\n"
+"  --build-output SIZE  largest file a build may write (default 256M)\n"
+"  --build-log SIZE     compiler messages kept of one build (default 1M)\n"
+"  --build-sandbox MODE auto (default): every build reads only its submission,\n"
+"                       common/ and the toolchain (Landlock, where the kernel has\n"
+"                       it) and its includes are checked (nvcc -M); portable: the\n"
+"                       checks without Landlock (what an older kernel gets)\n"
 "  --max-source BYTES   cap on LAB.cu (default 1048576)\n"
-"  --max-archive BYTES  cap on an archive and on what it unpacks to (default 67108864)\n"
+"  --max-archive BYTES  cap on a student's archive and what it unpacks to (default\n"
+"                       67108864)\n"
 "  --max-entries N      cap on the entries of an archive or folder (default 10000)\n"
 "  --progress, --plain, --quiet   progress line (default on a terminal), one line\n"
 "                       per submission (default otherwise), or only the summary\n"
@@ -60,10 +78,11 @@ static void usage(FILE *f)
 "                       task asks for N cores (--cpus-per-task) and builds N at a time\n"
 "  --sbatch PATH        sbatch to call (default: sbatch)\n"
 "  --sbatch-arg ARG     extra sbatch option (repeat; e.g. --sbatch-arg=--partition=gpu)\n"
-"  --task I --chunk-file F   (what a task runs) grade the entries listed in F, one\n"
-"                       name per line, into RESULTS_DIR; no reports\n"
+"  --task I --chunk-file F   (what a task runs) grade the students whose ids F\n"
+"                       lists, one a line, into RESULTS_DIR; no reports\n"
 "\n"
-"Reports (RESULTS_DIR): gradebook.csv, junit.xml, feedback/ID.txt and .html,\n"
+"Reports (RESULTS_DIR): gradebook.csv (a cell that would start a spreadsheet\n"
+"formula is written as text), junit.xml, feedback/ID.txt and .html,\n"
 "gradescope/ID/results.json, autolab/ID.txt (last line: Autolab's JSON).\n"
 "\n"
 "exit status: 0 every submission has a result; 1 some could not be graded (no\n"
@@ -77,6 +96,25 @@ static int bad(const char *fmt, const char *arg)
     fprintf(stderr, fmt, arg);
     fprintf(stderr, "\nTry `smemlab-batch --help`.\n");
     return BATCH_EXIT_USAGE;
+}
+
+/* "4G", "512M", "100000" -> bytes (binary units); -1 when not a size. */
+static long long parse_size(const char *s)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s || !(v > 0))
+        return -1;
+    double mul = 1;
+    if (*end == 'k' || *end == 'K') mul = 1024.0, end++;
+    else if (*end == 'm' || *end == 'M') mul = 1024.0 * 1024, end++;
+    else if (*end == 'g' || *end == 'G') mul = 1024.0 * 1024 * 1024, end++;
+    if (*end == 'i' || *end == 'I')
+        end++;
+    if (*end == 'b' || *end == 'B')
+        end++;
+    return *end ? -1 : (long long)(v * mul);
 }
 
 static int parse_long(const char *s, long lo, long hi, long *out)
@@ -152,6 +190,22 @@ static char *ask_arch(const batch_opts *o)
     return n ? strdup(buf) : NULL;
 }
 
+/* A kept record names the student as this run does (a roster given since, a
+ * name corrected in the learning system): rewritten when that changed. */
+static void refresh_identity(const batch_opts *o, result *r, const submission *s)
+{
+    if (!strcmp(r->name, s->name) && !strcmp(r->email, s->email) && r->late == s->late &&
+        !strcmp(r->entry, s->entry))
+        return;
+    snprintf(r->name, sizeof r->name, "%s", s->name);
+    snprintf(r->email, sizeof r->email, "%s", s->email);
+    snprintf(r->entry, sizeof r->entry, "%s", s->entry);
+    r->late = s->late;
+    char err[512];
+    if (record_write(o->results, r, err, sizeof err))
+        fprintf(stderr, "smemlab-batch: %s\n", err);
+}
+
 static int in_list(char **list, int n, const char *s)
 {
     for (int i = 0; i < n; i++)
@@ -164,7 +218,8 @@ int main(int argc, char **argv)
 {
     enum { O_GPUS = 256, O_PER_GPU, O_TIME, O_REGRADE, O_ONLY, O_GARG, O_GRADER, O_KIT, O_NVCC, O_ARCH,
            O_MAXSRC, O_MAXARC, O_MAXENT, O_PROGRESS, O_PLAIN, O_QUIET, O_SLURM, O_CHUNK,
-           O_SBATCH, O_SARG, O_TASK, O_CHUNKF, O_HELP, O_NO_METER };
+           O_SBATCH, O_SARG, O_TASK, O_CHUNKF, O_HELP, O_NO_METER, O_BTIME, O_BMEM, O_BOUT,
+           O_BLOG, O_BSANDBOX, O_ROSTER };
     static const struct option longs[] = {
         {"results", required_argument, 0, 'o'}, {"jobs", required_argument, 0, 'j'},
         {"gpus", required_argument, 0, O_GPUS}, {"time-limit", required_argument, 0, O_TIME},
@@ -182,10 +237,22 @@ int main(int argc, char **argv)
         {"sbatch-arg", required_argument, 0, O_SARG}, {"task", required_argument, 0, O_TASK},
         {"chunk-file", required_argument, 0, O_CHUNKF}, {"help", no_argument, 0, O_HELP},
         {"no-meter-server", no_argument, 0, O_NO_METER},
+        {"build-timeout", required_argument, 0, O_BTIME},
+        {"build-memory", required_argument, 0, O_BMEM},
+        {"build-output", required_argument, 0, O_BOUT},
+        {"build-log", required_argument, 0, O_BLOG},
+        {"build-sandbox", required_argument, 0, O_BSANDBOX},
+        {"roster", required_argument, 0, O_ROSTER},
         {0, 0, 0, 0}};
+    /* Names in archives are UTF-8 (zip's flag, pax headers): libarchive converts
+       them by the locale's character set, so it must be one that holds them. */
+    if (!setlocale(LC_CTYPE, "C.UTF-8"))
+        setlocale(LC_CTYPE, "");
     batch_opts o = {.jobs = cores(), .n_gpus = 1, .per_gpu = 3, .time_limit = 300, .make = "make",
                     .limits = {1 << 20, 64LL << 20, 10000}, .chunk_size = 10, .sbatch = "sbatch",
-                    .task = -1, .argc = argc, .argv = argv};
+                    .task = -1, .argc = argc, .argv = argv, .build_timeout = 120,
+                    .build_memory = 4LL << 30, .build_output = 256LL << 20,
+                    .build_log = 1 << 20, .build_sandbox = "auto"};
     o.progress = isatty(2) ? 1 : 0;
     o.grader_args = calloc((size_t)argc + 1, sizeof(char *));
     o.sbatch_args = calloc((size_t)argc + 1, sizeof(char *));
@@ -224,6 +291,26 @@ int main(int argc, char **argv)
             o.time_limit = t;
             break;
         }
+        case O_BTIME: {
+            char *end;
+            double t = strtod(optarg, &end);
+            if (end == optarg || *end || !(t >= 1 && t <= 86400)) return bad("--build-timeout wants seconds in 1..86400, not '%s'", optarg);
+            o.build_timeout = t;
+            break;
+        }
+        case O_BMEM: case O_BOUT: case O_BLOG: {
+            long long b = parse_size(optarg);
+            if (b < 4096) return bad("a build limit wants a size such as 4G, 256M or 1048576 (at least 4K), not '%s'", optarg);
+            if (opt == O_BMEM) o.build_memory = b;
+            else if (opt == O_BOUT) o.build_output = b;
+            else o.build_log = b;
+            break;
+        }
+        case O_BSANDBOX:
+            if (strcmp(optarg, "auto") && strcmp(optarg, "portable")) return bad("--build-sandbox is auto or portable, not '%s'", optarg);
+            o.build_sandbox = optarg;
+            break;
+        case O_ROSTER: o.roster_path = optarg; break;
         case O_REGRADE: o.regrade = 1; break;
         case O_ONLY: only = optarg; break;
         case O_GARG: o.grader_args[o.n_grader_args++] = optarg; break;
@@ -270,11 +357,18 @@ int main(int argc, char **argv)
 
     struct stat st;
     const char *subdir = argv[optind + 1];
-    if (stat(subdir, &st) || !S_ISDIR(st.st_mode))
-        return bad("the submissions folder '%s' does not exist or is not a folder", subdir);
-    if (access(subdir, R_OK | X_OK))
+    if (stat(subdir, &st) || !(S_ISDIR(st.st_mode) || S_ISREG(st.st_mode)))
+        return bad("the submissions folder '%s' does not exist or is not a folder or an archive",
+                   subdir);
+    if (access(subdir, S_ISDIR(st.st_mode) ? R_OK | X_OK : R_OK))
         return bad("the submissions folder '%s' is not readable", subdir);
     o.submissions = absolute(subdir);
+    if (o.roster_path) {
+        char rerr[1024];
+        if (roster_load(o.roster_path, &o.roster, rerr, sizeof rerr))
+            return bad("%s", rerr);
+        o.roster_path = absolute(o.roster_path);
+    }
 
     char def_results[64];
     if (!results) {
@@ -312,6 +406,13 @@ int main(int argc, char **argv)
     snprintf(mk, sizeof mk, "%s/common/smemlab.h", o.kit);
     if (access(mk, R_OK))
         return bad("'%s' is not the kit's top folder (no common/smemlab.h): give --kit DIR", o.kit);
+    char jail[4200];
+    snprintf(jail, sizeof jail, "%s/build/smemlab-build-jail", o.kit);
+    if (!o.slurm && access(jail, X_OK)) {
+        fprintf(stderr, "smemlab-batch: the build jail %s is not built: run `make batch` (or "
+                "make build/smemlab-build-jail) in the kit\n", jail);
+        return BATCH_EXIT_ENV;
+    }
     if (!o.slurm && access(o.grader, X_OK)) {
         fprintf(stderr, "smemlab-batch: the grader %s is not built: run `make batch` (or "
                 "make %s/smemlab-grade) in the kit\n", o.grader, exe_dir);
@@ -335,22 +436,23 @@ int main(int argc, char **argv)
     submission *subs = NULL;
     int n = 0;
     char err[1024];
-    if (o.task >= 0) {
+    const roster *ro = o.roster_path ? &o.roster : NULL;
+    if (o.task >= 0) { /* a Slurm task: the class read as the submitter read it, its ids kept */
         char *list = read_file_all(o.chunk_file, NULL, 16 << 20);
         if (!list)
             return bad("cannot read the chunk file '%s'", o.chunk_file);
-        int cap = 16;
-        subs = calloc((size_t)cap, sizeof *subs);
-        for (char *save = NULL, *t = strtok_r(list, "\n", &save); t; t = strtok_r(NULL, "\n", &save)) {
-            if (!*t)
-                continue;
-            if (n == cap)
-                subs = realloc(subs, sizeof *subs * (size_t)(cap *= 2));
-            discover_entry(o.submissions, t, o.lab, &o.limits, &subs[n++]);
-        }
+        int n_ids = 0;
+        char **ids = calloc(strlen(list) + 1, sizeof *ids);
+        for (char *save = NULL, *t = strtok_r(list, "\n", &save); t; t = strtok_r(NULL, "\n", &save))
+            if (*t)
+                ids[n_ids++] = t;
+        n = discover(o.submissions, o.lab, &o.limits, ro, ids, n_ids, &subs, err, sizeof err);
+        free(ids);
         free(list);
+        if (n < 0)
+            return bad("%s", err);
     } else {
-        n = discover(o.submissions, o.lab, &o.limits, NULL, 0, &subs, err, sizeof err);
+        n = discover(o.submissions, o.lab, &o.limits, ro, NULL, 0, &subs, err, sizeof err);
         if (n < 0)
             return bad("%s", err);
     }
@@ -385,6 +487,7 @@ int main(int argc, char **argv)
             if (old.final && !strcmp(old.sha256, s->sha256) && !strcmp(old.lab, o.lab->id)) {
                 rs[i] = old;
                 s->status = old.status; /* not pending */
+                refresh_identity(&o, &rs[i], s);
                 continue;
             }
             result_free_checks(&old);
@@ -392,6 +495,7 @@ int main(int argc, char **argv)
         if (o.only && !in_list(o.only, o.n_only, s->student) && record_read(path, &old) == 0) {
             rs[i] = old; /* not asked for: as recorded */
             s->status = old.status;
+            refresh_identity(&o, &rs[i], s);
             continue;
         }
         if (o.only && !in_list(o.only, o.n_only, s->student)) {

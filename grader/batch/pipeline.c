@@ -34,7 +34,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#define BUILD_LIMIT_S 900.0
+/* The jail stops a build at --build-timeout itself; the batch kills one that
+ * outlives that by this much (a jail that could not kill, a make that hangs). */
+#define BUILD_GRACE_S 30.0
 
 typedef enum { J_QUEUED, J_BUILDING, J_BUILT, J_GRADING, J_DONE } job_state;
 
@@ -96,6 +98,28 @@ static int prepare_scratch(const batch_opts *o, job *j, const submission *s, int
     return write_file(p, s->code, s->code_len);
 }
 
+/*
+ * Stop a child and everything in its process group. A build gets SIGTERM
+ * first: the jail (grader/jail/) then kills its compiler's process group,
+ * which is not ours; SIGKILL follows within two seconds either way.
+ */
+static void stop_child(pid_t pid, int *status)
+{
+    kill(-pid, SIGTERM);
+    kill(pid, SIGTERM);
+    for (int i = 0; i < 200; i++) {
+        if (waitpid(pid, status, WNOHANG) == pid) {
+            kill(-pid, SIGKILL);
+            return;
+        }
+        struct timespec ts = {0, 10 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+    kill(-pid, SIGKILL);
+    kill(pid, SIGKILL);
+    waitpid(pid, status, 0);
+}
+
 /* Run argv with output to log_path; status_wr (or -1) becomes its fd 3. */
 static pid_t spawn(char *const argv[], const char *log_path, int status_wr)
 {
@@ -127,7 +151,8 @@ static pid_t spawn(char *const argv[], const char *log_path, int status_wr)
 static void start_build(const batch_opts *o, job *j)
 {
     char a_lab[64], a_src[4300], a_out[4300], a_common[4300], a_arch[1100], a_nvcc[1100],
-        a_kit[4200], log[4300];
+        a_kit[4200], log[4300], a_time[64], a_mem[64], a_outcap[64], a_log[64], a_sandbox[64],
+        a_verdict[4300];
     snprintf(a_lab, sizeof a_lab, "LAB=%s", o->lab->id);
     snprintf(a_src, sizeof a_src, "SRC=%s/%s.cu", j->dir, o->lab->id);
     snprintf(a_out, sizeof a_out, "OUT=%s/%s.so", j->dir, o->lab->id);
@@ -135,8 +160,14 @@ static void start_build(const batch_opts *o, job *j)
     snprintf(a_arch, sizeof a_arch, "NVCC_ARCH=%s", o->nvcc_arch ? o->nvcc_arch : "");
     snprintf(a_nvcc, sizeof a_nvcc, "NVCC=%s", o->nvcc ? o->nvcc : "nvcc");
     snprintf(a_kit, sizeof a_kit, "%s", o->kit);
+    snprintf(a_time, sizeof a_time, "BUILD_TIMEOUT=%g", o->build_timeout);
+    snprintf(a_mem, sizeof a_mem, "BUILD_MEMORY=%lld", o->build_memory);
+    snprintf(a_outcap, sizeof a_outcap, "BUILD_OUTPUT=%lld", o->build_output);
+    snprintf(a_log, sizeof a_log, "BUILD_LOG=%lld", o->build_log);
+    snprintf(a_sandbox, sizeof a_sandbox, "BUILD_SANDBOX=%s", o->build_sandbox);
+    snprintf(a_verdict, sizeof a_verdict, "BUILD_VERDICT=%s/build.verdict", j->dir);
     snprintf(log, sizeof log, "%s/build.log", j->dir);
-    char *argv[16];
+    char *argv[24];
     int n = 0;
     argv[n++] = (char *)o->make;
     argv[n++] = "-s";
@@ -148,6 +179,12 @@ static void start_build(const batch_opts *o, job *j)
     argv[n++] = a_src;
     argv[n++] = a_out;
     argv[n++] = a_common;
+    argv[n++] = a_time;
+    argv[n++] = a_mem;
+    argv[n++] = a_outcap;
+    argv[n++] = a_log;
+    argv[n++] = a_sandbox;
+    argv[n++] = a_verdict;
     if (o->nvcc_arch)
         argv[n++] = a_arch;
     if (o->nvcc)
@@ -332,7 +369,7 @@ static void poll_status(job *j)
 static int over_limit(const batch_opts *o, const job *j, double t)
 {
     if (j->state == J_BUILDING)
-        return t - j->started > BUILD_LIMIT_S;
+        return t - j->started > o->build_timeout + BUILD_GRACE_S;
     if (j->state != J_GRADING)
         return 0;
     if (j->gpu_since > 0)
@@ -428,11 +465,16 @@ static void finish_job(const batch_opts *o, job *j, submission *subs, result *re
             fprintf(stderr, "smemlab-batch: %s\n", err);
         (*done)++;
         if (o->progress == 0) {
+            char who[ID_MAX + NAME_MAX_B + 4];
+            if (r->name[0] && strcmp(r->name, r->student))
+                snprintf(who, sizeof who, "%s (%s)", r->name, r->student);
+            else
+                snprintf(who, sizeof who, "%s", r->student);
             if (r->status == ST_GRADED)
-                printf("[%d/%d] %s: %g/%g%s%s\n", *done, total, r->student, r->points,
+                printf("[%d/%d] %s: %g/%g%s%s\n", *done, total, who, r->points,
                        r->max_points, r->reason[0] ? " - " : "", r->reason);
             else
-                printf("[%d/%d] %s: %s\n", *done, total, r->student, r->reason);
+                printf("[%d/%d] %s: %s\n", *done, total, who, r->reason);
             fflush(stdout);
         } else if (o->progress == 1) {
             double el = now_seconds() - t0, rate = *done / (el > 0 ? el : 1);
@@ -445,6 +487,36 @@ static void finish_job(const batch_opts *o, job *j, submission *subs, result *re
     result_free_checks(&j->outcome);
     rm_rf(j->dir);
     j->state = J_DONE;
+}
+
+/*
+ * What the build jail said, from its --verdict file: "refused: WHY" (a file
+ * outside the submission, a forbidden directive) and "limit: WHY" (time,
+ * memory, output) are the student's build's, "setup: WHY" the machine's.
+ * 1 when there was one (the outcome filled), 0 when not.
+ */
+static int jail_verdict(const batch_opts *o, job *j)
+{
+    char path[4300];
+    snprintf(path, sizeof path, "%s/build.verdict", j->dir);
+    char *text = read_file_all(path, NULL, 4096);
+    if (!text)
+        return 0;
+    text[strcspn(text, "\n")] = 0;
+    const char *why = strchr(text, ':');
+    int found = why && why[1] == ' ' && why[2];
+    if (found && !strncmp(text, "setup:", 6)) {
+        j->outcome.status = ST_NOT_GRADED; /* not the student's fault: tried again next run */
+        j->outcome.final = 0;
+        snprintf(j->outcome.reason, sizeof j->outcome.reason,
+                 "not graded: the build sandbox could not be set up here (%s); see "
+                 "docs/instructors.md#build-sandbox, or run with --build-sandbox portable",
+                 why + 2);
+    } else if (found)
+        snprintf(j->outcome.reason, sizeof j->outcome.reason, "%s", why + 2);
+    (void)o;
+    free(text);
+    return found;
 }
 
 static void build_done(const batch_opts *o, job *j, int status, int killed)
@@ -461,9 +533,11 @@ static void build_done(const batch_opts *o, job *j, int status, int killed)
     j->outcome.status = ST_NOT_COMPILED;
     j->outcome.final = 1;
     j->outcome.grader_exit = -1;
-    if (killed)
-        snprintf(j->outcome.reason, sizeof j->outcome.reason,
-                 "does not compile: the build took longer than %.0f s", BUILD_LIMIT_S);
+    if (jail_verdict(o, j))
+        ;
+    else if (killed)
+        snprintf(j->outcome.reason, sizeof j->outcome.reason, "the build ran past %g s",
+                 o->build_timeout);
     else {
         first_error(log, j->dir, lab_file, j->outcome.reason, sizeof j->outcome.reason);
         if (!j->outcome.reason[0]) {
@@ -546,7 +620,11 @@ int pipeline_run(const batch_opts *o, submission *subs, int n, result *results)
             jobs[k].subs = calloc((size_t)n, sizeof(int));
             jobs[k].gpu_slot = -1;
             jobs[k].status_fd = -1;
-            if (prepare_scratch(o, &jobs[k], &subs[i], k)) {
+            if (prepare_scratch(o, &jobs[k], &subs[i], k) == 0) {
+                /* the bytes are on disk now: the batch keeps no class's worth of sources */
+                free(subs[i].code);
+                subs[i].code = NULL;
+            } else {
                 fprintf(stderr, "smemlab-batch: cannot prepare %s: %s\n", jobs[k].dir,
                         strerror(errno));
                 free(jobs[k].subs);
@@ -555,6 +633,9 @@ int pipeline_run(const batch_opts *o, submission *subs, int n, result *results)
                 return -1;
             }
             n_jobs++;
+        } else {
+            free(subs[i].code); /* the same bytes as its job's first submission */
+            subs[i].code = NULL;
         }
         jobs[k].subs[jobs[k].n_subs++] = i;
     }
@@ -603,9 +684,13 @@ int pipeline_run(const batch_opts *o, submission *subs, int n, result *results)
                 if (j->state == J_GRADING)
                     poll_status(j);
                 if (j->pid > 0 && over_limit(o, j, t)) {
-                    kill(-j->pid, SIGKILL);
-                    kill(j->pid, SIGKILL);
-                    waitpid(j->pid, &status, 0);
+                    if (j->state == J_BUILDING)
+                        stop_child(j->pid, &status);
+                    else {
+                        kill(-j->pid, SIGKILL);
+                        kill(j->pid, SIGKILL);
+                        waitpid(j->pid, &status, 0);
+                    }
                     pid = j->pid;
                     killed = 1;
                     break;
@@ -653,8 +738,8 @@ int pipeline_run(const batch_opts *o, submission *subs, int n, result *results)
     if (stop_signal) { /* interrupted: children go with us, nothing half-recorded */
         for (int k = 0; k < n_jobs; k++)
             if (jobs[k].pid > 0) {
-                kill(-jobs[k].pid, SIGKILL);
-                waitpid(jobs[k].pid, NULL, 0);
+                int st;
+                stop_child(jobs[k].pid, &st);
             }
     for (int k = 0; k < n_jobs; k++)
         if (jobs[k].status_fd >= 0)

@@ -73,6 +73,9 @@ int record_write(const char *results_dir, const result *r, char *err, size_t err
     cJSON *o = cJSON_CreateObject(), *checks = cJSON_CreateArray();
     cJSON_AddStringToObject(o, "tool", "smemlab-batch");
     cJSON_AddStringToObject(o, "student", r->student);
+    cJSON_AddStringToObject(o, "name", r->name);
+    cJSON_AddStringToObject(o, "email", r->email);
+    cJSON_AddBoolToObject(o, "late", r->late);
     cJSON_AddStringToObject(o, "entry", r->entry);
     cJSON_AddStringToObject(o, "source", r->source);
     cJSON_AddStringToObject(o, "sha256", r->sha256);
@@ -133,6 +136,9 @@ int record_read(const char *path, result *r)
     }
     memset(r, 0, sizeof *r);
     snprintf(r->student, sizeof r->student, "%s", str(o, "student"));
+    snprintf(r->name, sizeof r->name, "%s", str(o, "name"));
+    snprintf(r->email, sizeof r->email, "%s", str(o, "email"));
+    r->late = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "late"));
     snprintf(r->entry, sizeof r->entry, "%s", str(o, "entry"));
     snprintf(r->source, sizeof r->source, "%s", str(o, "source"));
     snprintf(r->sha256, sizeof r->sha256, "%s", str(o, "sha256"));

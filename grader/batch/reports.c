@@ -1,8 +1,9 @@
 /*
  * reports.c - every format an instructor imports, from the class's results:
  *
- *   gradebook.csv                 RFC 4180: student, points, max, one column per kernel,
- *                                 status, reason
+ *   gradebook.csv                 RFC 4180: student, name, email, late, points, max, one
+ *                                 column per kernel, status, reason; safe to open in a
+ *                                 spreadsheet (sb_csv)
  *   feedback/STUDENT.txt, .html   the student's report (same content; HTML escaped)
  *   gradescope/STUDENT/results.json   Gradescope's autograder results schema
  *   autolab/STUDENT.txt           feedback, then Autolab's last-line JSON
@@ -67,14 +68,23 @@ static void sb_xml(sb *b, const char *t)
     }
 }
 
-/* CSV field, RFC 4180: quoted when it holds a comma, quote, CR or LF. */
+/*
+ * CSV field, RFC 4180, and safe to open in a spreadsheet. A name or a reason
+ * is the student's text: one that begins with '=', '+', '-', '@', a tab or a
+ * CR (after any spaces) would be read as a formula, so it gets a leading
+ * "'" that spreadsheets show as text (OWASP's rule for CSV injection). A field
+ * is quoted when it holds a comma, a semicolon (the separator of some
+ * locales), a quote, CR or LF, or was so prefixed.
+ */
 static void sb_csv(sb *b, const char *t)
 {
-    if (!strpbrk(t, ",\"\r\n")) {
+    const char *first = t + strspn(t, " ");
+    int formula = *first && strchr("=+-@\t\r", *first);
+    if (!formula && !strpbrk(t, ",;\"\r\n")) {
         sb_puts(b, t);
         return;
     }
-    sb_puts(b, "\"");
+    sb_puts(b, formula ? "\"'" : "\"");
     for (const char *p = t; *p; p++)
         sb_add(b, *p == '"' ? "\"\"" : p, *p == '"' ? 2 : 1);
     sb_puts(b, "\"");
@@ -166,9 +176,32 @@ static const char *check_word(const char *status)
 
 /* --- feedback: one content, two renderings ------------------------------------------ */
 
+/* "Ada Lovelace (Ada_Lovelace_12-1a2b3c4d)", or the id alone when it is the name. */
+static void who_text(sb *b, const result *r, int xml)
+{
+    int named = r->name[0] && strcmp(r->name, r->student);
+    if (named) {
+        if (xml)
+            sb_xml(b, r->name);
+        else
+            sb_puts(b, r->name);
+        sb_puts(b, " (");
+    }
+    if (xml)
+        sb_xml(b, r->student);
+    else
+        sb_puts(b, r->student);
+    if (named)
+        sb_puts(b, ")");
+}
+
 static void feedback_text(sb *b, const lab_def *lab, const result *r)
 {
-    sb_printf(b, "smemlab %s (%s): %s\n", lab->id, lab->title, r->student);
+    sb_printf(b, "smemlab %s (%s): ", lab->id, lab->title);
+    who_text(b, r, 0);
+    sb_puts(b, "\n");
+    if (r->late)
+        sb_puts(b, "Submitted late (as the learning system marks it)\n");
     if (r->source[0])
         sb_printf(b, "Source: %s\n", r->source);
     sb_printf(b, "Result: %g/%g, %s\n", r->points, r->max_points, verdict(r));
@@ -196,7 +229,7 @@ static void feedback_html(sb *b, const lab_def *lab, const result *r)
 {
     sb_puts(b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>");
     sb_printf(b, "smemlab %s: ", lab->id);
-    sb_xml(b, r->student);
+    who_text(b, r, 1);
     sb_puts(b, "</title>\n<style>body{font-family:sans-serif;max-width:60em;margin:2em auto}"
                "td,th{padding:.2em .6em;text-align:left;vertical-align:top}"
                ".pass{color:#070}.fail{color:#b00}.not-measured,.skipped{color:#a60}"
@@ -205,8 +238,10 @@ static void feedback_html(sb *b, const lab_def *lab, const result *r)
     sb_puts(b, " (");
     sb_xml(b, lab->title);
     sb_puts(b, "): ");
-    sb_xml(b, r->student);
+    who_text(b, r, 1);
     sb_puts(b, "</h1>\n<dl>\n");
+    if (r->late)
+        sb_puts(b, "<dt>Submitted late</dt><dd>as the learning system marks it</dd>\n");
     if (r->source[0]) {
         sb_puts(b, "<dt>Source</dt><dd><code>");
         sb_xml(b, r->source);
@@ -367,8 +402,11 @@ static void junit(sb *b, const lab_def *lab, const result *rs, int n)
                   r->build_seconds + r->grade_seconds, i, lab->id);
         sb_printf(b, "    <properties>\n      <property name=\"points\" value=\"%g\"/>\n"
                      "      <property name=\"max_points\" value=\"%g\"/>\n"
-                     "      <property name=\"status\" value=\"%s\"/>\n    </properties>\n",
+                     "      <property name=\"status\" value=\"%s\"/>\n",
                   r->points, r->max_points, status_name(r->status));
+        sb_puts(b, "      <property name=\"name\" value=\"");
+        sb_xml(b, r->name);
+        sb_puts(b, "\"/>\n    </properties>\n");
         if (r->n_checks == 0) {
             sb_puts(b, "    <testcase name=\"");
             sb_xml(b, lab->id);
@@ -434,7 +472,7 @@ int reports_write(const batch_opts *o, const result *rs, int n, char *err, size_
         return -1;
     }
     sb csv = {0};
-    sb_puts(&csv, "student,points,max");
+    sb_puts(&csv, "student,name,email,late,points,max");
     for (int k = 0; k < lab->n_kernels; k++) {
         sb_puts(&csv, ",");
         sb_csv(&csv, lab->kernels[k].name);
@@ -444,6 +482,11 @@ int reports_write(const batch_opts *o, const result *rs, int n, char *err, size_
     for (int i = 0; i < n && rc == 0; i++) {
         const result *r = &rs[i];
         sb_csv(&csv, r->student);
+        sb_puts(&csv, ",");
+        sb_csv(&csv, r->name);
+        sb_puts(&csv, ",");
+        sb_csv(&csv, r->email);
+        sb_puts(&csv, r->late ? ",late" : ",");
         sb_printf(&csv, ",%g,%g", r->points, r->max_points);
         for (int k = 0; k < lab->n_kernels; k++) {
             int seen;
@@ -505,7 +548,8 @@ static void reasons_print(FILE *f, const result *rs, int n, sub_status st)
             if (rs[i].status != st)
                 continue;
             if (total++ < 30) {
-                fprintf(f, "      %-20s %.160s\n", rs[i].student, rs[i].reason);
+                fprintf(f, "      %-20s %.160s\n", rs[i].name[0] ? rs[i].name : rs[i].student,
+                        rs[i].reason);
                 shown++;
             }
         }

@@ -1,7 +1,7 @@
 /*
  * slurm.c - --slurm: the pending submissions as a Slurm job array.
  *
- * RESULTS_DIR/.slurm/ gets chunk-I.txt (the entries of task I, one name a
+ * RESULTS_DIR/.slurm/ gets chunk-I.txt (the student ids of task I, one a
  * line), job.sh (the array script: --gres=gpu:1, each task runs
  * `smemlab-batch --task I --chunk-file chunk-I.txt ...` with the same limits,
  * which it enforces itself: Slurm's --time counts in minutes) and task-I.log.
@@ -70,7 +70,7 @@ int slurm_run(const batch_opts *o, submission *subs, int n, result *results)
             }
             in_chunk = 0;
         }
-        fprintf(chunk, "%s\n", subs[i].entry);
+        fprintf(chunk, "%s\n", subs[i].student); /* ids: the task reads the class as we did */
         in_chunk++;
         task_of[i] = tasks - 1;
         snprintf(path, sizeof path, "%s/%s.json", o->results, subs[i].student);
@@ -80,7 +80,7 @@ int slurm_run(const batch_opts *o, submission *subs, int n, result *results)
         fclose(chunk);
 
     /* The array script. Minutes: builds and grading of a whole chunk, rounded up. */
-    int minutes = (int)((o->chunk_size * (o->time_limit + 120.0)) / 60.0) + 5;
+    int minutes = (int)((o->chunk_size * (o->time_limit + o->build_timeout)) / 60.0) + 5;
     snprintf(path, sizeof path, "%s/job.sh", dir);
     FILE *f = fopen(path, "w");
     if (!f) {
@@ -105,6 +105,13 @@ int slurm_run(const batch_opts *o, submission *subs, int n, result *results)
             o->no_meter_server ? " --no-meter-server" : "");
     fprintf(f, " --plain --time-limit %g --max-source %lld --max-archive %lld --max-entries %lld",
             o->time_limit, o->limits.max_source, o->limits.max_archive, o->limits.max_entries);
+    fprintf(f, " --build-timeout %g --build-memory %lld --build-output %lld --build-log %lld "
+               "--build-sandbox %s", o->build_timeout, o->build_memory, o->build_output,
+            o->build_log, o->build_sandbox);
+    if (o->roster_path) {
+        fprintf(f, " --roster ");
+        shq(f, o->roster_path);
+    }
     fprintf(f, " --kit ");
     shq(f, o->kit);
     fprintf(f, " --grader ");

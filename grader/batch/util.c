@@ -196,6 +196,9 @@ void result_init_from_sub(result *r, const submission *s, const lab_def *lab)
 {
     memset(r, 0, sizeof *r);
     snprintf(r->student, sizeof r->student, "%s", s->student);
+    snprintf(r->name, sizeof r->name, "%s", s->name);
+    snprintf(r->email, sizeof r->email, "%s", s->email);
+    r->late = s->late;
     snprintf(r->entry, sizeof r->entry, "%s", s->entry);
     snprintf(r->source, sizeof r->source, "%s", s->source);
     snprintf(r->sha256, sizeof r->sha256, "%s", s->sha256);

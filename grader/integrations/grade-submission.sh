@@ -20,8 +20,14 @@
 # the result is only as trustworthy as the student's code lets it be. Not
 # root: everything runs as the current user, with a warning.
 #
+# The build runs in the kit's build jail (build/smemlab-build-jail, through
+# make lab-lib): it reads only the student's file, common/ and the toolchain,
+# and an include of anything else, a limit reached, is the reason given.
+#
 # Environment: SMEMLAB_RUN_AS (user; default nobody), SMEMLAB_BUILD_TIMEOUT
-# (seconds for nvcc, default 300), SMEMLAB_GRADE_TIMEOUT (seconds for the
+# (seconds for the build, default 120), SMEMLAB_BUILD_MEMORY (address space of
+# each compiler process, default 4G), SMEMLAB_BUILD_SANDBOX (auto, or portable
+# where the container refuses Landlock), SMEMLAB_GRADE_TIMEOUT (seconds for the
 # grader, default 900), NVCC_ARCH (as for make: the GPU to build for).
 # Exit status: 0 result.json written (whatever the grade), 2 bad arguments,
 # 3 the kit is unusable (message on stderr).
@@ -39,8 +45,11 @@ OUT=$(cd "$OUT" && pwd)
 
 GRADER=$KIT/build/smemlab-grade
 [ -x "$GRADER" ] || die "the grader is not built: run make -C $KIT build/smemlab-grade"
+[ -x "$KIT/build/smemlab-build-jail" ] || die "the build jail is not built: run make -C $KIT build/smemlab-build-jail"
 command -v jq >/dev/null || die "jq is missing: apt-get install jq"
-BUILD_TIMEOUT=${SMEMLAB_BUILD_TIMEOUT:-300}
+BUILD_TIMEOUT=${SMEMLAB_BUILD_TIMEOUT:-120}
+BUILD_MEMORY=${SMEMLAB_BUILD_MEMORY:-4G}
+BUILD_SANDBOX=${SMEMLAB_BUILD_SANDBOX:-auto}
 GRADE_TIMEOUT=${SMEMLAB_GRADE_TIMEOUT:-900}
 t0=$(date +%s.%N)
 
@@ -69,17 +78,28 @@ chmod 755 "$WORK"
 status=graded reason= grader_json=null
 # The kit's own build of one lab library (make lab-lib, as smemlab-batch
 # builds): the flags of make labN on this machine, NVCC_ARCH following the
-# GPU present. make and nvcc run as the student's user.
+# GPU present, in the build jail with its limits. make and nvcc run as the
+# student's user. The jail stops the build at BUILD_TIMEOUT itself; timeout
+# is the backstop should make hang.
+verdict=$WORK/build.verdict
 (cd "$WORK" && "${as_user[@]}" env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL \
-    PATH="$PATH" HOME="$WORK" TMPDIR="$WORK" timeout "$BUILD_TIMEOUT" \
+    PATH="$PATH" HOME="$WORK" TMPDIR="$WORK" timeout -k 5 $((BUILD_TIMEOUT + 30)) \
     make -s --no-print-directory -C "$KIT" lab-lib LAB="$LAB" SRC="$WORK/$LAB.cu" \
-    OUT="$WORK/$LAB.so" LAB_COMMON="$WORK/common") >"$OUT/build.log" 2>&1
+    OUT="$WORK/$LAB.so" LAB_COMMON="$WORK/common" BUILD_TIMEOUT="$BUILD_TIMEOUT" \
+    BUILD_MEMORY="$BUILD_MEMORY" BUILD_SANDBOX="$BUILD_SANDBOX" BUILD_VERDICT="$verdict") >"$OUT/build.log" 2>&1
 rc=$?
 # the student's paths, not ours; and not make's own last word
 sed -i -e "s|$WORK/||g" -e '/^make: \*\*\*/d' "$OUT/build.log"
 : >"$OUT/report.txt"
-if [ $rc -eq 124 ]; then
-    status=not-compiled reason="does not compile: nvcc took more than ${BUILD_TIMEOUT}s"
+jail_said=$(head -n1 "$verdict" 2>/dev/null)
+if [ $rc -ne 0 ] && [ -n "$jail_said" ]; then
+    # "refused: ..." or "limit: ..." is the student's build's; "setup: ..." the machine's
+    case $jail_said in
+        setup:*) status=not-graded reason="not graded: the build sandbox could not be set up here (${jail_said#setup: })" ;;
+        *) status=not-compiled reason=${jail_said#*: } ;;
+    esac
+elif [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
+    status=not-compiled reason="the build ran past ${BUILD_TIMEOUT} s"
 elif [ $rc -ne 0 ]; then
     first=$(grep -m1 -E '(error|fatal)' "$OUT/build.log" || head -n1 "$OUT/build.log")
     status=not-compiled reason="does not compile: ${first:-nvcc failed with exit status $rc}"

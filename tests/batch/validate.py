@@ -4,7 +4,10 @@ its schema, and against the per-student records it was made from.
 
   records            record.schema.json
   gradebook.csv      RFC 4180 (csv module, strict), header, one row per record,
-                     the same points, status and reason as the record
+                     the same name, email, points, status and reason as the record,
+                     and no cell a spreadsheet would take for a formula (OWASP: a
+                     text cell starting with = + - @ tab or CR is written with a
+                     leading ')
   gradescope/*/results.json   gradescope.schema.json; score = the record's points
   autolab/*.txt      last line: autolab.schema.json; scores add up to the points
   feedback/*.txt, .html   the HTML parses, holds no raw markup from the data,
@@ -33,7 +36,10 @@ raw = open(os.path.join(res, "gradebook.csv"), newline="").read()
 if not raw.endswith("\r\n") or "\n" in raw.replace("\r\n", "") and not '"' in raw:
     err("gradebook.csv: lines must end in CRLF (RFC 4180)")
 rows = list(csv.reader(io.StringIO(raw, newline=""), strict=True))
-want_header = ["student", "points", "max"] + kernels + ["status", "reason"]
+want_header = ["student", "name", "email", "late", "points", "max"] + kernels + ["status", "reason"]
+def cell(text):
+    """What the gradebook must hold for a text: OWASP's ' before a formula."""
+    return "'" + text if text.lstrip(" ")[:1] in ("=", "+", "-", "@", "\t", "\r") and text.lstrip(" ") else text
 if rows[0] != want_header:
     err("gradebook.csv header %r, want %r" % (rows[0], want_header))
 seen = set()
@@ -46,11 +52,16 @@ for row in rows[1:]:
     r = records.get(s)
     if not r:
         err("gradebook.csv: %s has no record" % s); continue
-    if float(row[1]) != r["points"] or float(row[2]) != r["max_points"]:
-        err("gradebook.csv: %s points %s/%s, record %s/%s" % (s, row[1], row[2], r["points"], r["max_points"]))
-    if row[-2] != r["status"] or row[-1] != r["reason"]:
+    if float(row[4]) != r["points"] or float(row[5]) != r["max_points"]:
+        err("gradebook.csv: %s points %s/%s, record %s/%s" % (s, row[4], row[5], r["points"], r["max_points"]))
+    if row[-2] != r["status"] or row[-1] != cell(r["reason"]):
         err("gradebook.csv: %s status/reason differ from the record" % s)
-    kpts = [float(x) for x in row[3:-2] if x != ""]
+    if row[1] != cell(r["name"]) or row[2] != cell(r["email"]) or row[3] != ("late" if r["late"] else ""):
+        err("gradebook.csv: %s name/email/late %r differ from the record %r" % (s, row[1:4], (r["name"], r["email"], r["late"])))
+    for x in row:
+        if x[:1] in ("=", "+", "-", "@", "\t", "\r"):
+            err("gradebook.csv: %s: the cell %r would be a formula" % (s, x))
+    kpts = [float(x) for x in row[6:-2] if x != ""]
     if r["status"] == "graded" and abs(sum(kpts) - r["points"]) > 1e-9:
         err("gradebook.csv: %s kernel columns add to %s, not %s" % (s, sum(kpts), r["points"]))
 if seen != set(records):

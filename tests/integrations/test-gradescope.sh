@@ -121,17 +121,17 @@ run_grader two
 check "two lab3.cu: score 0 and names both" "$TMP/two.json" \
     '.score == 0 and (.output | contains("2 files named lab3.cu")) and (.output | contains("a/lab3.cu b/lab3.cu"))'
 
-# --- the student's code is compiled as the unprivileged user --------------------------
-# A file only root can read: a submission that #includes it compiles only
-# if nvcc runs as root.
+# --- the student's code is compiled in the jail, as the unprivileged user ------------
+# A file only root can read, included: the jail refuses it (naming the path,
+# never showing the file), and nvcc runs as the unprivileged user anyway.
 if [ "$(id -u)" -eq 0 ]; then
     echo "#define SECRET 1" >"$TMP/root-only.h"
     chmod 600 "$TMP/root-only.h"
     mkdir -p "$TMP/sub-snoop"
     { echo "#include \"$TMP/root-only.h\""; cat solutions/lab3-padding/lab3.cu; } >"$TMP/sub-snoop/lab3.cu"
     run_grader snoop
-    check "nvcc runs as nobody: a root-only header cannot be read" "$TMP/snoop.json" \
-        '.score == 0 and (.output | contains("does not compile")) and (.output | test("root-only.h.*(Permission denied|cannot open)"))'
+    check "the build jail refuses an include outside the submission, and names it" "$TMP/snoop.json" \
+        '.score == 0 and (.output | contains("lab3.cu includes a file outside your submission: only smemlab.h and system headers may be included")) and (.output | contains("root-only.h")) and (.output | contains("SECRET") | not)'
 else
     echo "SKIP: not root, so run_autograder cannot drop to another user (Gradescope runs it as root)"
 fi
