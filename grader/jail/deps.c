@@ -26,11 +26,64 @@
 
 /* --- folders ------------------------------------------------------------------------ */
 
+/* path with "." and ".." taken away by its letters alone (no symlink followed),
+   malloc'd; NULL for a relative path. */
+static char *lexical(const char *path)
+{
+    if (path[0] != '/')
+        return NULL;
+    size_t n = strlen(path);
+    char *out = malloc(n + 2);
+    size_t k = 0;
+    for (const char *p = path; *p;) {
+        while (*p == '/')
+            p++;
+        const char *e = strchr(p, '/');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        if (len == 0 || (len == 1 && p[0] == '.')) {
+        } else if (len == 2 && p[0] == '.' && p[1] == '.') {
+            while (k > 0 && out[k - 1] != '/')
+                k--;
+            if (k > 0)
+                k--;
+        } else {
+            out[k++] = '/';
+            memcpy(out + k, p, len);
+            k += len;
+        }
+        p += len;
+    }
+    if (k == 0)
+        out[k++] = '/';
+    out[k] = 0;
+    return out;
+}
+
+static void roots_put(roots *r, char *real)
+{
+    for (int i = 0; i < r->n; i++)
+        if (!strcmp(r->path[i], real)) {
+            free(real);
+            return;
+        }
+    if (r->n < JAIL_MAX_ROOTS)
+        r->path[r->n++] = real;
+    else
+        free(real);
+}
+
+/* A folder by its real path, and by its letters too where they differ (a
+   toolkit reached through symlinks names its headers by the path it was run from). */
 void roots_add(roots *r, const char *path)
 {
     char *real = realpath(path, NULL);
     if (!real)
         return;
+    char *lex = lexical(path);
+    if (lex && strcmp(lex, real))
+        roots_put(r, lex);
+    else
+        free(lex);
     for (int i = 0; i < r->n; i++)
         if (!strcmp(r->path[i], real)) {
             free(real);
@@ -116,11 +169,57 @@ static void host_include_dirs(jail_opts *o, const char *cxx, char *const envp[])
     free(text);
 }
 
+/* The folders nvcc itself passes to its preprocessor, as its dry run prints them
+   (TOP=..., INCLUDES="-I...", SYSTEM_INCLUDES="-isystem" "..."): the truth
+   wherever the toolkit lives and however nvcc was reached (a symlink, a wrapper). */
+static void nvcc_include_dirs(jail_opts *o, char *const envp[])
+{
+    char *argv[] = {o->argv[0], "--dryrun", "-c", "-x", "cu", "/dev/null", "-o", "/dev/null", NULL};
+    char *text = capture(argv, envp);
+    if (!text)
+        return;
+    char dir[4200];
+    for (char *save = NULL, *line = strtok_r(text, "\n", &save); line;
+         line = strtok_r(NULL, "\n", &save)) {
+        if (!strncmp(line, "#$ TOP=", 7)) {
+            roots_add(&o->toolchain, line + 7); /* cicc, ptxas and friends run from here */
+            snprintf(dir, sizeof dir, "%s/include", line + 7);
+            roots_add(&o->system, dir);
+            snprintf(dir, sizeof dir, "%s/targets", line + 7);
+            roots_add(&o->system, dir);
+        } else if (!strncmp(line, "#$ INCLUDES=", 12) || !strncmp(line, "#$ SYSTEM_INCLUDES=", 19)) {
+            /* quoted words; a word after -I glued or after a lone "-isystem" is a folder */
+            int next_is_dir = 0;
+            for (char *q = strchr(line, '"'); q; ) {
+                char *end = strchr(q + 1, '"');
+                if (!end)
+                    break;
+                *end = 0;
+                const char *w = q + 1;
+                if (next_is_dir)
+                    roots_add(&o->system, w);
+                else if (!strncmp(w, "-I", 2) && w[2])
+                    roots_add(&o->system, w + 2);
+                else if (!strncmp(w, "-isystem", 8) && w[8])
+                    roots_add(&o->system, w + 8);
+                next_is_dir = !strcmp(w, "-isystem") || !strcmp(w, "-I");
+                q = strchr(end + 1, '"');
+            }
+        }
+    }
+    free(text);
+}
+
 void deps_system_roots(jail_opts *o, char *const envp[])
 {
-    /* CUDA: the toolkit's include folder, and its targets/ (cuda_runtime.h's home). */
+    /* CUDA: the toolkit's include folder, and its targets/ (cuda_runtime.h's home),
+       beside nvcc as named and as resolved, and wherever nvcc says it looks. */
     char nvcc_real[4096], dir[4200];
-    if (realpath(o->argv[0], nvcc_real)) {
+    for (int pass = 0; pass < 2; pass++) {
+        if (pass == 0)
+            snprintf(nvcc_real, sizeof nvcc_real, "%s", o->argv[0]);
+        else if (!realpath(o->argv[0], nvcc_real))
+            continue;
         char *slash = strrchr(nvcc_real, '/');
         if (slash) {
             *slash = 0;
@@ -130,6 +229,7 @@ void deps_system_roots(jail_opts *o, char *const envp[])
             roots_add(&o->system, dir);
         }
     }
+    nvcc_include_dirs(o, envp);
     /* The host compiler: -ccbin's if the command names one, else gcc on PATH. */
     const char *ccbin = NULL;
     for (int i = 1; i + 1 < o->argc; i++)
@@ -201,6 +301,16 @@ static int dep_allowed(const jail_opts *o, const char *dep)
     if (!real)
         return 0; /* it read a file that is not there now: not one of ours */
     int ok = roots_contain(&o->readable, real) || roots_contain(&o->system, real);
+    char *lex = ok ? NULL : lexical(dep);
+    if (lex) /* named inside a system folder and really inside one too */
+        ok = roots_contain(&o->system, lex);
+    if (getenv("SMEMLAB_JAIL_DEBUG") && !ok) {
+        fprintf(stderr, "smemlab-build-jail: debug: %s -> %s (%s) not under:", dep, real, lex ? lex : "-");
+        for (int i = 0; i < o->system.n; i++)
+            fprintf(stderr, " %s", o->system.path[i]);
+        fprintf(stderr, "\n");
+    }
+    free(lex);
     free(real);
     return ok;
 }

@@ -219,6 +219,12 @@ static void toolchain_roots(jail_opts *o, const char *nvcc)
             *s = 0;
         roots_add(&o->toolchain, dir);
     }
+    char real[4096]; /* nvcc reached through a symlink: the toolkit it lives in */
+    if (realpath(nvcc, real) && (s = strrchr(real, '/')) && (*s = 0, s = strrchr(real, '/')) &&
+        s != real) {
+        *s = 0;
+        roots_add(&o->toolchain, real);
+    }
     static const char *const sys[] = {"/usr/bin", "/usr/sbin", "/usr/lib", "/usr/lib32",
                                       "/usr/lib64", "/usr/libexec", "/usr/include", "/bin",
                                       "/sbin", "/lib", "/lib32", "/lib64"};
