@@ -317,12 +317,18 @@ static int raw_operands(dctx *c)
     return ptx_expect(p, TK_SEMI, "at the end of an instruction");
 }
 
+/* The operands of an instruction that will not run: skipped up to its ';' (vectors in
+   them may hold braces, the body's closing brace may not come first). */
 static int skip_operands(dctx *c)
 {
     ptx_parser *p = c->p;
-    while (ptx_peek(p)->kind != TK_SEMI) {
-        if (ptx_peek(p)->kind == TK_EOF || ptx_peek(p)->kind == TK_RBRACE)
+    int depth = 0;
+    while (ptx_peek(p)->kind != TK_SEMI || depth > 0) {
+        tok_kind k = (tok_kind)ptx_peek(p)->kind;
+        if (k == TK_EOF || (k == TK_RBRACE && depth == 0))
             return ptx_err(p, p->pos, "an instruction without ';'");
+        depth += k == TK_LBRACE;
+        depth -= k == TK_RBRACE;
         ptx_next(p);
     }
     ptx_next(p);

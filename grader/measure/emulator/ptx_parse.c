@@ -805,10 +805,7 @@ static int parse_loc(ptx_parser *p)
     if (expect_int(p, UINT32_MAX, &file, "a file number after .loc") ||
         expect_int(p, UINT32_MAX, &l, "a line number after .loc"))
         return -1;
-    p->cur_file = PTX_NONE;
-    for (uint32_t i = 0; i < p->m->n_files; i++)
-        if (p->m->files[i].number == file)
-            p->cur_file = i;
+    p->cur_file = (uint32_t)file; /* a number until the module's end: .file may come later */
     p->cur_line = (uint32_t)l;
     skip_line(p, line);
     return 0;
@@ -1330,6 +1327,20 @@ static void parser_free(ptx_parser *p)
     free(p->toks);
 }
 
+/* Instructions carry .loc's file number while parsing: .file directives may follow the code. */
+static void resolve_files(ptx_module *m)
+{
+    for (uint32_t f = 0; f < m->n_funcs; f++)
+        for (uint32_t i = 0; i < m->funcs[f].n_code; i++) {
+            ptx_instr *in = &m->funcs[f].code[i];
+            uint32_t number = in->file;
+            in->file = PTX_NONE;
+            for (uint32_t k = 0; k < m->n_files && number != PTX_NONE; k++)
+                if (m->files[k].number == number)
+                    in->file = k;
+        }
+}
+
 /* Every called function must have a body by the end (extern ones fail when called). */
 static int check_module(ptx_parser *p)
 {
@@ -1368,6 +1379,8 @@ int ptx_parse(const char *text, size_t len, ptx_module **out, char *why, size_t 
         rc = parse_top(&p);
     if (rc == 0)
         rc = check_module(&p);
+    if (rc == 0)
+        resolve_files(p.m);
     parser_free(&p);
     if (rc) {
         ptx_free(p.m);
