@@ -83,6 +83,21 @@ $(EMU_PTX_DIR)/labs/%.ptx: %.cu common/smemlab.h
 	@mkdir -p $(@D)
 	$(NVCC) $(EMU_PTX_FLAGS) $< -o $@
 
+# A libFuzzer target for the PTX reader and the interpreter (needs clang):
+# make emu-fuzz [EMU_FUZZ_SECONDS=60]. The corpus starts from the tests' and labs' PTX;
+# what it finds goes to $(BUILD)/tests/emu-fuzz-corpus, crashes to the current folder.
+EMU_FUZZ := $(BUILD)/tests/emu-fuzz
+EMU_FUZZ_SECONDS ?= 60
+EMU_SRC := $(wildcard grader/measure/emulator/*.c)
+$(EMU_FUZZ): tests/emulator/fuzz_ptx.c $(EMU_SRC) $(wildcard grader/measure/emulator/*.h)
+	@mkdir -p $(@D)
+	clang -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -iquote grader $< $(EMU_SRC) -o $@ -lm
+.PHONY: emu-fuzz
+emu-fuzz: $(EMU_FUZZ) $(EMU_TEST_PTX) $(EMU_LAB_PTX)
+	@mkdir -p $(BUILD)/tests/emu-fuzz-corpus
+	$(EMU_FUZZ) -max_total_time=$(EMU_FUZZ_SECONDS) -max_len=65536 -timeout=10 \
+	    $(BUILD)/tests/emu-fuzz-corpus $(EMU_PTX_DIR)
+
 check-unit: $(UNIT_BIN) $(UNIT_TEST_LIB) $(INJECTED_LIB) $(EMU_TEST_PTX) $(EMU_LAB_PTX)
 	SMEMLAB_TEST_LIB=$(UNIT_TEST_LIB) SMEMLAB_INJECTED_LIB=$(INJECTED_LIB) \
 	SMEMLAB_EMU_PTX=$(EMU_PTX_DIR) SMEMLAB_EMU_LABS=$(words $(EMU_LAB_PTX)) $(UNIT_BIN)

@@ -480,7 +480,7 @@ static int float_bits_for(ptx_parser *p, const ptx_tok *t, int neg, ptx_type ty,
 {
     int sz = ptx_type_size(ty);
     if (t->kind == TK_INT) {
-        int64_t v = neg ? -(int64_t)t->u : (int64_t)t->u;
+        int64_t v = (int64_t)(neg ? 0 - t->u : t->u); /* wraps: -2^63 has no positive twin */
         if (ty == PT_F32) {
             float f = (float)v;
             uint32_t b;
@@ -490,7 +490,7 @@ static int float_bits_for(ptx_parser *p, const ptx_tok *t, int neg, ptx_type ty,
             double d = (double)v;
             memcpy(out, &d, 8);
         } else {
-            *out = sz >= 8 ? (uint64_t)v : (uint64_t)v & ((UINT64_C(1) << (8 * (sz ? sz : 8))) - 1);
+            *out = sz == 0 || sz >= 8 ? (uint64_t)v : (uint64_t)v & ((UINT64_C(1) << (8 * sz)) - 1);
         }
         return 0;
     }
