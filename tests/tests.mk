@@ -98,6 +98,16 @@ emu-fuzz: $(EMU_FUZZ) $(EMU_TEST_PTX) $(EMU_LAB_PTX)
 	$(EMU_FUZZ) -max_total_time=$(EMU_FUZZ_SECONDS) -max_len=65536 -timeout=10 \
 	    $(BUILD)/tests/emu-fuzz-corpus $(EMU_PTX_DIR)
 
+# How fast the emulator runs lab 5's solution (warp instructions and lane operations a
+# second): make emu-bench. EMU_STATS counts lanes; the grader's build does not.
+EMU_BENCH := $(BUILD)/tests/emu-bench
+$(EMU_BENCH): tests/emulator/emu_bench.c $(EMU_SRC) $(wildcard grader/measure/emulator/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(C_ALL) -DEMU_STATS -iquote grader $< $(EMU_SRC) -o $@ -lm
+.PHONY: emu-bench
+emu-bench: $(EMU_BENCH) $(EMU_PTX_DIR)/labs/solutions/lab5-matmul/lab5.ptx
+	$(EMU_BENCH) $(EMU_PTX_DIR)/labs/solutions/lab5-matmul/lab5.ptx
+
 check-unit: $(UNIT_BIN) $(UNIT_TEST_LIB) $(INJECTED_LIB) $(EMU_TEST_PTX) $(EMU_LAB_PTX)
 	SMEMLAB_TEST_LIB=$(UNIT_TEST_LIB) SMEMLAB_INJECTED_LIB=$(INJECTED_LIB) \
 	SMEMLAB_EMU_PTX=$(EMU_PTX_DIR) SMEMLAB_EMU_LABS=$(words $(EMU_LAB_PTX)) $(UNIT_BIN)

@@ -13,6 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#ifdef EMU_STATS
+uint64_t emu_stat_lane_ops;
+#endif
+
 const char *emu_status_name(emu_status s)
 {
     static const char *const names[] = {"ok",      "fault",    "unsupported", "timeout",
@@ -99,6 +103,37 @@ uint64_t emu_sreg_value(const emu_warp *w, ptx_sreg s, int lane)
     case PSR_DYNAMIC_SMEM: return x->l->dynamic_shared;
     case PSR_TOTAL_SMEM: case PSR_AGGR_SMEM: return shared;
     default: return 0; /* smid, cluster ranks and ids inside a cluster of one */
+    }
+}
+
+/* A special register's 32 lanes; the thread indices (the common ones) without a call a lane. */
+static void fill_sreg(const emu_warp *w, ptx_sreg s, uint64_t *r)
+{
+    const emu_ctx *x = w->b->x;
+    uint32_t bx = x->block_dim[0], by = x->block_dim[1], t0 = w->index * 32;
+    switch (s) {
+    case PSR_TID_X:
+        for (uint32_t l = 0; l < 32; l++)
+            r[l] = (t0 + l) % bx;
+        return;
+    case PSR_TID_Y:
+        for (uint32_t l = 0; l < 32; l++)
+            r[l] = (t0 + l) / bx % by;
+        return;
+    case PSR_LANEID:
+        for (uint32_t l = 0; l < 32; l++)
+            r[l] = l;
+        return;
+    default: {
+        uint64_t v0 = emu_sreg_value(w, s, 0);
+        if (s <= PSR_TID_Z || (s >= PSR_LANEMASK_EQ && s <= PSR_LANEMASK_GT)) {
+            for (int l = 0; l < 32; l++)
+                r[l] = emu_sreg_value(w, s, l);
+        } else {
+            for (int l = 0; l < 32; l++) /* the same for the whole warp */
+                r[l] = v0;
+        }
+    }
     }
 }
 
@@ -189,6 +224,9 @@ static int run_warp(emu_ctx *x, emu_warp *w)
             m &= w->p[in->guard] ^ (in->guard_neg ? EMU_FULL : 0);
         if (++x->executed > x->budget)
             return timeout(w, in);
+#ifdef EMU_STATS
+        emu_stat_lane_ops += (uint64_t)__builtin_popcount(m);
+#endif
         const emu_step *s = &steps[pc];
         if (s->ctl == CTL_PLAIN) {
             if (m && s->fn(w, in, m))
@@ -221,11 +259,8 @@ static void init_warp(emu_ctx *x, emu_block *b, uint32_t i)
     w->sp = 0;
     w->cur = (simt_entry){0, PTX_NONE, w->present, PTX_NONE};
     w->state = WARP_RUN;
-    for (uint32_t k = 0; k < p->n_sregs; k++) {
-        uint64_t *r = emu_reg(w, p->sregs[k].slot);
-        for (int l = 0; l < 32; l++)
-            r[l] = emu_sreg_value(w, (ptx_sreg)p->sregs[k].sreg, l);
-    }
+    for (uint32_t k = 0; k < p->n_sregs; k++)
+        fill_sreg(w, (ptx_sreg)p->sregs[k].sreg, emu_reg(w, p->sregs[k].slot));
     for (uint32_t k = 0; k < p->n_pred_false; k++)
         w->p[p->pred_false[k]] = 0;
     for (uint32_t k = 0; k < p->n_pred_true; k++)

@@ -206,6 +206,11 @@ struct emu_ctx {
     uint32_t *preds;
 };
 
+#ifdef EMU_STATS
+/* Lanes that executed an instruction, summed over warp instructions (make emu-bench). */
+extern uint64_t emu_stat_lane_ops;
+#endif
+
 static inline uint64_t *emu_reg(emu_warp *w, uint32_t slot)
 {
     return w->r + (size_t)slot * 32;
@@ -243,6 +248,9 @@ emu_fn emu_bind_float(const ptx_instr *in); /* emu_ops_float.c */
 emu_fn emu_bind_cvt(const ptx_instr *in);   /* emu_ops_cvt.c */
 emu_fn emu_bind_mem(const ptx_instr *in);   /* emu_ops_mem.c */
 emu_fn emu_bind_warp(const ptx_instr *in);  /* emu_ops_warp.c */
+
+/* The host runs AVX2 and FMA: handlers compiled for them may be used (emu_bind.c). */
+int emu_host_avx2(void);
 
 /* Fill the lanes of one warp's value of a fixed special register. */
 uint64_t emu_sreg_value(const emu_warp *w, ptx_sreg s, int lane);

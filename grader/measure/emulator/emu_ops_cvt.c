@@ -313,6 +313,14 @@ static int v_cvt_u64_u32(emu_warp *w, const ptx_instr *in, uint32_t m)
     return 0;
 }
 
+static int v_cvt_u32_u64(emu_warp *w, const ptx_instr *in, uint32_t m)
+{
+    uint64_t *d = emu_reg(w, in->o[0].r);
+    const uint64_t *A = emu_reg(w, in->o[1].r);
+    EMU_LANES(m, l, d[l] = (uint32_t)A[l]);
+    return 0;
+}
+
 /* --- generic addresses ------------------------------------------------------------------ */
 
 static uint64_t window_of(int space)
@@ -389,6 +397,9 @@ emu_fn emu_bind_cvt(const ptx_instr *in)
             return v_cvt_s64_s32;
         if (t == PT_U64 && in->type2 == PT_U32 && !(in->flags & PF_SAT))
             return v_cvt_u64_u32;
+        if ((t == PT_U32 || t == PT_S32) && (in->type2 == PT_U64 || in->type2 == PT_S64) &&
+            !(in->flags & PF_SAT) && in->o[0].size == 4)
+            return v_cvt_u32_u64; /* the low word */
         return v_cvt;
     case OP_CVTA:
         return (t == PT_U32 || t == PT_U64) ? v_cvta : NULL;

@@ -107,23 +107,117 @@ static int lane_resolve(emu_warp *w, const ptx_instr *in, access *ac, int l, uin
     return lane_global(w, in, ac, l, a, size, PS_GLOBAL);
 }
 
+/* Lane by lane: every space and window, each lane checked on its own. */
+static int resolve_lanes(emu_warp *w, const ptx_instr *in, uint32_t m, const uint64_t *a,
+                         uint32_t size, int how, access *ac)
+{
+    for (uint32_t mm = m; mm; mm &= mm - 1) {
+        int l = __builtin_ctz(mm);
+        if (a[l] & (size - 1))
+            return fault(w, in, l, a[l], size, "a misaligned address");
+        if (lane_resolve(w, in, ac, l, a[l], size, how))
+            return -1;
+    }
+    return 0;
+}
+
+/* The common cases at once: every lane in the block's shared memory, or every lane in one
+   global allocation. 1 if done, 0 if the lanes need the lane-by-lane path. */
+static int resolve_fast(emu_warp *w, const ptx_instr *in, uint32_t m, const uint64_t *a,
+                        uint64_t lo, uint64_t hi, uint32_t size, int how, access *ac)
+{
+    int space = in->space;
+    if (space == PS_GENERIC && lo >= EMU_SHARED_WINDOW && hi < EMU_SHARED_WINDOW + EMU_WINDOW_SIZE)
+        space = PS_SHARED;
+    else if (space == PS_GENERIC && hi < EMU_SHARED_WINDOW)
+        space = PS_GLOBAL;
+    if (space == PS_SHARED) {
+        emu_block *b = w->b;
+        uint64_t base = in->space == PS_GENERIC ? EMU_SHARED_WINDOW : 0;
+        if (hi - base > b->shared_limit || b->shared_limit - (hi - base) < size)
+            return 0;
+        EMU_LANES(m, l, {
+            ac->soff[l] = (uint32_t)(a[l] - base);
+            ac->ptr[l] = b->shared + ac->soff[l];
+        });
+        ac->shared = m;
+        return 1;
+    }
+    if (space == PS_GLOBAL || (space == PS_CONST && !(how & ACC_WRITE))) {
+        emu_region *r = emu_region_find(w->b->x->dev, lo, hi - lo + size);
+        if (!r)
+            return 0;
+        uint8_t *host = r->host - r->addr;
+        EMU_LANES(m, l, ac->ptr[l] = host + a[l]);
+        if (space == PS_GLOBAL) {
+            ac->global = m;
+            EMU_LANES(m, l, ac->gaddr[l] = a[l]);
+        }
+        return 1;
+    }
+    return 0;
+}
+
+/* The lowest and highest address of the lanes m, and the OR of all (for alignment). */
+static void bounds(const uint64_t *a, uint32_t m, uint64_t *lo, uint64_t *hi, uint64_t *odd)
+{
+    uint64_t l0 = UINT64_MAX, h0 = 0, o = 0;
+    EMU_LANES(m, l, {
+        l0 = a[l] < l0 ? a[l] : l0;
+        h0 = a[l] > h0 ? a[l] : h0;
+        o |= a[l];
+    });
+    *lo = l0;
+    *hi = h0;
+    *odd = o;
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+/* The same for a whole warp, vectorised with AVX2 where the host has it. */
+__attribute__((target("avx2"))) static void bounds_avx2(const uint64_t *a, uint64_t *lo,
+                                                        uint64_t *hi, uint64_t *odd)
+{
+    uint64_t l0 = UINT64_MAX, h0 = 0, o = 0;
+    for (int l = 0; l < 32; l++) {
+        l0 = a[l] < l0 ? a[l] : l0;
+        h0 = a[l] > h0 ? a[l] : h0;
+        o |= a[l];
+    }
+    *lo = l0;
+    *hi = h0;
+    *odd = o;
+}
+#endif
+
+static void warp_bounds(const uint64_t *a, uint32_t m, uint64_t *lo, uint64_t *hi, uint64_t *odd)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    if (m == EMU_FULL && emu_host_avx2()) {
+        bounds_avx2(a, lo, hi, odd);
+        return;
+    }
+#endif
+    bounds(a, m, lo, hi, odd);
+}
+
 /* Addresses of the lanes m from the address operand k, resolved into ac. */
 static int resolve(emu_warp *w, const ptx_instr *in, int k, uint32_t m, uint32_t size, int how,
                    access *ac)
 {
     const ptx_operand *o = &in->o[k];
-    const uint64_t *B = o->r != PTX_NONE ? emu_reg(w, o->r) : NULL;
-    uint64_t off = (uint64_t)o->imm;
+    uint64_t off = (uint64_t)o->imm, a[32], lo, hi, odd;
     ac->shared = ac->global = 0;
-    for (uint32_t mm = m; mm; mm &= mm - 1) {
-        int l = __builtin_ctz(mm);
-        uint64_t a = (B ? B[l] : 0) + off;
-        if (a & (size - 1))
-            return fault(w, in, l, a, size, "a misaligned address");
-        if (lane_resolve(w, in, ac, l, a, size, how))
-            return -1;
+    if (o->r != PTX_NONE) {
+        const uint64_t *B = emu_reg(w, o->r);
+        EMU_LANES(m, l, a[l] = B[l] + off);
+    } else {
+        EMU_LANES(m, l, a[l] = off);
     }
-    return 0;
+    warp_bounds(a, m, &lo, &hi, &odd);
+    if (!(odd & (size - 1)) && resolve_fast(w, in, m, a, lo, hi, size, how, ac))
+        return 0;
+    ac->shared = ac->global = 0;
+    return resolve_lanes(w, in, m, a, size, how, ac);
 }
 
 static void record(emu_warp *w, const ptx_instr *in, const access *ac, uint32_t width, int how)
@@ -170,41 +264,49 @@ static uint64_t width_mask(int bytes)
     return bytes >= 8 ? UINT64_MAX : (UINT64_C(1) << (8 * bytes)) - 1;
 }
 
-/* A loaded value of type t into a register of rsize bytes: sign-extended where signed. */
-static uint64_t extend(uint64_t v, ptx_type t, int rsize)
-{
-    int es = ptx_type_size(t);
-    if (ptx_type_is_signed(t) && !ptx_type_is_float(t) && es < 8) {
-        int sh = 64 - 8 * es;
-        v = (uint64_t)((int64_t)(v << sh) >> sh);
-    }
-    return v & width_mask(rsize > es ? rsize : es);
-}
-
 /* --- ld / st ------------------------------------------------------------------------- */
+
+/* Copy element i of every lane, es bytes a piece (a constant in each case, so that memcpy
+   becomes one move), into register d extended as type t wants for a register of rsize. */
+#define LOAD_ELEMS(ES)                                                                   \
+    for (uint32_t mm = m; mm; mm &= mm - 1) {                                            \
+        int l = __builtin_ctz(mm);                                                       \
+        uint64_t v = 0;                                                                  \
+        memcpy(&v, ac->ptr[l] + i * (ES), (ES));                                         \
+        d[l] = (uint64_t)((int64_t)(v << sh) >> sh) & keep;                              \
+    }
+
+static void load_elements(emu_warp *w, const ptx_instr *in, uint32_t m, const access *ac)
+{
+    ptx_type t = (ptx_type)in->type;
+    uint32_t es = (uint32_t)ptx_type_size(t), n = in->vec;
+    int sg = ptx_type_is_signed(t) && !ptx_type_is_float(t) && es < 8;
+    for (uint32_t i = 0; i < n; i++) {
+        uint64_t *d = emu_reg(w, in->o[i].r);
+        int rsize = in->o[i].size > (int)es ? in->o[i].size : (int)es;
+        int sh = sg ? 64 - 8 * (int)es : 0; /* sign-extend from es bytes, or nothing */
+        uint64_t keep = width_mask(rsize);
+        switch (es) {
+        case 1: LOAD_ELEMS(1) break;
+        case 2: LOAD_ELEMS(2) break;
+        case 4: LOAD_ELEMS(4) break;
+        default: LOAD_ELEMS(8) break;
+        }
+    }
+}
 
 static int m_ld(emu_warp *w, const ptx_instr *in, uint32_t m)
 {
     access ac;
-    ptx_type t = (ptx_type)in->type;
-    uint32_t es = (uint32_t)ptx_type_size(t), n = in->vec;
+    uint32_t es = (uint32_t)ptx_type_size((ptx_type)in->type), n = in->vec;
     if (resolve(w, in, (int)n, m, es * n, ACC_READ, &ac))
         return -1;
-    for (uint32_t i = 0; i < n; i++) {
-        uint64_t *d = emu_reg(w, in->o[i].r);
-        int rsize = in->o[i].size;
-        for (uint32_t mm = m; mm; mm &= mm - 1) {
-            int l = __builtin_ctz(mm);
-            uint64_t v = 0;
-            memcpy(&v, ac.ptr[l] + i * es, es); /* little-endian, as the GPU */
-            d[l] = extend(v, t, rsize);
-        }
-    }
+    load_elements(w, in, m, &ac);
     record(w, in, &ac, es * n, ACC_READ);
     return 0;
 }
 
-/* ld.f32 / ld.u32 and friends: one element of 4 bytes. */
+/* ld.f32 / ld.u32 and friends: one element of 4 bytes into a 4-byte register. */
 static int m_ld4(emu_warp *w, const ptx_instr *in, uint32_t m)
 {
     access ac;
@@ -221,18 +323,29 @@ static int m_ld4(emu_warp *w, const ptx_instr *in, uint32_t m)
     return 0;
 }
 
+#define STORE_ELEMS(ES)                                                                  \
+    for (uint32_t mm = m; mm; mm &= mm - 1) {                                            \
+        int l = __builtin_ctz(mm);                                                       \
+        for (uint32_t i = 0; i < n; i++)                                                 \
+            memcpy(ac.ptr[l] + i * (ES), &src[i][l], (ES));                              \
+    }
+
 static int m_st(emu_warp *w, const ptx_instr *in, uint32_t m)
 {
     access ac;
     uint32_t es = (uint32_t)ptx_type_size((ptx_type)in->type), n = in->vec;
     if (resolve(w, in, 0, m, es * n, ACC_WRITE, &ac))
         return -1;
-    for (uint32_t mm = m; mm; mm &= mm - 1) { /* lane order: the highest lane's store stays */
-        int l = __builtin_ctz(mm);
-        for (uint32_t i = 0; i < n; i++) {
-            uint64_t v = emu_reg(w, in->o[1 + i].r)[l];
-            memcpy(ac.ptr[l] + i * es, &v, es);
-        }
+    const uint64_t *src[4];
+    for (uint32_t i = 0; i < n; i++)
+        src[i] = emu_reg(w, in->o[1 + i].r);
+    /* lane order: where lanes store to one address, the highest lane's value stays
+       (little-endian: the low bytes of each register are the value) */
+    switch (es) {
+    case 1: STORE_ELEMS(1) break;
+    case 2: STORE_ELEMS(2) break;
+    case 4: STORE_ELEMS(4) break;
+    default: STORE_ELEMS(8) break;
     }
     record(w, in, &ac, es * n, ACC_WRITE);
     return 0;
