@@ -277,8 +277,8 @@ static void init_block(emu_ctx *x, uint32_t index)
     uint32_t fill = x->l->shared_fill;
     for (uint32_t i = 0; i + 4 <= b->shared_limit; i += 4)
         memcpy(b->shared + i, &fill, 4);
-    if (b->local_bytes)
-        memset(b->local, 0, (size_t)b->local_bytes * x->nwarps * 32);
+    /* local memory is not cleared between blocks: PTX leaves it undefined, and what a
+       block finds is still the same every run (blocks run in order) */
     memset(b->bars, 0, sizeof b->bars);
     b->live = x->nwarps == 32 ? EMU_FULL : (1u << x->nwarps) - 1;
     for (uint32_t i = 0; i < x->nwarps; i++)
@@ -380,7 +380,7 @@ static int alloc_ctx(emu_ctx *x)
     b->shared_limit = (b->shared_bytes + 127u) & ~127u;
     b->shared = malloc(b->shared_limit ? b->shared_limit : 4);
     b->local_bytes = p->local_bytes;
-    b->local = p->local_bytes ? malloc((size_t)p->local_bytes * x->nwarps * 32) : NULL;
+    b->local = p->local_bytes ? calloc((size_t)p->local_bytes * x->nwarps, 32) : NULL;
     b->x = x;
     if (!x->regs || !x->preds || !b->warps || !b->shared || (p->local_bytes && !b->local))
         return -1;

@@ -691,10 +691,14 @@ int ptx_lookup_reg(ptx_parser *p, const char *name, size_t n, uint32_t *slot, pt
         size_t k = n;
         while (k > 0 && name[k - 1] >= '0' && name[k - 1] <= '9')
             k--;
-        if (k == n || k == 0 || n - k > 9 || (name[k] == '0' && n - k > 1))
+        if (k == n || k == 0 || n - k > 10 || (name[k] == '0' && n - k > 1))
             return -1;
+        uint64_t big = 0;
         for (size_t i = k; i < n; i++)
-            index = index * 10 + (uint32_t)(name[i] - '0');
+            big = big * 10 + (uint64_t)(name[i] - '0');
+        if (big >= UINT32_MAX)
+            return -1;
+        index = (uint32_t)big;
         d = lookup_scope(p, name, k, SE_REG);
         if (d == PTX_NONE || !p->regs[d].range || index >= p->regs[d].count)
             return -1;
