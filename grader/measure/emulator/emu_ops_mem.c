@@ -229,16 +229,20 @@ static void record(emu_warp *w, const ptx_instr *in, const access *ac, uint32_t 
                                 ((how & ACC_WRITE) ? TRACE_WRITE : 0));
     if (ac->shared && s && s->shared) {
         trace_record r;
-        memset(&r, 0, sizeof r);
         r.pc = (uint64_t)pc * 16;
         r.block = w->b->index;
         r.warp = w->index;
         r.active = ac->shared;
         r.width = (uint16_t)width;
         r.flags = flags;
-        for (uint32_t mm = ac->shared; mm; mm &= mm - 1) {
-            int l = __builtin_ctz(mm);
-            r.addr[l] = ac->soff[l];
+        if (ac->shared == EMU_FULL) {
+            memcpy(r.addr, ac->soff, sizeof r.addr);
+        } else { /* lanes that did not take part read 0 */
+            memset(r.addr, 0, sizeof r.addr);
+            for (uint32_t mm = ac->shared; mm; mm &= mm - 1) {
+                int l = __builtin_ctz(mm);
+                r.addr[l] = ac->soff[l];
+            }
         }
         s->shared(s->ctx, &r);
     }
