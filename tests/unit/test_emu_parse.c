@@ -272,6 +272,28 @@ START_TEST(test_hostile_sizes)
 }
 END_TEST
 
+/* The clocks: read by mov, they only go forward; elsewhere they are refused, not misread. */
+START_TEST(test_clocks)
+{
+    et *e = et_load_text(HEAD ".visible .entry k(.param .u64 out)\n{\n"
+                              "  .reg .b64 %rd<5>;\n  .reg .b32 %r<3>;\n"
+                              "  ld.param.u64 %rd1, [out];\n  mov.u64 %rd2, %clock64;\n"
+                              "  mov.u32 %r1, %clock;\n  mov.u64 %rd3, %clock64;\n"
+                              "  sub.s64 %rd4, %rd3, %rd2;\n  st.global.u64 [%rd1], %rd4;\n"
+                              "  ret;\n}\n"
+                              ".visible .entry bad()\n{\n  .reg .b32 %r1;\n"
+                              "  add.u32 %r1, %clock, 1;\n  ret;\n}\n");
+    uint64_t delta = 0, params[1] = {et_buf(e, NULL, 8)};
+    ck_assert_int_eq(et_run(e, "k", 1, 32, 1, 0, params, 1), EMU_OK);
+    et_get(e, &delta, params[0], 8);
+    ck_assert_uint_gt(delta, 0);
+    ck_assert_uint_lt(delta, 100);
+    ck_assert_int_eq(et_run(e, "bad", 1, 32, 1, 0, NULL, 0), EMU_UNSUPPORTED);
+    ck_assert_str_eq(e->res.why, "the emulator does not support `add.u32`");
+    et_free(e);
+}
+END_TEST
+
 /* The parser alone: a module's functions, variables and instructions. */
 START_TEST(test_ptx_module)
 {
@@ -308,6 +330,7 @@ Suite *emu_parse_suite(void)
     tcase_add_test(tc, test_barrier_forms);
     tcase_add_loop_test(tc, test_errors_name_the_line, 0, (int)(sizeof bad / sizeof bad[0]));
     tcase_add_test(tc, test_hostile_sizes);
+    tcase_add_test(tc, test_clocks);
     tcase_add_test(tc, test_ptx_module);
     suite_add_tcase(s, tc);
     return s;

@@ -24,9 +24,18 @@ static int is_float(const ptx_instr *in)
     return ptx_type_is_float((ptx_type)in->type);
 }
 
+/* The clocks are read by mov only: no other handler knows their operand kind. */
+static int reads_clock_outside_mov(const ptx_instr *in)
+{
+    for (int i = 0; i < in->nops && i < PTX_MAX_OPS; i++)
+        if (in->o[i].kind == PO_SREG && (in->op != OP_MOV || i != 1))
+            return 1;
+    return 0;
+}
+
 emu_fn emu_bind(const ptx_instr *in)
 {
-    if (in->flags & PF_UNSUPPORTED)
+    if ((in->flags & PF_UNSUPPORTED) || reads_clock_outside_mov(in))
         return NULL;
     switch (in->op) {
     case OP_ADD: case OP_SUB: case OP_MUL: case OP_MAD: case OP_DIV: case OP_ABS:
