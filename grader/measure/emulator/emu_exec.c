@@ -293,8 +293,8 @@ static int deadlock(emu_ctx *x)
         if (w->state == WARP_WAIT)
             return emu_fail(w, &x->prog->code[w->bar_pc], EMU_DEADLOCK,
                             "warps wait at barriers that the other warps never reach "
-                            "(warp %u waits at `%s`)", w->index,
-                            ptx_instr_text(&x->prog->code[w->bar_pc]));
+                            "(warp %u waits at `%s`, barrier %u)", w->index,
+                            ptx_instr_text(&x->prog->code[w->bar_pc]), w->bar_id);
     }
     return 0;
 }
@@ -376,7 +376,6 @@ static int alloc_ctx(emu_ctx *x)
     b->shared_bytes = p->static_shared ? p->static_shared : 0;
     if (x->l->dynamic_shared)
         b->shared_bytes = p->dyn_base + x->l->dynamic_shared;
-    b->dyn_base = p->dyn_base;
     b->shared_limit = (b->shared_bytes + 127u) & ~127u;
     b->shared = malloc(b->shared_limit ? b->shared_limit : 4);
     b->local_bytes = p->local_bytes;

@@ -181,7 +181,6 @@ struct emu_block {
     uint8_t *shared;
     uint32_t shared_bytes;   /* static + dynamic */
     uint32_t shared_limit;   /* shared_bytes rounded up to 128: past it, a fault */
-    uint32_t dyn_base;       /* where the dynamic area starts */
     uint8_t *local;          /* local_bytes per thread */
     uint32_t local_bytes;
     emu_warp *warps;
@@ -286,11 +285,6 @@ static inline float emu_ftz32(float f)
 {
     uint32_t u = (uint32_t)emu_bits32(f);
     return (u & 0x7f800000u) == 0 ? emu_f32(u & 0x80000000u) : f;
-}
-static inline double emu_ftz64(double d)
-{
-    uint64_t u = emu_bits64(d);
-    return (u & UINT64_C(0x7ff0000000000000)) == 0 ? emu_f64(u & UINT64_C(0x8000000000000000)) : d;
 }
 
 #endif /* SMEMLAB_EMU_INTERNAL_H */

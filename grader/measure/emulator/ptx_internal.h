@@ -106,7 +106,6 @@ typedef struct ptx_parser {
     ptx_arena *arena;
     char *why;
     size_t why_size;
-    uint32_t max_bytes;        /* caps derived from the input size */
     ptx_map funcs, mvars;      /* module scope */
     uint32_t var_cap, func_cap, file_cap;
 
