@@ -24,7 +24,7 @@ CU_CHECKED := $(CU_FILES:%.cu=$(BUILD)/compile-check/%.so) \
               $(PLANTED_NAMES:%=$(BUILD)/compile-check/planted/%.so)
 
 UNIT_OBJ := $(filter-out $(BUILD)/obj/grader/main.o,$(GRADER_OBJ))
-$(UNIT_BIN): $(UNIT_SRC) tests/unit/suites.def $(UNIT_OBJ)
+$(UNIT_BIN): $(UNIT_SRC) $(wildcard tests/unit/*.h) tests/unit/suites.def $(UNIT_OBJ)
 	@mkdir -p $(@D)
 	@pkg-config --exists check || { echo "Check (the C unit-test library) is missing: sudo apt-get install check" >&2; exit 3; }
 	$(CC) $(CPPFLAGS) -iquote grader -iquote grader/reference $(CHECK_CFLAGS) $(C_ALL) $(UNIT_SRC) $(UNIT_OBJ) \
@@ -71,8 +71,48 @@ $(BUILD)/tests/foreign.fatbin: tests/unit/injected/foreign.cu
 	$(NVCC) -std=c++17 --fatbin -gencode arch=compute_75,code=sm_75 $< -o $@
 $(INJECTED_LIB): tests/unit/injected/lab1-injected.cu $(BUILD)/tests/foreign.fatbin common/support.cu common/smemlab.h $(FATBIN_GONE)
 	$(call lab_lib,$(NVCC_BASE) -gencode arch=compute_75$(comma)code=sm_75 -DFOREIGN_FATBIN='"$(BUILD)/tests/foreign.fatbin"',$<,$@,env)
-check-unit: $(UNIT_BIN) $(UNIT_TEST_LIB) $(INJECTED_LIB)
-	SMEMLAB_TEST_LIB=$(UNIT_TEST_LIB) SMEMLAB_INJECTED_LIB=$(INJECTED_LIB) $(UNIT_BIN)
+# The emulator's tests run PTX that nvcc writes at test build time (no GPU needed):
+# the small kernels of tests/emulator/ and every lab file, for compute_90 with the
+# kit's flags (the PTX the kit embeds last). SMEMLAB_EMU_LABS: how many lab files.
+EMU_PTX_DIR := $(BUILD)/tests/emulator
+EMU_TEST_PTX := $(patsubst tests/emulator/%.cu,$(EMU_PTX_DIR)/%.ptx,$(wildcard tests/emulator/*.cu))
+EMU_LAB_PTX := $(patsubst %.cu,$(EMU_PTX_DIR)/labs/%.ptx,$(CU_FILES) $(PLANTED_SRC))
+EMU_PTX_FLAGS = -std=c++17 -I$(LAB_COMMON) $(NVCCFLAGS) -ptx -arch=compute_90
+$(EMU_PTX_DIR)/%.ptx: tests/emulator/%.cu
+	@mkdir -p $(@D)
+	$(NVCC) $(EMU_PTX_FLAGS) $< -o $@
+$(EMU_PTX_DIR)/labs/%.ptx: %.cu common/smemlab.h
+	@mkdir -p $(@D)
+	$(NVCC) $(EMU_PTX_FLAGS) $< -o $@
+
+# A libFuzzer target for the PTX reader and the interpreter (needs clang):
+# make emu-fuzz [EMU_FUZZ_SECONDS=60]. The corpus starts from the tests' and labs' PTX;
+# what it finds goes to $(BUILD)/tests/emu-fuzz-corpus, crashes to the current folder.
+EMU_FUZZ := $(BUILD)/tests/emu-fuzz
+EMU_FUZZ_SECONDS ?= 60
+EMU_SRC := $(wildcard grader/measure/emulator/*.c)
+$(EMU_FUZZ): tests/emulator/fuzz_ptx.c $(EMU_SRC) $(wildcard grader/measure/emulator/*.h)
+	@mkdir -p $(@D)
+	clang -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -iquote grader $< $(EMU_SRC) -o $@ -lm
+.PHONY: emu-fuzz
+emu-fuzz: $(EMU_FUZZ) $(EMU_TEST_PTX) $(EMU_LAB_PTX)
+	@mkdir -p $(BUILD)/tests/emu-fuzz-corpus
+	$(EMU_FUZZ) -max_total_time=$(EMU_FUZZ_SECONDS) -max_len=65536 -timeout=10 \
+	    $(BUILD)/tests/emu-fuzz-corpus $(EMU_PTX_DIR)
+
+# How fast the emulator runs lab 5's solution (warp instructions and lane operations a
+# second): make emu-bench. EMU_STATS counts lanes; the grader's build does not.
+EMU_BENCH := $(BUILD)/tests/emu-bench
+$(EMU_BENCH): tests/emulator/emu_bench.c $(EMU_SRC) $(wildcard grader/measure/emulator/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(C_ALL) -DEMU_STATS -iquote grader $< $(EMU_SRC) -o $@ -lm
+.PHONY: emu-bench
+emu-bench: $(EMU_BENCH) $(EMU_PTX_DIR)/labs/solutions/lab5-matmul/lab5.ptx
+	$(EMU_BENCH) $(EMU_PTX_DIR)/labs/solutions/lab5-matmul/lab5.ptx
+
+check-unit: $(UNIT_BIN) $(UNIT_TEST_LIB) $(INJECTED_LIB) $(EMU_TEST_PTX) $(EMU_LAB_PTX)
+	SMEMLAB_TEST_LIB=$(UNIT_TEST_LIB) SMEMLAB_INJECTED_LIB=$(INJECTED_LIB) \
+	SMEMLAB_EMU_PTX=$(EMU_PTX_DIR) SMEMLAB_EMU_LABS=$(words $(EMU_LAB_PTX)) $(UNIT_BIN)
 
 check-compile: $(CU_CHECKED) $(if $(wildcard tests/gpu),$(TRACE_PROBE) $(BUILD)/tests/truth-run)
 

@@ -1,0 +1,290 @@
+/*
+ * emu_internal.h - what the parts of the emulator share: device memory
+ * internals, a kernel linked for running (emu_link.c), the state of a launch,
+ * a block and a warp, and the instruction handlers (emu_ops_*.c).
+ */
+#ifndef SMEMLAB_EMU_INTERNAL_H
+#define SMEMLAB_EMU_INTERNAL_H
+
+#include "emu.h"
+#include "ptx.h"
+
+#include <stdarg.h>
+#include <stdint.h>
+
+/* --- address space (docs/emulator.md#semantics) ----------------------------
+ * Global allocations (module variables too) sit from EMU_GLOBAL_BASE up, each
+ * 256-byte aligned with an unmapped gap after it, so that running off the end
+ * faults. Generic addresses in the shared, local and kernel-parameter windows
+ * map to the block's shared memory, the thread's local memory and the
+ * parameter buffer. */
+#define EMU_GLOBAL_BASE UINT64_C(0x0000000200000000)
+#define EMU_GLOBAL_END UINT64_C(0x0000600000000000)
+#define EMU_SHARED_WINDOW UINT64_C(0x0000700000000000)
+#define EMU_LOCAL_WINDOW UINT64_C(0x0000710000000000)
+#define EMU_PARAM_WINDOW UINT64_C(0x0000720000000000)
+#define EMU_WINDOW_SIZE UINT64_C(0x0000000100000000)
+#define EMU_ALLOC_GAP UINT64_C(65536)
+
+#define EMU_FULL 0xffffffffu
+#define EMU_MAX_THREADS 1024
+#define EMU_MAX_WARPS 32
+#define EMU_MAX_SHARED (227u * 1024u)      /* per block, as an sm_90 grants at most */
+#define EMU_MAX_LOCAL (64u * 1024u)        /* per thread */
+#define EMU_SIMT_DEPTH 96
+#define EMU_SLICE 256                      /* instructions a warp runs before the next's turn */
+
+/* --- device memory (emu_mem.c) ------------------------------------------------ */
+
+enum { EMU_ALLOC_USER, EMU_ALLOC_GLOBAL_VAR, EMU_ALLOC_CONST_VAR };
+
+typedef struct emu_region {
+    uint64_t addr, size;
+    uint8_t *host;
+    uint8_t kind;
+} emu_region;
+
+struct emu_device {
+    uint64_t limit, used, next;
+    emu_region *r;
+    uint32_t n, cap;
+    uint32_t last; /* the region found last: most accesses hit it again */
+};
+
+/* The region holding [addr, addr + n), or NULL. */
+emu_region *emu_region_find(emu_device *d, uint64_t addr, uint64_t n);
+int emu_alloc_kind(emu_device *d, uint64_t bytes, uint8_t kind, uint64_t *addr);
+
+/* --- a kernel linked for running (emu_link.c) -------------------------------- */
+
+typedef struct emu_warp emu_warp;
+/* A handler runs one instruction for the lanes of mask m (never 0). 0, or -1 when it
+   stopped the launch (the result says why). */
+typedef int (*emu_fn)(emu_warp *w, const ptx_instr *in, uint32_t m);
+
+/* How the scheduler treats an instruction. */
+enum {
+    CTL_PLAIN,    /* a handler and on to the next */
+    CTL_BRA, CTL_BRX, CTL_CALL, CTL_RET, CTL_EXIT, CTL_TRAP, CTL_BAR, CTL_UNSUPPORTED
+};
+
+typedef struct emu_step {
+    emu_fn fn;
+    uint8_t ctl;
+} emu_step;
+
+/* A byte copy between two frames (call arguments and results). */
+typedef struct emu_pcopy {
+    uint32_t from, to, size;
+} emu_pcopy;
+
+enum { CALL_CODE, CALL_PRINTF, CALL_ASSERT, CALL_REFUSED };
+
+typedef struct emu_call {
+    uint8_t kind;          /* CALL_* */
+    uint32_t target;       /* CALL_CODE: first instruction of the callee */
+    uint32_t n_args, n_rets;
+    emu_pcopy *args, *rets; /* frame offsets, caller -> callee and back */
+    char why[160];         /* CALL_REFUSED: what the student sees */
+} emu_call;
+
+typedef struct emu_init {
+    uint32_t slot;
+    uint64_t value;
+} emu_init;
+
+typedef struct emu_program {
+    const ptx_module *ptx;
+    const char *name;
+    ptx_instr *code;
+    emu_step *steps;
+    uint32_t *reconv;
+    uint32_t n_code;
+    uint32_t n_slots, n_preds;
+    emu_init *consts;
+    uint32_t n_consts;
+    ptx_sreg_slot *sregs;
+    uint32_t n_sregs;
+    uint32_t *pred_false, *pred_true;
+    uint32_t n_pred_false, n_pred_true;
+    emu_call *calls;
+    uint32_t n_calls;
+    ptx_table *tables;
+    uint32_t n_tables;
+    uint32_t local_bytes;    /* per thread */
+    uint32_t static_shared;
+    uint32_t dyn_base;       /* where the dynamic area starts (static bytes, aligned) */
+    int dynamic_shared;
+    uint32_t param_bytes;
+    uint32_t maxntid[3], reqntid[3];
+} emu_program;
+
+/* Link kernel func of m: its code and every function it calls, one flat array.
+   0, or -1 with why (out of memory). */
+int emu_link(const ptx_module *m, uint32_t func, emu_program **out, char *why, size_t why_size);
+void emu_program_free(emu_program *p);
+/* Static shared bytes and whether an extern .shared array is reachable, without linking. */
+void emu_shared_of(const ptx_module *m, uint32_t func, uint32_t *static_bytes, int *dynamic);
+
+struct emu_module {
+    emu_device *dev;
+    ptx_module *ptx;
+    uint32_t n_kernels;
+    uint32_t *kernel_func;   /* ptx function of each kernel */
+    emu_program **progs;     /* linked when first launched */
+    uint64_t *var_alloc;     /* device address of each placed variable (0: none) */
+};
+
+/* --- a launch, a block, a warp (emu_exec.c) ------------------------------------ */
+
+typedef struct simt_entry {
+    uint32_t pc, rpc, mask;
+    uint32_t call;           /* PTX_NONE, or the call site whose frame begins here */
+} simt_entry;
+
+enum { WARP_RUN, WARP_WAIT, WARP_DONE };
+
+typedef struct emu_block emu_block;
+
+struct emu_warp {
+    uint64_t *r;             /* r[slot * 32 + lane] */
+    uint32_t *p;             /* predicate masks */
+    emu_block *b;
+    simt_entry cur;          /* the running entry (the top of the SIMT stack) */
+    simt_entry stack[EMU_SIMT_DEPTH];
+    uint32_t sp;
+    uint32_t present;        /* lanes that exist (a partial last warp has fewer) */
+    uint32_t exited;
+    uint32_t carry;          /* CC.CF of each lane */
+    uint32_t index;
+    uint8_t state;
+    uint8_t bar_id;
+    uint32_t bar_pc;         /* the barrier instruction it waits at */
+    uint32_t bar_lanes;      /* the lanes that arrived */
+};
+
+typedef struct emu_barrier {
+    uint32_t arrived;        /* warps counted (bit per warp) */
+    uint32_t waiting;        /* warps that wait for it */
+    uint32_t threads;        /* counted: 32 a warp, as the hardware counts */
+    uint32_t expected;       /* 0: every warp that has not exited */
+    uint32_t popc;           /* bar.red */
+    uint8_t any, all;
+} emu_barrier;
+
+typedef struct emu_ctx emu_ctx;
+
+struct emu_block {
+    emu_ctx *x;
+    uint32_t index;          /* linear block index */
+    uint32_t ctaid[3];
+    uint8_t *shared;
+    uint32_t shared_bytes;   /* static + dynamic */
+    uint32_t shared_limit;   /* shared_bytes rounded up to 128: past it, a fault */
+    uint8_t *local;          /* local_bytes per thread */
+    uint32_t local_bytes;
+    emu_warp *warps;
+    uint32_t n_warps;
+    uint32_t live;           /* warps that have not exited (bit per warp) */
+    emu_barrier bars[16];
+};
+
+struct emu_ctx {
+    emu_module *m;
+    const emu_program *prog;
+    emu_device *dev;
+    const emu_launch *l;
+    const emu_sink *sink;
+    emu_result *res;
+    uint64_t budget, executed;
+    uint32_t nthreads, nwarps;
+    uint32_t block_dim[3], grid_dim[3];
+    const uint8_t *params;
+    emu_block blk;
+    uint64_t *regs;          /* every warp's registers, allocated once a launch */
+    uint32_t *preds;
+};
+
+#ifdef EMU_STATS
+/* Lanes that executed an instruction, summed over warp instructions (make emu-bench). */
+extern uint64_t emu_stat_lane_ops;
+#endif
+
+static inline uint64_t *emu_reg(emu_warp *w, uint32_t slot)
+{
+    return w->r + (size_t)slot * 32;
+}
+
+/* Stop the launch: status, message, and the instruction's source line. Returns -1. */
+int emu_fail(emu_warp *w, const ptx_instr *in, emu_status s, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+/* "`text` (lab1.cu:12)" style location of an instruction, for messages. */
+void emu_where(const emu_program *p, const ptx_instr *in, const char **file, int *line);
+
+/* Lanes of m, full masks first: the full-mask loop vectorises. */
+#define EMU_LANES(m, l, ...)                                              \
+    do {                                                                   \
+        if ((m) == EMU_FULL) {                                             \
+            for (int l = 0; l < 32; l++) {                                 \
+                __VA_ARGS__;                                               \
+            }                                                              \
+        } else {                                                           \
+            for (uint32_t mm_ = (m); mm_; mm_ &= mm_ - 1) {                \
+                int l = __builtin_ctz(mm_);                                \
+                __VA_ARGS__;                                               \
+            }                                                              \
+        }                                                                  \
+    } while (0)
+
+/* --- handlers ---------------------------------------------------------------------- */
+
+/* The handler of a plain instruction, or NULL: the emulator does not run it. */
+emu_fn emu_bind(const ptx_instr *in);
+emu_fn emu_bind_int(const ptx_instr *in);   /* emu_ops_int.c */
+emu_fn emu_bind_bits(const ptx_instr *in);  /* emu_ops_bits.c */
+emu_fn emu_bind_cmp(const ptx_instr *in);   /* emu_ops_cmp.c */
+emu_fn emu_bind_float(const ptx_instr *in); /* emu_ops_float.c */
+emu_fn emu_bind_cvt(const ptx_instr *in);   /* emu_ops_cvt.c */
+emu_fn emu_bind_mem(const ptx_instr *in);   /* emu_ops_mem.c */
+emu_fn emu_bind_warp(const ptx_instr *in);  /* emu_ops_warp.c */
+
+/* The host runs AVX2 and FMA: handlers compiled for them may be used (emu_bind.c). */
+int emu_host_avx2(void);
+
+/* Fill the lanes of one warp's value of a fixed special register. */
+uint64_t emu_sreg_value(const emu_warp *w, ptx_sreg s, int lane);
+
+/* Register bits as floats and back: f32 lives in the low 32 bits. */
+static inline float emu_f32(uint64_t bits)
+{
+    uint32_t u = (uint32_t)bits;
+    float f;
+    __builtin_memcpy(&f, &u, 4);
+    return f;
+}
+static inline double emu_f64(uint64_t bits)
+{
+    double d;
+    __builtin_memcpy(&d, &bits, 8);
+    return d;
+}
+static inline uint64_t emu_bits32(float f)
+{
+    uint32_t u;
+    __builtin_memcpy(&u, &f, 4);
+    return u;
+}
+static inline uint64_t emu_bits64(double d)
+{
+    uint64_t u;
+    __builtin_memcpy(&u, &d, 8);
+    return u;
+}
+/* .ftz: a subnormal becomes a zero of its sign. */
+static inline float emu_ftz32(float f)
+{
+    uint32_t u = (uint32_t)emu_bits32(f);
+    return (u & 0x7f800000u) == 0 ? emu_f32(u & 0x80000000u) : f;
+}
+
+#endif /* SMEMLAB_EMU_INTERNAL_H */

@@ -1,0 +1,193 @@
+/*
+ * emu_module.c - a PTX module loaded into an emulated device: its .global
+ * and .const variables placed in device memory with their initialisers,
+ * its kernels described (parameters, shared memory) and linked when first
+ * launched, source lines of their instructions.
+ */
+#include "emu_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_CONST_BYTES (64u * 1024u)
+
+static int load_err(char *why, size_t why_size, const ptx_var *v, const char *what)
+{
+    snprintf(why, why_size, "line %u: %s `%s`", v ? v->line : 0, what, v ? v->name : "?");
+    return -1;
+}
+
+/* Address an initialiser stores for variable t (generic() or plain, both the device address). */
+static int reloc_value(const ptx_module *pm, const ptx_reloc *r, uint64_t *out)
+{
+    const ptx_var *t = &pm->vars[r->var];
+    if (t->space != PS_GLOBAL && t->space != PS_CONST)
+        return -1; /* the address of a shared or local variable differs per block and thread */
+    *out = t->addr + (uint64_t)r->addend;
+    return 0;
+}
+
+static int place_var(emu_module *m, uint32_t i, uint64_t *const_bytes, char *why, size_t ws)
+{
+    ptx_var *v = &m->ptx->vars[i];
+    if (v->func != PTX_NONE || (v->space != PS_GLOBAL && v->space != PS_CONST))
+        return 0;
+    if (v->is_extern)
+        return load_err(why, ws, v, "the emulator cannot link the extern variable");
+    if (v->space == PS_CONST) {
+        *const_bytes += v->size;
+        if (*const_bytes > MAX_CONST_BYTES)
+            return load_err(why, ws, v, "more than 64 KiB of .const variables, at");
+    }
+    uint8_t kind = v->space == PS_CONST ? EMU_ALLOC_CONST_VAR : EMU_ALLOC_GLOBAL_VAR;
+    if (emu_alloc_kind(m->dev, v->size, kind, &v->addr))
+        return load_err(why, ws, v, "no device memory for the variable");
+    m->var_alloc[i] = v->addr;
+    if (v->init && emu_write(m->dev, v->addr, v->init, v->size))
+        return load_err(why, ws, v, "cannot initialise");
+    return 0;
+}
+
+static int apply_relocs(emu_module *m, uint32_t i, char *why, size_t ws)
+{
+    ptx_var *v = &m->ptx->vars[i];
+    for (uint32_t k = 0; k < v->n_relocs; k++) {
+        const ptx_reloc *r = &v->relocs[k];
+        uint64_t value;
+        if (r->offset + r->size > v->size || reloc_value(m->ptx, r, &value))
+            return load_err(why, ws, v, "an initialiser holds an address the emulator cannot "
+                                        "resolve, in");
+        if (emu_write(m->dev, v->addr + r->offset, &value, r->size))
+            return load_err(why, ws, v, "cannot initialise");
+    }
+    return 0;
+}
+
+static int list_kernels(emu_module *m)
+{
+    const ptx_module *pm = m->ptx;
+    m->kernel_func = malloc((pm->n_funcs + 1) * sizeof(uint32_t));
+    m->progs = calloc(pm->n_funcs + 1, sizeof(emu_program *));
+    if (!m->kernel_func || !m->progs)
+        return -1;
+    for (uint32_t f = 0; f < pm->n_funcs; f++)
+        if (pm->funcs[f].is_entry && pm->funcs[f].has_body)
+            m->kernel_func[m->n_kernels++] = f;
+    return 0;
+}
+
+int emu_module_load(emu_device *d, const char *ptx, size_t len, emu_module **out, char *why,
+                    size_t why_size)
+{
+    *out = NULL;
+    emu_module *m = calloc(1, sizeof *m);
+    if (!m) {
+        snprintf(why, why_size, "out of memory");
+        return -1;
+    }
+    m->dev = d;
+    if (ptx_parse(ptx, len, &m->ptx, why, why_size)) {
+        free(m);
+        return -1;
+    }
+    m->var_alloc = calloc(m->ptx->n_vars + 1, sizeof(uint64_t));
+    if (!m->var_alloc || list_kernels(m)) {
+        snprintf(why, why_size, "out of memory");
+        emu_module_unload(m);
+        return -1;
+    }
+    uint64_t const_bytes = 0;
+    for (uint32_t i = 0; i < m->ptx->n_vars; i++)
+        if (place_var(m, i, &const_bytes, why, why_size)) {
+            emu_module_unload(m);
+            return -1;
+        }
+    for (uint32_t i = 0; i < m->ptx->n_vars; i++)
+        if (m->var_alloc[i] && apply_relocs(m, i, why, why_size)) {
+            emu_module_unload(m);
+            return -1;
+        }
+    *out = m;
+    return 0;
+}
+
+void emu_module_unload(emu_module *m)
+{
+    if (!m)
+        return;
+    if (m->ptx && m->var_alloc)
+        for (uint32_t i = 0; i < m->ptx->n_vars; i++)
+            if (m->var_alloc[i])
+                emu_free(m->dev, m->var_alloc[i]);
+    if (m->progs)
+        for (uint32_t k = 0; k < m->n_kernels; k++)
+            emu_program_free(m->progs[k]);
+    free(m->progs);
+    free(m->kernel_func);
+    free(m->var_alloc);
+    ptx_free(m->ptx);
+    free(m);
+}
+
+int emu_kernel_count(const emu_module *m)
+{
+    return (int)m->n_kernels;
+}
+
+int emu_kernel_find(const emu_module *m, const char *name)
+{
+    for (uint32_t k = 0; k < m->n_kernels; k++)
+        if (strcmp(m->ptx->funcs[m->kernel_func[k]].name, name) == 0)
+            return (int)k;
+    return -1;
+}
+
+int emu_kernel_describe(const emu_module *m, int k, emu_kernel_info *out)
+{
+    if (k < 0 || (uint32_t)k >= m->n_kernels)
+        return -1;
+    const ptx_func *f = &m->ptx->funcs[m->kernel_func[k]];
+    if (f->n_params > EMU_MAX_PARAMS)
+        return -1;
+    memset(out, 0, sizeof *out);
+    out->name = f->name;
+    out->n_params = (int)f->n_params;
+    for (uint32_t i = 0; i < f->n_params; i++) {
+        const ptx_var *v = &m->ptx->vars[f->params[i]];
+        out->param_offset[i] = (uint32_t)v->addr;
+        out->param_size[i] = (uint32_t)v->size;
+    }
+    out->param_bytes = f->param_bytes;
+    emu_shared_of(m->ptx, m->kernel_func[k], &out->static_shared, &out->dynamic_shared);
+    return 0;
+}
+
+int emu_module_symbol(const emu_module *m, const char *name, uint64_t *addr, uint64_t *size,
+                      emu_space *space)
+{
+    uint32_t v = ptx_find_var(m->ptx, name);
+    if (v == PTX_NONE || !m->var_alloc[v])
+        return -1;
+    const ptx_var *var = &m->ptx->vars[v];
+    *addr = var->addr;
+    *size = var->size;
+    *space = var->space == PS_CONST ? EMU_SPACE_CONST : EMU_SPACE_GLOBAL;
+    return 0;
+}
+
+int emu_line(const emu_module *m, int k, uint64_t pc, const char **file, int *line)
+{
+    *file = NULL;
+    *line = 0;
+    if (k < 0 || (uint32_t)k >= m->n_kernels || pc % 16)
+        return -1;
+    emu_program **slot = &((emu_module *)m)->progs[k];
+    char why[128];
+    if (!*slot && emu_link(m->ptx, m->kernel_func[k], slot, why, sizeof why))
+        return -1;
+    if (pc / 16 >= (*slot)->n_code)
+        return -1;
+    emu_where(*slot, &(*slot)->code[pc / 16], file, line);
+    return *line > 0 ? 0 : -1;
+}

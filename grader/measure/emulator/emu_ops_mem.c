@@ -1,0 +1,472 @@
+/*
+ * emu_ops_mem.c - ld, ldu, st, atom, red in every state space, and the
+ * records of them (docs/emulator.md#records).
+ *
+ * An access first resolves each lane's address to host bytes, checking it:
+ * global and const addresses must lie in one allocation, shared offsets
+ * below the block's shared bytes rounded up to 128 (beyond the block's
+ * bytes but below that they are recorded: the analysis names them out of
+ * bounds), local offsets in the thread's frame, parameter offsets in the
+ * buffer; every access must be aligned to its size. Generic addresses are
+ * sorted by window. Only then are bytes moved, so a faulting instruction
+ * changes nothing. Atomics run lane by lane in lane order.
+ */
+#include "emu_internal.h"
+
+#include <string.h>
+
+typedef struct access {
+    uint8_t *ptr[32];
+    uint32_t shared, global;     /* lanes that touched shared / global memory */
+    uint32_t soff[32];           /* their shared offsets */
+    uint64_t gaddr[32];          /* their global addresses */
+} access;
+
+enum { ACC_READ = 1, ACC_WRITE = 2 };
+
+static int fault(emu_warp *w, const ptx_instr *in, int l, uint64_t a, uint32_t size,
+                 const char *what)
+{
+    return emu_fail(w, in, EMU_FAULT, "%s (lane %d of warp %u, %u bytes at 0x%llx)", what, l,
+                    w->index, size, (unsigned long long)a);
+}
+
+static int lane_global(emu_warp *w, const ptx_instr *in, access *ac, int l, uint64_t a,
+                       uint32_t size, int space)
+{
+    emu_region *r = emu_region_find(w->b->x->dev, a, size);
+    if (!r)
+        return fault(w, in, l, a, size, "an illegal memory access was encountered");
+    ac->ptr[l] = r->host + (a - r->addr);
+    if (space == PS_GLOBAL) {
+        ac->global |= 1u << l;
+        ac->gaddr[l] = a;
+    }
+    return 0;
+}
+
+static int lane_shared(emu_warp *w, const ptx_instr *in, access *ac, int l, uint64_t off,
+                       uint32_t size)
+{
+    emu_block *b = w->b;
+    if (off > b->shared_limit || b->shared_limit - off < size)
+        return fault(w, in, l, off, size, "a shared memory access out of bounds");
+    ac->ptr[l] = b->shared + off;
+    ac->shared |= 1u << l;
+    ac->soff[l] = (uint32_t)off;
+    return 0;
+}
+
+static int lane_local(emu_warp *w, const ptx_instr *in, access *ac, int l, uint64_t off,
+                      uint32_t size)
+{
+    emu_block *b = w->b;
+    if (off > b->local_bytes || b->local_bytes - off < size)
+        return fault(w, in, l, off, size, "a local memory access out of bounds");
+    ac->ptr[l] = b->local + ((size_t)w->index * 32 + (size_t)l) * b->local_bytes + off;
+    return 0;
+}
+
+static int lane_param(emu_warp *w, const ptx_instr *in, access *ac, int l, uint64_t off,
+                      uint32_t size, int how)
+{
+    emu_ctx *x = w->b->x;
+    if (how & ACC_WRITE)
+        return fault(w, in, l, off, size, "a store to the kernel's parameters");
+    if (off > x->l->param_bytes || x->l->param_bytes - off < size)
+        return fault(w, in, l, off, size, "a parameter read out of bounds");
+    ac->ptr[l] = (uint8_t *)x->params + off;
+    return 0;
+}
+
+static int in_window(uint64_t a, uint64_t base)
+{
+    return a >= base && a - base < EMU_WINDOW_SIZE;
+}
+
+static int lane_resolve(emu_warp *w, const ptx_instr *in, access *ac, int l, uint64_t a,
+                        uint32_t size, int how)
+{
+    switch (in->space) {
+    case PS_GLOBAL: return lane_global(w, in, ac, l, a, size, PS_GLOBAL);
+    case PS_CONST:
+        if (how & ACC_WRITE)
+            return fault(w, in, l, a, size, "a store to constant memory");
+        return lane_global(w, in, ac, l, a, size, PS_CONST);
+    case PS_SHARED: return lane_shared(w, in, ac, l, a, size);
+    case PS_LOCAL: return lane_local(w, in, ac, l, a, size);
+    case PS_KPARAM: return lane_param(w, in, ac, l, a, size, how);
+    default: break;
+    }
+    if (in_window(a, EMU_SHARED_WINDOW))
+        return lane_shared(w, in, ac, l, a - EMU_SHARED_WINDOW, size);
+    if (in_window(a, EMU_LOCAL_WINDOW))
+        return lane_local(w, in, ac, l, a - EMU_LOCAL_WINDOW, size);
+    if (in_window(a, EMU_PARAM_WINDOW))
+        return lane_param(w, in, ac, l, a - EMU_PARAM_WINDOW, size, how);
+    return lane_global(w, in, ac, l, a, size, PS_GLOBAL);
+}
+
+/* Lane by lane: every space and window, each lane checked on its own. */
+static int resolve_lanes(emu_warp *w, const ptx_instr *in, uint32_t m, const uint64_t *a,
+                         uint32_t size, int how, access *ac)
+{
+    for (uint32_t mm = m; mm; mm &= mm - 1) {
+        int l = __builtin_ctz(mm);
+        if (a[l] & (size - 1))
+            return fault(w, in, l, a[l], size, "a misaligned address");
+        if (lane_resolve(w, in, ac, l, a[l], size, how))
+            return -1;
+    }
+    return 0;
+}
+
+/* The common cases at once: every lane in the block's shared memory, or every lane in one
+   global allocation. 1 if done, 0 if the lanes need the lane-by-lane path. */
+static int resolve_fast(emu_warp *w, const ptx_instr *in, uint32_t m, const uint64_t *a,
+                        uint64_t lo, uint64_t hi, uint32_t size, int how, access *ac)
+{
+    int space = in->space;
+    if (space == PS_GENERIC && lo >= EMU_SHARED_WINDOW && hi < EMU_SHARED_WINDOW + EMU_WINDOW_SIZE)
+        space = PS_SHARED;
+    else if (space == PS_GENERIC && hi < EMU_SHARED_WINDOW)
+        space = PS_GLOBAL;
+    if (space == PS_SHARED) {
+        emu_block *b = w->b;
+        uint64_t base = in->space == PS_GENERIC ? EMU_SHARED_WINDOW : 0;
+        if (hi - base > b->shared_limit || b->shared_limit - (hi - base) < size)
+            return 0;
+        EMU_LANES(m, l, {
+            ac->soff[l] = (uint32_t)(a[l] - base);
+            ac->ptr[l] = b->shared + ac->soff[l];
+        });
+        ac->shared = m;
+        return 1;
+    }
+    if (space == PS_GLOBAL || (space == PS_CONST && !(how & ACC_WRITE))) {
+        emu_region *r = emu_region_find(w->b->x->dev, lo, hi - lo + size);
+        if (!r)
+            return 0;
+        uint8_t *host = r->host - r->addr;
+        EMU_LANES(m, l, ac->ptr[l] = host + a[l]);
+        if (space == PS_GLOBAL) {
+            ac->global = m;
+            EMU_LANES(m, l, ac->gaddr[l] = a[l]);
+        }
+        return 1;
+    }
+    return 0;
+}
+
+/* The lowest and highest address of the lanes m, and the OR of all (for alignment). */
+static void bounds(const uint64_t *a, uint32_t m, uint64_t *lo, uint64_t *hi, uint64_t *odd)
+{
+    uint64_t l0 = UINT64_MAX, h0 = 0, o = 0;
+    EMU_LANES(m, l, {
+        l0 = a[l] < l0 ? a[l] : l0;
+        h0 = a[l] > h0 ? a[l] : h0;
+        o |= a[l];
+    });
+    *lo = l0;
+    *hi = h0;
+    *odd = o;
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+/* The same for a whole warp, vectorised with AVX2 where the host has it. */
+__attribute__((target("avx2"))) static void bounds_avx2(const uint64_t *a, uint64_t *lo,
+                                                        uint64_t *hi, uint64_t *odd)
+{
+    uint64_t l0 = UINT64_MAX, h0 = 0, o = 0;
+    for (int l = 0; l < 32; l++) {
+        l0 = a[l] < l0 ? a[l] : l0;
+        h0 = a[l] > h0 ? a[l] : h0;
+        o |= a[l];
+    }
+    *lo = l0;
+    *hi = h0;
+    *odd = o;
+}
+#endif
+
+static void warp_bounds(const uint64_t *a, uint32_t m, uint64_t *lo, uint64_t *hi, uint64_t *odd)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    if (m == EMU_FULL && emu_host_avx2()) {
+        bounds_avx2(a, lo, hi, odd);
+        return;
+    }
+#endif
+    bounds(a, m, lo, hi, odd);
+}
+
+/* Addresses of the lanes m from the address operand k, resolved into ac. */
+static int resolve(emu_warp *w, const ptx_instr *in, int k, uint32_t m, uint32_t size, int how,
+                   access *ac)
+{
+    const ptx_operand *o = &in->o[k];
+    uint64_t off = (uint64_t)o->imm, a[32], lo, hi, odd;
+    ac->shared = ac->global = 0;
+    if (o->r != PTX_NONE) {
+        const uint64_t *B = emu_reg(w, o->r);
+        EMU_LANES(m, l, a[l] = B[l] + off);
+    } else {
+        EMU_LANES(m, l, a[l] = off);
+    }
+    warp_bounds(a, m, &lo, &hi, &odd);
+    if (!(odd & (size - 1)) && resolve_fast(w, in, m, a, lo, hi, size, how, ac))
+        return 0;
+    ac->shared = ac->global = 0;
+    return resolve_lanes(w, in, m, a, size, how, ac);
+}
+
+static void record(emu_warp *w, const ptx_instr *in, const access *ac, uint32_t width, int how)
+{
+    emu_ctx *x = w->b->x;
+    const emu_sink *s = x->sink;
+    uint32_t pc = (uint32_t)(in - x->prog->code);
+    uint16_t flags = (uint16_t)(((how & ACC_READ) ? TRACE_READ : 0) |
+                                ((how & ACC_WRITE) ? TRACE_WRITE : 0));
+    if (ac->shared && s && s->shared) {
+        trace_record r;
+        r.pc = (uint64_t)pc * 16;
+        r.block = w->b->index;
+        r.warp = w->index;
+        r.active = ac->shared;
+        r.width = (uint16_t)width;
+        r.flags = flags;
+        if (ac->shared == EMU_FULL) {
+            memcpy(r.addr, ac->soff, sizeof r.addr);
+        } else { /* lanes that did not take part read 0 */
+            memset(r.addr, 0, sizeof r.addr);
+            for (uint32_t mm = ac->shared; mm; mm &= mm - 1) {
+                int l = __builtin_ctz(mm);
+                r.addr[l] = ac->soff[l];
+            }
+        }
+        s->shared(s->ctx, &r);
+    }
+    if (ac->global && s && s->global) {
+        emu_global_record g;
+        memset(&g, 0, sizeof g);
+        g.pc = (uint64_t)pc * 16;
+        g.block = w->b->index;
+        g.warp = w->index;
+        g.active = ac->global;
+        g.width = (uint16_t)width;
+        g.flags = flags;
+        for (uint32_t mm = ac->global; mm; mm &= mm - 1) {
+            int l = __builtin_ctz(mm);
+            g.addr[l] = ac->gaddr[l];
+        }
+        s->global(s->ctx, &g);
+    }
+}
+
+static uint64_t width_mask(int bytes)
+{
+    return bytes >= 8 ? UINT64_MAX : (UINT64_C(1) << (8 * bytes)) - 1;
+}
+
+/* --- ld / st ------------------------------------------------------------------------- */
+
+/* Copy element i of every lane, es bytes a piece (a constant in each case, so that memcpy
+   becomes one move), into register d extended as type t wants for a register of rsize. */
+#define LOAD_ELEMS(ES)                                                                   \
+    for (uint32_t mm = m; mm; mm &= mm - 1) {                                            \
+        int l = __builtin_ctz(mm);                                                       \
+        uint64_t v = 0;                                                                  \
+        memcpy(&v, ac->ptr[l] + i * (ES), (ES));                                         \
+        d[l] = (uint64_t)((int64_t)(v << sh) >> sh) & keep;                              \
+    }
+
+static void load_elements(emu_warp *w, const ptx_instr *in, uint32_t m, const access *ac)
+{
+    ptx_type t = (ptx_type)in->type;
+    uint32_t es = (uint32_t)ptx_type_size(t), n = in->vec;
+    int sg = ptx_type_is_signed(t) && !ptx_type_is_float(t) && es < 8;
+    for (uint32_t i = 0; i < n; i++) {
+        uint64_t *d = emu_reg(w, in->o[i].r);
+        int rsize = in->o[i].size > (int)es ? in->o[i].size : (int)es;
+        int sh = sg ? 64 - 8 * (int)es : 0; /* sign-extend from es bytes, or nothing */
+        uint64_t keep = width_mask(rsize);
+        switch (es) {
+        case 1: LOAD_ELEMS(1) break;
+        case 2: LOAD_ELEMS(2) break;
+        case 4: LOAD_ELEMS(4) break;
+        default: LOAD_ELEMS(8) break;
+        }
+    }
+}
+
+static int m_ld(emu_warp *w, const ptx_instr *in, uint32_t m)
+{
+    access ac;
+    uint32_t es = (uint32_t)ptx_type_size((ptx_type)in->type), n = in->vec;
+    if (resolve(w, in, (int)n, m, es * n, ACC_READ, &ac))
+        return -1;
+    load_elements(w, in, m, &ac);
+    record(w, in, &ac, es * n, ACC_READ);
+    return 0;
+}
+
+/* ld.f32 / ld.u32 and friends: one element of 4 bytes into a 4-byte register. */
+static int m_ld4(emu_warp *w, const ptx_instr *in, uint32_t m)
+{
+    access ac;
+    if (resolve(w, in, 1, m, 4, ACC_READ, &ac))
+        return -1;
+    uint64_t *d = emu_reg(w, in->o[0].r);
+    for (uint32_t mm = m; mm; mm &= mm - 1) {
+        int l = __builtin_ctz(mm);
+        uint32_t v;
+        memcpy(&v, ac.ptr[l], 4);
+        d[l] = v;
+    }
+    record(w, in, &ac, 4, ACC_READ);
+    return 0;
+}
+
+#define STORE_ELEMS(ES)                                                                  \
+    for (uint32_t mm = m; mm; mm &= mm - 1) {                                            \
+        int l = __builtin_ctz(mm);                                                       \
+        for (uint32_t i = 0; i < n; i++)                                                 \
+            memcpy(ac.ptr[l] + i * (ES), &src[i][l], (ES));                              \
+    }
+
+static int m_st(emu_warp *w, const ptx_instr *in, uint32_t m)
+{
+    access ac;
+    uint32_t es = (uint32_t)ptx_type_size((ptx_type)in->type), n = in->vec;
+    if (resolve(w, in, 0, m, es * n, ACC_WRITE, &ac))
+        return -1;
+    const uint64_t *src[4];
+    for (uint32_t i = 0; i < n; i++)
+        src[i] = emu_reg(w, in->o[1 + i].r);
+    /* lane order: where lanes store to one address, the highest lane's value stays
+       (little-endian: the low bytes of each register are the value) */
+    switch (es) {
+    case 1: STORE_ELEMS(1) break;
+    case 2: STORE_ELEMS(2) break;
+    case 4: STORE_ELEMS(4) break;
+    default: STORE_ELEMS(8) break;
+    }
+    record(w, in, &ac, es * n, ACC_WRITE);
+    return 0;
+}
+
+/* --- atom / red ---------------------------------------------------------------------- */
+
+static uint64_t atom_int(int op, ptx_type t, uint64_t old, uint64_t b, uint64_t c, int *store)
+{
+    int sz = ptx_type_size(t);
+    uint64_t mask = width_mask(sz);
+    int sg = ptx_type_is_signed(t);
+    int64_t so = sz == 8 ? (int64_t)old : (int32_t)old, sb = sz == 8 ? (int64_t)b : (int32_t)b;
+    *store = 1;
+    switch (op) {
+    case PM_ADD: return (old + b) & mask;
+    case PM_MIN: return sg ? (so < sb ? old : b) : ((old & mask) < (b & mask) ? old : b);
+    case PM_MAX: return sg ? (so > sb ? old : b) : ((old & mask) > (b & mask) ? old : b);
+    case PM_INC: return (old & mask) >= (b & mask) ? 0 : old + 1;
+    case PM_DEC: return ((old & mask) == 0 || (old & mask) > (b & mask)) ? b : old - 1;
+    case PM_AND: return old & b;
+    case PM_OR: return old | b;
+    case PM_XOR: return old ^ b;
+    case PM_EXCH: return b;
+    case PM_CAS:
+        *store = (old & mask) == (b & mask);
+        return c;
+    default:
+        *store = 0;
+        return old;
+    }
+}
+
+static uint64_t atom_value(const ptx_instr *in, uint64_t old, uint64_t b, uint64_t c, int *store)
+{
+    ptx_type t = (ptx_type)in->type;
+    *store = 1;
+    if (t == PT_F32) {
+        float o = emu_f32(old), v = emu_f32(b);
+        switch (in->mod) {
+        case PM_ADD: return emu_bits32(o + v);
+        case PM_EXCH: return b;
+        default: break;
+        }
+    } else if (t == PT_F64 && in->mod == PM_ADD) {
+        return emu_bits64(emu_f64(old) + emu_f64(b));
+    } else if (t == PT_F64 && in->mod == PM_EXCH) {
+        return b;
+    }
+    return atom_int(in->mod, t, old, b, c, store);
+}
+
+static int m_atom(emu_warp *w, const ptx_instr *in, uint32_t m)
+{
+    access ac;
+    int red = in->op == OP_RED, base = red ? 0 : 1;
+    uint32_t es = (uint32_t)ptx_type_size((ptx_type)in->type);
+    if (resolve(w, in, base, m, es, ACC_READ | ACC_WRITE, &ac))
+        return -1;
+    const uint64_t *B = emu_reg(w, in->o[base + 1].r);
+    const uint64_t *C = in->mod == PM_CAS ? emu_reg(w, in->o[base + 2].r) : B;
+    uint64_t *d = red ? NULL : emu_reg(w, in->o[0].r);
+    for (uint32_t mm = m; mm; mm &= mm - 1) {
+        int l = __builtin_ctz(mm);
+        uint64_t old = 0;
+        int store;
+        memcpy(&old, ac.ptr[l], es);
+        uint64_t v = atom_value(in, old, B[l], C[l], &store);
+        if (store)
+            memcpy(ac.ptr[l], &v, es);
+        if (d)
+            d[l] = old & width_mask((int)es);
+    }
+    record(w, in, &ac, es, ACC_READ | ACC_WRITE);
+    return 0;
+}
+
+static int m_nop(emu_warp *w, const ptx_instr *in, uint32_t m)
+{
+    (void)w;
+    (void)in;
+    (void)m;
+    return 0;
+}
+
+static int atom_ok(const ptx_instr *in)
+{
+    ptx_type t = (ptx_type)in->type;
+    int sz = ptx_type_size(t);
+    if (sz != 4 && sz != 8)
+        return 0;
+    if (ptx_type_is_float(t))
+        return in->mod == PM_ADD || in->mod == PM_EXCH;
+    return in->mod != PM_NONE;
+}
+
+emu_fn emu_bind_mem(const ptx_instr *in)
+{
+    int sz = ptx_type_size((ptx_type)in->type);
+    switch (in->op) {
+    case OP_LD:
+    case OP_LDU:
+        if (sz < 1 || sz > 8 || (in->vec != 1 && in->vec != 2 && in->vec != 4))
+            return NULL;
+        return sz == 4 && in->vec == 1 && in->o[0].size == 4 ? m_ld4 : m_ld;
+    case OP_ST:
+        return sz >= 1 && sz <= 8 && (in->vec == 1 || in->vec == 2 || in->vec == 4) ? m_st
+                                                                                     : NULL;
+    case OP_ATOM:
+    case OP_RED:
+        return atom_ok(in) && in->space != PS_LOCAL && in->space != PS_CONST &&
+                       in->space != PS_KPARAM ? m_atom : NULL;
+    case OP_PREFETCH:
+    case OP_MEMBAR:
+    case OP_NOP:
+        return m_nop;
+    default:
+        return NULL;
+    }
+}

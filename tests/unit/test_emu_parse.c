@@ -1,0 +1,337 @@
+/*
+ * test_emu_parse.c - the emulator's PTX reader on hand-written PTX: the
+ * parameter layout the CUDA ABI gives, static and dynamic shared memory,
+ * module variables and their initialisers (nested braces, floats, negative
+ * numbers, addresses), register ranges and scopes, source lines, and the
+ * errors of text that is not PTX, each with its line.
+ */
+#include <check.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "emu_testlib.h"
+#include "measure/emulator/ptx.h"
+
+#define HEAD ".version 8.0\n.target sm_90\n.address_size 64\n"
+
+/* Load text; 0 or -1 with why. */
+static int load(const char *text, char *why, size_t why_size)
+{
+    emu_device *d = emu_device_create(UINT64_C(1) << 30);
+    emu_module *m;
+    int rc = emu_module_load(d, text, strlen(text), &m, why, why_size);
+    if (rc == 0)
+        emu_module_unload(m);
+    emu_device_destroy(d);
+    return rc;
+}
+
+START_TEST(test_param_layout)
+{
+    et *e = et_load_text(HEAD ".visible .entry k(.param .u8 a, .param .u64 b, .param .u32 c,\n"
+                              "  .param .align 16 .b8 s[20], .param .f64 d, .param .u16 h,\n"
+                              "  .param .u64 .ptr .global .align 8 p)\n{\n  ret;\n}\n");
+    int k = emu_kernel_find(e->m, "k");
+    ck_assert_int_eq(k, 0);
+    ck_assert_int_eq(emu_kernel_count(e->m), 1);
+    ck_assert_int_eq(emu_kernel_find(e->m, "nosuch"), -1);
+    emu_kernel_info ki;
+    ck_assert_int_eq(emu_kernel_describe(e->m, k, &ki), 0);
+    ck_assert_str_eq(ki.name, "k");
+    static const uint32_t off[] = {0, 8, 16, 32, 56, 64, 72}, size[] = {1, 8, 4, 20, 8, 2, 8};
+    ck_assert_int_eq(ki.n_params, 7);
+    for (int i = 0; i < 7; i++) {
+        ck_assert_uint_eq(ki.param_offset[i], off[i]);
+        ck_assert_uint_eq(ki.param_size[i], size[i]);
+    }
+    ck_assert_uint_eq(ki.param_bytes, 80);
+    ck_assert_int_ne(emu_kernel_describe(e->m, 1, &ki), 0);
+    et_free(e);
+}
+END_TEST
+
+/* Shared variables a kernel reaches, in declaration order, aligned; the dynamic area. */
+START_TEST(test_shared_layout)
+{
+    et *e = et_load_text(HEAD ".shared .align 4 .b8 a[6];\n"
+                              ".shared .align 16 .b8 b[32];\n"
+                              ".shared .align 8 .b8 unused[1000];\n"
+                              ".extern .shared .align 16 .b8 dyn[];\n"
+                              ".visible .entry k1()\n{\n  .reg .b32 %r<3>;\n"
+                              "  .shared .align 2 .b8 own[3];\n"
+                              "  mov.u32 %r1, b;\n  mov.u32 %r2, a;\n  ld.shared.u8 %r1, [own];\n"
+                              "  ret;\n}\n"
+                              ".visible .entry k2()\n{\n  .reg .b32 %r<3>;\n"
+                              "  mov.u32 %r1, dyn;\n  ret;\n}\n");
+    emu_kernel_info ki;
+    ck_assert_int_eq(emu_kernel_describe(e->m, emu_kernel_find(e->m, "k1"), &ki), 0);
+    ck_assert_uint_eq(ki.static_shared, 16 + 32 + 3); /* a at 0, b at 16, own at 48 */
+    ck_assert_int_eq(ki.dynamic_shared, 0);
+    ck_assert_int_eq(emu_kernel_describe(e->m, emu_kernel_find(e->m, "k2"), &ki), 0);
+    ck_assert_uint_eq(ki.static_shared, 0);
+    ck_assert_int_eq(ki.dynamic_shared, 1);
+    et_free(e);
+}
+END_TEST
+
+START_TEST(test_initialisers)
+{
+    et *e = et_load_text(HEAD ".global .align 4 .u32 arr[2][3] = {{1, 2, 3}, {4, 0x10, -1}};\n"
+                              ".const .align 4 .f32 f = 0f3F800000;\n"
+                              ".global .align 8 .f64 d[3] = {1.5, -2.0, 0d4000000000000000};\n"
+                              ".global .s8 neg[3] = {-1, -128, 127};\n"
+                              ".global .align 8 .u64 p[2] = {generic(arr)+8, neg};\n"
+                              ".global .u32 tail[4] = {9};\n"
+                              ".global .align 2 .b8 str[] = {104, 105, 0};\n");
+    uint64_t addr, size, arr;
+    emu_space sp;
+    uint32_t u[6];
+    ck_assert_int_eq(emu_module_symbol(e->m, "arr", &arr, &size, &sp), 0);
+    ck_assert_uint_eq(size, 24);
+    et_get(e, u, arr, 24);
+    static const uint32_t want[] = {1, 2, 3, 4, 16, 0xffffffffu};
+    for (int i = 0; i < 6; i++)
+        ck_assert_uint_eq(u[i], want[i]);
+    float f;
+    ck_assert_int_eq(emu_module_symbol(e->m, "f", &addr, &size, &sp), 0);
+    ck_assert_int_eq(sp, EMU_SPACE_CONST);
+    et_get(e, &f, addr, 4);
+    ck_assert(f == 1.0f);
+    double dd[3];
+    ck_assert_int_eq(emu_module_symbol(e->m, "d", &addr, &size, &sp), 0);
+    et_get(e, dd, addr, 24);
+    ck_assert(dd[0] == 1.5 && dd[1] == -2.0 && dd[2] == 2.0);
+    int8_t s8[3];
+    uint64_t neg;
+    ck_assert_int_eq(emu_module_symbol(e->m, "neg", &neg, &size, &sp), 0);
+    et_get(e, s8, neg, 3);
+    ck_assert(s8[0] == -1 && s8[1] == -128 && s8[2] == 127);
+    uint64_t p[2];
+    ck_assert_int_eq(emu_module_symbol(e->m, "p", &addr, &size, &sp), 0);
+    et_get(e, p, addr, 16);
+    ck_assert_uint_eq(p[0], arr + 8);
+    ck_assert_uint_eq(p[1], neg);
+    uint32_t t[4];
+    ck_assert_int_eq(emu_module_symbol(e->m, "tail", &addr, &size, &sp), 0);
+    et_get(e, t, addr, 16);
+    ck_assert(t[0] == 9 && t[1] == 0 && t[3] == 0); /* the rest is zero */
+    ck_assert_int_eq(emu_module_symbol(e->m, "str", &addr, &size, &sp), 0);
+    ck_assert_uint_eq(size, 3); /* sized by its initialiser */
+    et_free(e);
+}
+END_TEST
+
+/* Registers in ranges and scopes, labels, guards, .loc lines (inlined code: the inner line). */
+static const char *body_ptx =
+    HEAD ".file 1 \"k.cu\"\n"
+    ".visible .entry k(.param .u64 out)\n{\n"
+    "  .reg .b32 %r<4>;\n  .reg .b64 %rd<3>;\n  .reg .pred %p<2>;\n"
+    "  .loc 1 10 1\n"
+    "  ld.param.u64 %rd1, [out];\n"
+    "  mov.u32 %r1, %tid.x;\n"
+    "  {\n    .reg .b32 %t;\n    add.u32 %t, %r1, 5;\n    mov.u32 %r2, %t;\n  }\n"
+    "  .loc 1 20 3, function_name $L__info_string0, inlined_at 1 11 2\n"
+    "  setp.lt.u32 %p1, %r1, 3;\n"
+    "  @!%p1 bra $L__skip;\n"
+    "  add.u32 %r2, %r2, 100;\n"
+    "$L__skip:\n"
+    "  mul.wide.u32 %rd2, %r1, 4;\n"
+    "  add.s64 %rd2, %rd1, %rd2;\n"
+    "  st.global.u32 [%rd2], %r2;\n"
+    "  ret;\n}\n";
+
+START_TEST(test_body)
+{
+    et *e = et_load_text(body_ptx);
+    uint32_t out[8];
+    uint64_t params[1] = {et_buf(e, NULL, sizeof out)};
+    ck_assert_int_eq(et_run(e, "k", 1, 8, 1, 0, params, 1), EMU_OK);
+    et_get(e, out, params[0], sizeof out);
+    for (uint32_t t = 0; t < 8; t++)
+        ck_assert_uint_eq(out[t], t + 5 + (t < 3 ? 100 : 0));
+    const char *file;
+    int line;
+    ck_assert_int_eq(emu_line(e->m, 0, 0, &file, &line), 0);
+    ck_assert_str_eq(file, "k.cu");
+    ck_assert_int_eq(line, 10);
+    ck_assert_int_eq(emu_line(e->m, 0, 4 * 16, &file, &line), 0); /* the setp */
+    ck_assert_int_eq(line, 20);
+    ck_assert_int_ne(emu_line(e->m, 0, 4 * 16 + 1, &file, &line), 0);
+    ck_assert_int_ne(emu_line(e->m, 0, 1000 * 16, &file, &line), 0);
+    ck_assert_int_ne(emu_line(e->m, 3, 0, &file, &line), 0);
+    et_free(e);
+}
+END_TEST
+
+/* A device function: parameters and result through .param, a call per lane group. */
+static const char *call_ptx =
+    HEAD ".func (.param .b32 ret0) twice(.param .b32 x, .param .align 8 .b8 pair[8])\n{\n"
+    "  .reg .b32 %r<4>;\n"
+    "  ld.param.b32 %r1, [x];\n  ld.param.b32 %r2, [pair+4];\n"
+    "  mad.lo.s32 %r3, %r1, 2, %r2;\n  st.param.b32 [ret0], %r3;\n  ret;\n}\n"
+    ".visible .entry k(.param .u64 out)\n{\n"
+    "  .reg .b32 %r<4>;\n  .reg .b64 %rd<3>;\n  .reg .pred %p1;\n"
+    "  ld.param.u64 %rd1, [out];\n  mov.u32 %r1, %laneid;\n"
+    "  setp.lt.u32 %p1, %r1, 10;\n  mov.u32 %r2, 7;\n"
+    "  { .param .b32 a0; .param .align 8 .b8 a1[8]; .param .b32 r0;\n"
+    "    st.param.b32 [a0], %r1;\n  st.param.b32 [a1+4], 1000;\n"
+    "    @%p1 call (r0), twice, (a0, a1);\n  @%p1 ld.param.b32 %r2, [r0]; }\n"
+    "  mul.wide.u32 %rd2, %r1, 4;\n  add.s64 %rd2, %rd1, %rd2;\n  st.global.u32 [%rd2], %r2;\n"
+    "  ret;\n}\n";
+
+START_TEST(test_device_function_call)
+{
+    et *e = et_load_text(call_ptx);
+    uint32_t out[32];
+    uint64_t params[1] = {et_buf(e, NULL, sizeof out)};
+    ck_assert_int_eq(et_run(e, "k", 1, 32, 1, 0, params, 1), EMU_OK);
+    et_get(e, out, params[0], sizeof out);
+    for (uint32_t t = 0; t < 32; t++)
+        ck_assert_uint_eq(out[t], t < 10 ? 2 * t + 1000 : 7);
+    et_free(e);
+}
+END_TEST
+
+/* barrier.* spellings and the predicate constants. */
+static const char *barrier_ptx =
+    HEAD ".visible .entry k(.param .u64 out)\n{\n"
+    "  .reg .b32 %r<4>;\n  .reg .b64 %rd<3>;\n  .reg .pred %p<3>;\n"
+    "  ld.param.u64 %rd1, [out];\n  mov.u32 %r1, %tid.x;\n"
+    "  barrier.sync 0;\n  barrier.cta.sync.aligned 0, 64;\n  bar.cta.sync 2;\n"
+    "  mov.pred %p1, 1;\n  mov.pred %p2, 0;\n"
+    "  barrier.red.popc.u32 %r2, 3, %p1;\n  bar.red.or.pred %p2, 4, %p2;\n"
+    "  selp.u32 %r3, 1, 0, %p2;\n  add.u32 %r2, %r2, %r3;\n"
+    "  mul.wide.u32 %rd2, %r1, 4;\n  add.s64 %rd2, %rd1, %rd2;\n  st.global.u32 [%rd2], %r2;\n"
+    "  ret;\n}\n";
+
+START_TEST(test_barrier_forms)
+{
+    et *e = et_load_text(barrier_ptx);
+    uint32_t out[64];
+    uint64_t params[1] = {et_buf(e, NULL, sizeof out)};
+    ck_assert_int_eq(et_run(e, "k", 1, 64, 1, 0, params, 1), EMU_OK);
+    et_get(e, out, params[0], sizeof out);
+    for (int t = 0; t < 64; t++)
+        ck_assert_uint_eq(out[t], 64);
+    int barriers = 0;
+    for (size_t i = 0; i < e->rec.n_shared; i++)
+        barriers += e->rec.shared[i].flags == TRACE_BARRIER;
+    ck_assert_int_eq(barriers, 5 * 2);
+    et_free(e);
+}
+END_TEST
+
+/* Text that is not PTX: -1 and the line at fault. */
+static const struct {
+    const char *ptx, *why;
+} bad[] = {
+    {HEAD ".visible .entry k()\n{\n  ret\n}\n", "line 7:"}, /* where the ';' should be */
+    {HEAD ".visible .entry k()\n{\n  bra NOWHERE;\n}\n", "line 6: unknown label"},
+    {HEAD ".visible .entry k()\n{\n  .reg .b32 %r<4>;\n  mov.u32 %r4, 1;\n}\n",
+     "line 7: `%r4` is not a declared register"},
+    {HEAD ".visible .entry k()\n{\n  { .reg .b32 %t; }\n  mov.u32 %t, 1;\n}\n",
+     "line 7: `%t` is not a declared register"},
+    {HEAD ".visible .entry k()\n{\nL: ret;\nL: ret;\n}\n", "line 7: label defined twice"},
+    {".version 8.0\n.target sm_90\n.address_size 32\n", "line 3: .address_size 32"},
+    {HEAD "/* never closed\n", "line 4: a /* comment never ends"},
+    {HEAD ".global .u32 x = 99999999999999999999;\n", "line 4: an integer that does not fit"},
+    {HEAD ".global .u32 x[2] = {1, 2, 3};\n", "line 4: more initialisers"},
+    {HEAD ".visible .entry k()\n{\n  mov.u32 %r1, 1;\n", "line 6:"},
+    {HEAD ".visible .entry k()\n{\n  ld.global.u32 %r1, %r2;\n}\n", "line 6:"},
+    {HEAD ".bogus 1;\n", "line 4: unknown or unsupported directive"},
+    {HEAD ".global .b8 x[4294967297];\n", "line 4:"},
+    {HEAD ".visible .entry k()\n{\n  add.s32 , ;\n}\n", "line 6:"},
+    {HEAD "\x01", "line 4: unexpected character 0x01"},
+};
+
+START_TEST(test_errors_name_the_line)
+{
+    char why[256];
+    ck_assert_int_ne(load(bad[_i].ptx, why, sizeof why), 0);
+    ck_assert_msg(strncmp(why, bad[_i].why, strlen(bad[_i].why)) == 0, "case %d: why = \"%s\"",
+                  _i, why);
+}
+END_TEST
+
+/* What hostile text must not make the reader allocate: huge declared ranges are fine (slots
+   are taken for the registers the code names), huge variables are refused. */
+START_TEST(test_hostile_sizes)
+{
+    char why[256];
+    ck_assert_int_eq(load(HEAD ".visible .entry k()\n{\n  .reg .b32 %r<4000000000>;\n"
+                               "  mov.u32 %r3999999999, 1;\n  ret;\n}\n", why, sizeof why), 0);
+    ck_assert_int_ne(load(HEAD ".global .b8 x[2000000000];\n", why, sizeof why), 0);
+    ck_assert_ptr_nonnull(strstr(why, "no device memory"));
+    ck_assert_int_ne(load(HEAD ".global .b8 x[2000000000] = {1};\n", why, sizeof why), 0);
+    ck_assert_ptr_nonnull(strstr(why, "16 MiB"));
+    et *e = et_load_text(HEAD ".visible .entry k()\n{\n  .local .b8 d[1000000];\n"
+                              "  .reg .b64 %rd1;\n  mov.u64 %rd1, d;\n  ret;\n}\n");
+    ck_assert_int_eq(et_run(e, "k", 1, 32, 1, 0, NULL, 0), EMU_UNSUPPORTED);
+    ck_assert_ptr_nonnull(strstr(e->res.why, "local memory"));
+    et_free(e);
+}
+END_TEST
+
+/* The clocks: read by mov, they only go forward; elsewhere they are refused, not misread. */
+START_TEST(test_clocks)
+{
+    et *e = et_load_text(HEAD ".visible .entry k(.param .u64 out)\n{\n"
+                              "  .reg .b64 %rd<5>;\n  .reg .b32 %r<3>;\n"
+                              "  ld.param.u64 %rd1, [out];\n  mov.u64 %rd2, %clock64;\n"
+                              "  mov.u32 %r1, %clock;\n  mov.u64 %rd3, %clock64;\n"
+                              "  sub.s64 %rd4, %rd3, %rd2;\n  st.global.u64 [%rd1], %rd4;\n"
+                              "  ret;\n}\n"
+                              ".visible .entry bad()\n{\n  .reg .b32 %r1;\n"
+                              "  add.u32 %r1, %clock, 1;\n  ret;\n}\n");
+    uint64_t delta = 0, params[1] = {et_buf(e, NULL, 8)};
+    ck_assert_int_eq(et_run(e, "k", 1, 32, 1, 0, params, 1), EMU_OK);
+    et_get(e, &delta, params[0], 8);
+    ck_assert_uint_gt(delta, 0);
+    ck_assert_uint_lt(delta, 100);
+    ck_assert_int_eq(et_run(e, "bad", 1, 32, 1, 0, NULL, 0), EMU_UNSUPPORTED);
+    ck_assert_str_eq(e->res.why, "the emulator does not support `add.u32`");
+    et_free(e);
+}
+END_TEST
+
+/* The parser alone: a module's functions, variables and instructions. */
+START_TEST(test_ptx_module)
+{
+    ptx_module *m;
+    char why[256];
+    ck_assert_int_eq(ptx_parse(body_ptx, strlen(body_ptx), &m, why, sizeof why), 0);
+    ck_assert_uint_eq(m->version_major, 8);
+    ck_assert_uint_eq(m->n_funcs, 1);
+    ck_assert_uint_ne(ptx_find_func(m, "k"), PTX_NONE);
+    const ptx_func *f = &m->funcs[0];
+    ck_assert(f->is_entry && f->has_body);
+    ck_assert_uint_eq(f->n_code, 11);
+    ck_assert_uint_eq(f->code[4].op, OP_SETP);
+    ck_assert_uint_eq(f->code[5].op, OP_BRA);
+    ck_assert_uint_eq(f->code[5].guard_neg, 1);
+    ck_assert_uint_eq(f->code[5].o[0].r, 7); /* $L__skip */
+    ck_assert_uint_eq(f->reconv[5], 7);
+    ck_assert_str_eq(ptx_instr_text(&f->code[6]), "add.u32");
+    ck_assert_uint_eq(f->n_preds, 1); /* of %p<3>, only %p1 is named */
+    ptx_free(m);
+}
+END_TEST
+
+Suite *emu_parse_suite(void)
+{
+    Suite *s = suite_create("emu_parse");
+    TCase *tc = tcase_create("emu_parse");
+    tcase_set_timeout(tc, 30);
+    tcase_add_test(tc, test_param_layout);
+    tcase_add_test(tc, test_shared_layout);
+    tcase_add_test(tc, test_initialisers);
+    tcase_add_test(tc, test_body);
+    tcase_add_test(tc, test_device_function_call);
+    tcase_add_test(tc, test_barrier_forms);
+    tcase_add_loop_test(tc, test_errors_name_the_line, 0, (int)(sizeof bad / sizeof bad[0]));
+    tcase_add_test(tc, test_hostile_sizes);
+    tcase_add_test(tc, test_clocks);
+    tcase_add_test(tc, test_ptx_module);
+    suite_add_tcase(s, tc);
+    return s;
+}
