@@ -30,8 +30,10 @@ void cli_usage(FILE *f)
         "  --seed N          seed for random inputs (labs 5, 6)\n"
         "  --measure HOW     how conflicts are measured: auto (default: a trace with the\n"
         "                    Compute Sanitizer where it is installed, no permission\n"
-        "                    needed; else the hardware counters), trace, or counters\n"
-        "                    (the race check needs the trace: not measured then)\n"
+        "                    needed; else the hardware counters; with no usable GPU,\n"
+        "                    the emulator), trace, counters (the race check needs a\n"
+        "                    trace: not measured then), or emulator (the kernels run\n"
+        "                    on the CPU, a GPU or not; speed not measured)\n"
         "  --no-counters     grade correctness only; conflict and race checks are not\n"
         "                    measured\n"
         "  --check-launches  no GPU needed: run the launchers in the recorder and say what\n"
@@ -149,7 +151,7 @@ int cli_parse(int argc, char **argv, cli_options *o, FILE *err)
         case 'n': o->grade.use_counters = 0; break;
         case 'm':
             if (measure_mode_parse(optarg, &o->measure) != 0)
-                return bad(err, "--measure wants auto, counters or trace, not '%s'", optarg);
+                return bad(err, "--measure wants auto, counters, trace or emulator, not '%s'", optarg);
             measure_given = 1;
             break;
         case 'v': o->verbose = 1; break;

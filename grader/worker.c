@@ -4,6 +4,7 @@
 
 #include "exit_codes.h"
 #include "compare.h"
+#include "measure/emulator/emu_device.h"
 #include "measure/trace/measure_trace.h"
 #include "run/gpu_lock.h"
 
@@ -104,9 +105,28 @@ static measure_backend *early_trace(const grade_options *opt, measure_status *st
     return trace;
 }
 
+/* On the emulator its own backend measures, which records every access too. */
+static void open_emulator_meter(worker_env *env)
+{
+    env->meter = env->opt->use_counters ? measure_emulator_backend() : NULL;
+    env->meter_status = env->meter ? env->meter->open(env->meter, env->meter_why,
+                                                      sizeof env->meter_why) : MEASURE_DISABLED;
+    snprintf(env->meter_line, sizeof env->meter_line, "the emulator: every access recorded");
+    env->tracer = env->meter;
+    if (!env->meter) {
+        snprintf(env->meter_why, sizeof env->meter_why, "--no-counters was given");
+        snprintf(env->tracer_why, sizeof env->tracer_why, "--no-counters was given");
+        env->meter = measure_none_backend(env->meter_why);
+    }
+}
+
 static void open_meter(worker_env *env, measure_backend *trace, const char *trace_why)
 {
     measure_mode mode = (measure_mode)env->opt->measure;
+    if (device_is_emulator()) {
+        open_emulator_meter(env);
+        return;
+    }
     env->meter = NULL;
     if (env->opt->use_counters)
         env->meter = measure_choose(mode, mode == MEASURE_MODE_TRACE ? NULL : measure_cupti_backend(),
@@ -135,7 +155,11 @@ static void describe_device(worker_env *env)
 {
     char text[1024];
     const gpu_info *g = &env->gpu;
-    if (env->meter_status == MEASURE_OK)
+    if (device_is_emulator())
+        snprintf(text, sizeof text, "emulated on the CPU: %s; speed not measured (the PTX "
+                 "emulator, %d banks x %d bytes%s)", g->name, g->banks.banks, g->banks.bank_bytes,
+                 env->meter_status == MEASURE_OK ? "" : "; conflicts not measured: --no-counters");
+    else if (env->meter_status == MEASURE_OK)
         snprintf(text, sizeof text, "%s (sm_%d%d, %d SMs, %d banks x %d bytes); measured by %s",
                  g->name, g->major, g->minor, g->sm_count, g->banks.banks, g->banks.bank_bytes,
                  env->meter_line);
@@ -169,7 +193,7 @@ static struct {
 static void begin_turn(worker_env *env)
 {
     char why[512] = "";
-    if (!g_session.has_turn) {
+    if (!g_session.has_turn && !device_is_emulator()) { /* an emulator shares no GPU */
         g_session.lock_fd = gpu_lock_take(env->gpu.pci, tell_waiting, env, why, sizeof why);
         if (g_session.lock_fd >= 0)
             why[0] = '\0';
@@ -182,23 +206,48 @@ static void begin_turn(worker_env *env)
     g_session.meter_open = 1;
 }
 
+/*
+ * The emulator stands in for the GPU: --measure emulator asks for it, and
+ * auto takes it where no usable GPU or driver is found (docs/emulator.md).
+ * Its launches run on the CPU, so each gets six times --timeout on the clock;
+ * an endless one ends at its instruction budget first.
+ */
+static int open_emulator(worker_env *env, const char *reason)
+{
+    gpu_info *g = &env->gpu;
+    device_use(&device_emulator);
+    memset(g, 0, sizeof *g);
+    snprintf(g->name, sizeof g->name, "%s", reason);
+    g->major = 9, g->minor = 0, g->sm_count = 1;
+    bank_geometry_for(g->major, g->minor, 32, 0, &g->banks);
+    gpu_watchdog_set(6 * env->opt->timeout_s, WORKER_EXIT_TIMEOUT);
+    return 0;
+}
+
 int worker_open(worker_env *env, const grade_options *opt, char *why, size_t why_size)
 {
     memset(env, 0, sizeof *env);
     env->opt = opt;
+    if (opt->measure == MEASURE_MODE_EMULATOR)
+        return open_emulator(env, "--measure emulator");
     g_session.trace = early_trace(opt, &g_session.trace_status, g_session.trace_why,
                                   sizeof g_session.trace_why);
     /* Nothing loaded is instrumented but the copy load_code asks for: not
        the grader's kernels, not cuBLAS (its SGEMM is the speed reference). */
     measure_trace_patching(g_session.trace, 0);
-    return gpu_open(opt->device, &env->gpu, why, why_size) == GPU_OK ? 0 : -1;
+    gpu_status st = gpu_open(opt->device, &env->gpu, why, why_size);
+    if (st == GPU_OK)
+        return 0;
+    if (opt->measure == MEASURE_MODE_AUTO && (st == GPU_NO_DRIVER || st == GPU_NO_DEVICE))
+        return open_emulator(env, "no GPU found");
+    return -1;
 }
 
 /* The student's code; for the trace a second, instrumented copy that only measure() runs. */
 static int load_code(worker_env *env, const lab_image *img, char *why, size_t n)
 {
     int rc = module_load(&env->mod, img, why, n);
-    if (rc == 0 && g_session.trace_status == MEASURE_OK) {
+    if (rc == 0 && g_session.trace_status == MEASURE_OK && !device_is_emulator()) {
         measure_trace_patching(g_session.trace, 1);
         rc = module_load_measured_copy(&env->mod, why, n);
         measure_trace_patching(g_session.trace, 0);
@@ -210,7 +259,8 @@ measure_status worker_measure(worker_env *env, void (*launch)(void *), void *arg
                               measurement *out, char *why, size_t why_size)
 {
     measure_clear(out);
-    env->mod.measuring = env->meter == env->tracer; /* the patched copy is the trace's alone */
+    /* the patched copy is the trace's alone */
+    env->mod.measuring = env->meter == env->tracer && !device_is_emulator();
     gpu_watchdog_arm(); /* a measured run that hangs is a timeout like any other */
     measure_status st = env->meter->measure(env->meter, launch, arg, out, why, why_size);
     gpu_watchdog_disarm();

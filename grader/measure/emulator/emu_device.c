@@ -1,0 +1,415 @@
+/*
+ * emu_device.c - the emulator as a device (run/device.h): memory, the lab's
+ * PTX and the launches of validated plans, interpreted on the CPU, and the
+ * grader's own kernels (scrub, fill, diff, the references) as host code.
+ *
+ * Device pointers are the emulator's addresses, never host pointers: the
+ * grader only copies through them. Launches finish before replay returns, so
+ * dev_sync has nothing to wait for; an error stays for dev_last_error with
+ * the emulator's own words (the instruction, its source line).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "emu_device.h"
+
+#include "../../reference/reference.h"
+#include "../../run/gpu.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define EMU_MEMORY_LIMIT (UINT64_C(2) << 30) /* the labs' sizes need a few MB */
+#define EMU_STATIC_SHARED_LIMIT (48 * 1024)  /* without the opt-in attribute, as on a GPU */
+#define EMU_OPTIN_SHARED_LIMIT (227 * 1024)  /* an H100's opt-in maximum */
+
+/* What one process's emulated device holds. */
+static struct {
+    emu_device *dev;
+    cudaError_t pending;      /* the error a launch left, for dev_last_error */
+    cudaError_t worded;       /* the error why[] speaks of */
+    char why[600];
+    uint32_t shared_fill;     /* module_scrub's poison: what shared memory starts as */
+    const emu_sink *sink;     /* records go here while the meter measures */
+    uint64_t budget;
+    int launches;             /* launches while a sink was set */
+    const emu_module *last_module; /* the last launch, for source lines */
+    int last_kernel;
+} E = {.budget = EMU_DEFAULT_BUDGET, .last_kernel = -1};
+
+/* The emulator's state in a device_module. */
+typedef struct emu_program {
+    emu_module *module;
+    int kernel_of[IMAGE_MAX_KERNELS]; /* image kernel index -> emulator kernel index */
+} emu_program;
+
+static uint64_t to_addr(const void *p) { return (uint64_t)(uintptr_t)p; }
+static void *to_ptr(uint64_t a) { return (void *)(uintptr_t)a; }
+
+static emu_device *device(void)
+{
+    if (!E.dev)
+        E.dev = emu_device_create(EMU_MEMORY_LIMIT);
+    return E.dev;
+}
+
+/* Remember an error in the emulator's words (dev_error_text gives them back). */
+static cudaError_t fail(cudaError_t err, const char *fmt, const char *what)
+{
+    snprintf(E.why, sizeof E.why, fmt, what);
+    E.worded = err;
+    return err;
+}
+
+/* --- memory ---------------------------------------------------------------- */
+
+static cudaError_t emu_malloc_(void **p, size_t bytes)
+{
+    uint64_t addr;
+    if (!device() || emu_alloc(E.dev, bytes, &addr) != 0)
+        return cudaErrorMemoryAllocation;
+    *p = to_ptr(addr);
+    return cudaSuccess;
+}
+
+static void emu_free_(void *p)
+{
+    if (!p || !E.dev)
+        return;
+    emu_free(E.dev, to_addr(p)); /* emu_free zero-fills nothing: the block is dropped whole */
+}
+
+static cudaError_t emu_copy_(void *dst, const void *src, size_t n, enum cudaMemcpyKind kind)
+{
+    int rc = 0;
+    switch (kind) {
+    case cudaMemcpyHostToDevice: rc = emu_write(device(), to_addr(dst), src, n); break;
+    case cudaMemcpyDeviceToHost: rc = emu_read(device(), dst, to_addr(src), n); break;
+    case cudaMemcpyDeviceToDevice: rc = emu_copy(device(), to_addr(dst), to_addr(src), n); break;
+    case cudaMemcpyHostToHost: memmove(dst, src, n); break;
+    default: return cudaErrorInvalidMemcpyDirection;
+    }
+    return rc == 0 ? cudaSuccess : cudaErrorInvalidValue;
+}
+
+static cudaError_t emu_memset_(void *p, int byte, size_t n)
+{
+    return emu_memset(device(), to_addr(p), byte, n) == 0 ? cudaSuccess : cudaErrorInvalidValue;
+}
+
+static cudaError_t emu_sync_(void) { return cudaSuccess; }
+
+static cudaError_t emu_last_error_(void)
+{
+    cudaError_t err = E.pending;
+    E.pending = cudaSuccess;
+    return err;
+}
+
+static const char *emu_error_text_(cudaError_t err)
+{
+    return err == E.worded && E.why[0] ? E.why : cudaGetErrorString(err);
+}
+
+static const char *emu_error_name_(cudaError_t err) { return cudaGetErrorName(err); }
+
+static int emu_context_lost_(void) { return 0; } /* a fault ends the launch, not the device */
+
+/* --- the lab's code ---------------------------------------------------------- */
+
+/* The image's parameter layout (read from the cubin) must be the PTX's. */
+static int same_params(const image_kernel *ik, const emu_kernel_info *info, char *why, size_t n)
+{
+    int same = ik->n_params == info->n_params;
+    for (int i = 0; same && i < ik->n_params; i++)
+        same = ik->params[i].offset == info->param_offset[i] &&
+               ik->params[i].size == info->param_size[i];
+    if (!same)
+        snprintf(why, n, "kernel %s: its PTX lays out its parameters differently from its "
+                 "cubin: rebuild the lab with this kit (make clean && make labN)", ik->name);
+    return same ? 0 : -1;
+}
+
+static int emu_load_(device_module *m, const lab_image *img, char *why, size_t n)
+{
+    char *ptx = NULL;
+    size_t len = 0;
+    int arch = 0;
+    memset(m, 0, sizeof *m);
+    m->img = img;
+    m->sm_count = 1;
+    m->max_shared = EMU_OPTIN_SHARED_LIMIT;
+    emu_program *p = calloc(1, sizeof *p);
+    if (!p || !device()) {
+        free(p);
+        snprintf(why, n, "out of memory starting the emulator");
+        return -1;
+    }
+    if (lab_image_ptx(img, &ptx, &len, &arch, why, n) != 0 ||
+        emu_module_load(E.dev, ptx, len, &p->module, why, n) != 0) {
+        free(ptx);
+        free(p);
+        return -1;
+    }
+    free(ptx);
+    m->emu = p;
+    for (int k = 0; k < img->n_kernels; k++) {
+        emu_kernel_info info;
+        p->kernel_of[k] = emu_kernel_find(p->module, img->kernels[k].name);
+        if (p->kernel_of[k] < 0 || emu_kernel_describe(p->module, p->kernel_of[k], &info) != 0) {
+            snprintf(why, n, "kernel %s is in the lab file but not in its PTX: rebuild the lab "
+                     "(make clean && make labN)", img->kernels[k].name);
+            return -1;
+        }
+        if (same_params(&img->kernels[k], &info, why, n) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* One copy serves both: the emulator records only while the meter measures. */
+static int emu_load_measured_copy_(device_module *m, char *why, size_t n)
+{
+    (void)m, (void)why, (void)n;
+    return 0;
+}
+
+static void emu_unload_(device_module *m)
+{
+    emu_program *p = m->emu;
+    if (p) {
+        if (E.last_module == p->module)
+            E.last_module = NULL;
+        emu_module_unload(p->module);
+        free(p);
+    }
+    memset(m, 0, sizeof *m);
+}
+
+static cudaError_t emu_set_global_(const device_module *m, const char *name, const void *src,
+                                   size_t bytes, size_t *have)
+{
+    const emu_program *p = m->emu;
+    uint64_t addr, size;
+    emu_space space;
+    *have = 0;
+    if (!p || emu_module_symbol(p->module, name, &addr, &size, &space) != 0)
+        return cudaErrorSymbolNotFound;
+    *have = (size_t)size;
+    if (size < bytes)
+        return cudaSuccess; /* the caller says the variable is too small */
+    return emu_write(E.dev, addr, src, bytes) == 0 ? cudaSuccess : cudaErrorInvalidValue;
+}
+
+/* The CUDA error a GPU gives for what the emulator saw. */
+static cudaError_t cuda_error_of(emu_status st)
+{
+    switch (st) {
+    case EMU_OK: return cudaSuccess;
+    case EMU_FAULT: return cudaErrorIllegalAddress;
+    case EMU_UNSUPPORTED: return cudaErrorNotSupported;
+    case EMU_TIMEOUT: case EMU_DEADLOCK: return cudaErrorLaunchTimeout;
+    case EMU_TRAP: return cudaErrorLaunchFailure;
+    case EMU_BAD_LAUNCH: return cudaErrorInvalidConfiguration;
+    }
+    return cudaErrorUnknown;
+}
+
+/* The words a student reads for a failed launch, with its line. */
+static void word_result(const emu_result *r)
+{
+    char at[160] = "";
+    if (r->file) {
+        const char *slash = strrchr(r->file, '/');
+        snprintf(at, sizeof at, " (%s:%d)", slash ? slash + 1 : r->file, r->line);
+    }
+    switch (r->status) {
+    case EMU_UNSUPPORTED:
+        snprintf(E.why, sizeof E.why, "not graded: %.400s%s", r->why, at);
+        break;
+    case EMU_TIMEOUT:
+    case EMU_DEADLOCK:
+        snprintf(E.why, sizeof E.why, "timed out: %.400s%s", r->why, at);
+        break;
+    default:
+        snprintf(E.why, sizeof E.why, "%s: %.400s%s", cudaGetErrorString(cuda_error_of(r->status)),
+                 r->why, at);
+    }
+    E.worded = cuda_error_of(r->status);
+}
+
+/* A launch the GPU refuses before it starts: too much shared memory. */
+static int launch_allowed(const emu_program *p, const plan_launch *l)
+{
+    emu_kernel_info info;
+    emu_kernel_describe(p->module, p->kernel_of[l->kernel], &info);
+    uint64_t total = (uint64_t)info.static_shared + l->shared_bytes;
+    uint64_t limit = l->max_dynamic_shared != REC_ATTR_UNSET && l->max_dynamic_shared >= 0
+                         ? (uint64_t)info.static_shared + (uint64_t)l->max_dynamic_shared
+                         : EMU_STATIC_SHARED_LIMIT;
+    if (limit > EMU_OPTIN_SHARED_LIMIT)
+        limit = EMU_OPTIN_SHARED_LIMIT;
+    if (total <= limit)
+        return 1;
+    char what[160];
+    snprintf(what, sizeof what, "%llu bytes of shared memory asked for, %llu allowed",
+             (unsigned long long)total, (unsigned long long)limit);
+    fail(cudaErrorInvalidValue, "invalid argument: %s (cudaFuncSetAttribute raises the limit)",
+         what);
+    return 0;
+}
+
+static cudaError_t replay_one(const emu_program *p, const plan_launch *l, void *const bufs[])
+{
+    unsigned char params[REC_MAX_PARAM_BYTES];
+    emu_result r;
+    memcpy(params, l->params, l->param_bytes);
+    for (int i = 0; i < l->n_relocs; i++) {
+        uint64_t v = to_addr(bufs[l->relocs[i].buffer]) + l->relocs[i].delta;
+        memcpy(params + l->relocs[i].offset, &v, sizeof v);
+    }
+    if (!launch_allowed(p, l))
+        return E.worded;
+    emu_launch launch = {.kernel = p->kernel_of[l->kernel], .dynamic_shared = l->shared_bytes,
+                         .params = params, .param_bytes = l->param_bytes,
+                         .shared_fill = E.shared_fill};
+    memcpy(launch.grid, l->grid, sizeof launch.grid);
+    memcpy(launch.block, l->block, sizeof launch.block);
+    if (E.sink)
+        E.launches++;
+    E.last_module = p->module;
+    E.last_kernel = launch.kernel;
+    if (emu_run(p->module, &launch, E.sink, E.budget, &r) == EMU_OK)
+        return cudaSuccess;
+    word_result(&r);
+    return E.worded;
+}
+
+static cudaError_t emu_replay_(const device_module *m, const call_plan *plan, void *const bufs[])
+{
+    for (int i = 0; i < plan->n_launches; i++) {
+        cudaError_t err = replay_one(m->emu, &plan->launches[i], bufs);
+        if (err != cudaSuccess) {
+            E.pending = err;
+            return err;
+        }
+    }
+    return cudaSuccess;
+}
+
+static cudaError_t emu_scrub_(const device_module *m, int poison)
+{
+    (void)m;
+    E.shared_fill = (uint32_t)poison;
+    return cudaSuccess;
+}
+
+/* --- the grader's own kernels, on the host ----------------------------------- */
+
+/* grader_kernels.cu's smemlab_grader_fill, bit for bit. */
+static float fill_value(unsigned long long seed, unsigned long long i)
+{
+    unsigned long long z = seed + (i + 1) * 0x9E3779B97F4A7C15ull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    z ^= z >> 31;
+    return (float)((double)(z >> 40) / (double)(1ull << 24) * 2.0 - 1.0);
+}
+
+static cudaError_t emu_fill_(const device_module *m, float *x, size_t n, unsigned long long seed)
+{
+    (void)m;
+    float *h = emu_host_view(device(), to_addr(x), n * sizeof *h);
+    if (!h)
+        return cudaErrorInvalidValue;
+    for (size_t i = 0; i < n; i++)
+        h[i] = fill_value(seed, i);
+    return cudaSuccess;
+}
+
+/* grader_kernels.cu's smemlab_grader_diff, in one pass. */
+static cudaError_t emu_diff_(const device_module *m, const float *got, const float *want,
+                             size_t n, device_diff *out)
+{
+    (void)m;
+    const float *g = emu_host_view(device(), to_addr(got), n * sizeof *g);
+    const float *w = emu_host_view(E.dev, to_addr(want), n * sizeof *w);
+    double d2 = 0, w2 = 0;
+    memset(out, 0, sizeof *out);
+    if (!g || !w)
+        return cudaErrorInvalidValue;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t bits;
+        memcpy(&bits, &g[i], sizeof bits);
+        out->poisoned += bits == (uint32_t)GPU_POISON_INT;
+        out->not_finite += !isfinite(g[i]);
+        double d = (double)g[i] - (double)w[i];
+        d2 += isfinite(g[i]) ? d * d : 0;
+        w2 += (double)w[i] * w[i];
+    }
+    out->rel_error = w2 > 0 ? sqrt(d2 / w2) : (d2 > 0 ? 1e30 : 0);
+    return cudaSuccess;
+}
+
+static cudaError_t emu_conv_(const device_module *m, const float *in, const float *mask,
+                             float *out, int width, int height, int mw)
+{
+    (void)m;
+    size_t count = (size_t)width * height, taps = height == 1 ? (size_t)mw : (size_t)mw * mw;
+    const float *i = emu_host_view(device(), to_addr(in), count * sizeof *i);
+    const float *k = emu_host_view(E.dev, to_addr(mask), taps * sizeof *k);
+    float *o = emu_host_view(E.dev, to_addr(out), count * sizeof *o);
+    if (!i || !k || !o)
+        return cudaErrorInvalidValue;
+    if (height == 1)
+        ref_conv1d(i, k, o, width, mw);
+    else
+        ref_conv2d(i, k, o, width, height, mw);
+    return cudaSuccess;
+}
+
+static cudaError_t emu_matmul_(const device_module *m, const float *A, const float *B, float *C,
+                               int M, int N, int K)
+{
+    (void)m;
+    const float *a = emu_host_view(device(), to_addr(A), (size_t)M * K * sizeof *a);
+    const float *b = emu_host_view(E.dev, to_addr(B), (size_t)K * N * sizeof *b);
+    float *c = emu_host_view(E.dev, to_addr(C), (size_t)M * N * sizeof *c);
+    if (!a || !b || !c)
+        return cudaErrorInvalidValue;
+    ref_matmul(a, b, c, M, N, K);
+    return cudaSuccess;
+}
+
+const device_ops device_emulator = {
+    .name = "emulator",
+    .malloc = emu_malloc_, .free = emu_free_, .copy = emu_copy_, .memset = emu_memset_,
+    .sync = emu_sync_, .last_error = emu_last_error_, .error_text = emu_error_text_,
+    .error_name = emu_error_name_, .context_lost = emu_context_lost_,
+    .load = emu_load_, .load_measured_copy = emu_load_measured_copy_, .unload = emu_unload_,
+    .set_global = emu_set_global_, .replay = emu_replay_, .scrub = emu_scrub_,
+    .fill = emu_fill_, .diff = emu_diff_, .conv = emu_conv_, .matmul = emu_matmul_,
+};
+
+void emu_device_record(const emu_sink *sink)
+{
+    E.sink = sink;
+    E.launches = 0;
+}
+
+int emu_device_launches(void)
+{
+    return E.launches;
+}
+
+int emu_device_last_launch(const emu_module **m, int *kernel, const char **name)
+{
+    emu_kernel_info info;
+    if (!E.last_module || emu_kernel_describe(E.last_module, E.last_kernel, &info) != 0)
+        return -1;
+    *m = E.last_module;
+    *kernel = E.last_kernel;
+    *name = info.name;
+    return 0;
+}

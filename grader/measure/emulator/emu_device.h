@@ -1,0 +1,27 @@
+/*
+ * emu_device.h - the emulator as a device and as a measuring backend
+ * (docs/emulator.md): device_emulator runs the student's kernels on the CPU
+ * (run/device.h); measure_emulator_backend records every access of the
+ * launches a measurement makes, in the trace backend's format, for the one
+ * analysis in grader/access/.
+ */
+#ifndef SMEMLAB_EMU_DEVICE_H
+#define SMEMLAB_EMU_DEVICE_H
+
+#include "../../run/device.h"
+#include "../measure.h"
+#include "emu.h"
+
+extern const device_ops device_emulator;
+
+/* The meter of an emulated worker. */
+measure_backend *measure_emulator_backend(void);
+
+/* While sink is set (NULL: none), every launch sends its records there. */
+void emu_device_record(const emu_sink *sink);
+/* Launches made since emu_device_record set a sink. */
+int emu_device_launches(void);
+/* The module and kernel of the last launch (for source lines); 0, or -1 when none. */
+int emu_device_last_launch(const emu_module **m, int *kernel, const char **name);
+
+#endif /* SMEMLAB_EMU_DEVICE_H */

@@ -1,0 +1,144 @@
+/*
+ * measure_emulator.c - the emulator as a measuring backend: every shared
+ * access, barrier and global load of the launches a measurement makes,
+ * recorded as the trace backend records them on a GPU (grader/access/
+ * trace_record.h) and analysed a record at a time by grader/access/. Source
+ * lines come from the PTX's .loc of each instruction.
+ */
+#include "emu_device.h"
+
+#include "../../access/trace.h"
+
+#include <stdio.h>
+#include <string.h>
+
+typedef struct emu_meter {
+    trace_analyzer *analyzer;
+    int failed;
+    char why[256];
+    unsigned long long global_loads; /* warp-level global load instructions */
+    trace_summary last;
+    int have_last;
+    char function[256];
+} emu_meter;
+
+static emu_meter meter;
+
+static void on_shared(void *ctx, const trace_record *r)
+{
+    emu_meter *m = ctx;
+    if (!m->failed && trace_analyzer_add(m->analyzer, r, m->why, sizeof m->why) != 0)
+        m->failed = 1;
+}
+
+/* Global loads: counted, and those of the first blocks analysed address by
+   address as the trace's patches record them (the low half of each). */
+static void on_global(void *ctx, const emu_global_record *g)
+{
+    emu_meter *m = ctx;
+    if (!(g->flags & TRACE_READ) || (g->flags & TRACE_WRITE))
+        return;
+    m->global_loads++;
+    if (g->block >= TRACE_GLOBAL_BLOCKS || m->failed)
+        return;
+    trace_record r;
+    memset(&r, 0, sizeof r);
+    r.pc = g->pc;
+    r.block = g->block;
+    r.warp = g->warp;
+    r.active = g->active;
+    r.width = g->width;
+    r.flags = TRACE_READ | TRACE_GLOBAL;
+    for (int lane = 0; lane < TRACE_LANES; lane++)
+        r.addr[lane] = (uint32_t)g->addr[lane];
+    if (trace_analyzer_add(m->analyzer, &r, m->why, sizeof m->why) != 0)
+        m->failed = 1;
+}
+
+static measure_status emu_open(measure_backend *self, char *why, size_t n)
+{
+    (void)self, (void)why, (void)n;
+    return MEASURE_OK;
+}
+
+/* Name every site and race by the PTX line of its instruction. */
+static void attribute(trace_summary *s)
+{
+    const emu_module *mod;
+    const char *name;
+    int k;
+    if (emu_device_last_launch(&mod, &k, &name) != 0)
+        return;
+    snprintf(meter.function, sizeof meter.function, "%s", name);
+    for (int i = 0; i < s->n_sites; i++)
+        emu_line(mod, k, s->sites[i].pc, &s->sites[i].file, &s->sites[i].line);
+    for (int i = 0; i < s->n_races; i++) {
+        emu_line(mod, k, s->races[i].pc_a, &s->races[i].file_a, &s->races[i].line_a);
+        emu_line(mod, k, s->races[i].pc_b, &s->races[i].file_b, &s->races[i].line_b);
+    }
+}
+
+static measure_status emu_measure(measure_backend *self, void (*launch)(void *), void *arg,
+                                  measurement *out, char *why, size_t n)
+{
+    emu_meter *m = self->state;
+    bank_geometry g;
+    emu_sink sink = {m, on_shared, on_global};
+    measure_clear(out);
+    if (m->have_last)
+        trace_summary_free(&m->last);
+    m->have_last = 0;
+    m->failed = 0;
+    m->global_loads = 0;
+    bank_geometry_for(9, 0, 32, 0, &g); /* 32 banks of 4 bytes, as on every GPU the kit grades */
+    if (!(m->analyzer = trace_analyzer_new(&g))) {
+        snprintf(why, n, "out of memory starting the analysis");
+        return MEASURE_ERROR;
+    }
+    emu_device_record(&sink);
+    dev_last_error();
+    launch(arg);
+    cudaError_t err = dev_last_error();
+    int launches = emu_device_launches();
+    emu_device_record(NULL);
+    if (err != cudaSuccess || m->failed || launches == 0) {
+        trace_analyzer_free(m->analyzer);
+        m->analyzer = NULL;
+        snprintf(why, n, "%s", err != cudaSuccess ? dev_error_text(err)
+                               : m->failed ? m->why : "no kernel ran while it was measured");
+        return launches == 0 && err == cudaSuccess ? MEASURE_NO_KERNEL : MEASURE_ERROR;
+    }
+    if (trace_analyzer_finish(m->analyzer, &m->last, why, n) != 0) {
+        m->analyzer = NULL;
+        return MEASURE_ERROR;
+    }
+    m->analyzer = NULL;
+    m->have_last = 1;
+    attribute(&m->last);
+    trace_to_measurement(&m->last, out);
+    out->value[METRIC_GLOBAL_LD_REQUESTS] = (double)m->global_loads;
+    return MEASURE_OK;
+}
+
+static void emu_close(measure_backend *self)
+{
+    emu_meter *m = self->state;
+    if (m->have_last)
+        trace_summary_free(&m->last);
+    m->have_last = 0;
+}
+
+static const trace_summary *emu_last(measure_backend *self, const char **function)
+{
+    emu_meter *m = self->state;
+    if (function)
+        *function = m->function;
+    return m->have_last ? &m->last : NULL;
+}
+
+measure_backend *measure_emulator_backend(void)
+{
+    static measure_backend backend = {"emulator", emu_open, emu_measure, emu_close, &meter,
+                                      emu_last};
+    return &backend;
+}
