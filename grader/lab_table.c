@@ -47,8 +47,10 @@ int kernel_checks(const lab_def *lab, const lab_kernel *k, kernel_check out[KERN
                                      {"load-conflicts", p->conflicts}};
         for (int i = 0; i < 5; i++)
             out[n++] = (kernel_check){tile[i].id, scale * tile[i].points};
-        if (p->race > 0) /* last, so the five above keep their places */
+        if (p->race > 0) /* after the five above, which keep their places */
             out[n++] = (kernel_check){"race", scale * p->race};
+        if (p->dynamic > 0)
+            out[n++] = (kernel_check){"dynamic-tile", scale * p->dynamic};
         return n;
     }
     /* Labs 5 and 6: a check with no points in the table is not run. */

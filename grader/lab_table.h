@@ -51,6 +51,7 @@ typedef struct check_points {
     double global_loads;
     double speed;
     double race;      /* no two warps touch one shared word between barriers */
+    double dynamic;   /* tile labs: the tile is dynamic (extern __shared__, bytes at launch) */
 } check_points;
 
 typedef struct lab_kernel {
@@ -127,7 +128,7 @@ typedef struct kernel_check {
     double points;
 } kernel_check;
 
-#define KERNEL_MAX_CHECKS 6
+#define KERNEL_MAX_CHECKS 7
 
 /*
  * The checks of kernel k in report order, with their points (0 for an

@@ -5,6 +5,7 @@
 #include "exit_codes.h"
 #include "compare.h"
 #include "measure/emulator/emu_device.h"
+#include "measure/emulator/lab_decls.h"
 #include "measure/trace/measure_trace.h"
 #include "run/gpu_lock.h"
 
@@ -289,6 +290,85 @@ void worker_judge_races(worker_env *env, check_result *c, measure_status st, con
         compare_races(c, trace, trace_why[0] ? trace_why : env->tracer ? why : env->tracer_why);
 }
 
+/* The kernel a launch of the call runs, and its shared bytes: static (PTX) and given. */
+static int launch_shared(const worker_env *env, const plan_launch *l, uint32_t *static_bytes,
+                         int *dynamic)
+{
+    const char *name = env->img->kernels[l->kernel].name;
+    return env->decls ? lab_decls_shared(env->decls, name, static_bytes, dynamic) : -1;
+}
+
+void worker_judge_dynamic(worker_env *env, const call_plan *call, uint32_t need,
+                          check_result *c)
+{
+    uint32_t st = 0;
+    int dyn = 0;
+    check_field(c->expected, sizeof c->expected, "no static __shared__ bytes; an extern "
+                "__shared__ tile of at least %u bytes given at launch", need);
+    if (call->n_launches == 0) {
+        check_set(c, CHECK_FAIL, "no kernel was launched");
+        return;
+    }
+    const plan_launch *l = &call->launches[0];
+    if (launch_shared(env, l, &st, &dyn) != 0) {
+        check_set(c, CHECK_NOT_MEASURED, "not measured: %s", env->decls ? "the kernel is not "
+                  "in the lab's PTX" : env->decls_why);
+        return;
+    }
+    check_field(c->measured, sizeof c->measured, "%u static __shared__ bytes; %u bytes given at "
+                "launch", st, l->shared_bytes);
+    check_field(c->hint, sizeof c->hint, "The exercise's tile is dynamic: declare it `extern "
+                "__shared__ int tile[];` inside the kernel, with no fixed size, and give its size "
+                "in bytes as the third launch argument: kernel<<<grid, block, bytes>>>(out).");
+    if (st > 0)
+        check_set(c, CHECK_FAIL, "the tile is static: the kernel declares %u bytes of "
+                  "__shared__ memory", st);
+    else if (!dyn)
+        check_set(c, CHECK_FAIL, "the kernel takes no dynamic shared memory (no extern "
+                  "__shared__ array)");
+    else if (l->shared_bytes < need)
+        check_set(c, CHECK_FAIL, "the launch gives %u bytes of dynamic shared memory; the tile "
+                  "needs %u", l->shared_bytes, need);
+    else
+        check_set(c, CHECK_PASS, "a dynamic tile: %u bytes given at launch, no static __shared__",
+                  l->shared_bytes);
+}
+
+void worker_judge_bounds(worker_env *env, const call_plan *call, const trace_summary *s,
+                         check_result *correct)
+{
+    uint64_t have = 0;
+    char at[96];
+    if (!s || s->shared_end == 0)
+        return;
+    for (int i = 0; i < call->n_launches; i++) {
+        uint32_t st = 0;
+        int dyn = 0;
+        if (launch_shared(env, &call->launches[i], &st, &dyn) != 0)
+            return; /* nothing to hold the accesses to */
+        /* the dynamic area starts past the static bytes, aligned: allow the widest */
+        uint64_t end = ((uint64_t)st + 127) / 128 * 128 + call->launches[i].shared_bytes;
+        have = end > have ? end : have;
+    }
+    if (s->shared_end <= have)
+        return;
+    const trace_site *site = trace_find_site(s, s->shared_end_pc);
+    if (site && site->file) {
+        const char *slash = strrchr(site->file, '/');
+        snprintf(at, sizeof at, "%s:%d", slash ? slash + 1 : site->file, site->line);
+    } else {
+        snprintf(at, sizeof at, "pc 0x%llx", (unsigned long long)s->shared_end_pc);
+    }
+    check_set(correct, CHECK_FAIL, "%s %s %u bytes into %llu bytes of shared memory", at,
+              trace_op_name(s->shared_end_op), s->shared_end, (unsigned long long)have);
+    check_field(correct->hint, sizeof correct->hint, "A thread reaches past the end of the "
+                "kernel's shared memory (its __shared__ arrays plus the bytes the launch "
+                "gives): an index past the tile, a pitch the tile was not declared with, or a "
+                "launch that gives fewer bytes than the tile needs. A GPU does not always fault "
+                "on it, so the output can come out right: the bytes past the end belong to "
+                "nothing, or to another block.");
+}
+
 int worker_grade(worker_env *env, const grade_job *job, int first, int fd)
 {
     char why[512];
@@ -303,6 +383,8 @@ int worker_grade(worker_env *env, const grade_job *job, int first, int fd)
     }
     begin_turn(env);
     describe_device(env);
+    lab_decls_free(env->decls);
+    env->decls = lab_decls_read(job->img, env->decls_why, sizeof env->decls_why);
 
     grade_fn grade = grade_by_kind[job->lab->kind];
     for (int k = first; k < job->lab->n_kernels; k++) {

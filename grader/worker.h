@@ -87,6 +87,10 @@ typedef struct worker_env {
     measure_backend *tracer;
     char tracer_why[256];
     int fd; /* pipe to the grader */
+    /* What the lab's PTX declares (shared bytes, state spaces), read once a
+       lab; NULL with decls_why where it cannot be read. */
+    struct lab_decls *decls;
+    char decls_why[256];
 } worker_env;
 
 /* Returned by a problem module when the CUDA context is lost. */
@@ -117,6 +121,23 @@ void worker_judge_races(worker_env *env, check_result *c, measure_status st, con
  * the time since the last mark, for finding where grading time goes.
  */
 void worker_mark(const worker_env *env, const char *phase);
+
+/*
+ * Lab 2's lesson (and 3 and 4's dynamic kernels): the tile is dynamic. The
+ * kernel the call launches declares no static __shared__ bytes, takes an
+ * extern __shared__ array, and the launch gives at least `need` bytes.
+ */
+void worker_judge_dynamic(worker_env *env, const call_plan *call, uint32_t need,
+                          check_result *c);
+
+/*
+ * Shared memory out of bounds: where an access of the measured launch
+ * reached past the kernel's shared bytes (its static arrays plus the bytes
+ * the launch gives), correct fails naming the line and the offset, whether
+ * or not the GPU happened to fault.
+ */
+void worker_judge_bounds(worker_env *env, const call_plan *call, const trace_summary *s,
+                         check_result *correct);
 
 /* A message of type with text (cut to fit), everything else zero. */
 void worker_msg_text(worker_msg *m, int type, int kernel, const char *text);

@@ -2,20 +2,21 @@
 #include "../lab_table.h"
 
 #define N 32
-static const check_points tile_points = {.correct = 2, .requests = 1, .conflicts = 1,
-                                         .race = RACE_POINTS};
+/* A dynamic tile's kernel: the tile must be dynamic (lab 2's lesson). */
+static const check_points dyn_points = {.correct = 2, .requests = 1, .conflicts = 1,
+                                        .race = RACE_POINTS, .dynamic = 1};
 
 static const lab_kernel kernels[] = {
     {.name = "setRowReadColDyn", .launcher = "launch_setRowReadColDyn",
      .teaches = "a dynamic tile indexed in 1-D: row_idx to store, col_idx to load",
      .tile = {{TILE_ROW, N}, {TILE_COL, N},
               "tile[row_idx] = row_idx", "out[row_idx] = tile[col_idx]"},
-     .points = tile_points},
+     .points = dyn_points},
     {.name = "setColReadColDyn", .launcher = "launch_setColReadColDyn", .optional = 1,
      .teaches = "a dynamic tile written and read column-major through col_idx",
      .tile = {{TILE_COL, N}, {TILE_COL, N},
               "tile[col_idx] = row_idx", "out[row_idx] = tile[col_idx]"},
-     .points = tile_points},
+     .points = dyn_points},
 };
 
 const lab_def lab2_def = {

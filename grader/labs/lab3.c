@@ -5,6 +5,9 @@
 #define PITCH (N + 1) /* one pad column moves each row one bank over */
 static const check_points tile_points = {.correct = 2, .requests = 1, .conflicts = 1,
                                          .race = RACE_POINTS};
+/* A dynamic tile's kernel: the tile must be dynamic (lab 2's lesson). */
+static const check_points dyn_points = {.correct = 2, .requests = 1, .conflicts = 1,
+                                        .race = RACE_POINTS, .dynamic = 1};
 
 static const lab_kernel kernels[] = {
     {.name = "setRowReadColPad", .launcher = "launch_setRowReadColPad",
@@ -16,7 +19,7 @@ static const lab_kernel kernels[] = {
      .teaches = "padding a dynamic tile: three indices, row_idx, col_idx and g_idx",
      .tile = {{TILE_ROW, PITCH}, {TILE_COL, PITCH},
               "tile[row_idx] = g_idx", "out[g_idx] = tile[col_idx]"},
-     .points = tile_points},
+     .points = dyn_points},
 };
 
 const lab_def lab3_def = {

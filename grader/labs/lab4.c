@@ -8,6 +8,9 @@
 #define PITCH (BX + 2)
 static const check_points tile_points = {.correct = 2, .requests = 1, .conflicts = 1,
                                          .race = RACE_POINTS};
+/* A dynamic tile's kernel: the tile must be dynamic (lab 2's lesson). */
+static const check_points dyn_points = {.correct = 2, .requests = 1, .conflicts = 1,
+                                        .race = RACE_POINTS, .dynamic = 1};
 
 static const lab_kernel kernels[] = {
     {.name = "setRowReadRow", .launcher = "launch_setRowReadRow",
@@ -29,7 +32,7 @@ static const lab_kernel kernels[] = {
      .teaches = "the rectangular transpose on a dynamic tile: col_idx = icol * blockDim.x + irow",
      .tile = {{TILE_ROW, BX}, {TILE_TRANSPOSED, BX},
               "tile[idx] = idx", "out[idx] = tile[col_idx]"},
-     .points = tile_points},
+     .points = dyn_points},
     {.name = "setRowReadColPad", .launcher = "launch_setRowReadColPad",
      .teaches = "padding the rectangular tile until the irow/icol read is conflict-free",
      .tile = {{TILE_ROW, PITCH}, {TILE_TRANSPOSED, PITCH},
@@ -39,7 +42,7 @@ static const lab_kernel kernels[] = {
      .teaches = "padding the dynamic rectangular tile: row_idx, col_idx and idx",
      .tile = {{TILE_ROW, PITCH}, {TILE_TRANSPOSED, PITCH},
               "tile[row_idx] = idx", "out[idx] = tile[col_idx]"},
-     .points = tile_points},
+     .points = dyn_points},
 };
 
 const lab_def lab4_def = {

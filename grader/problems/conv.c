@@ -9,6 +9,7 @@
  * lab table names (exported with SMEMLAB_SYMBOL).
  */
 #include "../compare.h"
+#include "../measure/emulator/lab_decls.h"
 #include "../run/device.h"
 #include "../reference/reference.h"
 #include "../reference/sizes.h"
@@ -18,6 +19,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* The student's launches of call `call` (calls.h) on the grader's buffers. */
 typedef struct conv_launch {
@@ -188,6 +190,26 @@ static double tiled_load_limit(worker_env *env, const conv_launch *a, char *mode
 static int output_right(worker_env *env, conv_launch *a, const float *mask, char *why,
                         size_t n);
 
+/*
+ * The mask in constant memory (steps 2 and 3): the lab's PTX must declare the
+ * mask symbol .const. A __device__ mask is filled and read just the same, and
+ * the output is right, but every tap reads global memory: the lesson skipped.
+ */
+static void check_mask_constant(worker_env *env, const lab_kernel *k, check_result *c)
+{
+    const char *space = k->mask_symbol && env->decls ? lab_decls_space(env->decls,
+                                                                       k->mask_symbol) : NULL;
+    if (!space || strcmp(space, "const") == 0)
+        return;
+    check_set(c, CHECK_FAIL, "the mask %s is not in constant memory: it is declared in %s "
+              "memory, so every tap reads it from there", k->mask_symbol,
+              strcmp(space, "global") == 0 ? "global (__device__)" : space);
+    check_field(c->hint, sizeof c->hint, "Declare the mask `__constant__ float %s[...]` as the "
+                "skeleton does: every thread of a warp reads the same tap at once, which the "
+                "constant cache serves in one broadcast, where global memory makes it a load "
+                "of its own.", k->mask_symbol);
+}
+
 static void counters_conv(worker_env *env, const lab_kernel *k, void *state, check_result *c,
                           int *lost)
 {
@@ -231,6 +253,7 @@ static void counters_conv(worker_env *env, const lab_kernel *k, void *state, che
                        "Each input element should be read from global memory about once per "
                        "tile: load the tile and its halo (mask_width - 1 extra elements) into "
                        "shared memory, __syncthreads(), then read every tap from the tile.");
+    check_mask_constant(env, a->k, &c[FLOAT_LOADS]);
     char trace_why[256];
     check_global_repeats(&c[FLOAT_LOADS], worker_trace(env, trace_why, sizeof trace_why),
                          "A tiled kernel reads each input element from global memory once per "

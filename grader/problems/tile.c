@@ -11,6 +11,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* A tile kernel's one call: buffer 0 is out. */
 static void bind(worker_env *env, replay *t, void *out)
@@ -20,32 +21,46 @@ static void bind(worker_env *env, replay *t, void *out)
     t->bufs[0] = out;
 }
 
-/* Every check of a tile kernel, in report order (kernel_checks): the race
-   check last, where the table gives it points. */
-enum { C_CORRECT, C_ST_REQ, C_LD_REQ, C_ST_CONF, C_LD_CONF, C_RACE, C_COUNT };
+/* Every check a tile kernel can have; kernel_checks says which it has, in report order. */
+enum { C_CORRECT, C_ST_REQ, C_LD_REQ, C_ST_CONF, C_LD_CONF, C_RACE, C_DYN, C_COUNT };
+static const char *const slot_ids[C_COUNT] = {"correct", "store-requests", "load-requests",
+                                              "store-conflicts", "load-conflicts", "race",
+                                              "dynamic-tile"};
 
-/* Every slot of c set up; returns how many of the checks above kernel k has. */
-static int init_checks(worker_env *env, const lab_kernel *k, check_result *c)
+typedef struct tile_checks {
+    check_result c[C_COUNT];
+    int has[C_COUNT];      /* the kernel has this check */
+    int order[C_COUNT], n; /* report order */
+} tile_checks;
+
+/* Every slot set up; the kernel's checks marked, with their points. */
+static void init_checks(worker_env *env, const lab_kernel *k, tile_checks *t)
 {
     kernel_check checks[KERNEL_MAX_CHECKS];
     int n = kernel_checks(env->lab, k, checks);
+    memset(t, 0, sizeof *t);
     for (int i = 0; i < C_COUNT; i++)
-        check_init(&c[i], env->lab->id, k->name, i < n ? checks[i].id : "race",
-                   i < n ? checks[i].points : 0);
-    return n < C_COUNT ? n : C_COUNT;
+        check_init(&t->c[i], env->lab->id, k->name, slot_ids[i], 0);
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i < C_COUNT; i++)
+            if (strcmp(checks[j].id, slot_ids[i]) == 0) {
+                t->has[i] = 1;
+                t->c[i].max_points = checks[j].points;
+                t->order[t->n++] = i;
+            }
 }
 
-/* Mark every check not yet decided as failed with the same reason. */
+/* Mark every count check not yet decided as failed with the same reason. */
 static void fail_rest(check_result *c, int from, const char *reason)
 {
-    for (int i = from; i < C_COUNT; i++)
+    for (int i = from; i <= C_RACE; i++)
         check_set(&c[i], CHECK_FAIL, "not graded: %s", reason);
 }
 
-static void emit_all(worker_env *env, const check_result *c, int n)
+static void emit_all(worker_env *env, const tile_checks *t)
 {
-    for (int i = 0; i < n; i++)
-        worker_emit(env, &c[i]);
+    for (int i = 0; i < t->n; i++)
+        worker_emit(env, &t->c[t->order[i]]);
 }
 
 static void describe_wrong(check_result *c, const int_diff *d, int bdimx, long n);
@@ -207,7 +222,7 @@ static void judge_flow(worker_env *env, const lab_kernel *k, const trace_summary
 }
 
 static void grade_counters(worker_env *env, const lab_kernel *k, replay *t,
-                           check_result *c, int n_checks, int *broken)
+                           check_result *c, const int *has, int *broken)
 {
     smem_side store = SIDE_STORE, load = SIDE_LOAD;
     smem_cost st_model, ld_model;
@@ -237,17 +252,19 @@ static void grade_counters(worker_env *env, const lab_kernel *k, replay *t,
             guarded_free(&buf);
         }
     }
-    if (C_RACE < n_checks)
+    if (has[C_RACE])
         worker_judge_races(env, &c[C_RACE], st, why);
     if (st == MEASURE_OK || st == MEASURE_WRONG_RESULT)
         trace = worker_trace(env, trace_why, sizeof trace_why);
-    if (C_RACE < n_checks && trace && trace->n_races > 0) {
+    if (has[C_RACE] && trace && trace->n_races > 0) {
         /* a proven race: the output is luck, so correct fails every run, and
            the counts of the measured run count whatever its output was */
         compare_race_spoils_correct(&c[C_CORRECT], trace);
         if (st == MEASURE_WRONG_RESULT)
             st = MEASURE_OK;
     }
+    if (trace) /* past the shared memory it has: named, fault or not */
+        worker_judge_bounds(env, &env->plan->calls[0], trace, &c[C_CORRECT]);
     if (st != MEASURE_OK) {
         for (int i = C_ST_REQ; i < C_RACE; i++)
             compare_not_measured(&c[i], st, why);
@@ -271,14 +288,31 @@ static void grade_counters(worker_env *env, const lab_kernel *k, replay *t,
     }
 }
 
+/* The bytes of shared memory the exercise's tile needs (padding included). */
+static uint32_t tile_bytes(const worker_env *env, const tile_spec *t)
+{
+    long end = 0;
+    for (int ty = 0; ty < env->lab->bdimy; ty++)
+        for (int tx = 0; tx < env->lab->bdimx; tx++) {
+            long s = tile_offset(&t->store, env->lab->bdimx, env->lab->bdimy, tx, ty) + 1;
+            long l = tile_offset(&t->load, env->lab->bdimx, env->lab->bdimy, tx, ty) + 1;
+            end = s > end ? s : end;
+            end = l > end ? l : end;
+        }
+    return (uint32_t)end * (uint32_t)tile_elem_bytes(t);
+}
+
 int tile_grade_kernel(worker_env *env, const lab_kernel *k)
 {
-    check_result c[C_COUNT];
-    replay t = {0};
+    static tile_checks t;
+    replay r = {0};
     int broken = 0;
 
-    int n_checks = init_checks(env, k, c);
-    run_outcome out = grade_correct(env, k, &t, &c[C_CORRECT]);
+    init_checks(env, k, &t);
+    check_result *c = t.c;
+    if (t.has[C_DYN])
+        worker_judge_dynamic(env, &env->plan->calls[0], tile_bytes(env, &k->tile), &c[C_DYN]);
+    run_outcome out = grade_correct(env, k, &r, &c[C_CORRECT]);
     worker_mark(env, "correct");
     if (out == RUN_LOST) {
         broken = 1;
@@ -286,9 +320,9 @@ int tile_grade_kernel(worker_env *env, const lab_kernel *k)
     } else if (out == RUN_FAILED) {
         fail_rest(c, C_ST_REQ, "the kernel did not run");
     } else {
-        grade_counters(env, k, &t, c, n_checks, &broken);
+        grade_counters(env, k, &r, c, t.has, &broken);
         worker_mark(env, "measure");
     }
-    emit_all(env, c, n_checks);
+    emit_all(env, &t);
     return broken ? KERNEL_CONTEXT_LOST : 0;
 }

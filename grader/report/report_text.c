@@ -86,7 +86,7 @@ void report_text_total(FILE *f, const score *s)
     if (s->failed)
         fprintf(f, "  (%d check%s failed)", s->failed, s->failed == 1 ? "" : "s");
     if (s->not_measured)
-        fprintf(f, "  (%d check%s not measured: no points until the counters can be read)",
+        fprintf(f, "  (%d check%s not measured: no points until measured; see each check)",
                 s->not_measured, s->not_measured == 1 ? "" : "s");
     if (s->env_errors)
         fprintf(f, "  (%d lab%s not graded)", s->env_errors, s->env_errors == 1 ? "" : "s");
