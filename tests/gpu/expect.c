@@ -2,6 +2,8 @@
  * expect.c - assertions on the grader's JSON results, for tests/gpu/check-gpu.sh.
  *
  *   expect FILE full                      every lab got full marks, exit_code 0
+ *   expect FILE full-but-speed            every check passed but speed, not measured
+ *                                         (the emulator), exit_code 0 or 4
  *   expect FILE not-full                  some points were lost
  *   expect FILE others-correct KERNEL     every other kernel's correct check passed
  *   expect FILE not-graded TEXT           exit_code 3, a lab not graded for TEXT
@@ -60,6 +62,32 @@ static int expect_full(const cJSON *root, int want_full)
     printf("expected %s marks, got %g/%g (exit_code %g)\n", want_full ? "full" : "less than full",
            pts, max, number(root, "exit_code"));
     return 1;
+}
+
+/* Emulated: every check passed, but speed checks, which are not measured. */
+static int expect_full_but_speed(const cJSON *root)
+{
+    const cJSON *lab, *c;
+    double code = number(root, "exit_code");
+    int n = 0;
+    cJSON_ArrayForEach(lab, cJSON_GetObjectItemCaseSensitive(root, "labs"))
+        cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(lab, "checks")) {
+            int speed = strcmp(string(c, "check"), "speed") == 0;
+            const char *st = string(c, "status");
+            n++;
+            if (strcmp(st, speed ? "not-measured" : "pass") == 0 ||
+                (!speed && strcmp(st, "skipped") == 0))
+                continue;
+            printf("%s %s: expected %s, got %s: %s\n", string(c, "kernel"), string(c, "check"),
+                   speed ? "not-measured" : "pass", st, string(c, "message"));
+            return 1;
+        }
+    if (n == 0 || (code != 0 && code != 4)) {
+        printf("expected every check but speed to pass, exit_code 0 or 4; got %d checks, "
+               "exit_code %g\n", n, code);
+        return 1;
+    }
+    return 0;
 }
 
 static int expect_check(const cJSON *root, const char *kernel, const char *check,
@@ -146,6 +174,8 @@ int main(int argc, char **argv)
     int rc = 2;
     if (!strcmp(argv[2], "full") || !strcmp(argv[2], "not-full"))
         rc = expect_full(root, !strcmp(argv[2], "full"));
+    else if (!strcmp(argv[2], "full-but-speed"))
+        rc = expect_full_but_speed(root);
     else if (!strcmp(argv[2], "not-graded") && argc == 4)
         rc = expect_not_graded(root, argv[3]);
     else if (!strcmp(argv[2], "printed") && argc == 4)

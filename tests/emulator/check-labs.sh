@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# check-labs.sh BUILD GRADER - every lab graded by emulation, as make check
+# runs it on a machine with no GPU (docs/emulator.md#proof): every solution
+# scores full marks but speed (not measured), every skeleton loses points,
+# and every row of tests/planted/manifest.tsv holds with the message a
+# student would see, but the rows that need a GPU (speed). The libraries are
+# those check-compile built (their sm_75 code carries compute_75 PTX).
+set -u
+build=${1:?usage: check-labs.sh BUILD GRADER}
+grader=${2:?usage: check-labs.sh BUILD GRADER}
+here=$(dirname "$0")
+expect=$build/tests/expect
+lib=$build/compile-check
+out=$build/emulated
+jobs=${CHECK_JOBS:-$(nproc)}
+rm -rf "$out" && mkdir -p "$out"
+passed=0 failed=0 skipped=0
+ok() { passed=$((passed + 1)); echo "ok    $*"; }
+bad() { failed=$((failed + 1)); echo "FAIL  $*"; }
+EMULATED=1
+. "$here/../planted/judge.sh"
+
+labs=$("$grader" --list | awk '/^lab[0-9]/ {print $1}')
+t0=$(date +%s)
+{
+    for lab in $labs; do
+        echo "$lab-solution $lab $(ls "$lib"/solutions/"$lab"-*/"$lab".so)"
+        echo "$lab-skeleton $lab $(ls "$lib"/labs/"$lab"-*/"$lab".so)"
+    done
+    for so in "$lib"/planted/*.so; do
+        name=$(basename "$so" .so)
+        echo "$name ${name%%-*} $so"
+    done
+} | xargs -P "$jobs" -L 1 sh -c \
+    '"$0" --measure emulator --lib "$4" --json "$1/$2.json" "$3" > "$1/$2.txt" 2>&1; echo $? > "$1/$2.rc"' \
+    "$grader" "$out" || true # each line: NAME LAB LIBRARY, after the grader and the folder
+echo "time: $(ls "$out"/*.rc | wc -l) grades by emulation in $(( $(date +%s) - t0 )) s ($jobs at a time)"
+
+for lab in $labs; do
+    judge_solution "$out/$lab-solution.json" "$(cat "$out/$lab-solution.rc")" "$lab solution (emulated)"
+    grep -E '^lab[0-9]+:' "$out/$lab-solution.txt"
+    judge_skeleton "$out/$lab-skeleton.json" "$(cat "$out/$lab-skeleton.rc")" "$lab skeleton (emulated)" \
+        "$(grep '^Score' "$out/$lab-skeleton.txt")"
+done
+while IFS=$'\t' read -r file lab kernel check text; do
+    [ "$file" = file ] && continue
+    if [ "$check" = speed ]; then # timing is the GPU's alone
+        skipped=$((skipped + 1))
+        continue
+    fi
+    judge_row "$out/${file%.cu}.json" "$file" "$kernel" "$check" "$text" " (emulated)"
+done < tests/planted/manifest.tsv
+echo "emulated: $passed passed, $failed failed, $skipped rows skipped (they need a GPU: speed)"
+[ "$failed" = 0 ]

@@ -1,0 +1,52 @@
+# judge.sh - the expectations on graded JSON reports, shared by check-gpu.sh
+# (on a GPU) and check-emulated.sh (make check, by emulation). Source it with
+# `expect` (build/tests/expect) and the functions ok and bad defined.
+#
+#   judge_solution JSON RC LABEL     full marks, exit 0
+#   judge_skeleton JSON RC LABEL     some points lost, exit 1
+#   judge_row JSON FILE KERNEL CHECK TEXT [WHERE]
+#                                    one row of tests/planted/manifest.tsv
+
+# What full marks are: everything (a GPU), or everything but speed, which the
+# emulator does not measure (EMULATED=1; exit 4 where a lab has speed checks).
+full_marks() { [ -n "${EMULATED:-}" ] && echo full-but-speed || echo full; }
+
+judge_solution() { # JSON RC LABEL: full marks, exit 0 (or 4 when emulated)
+    local why
+    why=$("$expect" "$1" "$(full_marks)")
+    case $2 in 0|${EMULATED:+4}) ;; *) why="exit $2 $why" ;; esac
+    [ -z "$why" ] && ok "$3: full marks" || bad "$3: $why"
+}
+
+judge_skeleton() { # JSON RC LABEL [SCORE]: points lost, exit 1
+    local why
+    why=$("$expect" "$1" not-full)
+    [ "$2" = 1 ] && [ -z "$why" ] && ok "$3: ${4:-loses points}" || bad "$3 (exit $2): $why"
+}
+
+judge_row() { # JSON FILE KERNEL CHECK TEXT [WHERE]
+    local json=$1 file=$2 kernel=$3 check=$4 text=$5 where=${6:-} name why
+    name=${file%.cu}
+    [ -f "$json" ] || { bad "$name$where: not graded (no $json)"; return; }
+    case $check in
+    host-printed) # graded in full; what it printed is kept apart
+        why=$("$expect" "$json" "$(full_marks)")$("$expect" "$json" printed "$text")
+        [ -z "$why" ] && ok "$name$where: full marks, and its output shown apart: \"$text\"" || bad "$name$where: $why"
+        return ;;
+    full-marks) # a right way the exercise did not show: nothing lost
+        why=$("$expect" "$json" "$(full_marks)")
+        [ -z "$why" ] && ok "$name$where: full marks ($text)" || bad "$name$where: $why"
+        return ;;
+    not-graded) # the library is refused as a whole
+        why=$("$expect" "$json" not-graded "$text")
+        [ -z "$why" ] && ok "$name$where: not graded, \"$text\"" || bad "$name$where: $why"
+        return ;;
+    esac
+    why=$("$expect" "$json" check "$kernel" "$check" fail "$text")
+    [ -z "$why" ] && ok "$name$where: $kernel $check fails with \"$text\"" || bad "$name$where: $why"
+    case $text in
+    "cuda error"|"timed out"|"not a record"*|"ended the program"|"crashed:"*|"did not return"*)
+        why=$("$expect" "$json" others-correct "$kernel")
+        [ -z "$why" ] && ok "$name$where: the other kernels are still graded" || bad "$name$where: $why" ;;
+    esac
+}
