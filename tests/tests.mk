@@ -48,12 +48,12 @@ $(BUILD)/planted/%.so: $(BUILD)/planted/src/%.cu common/support.cu common/smemla
 	@mkdir -p $(@D)
 	$(call lab_lib,$(NVCC_ALL),$<,$@)
 
-$(BUILD)/tests/expect: tests/gpu/expect.c
+$(BUILD)/tests/expect: tests/expect.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(C_ALL) $< -o $@ $(addprefix -L,$(DEPS_LIB)) $(addprefix -Wl$(comma)-rpath$(comma),$(DEPS_LIB)) -lcjson
 
 .PHONY: check check-unit check-compile check-contract check-launches check-cli check-make check-gpu check-student-kit check-batch check-hostile check-exports check-jail
-check: check-unit check-traces check-compile check-contract check-launches check-cli check-make check-docs check-batch check-hostile check-exports check-jail
+check: check-unit check-traces check-compile check-contract check-launches check-cli check-make check-docs check-batch check-hostile check-exports check-jail check-emulated check-truth
 	@echo "make check: all passed"
 
 # The image tests read a real library built by nvcc (no GPU needed to build one),
@@ -157,7 +157,17 @@ $(BUILD)/tests/truth-run: tests/truth/truth-run.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(C_ALL) $< -o $@ $(addprefix -L,$(CUDA_LIB)) \
 	    $(addprefix -Wl$(comma)-rpath$(comma),$(CUDA_LIB)) -lcudart -ldl
-.PHONY: check-truth-gpu
+# Every lab graded by emulation, as a student with no GPU grades it: solutions full
+# marks but speed, skeletons lose points, every planted row but speed holds.
+.PHONY: check-emulated
+check-emulated: $(CU_CHECKED) $(GRADER_ALL) $(BUILD)/tests/expect
+	bash tests/emulator/check-labs.sh $(BUILD) $(GRADER)
+
+# make check: the same corpus graded by the emulator, against what Nsight Compute
+# measured on an H100 (tests/truth/h100-ncu.tsv): no GPU needed.
+.PHONY: check-truth check-truth-gpu
+check-truth: $(GRADER_ALL) $(BUILD_JAIL)
+	bash tests/truth/check-truth.sh $(BUILD) $(GRADER)
 check-truth-gpu: $(GRADER_ALL) $(TRACE) $(BUILD)/tests/truth-run
 	bash tests/truth/check-truth.sh $(BUILD) $(GRADER) gpu
 

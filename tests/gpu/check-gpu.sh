@@ -6,8 +6,8 @@
 # turns on the GPU as in a batch. Stages, each timed:
 #   A  the default measurement (the trace): every solution, skeleton and
 #      planted variant, and two labs with --no-counters;
-#   B  the same items with --measure counters (and with --measure emulator
-#      where the emulator is built), for compare-backends;
+#   B  the same items with --measure counters, for compare-backends;
+#   E  the same items with --measure emulator (the PTX the libraries embed);
 #   C  through a meter server (smemlab-grade --serve-meter, started again
 #      whenever a kernel ends it): the solutions and the variants that crash,
 #      hang or break the context, as a batch grades them;
@@ -19,7 +19,9 @@
 #      student would see, and a kernel that crashes or hangs leaves the other
 #      kernels graded (stage A, and stage C for its items);
 #   5. compare-backends: the counters' verdicts (and requests and wavefronts,
-#      labs 1-4) equal the trace's but where backend-differences.tsv says why.
+#      labs 1-4) equal the trace's but where backend-differences.tsv says why;
+#   6. the same for the emulator against the trace (emulator-differences.tsv):
+#      the emulator's counts of labs 1-4 are the GPU's own.
 set -u
 build=${1:?usage: check-gpu.sh BUILD GRADER}
 grader=${2:?usage: check-gpu.sh BUILD GRADER}
@@ -103,6 +105,9 @@ echo "== A. the default measurement, every item =="
 echo "== B. the counters, every item =="
 { items B --measure counters; } | stage B
 
+echo "== E. by emulation, every item (the PTX the libraries embed) =="
+{ items E --measure emulator; } | stage E
+
 echo "== C. through a meter server =="
 sock=$out/meter.sock
 ( while :; do "$grader" --serve-meter "$sock"; sleep 0.2; done ) 2> "$out/meter.log" &
@@ -118,20 +123,18 @@ trap - EXIT
 
 # --- judgement -----------------------------------------------------------------
 
+. "$here/../judge.sh"
+
 echo "== 1. solutions score full marks =="
 for lab in $labs; do
     cat "$out/A/$lab-solution.txt"
-    rc=$(cat "$out/A/$lab-solution.rc")
-    why=$("$expect" "$out/A/$lab-solution.json" full)
-    [ "$rc" = 0 ] && [ -z "$why" ] && ok "$lab solution: full marks" || bad "$lab solution (exit $rc): $why"
+    judge_solution "$out/A/$lab-solution.json" "$(cat "$out/A/$lab-solution.rc")" "$lab solution"
 done
 
 echo "== 2. skeletons do not pass =="
 for lab in $labs; do
-    rc=$(cat "$out/A/$lab-skeleton.rc")
-    why=$("$expect" "$out/A/$lab-skeleton.json" not-full)
-    [ "$rc" = 1 ] && [ -z "$why" ] && ok "$lab skeleton: $(grep '^Score' "$out/A/$lab-skeleton.txt")" \
-        || bad "$lab skeleton (exit $rc): $why"
+    judge_skeleton "$out/A/$lab-skeleton.json" "$(cat "$out/A/$lab-skeleton.rc")" "$lab skeleton" \
+        "$(grep '^Score' "$out/A/$lab-skeleton.txt")"
 done
 
 echo "== 3. without counters: correctness and speed graded, counters 'not measured', exit 4 =="
@@ -149,41 +152,12 @@ for lab in lab1 lab6; do
         || bad "$lab --no-counters (exit $rc): $why"
 done
 
-# judge_row STAGE FILE LAB KERNEL CHECK TEXT: one manifest row against STAGE's grade
-judge_row() {
-    local tag=$1 file=$2 kernel=$4 check=$5 text=$6 name json why where
-    name=${file%.cu}
-    json=$out/$tag/$name.json
-    where=$([ "$tag" = C ] && echo " (meter server)")
-    [ -f "$json" ] || { bad "$name$where: not graded (no $json)"; return; }
-    case $check in
-    host-printed) # graded in full; what it printed is kept apart
-        why=$("$expect" "$json" full)$("$expect" "$json" printed "$text")
-        [ -z "$why" ] && ok "$name$where: full marks, and its output shown apart: \"$text\"" || bad "$name$where: $why"
-        return ;;
-    full-marks) # a right way the exercise did not show: nothing lost
-        why=$("$expect" "$json" full)
-        [ -z "$why" ] && ok "$name$where: full marks ($text)" || bad "$name$where: $why"
-        return ;;
-    not-graded) # the library is refused as a whole
-        why=$("$expect" "$json" not-graded "$text")
-        [ -z "$why" ] && ok "$name$where: not graded, \"$text\"" || bad "$name$where: $why"
-        return ;;
-    esac
-    why=$("$expect" "$json" check "$kernel" "$check" fail "$text")
-    [ -z "$why" ] && ok "$name$where: $kernel $check fails with \"$text\"" || bad "$name$where: $why"
-    case $text in
-    "cuda error"|"timed out"|"not a record"*|"ended the program"|"crashed:"*|"did not return"*)
-        why=$("$expect" "$json" others-correct "$kernel")
-        [ -z "$why" ] && ok "$name$where: the other kernels are still graded" || bad "$name$where: $why" ;;
-    esac
-}
-
 echo "== 4. planted wrong variants are caught =="
 while IFS=$'\t' read -r file lab kernel check text; do
     [ "$file" = file ] && continue
-    judge_row A "$file" "$lab" "$kernel" "$check" "$text"
-    case " $breaking " in *" ${file%.cu} "*) judge_row C "$file" "$lab" "$kernel" "$check" "$text" ;; esac
+    judge_row "$out/A/${file%.cu}.json" "$file" "$kernel" "$check" "$text"
+    case " $breaking " in *" ${file%.cu} "*)
+        judge_row "$out/C/${file%.cu}.json" "$file" "$kernel" "$check" "$text" " (meter server)" ;; esac
 done < tests/planted/manifest.tsv
 for lab in $labs; do
     why=$("$expect" "$out/C/$lab-solution.json" full)
@@ -206,6 +180,20 @@ while read -r _ name lab _; do
 done < "$out/B.items"
 echo "compare-backends: $same the same (or as documented), $differ not"
 [ "$differ" = 0 ] && ok "compare-backends: counters and trace agree" || bad "compare-backends: $differ differ"
+
+echo "== 6. the emulator against the trace (compare-backends) =="
+same=0 differ=0
+while read -r _ name lab _; do
+    [ -f "$out/E/$name.json" ] || continue
+    if python3 "$here/compare-backends.py" "$out/E/$name.json" "$out/A/$name.json" "$name" \
+        "$here/emulator-differences.tsv" emulator,trace; then
+        same=$((same + 1))
+    else
+        differ=$((differ + 1))
+    fi
+done < "$out/E.items"
+echo "compare-backends: $same the same (or as documented), $differ not"
+[ "$differ" = 0 ] && ok "compare-backends: emulator and trace agree" || bad "compare-backends: emulator and trace: $differ differ"
 
 echo "time: check-gpu: $(( $(date +%s) - t_start )) s"
 echo "$passed passed, $failed failed"

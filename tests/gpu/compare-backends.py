@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
-"""compare-backends.py COUNTERS.json TRACE.json VARIANT DIFFERENCES.tsv - the
-checks whose status differs between the two backends' reports; each is either
-documented in DIFFERENCES.tsv (printed, allowed) or not (printed, exit 1). A
-row's variant or kernel "*" stands for every one."""
+"""compare-backends.py COUNTERS.json TRACE.json VARIANT DIFFERENCES.tsv [NAMES] -
+the checks whose status differs between the two backends' reports; each is
+either documented in DIFFERENCES.tsv (printed, allowed) or not (printed, exit
+1). A row's variant or kernel "*" stands for every one. NAMES ("emulator,trace")
+names the two reports in what is printed (default "counters,trace")."""
 import json, sys
 
 def checks(path):
@@ -11,6 +12,7 @@ def checks(path):
 
 (lc, c), (lt, t) = checks(sys.argv[1]), checks(sys.argv[2])
 variant = sys.argv[3]
+na, nb = (sys.argv[5] if len(sys.argv) > 5 else "counters,trace").split(",")
 allowed = {}
 for line in open(sys.argv[4]):
     f = line.rstrip("\n").split("\t")
@@ -18,7 +20,7 @@ for line in open(sys.argv[4]):
         allowed[(f[1], f[2])] = f[3]  # kernel "*": every kernel
 bad = documented = 0
 if lc.get("not_graded") != lt.get("not_graded"):
-    print("  FAIL  not graded by one backend: counters %r, trace %r" % (lc.get("not_graded"), lt.get("not_graded")))
+    print("  FAIL  not graded by one backend: %s %r, %s %r" % (na, lc.get("not_graded"), nb, lt.get("not_graded")))
     bad = 1
 # Labs 1-4: the trace counts exactly what the counters count (issue 9), so the
 # requests and wavefronts measured must be the same numbers, not only the verdicts.
@@ -35,8 +37,8 @@ for key in sorted(set(c) | set(t)):
             sa, sb = "%s, %s" % (sa, a["measured"]), "%s, %s" % (sb, b["measured"])
     if sa == sb:
         continue
-    what = "%s %s: counters %s (%s), trace %s (%s)" % (key[0], key[1], sa, a and (a["measured"] or a["message"]),
-                                                       sb, b and (b["measured"] or b["message"]))
+    what = "%s %s: %s %s (%s), %s %s (%s)" % (key[0], key[1], na, sa, a and (a["measured"] or a["message"]),
+                                              nb, sb, b and (b["measured"] or b["message"]))
     why = allowed.get(key) or allowed.get(("*", key[1]))
     if why:
         print("  documented  %s - %s" % (what, why))
@@ -45,7 +47,7 @@ for key in sorted(set(c) | set(t)):
         print("  FAIL  %s" % what)
         bad = 1
 label = "FAIL " if bad else "documented differences," if documented else "same "
-print("%s %s: counters %g/%g, trace %g/%g%s" % (label, variant, lc["points"], lc["max_points"],
+print("%s %s: %s %g/%g, %s %g/%g%s" % (label, variant, na, lc["points"], lc["max_points"], nb,
                                                  lt["points"], lt["max_points"],
                                                  ", %d counts compared" % numbers_compared
                                                  if same_numbers else ""))

@@ -345,7 +345,7 @@ START_TEST(test_measure_option)
     ck_assert_int_eq(q.o.measure, MEASURE_MODE_COUNTERS);
     q = PARSE("--measure", "sanitizer");
     ck_assert_int_eq(q.rc, EXIT_USAGE);
-    ck_assert_ptr_nonnull(strstr(q.err, "--measure wants auto, counters or trace, not 'sanitizer'"));
+    ck_assert_ptr_nonnull(strstr(q.err, "--measure wants auto, counters, trace or emulator, not 'sanitizer'"));
     q = PARSE("--measure", "trace", "--no-counters");
     ck_assert_int_eq(q.rc, EXIT_USAGE);
     ck_assert_ptr_nonnull(strstr(q.err, "--measure trace and --no-counters exclude each other"));

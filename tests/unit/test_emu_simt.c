@@ -136,7 +136,9 @@ START_TEST(test_barriers)
             ck_assert_uint_eq(e->rec.shared[i].active, 0xffffffffu);
             barriers++;
         }
-    ck_assert_int_eq(barriers, 2);
+    /* a barrier for one warp of two orders nothing between warps: not recorded, as the
+       trace backend does not record it, so the race check sees the accesses around it */
+    ck_assert_int_eq(barriers, 0);
 
     ck_assert_int_eq(et_run(e, "deadlock", 1, 64, 1, 0, params, 1), EMU_DEADLOCK);
     ck_assert_ptr_nonnull(strstr(e->res.why, "bar.sync"));

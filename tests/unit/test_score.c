@@ -206,11 +206,17 @@ START_TEST(test_kernel_max_points)
     const lab_def *lab1 = lab_find("lab1"), *lab4 = lab_find("lab4");
     ck_assert_ptr_nonnull(lab1);
     ck_assert_ptr_nonnull(lab4);
-    /* correct 2 + requests 2 x 1 + conflicts 2 x 1 + race 1 */
+    /* correct 2 + requests 2 x 1 + conflicts 2 x 1 + race 1, and dynamic-tile 1 for a
+       kernel of a dynamic tile (lab 4's last two) */
     for (int k = 0; k < lab1->n_kernels; k++)
         ck_assert_double_eq_tol(kernel_max_points(lab1, &lab1->kernels[k]), 7, 1e-12);
-    for (int k = 0; k < lab4->n_kernels; k++)
-        ck_assert_double_eq_tol(kernel_max_points(lab4, &lab4->kernels[k]), 7, 1e-12);
+    int dynamic = 0;
+    for (int k = 0; k < lab4->n_kernels; k++) {
+        double want = lab4->kernels[k].points.dynamic > 0 ? 8 : 7;
+        dynamic += want == 8;
+        ck_assert_double_eq_tol(kernel_max_points(lab4, &lab4->kernels[k]), want, 1e-12);
+    }
+    ck_assert_int_eq(dynamic, 2);
 }
 END_TEST
 

@@ -19,10 +19,15 @@ static uint32_t uniform_u32(emu_warp *w, const ptx_instr *in, int k, uint32_t m)
     return (uint32_t)emu_reg(w, in->o[k].r)[__builtin_ctz(m)];
 }
 
-static void record_barrier(emu_warp *w, uint32_t pc, uint32_t m)
+/* Recorded as the trace backend records it: only a barrier the whole block waits
+   at orders one warp's access before another's, so a partial one (bar.sync 1, 64)
+   is no barrier to the race check and the accesses around it still race. */
+static void record_barrier(emu_warp *w, uint32_t pc, uint32_t m, uint32_t count)
 {
     emu_ctx *x = w->b->x;
     if (!x->sink || !x->sink->shared)
+        return;
+    if (count != 0 && count < x->nthreads)
         return;
     trace_record r;
     memset(&r, 0, sizeof r);
@@ -79,7 +84,7 @@ int emu_barrier_arrive(emu_warp *w, const ptx_instr *in, uint32_t pc, uint32_t m
         return emu_fail(w, in, EMU_FAULT, "barrier %u does not exist (0 to 15)", id);
     if (in->o[2].kind != PO_NONE && (count == 0 || count > EMU_MAX_THREADS))
         return emu_fail(w, in, EMU_FAULT, "a barrier for %u threads", count);
-    record_barrier(w, pc, m);
+    record_barrier(w, pc, m, count);
     emu_barrier *bar = &b->bars[id];
     uint32_t bit = 1u << w->index;
     if (!bar->arrived) {

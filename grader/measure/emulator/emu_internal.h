@@ -180,7 +180,8 @@ struct emu_block {
     uint32_t ctaid[3];
     uint8_t *shared;
     uint32_t shared_bytes;   /* static + dynamic */
-    uint32_t shared_limit;   /* shared_bytes rounded up to 128: past it, a fault */
+    uint32_t shared_limit;   /* shared_bytes rounded up to 128 */
+    _Alignas(16) uint8_t nowhere[16]; /* where accesses past shared_limit go (see lane_shared) */
     uint8_t *local;          /* local_bytes per thread */
     uint32_t local_bytes;
     emu_warp *warps;

@@ -4,8 +4,8 @@
  *
  * An access first resolves each lane's address to host bytes, checking it:
  * global and const addresses must lie in one allocation, shared offsets
- * below the block's shared bytes rounded up to 128 (beyond the block's
- * bytes but below that they are recorded: the analysis names them out of
+ * below the most shared memory a block can have (past the block's own
+ * bytes they are recorded but move nothing real: the grader names them out of
  * bounds), local offsets in the thread's frame, parameter offsets in the
  * buffer; every access must be aligned to its size. Generic addresses are
  * sorted by window. Only then are bytes moved, so a faulting instruction
@@ -49,8 +49,18 @@ static int lane_shared(emu_warp *w, const ptx_instr *in, access *ac, int l, uint
                        uint32_t size)
 {
     emu_block *b = w->b;
-    if (off > b->shared_limit || b->shared_limit - off < size)
-        return fault(w, in, l, off, size, "a shared memory access out of bounds");
+    if (off > b->shared_limit || b->shared_limit - off < size) {
+        /* Past the block's bytes but inside what an SM could grant: a GPU need not
+           fault here (the bytes belong to nothing, or to another block), so neither
+           does the emulator. The access is recorded at its offset, where the grader
+           names it; a store goes nowhere and a load reads what went there. */
+        if (off >= EMU_MAX_SHARED || EMU_MAX_SHARED - off < size)
+            return fault(w, in, l, off, size, "a shared memory access out of bounds");
+        ac->ptr[l] = b->nowhere;
+        ac->shared |= 1u << l;
+        ac->soff[l] = (uint32_t)off;
+        return 0;
+    }
     ac->ptr[l] = b->shared + off;
     ac->shared |= 1u << l;
     ac->soff[l] = (uint32_t)off;
