@@ -19,6 +19,23 @@ DEPS_INC := $(if $(DEPS_PREFIX),$(DEPS_PREFIX)/usr/include)
 DEPS_LIB := $(if $(DEPS_PREFIX),$(DEPS_PREFIX)/usr/lib/$(shell $(CC) -print-multiarch))
 
 comma := ,
+
+# One line a step (CC grader/x.c, NVCC lab3.cu, LINK smemlab-grade); make V=1
+# prints every command whole. Errors are always shown whole.
+V ?= 0
+ifeq ($(V),1)
+step =
+else
+step = @printf '  %-6s %s\n' '$(1)' '$(2)';
+endif
+# The machine's cores by default (make -jN or MAKEFLAGS choose otherwise); the
+# test targets keep each one's output together.
+ifeq ($(filter -j% --jobs%,$(MAKEFLAGS)),)
+MAKEFLAGS += -j$(shell nproc 2>/dev/null || echo 2)
+endif
+ifneq ($(filter check%,$(MAKECMDGOALS)),)
+MAKEFLAGS += --output-sync=target
+endif
 # CFLAGS and NVCCFLAGS are yours to set (make CFLAGS=-O0 ...); what the kit
 # cannot do without is added in C_ALL and NVCC_ALL.
 CFLAGS ?= -O2 -g
@@ -101,39 +118,41 @@ RECORDER_SRC := grader/record/recorder.c grader/record/sandbox.c grader/calls.c 
                 grader/lab_table.c $(wildcard grader/labs/*.c) grader/reference/sizes.c grader/model/tile_access.c
 # See grader/measure/counters/compat/README.
 CUPTI_CFLAGS := -Igrader/measure/counters/compat
-GRADER_HEADERS := $(shell find grader common -name '*.h')
+# Each object depends on the headers it includes, as the compiler lists them (-MMD).
+DEPFLAGS = -MMD -MP
+-include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
 
-$(BUILD)/obj/%.o: %.c $(GRADER_HEADERS)
+$(BUILD)/obj/%.o: %.c
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(if $(findstring measure_cupti,$<),$(CUPTI_CFLAGS)) $(C_ALL) -c $< -o $@
+	$(call step,CC,$<)$(CC) $(DEPFLAGS) $(CPPFLAGS) $(if $(findstring measure_cupti,$<),$(CUPTI_CFLAGS)) $(C_ALL) -c $< -o $@
 
 # The grader's own kernels, built into the grader (grader/device/).
 GRADER_FATBIN := $(BUILD)/grader_kernels.fatbin
 $(GRADER_FATBIN): grader/device/grader_kernels.cu
 	@mkdir -p $(@D)
-	$(NVCC) -std=c++17 --fatbin $(NVCC_ARCH) $< -o $@
+	$(call step,NVCC,$@)$(NVCC) -std=c++17 --fatbin $(NVCC_ARCH) $< -o $@
 $(BUILD)/obj/grader/device/grader_fatbin.o: grader/device/grader_fatbin.S $(GRADER_FATBIN)
 	@mkdir -p $(@D)
-	$(CC) -c -DGRADER_FATBIN='"$(GRADER_FATBIN)"' $< -o $@
+	$(call step,CC,$@)$(CC) -c -DGRADER_FATBIN='"$(GRADER_FATBIN)"' $< -o $@
 
 GRADER_OBJ := $(GRADER_SRC:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/grader/device/grader_fatbin.o
 $(GRADER): $(GRADER_OBJ) | $(RECORDER) $(FAKE_CUDART)
-	$(CC) $(C_ALL) $(GRADER_OBJ) -o $@ $(LDLIBS_CUDA)
+	$(call step,LINK,$@)$(CC) $(C_ALL) $(GRADER_OBJ) -o $@ $(LDLIBS_CUDA)
 
 $(RECORDER): $(RECORDER_SRC:%.c=$(BUILD)/obj/%.o)
-	$(CC) $(C_ALL) $^ -o $@ -ldl $(addprefix -L,$(DEPS_LIB)) \
+	$(call step,LINK,$@)$(CC) $(C_ALL) $^ -o $@ -ldl $(addprefix -L,$(DEPS_LIB)) \
 	    $(addprefix -Wl$(comma)-rpath$(comma),$(DEPS_LIB)) -lseccomp
 
 $(FAKE_CUDART): grader/record/fake_cudart.c grader/record/fake_cudart.map grader/record/record.h grader/record/fake_cudart.h
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(C_ALL) -fPIC -shared $< -o $@ -Wl,-soname,libcudart.so.13 \
+	$(call step,LINK,$@)$(CC) $(CPPFLAGS) $(C_ALL) -fPIC -shared $< -o $@ -Wl,-soname,libcudart.so.13 \
 	    -Wl,--version-script=grader/record/fake_cudart.map
 
 # The build jail: plain C, nothing to link. Beside it, smemlab-jail-bin/as is
 # the jail again: the assembler guard the host compiler finds first (-B).
 JAIL_SRC := $(wildcard grader/jail/*.c)
 $(BUILD_JAIL): $(JAIL_SRC:%.c=$(BUILD)/obj/%.o)
-	$(CC) $(C_ALL) $^ -o $@
+	$(call step,LINK,$@)$(CC) $(C_ALL) $^ -o $@
 	@mkdir -p $(BUILD)/smemlab-jail-bin && ln -sfn ../smemlab-build-jail $(BUILD)/smemlab-jail-bin/as
 
 # --- the trace backend (issue 9): measures without counter permission --------
@@ -149,13 +168,13 @@ TRACE := $(if $(HAVE_SANITIZER),$(TRACE_LIB) $(TRACE_PATCHES))
 
 $(TRACE_LIB): $(TRACE_SRC) $(shell find grader -name '*.h')
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) -I$(SANITIZER_HOME)/include -DSMEMLAB_NVDISASM='"$(CUDA_HOME)/bin/nvdisasm"' \
+	$(call step,CC,$@)$(CC) $(CPPFLAGS) -I$(SANITIZER_HOME)/include -DSMEMLAB_NVDISASM='"$(CUDA_HOME)/bin/nvdisasm"' \
 	    $(C_ALL) -fPIC -shared -fvisibility=hidden $(TRACE_SRC) -o $@ \
 	    -L$(SANITIZER_HOME) -Wl,-rpath,$(SANITIZER_HOME) -lsanitizer-public \
 	    -L$(CUDA_HOME)/lib64/stubs -lcuda -lm
 $(TRACE_PATCHES): grader/measure/trace/trace_patches.cu grader/access/trace_record.h
 	@mkdir -p $(@D)
-	$(NVCC) --fatbin --compile-as-tools-patch $(NVCC_ARCH) -I$(SANITIZER_HOME)/include $< -o $@
+	$(call step,NVCC,$@)$(NVCC) --fatbin --compile-as-tools-patch $(NVCC_ARCH) -I$(SANITIZER_HOME)/include $< -o $@
 
 .PHONY: trace-backend
 trace-backend: $(TRACE)
@@ -166,12 +185,10 @@ lab_src = $(wildcard $(2)/$(1)-*/$(1).cu)
 define lab_rules
 $(BUILD)/$(1).so: $(call lab_src,$(1),labs) common/support.cu common/smemlab.h $$(FATBIN_GONE) | $(BUILD_JAIL)
 	@mkdir -p $$(@D)
-	@echo '$$(NVCC) $$(NVCC_ALL) -shared $$< common/support.cu -o $$@  (and $$(basename $$@).fatbin; in the build jail, docs/instructors.md#build-sandbox)'
-	@$$(call lab_lib,$$(NVCC_ALL),$$<,$$@)
+	$$(call step,NVCC,$$< -> $$@ (in the build jail))$$(call lab_lib,$$(NVCC_ALL),$$<,$$@)
 $(BUILD)/solutions/$(1).so: $(call lab_src,$(1),solutions) common/support.cu common/smemlab.h $$(FATBIN_GONE) | $(BUILD_JAIL)
 	@mkdir -p $$(@D)
-	@echo '$$(NVCC) $$(NVCC_ALL) -shared $$< common/support.cu -o $$@  (and $$(basename $$@).fatbin; in the build jail, docs/instructors.md#build-sandbox)'
-	@$$(call lab_lib,$$(NVCC_ALL),$$<,$$@)
+	$$(call step,NVCC,$$< -> $$@ (in the build jail))$$(call lab_lib,$$(NVCC_ALL),$$<,$$@)
 .PHONY: $(1)
 $(1): $(BUILD)/$(1).so $(GRADER_ALL) $(TRACE)
 	@echo $(1) > $(BUILD)/last-lab
@@ -189,7 +206,7 @@ $(foreach l,$(LABS),$(eval $(call lab_rules,$(l))))
 lab-lib: | $(BUILD_JAIL)
 	@case " $(LABS) " in *" $(LAB) "*) ;; *) echo "make lab-lib: LAB=$(LAB) is not a lab ($(LABS))" >&2; exit 2;; esac
 	@test -n "$(SRC)" -a -n "$(OUT)" || { echo "make lab-lib: give SRC=file.cu and OUT=file.so" >&2; exit 2; }
-	$(call lab_lib,$(NVCC_ALL),$(SRC),$(OUT))
+	$(call step,NVCC,$@)$(call lab_lib,$(NVCC_ALL),$(SRC),$(OUT))
 nvcc-arch:
 	@echo '$(NVCC_ARCH)'
 
@@ -199,10 +216,10 @@ BATCH_SRC := $(wildcard grader/batch/*.c)
 BATCH_LIBS := $(addprefix -L,$(DEPS_LIB)) $(addprefix -Wl$(comma)-rpath$(comma),$(DEPS_LIB)) -larchive -lcrypto -lcjson -lm
 $(BUILD)/obj/grader/batch/%.o: grader/batch/%.c $(wildcard grader/batch/*.h) grader/lab_table.h
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(C_ALL) -Wno-format-truncation -c $< -o $@
+	$(call step,CC,$@)$(CC) $(CPPFLAGS) $(C_ALL) -Wno-format-truncation -c $< -o $@
 $(BATCH): $(BATCH_SRC:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/grader/lab_table.o $(BUILD)/obj/grader/check.o \
           $(BUILD)/obj/grader/model/tile_access.o $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard grader/labs/*.c))
-	$(CC) $(C_ALL) $^ -o $@ $(BATCH_LIBS)
+	$(call step,LINK,$@)$(CC) $(C_ALL) $^ -o $@ $(BATCH_LIBS)
 # make batch LAB=lab3 SUBMISSIONS=dir [RESULTS=dir] [BATCH_FLAGS='--gpus 0,1']
 RESULTS ?= results-$(LAB_ID)
 BATCH_FLAGS ?=
@@ -267,7 +284,7 @@ deps:
 BENCH := $(BUILD)/smemlab-bench
 BENCH_OBJ := grader/bench/bench.c grader/timing.c $(filter-out grader/reference/tile_ref.c,$(wildcard grader/reference/*.c))
 $(BENCH): $(BENCH_OBJ:%.c=$(BUILD)/obj/%.o)
-	$(CC) $(C_ALL) $^ -o $@ $(LDLIBS_CUDA) -lcublas
+	$(call step,LINK,$@)$(CC) $(C_ALL) $^ -o $@ $(LDLIBS_CUDA) -lcublas
 .PHONY: bench
 ifeq ($(words $(wildcard solutions grader/bench)),2)
 # The step-3 milestones of lab 5 (docs/lab5.md#milestones) are timed too.
@@ -275,12 +292,27 @@ MILESTONES_SRC := $(wildcard solutions/lab5-matmul/milestones/*.cu)
 MILESTONES_SO := $(BUILD)/solutions/lab5-milestones.so
 $(MILESTONES_SO): $(MILESTONES_SRC) common/support.cu common/smemlab.h
 	@mkdir -p $(@D)
-	$(NVCC) $(NVCC_ALL) -shared $(MILESTONES_SRC) common/support.cu -o $@
+	$(call step,NVCC,$@)$(NVCC) $(NVCC_ALL) -shared $(MILESTONES_SRC) common/support.cu -o $@
 bench: $(BENCH) $(BUILD)/solutions/lab5.so $(BUILD)/solutions/lab6.so $(MILESTONES_SO)
 	$(BENCH) $(BUILD)/solutions/lab5.so $(BUILD)/solutions/lab6.so --milestones $(MILESTONES_SO) $(BENCH_FLAGS)
 else
 bench:
 	@echo "$(NO_SOLUTIONS_MSG) time. make bench is for the full kit." >&2; exit 3
+endif
+
+# The loops students and maintainers wait on, measured in one run (issue 18's
+# table): make bench-loops. On a machine without a GPU, grading is emulated.
+BARE := $(BUILD)/bench-bare
+$(BARE): grader/bench/bare.c
+	$(call step,LINK,$@)$(CC) $(CPPFLAGS) $(C_ALL) $< -o $@ $(addprefix -L,$(CUDA_LIB)) \
+	    $(addprefix -Wl$(comma)-rpath$(comma),$(CUDA_LIB)) -lcudart -ldl
+.PHONY: bench-loops
+ifneq ($(wildcard solutions),)
+bench-loops: $(GRADER_ALL) $(TRACE) $(BARE) $(LABS:%=$(BUILD)/solutions/%.so)
+	bash grader/bench/loops.sh $(BUILD) $(GRADER) $(BARE)
+else
+bench-loops:
+	@echo "$(NO_SOLUTIONS_MSG) time. make bench-loops is for the full kit." >&2; exit 3
 endif
 
 # --- the student kit: no solutions, no planted variants, the course rendered -------

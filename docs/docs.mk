@@ -50,7 +50,7 @@ docs-html: $(DOCS_HTML) $(DOCS_OUT)/style.css
 # --- figures: generated from the grader's model, never drawn by hand ---------
 $(DOCS_BANKMAP): $(DOCS_TOOLS)/bankmap.c $(DOCS_MODEL) grader/model/bank.h grader/model/tile_model.h
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -std=c11 -Igrader/model $(DOCS_TOOLS)/bankmap.c $(DOCS_MODEL) -o $@ -lm
+	$(call step,CC,$@)$(CC) $(CFLAGS) -std=c11 -Igrader/model $(DOCS_TOOLS)/bankmap.c $(DOCS_MODEL) -o $@ -lm
 
 # Every figure bankmap knows must come out as SVG that parses as XML and has a
 # viewBox and a <title>.

@@ -7,6 +7,7 @@
 #include "meter_server.h"
 #include "record/record_run.h"
 #include "run/child.h"
+#include "run/gpu.h"
 
 #include <signal.h>
 #include <stdio.h>
@@ -387,7 +388,9 @@ void run_lab(const lab_def *lab, const grade_options *opt, lab_result *out)
         out->env_code = EXIT_ENVIRONMENT;
     } else {
         grade_job job = {lab, opt, &img, plans};
-        run_plans(&job, opt->meter_socket ? meter_proxy_main : worker_main, out);
+        /* A meter server measures on a GPU; where there is none the worker emulates */
+        int metered = opt->meter_socket && !(opt->measure == MEASURE_MODE_AUTO && gpu_absent());
+        run_plans(&job, metered ? meter_proxy_main : worker_main, out);
         out->host_printed = printed_text(host);
     }
     lab_image_close(&img);

@@ -256,13 +256,31 @@ static int load_code(worker_env *env, const lab_image *img, char *why, size_t n)
     return rc;
 }
 
+/* How much slower than the slowest plain run an instrumented launch may be before
+   it is a hang (the trace calls its code at every shared access and at the global
+   loads of the first blocks), and the most it gets in units of --timeout. */
+#define INSTRUMENTED_SLOWDOWN 200.0
+#define INSTRUMENTED_MAX_FACTOR 6.0
+
 measure_status worker_measure(worker_env *env, void (*launch)(void *), void *arg,
                               measurement *out, char *why, size_t why_size)
 {
     measure_clear(out);
     /* the patched copy is the trace's alone */
     env->mod.measuring = env->meter == env->tracer && !device_is_emulator();
-    gpu_watchdog_arm(); /* a measured run that hangs is a timeout like any other */
+    /* A measured run that hangs is a timeout like any other. An instrumented one
+       runs slower than the plain runs before it (each access calls the trace's
+       code): its limit is scaled from the slowest of them, so a slow GPU does not
+       fail a right kernel, and bounded, so a hang still ends. A kernel that hangs
+       hangs in its plain runs first, at the usual limit. */
+    double limit = gpu_watchdog_seconds();
+    if (env->mod.measuring) {
+        double scaled = INSTRUMENTED_SLOWDOWN * gpu_slowest_run();
+        limit = scaled > limit ? scaled : limit;
+        limit = limit < INSTRUMENTED_MAX_FACTOR * gpu_watchdog_seconds()
+                    ? limit : INSTRUMENTED_MAX_FACTOR * gpu_watchdog_seconds();
+    }
+    gpu_watchdog_arm_for(limit);
     measure_status st = env->meter->measure(env->meter, launch, arg, out, why, why_size);
     gpu_watchdog_disarm();
     env->mod.measuring = 0;
@@ -394,6 +412,7 @@ int worker_grade(worker_env *env, const grade_job *job, int first, int fd)
         env->plan = &job->plans[k];
         send_text(fd, MSG_BEGIN, k, job->lab->kernels[k].name);
         worker_mark(env, NULL);
+        gpu_runs_forget(); /* the instrumented launch's limit comes from this kernel's runs */
         int lost = grade(env, &job->lab->kernels[k]);
         send_text(fd, MSG_END, k, "");
         if (lost == KERNEL_CONTEXT_LOST)

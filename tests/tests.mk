@@ -27,7 +27,7 @@ UNIT_OBJ := $(filter-out $(BUILD)/obj/grader/main.o,$(GRADER_OBJ))
 $(UNIT_BIN): $(UNIT_SRC) $(wildcard tests/unit/*.h) tests/unit/suites.def $(UNIT_OBJ)
 	@mkdir -p $(@D)
 	@pkg-config --exists check || { echo "Check (the C unit-test library) is missing: sudo apt-get install check" >&2; exit 3; }
-	$(CC) $(CPPFLAGS) -iquote grader -iquote grader/reference $(CHECK_CFLAGS) $(C_ALL) $(UNIT_SRC) $(UNIT_OBJ) \
+	$(call step,CC,$@)$(CC) $(CPPFLAGS) -iquote grader -iquote grader/reference $(CHECK_CFLAGS) $(C_ALL) $(UNIT_SRC) $(UNIT_OBJ) \
 	    -o $@ $(CHECK_LIBS) $(LDLIBS_CUDA)
 
 COMPILE_ONE = @mkdir -p $(@D); \
@@ -46,31 +46,34 @@ $(BUILD)/planted/src/%.cu: tests/planted/%.patch $(wildcard solutions/*/*.cu)
 PLANTED := $(PLANTED_NAMES:%=$(BUILD)/planted/%.so)
 $(BUILD)/planted/%.so: $(BUILD)/planted/src/%.cu common/support.cu common/smemlab.h $(FATBIN_GONE) | $(BUILD_JAIL)
 	@mkdir -p $(@D)
-	$(call lab_lib,$(NVCC_ALL),$<,$@)
+	$(call step,NVCC,$@)$(call lab_lib,$(NVCC_ALL),$<,$@)
 
 $(BUILD)/tests/expect: tests/expect.c
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(C_ALL) $< -o $@ $(addprefix -L,$(DEPS_LIB)) $(addprefix -Wl$(comma)-rpath$(comma),$(DEPS_LIB)) -lcjson
+	$(call step,CC,$@)$(CC) $(CPPFLAGS) $(C_ALL) $< -o $@ $(addprefix -L,$(DEPS_LIB)) $(addprefix -Wl$(comma)-rpath$(comma),$(DEPS_LIB)) -lcjson
 
+# When make started: make check says how long it took (make bench-loops reads it).
+CHECK_T0 := $(shell date +%s)
 .PHONY: check check-unit check-compile check-contract check-launches check-cli check-make check-gpu check-student-kit check-batch check-hostile check-exports check-jail
 check: check-unit check-traces check-compile check-contract check-launches check-cli check-make check-docs check-batch check-hostile check-exports check-jail check-emulated check-truth
-	@echo "make check: all passed"
+	@secs=$$(( $$(date +%s) - $(CHECK_T0) )); echo "$$secs $$(hostname), $$(nproc) cores" > $(BUILD)/tests/check-time.txt; \
+	 echo "make check: all passed ($$secs s)"
 
 # The image tests read a real library built by nvcc (no GPU needed to build one),
 # for every architecture of the kit's default list: their cubins differ in layout.
 UNIT_TEST_LIB := $(BUILD)/tests/lab5-all-archs.so
 $(UNIT_TEST_LIB): labs/lab5-matmul/lab5.cu common/support.cu common/smemlab.h $(FATBIN_GONE) | $(BUILD_JAIL)
 	@mkdir -p $(@D)
-	$(call lab_lib,$(NVCC_BASE) $(foreach a,$(DEFAULT_ARCHS),-gencode arch=compute_$(a)$(comma)code=sm_$(a)) -gencode arch=compute_90$(comma)code=compute_90,$<,$@)
+	$(call step,NVCC,$@)$(call lab_lib,$(NVCC_BASE) $(foreach a,$(DEFAULT_ARCHS),-gencode arch=compute_$(a)$(comma)code=sm_$(a)) -gencode arch=compute_90$(comma)code=compute_90,$<,$@)
 # A lab 1 library whose host assembly injects a foreign fatbinary (test_image.c).
 # Built outside the jail (RUNNER env), whose assembler guard refuses .incbin: the
 # test proves the grader ignores such code should a library ever carry it.
 INJECTED_LIB := $(BUILD)/tests/lab1-injected.so
 $(BUILD)/tests/foreign.fatbin: tests/unit/injected/foreign.cu
 	@mkdir -p $(@D)
-	$(NVCC) -std=c++17 --fatbin -gencode arch=compute_75,code=sm_75 $< -o $@
+	$(call step,NVCC,$@)$(NVCC) -std=c++17 --fatbin -gencode arch=compute_75,code=sm_75 $< -o $@
 $(INJECTED_LIB): tests/unit/injected/lab1-injected.cu $(BUILD)/tests/foreign.fatbin common/support.cu common/smemlab.h $(FATBIN_GONE)
-	$(call lab_lib,$(NVCC_BASE) -gencode arch=compute_75$(comma)code=sm_75 -DFOREIGN_FATBIN='"$(BUILD)/tests/foreign.fatbin"',$<,$@,env)
+	$(call step,NVCC,$@)$(call lab_lib,$(NVCC_BASE) -gencode arch=compute_75$(comma)code=sm_75 -DFOREIGN_FATBIN='"$(BUILD)/tests/foreign.fatbin"',$<,$@,env)
 # The emulator's tests run PTX that nvcc writes at test build time (no GPU needed):
 # the small kernels of tests/emulator/ and every lab file, for compute_90 with the
 # kit's flags (the PTX the kit embeds last). SMEMLAB_EMU_LABS: how many lab files.
@@ -80,10 +83,10 @@ EMU_LAB_PTX := $(patsubst %.cu,$(EMU_PTX_DIR)/labs/%.ptx,$(CU_FILES) $(PLANTED_S
 EMU_PTX_FLAGS = -std=c++17 -I$(LAB_COMMON) $(NVCCFLAGS) -ptx -arch=compute_90
 $(EMU_PTX_DIR)/%.ptx: tests/emulator/%.cu
 	@mkdir -p $(@D)
-	$(NVCC) $(EMU_PTX_FLAGS) $< -o $@
+	$(call step,NVCC,$@)$(NVCC) $(EMU_PTX_FLAGS) $< -o $@
 $(EMU_PTX_DIR)/labs/%.ptx: %.cu common/smemlab.h
 	@mkdir -p $(@D)
-	$(NVCC) $(EMU_PTX_FLAGS) $< -o $@
+	$(call step,NVCC,$@)$(NVCC) $(EMU_PTX_FLAGS) $< -o $@
 
 # A libFuzzer target for the PTX reader and the interpreter (needs clang):
 # make emu-fuzz [EMU_FUZZ_SECONDS=60]. The corpus starts from the tests' and labs' PTX;
@@ -105,7 +108,7 @@ emu-fuzz: $(EMU_FUZZ) $(EMU_TEST_PTX) $(EMU_LAB_PTX)
 EMU_BENCH := $(BUILD)/tests/emu-bench
 $(EMU_BENCH): tests/emulator/emu_bench.c $(EMU_SRC) $(wildcard grader/measure/emulator/*.h)
 	@mkdir -p $(@D)
-	$(CC) $(C_ALL) -DEMU_STATS -iquote grader $< $(EMU_SRC) -o $@ -lm
+	$(call step,CC,$@)$(CC) $(C_ALL) -DEMU_STATS -iquote grader $< $(EMU_SRC) -o $@ -lm
 .PHONY: emu-bench
 emu-bench: $(EMU_BENCH) $(EMU_PTX_DIR)/labs/solutions/lab5-matmul/lab5.ptx
 	$(EMU_BENCH) $(EMU_PTX_DIR)/labs/solutions/lab5-matmul/lab5.ptx
@@ -129,7 +132,7 @@ check-cli: $(GRADER_ALL) $(BUILD)/compile-check/labs/lab1-square/lab1.so
 $(BUILD)/tests/gen-traces: tests/traces/gen-traces.c grader/model/tile_model.c grader/model/tile_access.c grader/model/bank.c \
                            grader/access/trace.c grader/check.c grader/measure/measure.c
 	@mkdir -p $(@D)
-	$(CC) -iquote grader $(C_ALL) $^ -o $@ -lm
+	$(call step,CC,$@)$(CC) -iquote grader $(C_ALL) $^ -o $@ -lm
 .PHONY: traces check-traces
 traces: $(BUILD)/tests/gen-traces
 	$< tests/traces
@@ -145,7 +148,7 @@ check-traces: $(BUILD)/tests/gen-traces
 # lab 1-4 kernels against the hand-worked numbers, lines, races.
 $(TRACE_PROBE): $(TRACE_PROBE_SRC) $(shell find grader -name '*.h')
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) -iquote grader $(C_ALL) $(TRACE_PROBE_SRC) -o $@ $(LDLIBS_CUDA)
+	$(call step,CC,$@)$(CC) $(CPPFLAGS) -iquote grader $(C_ALL) $(TRACE_PROBE_SRC) -o $@ $(LDLIBS_CUDA)
 .PHONY: check-trace-gpu
 check-trace-gpu: $(TRACE_PROBE) trace-backend $(BUILD)/solutions/lab1.so $(BUILD)/solutions/lab3.so \
                  $(BUILD)/solutions/lab4.so $(BUILD)/planted/lab1-no-sync.so $(BUILD)/planted/lab1-long-tile.so
@@ -155,7 +158,7 @@ check-trace-gpu: $(TRACE_PROBE) trace-backend $(BUILD)/solutions/lab1.so $(BUILD
 # Nsight Compute's on ~1000 generated kernels, every width and pattern.
 $(BUILD)/tests/truth-run: tests/truth/truth-run.c
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(C_ALL) $< -o $@ $(addprefix -L,$(CUDA_LIB)) \
+	$(call step,CC,$@)$(CC) $(CPPFLAGS) $(C_ALL) $< -o $@ $(addprefix -L,$(CUDA_LIB)) \
 	    $(addprefix -Wl$(comma)-rpath$(comma),$(CUDA_LIB)) -lcudart -ldl
 # Every lab graded by emulation, as a student with no GPU grades it: solutions full
 # marks but speed, skeletons lose points, every planted row but speed holds.

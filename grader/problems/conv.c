@@ -304,7 +304,7 @@ static int output_right(worker_env *env, conv_launch *a, const float *mask, char
                 module_diff(&env->mod, a->out, r.ref, count, &d) == cudaSuccess &&
                 d.poisoned == 0 && d.not_finite == 0 && d.rel_error <= TOL_OVERALL * 10;
     if (!right)
-        snprintf(why, n, "the run the counters measured gave a wrong result (relative error "
+        snprintf(why, n, "the measured run gave a wrong result (relative error "
                  "%.1e, %.0f outputs unwritten)", d.rel_error, d.poisoned);
     dev_free(r.ref);
     return right;

@@ -163,7 +163,7 @@ static int measured_run_right(mm_launch *a, char *why, size_t n)
                 module_diff(&a->env->mod, a->C, ref.C, count, &d) == cudaSuccess &&
                 d.poisoned == 0 && d.not_finite == 0 && d.rel_error <= TOL_OVERALL * 10;
         if (!right)
-            snprintf(why, n, "the run the counters measured gave a wrong result (relative "
+            snprintf(why, n, "the measured run gave a wrong result (relative "
                      "error %.1e against the reference product)", d.rel_error);
     } else {
         snprintf(why, n, "no device memory to check the measured run");

@@ -174,7 +174,7 @@ static int measured_run_right(worker_env *env, const lab_kernel *k, guarded *buf
     check_init(&scratch, env->lab->id, k->name, "correct", 0);
     int right = judge_out(env, buf, want, got, n, &scratch) == RUN_RIGHT;
     if (!right)
-        snprintf(why, why_size, "the run the counters measured gave a wrong result (%.180s)",
+        snprintf(why, why_size, "the measured run gave a wrong result (%.180s)",
                  scratch.message);
     free(want);
     free(got);

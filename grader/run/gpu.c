@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
 #include <unistd.h>
 
 #define GUARD_BYTES 1024
@@ -145,6 +147,24 @@ void guarded_free(guarded *g)
 }
 
 static double g_watchdog_s = 10;
+static double g_slowest_run; /* seconds: the slowest plain run since gpu_runs_forget */
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+void gpu_runs_forget(void)
+{
+    g_slowest_run = 0;
+}
+
+double gpu_slowest_run(void)
+{
+    return g_slowest_run;
+}
 static int g_watchdog_exit = 1;
 
 static int g_last_fd = -1;
@@ -188,6 +208,19 @@ void gpu_watchdog_arm(void)
     setitimer(ITIMER_REAL, &it, NULL);
 }
 
+void gpu_watchdog_arm_for(double seconds)
+{
+    double keep = g_watchdog_s;
+    g_watchdog_s = seconds;
+    gpu_watchdog_arm();
+    g_watchdog_s = keep;
+}
+
+double gpu_watchdog_seconds(void)
+{
+    return g_watchdog_s;
+}
+
 void gpu_watchdog_disarm(void)
 {
     struct itimerval it = {{0, 0}, {0, 0}};
@@ -200,14 +233,18 @@ int gpu_run(void (*launch)(void *), void *arg, int *broken, char *why, size_t wh
 
     *broken = 0;
     dev_last_error(); /* start clean */
+    double t0 = now_s();
     gpu_watchdog_arm();
     launch(arg);
     err = dev_last_error();
     if (err == cudaSuccess)
         err = dev_sync();
     gpu_watchdog_disarm();
-    if (err == cudaSuccess)
+    if (err == cudaSuccess) {
+        double t = now_s() - t0;
+        g_slowest_run = t > g_slowest_run ? t : g_slowest_run;
         return 0;
+    }
     snprintf(why, why_size, "%s (%s)", dev_error_text(err), dev_error_name(err));
     *broken = device_current()->context_lost();
     return -1;
@@ -218,4 +255,9 @@ int gpu_context_lost(void)
     /* A sticky error keeps coming back after it was read once. */
     cudaGetLastError();
     return cudaDeviceSynchronize() != cudaSuccess;
+}
+
+int gpu_absent(void)
+{
+    return access("/dev/nvidiactl", F_OK) != 0;
 }

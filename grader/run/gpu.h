@@ -29,6 +29,18 @@ typedef struct gpu_info {
 
 gpu_status gpu_open(int device, gpu_info *info, char *why, size_t why_size);
 
+/* No NVIDIA driver on this machine (its control device is missing): known without
+   loading CUDA, so a process that forks workers may ask. */
+int gpu_absent(void);
+
+/* The slowest run gpu_run made since gpu_runs_forget (seconds): what an
+   instrumented launch's time limit is scaled from. */
+void gpu_runs_forget(void);
+double gpu_slowest_run(void);
+/* Arm the watchdog for this many seconds once (the next arm is the usual one). */
+void gpu_watchdog_arm_for(double seconds);
+double gpu_watchdog_seconds(void);
+
 /* Poison words: what an unwritten element of out holds, and shared-memory junk. */
 #define GPU_POISON_BYTE 0xEE
 #define GPU_POISON_INT ((int)0xEEEEEEEEu)

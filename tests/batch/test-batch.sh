@@ -354,7 +354,7 @@ cmp -s "$T/res-ref/gradebook.csv" "$T/res-kill/gradebook.csv" && ok "gradebook a
     || { no "gradebooks differ"; diff "$T/res-ref/gradebook.csv" "$T/res-kill/gradebook.csv"; }
 ls -a "$T/res-kill" | grep -q '\.tmp\.' && no "temporary files left" || ok "no temporary files left"
 
-echo "[$SECONDS s] == compile errors with the real nvcc; the real grader without a GPU"
+echo "[$SECONDS s] == compile errors with the real nvcc; the real grader without a GPU (emulated)"
 if command -v "${NVCC:-nvcc}" > /dev/null; then
     R=$T/real
     mkdir -p "$R" "$T/secret"
@@ -376,11 +376,11 @@ if command -v "${NVCC:-nvcc}" > /dev/null; then
     if nvidia-smi > /dev/null 2>&1; then
         echo "  skip  (a GPU is present: the no-GPU path is not tested here)"
     else
-        [ $rc = 1 ] && [ "$(field sam status "$T/res-real")" = not-graded ] && ok "no GPU: exit 1, sam not-graded" || no "no GPU: exit $rc, $(field sam status "$T/res-real")"
-        reason_has sam "not graded: " "$T/res-real"
-        # 3, or 1 where the recorder (no GPU needed) already failed a launcher of the skeleton
-        python3 -c "import json,sys; r=json.load(open(sys.argv[1])); sys.exit(r['grader_exit'] not in (1, 3))" "$T/res-real/sam.json" \
-            && ok "the grader's own exit status and reason recorded" || no "grader_exit"
+        # no GPU: the grader emulates, so the skeleton is graded and loses points
+        [ $rc = 0 ] && [ "$(field sam status "$T/res-real")" = graded ] && ok "no GPU: exit 0, sam graded by emulation" || no "no GPU: exit $rc, $(field sam status "$T/res-real")"
+        reason_has sam "checks failed" "$T/res-real"
+        python3 -c "import json,sys; r=json.load(open(sys.argv[1])); sys.exit(not (r['grader_exit'] == 1 and r['points'] < r['max_points']))" "$T/res-real/sam.json" \
+            && ok "the grader's own exit status recorded (1: the skeleton loses points)" || no "grader_exit"
     fi
     validate "$T/res-real"
 else

@@ -170,38 +170,43 @@ if nvidia-smi -L >/dev/null 2>&1; then
     echo "skipped: a GPU is present (grading without a GPU is not tested here)"
 else
     # A real library (built by make check-compile), no GPU to run it: its launchers
-    # are recorded, then the driver/GPU message, exit 3.
+    # are recorded and the kernels emulated on the CPU (the skeleton loses points:
+    # exit 1); a backend asked for by name cannot run: the driver message, exit 3.
     mkdir -p "$TMP/fake-build" &&
         cp "$(dirname "$GRADER")"/compile-check/labs/lab1-square/lab1.{so,fatbin} "$TMP/fake-build/"
     run --build-dir "$TMP/fake-build" lab1
-    expect_any "lab1 on a machine without a GPU" 3 "driver" "no CUDA GPU"
+    expect "lab1 on a machine without a GPU: emulated, the skeleton loses points" 1 \
+        "emulated on the CPU: no GPU found; speed not measured" "Score:"
+    run --build-dir "$TMP/fake-build" --measure trace lab1
+    expect_any "lab1 --measure trace on a machine without a GPU: exit 3" 3 "driver" "no CUDA GPU"
     alone=$(grep "not graded" "$OUT")
 
-    # The same through a meter server (as smemlab-batch grades): the server
-    # measures the job the grader sent and says what it found; without a GPU
-    # it then ends (status 3), for the batch to try again or give up on it.
-    start_server() {
-        NO_COLOR=1 "$GRADER" --serve-meter "$TMP/m.sock" 2>> "$TMP/meter.log" &
+    # Through a meter server (as smemlab-batch grades): a grader that finds no
+    # GPU emulates by itself and sends the server nothing; a job for a named
+    # backend goes to the server, which says what it found and then ends
+    # (status 3), for the batch to try again or give up on it.
+    start_server() { # [--measure MODE]
+        NO_COLOR=1 "$GRADER" "$@" --serve-meter "$TMP/m.sock" 2>> "$TMP/meter.log" &
         server=$!
         for _ in $(seq 50); do [ -S "$TMP/m.sock" ] && break; sleep 0.1; done
     }
     start_server
     run --build-dir "$TMP/fake-build" --meter-socket "$TMP/m.sock" lab1
-    expect "lab1 through a meter server: its answer, exit 3" 3 "$alone"
+    expect "lab1 with a meter server and no GPU: emulated by the grader itself, exit 1" 1 "emulated on the CPU"
+    ! grep -q "measured lab1" "$TMP/meter.log" && ok "the meter server was sent nothing" ||
+        not_ok "the server measured a job: $(cat "$TMP/meter.log")"
+    kill $server; wait $server 2> /dev/null
+    rm -f "$TMP/m.sock"
+    start_server --measure trace
+    run --build-dir "$TMP/fake-build" --meter-socket "$TMP/m.sock" --measure trace lab1
+    expect "lab1 --measure trace through a meter server: its answer, exit 3" 3 "$alone"
     grep -q "measured lab1 ($TMP/fake-build/lab1.so) from kernel 1: could not run it" "$TMP/meter.log" &&
         ok "the meter server measured that job" || not_ok "meter server log: $(cat "$TMP/meter.log")"
     wait $server
     status=$?
     [ $status = 3 ] && ok "a meter server without a GPU ends after its answer, status 3" || not_ok "the server without a GPU: status $status"
-    # a job the server does not measure the same way: declined, the grader measures itself
-    rm -f "$TMP/m.sock"
-    start_server
-    run --build-dir "$TMP/fake-build" --meter-socket "$TMP/m.sock" --no-counters lab1
-    expect "--no-counters to a counting server: measured by the grader itself, exit 3" 3 "$alone"
-    grep -q "declined a job" "$TMP/meter.log" && ok "the server declined it" || not_ok "not declined: $(cat "$TMP/meter.log")"
-    kill $server; wait $server 2> /dev/null
     # no server at that socket any more: the grader measures by itself
-    run --build-dir "$TMP/fake-build" --meter-socket "$TMP/m.sock" lab1
+    run --build-dir "$TMP/fake-build" --meter-socket "$TMP/m.sock" --measure trace lab1
     expect "--meter-socket with no server: measured by the grader itself, exit 3" 3 "$alone"
 fi
 

@@ -196,5 +196,6 @@ echo "compare-backends: $same the same (or as documented), $differ not"
 [ "$differ" = 0 ] && ok "compare-backends: emulator and trace agree" || bad "compare-backends: emulator and trace: $differ differ"
 
 echo "time: check-gpu: $(( $(date +%s) - t_start )) s"
+echo "$(( $(date +%s) - t_start )) $(hostname), $(nproc) cores, $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n1)" > "$out/time.txt"
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]

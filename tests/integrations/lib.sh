@@ -37,13 +37,16 @@ need_tools() {
 # gpu_present: a GPU the driver can use.
 gpu_present() { nvidia-smi -L >/dev/null 2>&1; }
 
-# not_graded_reason: sets reason to why the grader, without a GPU, does not
-# grade the reference library REF_LIB (what a student's result must say);
-# empty with a GPU. Not a $(...) call: a failure must count in this shell.
+# not_graded_reason: sets reason to why the grader does not grade the
+# reference library REF_LIB on this machine (what a student's result must
+# say); empty where it grades: on a GPU, or without one by emulation (its
+# report then says "emulated on the CPU"). Not a $(...) call: a failure must
+# count in this shell.
 not_graded_reason() {
     reason=
     gpu_present && return 0
     NO_COLOR=1 "$GRADER" --lib "$REF_LIB" --json "$TMP/ref.json" lab3 >/dev/null 2>&1
     reason=$(jq -r '.labs[0].not_graded // empty' "$TMP/ref.json")
-    [ -n "$reason" ] || not_ok "no GPU, yet the grader graded $REF_LIB" "$TMP/ref.json"
+    [ -n "$reason" ] || jq -e '.labs[0].device | startswith("emulated on the CPU")' "$TMP/ref.json" >/dev/null ||
+        not_ok "no GPU: the grader neither emulated $REF_LIB nor said why not" "$TMP/ref.json"
 }

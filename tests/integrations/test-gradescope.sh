@@ -7,8 +7,8 @@
 #
 # REFERENCE_LIB is the lab 3 solution built by make check-compile: what the
 # grader says of it on this machine is what the autograder must report.
-# Without a GPU: "not graded: <the grader's reason>", score 0. With one:
-# full marks. Needs root to check that students' code runs as another user
+# Where the grader cannot grade: "not graded: <its reason>", score 0. Else (a GPU, or
+# none and the kernels emulated): full marks. Needs root to check that students' code runs as another user
 # (skipped otherwise); needs jq, zip, unzip (make deps-instructor).
 set -u
 cd "$(dirname "$0")/../.."
