@@ -109,7 +109,7 @@ static int conv_calls(const lab_def *lab, const lab_kernel *k, call_spec *out)
     int n_masks = two_d ? sizes_conv2d_mask_count : sizes_conv1d_mask_count;
 
     for (int i = 0; i < n_sizes; i++)
-        for (int j = 0; j < n_masks && n < CALL_MAX - 2; j++) {
+        for (int j = 0; j < n_masks && n < CALL_MAX - 3; j++) {
             int mw = two_d ? sizes_conv2d_mask[j] : sizes_conv1d_mask[j];
             if (mw > limit)
                 continue;
@@ -120,15 +120,20 @@ static int conv_calls(const lab_def *lab, const lab_kernel *k, call_spec *out)
                 conv_call(k, sizes_conv1d_n[i].n, 1, mw, "", CALL_CORRECT,
                           sizes_conv1d_n[i].devices, &out[n++]);
         }
-    /* the large input measures traffic and speed on a GPU; the emulator's is smaller */
+    /* speed on the largest input; traffic (the instrumented run) on a smaller one,
+       smaller still for the emulator */
     if (two_d) {
         conv_call(k, sizes_conv2d_speed.width, sizes_conv2d_speed.height,
-                  sizes_conv2d_speed_mask, "speed", CALL_TRAFFIC | CALL_SPEED, SIZE_GPU, &out[n++]);
+                  sizes_conv2d_speed_mask, "speed", CALL_SPEED, SIZE_GPU, &out[n++]);
+        conv_call(k, sizes_conv2d_traffic.width, sizes_conv2d_traffic.height,
+                  sizes_conv2d_speed_mask, "global loads", CALL_TRAFFIC, SIZE_GPU, &out[n++]);
         conv_call(k, sizes_conv2d_traffic_emulated.width, sizes_conv2d_traffic_emulated.height,
                   sizes_conv2d_speed_mask, "global loads", CALL_TRAFFIC, SIZE_EMULATOR, &out[n++]);
     } else {
-        conv_call(k, sizes_conv1d_speed_n, 1, sizes_conv1d_speed_mask, "speed",
-                  CALL_TRAFFIC | CALL_SPEED, SIZE_GPU, &out[n++]);
+        conv_call(k, sizes_conv1d_speed_n, 1, sizes_conv1d_speed_mask, "speed", CALL_SPEED,
+                  SIZE_GPU, &out[n++]);
+        conv_call(k, sizes_conv1d_traffic_n, 1, sizes_conv1d_speed_mask, "global loads",
+                  CALL_TRAFFIC, SIZE_GPU, &out[n++]);
         conv_call(k, sizes_conv1d_traffic_emulated_n, 1, sizes_conv1d_speed_mask, "global loads",
                   CALL_TRAFFIC, SIZE_EMULATOR, &out[n++]);
     }

@@ -354,6 +354,61 @@ static void collect(const lab_def *lab, kernel_slots *slots, lab_result *out)
             }
 }
 
+/*
+ * A kernel whose correct run faulted on the GPU (an illegal or misaligned
+ * address): the GPU says only that. The emulator, which records every access
+ * and does not fault below what an SM grants, is asked to grade that kernel
+ * alone; where it finds the access past the kernel's shared memory, the
+ * student reads that line and offset, as without a GPU.
+ */
+static int faulted(const check_result *c)
+{
+    return !strcmp(c->check, "correct") && c->status == CHECK_FAIL &&
+           (strstr(c->message, "illegal memory access") || strstr(c->message, "misaligned address"));
+}
+
+static void explain_faults(const grade_job *job, kernel_slots *slots, capture *printed)
+{
+    const lab_def *lab = job->lab;
+    if (job->opt->measure == MEASURE_MODE_EMULATOR)
+        return;
+    for (int k = 0; k < lab->n_kernels; k++) {
+        int i = 0;
+        while (i < slots[k].n && !(slots[k].have[i] && faulted(&slots[k].got[i])))
+            i++;
+        if (i == slots[k].n)
+            continue;
+        kernel_plan *plans = malloc((size_t)lab->n_kernels * sizeof *plans);
+        kernel_slots *again = calloc((size_t)lab->n_kernels, sizeof *again);
+        lab_result *scratch = calloc(1, sizeof *scratch);
+        if (!plans || !again || !scratch) {
+            free(plans), free(again), free(scratch);
+            return;
+        }
+        memcpy(plans, job->plans, (size_t)lab->n_kernels * sizeof *plans);
+        for (int j = 0; j < lab->n_kernels; j++)
+            if (j != k)
+                plans[j].verdict = PLAN_PENDING; /* this kernel alone */
+        grade_options opt = *job->opt;
+        opt.measure = MEASURE_MODE_EMULATOR;
+        opt.meter_socket = NULL;
+        grade_job one = {lab, &opt, job->img, plans};
+        slots_init(lab, again);
+        run_worker(&one, worker_main, k, again, printed, scratch);
+        const check_result *e = &again[k].got[i];
+        if (again[k].have[i] && e->status == CHECK_FAIL && strstr(e->message, "bytes of shared memory")) {
+            check_result *c = &slots[k].got[i];
+            char text[2 * sizeof c->message + 64];
+            snprintf(text, sizeof text, "%s (found by emulating the kernel; on the GPU: %s)",
+                     e->message, c->message);
+            memcpy(c->message, text, sizeof c->message - 1);
+            c->message[sizeof c->message - 1] = 0;
+            snprintf(c->hint, sizeof c->hint, "%s", e->hint);
+        }
+        free(plans), free(again), free(scratch);
+    }
+}
+
 void run_plans(const grade_job *job, worker_entry entry, lab_result *out)
 {
     const lab_def *lab = job->lab;
@@ -366,6 +421,8 @@ void run_plans(const grade_job *job, worker_entry entry, lab_result *out)
     decide_from_plans(job, slots);
     while (next >= 0 && next < lab->n_kernels && plans_left(job, next))
         next = run_worker(job, entry, next, slots, printed, out);
+    if (entry == worker_main)
+        explain_faults(job, slots, printed);
     collect(lab, slots, out);
     out->device_printed = printed_text(printed);
     free(printed);

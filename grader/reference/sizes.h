@@ -62,6 +62,8 @@ extern const int sizes_conv2d_mask[];
 extern const int sizes_conv2d_mask_count;
 
 /* Lab 6, global loads on the emulator (the GPU measures them on the speed input). */
+extern const int sizes_conv1d_traffic_n;
+extern const image_size sizes_conv2d_traffic;
 extern const int sizes_conv1d_traffic_emulated_n;
 extern const image_size sizes_conv2d_traffic_emulated;
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # check-truth.sh BUILD GRADER [gpu] - the grader against the hardware on the
 # truth corpus (tests/truth/gen-corpus.py; docs/instructors.md#truth).
-#   gpu:     every part graded by each backend this GPU has (counters, trace),
+#   gpu:     every part graded by each backend (counters, trace, emulator),
 #            and every kernel profiled by Nsight Compute (ncu) in the same run;
 #            build/truth/ncu.tsv is written in tests/truth/h100-ncu.tsv's format.
 #   no gpu:  every part graded by the emulator, against tests/truth/h100-ncu.tsv.
@@ -26,7 +26,7 @@ printf '%s\n' $parts | xargs -P "$(nproc)" -I{} \
     echo "check-truth: a corpus part did not build" >&2; exit 1; }
 echo "check-truth: $(echo $parts | wc -w) parts built in $(( $(date +%s) - t0 )) s"
 if [ "$mode" = gpu ]; then
-    backends="counters trace"
+    backends="counters trace emulator"
 else
     backends="emulator"
 fi
@@ -49,12 +49,21 @@ if [ "$mode" = gpu ]; then
     metrics+=,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum
     run=()
     for p in $parts; do run+=("$out/$p.so" "$out/$p.tsv"); done
-    t0=$(date +%s)
-    ncu --csv --metrics "$metrics" "$build/tests/truth-run" "${run[@]}" > "$out/ncu.csv" 2> "$out/ncu.err" || {
-        echo "check-truth: ncu failed:"; tail -n 5 "$out/ncu.err"; exit 1; }
-    echo "check-truth: Nsight Compute profiled the corpus in $(( $(date +%s) - t0 )) s"
-    python3 "$here/compare-truth.py" "$out/corpus.tsv" "${args[@]}" --ncu "$out/ncu.csv" \
-        --write-fixture "$out/ncu.tsv"
+    # Two passes: the hardware is not always repeatable (compare-truth.py says how)
+    ncu_args=()
+    for pass in 1 2; do
+        t0=$(date +%s)
+        ncu --csv --metrics "$metrics" "$build/tests/truth-run" "${run[@]}" > "$out/ncu-$pass.csv" 2> "$out/ncu.err" || {
+            echo "check-truth: ncu failed:"; tail -n 5 "$out/ncu.err"; exit 1; }
+        echo "check-truth: Nsight Compute profiled the corpus (pass $pass) in $(( $(date +%s) - t0 )) s"
+        ncu_args+=(--ncu "$out/ncu-$pass.csv")
+    done
+    # what an H100 measured before counts too, on an H100 alone
+    gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n1)
+    [ -n "$gpu" ] && head -n1 "$here/h100-ncu.tsv" | grep -qF "$gpu" && ncu_args+=(--fixture "$here/h100-ncu.tsv")
+    python3 "$here/compare-truth.py" "$out/corpus.tsv" "${args[@]}" "${ncu_args[@]}" \
+        --write-fixture "$out/ncu.tsv" --problems "$out/problems.txt"
 else
-    python3 "$here/compare-truth.py" "$out/corpus.tsv" "${args[@]}" --fixture "$here/h100-ncu.tsv"
+    python3 "$here/compare-truth.py" "$out/corpus.tsv" "${args[@]}" --fixture "$here/h100-ncu.tsv" \
+        --problems "$out/problems.txt"
 fi

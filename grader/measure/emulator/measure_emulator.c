@@ -24,10 +24,20 @@ typedef struct emu_meter {
 
 static emu_meter meter;
 
+/* The launch a record belongs to, in its block's high bits, as the trace backend
+   marks them: launches never race with each other (a kernel launched twice). */
+static uint32_t launch_bits(void)
+{
+    int n = emu_device_launches();
+    return n > 0 ? (uint32_t)(n - 1) << 24 : 0;
+}
+
 static void on_shared(void *ctx, const trace_record *r)
 {
     emu_meter *m = ctx;
-    if (!m->failed && trace_analyzer_add(m->analyzer, r, m->why, sizeof m->why) != 0)
+    trace_record x = *r;
+    x.block |= launch_bits();
+    if (!m->failed && trace_analyzer_add(m->analyzer, &x, m->why, sizeof m->why) != 0)
         m->failed = 1;
 }
 
@@ -44,7 +54,7 @@ static void on_global(void *ctx, const emu_global_record *g)
     trace_record r;
     memset(&r, 0, sizeof r);
     r.pc = g->pc;
-    r.block = g->block;
+    r.block = g->block | launch_bits();
     r.warp = g->warp;
     r.active = g->active;
     r.width = g->width;
