@@ -18,10 +18,10 @@ const matmul_size sizes_matmul[] = {
 };
 const int sizes_matmul_count = COUNT(sizes_matmul);
 
-/* 512^3: large enough that every kernel's loads are what its tiles make them (the
-   limit is a ratio), small enough that the instrumented run takes well under a
-   second on an H100 (1024^3 took 5.6 s of lab 5's 9.7 s there). */
-const matmul_size sizes_matmul_traffic = {512, 512, 512, "global-load count", SIZE_GPU};
+/* 256^3: a multiple of every tile the kit's kernels use, so every kernel's loads
+   are what its tiles make them (the limit is a ratio), and small enough for the
+   instrumented run (1024^3 took 5.6 s of lab 5's 9.7 s on an H100, 512^3 3.0 s). */
+const matmul_size sizes_matmul_traffic = {256, 256, 256, "global-load count", SIZE_GPU};
 const matmul_size sizes_matmul_traffic_emulated = {128, 128, 128, "global-load count",
                                                    SIZE_EMULATOR};
 const matmul_size sizes_matmul_speed = {4096, 4096, 4096, "speed against cuBLAS", SIZE_GPU};
@@ -61,10 +61,10 @@ const int sizes_conv2d_count = COUNT(sizes_conv2d);
 const int sizes_conv2d_mask[] = {1, 3, 5, 7};
 const int sizes_conv2d_mask_count = COUNT(sizes_conv2d_mask);
 
-/* The instrumented run's inputs: 16 MB and 12 MB (the speed inputs, 256 MB, took
+/* The instrumented run's inputs: 4 MB and 3 MB (the speed inputs, 256 MB, took
    the trace 1 s each on an H100); a ragged last block in each. */
-const int sizes_conv1d_traffic_n = (1 << 22) + 7;
-const image_size sizes_conv2d_traffic = {2048 + 7, 1536 + 5, "global-load count", SIZE_GPU};
+const int sizes_conv1d_traffic_n = (1 << 20) + 7;
+const image_size sizes_conv2d_traffic = {1024 + 7, 768 + 5, "global-load count", SIZE_GPU};
 const int sizes_conv1d_traffic_emulated_n = 8192 + 7;
 const image_size sizes_conv2d_traffic_emulated = {256, 192, "global-load count", SIZE_EMULATOR};
 
