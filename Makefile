@@ -293,8 +293,11 @@ MILESTONES_SO := $(BUILD)/solutions/lab5-milestones.so
 $(MILESTONES_SO): $(MILESTONES_SRC) common/support.cu common/smemlab.h
 	@mkdir -p $(@D)
 	$(call step,NVCC,$@)$(NVCC) $(NVCC_ALL) -shared $(MILESTONES_SRC) common/support.cu -o $@
-bench: $(BENCH) $(BUILD)/solutions/lab5.so $(BUILD)/solutions/lab6.so $(MILESTONES_SO)
-	$(BENCH) $(BUILD)/solutions/lab5.so $(BUILD)/solutions/lab6.so --milestones $(MILESTONES_SO) $(BENCH_FLAGS)
+# First how long grading takes by emulation; then, on a GPU, the kernels' speed.
+bench: $(BENCH) $(GRADER_ALL) $(LABS:%=$(BUILD)/solutions/%.so) $(MILESTONES_SO)
+	bash grader/bench/emulated.sh $(BUILD) $(GRADER)
+	@nvidia-smi -L > /dev/null 2>&1 || { echo "No GPU here: the kernels' speed against cuBLAS and the copy roof needs one."; exit 0; }; \
+	 $(BENCH) $(BUILD)/solutions/lab5.so $(BUILD)/solutions/lab6.so --milestones $(MILESTONES_SO) $(BENCH_FLAGS)
 else
 bench:
 	@echo "$(NO_SOLUTIONS_MSG) time. make bench is for the full kit." >&2; exit 3
