@@ -84,15 +84,7 @@ void roots_add(roots *r, const char *path)
         roots_put(r, lex);
     else
         free(lex);
-    for (int i = 0; i < r->n; i++)
-        if (!strcmp(r->path[i], real)) {
-            free(real);
-            return;
-        }
-    if (r->n < JAIL_MAX_ROOTS)
-        r->path[r->n++] = real;
-    else
-        free(real);
+    roots_put(r, real);
 }
 
 int roots_contain(const roots *r, const char *real)

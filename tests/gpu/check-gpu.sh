@@ -167,33 +167,27 @@ measured=$(grep -c ': measured lab' "$out/meter.log")
 echo "meter server: $measured labs measured, $(grep -c 'measuring for graders' "$out/meter.log") server starts"
 [ "$measured" -gt 0 ] && ok "the grades went through the meter server" || bad "no grade reached the meter server"
 
+# compare STAGE DIFFERENCES NAMES: every item of STAGE against stage A (the trace)
+compare() {
+    local stage=$1 differences=$2 names=$3 same=0 differ=0 name
+    while read -r _ name _; do
+        [ -f "$out/$stage/$name.json" ] || continue
+        if python3 "$here/compare-backends.py" "$out/$stage/$name.json" "$out/A/$name.json" "$name" \
+            "$here/$differences" "$names"; then
+            same=$((same + 1))
+        else
+            differ=$((differ + 1))
+        fi
+    done < "$out/$stage.items"
+    echo "compare-backends: $same the same (or as documented), $differ not"
+    [ "$differ" = 0 ] && ok "compare-backends: ${names/,/ and } agree" || bad "compare-backends: ${names/,/ and }: $differ differ"
+}
+
 echo "== 5. the counters against the trace (compare-backends) =="
-same=0 differ=0
-while read -r _ name lab _; do
-    [ -f "$out/B/$name.json" ] || continue
-    if python3 "$here/compare-backends.py" "$out/B/$name.json" "$out/A/$name.json" "$name" \
-        "$here/backend-differences.tsv"; then
-        same=$((same + 1))
-    else
-        differ=$((differ + 1))
-    fi
-done < "$out/B.items"
-echo "compare-backends: $same the same (or as documented), $differ not"
-[ "$differ" = 0 ] && ok "compare-backends: counters and trace agree" || bad "compare-backends: $differ differ"
+compare B backend-differences.tsv counters,trace
 
 echo "== 6. the emulator against the trace (compare-backends) =="
-same=0 differ=0
-while read -r _ name lab _; do
-    [ -f "$out/E/$name.json" ] || continue
-    if python3 "$here/compare-backends.py" "$out/E/$name.json" "$out/A/$name.json" "$name" \
-        "$here/emulator-differences.tsv" emulator,trace; then
-        same=$((same + 1))
-    else
-        differ=$((differ + 1))
-    fi
-done < "$out/E.items"
-echo "compare-backends: $same the same (or as documented), $differ not"
-[ "$differ" = 0 ] && ok "compare-backends: emulator and trace agree" || bad "compare-backends: emulator and trace: $differ differ"
+compare E emulator-differences.tsv emulator,trace
 
 echo "time: check-gpu: $(( $(date +%s) - t_start )) s"
 echo "$(( $(date +%s) - t_start )) $(hostname), $(nproc) cores, $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n1)" > "$out/time.txt"

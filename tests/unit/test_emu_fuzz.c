@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "emu_testlib.h"
 
@@ -28,7 +29,12 @@ static uint64_t next(uint64_t *s)
 static char *load_text(const char *name, size_t *len)
 {
     char path[1024];
-    snprintf(path, sizeof path, "%s/%s.ptx", et_ptx_dir(), name);
+    struct stat st;
+    /* the student kit has no solutions: its skeletons are real PTX too */
+    if (!strncmp(name, "labs/solutions/", 15) && stat("solutions", &st) != 0)
+        snprintf(path, sizeof path, "%s/labs/labs/%s.ptx", et_ptx_dir(), name + 15);
+    else
+        snprintf(path, sizeof path, "%s/%s.ptx", et_ptx_dir(), name);
     char *t = et_read_file(path, len);
     ck_assert_msg(t != NULL, "cannot read %s", path);
     return t;

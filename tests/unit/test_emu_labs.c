@@ -369,10 +369,13 @@ Suite *emu_labs_suite(void)
     TCase *tc = tcase_create("emu_labs");
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_every_lab_file_loads);
-    tcase_add_loop_test(tc, test_tile_solutions, 0, (int)(sizeof tiles / sizeof tiles[0]));
-    tcase_add_loop_test(tc, test_matmul_solutions, 0, (int)(sizeof matmuls / sizeof matmuls[0]));
-    tcase_add_test(tc, test_conv1d_solutions);
-    tcase_add_test(tc, test_conv2d_solutions);
+    struct stat st;
+    if (stat("solutions", &st) == 0) { /* the student kit has none to run */
+        tcase_add_loop_test(tc, test_tile_solutions, 0, (int)(sizeof tiles / sizeof tiles[0]));
+        tcase_add_loop_test(tc, test_matmul_solutions, 0, (int)(sizeof matmuls / sizeof matmuls[0]));
+        tcase_add_test(tc, test_conv1d_solutions);
+        tcase_add_test(tc, test_conv2d_solutions);
+    }
     suite_add_tcase(s, tc);
     return s;
 }
