@@ -7,7 +7,8 @@
 #   A  the default measurement (the trace): every solution, skeleton and
 #      planted variant, and two labs with --no-counters;
 #   B  the same items with --measure counters, for compare-backends;
-#   E  the same items with --measure emulator (the PTX the libraries embed);
+#   E  the same items with --measure emulator (the PTX the libraries embed),
+#      run beside A and B from the start: it needs no GPU;
 #   C  through a meter server (smemlab-grade --serve-meter, started again
 #      whenever a kernel ends it): the solutions and the variants that crash,
 #      hang or break the context, as a batch grades them;
@@ -98,15 +99,17 @@ stage() { # NAME: time the grades read from stdin
     echo "time: stage $1: $n grades in $(( $(date +%s) - t0 )) s ($jobs at a time)"
 }
 
+# E needs no GPU: it runs beside the others from the start (CPU only).
+echo "== E. by emulation, every item (the PTX the libraries embed), beside A and B =="
+{ items E --measure emulator; } | stage E > "$out/E.log" 2>&1 &
+emulated=$!
+
 echo "== A. the default measurement, every item =="
 { items A; echo "A no-counters-lab1 lab1 --solutions --no-counters --build-dir $build"
   echo "A no-counters-lab6 lab6 --solutions --no-counters --build-dir $build"; } | stage A
 
 echo "== B. the counters, every item =="
 { items B --measure counters; } | stage B
-
-echo "== E. by emulation, every item (the PTX the libraries embed) =="
-{ items E --measure emulator; } | stage E
 
 echo "== C. through a meter server =="
 sock=$out/meter.sock
@@ -120,6 +123,8 @@ for _ in $(seq 50); do [ -S "$sock" ] && break; sleep 0.1; done
   done; } | stage C
 pkill -P $server_loop; kill $server_loop 2> /dev/null
 trap - EXIT
+wait $emulated
+cat "$out/E.log"
 
 # --- judgement -----------------------------------------------------------------
 
