@@ -28,38 +28,11 @@
 #include <unistd.h>
 
 #if defined(SYS_landlock_create_ruleset) && __has_include(<linux/landlock.h>)
-#include <linux/landlock.h>
+#include "../record/landlock_rights.h"
 
 int landlock_abi_version(void)
 {
-    long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
-    return abi > 0 ? (int)abi : 0;
-}
-
-/* The file-system rights this ABI (and these headers) know. */
-static uint64_t fs_rights(int abi)
-{
-    uint64_t r = LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_WRITE_FILE |
-                 LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR |
-                 LANDLOCK_ACCESS_FS_REMOVE_DIR | LANDLOCK_ACCESS_FS_REMOVE_FILE |
-                 LANDLOCK_ACCESS_FS_MAKE_CHAR | LANDLOCK_ACCESS_FS_MAKE_DIR |
-                 LANDLOCK_ACCESS_FS_MAKE_REG | LANDLOCK_ACCESS_FS_MAKE_SOCK |
-                 LANDLOCK_ACCESS_FS_MAKE_FIFO | LANDLOCK_ACCESS_FS_MAKE_BLOCK |
-                 LANDLOCK_ACCESS_FS_MAKE_SYM;
-#ifdef LANDLOCK_ACCESS_FS_REFER
-    if (abi >= 2)
-        r |= LANDLOCK_ACCESS_FS_REFER;
-#endif
-#ifdef LANDLOCK_ACCESS_FS_TRUNCATE
-    if (abi >= 3)
-        r |= LANDLOCK_ACCESS_FS_TRUNCATE;
-#endif
-#ifdef LANDLOCK_ACCESS_FS_IOCTL_DEV
-    if (abi >= 5)
-        r |= LANDLOCK_ACCESS_FS_IOCTL_DEV;
-#endif
-    (void)abi;
-    return r;
+    return landlock_abi_now();
 }
 
 /* Rights that may be given on a file (not a folder). */
@@ -101,7 +74,7 @@ int landlock_confine(const jail_opts *o, char *why, size_t n)
     int abi = landlock_abi_version();
     if (abi == 0)
         return 0;
-    uint64_t handled = fs_rights(abi);
+    uint64_t handled = landlock_fs_rights(abi);
     struct landlock_ruleset_attr attr = {.handled_access_fs = handled};
     size_t attr_size = offsetof(struct landlock_ruleset_attr, handled_access_fs) +
                        sizeof attr.handled_access_fs;

@@ -1,6 +1,7 @@
 /* sandbox.c - the recorder's limits; see sandbox.h. */
 #define _GNU_SOURCE
 #include "sandbox.h"
+#include "landlock_rights.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -28,46 +29,13 @@ void sandbox_preload(void)
 /* --- Landlock: only the lab library can be opened ------------------------------- */
 #ifdef SYS_landlock_create_ruleset
 
-/* Landlock's ABI version in this kernel, or 0 where it has none (reads not confined). */
-static int landlock_abi(void)
-{
-    long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
-    return abi > 0 ? (int)abi : 0;
-}
-
-/* Every file-system right this kernel's ABI and these headers both know. */
-static uint64_t handled_rights(int abi)
-{
-    uint64_t r = LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_WRITE_FILE |
-                 LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR |
-                 LANDLOCK_ACCESS_FS_REMOVE_DIR | LANDLOCK_ACCESS_FS_REMOVE_FILE |
-                 LANDLOCK_ACCESS_FS_MAKE_CHAR | LANDLOCK_ACCESS_FS_MAKE_DIR |
-                 LANDLOCK_ACCESS_FS_MAKE_REG | LANDLOCK_ACCESS_FS_MAKE_SOCK |
-                 LANDLOCK_ACCESS_FS_MAKE_FIFO | LANDLOCK_ACCESS_FS_MAKE_BLOCK |
-                 LANDLOCK_ACCESS_FS_MAKE_SYM;
-#ifdef LANDLOCK_ACCESS_FS_REFER
-    if (abi >= 2)
-        r |= LANDLOCK_ACCESS_FS_REFER;
-#endif
-#ifdef LANDLOCK_ACCESS_FS_TRUNCATE
-    if (abi >= 3)
-        r |= LANDLOCK_ACCESS_FS_TRUNCATE;
-#endif
-#ifdef LANDLOCK_ACCESS_FS_IOCTL_DEV
-    if (abi >= 5)
-        r |= LANDLOCK_ACCESS_FS_IOCTL_DEV;
-#endif
-    (void)abi;
-    return r;
-}
-
 /* 0 when confined or when the kernel has no Landlock; -1 with why when it failed. */
 static int confine_files(const char *lib_path, char *why, size_t n)
 {
-    int abi = landlock_abi();
+    int abi = landlock_abi_now();
     if (abi == 0)
         return 0; /* an older kernel: seccomp's rules still keep files unwritten */
-    struct landlock_ruleset_attr attr = {.handled_access_fs = handled_rights(abi)};
+    struct landlock_ruleset_attr attr = {.handled_access_fs = landlock_fs_rights(abi)};
     int ruleset = (int)syscall(SYS_landlock_create_ruleset, &attr, sizeof attr, 0);
     int lib = open(lib_path, O_PATH | O_CLOEXEC);
     int rc = -1;
