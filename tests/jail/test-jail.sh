@@ -177,6 +177,13 @@ if [ -n "$HAVE_NVCC" ]; then
     [ ! -e "$T/mk/peek.so" ] && grep -q "^refused: peek.cu includes a file outside your submission" "$T/mk/verdict" \
         && grep -q "smemlab-build-jail: peek.cu includes a file outside" "$T/mk.log" && ok "make lab-lib: an outside include is refused, with the reason in BUILD_VERDICT" \
         || no "make lab-lib peek: $(cat "$T/mk.log" "$T/mk/verdict")"
+    # nvcc reached through a wrapper script on PATH (as some CI images install it):
+    # CUDA's headers are where nvcc itself says, not beside the wrapper
+    mkdir -p "$T/wrap" "$T/wr/out" && cp "$KIT/labs/lab3-padding/lab3.cu" "$T/wr/"
+    printf '#!/bin/sh\nexec "%s" "$@"\n' "$(readlink -f "$(command -v nvcc)")" > "$T/wrap/nvcc" && chmod +x "$T/wrap/nvcc"
+    PATH="$T/wrap:$PATH" "$JAIL" --timeout 60 --source "$T/wr/lab3.cu" --read "$KIT/common" --out "$T/wr/out" -- \
+        nvcc -std=c++17 -I"$KIT/common" -arch=sm_75 -c "$T/wr/lab3.cu" -o "$T/wr/out/lab3.o" > "$T/wr.log" 2>&1
+    [ $? = 0 ] && [ -f "$T/wr/out/lab3.o" ] && ok "nvcc through a wrapper script on PATH: the build works" || no "nvcc wrapper: $(cat "$T/wr.log")"
     if [ "$(id -u)" = 0 ] && id nobody > /dev/null 2>&1 && command -v runuser > /dev/null &&
        ! runuser -u nobody -- test -x "$JAIL"; then
         echo "  skip  (nobody cannot reach $JAIL: the kit lies in a private folder)"
