@@ -68,3 +68,21 @@ const char *check_line_text(const check_line *l, char *buf, size_t size)
         snprintf(buf, size, "%s  %s", at, l->op);
     return buf;
 }
+
+int check_fail_launch(check_result *c, const char *at, const char *why, const char *hint)
+{
+    if (!strncmp(why, "not graded: ", 12)) {
+        check_set(c, CHECK_FAIL, "%s", why);
+        check_field(c->hint, sizeof c->hint, "The emulator runs what nvcc emits for ordinary "
+                    "CUDA C; this instruction (half precision, tensor cores, textures, "
+                    "asynchronous copies) is beyond it. Grade this lab on a GPU, or write the "
+                    "kernel without it: the labs need none of them.");
+        return 1;
+    }
+    if (at)
+        check_set(c, CHECK_FAIL, "CUDA error at %s: %s", at, why);
+    else
+        check_set(c, CHECK_FAIL, "CUDA error: %s", why);
+    check_field(c->hint, sizeof c->hint, "%s", hint);
+    return 0;
+}

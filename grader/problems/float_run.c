@@ -35,11 +35,10 @@ float *host_random(size_t n, unsigned long long seed)
 
 run_outcome fail_cuda(check_result *c, const char *label, const char *why)
 {
-    check_set(c, CHECK_FAIL, "CUDA error at %s: %s", label, why);
-    check_field(c->hint, sizeof c->hint, "The kernel faulted or could not launch at this "
-                "size. Check every index against the matrix or image bounds, the shared "
-                "array sizes, and the launch configuration for sizes that are not a "
-                "multiple of the tile.");
+    check_fail_launch(c, label, why, "The kernel faulted or could not launch at this "
+                      "size. Check every index against the matrix or image bounds, the shared "
+                      "array sizes, and the launch configuration for sizes that are not a "
+                      "multiple of the tile.");
     return dev_context_lost() ? RUN_LOST : RUN_FAILED;
 }
 

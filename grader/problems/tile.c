@@ -127,10 +127,10 @@ static run_outcome run_once(worker_env *env, replay *t, guarded *buf, const int 
         return dev_context_lost() ? RUN_LOST : RUN_FAILED;
     }
     if (gpu_run(replay_launch, t, &broken, why, sizeof why) != 0) {
-        check_set(c, CHECK_FAIL, "CUDA error: %s", why);
-        check_field(c->hint, sizeof c->hint, "The kernel faulted or could not launch. Look "
-                    "for an index past the tile or out, or a launch asking for more shared "
-                    "memory than the tile needs (or none, where the tile is dynamic).");
+        check_fail_launch(c, NULL, why, "The kernel faulted or could not launch. Look "
+                          "for an index past the tile or out, or a launch asking for more "
+                          "shared memory than the tile needs (or none, where the tile is "
+                          "dynamic).");
         return broken ? RUN_LOST : RUN_FAILED;
     }
     return judge_out(env, buf, want, got, n, c);

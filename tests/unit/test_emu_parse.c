@@ -163,6 +163,33 @@ START_TEST(test_body)
 }
 END_TEST
 
+/* An instruction the emulator does not run, inlined from a header: the student's line
+   (inlined_at) is named first, then the header's; .file may come after the code. */
+static const char *unsupported_inlined_ptx =
+    HEAD ".visible .entry k(.param .u64 out)\n{\n"
+    "  .reg .b16 %h<3>;\n"
+    "  .loc 1 7 1\n"
+    "  mov.b16 %h1, 0x3c00;\n"
+    "  .loc 2 2630 10, function_name $L__info_string0, inlined_at 1 59 5\n"
+    "  add.f16 %h2, %h1, %h1;\n"
+    "  ret;\n}\n"
+    ".file 1 \"/home/ann/lab1.cu\"\n.file 2 \"/usr/local/cuda/include/cuda_fp16.hpp\"\n";
+
+START_TEST(test_unsupported_names_the_students_line)
+{
+    et *e = et_load_text(unsupported_inlined_ptx);
+    uint64_t params[1] = {et_buf(e, NULL, 64)};
+    ck_assert_int_eq(et_run(e, "k", 1, 32, 1, 0, params, 1), EMU_UNSUPPORTED);
+    ck_assert_ptr_nonnull(strstr(e->res.why, "add.f16"));
+    ck_assert_str_eq(e->res.file, "/usr/local/cuda/include/cuda_fp16.hpp");
+    ck_assert_int_eq(e->res.line, 2630);
+    ck_assert_ptr_nonnull(e->res.call_file);
+    ck_assert_str_eq(e->res.call_file, "/home/ann/lab1.cu");
+    ck_assert_int_eq(e->res.call_line, 59);
+    et_free(e);
+}
+END_TEST
+
 /* A device function: parameters and result through .param, a call per lane group. */
 static const char *call_ptx =
     HEAD ".func (.param .b32 ret0) twice(.param .b32 x, .param .align 8 .b8 pair[8])\n{\n"
@@ -327,6 +354,7 @@ Suite *emu_parse_suite(void)
     tcase_add_test(tc, test_initialisers);
     tcase_add_test(tc, test_body);
     tcase_add_test(tc, test_device_function_call);
+    tcase_add_test(tc, test_unsupported_names_the_students_line);
     tcase_add_test(tc, test_barrier_forms);
     tcase_add_loop_test(tc, test_errors_name_the_line, 0, (int)(sizeof bad / sizeof bad[0]));
     tcase_add_test(tc, test_hostile_sizes);

@@ -120,6 +120,8 @@ typedef struct emu_result {
     char why[512];      /* one line for the student, naming the instruction */
     const char *file;   /* source line of the instruction at fault, or NULL */
     int line;
+    const char *call_file; /* where that code was inlined (a header's function the */
+    int call_line;         /* student called), or NULL and 0 */
     uint64_t warp_instructions; /* executed */
 } emu_result;
 

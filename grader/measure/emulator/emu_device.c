@@ -219,8 +219,12 @@ static cudaError_t cuda_error_of(emu_status st)
 /* The words a student reads for a failed launch, with its line. */
 static void word_result(const emu_result *r)
 {
-    char at[160] = "";
-    if (r->file) {
+    char at[320] = "";
+    if (r->file && r->call_file) { /* the student's line first, then the header's */
+        const char *cs = strrchr(r->call_file, '/'), *s = strrchr(r->file, '/');
+        snprintf(at, sizeof at, " (%s:%d, in %s:%d)", cs ? cs + 1 : r->call_file, r->call_line,
+                 s ? s + 1 : r->file, r->line);
+    } else if (r->file) {
         const char *slash = strrchr(r->file, '/');
         snprintf(at, sizeof at, " (%s:%d)", slash ? slash + 1 : r->file, r->line);
     }

@@ -42,6 +42,12 @@ static emu_status fail_res(emu_result *res, const emu_program *p, const ptx_inst
     vsnprintf(res->why, sizeof res->why, fmt, ap);
     if (p)
         emu_where(p, in, &res->file, &res->line);
+    res->call_file = NULL;
+    res->call_line = 0;
+    if (p && in && in->call_file != PTX_NONE && in->call_file < p->ptx->n_files) {
+        res->call_file = p->ptx->files[in->call_file].path;
+        res->call_line = (int)in->call_line;
+    }
     return s;
 }
 

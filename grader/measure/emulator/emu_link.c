@@ -320,6 +320,7 @@ static void implicit_ret(ptx_instr *in, const ptx_func *f)
     in->text = "ret";
     in->line = f->n_code ? f->code[f->n_code - 1].line : f->line;
     in->file = f->n_code ? f->code[f->n_code - 1].file : PTX_NONE;
+    in->call_file = PTX_NONE;
 }
 
 static int copy_code(const linker *k, emu_program *p)

@@ -129,6 +129,7 @@ typedef struct ptx_parser {
     uint32_t n_fixes, fixes_cap;
     uint32_t sink_slot;
     uint32_t cur_line, cur_file;
+    uint32_t cur_call_line, cur_call_file; /* .loc's inlined_at, or 0 and PTX_NONE */
     uint32_t frame;            /* bytes of the function's frame so far */
     uint32_t frame_align;
 } ptx_parser;

@@ -800,8 +800,9 @@ uint32_t ptx_const_slot(ptx_parser *p, int64_t value, uint32_t sym)
 
 /* --- function bodies ---------------------------------------------------------------- */
 
-/* .loc file line col[, function_name ..., inlined_at ...]: the first triple is the
-   instruction's own line (the innermost one when code was inlined). */
+/* .loc file line col[, function_name ..., inlined_at file line col]: the first triple
+   is the instruction's own line (the innermost one when code was inlined), the one
+   after inlined_at the line it was inlined at (a student's call of a header's function). */
 static int parse_loc(ptx_parser *p)
 {
     uint32_t line = p->toks[p->pos - 1].line;
@@ -811,7 +812,20 @@ static int parse_loc(ptx_parser *p)
         return -1;
     p->cur_file = (uint32_t)file; /* a number until the module's end: .file may come later */
     p->cur_line = (uint32_t)l;
-    skip_line(p, line);
+    p->cur_call_file = PTX_NONE;
+    p->cur_call_line = 0;
+    while (ptx_peek(p)->kind != TK_EOF && ptx_peek(p)->line == line) {
+        const ptx_tok *t = ptx_peek(p);
+        ptx_next(p);
+        if (t->kind != TK_IDENT || !ptx_tok_is(p, t, "inlined_at"))
+            continue;
+        const ptx_tok *cf = ptx_peek(p), *cl = ptx_peek_at(p, 1); /* a malformed one names no line */
+        if (cf->kind == TK_INT && cf->line == line && cl->kind == TK_INT && cl->line == line &&
+            cf->u < UINT32_MAX && cl->u < UINT32_MAX) {
+            p->cur_call_file = (uint32_t)cf->u;
+            p->cur_call_line = (uint32_t)cl->u;
+        }
+    }
     return 0;
 }
 
@@ -868,6 +882,8 @@ static int parse_statement_instr(ptx_parser *p)
     in->guard = PTX_NONE;
     in->line = p->cur_line;
     in->file = p->cur_file;
+    in->call_line = p->cur_call_line;
+    in->call_file = p->cur_call_file;
     if (ptx_peek(p)->kind == TK_AT) {
         ptx_next(p);
         if (ptx_peek(p)->kind == TK_BANG) {
@@ -972,6 +988,8 @@ static void reset_function_state(ptx_parser *p)
     p->sink_slot = PTX_NONE;
     p->cur_line = 0;
     p->cur_file = PTX_NONE;
+    p->cur_call_line = 0;
+    p->cur_call_file = PTX_NONE;
 }
 
 static int parse_body(ptx_parser *p)
@@ -1337,11 +1355,14 @@ static void resolve_files(ptx_module *m)
     for (uint32_t f = 0; f < m->n_funcs; f++)
         for (uint32_t i = 0; i < m->funcs[f].n_code; i++) {
             ptx_instr *in = &m->funcs[f].code[i];
-            uint32_t number = in->file;
-            in->file = PTX_NONE;
-            for (uint32_t k = 0; k < m->n_files && number != PTX_NONE; k++)
-                if (m->files[k].number == number)
+            uint32_t number = in->file, call = in->call_file;
+            in->file = in->call_file = PTX_NONE;
+            for (uint32_t k = 0; k < m->n_files; k++) {
+                if (number != PTX_NONE && m->files[k].number == number)
                     in->file = k;
+                if (call != PTX_NONE && m->files[k].number == call)
+                    in->call_file = k;
+            }
         }
 }
 
