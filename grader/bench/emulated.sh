@@ -6,18 +6,13 @@
 set -u
 build=${1:?usage: emulated.sh BUILD GRADER}
 grader=${2:?usage: emulated.sh BUILD GRADER}
-now() { date +%s.%N; }
+. "$(dirname "$0")/timing.sh"
 echo "Grading by emulation on $(hostname), $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'))"
 printf '%-6s %10s %8s  %s\n' lab seconds goal score
 total=0
 for lab in lab1 lab2 lab3 lab4 lab5 lab6; do
-    times=()
-    for _ in 1 2 3; do
-        t0=$(now)
-        score=$("$grader" --measure emulator --solutions --build-dir "$build" "$lab" 2>&1 | grep '^Score' | head -n1)
-        times+=("$(awk -v a="$t0" -v b="$(now)" 'BEGIN {printf "%.2f", b - a}')")
-    done
-    med=$(printf '%s\n' "${times[@]}" | sort -n | sed -n 2p)
+    med=$(median_of 3 "$grader" --measure emulator --solutions --build-dir "$build" "$lab")
+    score=$("$grader" --measure emulator --solutions --build-dir "$build" "$lab" 2>&1 | grep '^Score' | head -n1)
     total=$(awk -v a="$total" -v b="$med" 'BEGIN {printf "%.2f", a + b}')
     case $lab in lab5) goal=30 ;; lab6) goal=20 ;; *) goal=2 ;; esac
     printf '%-6s %10s %8s  %s\n' "$lab" "$med" "<= $goal" "$score"

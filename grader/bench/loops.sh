@@ -12,12 +12,8 @@ reps=${LOOPS_REPS:-3}
 cores=$(nproc)
 gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n1)
 here_machine="$(hostname), $cores cores, ${gpu:-no GPU}"
-now() { date +%s.%N; }
-# median of the numbers on stdin
-median() { sort -n | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
+. "$(dirname "$0")/timing.sh"
 row() { printf '| %-40s | %-28s | %-10s | %s |\n' "$1" "$2" "$3" "$4"; }
-# time_it CMD...: wall seconds of one run (its output to /dev/null)
-time_it() { local t0; t0=$(now); "$@" > /dev/null 2>&1; awk -v a="$t0" -v b="$(now)" 'BEGIN {printf "%.2f", b - a}'; }
 
 echo "bench-loops on $here_machine ($(date -u +%Y-%m-%dT%H:%MZ))"
 row loop measured goal machine
@@ -32,7 +28,7 @@ mode=$([ -n "$gpu" ] && echo "" || echo " (emulated)")
 declare -A grade_s
 for lab in lab1 lab2 lab3 lab4 lab5 lab6; do
     [ -f "$build/solutions/$lab.so" ] || { row "make grade $lab" "not built" "" "$here_machine"; continue; }
-    s=$(for _ in $(seq "$reps"); do time_it "$grader" --solutions --build-dir "$build" "$lab"; echo; done | median)
+    s=$(median_of "$reps" "$grader" --solutions --build-dir "$build" "$lab")
     grade_s[$lab]=$s
     case $lab in
     lab5) goal=$([ -n "$gpu" ] && echo '<= 3 s' || echo '<= 30 s') ;;
@@ -46,7 +42,7 @@ if [ -n "$gpu" ]; then
     for lab in lab1 lab2 lab3 lab4; do
         [ -n "${grade_s[$lab]:-}" ] || continue
         launchers=$("$grader" --list | awk -v l="$lab" '$1 ~ /^lab/ {on = ($1 == l)} on && /^ +[a-zA-Z]/ && !/optional/ {print "launch_" $1}')
-        b=$(for _ in $(seq "$reps"); do time_it "$bare" "$build/solutions/$lab.so" $launchers; echo; done | median)
+        b=$(median_of "$reps" "$bare" "$build/solutions/$lab.so" $launchers)
         row "bare program, $lab's kernels" "$b s (grade $(awk -v g="${grade_s[$lab]}" -v b="$b" 'BEGIN {printf "%.2fx", g / b}'))" "" "$here_machine"
     done
     # lab 5: where the time goes (SMEMLAB_TIMINGS: correct, measure, speed per kernel)

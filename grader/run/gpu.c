@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "gpu.h"
 
+#include "child.h"
 #include "device.h"
 
 #include <cuda.h>
@@ -12,8 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/time.h>
-#include <time.h>
-#include <unistd.h>
 #include <unistd.h>
 
 #define GUARD_BYTES 1024
@@ -149,13 +148,6 @@ void guarded_free(guarded *g)
 static double g_watchdog_s = 10;
 static double g_slowest_run; /* seconds: the slowest plain run since gpu_runs_forget */
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 void gpu_runs_forget(void)
 {
     g_slowest_run = 0;
@@ -233,7 +225,7 @@ int gpu_run(void (*launch)(void *), void *arg, int *broken, char *why, size_t wh
 
     *broken = 0;
     dev_last_error(); /* start clean */
-    double t0 = now_s();
+    double t0 = child_now();
     gpu_watchdog_arm();
     launch(arg);
     err = dev_last_error();
@@ -241,7 +233,7 @@ int gpu_run(void (*launch)(void *), void *arg, int *broken, char *why, size_t wh
         err = dev_sync();
     gpu_watchdog_disarm();
     if (err == cudaSuccess) {
-        double t = now_s() - t0;
+        double t = child_now() - t0;
         g_slowest_run = t > g_slowest_run ? t : g_slowest_run;
         return 0;
     }
