@@ -1,4 +1,5 @@
 /* conv_ref.c - 1-D and 2-D convolution in double with zero ghost cells; see reference.h. */
+#include "parallel.h"
 #include "reference.h"
 
 #include <stddef.h>
@@ -13,12 +14,6 @@ double ref_conv1d_at(const float *in, const float *mask, int n, int mask_width, 
             sum += (double)in[src] * mask[j];
     }
     return sum;
-}
-
-void ref_conv1d(const float *in, const float *mask, float *out, int n, int mask_width)
-{
-    for (int i = 0; i < n; i++)
-        out[i] = (float)ref_conv1d_at(in, mask, n, mask_width, i);
 }
 
 /* Taps that fall outside the image are skipped (ghosts). */
@@ -40,11 +35,39 @@ double ref_conv2d_at(const float *in, const float *mask, int width, int height,
     return sum;
 }
 
+/* A 1-D signal is one row of width n: both shapes share the slices by rows
+   (1-D: by outputs, a row of one). */
+typedef struct conv_job {
+    const float *in, *mask;
+    float *out;
+    int width, height, mask_width;
+} conv_job;
+
+static void conv1d_slice(void *p, long first, long last)
+{
+    const conv_job *c = p;
+    for (long i = first; i < last; i++)
+        c->out[i] = (float)ref_conv1d_at(c->in, c->mask, c->width, c->mask_width, (int)i);
+}
+
+static void conv2d_rows(void *p, long first, long last)
+{
+    const conv_job *c = p;
+    for (long y = first; y < last; y++)
+        for (int x = 0; x < c->width; x++)
+            c->out[(size_t)y * c->width + x] = (float)ref_conv2d_at(
+                c->in, c->mask, c->width, c->height, c->mask_width, x, (int)y);
+}
+
+void ref_conv1d(const float *in, const float *mask, float *out, int n, int mask_width)
+{
+    conv_job c = {in, mask, out, n, 1, mask_width};
+    par_for(n, (double)n * mask_width, conv1d_slice, &c);
+}
+
 void ref_conv2d(const float *in, const float *mask, float *out, int width, int height,
                 int mask_width)
 {
-    for (int y = 0; y < height; y++)
-        for (int x = 0; x < width; x++)
-            out[(size_t)y * width + x] =
-                (float)ref_conv2d_at(in, mask, width, height, mask_width, x, y);
+    conv_job c = {in, mask, out, width, height, mask_width};
+    par_for(height, (double)width * height * mask_width * mask_width, conv2d_rows, &c);
 }

@@ -1,87 +1,58 @@
 /* matmul_ref.c - C = A * B in double, stored as float; see reference.h. */
+#include "parallel.h"
 #include "reference.h"
 
-#include <pthread.h>
 #include <stddef.h>
 #include <stdlib.h>
-#include <unistd.h>
 
-/* Slow path when no scratch row can be had: one dot product per element. */
-static void matmul_dot(const float *A, const float *B, float *C, int M, int N, int K)
+typedef struct matmul_job {
+    const float *A, *B;
+    float *C;
+    int N, K;
+} matmul_job;
+
+/* Rows first..last by dot products: the slow path when no scratch row can be had. */
+static void matmul_dot(const matmul_job *m, long first, long last)
 {
-    for (int i = 0; i < M; i++)
-        for (int j = 0; j < N; j++) {
+    for (long i = first; i < last; i++)
+        for (int j = 0; j < m->N; j++) {
             double sum = 0.0;
-            for (int k = 0; k < K; k++)
-                sum += (double)A[(size_t)i * K + k] * B[(size_t)k * N + j];
-            C[(size_t)i * N + j] = (float)sum;
+            for (int k = 0; k < m->K; k++)
+                sum += (double)m->A[(size_t)i * m->K + k] * m->B[(size_t)k * m->N + j];
+            m->C[(size_t)i * m->N + j] = (float)sum;
         }
 }
 
 /*
  * Rows first..last row by row with the k loop outside the j loop, so B is read
  * along its rows: at 1024^3 this is several times faster than dot products
- * down B's columns.
+ * down B's columns. Each element is summed in the same order either way.
  */
-typedef struct rows_job {
-    const float *A, *B;
-    float *C;
-    int N, K, first, last;
-    int failed;
-} rows_job;
-
-static void *matmul_rows(void *p)
+static void matmul_rows(void *p, long first, long last)
 {
-    rows_job *r = p;
-    double *row = malloc((size_t)r->N * sizeof *row);
+    const matmul_job *m = p;
+    double *row = malloc((size_t)m->N * sizeof *row);
     if (row == NULL) {
-        r->failed = 1;
-        return NULL;
+        matmul_dot(m, first, last);
+        return;
     }
-    for (int i = r->first; i < r->last; i++) {
-        for (int j = 0; j < r->N; j++)
+    for (long i = first; i < last; i++) {
+        for (int j = 0; j < m->N; j++)
             row[j] = 0.0;
-        for (int k = 0; k < r->K; k++) {
-            double a = r->A[(size_t)i * r->K + k];
-            const float *b = r->B + (size_t)k * r->N;
-            for (int j = 0; j < r->N; j++)
+        for (int k = 0; k < m->K; k++) {
+            double a = m->A[(size_t)i * m->K + k];
+            const float *b = m->B + (size_t)k * m->N;
+            for (int j = 0; j < m->N; j++)
                 row[j] += a * b[j];
         }
-        for (int j = 0; j < r->N; j++)
-            r->C[(size_t)i * r->N + j] = (float)row[j];
+        for (int j = 0; j < m->N; j++)
+            m->C[(size_t)i * m->N + j] = (float)row[j];
     }
     free(row);
-    return NULL;
 }
-
-/* Large products are shared among the machine's cores by rows: each element is
-   summed in the same order whatever the split, so the result is the same. */
-#define REF_MAX_THREADS 16
-#define REF_PARALLEL_WORK (1L << 24) /* multiply-adds below which one thread is enough */
 
 void ref_matmul(const float *A, const float *B, float *C, int M, int N, int K)
 {
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    int n = (long)M * N * K < REF_PARALLEL_WORK || cores < 2 ? 1
-            : cores > REF_MAX_THREADS ? REF_MAX_THREADS : (int)cores;
-    n = n > M ? (M > 0 ? M : 1) : n;
-    rows_job jobs[REF_MAX_THREADS];
-    pthread_t tid[REF_MAX_THREADS];
-    int started[REF_MAX_THREADS] = {0};
-    for (int t = 0; t < n; t++) {
-        jobs[t] = (rows_job){A, B, C, N, K, (int)((long)M * t / n), (int)((long)M * (t + 1) / n), 0};
-        if (t > 0)
-            started[t] = pthread_create(&tid[t], NULL, matmul_rows, &jobs[t]) == 0;
-    }
-    matmul_rows(&jobs[0]);
-    int failed = jobs[0].failed;
-    for (int t = 1; t < n; t++) {
-        if (started[t])
-            pthread_join(tid[t], NULL);
-        else
-            matmul_rows(&jobs[t]); /* no thread to be had: this one does the rows */
-        failed |= jobs[t].failed;
-    }
-    if (failed)
-        matmul_dot(A, B, C, M, N, K);
+    matmul_job m = {A, B, C, N, K};
+    par_for(M, (double)M * N * K, matmul_rows, &m);
 }

@@ -1,9 +1,12 @@
 /* tolerance.c - compare a float32 result with the reference; see tolerance.h. */
 #include "tolerance.h"
 
+#include "parallel.h"
+
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 tol_limits tol_default_limits(void)
@@ -57,28 +60,91 @@ static double element_error(float got, float ref, double floor)
     return fabs((double)got - (double)ref) / denom;
 }
 
+/* A block of the comparison: its own counts, sums and worst elements. */
+typedef struct tol_block {
+    tol_report part;
+    double diff2, ref2;
+} tol_block;
+
+typedef struct tol_job {
+    const float *got, *ref;
+    long cols, n;
+    double floor;
+    tol_limits lim;
+    tol_block *blocks;
+} tol_job;
+
+/* Elements are compared in fixed blocks, whatever the cores: the sums are
+   then added in the same order on every machine. */
+#define TOL_BLOCK (1L << 16)
+
+static void compare_block(const tol_job *j, long b, tol_block *out)
+{
+    tol_report *rep = &out->part;
+    long end = (b + 1) * TOL_BLOCK < j->n ? (b + 1) * TOL_BLOCK : j->n;
+    memset(out, 0, sizeof *out);
+    for (long i = b * TOL_BLOCK; i < end; i++) {
+        float got = j->got[i], ref = j->ref[i];
+        double err = element_error(got, ref, j->floor);
+        rep->nonfinite += !isfinite(got);
+        rep->over += !(err <= j->lim.elem);
+        if (err > rep->max_rel)
+            rep->max_rel = err;
+        if (err > 0.0 && (rep->nworst < TOL_WORST_MAX ||
+                          err > rep->worst[TOL_WORST_MAX - 1].rel_err)) {
+            tol_element e = {i, (int)(i / j->cols), (int)(i % j->cols), ref, got, err};
+            note_worst(rep, &e);
+        }
+        double d = (double)got - (double)ref;
+        out->diff2 += d * d;
+        out->ref2 += (double)ref * ref;
+    }
+}
+
+static void compare_blocks(void *p, long first, long last)
+{
+    tol_job *j = p;
+    for (long b = first; b < last; b++)
+        compare_block(j, b, &j->blocks[b]);
+}
+
+/* Blocks in order: counts and sums add, the worst lists merge (ties keep
+   the earlier element, as one pass over the whole would). */
+static void merge_block(tol_report *rep, const tol_block *b, double *diff2, double *ref2)
+{
+    rep->nonfinite += b->part.nonfinite;
+    rep->over += b->part.over;
+    if (b->part.max_rel > rep->max_rel)
+        rep->max_rel = b->part.max_rel;
+    for (int w = 0; w < b->part.nworst; w++)
+        note_worst(rep, &b->part.worst[w]);
+    *diff2 += b->diff2;
+    *ref2 += b->ref2;
+}
+
 int tol_compare(const float *got, const float *ref, int rows, int cols, double floor,
                 tol_limits lim, tol_report *rep)
 {
     memset(rep, 0, sizeof *rep);
     floor = floor > FLT_MIN ? floor : FLT_MIN;
     rep->floor = floor;
-    double diff2 = 0.0, ref2 = 0.0;
-    for (int r = 0; r < rows; r++)
-        for (int c = 0; c < cols; c++) {
-            long i = (long)r * cols + c;
-            tol_element e = {i, r, c, ref[i], got[i], element_error(got[i], ref[i], floor)};
-            rep->nonfinite += !isfinite(got[i]);
-            rep->over += !(e.rel_err <= lim.elem);
-            if (e.rel_err > rep->max_rel)
-                rep->max_rel = e.rel_err;
-            if (e.rel_err > 0.0)
-                note_worst(rep, &e);
-            double d = (double)got[i] - (double)ref[i];
-            diff2 += d * d;
-            ref2 += (double)ref[i] * ref[i];
-        }
     rep->compared = (long)rows * cols;
+    long n_blocks = (rep->compared + TOL_BLOCK - 1) / TOL_BLOCK;
+    tol_block one, *blocks = n_blocks > 1 ? malloc((size_t)n_blocks * sizeof *blocks) : &one;
+    tol_job job = {got, ref, cols > 0 ? cols : 1, rep->compared, floor, lim, blocks};
+    double diff2 = 0.0, ref2 = 0.0;
+    if (blocks == NULL) { /* no memory for the blocks: one at a time, in place */
+        for (long b = 0; b < n_blocks; b++) {
+            compare_block(&job, b, &one);
+            merge_block(rep, &one, &diff2, &ref2);
+        }
+    } else {
+        par_for(n_blocks, 8.0 * (double)rep->compared, compare_blocks, &job);
+        for (long b = 0; b < n_blocks; b++)
+            merge_block(rep, &blocks[b], &diff2, &ref2);
+        if (blocks != &one)
+            free(blocks);
+    }
     double norm_floor = TOL_NORM_FLOOR * sqrt((double)rep->compared) * floor;
     double denom = sqrt(ref2) > norm_floor ? sqrt(ref2) : norm_floor;
     rep->overall_rel = isfinite(diff2) ? sqrt(diff2) / denom : INFINITY;

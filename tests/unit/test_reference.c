@@ -1,7 +1,10 @@
 /* test_reference.c - the host references of labs 5 and 6, against hand-computed results. */
 #include <check.h>
 #include <math.h>
+#include <stdlib.h>
 
+#include "parallel.h"
+#include "prng.h"
 #include "reference.h"
 
 /* [1 2 3; 4 5 6] * [7 8; 9 10; 11 12] = [58 64; 139 154] */
@@ -182,6 +185,68 @@ START_TEST(conv2d_row_matches_conv1d)
 }
 END_TEST
 
+/* Large enough to be shared among threads (parallel.h): every output is still the
+   one-element reference's, whatever the cores. */
+START_TEST(conv_shared_among_threads_equals_one_by_one)
+{
+    enum { W = 523, H = 517, N1 = 400009 };
+    float *in = malloc(sizeof(float) * N1), *out = malloc(sizeof(float) * N1), mask[49];
+    ck_assert(in && out);
+    prng_fill(in, N1, 21);
+    prng_fill(mask, 49, 22);
+    ref_conv2d(in, mask, out, W, H, 7);
+    for (int y = 0; y < H; y++)
+        for (int x = 0; x < W; x++)
+            ck_assert_float_eq(out[y * W + x], (float)ref_conv2d_at(in, mask, W, H, 7, x, y));
+    ref_conv1d(in, mask, out, N1, 31);
+    for (int i = 0; i < N1; i++)
+        ck_assert_float_eq(out[i], (float)ref_conv1d_at(in, mask, N1, 31, i));
+    free(in), free(out);
+}
+END_TEST
+
+/* A product shared among threads by rows equals the same rows done alone. */
+START_TEST(matmul_shared_among_threads_equals_rows_alone)
+{
+    enum { M = 190, N = 170, K = 150 }; /* 4.8 M multiply-adds: over PAR_MIN_WORK */
+    float *A = malloc(sizeof(float) * M * K), *B = malloc(sizeof(float) * K * N);
+    float *C = malloc(sizeof(float) * M * N), row[N];
+    ck_assert(A && B && C);
+    prng_fill(A, M * K, 23);
+    prng_fill(B, K * N, 24);
+    ref_matmul(A, B, C, M, N, K);
+    for (int i = 0; i < M; i += 37) {
+        ref_matmul(A + (size_t)i * K, B, row, 1, N, K); /* one row: one thread */
+        for (int j = 0; j < N; j++)
+            ck_assert_float_eq(C[i * N + j], row[j]);
+    }
+    free(A), free(B), free(C);
+}
+END_TEST
+
+/* Every item of a shared loop is done exactly once, for any count. */
+static void count_items(void *ctx, long first, long last)
+{
+    unsigned char *seen = ctx;
+    for (long i = first; i < last; i++)
+        seen[i]++;
+}
+
+START_TEST(par_for_does_every_item_once)
+{
+    static const long counts[] = {0, 1, 2, 3, 15, 16, 17, 1000, 100003};
+    for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++) {
+        long n = counts[c];
+        unsigned char *seen = calloc((size_t)n + 1, 1);
+        par_for(n, 1e9, count_items, seen); /* work enough for every core */
+        for (long i = 0; i < n; i++)
+            ck_assert_msg(seen[i] == 1, "%ld items: item %ld done %d times", n, i, seen[i]);
+        ck_assert_int_eq(seen[n], 0);
+        free(seen);
+    }
+}
+END_TEST
+
 Suite *reference_suite(void)
 {
     Suite *s = suite_create("reference");
@@ -201,6 +266,9 @@ Suite *reference_suite(void)
     tcase_add_test(cv, conv2d_orientation);
     tcase_add_test(cv, conv2d_one_pixel);
     tcase_add_test(cv, conv2d_row_matches_conv1d);
+    tcase_add_test(cv, conv_shared_among_threads_equals_one_by_one);
+    tcase_add_test(mm, matmul_shared_among_threads_equals_rows_alone);
+    tcase_add_test(cv, par_for_does_every_item_once);
     suite_add_tcase(s, cv);
     return s;
 }

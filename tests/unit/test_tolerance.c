@@ -174,6 +174,41 @@ START_TEST(worst_elements_sorted_and_capped)
 }
 END_TEST
 
+/* Over many blocks (compared side by side): counts, the worst list with ties in
+   order across blocks, and the overall error are those of one pass in order. */
+START_TEST(large_results_compared_in_blocks)
+{
+    enum { L = 1000003 };
+    float *ref = malloc(sizeof(float) * L), *got = malloc(sizeof(float) * L);
+    ck_assert(ref && got);
+    for (long i = 0; i < L; i++)
+        ref[i] = got[i] = 1.0f + (float)(i % 7);
+    /* equal errors in different blocks, far apart, and one larger in the last */
+    static const long tie[] = {999999, 3, 70000, 500000, 131072, 65535, 65536, 800001, 262143};
+    for (size_t t = 0; t < sizeof tie / sizeof tie[0]; t++)
+        got[tie[t]] = ref[tie[t]] * 1.5f;
+    got[L - 1] = ref[L - 1] * 3.0f;
+    tol_report rep;
+    ck_assert_int_eq(tol_compare(got, ref, 1, L, 1.0, tol_default_limits(), &rep), 0);
+    ck_assert_int_eq(rep.compared, L);
+    ck_assert_int_eq(rep.over, 10);
+    ck_assert_int_eq(rep.nworst, TOL_WORST_MAX);
+    const long want[TOL_WORST_MAX] = {L - 1, 3, 65535, 65536, 70000, 131072, 262143, 500000};
+    for (int w = 0; w < TOL_WORST_MAX; w++)
+        ck_assert_int_eq(rep.worst[w].index, want[w]);
+    ck_assert_double_eq_tol(rep.max_rel, 2.0, 1e-12);
+    /* the overall error as one pass computes it */
+    double d2 = 0, r2 = 0;
+    for (long i = 0; i < L; i++) {
+        double d = (double)got[i] - ref[i];
+        d2 += d * d;
+        r2 += (double)ref[i] * ref[i];
+    }
+    ck_assert_double_eq_tol(rep.overall_rel, sqrt(d2) / sqrt(r2), 1e-12 * sqrt(d2) / sqrt(r2));
+    free(ref), free(got);
+}
+END_TEST
+
 START_TEST(describe_names_the_worst)
 {
     const float ref[] = {1, 2, 3, 4, 5, 6};
@@ -214,6 +249,7 @@ Suite *tolerance_suite(void)
     tcase_add_test(tc, zero_reference_needs_zero_result);
     tcase_add_test(tc, worst_elements_sorted_and_capped);
     tcase_add_test(tc, describe_names_the_worst);
+    tcase_add_test(tc, large_results_compared_in_blocks);
     tcase_add_test(tc, floors);
     suite_add_tcase(s, tc);
     return s;
