@@ -83,20 +83,28 @@ JAIL = $(BUILD_JAIL) --timeout $(BUILD_TIMEOUT) --memory $(BUILD_MEMORY) --max-o
        --max-log $(BUILD_LOG) --sandbox $(BUILD_SANDBOX) $(if $(BUILD_VERDICT),--verdict $(BUILD_VERDICT)) \
        $(addprefix --keep-env ,$(BUILD_KEEP_ENV))
 
-# $(call lab_lib,FLAGS,SRC,OUT[,RUNNER]): a lab library OUT (X.so) and beside it
-# X.fatbin, the device code of SRC alone, kept from the same nvcc run (--keep).
+# $(call lab_lib,FLAGS,SRC,OUT[,RUNNER[,PTX]]): a lab library OUT (X.so) and beside it
+# X.fatbin, the device code of SRC alone, kept from the same nvcc run (--keep);
+# PTX: where to keep SRC's PTX too (FLAGS then name one virtual architecture).
 # The grader runs GPU code from X.fatbin only, so device code put into the
 # library some other way (host assembly, a section attribute) is never run.
 # nvcc runs in the jail, writing only into OUT.keep/ (its temporaries too);
 # RUNNER replaces the jail for the kit's own test libraries that must do what
 # the jail refuses (the unit tests' injected fatbinary).
-lab_lib = keep=$(3).keep; rm -rf "$$keep" && mkdir -p "$$keep" \
+lab_lib = keep=$(3).keep; rm -rf "$$keep" && mkdir -p "$$keep" && cp $(SUPPORT_OBJ) "$$keep/support.o" \
     && $(if $(4),$(4),$(JAIL) --source $(2) --read $(LAB_COMMON) --out "$$keep" --) \
-       $(NVCC) $(1) -shared $(2) $(LAB_COMMON)/support.cu -o "$$keep/$(notdir $(3))" --keep --keep-dir "$$keep" \
-    && mv "$$keep/$(notdir $(3))" $(3) \
+       $(NVCC) $(1) -shared $(2) "$$keep/support.o" -o "$$keep/$(notdir $(3))" --keep --keep-dir "$$keep" \
+    && mv "$$keep/$(notdir $(3))" $(3) $(if $(5),&& mv "$$keep/$(basename $(notdir $(2))).ptx" $(5)) \
     && { mv "$$keep/$(basename $(notdir $(2))).fatbin" $(patsubst %.so,%.fatbin,$(3)) \
          || { echo "nvcc kept no $(basename $(notdir $(2))).fatbin in $$keep: this kit needs the file names of nvcc --keep (CUDA 12.6 or newer)" >&2; false; }; }; \
     rc=$$?; rm -rf "$$keep"; [ $$rc = 0 ]
+# common/support.cu holds no GPU code (a symbol that marks the contract): it is
+# compiled once and linked into every lab library, the jail reading it from
+# OUT.keep/. Written under another name first: batch builds may ask at once.
+SUPPORT_OBJ := $(BUILD)/obj/common/support.o
+$(SUPPORT_OBJ): common/support.cu common/smemlab.h
+	@mkdir -p $(@D)
+	$(call step,NVCC,$<)$(NVCC) -std=c++17 -Icommon -Xcompiler -fPIC --cudart shared -c $< -o $@.$$$$ && mv $@.$$$$ $@
 # A prerequisite of every lab library: if its X.fatbin is gone (a library built
 # by an older kit, say), the library is built again.
 .SECONDEXPANSION:
@@ -183,10 +191,10 @@ trace-backend: $(TRACE)
 # --- labs: build/labN.so from labs/, build/solutions/labN.so from solutions/ ---
 lab_src = $(wildcard $(2)/$(1)-*/$(1).cu)
 define lab_rules
-$(BUILD)/$(1).so: $(call lab_src,$(1),labs) common/support.cu common/smemlab.h $$(FATBIN_GONE) | $(BUILD_JAIL)
+$(BUILD)/$(1).so: $(call lab_src,$(1),labs) $(SUPPORT_OBJ) common/smemlab.h $$(FATBIN_GONE) | $(BUILD_JAIL)
 	@mkdir -p $$(@D)
 	$$(call step,NVCC,$$< -> $$@ (in the build jail))$$(call lab_lib,$$(NVCC_ALL),$$<,$$@)
-$(BUILD)/solutions/$(1).so: $(call lab_src,$(1),solutions) common/support.cu common/smemlab.h $$(FATBIN_GONE) | $(BUILD_JAIL)
+$(BUILD)/solutions/$(1).so: $(call lab_src,$(1),solutions) $(SUPPORT_OBJ) common/smemlab.h $$(FATBIN_GONE) | $(BUILD_JAIL)
 	@mkdir -p $$(@D)
 	$$(call step,NVCC,$$< -> $$@ (in the build jail))$$(call lab_lib,$$(NVCC_ALL),$$<,$$@)
 .PHONY: $(1)
@@ -202,8 +210,11 @@ $(foreach l,$(LABS),$(eval $(call lab_rules,$(l))))
 # batch are those of `make labN`, and so are the jail and its limits
 # (BUILD_TIMEOUT, BUILD_MEMORY, ...; the batch passes its options on). `make -s nvcc-arch` prints the architecture
 # flags chosen for this machine (batch asks once and passes NVCC_ARCH on).
-.PHONY: lab-lib nvcc-arch
-lab-lib: | $(BUILD_JAIL)
+# lab-tools: what grading one submission needs built beforehand (the Gradescope
+# and Autolab scripts build it as root; make lab-lib then runs as the student).
+.PHONY: lab-lib nvcc-arch lab-tools
+lab-tools: $(GRADER) $(BUILD_JAIL) $(SUPPORT_OBJ)
+lab-lib: | $(BUILD_JAIL) $(SUPPORT_OBJ)
 	@case " $(LABS) " in *" $(LAB) "*) ;; *) echo "make lab-lib: LAB=$(LAB) is not a lab ($(LABS))" >&2; exit 2;; esac
 	@test -n "$(SRC)" -a -n "$(OUT)" || { echo "make lab-lib: give SRC=file.cu and OUT=file.so" >&2; exit 2; }
 	$(call step,NVCC,$@)$(call lab_lib,$(NVCC_ALL),$(SRC),$(OUT))
@@ -224,7 +235,7 @@ $(BATCH): $(BATCH_SRC:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/grader/lab_table.o $(BU
 RESULTS ?= results-$(LAB_ID)
 BATCH_FLAGS ?=
 .PHONY: batch
-batch: $(BATCH) $(GRADER) $(BUILD_JAIL)
+batch: $(BATCH) $(GRADER) $(BUILD_JAIL) $(SUPPORT_OBJ)
 	@test -n "$(SUBMISSIONS)" || { echo "make batch: give SUBMISSIONS=folder (one entry per student) and LAB=labN" >&2; exit 2; }
 	$(BATCH) $(BATCH_FLAGS) -o $(RESULTS) $(LAB_ID) $(SUBMISSIONS)
 

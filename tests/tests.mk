@@ -11,8 +11,10 @@ TRACE_PROBE_SRC := tests/gpu/trace-probe.c grader/measure/trace/measure_trace_lo
 
 UNIT_BIN := $(BUILD)/tests/unit-tests
 # Compile tests build every lab file for one architecture: fast, and enough to
-# prove the file compiles and exports the contract's launchers.
-COMPILE_ARCH ?= -arch=sm_75
+# prove the file compiles and exports the contract's launchers. Its PTX, the
+# kit's newest (what a library built by make labN runs emulated), is kept for
+# the emulator's tests ($(EMU_PTX_DIR)/labs/): no second nvcc run for it.
+COMPILE_ARCH ?= -arch=sm_90
 # Planted wrong variants are patches against a solution (tests/planted/README.md):
 # the defect stays a few readable lines, and a change to the solution that
 # breaks one shows up as a patch that no longer applies.
@@ -30,12 +32,18 @@ $(UNIT_BIN): $(UNIT_SRC) $(wildcard tests/unit/*.h) tests/unit/suites.def $(UNIT
 	$(call step,CC,$@)$(CC) $(CPPFLAGS) -iquote grader -iquote grader/reference $(CHECK_CFLAGS) $(C_ALL) $(UNIT_SRC) $(UNIT_OBJ) \
 	    -o $@ $(CHECK_LIBS) $(LDLIBS_CUDA)
 
-COMPILE_ONE = @mkdir -p $(@D); \
-    $(call lab_lib,$(NVCC_BASE) $(COMPILE_ARCH),$<,$@) && echo "compiles: $<"
-$(BUILD)/compile-check/planted/%.so: $(BUILD)/planted/src/%.cu common/support.cu common/smemlab.h $(FATBIN_GONE) | $(BUILD_JAIL)
-	$(COMPILE_ONE)
-$(BUILD)/compile-check/%.so: %.cu common/support.cu common/smemlab.h $(FATBIN_GONE) | $(BUILD_JAIL)
-	$(COMPILE_ONE)
+EMU_PTX_DIR := $(BUILD)/tests/emulator
+# $(call COMPILE_ONE,LIB,PTX): the library of $< and its PTX, from one nvcc run
+# (either target asked for makes both: $@ is only the one asked for).
+COMPILE_ONE = @mkdir -p $(dir $(1)) $(dir $(2)); \
+    $(call lab_lib,$(NVCC_BASE) $(COMPILE_ARCH),$<,$(1),,$(2)) && echo "compiles: $<"
+# (FATBIN_GONE as for any library, but asked of the library when the PTX is the target.)
+$(BUILD)/compile-check/planted/%.so $(EMU_PTX_DIR)/labs/planted/%.ptx: $(BUILD)/planted/src/%.cu $(SUPPORT_OBJ) common/smemlab.h \
+        $$(if $$(wildcard $(BUILD)/compile-check/planted/$$*.fatbin),,FORCE) | $(BUILD_JAIL)
+	$(call COMPILE_ONE,$(BUILD)/compile-check/planted/$*.so,$(EMU_PTX_DIR)/labs/planted/$*.ptx)
+$(BUILD)/compile-check/%.so $(EMU_PTX_DIR)/labs/%.ptx: %.cu $(SUPPORT_OBJ) common/smemlab.h \
+        $$(if $$(wildcard $(BUILD)/compile-check/$$*.fatbin),,FORCE) | $(BUILD_JAIL)
+	$(call COMPILE_ONE,$(BUILD)/compile-check/$*.so,$(EMU_PTX_DIR)/labs/$*.ptx)
 
 $(BUILD)/planted/src/%.cu: tests/planted/%.patch $(wildcard solutions/*/*.cu)
 	@mkdir -p $(@D)
@@ -44,7 +52,7 @@ $(BUILD)/planted/src/%.cu: tests/planted/%.patch $(wildcard solutions/*/*.cu)
 
 # Planted wrong variants, built for the GPU at hand.
 PLANTED := $(PLANTED_NAMES:%=$(BUILD)/planted/%.so)
-$(BUILD)/planted/%.so: $(BUILD)/planted/src/%.cu common/support.cu common/smemlab.h $(FATBIN_GONE) | $(BUILD_JAIL)
+$(BUILD)/planted/%.so: $(BUILD)/planted/src/%.cu $(SUPPORT_OBJ) common/smemlab.h $(FATBIN_GONE) | $(BUILD_JAIL)
 	@mkdir -p $(@D)
 	$(call step,NVCC,$@)$(call lab_lib,$(NVCC_ALL),$<,$@)
 
@@ -62,7 +70,7 @@ check: check-unit check-traces check-compile check-contract check-launches check
 # The image tests read a real library built by nvcc (no GPU needed to build one),
 # for every architecture of the kit's default list: their cubins differ in layout.
 UNIT_TEST_LIB := $(BUILD)/tests/lab5-all-archs.so
-$(UNIT_TEST_LIB): labs/lab5-matmul/lab5.cu common/support.cu common/smemlab.h $(FATBIN_GONE) | $(BUILD_JAIL)
+$(UNIT_TEST_LIB): labs/lab5-matmul/lab5.cu $(SUPPORT_OBJ) common/smemlab.h $(FATBIN_GONE) | $(BUILD_JAIL)
 	@mkdir -p $(@D)
 	$(call step,NVCC,$@)$(call lab_lib,$(NVCC_BASE) $(foreach a,$(DEFAULT_ARCHS),-gencode arch=compute_$(a)$(comma)code=sm_$(a)) -gencode arch=compute_90$(comma)code=compute_90,$<,$@)
 # A lab 1 library whose host assembly injects a foreign fatbinary (test_image.c).
@@ -72,19 +80,16 @@ INJECTED_LIB := $(BUILD)/tests/lab1-injected.so
 $(BUILD)/tests/foreign.fatbin: tests/unit/injected/foreign.cu
 	@mkdir -p $(@D)
 	$(call step,NVCC,$@)$(NVCC) -std=c++17 --fatbin -gencode arch=compute_75,code=sm_75 $< -o $@
-$(INJECTED_LIB): tests/unit/injected/lab1-injected.cu $(BUILD)/tests/foreign.fatbin common/support.cu common/smemlab.h $(FATBIN_GONE)
+$(INJECTED_LIB): tests/unit/injected/lab1-injected.cu $(BUILD)/tests/foreign.fatbin $(SUPPORT_OBJ) common/smemlab.h $(FATBIN_GONE)
 	$(call step,NVCC,$@)$(call lab_lib,$(NVCC_BASE) -gencode arch=compute_75$(comma)code=sm_75 -DFOREIGN_FATBIN='"$(BUILD)/tests/foreign.fatbin"',$<,$@,env)
 # The emulator's tests run PTX that nvcc writes at test build time (no GPU needed):
-# the small kernels of tests/emulator/ and every lab file, for compute_90 with the
-# kit's flags (the PTX the kit embeds last). SMEMLAB_EMU_LABS: how many lab files.
-EMU_PTX_DIR := $(BUILD)/tests/emulator
+# the small kernels of tests/emulator/, and every lab file's as the compile check
+# keeps it (compute_90 with the kit's flags: the PTX the kit embeds last).
+# SMEMLAB_EMU_LABS: how many lab files.
 EMU_TEST_PTX := $(patsubst tests/emulator/%.cu,$(EMU_PTX_DIR)/%.ptx,$(wildcard tests/emulator/*.cu))
-EMU_LAB_PTX := $(patsubst %.cu,$(EMU_PTX_DIR)/labs/%.ptx,$(CU_FILES) $(PLANTED_SRC))
+EMU_LAB_PTX := $(CU_FILES:%.cu=$(EMU_PTX_DIR)/labs/%.ptx) $(PLANTED_NAMES:%=$(EMU_PTX_DIR)/labs/planted/%.ptx)
 EMU_PTX_FLAGS = -std=c++17 -I$(LAB_COMMON) $(NVCCFLAGS) -ptx -arch=compute_90
 $(EMU_PTX_DIR)/%.ptx: tests/emulator/%.cu
-	@mkdir -p $(@D)
-	$(call step,NVCC,$@)$(NVCC) $(EMU_PTX_FLAGS) $< -o $@
-$(EMU_PTX_DIR)/labs/%.ptx: %.cu common/smemlab.h
 	@mkdir -p $(@D)
 	$(call step,NVCC,$@)$(NVCC) $(EMU_PTX_FLAGS) $< -o $@
 
@@ -194,22 +199,22 @@ endif
 
 # smemlab-batch without a GPU: fakes for nvcc and the grader where needed
 # (tests/batch/), real nvcc for compile errors, the real grader's no-GPU path.
-check-batch: $(BATCH) $(GRADER_ALL) $(BUILD_JAIL)
+check-batch: $(BATCH) $(GRADER_ALL) $(BUILD_JAIL) $(SUPPORT_OBJ)
 	bash tests/batch/test-batch.sh $(BUILD)
 
 # A hostile class (issue 17) through the real batch and the real nvcc: each
 # attack gets its reason within its limit, the honest next to them are built,
 # the batch's own memory is measured and bounded.
-check-hostile: $(BATCH) $(BUILD_JAIL)
+check-hostile: $(BATCH) $(BUILD_JAIL) $(SUPPORT_OBJ)
 	bash tests/batch/test-hostile.sh $(BUILD)
 
 # Classes as Moodle, Canvas, Blackboard and Gradescope export them, names with
 # any characters, a roster; the gradebook opens in a spreadsheet with no formula.
-check-exports: $(BATCH) $(BUILD_JAIL)
+check-exports: $(BATCH) $(BUILD_JAIL) $(SUPPORT_OBJ)
 	bash tests/batch/test-exports.sh $(BUILD)
 
 # The jail alone, on single files: every layer, the limits, make lab-lib's use of it.
-check-jail: $(BUILD_JAIL)
+check-jail: $(BUILD_JAIL) $(SUPPORT_OBJ)
 	bash tests/jail/test-jail.sh $(BUILD)
 
 # A generated class of lab 3 (solutions, skeletons, planted variants, files
@@ -221,7 +226,7 @@ BENCH_BATCH_N ?= 300
 GEN_CLASS = python3 tests/batch/gen-class.py --solution solutions/lab3-padding/lab3.cu \
     --skeleton labs/lab3-padding/lab3.cu --planted $(BUILD)/planted/src/lab3-missing-pad.cu
 .PHONY: bench-batch check-gpu-batch
-bench-batch check-gpu-batch: $(BATCH) $(GRADER_ALL) $(BUILD_JAIL) $(BUILD)/planted/src/lab3-missing-pad.cu
+bench-batch check-gpu-batch: $(BATCH) $(GRADER_ALL) $(BUILD_JAIL) $(SUPPORT_OBJ) $(BUILD)/planted/src/lab3-missing-pad.cu
 	rm -rf $(BUILD)/$@
 	$(GEN_CLASS) --count $(if $(filter bench-batch,$@),$(BENCH_BATCH_N),30) $(BUILD)/$@/class
 	$(BATCH) --plain $(BATCH_FLAGS) -o $(BUILD)/$@/results lab3 $(BUILD)/$@/class | tee $(BUILD)/$@/run.log | grep -v '^\['

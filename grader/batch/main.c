@@ -410,7 +410,7 @@ int main(int argc, char **argv)
     snprintf(jail, sizeof jail, "%s/build/smemlab-build-jail", o.kit);
     if (!o.slurm && access(jail, X_OK)) {
         fprintf(stderr, "smemlab-batch: the build jail %s is not built: run `make batch` (or "
-                "make build/smemlab-build-jail) in the kit\n", jail);
+                "make lab-tools) in the kit\n", jail);
         return BATCH_EXIT_ENV;
     }
     if (!o.slurm && access(o.grader, X_OK)) {

@@ -45,7 +45,8 @@ OUT=$(cd "$OUT" && pwd)
 
 GRADER=$KIT/build/smemlab-grade
 [ -x "$GRADER" ] || die "the grader is not built: run make -C $KIT build/smemlab-grade"
-[ -x "$KIT/build/smemlab-build-jail" ] || die "the build jail is not built: run make -C $KIT build/smemlab-build-jail"
+[ -x "$KIT/build/smemlab-build-jail" ] && [ -f "$KIT/build/obj/common/support.o" ] ||
+    die "the build jail or the kit's support object is not built: run make -C $KIT lab-tools"
 command -v jq >/dev/null || die "jq is missing: apt-get install jq"
 BUILD_TIMEOUT=${SMEMLAB_BUILD_TIMEOUT:-120}
 BUILD_MEMORY=${SMEMLAB_BUILD_MEMORY:-4G}

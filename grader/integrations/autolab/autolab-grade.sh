@@ -18,7 +18,7 @@ zero_line() {
         echo '{"scores": {}}'
 }
 
-if ! make -s -C "$KIT" -j"$(nproc)" build/smemlab-grade build/smemlab-build-jail >"$WORK/make.log" 2>&1; then
+if ! make -s -C "$KIT" -j"$(nproc)" lab-tools >"$WORK/make.log" 2>&1; then
     echo "The grader could not be built on this machine (not your code's fault):"
     tail -n 20 "$WORK/make.log"
     zero_line

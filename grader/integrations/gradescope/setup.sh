@@ -44,5 +44,5 @@ if ! id "$RUN_AS" >/dev/null 2>&1; then
     useradd --no-create-home --shell /usr/sbin/nologin "$RUN_AS"
 fi
 
-make -C "$KIT" -j"$(nproc)" build/smemlab-grade build/smemlab-build-jail
+make -C "$KIT" -j"$(nproc)" lab-tools
 echo "setup.sh: grader built; students' code will run as $RUN_AS"
