@@ -1,17 +1,18 @@
 #!/usr/bin/env bash
 # check-gpu.sh BUILD GRADER - the tests that need a GPU (make check-gpu).
 #
-# Every grade is made once and judged as often as needed; grades run side by
-# side (CHECK_GPU_JOBS at a time, default: the cores), the graders taking
-# turns on the GPU as in a batch. Stages, each timed:
+# Every grade is made once and judged as often as needed. Stages A, B and C
+# share one pool of graders (CHECK_GPU_JOBS at a time, default: the cores),
+# which take turns on the GPU as in a batch; E is a pool of its own beside
+# them. Each stage's grades are timed (when the first began, the last ended):
 #   A  the default measurement (the trace): every solution, skeleton and
 #      planted variant, and two labs with --no-counters;
 #   B  the same items with --measure counters, for compare-backends;
-#   E  the same items with --measure emulator (the PTX the libraries embed),
-#      run beside A and B from the start: it needs no GPU;
 #   C  through a meter server (smemlab-grade --serve-meter, started again
 #      whenever a kernel ends it): the solutions and the variants that crash,
 #      hang or break the context, as a batch grades them;
+#   E  the same items as A with --measure emulator (the PTX the libraries
+#      embed): it needs no GPU;
 # then the judgement:
 #   1. every solution scores full marks (its report is printed);
 #   2. every skeleton loses points;
@@ -47,13 +48,14 @@ planted=$(cut -f1 tests/planted/manifest.tsv | grep '\.cu$' | sed 's/\.cu$//' | 
 
 # --- grading, side by side ---------------------------------------------------
 
-# grade TAG NAME LAB ARGS...: out/TAG/NAME.{json,txt,rc}
+# grade TAG NAME LAB ARGS...: out/TAG/NAME.{json,txt,rc}; "START END NAME" in out/TAG.times
 grade() {
-    local tag=$1 name=$2 lab=$3
+    local tag=$1 name=$2 lab=$3 t0=$EPOCHREALTIME
     shift 3
     mkdir -p "$out/$tag"
     "$grader" --json "$out/$tag/$name.json" "$@" "$lab" > "$out/$tag/$name.txt" 2>&1
     echo $? > "$out/$tag/$name.rc"
+    echo "$t0 $EPOCHREALTIME $name" >> "$out/$tag.times"
 }
 
 # Run "grade ..." lines from stdin, $jobs at a time.
@@ -91,36 +93,45 @@ items() { # TAG EXTRA...
 breaking=$(awk -F'\t' '$5 ~ /cuda error|timed out|not a record|ended the program|crashed:|did not return/ {sub(/\.cu$/, "", $1); print $1}' \
     tests/planted/manifest.tsv | sort -u)
 
-stage() { # NAME: time the grades read from stdin
-    local t0 n
-    t0=$(date +%s)
-    tee "$out/$1.items" | run_all
-    n=$(wc -l < "$out/$1.items")
-    echo "time: stage $1: $n grades in $(( $(date +%s) - t0 )) s ($jobs at a time)"
+# The grades of stage TAG: how many, when the first began and the last ended
+# (seconds after $2, the pool's start), and the three slowest.
+stage_time() { # TAG T0
+    awk -v tag="$1" -v t0="$2" '{n++; if (n == 1 || $1 < first) first = $1; if ($2 > last) last = $2}
+        END {printf "time: stage %s: %d grades, from %.0f s to %.0f s;", tag, n, first - t0, last - t0}' "$out/$1.times"
+    awk '{print $2 - $1, $3}' "$out/$1.times" | sort -rn | head -n 3 |
+        awk '{printf "%s%s %.1f s", NR > 1 ? ", " : " slowest: ", $2, $1} END {print ""}'
 }
 
-# E needs no GPU: it runs beside the others from the start (CPU only).
-echo "== E. by emulation, every item (the PTX the libraries embed), beside A and B =="
-{ items E --measure emulator; } | stage E > "$out/E.log" 2>&1 &
+# E needs no GPU: it runs beside the others from the start, a pool of its own.
+echo "== E. by emulation, every item (the PTX the libraries embed), beside the others =="
+t_pool=$EPOCHREALTIME
+{ items E --measure emulator | tee "$out/E.items" | run_all; stage_time E "$t_pool"; } > "$out/E.log" 2>&1 &
 emulated=$!
 
-echo "== A. the default measurement, every item =="
-{ items A; echo "A no-counters-lab1 lab1 --solutions --no-counters --build-dir $build"
-  echo "A no-counters-lab6 lab6 --solutions --no-counters --build-dir $build"; } | stage A
-
-echo "== B. the counters, every item =="
-{ items B --measure counters; } | stage B
-
-echo "== C. through a meter server =="
+# C's graders measure through a meter server (started again whenever a kernel ends it).
 sock=$out/meter.sock
 ( while :; do "$grader" --serve-meter "$sock"; sleep 0.2; done ) 2> "$out/meter.log" &
 server_loop=$!
 trap 'pkill -P $server_loop; kill $server_loop 2> /dev/null' EXIT
 for _ in $(seq 50); do [ -S "$sock" ] && break; sleep 0.1; done
+
+{ items A; echo "A no-counters-lab1 lab1 --solutions --no-counters --build-dir $build"
+  echo "A no-counters-lab6 lab6 --solutions --no-counters --build-dir $build"; } > "$out/A.items"
+items B --measure counters > "$out/B.items"
 { for lab in $labs; do echo "C $lab-solution $lab --solutions --build-dir $build --meter-socket $sock"; done
   for name in $breaking; do
       echo "C $name ${name%%-*} --lib $build/planted/$name.so --meter-socket $sock"
-  done; } | stage C
+  done; } > "$out/C.items"
+
+# A, B and C in one pool: the graders take turns on the GPU anyway, so one
+# grader's CPU work and waits (a hung kernel's time limit) overlap another's
+# turn instead of ending a stage alone. Those that wait for a time limit start
+# first, then labs 6 and 5 (the longest turns), then the rest.
+echo "== A (the default measurement), B (--measure counters), C (a meter server), side by side =="
+cat "$out/A.items" "$out/B.items" "$out/C.items" |
+    awk -v slow=" $(echo $breaking) " '{p = index(slow, " " $2 " ") ? 0 : $3 == "lab6" ? 1 : $3 == "lab5" ? 2 : 3; print p, $0}' |
+    sort -s -n -k1,1 | cut -d' ' -f2- | run_all
+for tag in A B C; do stage_time $tag "$t_pool"; done
 pkill -P $server_loop; kill $server_loop 2> /dev/null
 trap - EXIT
 wait $emulated
