@@ -7,6 +7,7 @@
 #include "measure/emulator/emu_device.h"
 #include "measure/emulator/lab_decls.h"
 #include "measure/trace/measure_trace.h"
+#include "run/child.h"
 #include "run/gpu_lock.h"
 
 #include <errno.h>
@@ -40,16 +41,21 @@ static void send(int fd, const worker_msg *m)
     }
 }
 
-void worker_mark(const worker_env *env, const char *phase)
+static int timings_on(void)
 {
     static int on = -1;
-    static struct timespec last;
-    struct timespec now;
     if (on < 0) {
         const char *v = getenv("SMEMLAB_TIMINGS");
         on = v && *v && strcmp(v, "0") != 0;
     }
-    if (!on)
+    return on;
+}
+
+void worker_mark(const worker_env *env, const char *phase)
+{
+    static struct timespec last;
+    struct timespec now;
+    if (!timings_on())
         return;
     clock_gettime(CLOCK_MONOTONIC, &now);
     if (phase)
@@ -280,9 +286,24 @@ measure_status worker_measure(worker_env *env, void (*launch)(void *), void *arg
         limit = limit < INSTRUMENTED_MAX_FACTOR * gpu_watchdog_seconds()
                     ? limit : INSTRUMENTED_MAX_FACTOR * gpu_watchdog_seconds();
     }
+    /* SMEMLAB_TIMINGS: the same launch plain first, to set the measured one beside */
+    double plain = -1, t0;
+    char plain_why[64];
+    int lost = 0;
+    if (timings_on() && env->mod.measuring) {
+        env->mod.measuring = 0;
+        t0 = child_now();
+        plain = gpu_run(launch, arg, &lost, plain_why, sizeof plain_why) == 0 ? child_now() - t0 : -1;
+        env->mod.measuring = 1;
+    }
+    t0 = child_now();
     gpu_watchdog_arm_for(limit);
     measure_status st = env->meter->measure(env->meter, launch, arg, out, why, why_size);
     gpu_watchdog_disarm();
+    if (plain > 0)
+        fprintf(stderr, "[timing] %s %s: measured launch %.3f s, the plain launch %.4f s (%.0fx)\n",
+                env->lab->id, env->lab->kernels[env->kernel].name, child_now() - t0, plain,
+                (child_now() - t0) / plain);
     env->mod.measuring = 0;
     return st;
 }

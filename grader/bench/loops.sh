@@ -2,7 +2,8 @@
 # loops.sh BUILD GRADER BARE - the loops of issue 18 measured in one run (make
 # bench-loops): a clean build, make grade of every lab (on this machine's GPU,
 # or emulated where there is none), labs 1-4 against a bare program running
-# the same kernels, the trace's share of lab 5, and the last times make check,
+# the same kernels, where labs 5 and 6 spend their time (and the measured
+# launch beside the same launch plain), and the last times make check,
 # make check-gpu and .ci/run wrote. Each figure names the machine it ran on.
 set -u
 build=${1:?usage: loops.sh BUILD GRADER BARE}
@@ -45,10 +46,17 @@ if [ -n "$gpu" ]; then
         b=$(median_of "$reps" "$bare" "$build/solutions/$lab.so" $launchers)
         row "bare program, $lab's kernels" "$b s (grade $(awk -v g="${grade_s[$lab]}" -v b="$b" 'BEGIN {printf "%.2fx", g / b}'))" "" "$here_machine"
     done
-    # lab 5: where the time goes (SMEMLAB_TIMINGS: correct, measure, speed per kernel)
-    SMEMLAB_TIMINGS=1 "$grader" --solutions --build-dir "$build" lab5 2> "$tmp/t5" > /dev/null
-    awk '/^\[timing\]/ {k = $3; sub(":", "", k); s[$4] += $5} END {for (p in s) printf "%s %.2f\n", p, s[p]}' "$tmp/t5" |
-        sort | while read -r phase secs; do row "lab5 $phase phase, every kernel" "$secs s" "" "$here_machine"; done
+    # labs 5 and 6: where the time goes (SMEMLAB_TIMINGS: correct, measure, speed per
+    # kernel, in lines "[timing] LAB KERNEL: PHASE SECONDS s" that the worker's
+    # relayed output puts behind "  | ")
+    for lab in lab5 lab6; do
+        SMEMLAB_TIMINGS=1 "$grader" --solutions --build-dir "$build" $lab > "$tmp/t" 2>&1
+        sed -n 's/.*\[timing\] [^ ]* [^ ]*: //p' "$tmp/t" | awk '$2 + 0 == $2 {s[$1] += $2} END {for (p in s) printf "%s %.2f\n", p, s[p]}' |
+            sort | while read -r phase secs; do row "$lab $phase phase, every kernel" "$secs s" "" "$here_machine"; done
+        # the instrumented (measured) launch against the same launch plain
+        sed -n 's/.*\[timing\] [^ ]* \([^ ]*\): measured launch \([^ ]*\) s, the plain launch \([^ ]*\) s (\(.*\))$/\1 \2 \3 \4/p' "$tmp/t" |
+            while read -r kernel m p x; do row "$lab $kernel measured launch" "$m s, plain $p s ($x)" "<= 2x plain" "$here_machine"; done
+    done
 fi
 
 for f in "$build/tests/check-time.txt:make check" "$build/gpu-results/time.txt:make check-gpu" "$build/ci-time.txt:.ci/run"; do

@@ -99,7 +99,7 @@ stage_time() { # TAG T0
     awk -v tag="$1" -v t0="$2" '{n++; if (n == 1 || $1 < first) first = $1; if ($2 > last) last = $2}
         END {printf "time: stage %s: %d grades, from %.0f s to %.0f s;", tag, n, first - t0, last - t0}' "$out/$1.times"
     awk '{print $2 - $1, $3}' "$out/$1.times" | sort -rn | head -n 3 |
-        awk '{printf "%s%s %.1f s", NR > 1 ? ", " : " slowest: ", $2, $1} END {print ""}'
+        awk '{printf "%s%s %.1f s", (NR > 1 ? ", " : " slowest: "), $2, $1} END {print ""}'
 }
 
 # E needs no GPU: it runs beside the others from the start, a pool of its own.
