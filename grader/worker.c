@@ -301,7 +301,7 @@ measure_status worker_measure(worker_env *env, void (*launch)(void *), void *arg
     measure_status st = env->meter->measure(env->meter, launch, arg, out, why, why_size);
     gpu_watchdog_disarm();
     if (plain > 0)
-        fprintf(stderr, "[timing] %s %s: measured launch %.3f s, the plain launch %.4f s (%.0fx)\n",
+        fprintf(stderr, "[timing] %s %s: measured launch %.3f s, the plain launch %.6f s (%.0fx)\n",
                 env->lab->id, env->lab->kernels[env->kernel].name, child_now() - t0, plain,
                 (child_now() - t0) / plain);
     env->mod.measuring = 0;
