@@ -10,11 +10,13 @@ TRACE_PROBE_SRC := tests/gpu/trace-probe.c grader/measure/trace/measure_trace_lo
     grader/access/lineinfo.c grader/image/elf_view.c grader/model/bank.c grader/model/tile_model.c grader/model/tile_access.c
 
 UNIT_BIN := $(BUILD)/tests/unit-tests
-# Compile tests build every lab file for one architecture: fast, and enough to
-# prove the file compiles and exports the contract's launchers. Its PTX, the
-# kit's newest (what a library built by make labN runs emulated), is kept for
-# the emulator's tests ($(EMU_PTX_DIR)/labs/): no second nvcc run for it.
-COMPILE_ARCH ?= -arch=sm_90
+# Compile tests build every lab file for one architecture, the oldest of the
+# kit's list: fast, and enough to prove the file compiles for every GPU the kit
+# builds for and exports the contract's launchers. Its PTX is kept for the
+# emulator's tests ($(EMU_PTX_DIR)/labs/), no second nvcc run for it: for these
+# files nvcc writes the same PTX for compute_75 as for compute_90 (what make
+# labN embeds last) but for the .target line.
+COMPILE_ARCH ?= -arch=sm_75
 # Planted wrong variants are patches against a solution (tests/planted/README.md):
 # the defect stays a few readable lines, and a change to the solution that
 # breaks one shows up as a patch that no longer applies.
@@ -83,8 +85,8 @@ $(BUILD)/tests/foreign.fatbin: tests/unit/injected/foreign.cu
 $(INJECTED_LIB): tests/unit/injected/lab1-injected.cu $(BUILD)/tests/foreign.fatbin $(SUPPORT_OBJ) common/smemlab.h $(FATBIN_GONE)
 	$(call step,NVCC,$@)$(call lab_lib,$(NVCC_BASE) -gencode arch=compute_75$(comma)code=sm_75 -DFOREIGN_FATBIN='"$(BUILD)/tests/foreign.fatbin"',$<,$@,env)
 # The emulator's tests run PTX that nvcc writes at test build time (no GPU needed):
-# the small kernels of tests/emulator/, and every lab file's as the compile check
-# keeps it (compute_90 with the kit's flags: the PTX the kit embeds last).
+# the small kernels of tests/emulator/ (compute_90), and every lab file's as the
+# compile check keeps it (above).
 # SMEMLAB_EMU_LABS: how many lab files.
 EMU_TEST_PTX := $(patsubst tests/emulator/%.cu,$(EMU_PTX_DIR)/%.ptx,$(wildcard tests/emulator/*.cu))
 EMU_LAB_PTX := $(CU_FILES:%.cu=$(EMU_PTX_DIR)/labs/%.ptx) $(PLANTED_NAMES:%=$(EMU_PTX_DIR)/labs/planted/%.ptx)
