@@ -69,6 +69,9 @@ const char *check_line_text(const check_line *l, char *buf, size_t size)
     return buf;
 }
 
+const char CHECK_HINT_HANG[] = "Look for a loop whose exit condition never becomes true, or a "
+                               "__syncthreads() that only some threads of the block reach.";
+
 int check_fail_launch(check_result *c, const char *at, const char *why, const char *hint)
 {
     if (!strncmp(why, "not graded: ", 12)) {
@@ -83,6 +86,7 @@ int check_fail_launch(check_result *c, const char *at, const char *why, const ch
         check_set(c, CHECK_FAIL, "CUDA error at %s: %s", at, why);
     else
         check_set(c, CHECK_FAIL, "CUDA error: %s", why);
-    check_field(c->hint, sizeof c->hint, "%s", hint);
+    /* a launch that never ended (the emulator's instruction budget) is no fault */
+    check_field(c->hint, sizeof c->hint, "%s", strstr(why, "timed out") ? CHECK_HINT_HANG : hint);
     return 0;
 }

@@ -67,9 +67,13 @@ const char *check_status_name(check_status s);
 /* "lab3.cu:41  load  32-way (1024 wavefronts / 32 requests)" */
 const char *check_line_text(const check_line *l, char *buf, size_t size);
 
-/* A launch that failed: "CUDA error[ at AT]: WHY" with hint, or, where the emulator
-   could not run the kernel ("not graded: the emulator does not support ..."), its
-   words whole with a hint of their own (returns 1 then). */
+/* What a student reads for a launch that never ended (on the GPU or emulated). */
+extern const char CHECK_HINT_HANG[];
+
+/* A launch that failed: "CUDA error[ at AT]: WHY" with hint (CHECK_HINT_HANG where
+   WHY says it timed out), or, where the emulator could not run the kernel ("not
+   graded: the emulator does not support ..."), its words whole with a hint of
+   their own (returns 1 then). */
 int check_fail_launch(check_result *c, const char *at, const char *why, const char *hint);
 
 #endif /* SMEMLAB_CHECK_H */

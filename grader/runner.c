@@ -321,8 +321,7 @@ static int run_worker(const grade_job *job, worker_entry entry, int first, kerne
             describe_exit(status, what, sizeof what, job->opt->timeout_s);
         int timed_out = got < 0 || (WIFEXITED(status) && WEXITSTATUS(status) == WORKER_EXIT_TIMEOUT);
         fail_rest(lab, current, &slots[current], what, timed_out
-                  ? "Look for a loop whose exit condition never becomes true, or a "
-                    "__syncthreads() that only some threads of the block reach."
+                  ? CHECK_HINT_HANG
                   : "The process running your kernel ended in the middle of it. Run the "
                     "lab under compute-sanitizer to find a faulting access.");
         return current + 1;

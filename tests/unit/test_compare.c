@@ -410,6 +410,31 @@ START_TEST(test_check_records)
 }
 END_TEST
 
+/* A failed launch: the caller's hint, the hang hint for a time-out (GPU or emulated),
+   the emulator's own words whole for an instruction it does not run. */
+START_TEST(test_fail_launch_words)
+{
+    check_result c;
+    check_init(&c, "lab1", "setColReadCol", "correct", 4);
+    ck_assert_int_eq(check_fail_launch(&c, "32x32", "an illegal memory access was "
+                                       "encountered (cudaErrorIllegalAddress)", "Look at the index."), 0);
+    ck_assert_str_eq(c.message, "CUDA error at 32x32: an illegal memory access was encountered "
+                     "(cudaErrorIllegalAddress)");
+    ck_assert_str_eq(c.hint, "Look at the index.");
+    check_init(&c, "lab1", "setColReadCol", "correct", 4);
+    ck_assert_int_eq(check_fail_launch(&c, NULL, "timed out: the launch ran past 268435456 warp "
+                                       "instructions: an endless loop? (lab1.cu:88)", "Look at the index."), 0);
+    ck_assert_str_eq(c.hint, CHECK_HINT_HANG);
+    ck_assert_ptr_nonnull(strstr(c.message, "lab1.cu:88"));
+    check_init(&c, "lab1", "setColReadCol", "correct", 4);
+    ck_assert_int_eq(check_fail_launch(&c, "32x32", "not graded: the emulator does not support "
+                                       "`add.f16` (lab1.cu:59)", "Look at the index."), 1);
+    ck_assert_str_eq(c.message, "not graded: the emulator does not support `add.f16` (lab1.cu:59)");
+    ck_assert_ptr_null(strstr(c.hint, "Look at the index"));
+    ck_assert_int_eq(c.status, CHECK_FAIL);
+}
+END_TEST
+
 Suite *compare_suite(void)
 {
     Suite *s = suite_create("compare");
@@ -429,6 +454,7 @@ Suite *compare_suite(void)
     tcase_add_test(tc, test_requests_zero);
     tcase_add_test(tc, test_not_measured);
     tcase_add_test(tc, test_check_records);
+    tcase_add_test(tc, test_fail_launch_words);
     suite_add_tcase(s, tc);
     return s;
 }
