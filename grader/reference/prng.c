@@ -1,9 +1,13 @@
 /* prng.c - splitmix64 and uniform floats; see prng.h. */
 #include "prng.h"
 
+#include "parallel.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
+
+#define PRNG_GAMMA UINT64_C(0x9E3779B97F4A7C15) /* the state's step */
 
 void prng_seed(prng *p, uint64_t seed)
 {
@@ -13,7 +17,7 @@ void prng_seed(prng *p, uint64_t seed)
 /* Constants from Steele, Lea and Flood, "Fast splittable PRNGs" (2014). */
 uint64_t prng_next(prng *p)
 {
-    uint64_t z = (p->state += UINT64_C(0x9E3779B97F4A7C15));
+    uint64_t z = (p->state += PRNG_GAMMA);
     z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
     z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
     return z ^ (z >> 31);
@@ -26,12 +30,26 @@ float prng_uniform(prng *p)
     return (float)bits * (1.0f / 8388608.0f) - 1.0f;
 }
 
+typedef struct fill_job {
+    float *x;
+    uint64_t seed;
+} fill_job;
+
+/* The state only ever grows by PRNG_GAMMA: value i's generator is seed + i * gamma,
+   so a slice starts where one generator would be after `first` values. */
+static void fill_slice(void *ctx, long first, long last)
+{
+    const fill_job *f = ctx;
+    prng p;
+    prng_seed(&p, f->seed + (uint64_t)first * PRNG_GAMMA);
+    for (long i = first; i < last; i++)
+        f->x[i] = prng_uniform(&p);
+}
+
 void prng_fill(float *x, size_t n, uint64_t seed)
 {
-    prng p;
-    prng_seed(&p, seed);
-    for (size_t i = 0; i < n; i++)
-        x[i] = prng_uniform(&p);
+    fill_job f = {x, seed};
+    par_for((long)n, 8.0 * (double)n, fill_slice, &f);
 }
 
 /* Base 10 unless 0x: a leading zero must not switch to octal as strtoull's base 0 would. */

@@ -30,6 +30,22 @@ START_TEST(same_seed_same_numbers)
 }
 END_TEST
 
+/* A large fill is shared among threads: every value is still the one a single
+   generator gives at that place. */
+START_TEST(large_fill_is_one_stream)
+{
+    enum { L = 3000017 };
+    float *x = malloc(sizeof(float) * L);
+    ck_assert_ptr_nonnull(x);
+    prng_fill(x, L, 7);
+    prng p;
+    prng_seed(&p, 7);
+    for (long i = 0; i < L; i++)
+        ck_assert_msg(x[i] == prng_uniform(&p), "value %ld differs", i);
+    free(x);
+}
+END_TEST
+
 /* In [-1, 1), on the 2^-23 grid, and spread evenly over 10 bins. */
 START_TEST(uniform_in_range)
 {
@@ -81,6 +97,7 @@ Suite *prng_suite(void)
     tcase_add_test(tc, same_seed_same_numbers);
     tcase_add_test(tc, uniform_in_range);
     tcase_add_test(tc, parse_seed);
+    tcase_add_test(tc, large_fill_is_one_stream);
     suite_add_tcase(s, tc);
     return s;
 }
