@@ -100,22 +100,27 @@ int guarded_poison(guarded *g, char *why, size_t why_size)
     return err == cudaSuccess ? 0 : cuda_fail(err, "poisoning the output", why, why_size);
 }
 
+/* The output straight into host, each guard into a buffer of its own: a large
+   output is not copied twice. */
 int guarded_read(const guarded *g, void *host, long *guard_changed, char *why, size_t why_size)
 {
-    size_t total = g->bytes + 2 * g->guard_bytes;
-    unsigned char *all = malloc(total);
-    cudaError_t err = dev_copy(all, g->base, total, cudaMemcpyDeviceToHost);
+    unsigned char *guards = malloc(2 * g->guard_bytes);
+    cudaError_t err = guards ? cudaSuccess : cudaErrorMemoryAllocation;
+    if (err == cudaSuccess)
+        err = dev_copy(guards, g->base, g->guard_bytes, cudaMemcpyDeviceToHost);
+    if (err == cudaSuccess)
+        err = dev_copy(host, g->data, g->bytes, cudaMemcpyDeviceToHost);
+    if (err == cudaSuccess)
+        err = dev_copy(guards + g->guard_bytes, g->base + g->guard_bytes + g->bytes, g->guard_bytes,
+                       cudaMemcpyDeviceToHost);
     if (err != cudaSuccess) {
-        free(all);
+        free(guards);
         return cuda_fail(err, "copying the output back", why, why_size);
     }
-    memcpy(host, all + g->guard_bytes, g->bytes);
     *guard_changed = 0;
-    for (size_t i = 0; i < g->guard_bytes; i++) {
-        *guard_changed += all[i] != GPU_POISON_BYTE;
-        *guard_changed += all[g->guard_bytes + g->bytes + i] != GPU_POISON_BYTE;
-    }
-    free(all);
+    for (size_t i = 0; i < 2 * g->guard_bytes; i++)
+        *guard_changed += guards[i] != GPU_POISON_BYTE;
+    free(guards);
     return 0;
 }
 
