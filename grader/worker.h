@@ -118,7 +118,10 @@ void worker_judge_races(worker_env *env, check_result *c, measure_status st, con
 /*
  * With SMEMLAB_TIMINGS=1 in the environment, the worker prints to stderr how
  * long each phase of grading a kernel took ("correct", "measure", "speed"):
- * the time since the last mark, for finding where grading time goes.
+ * the time since the last mark, for finding where grading time goes. It also
+ * runs each instrumented launch plain once first and prints both times: a
+ * developer's tool (make bench-loops), not for grading (the measured run then
+ * finds the plain run's output already in place).
  */
 void worker_mark(const worker_env *env, const char *phase);
 
