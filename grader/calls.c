@@ -46,11 +46,10 @@ static void matmul_call(const matmul_size *s, int role, call_spec *c)
 static int matmul_calls(call_spec *out)
 {
     int n = 0;
-    for (int i = 0; i < sizes_matmul_count && n < CALL_MAX - 3; i++)
+    for (int i = 0; i < sizes_matmul_count && n < CALL_MAX - 2; i++)
         matmul_call(&sizes_matmul[i], CALL_CORRECT, &out[n++]);
     matmul_call(&sizes_matmul_traffic, CALL_TRAFFIC, &out[n++]);
     matmul_call(&sizes_matmul_speed, CALL_SPEED, &out[n++]);
-    matmul_call(&sizes_matmul_traffic_emulated, CALL_TRAFFIC, &out[n++]);
     return n;
 }
 

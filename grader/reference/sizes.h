@@ -38,9 +38,8 @@ extern const matmul_size sizes_matmul[];
 extern const int sizes_matmul_count;
 
 /* Lab 5, global-load count (step 1 vs step 2): the TILE-fold drop is measured
-   here; the emulator measures it at its own size. */
+   here, on a GPU and emulated. */
 extern const matmul_size sizes_matmul_traffic;
-extern const matmul_size sizes_matmul_traffic_emulated;
 
 /* Lab 5, speed check of step 3 against cuBLAS SGEMM. */
 extern const matmul_size sizes_matmul_speed;

@@ -119,8 +119,8 @@ START_TEST(emulated_sizes)
             c2++;
         }
     ck_assert(c1 == 2 && c2 >= 8);
-    ck_assert_int_eq(sizes_matmul_traffic_emulated.K % 16, 0);
-    ck_assert_int_eq(sizes_matmul_traffic_emulated.M % 128, 0); /* step 3's block tile */
+    ck_assert_int_eq(sizes_matmul_traffic.devices, SIZE_BOTH);
+    ck_assert_int_eq(sizes_matmul_traffic.M % 128, 0); /* step 3's block tile */
     ck_assert_int_ge(sizes_conv1d_traffic_emulated_n, 8 * 1024); /* several 1-D tiles */
 }
 END_TEST
