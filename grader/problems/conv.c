@@ -78,14 +78,27 @@ static int place_mask(worker_env *env, conv_launch *a, const float *mask, int ta
     return err == cudaSuccess ? 0 : -1;
 }
 
-/* Random input and mask for the current size, on the device; host copies returned. */
+/* Random input and mask for the current size, on the device, and the mask's host
+   copy. *in gets the input's; in NULL asks for none: the input is then filled on
+   the device (the speed input, 256 MB, which every timed run fills afresh). */
 static int prepare(worker_env *env, conv_launch *a, unsigned long long seed, float **in,
                    float **mask, char *why, size_t n)
 {
     int taps = is_2d(a) ? a->mw * a->mw : a->mw;
-    *in = host_random((size_t)a->width * a->height, seed);
+    size_t count = (size_t)a->width * a->height;
     *mask = host_random((size_t)taps, seed + 7);
-    a->in = dev_upload(*in, (size_t)a->width * a->height, why, n);
+    if (in != NULL) {
+        *in = host_random(count, seed);
+        a->in = dev_upload(*in, count, why, n);
+    } else {
+        cudaError_t err = dev_malloc((void **)&a->in, count * sizeof(float));
+        if (err == cudaSuccess)
+            err = module_fill(&env->mod, (float *)a->in, count, seed);
+        if (err != cudaSuccess) {
+            snprintf(why, n, "filling the input: %s", dev_error_text(err));
+            return -1;
+        }
+    }
     return a->in && place_mask(env, a, *mask, taps, why, n) == 0 ? 0 : -1;
 }
 
@@ -145,9 +158,7 @@ static run_outcome correct_conv(worker_env *env, const lab_kernel *k, void *stat
 }
 
 /* The input of the call with `role` on this device (the GPU's large one, or the
-   emulator's traffic input), and an output buffer. *in gets the host copy of
-   the input; NULL asks for none: the speed input (256 MB) is filled on the
-   device, where every timed run fills it afresh anyway. */
+   emulator's traffic input), and an output buffer; in as for prepare. */
 static int big_input(worker_env *env, conv_launch *a, int role, float **in, float **mask,
                      char *why, size_t n)
 {
@@ -160,22 +171,8 @@ static int big_input(worker_env *env, conv_launch *a, int role, float **in, floa
     size_t count = (size_t)spec->width * spec->height;
     a->call = call;
     a->width = spec->width, a->height = spec->height, a->mw = spec->depth;
-    if (in != NULL) {
-        if (prepare(env, a, env->opt->seed, in, mask, why, n) != 0)
-            return -1;
-    } else {
-        int taps = is_2d(a) ? a->mw * a->mw : a->mw;
-        *mask = host_random((size_t)taps, env->opt->seed + 7);
-        cudaError_t err = dev_malloc((void **)&a->in, count * sizeof(float));
-        if (err == cudaSuccess)
-            err = module_fill(&env->mod, (float *)a->in, count, env->opt->seed);
-        if (err != cudaSuccess) {
-            snprintf(why, n, "filling the input: %s", dev_error_text(err));
-            return -1;
-        }
-        if (place_mask(env, a, *mask, taps, why, n) != 0)
-            return -1;
-    }
+    if (prepare(env, a, env->opt->seed, in, mask, why, n) != 0)
+        return -1;
     if (dev_malloc((void **)&a->out, count * sizeof(float)) != cudaSuccess) {
         snprintf(why, n, "no device memory for the output");
         return -1;
