@@ -39,6 +39,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #ifndef SMEMLAB_NVDISASM
@@ -46,7 +47,7 @@
 #endif
 #define TRACE_PATCHES_ENV "SMEMLAB_TRACE_PATCHES"
 #define TRACE_MAX_RECORDS (1u << 20) /* 152 MiB of records at most */
-#define TRACE_FIRST_RECORDS (1u << 14)
+#define TRACE_FIRST_RECORDS (1u << 18) /* 38 MiB: labs 5 and 6 fit at their traced sizes */
 #define TRACE_MAX_LAUNCHES 8
 #define TRACE_MAX_MODULES 16
 
@@ -68,8 +69,16 @@ typedef struct traced_launch {
     char function[256];
     uint64_t function_pc, function_size;
     uint64_t blocks;
-    trace_buffer *device_buffer; /* header, then the records */
+    trace_buffer *device_buffer; /* header, then the records: pool[i]'s memory */
 } traced_launch;
+
+/* The device memory of one launch slot, kept from one measurement to the next:
+   allocating it per launch cost more than a lab's kernel runs. */
+typedef struct trace_pool {
+    CUcontext context;
+    void *memory;
+    uint32_t capacity; /* records it holds */
+} trace_pool;
 
 typedef struct trace_state {
     Sanitizer_SubscriberHandle subscriber;
@@ -83,6 +92,7 @@ typedef struct trace_state {
     int untraced_loads;     /* modules loaded now are not patched (smemlab_trace_patching) */
     uint32_t capacity, sample;
     traced_launch launches[TRACE_MAX_LAUNCHES];
+    trace_pool pool[TRACE_MAX_LAUNCHES];
     int n_launches;         /* launches seen in this attempt (may exceed the array) */
     trace_summary last;
     int have_last;
@@ -92,6 +102,46 @@ typedef struct trace_state {
 } trace_state;
 
 static trace_state state;
+
+/* SMEMLAB_TIMINGS: where a measured launch's time goes (diagnostic only). */
+static double trace_clock(void)
+{
+    static int on = -1;
+    struct timespec t;
+    if (on < 0) {
+        const char *v = getenv("SMEMLAB_TIMINGS");
+        on = v && *v && strcmp(v, "0") != 0;
+    }
+    if (!on)
+        return -1;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* SMEMLAB_TRACE_DUMP=DIR: each measured trace also written to DIR/KERNEL.trace
+   (trace.h's text form), to replay its analysis without a GPU. */
+static void dump_trace(const char *function, const trace_record *r, size_t n)
+{
+    const char *dir = getenv("SMEMLAB_TRACE_DUMP");
+    char path[PATH_MAX];
+    if (!dir || !*dir)
+        return;
+    snprintf(path, sizeof path, "%s/%s.trace", dir, function);
+    FILE *f = fopen(path, "w");
+    int ok = f != NULL;
+    for (size_t i = 0; ok && i < n; i++)
+        ok = trace_write_record(f, &r[i]) == 0;
+    if (f && fclose(f) != 0)
+        ok = 0;
+    if (!ok)
+        fprintf(stderr, "SMEMLAB_TRACE_DUMP: could not write %s\n", path);
+}
+
+static void trace_timing(const char *what, double since)
+{
+    if (since >= 0)
+        fprintf(stderr, "[timing] trace: %s %.4f s\n", what, trace_clock() - since);
+}
 
 static const char *result_text(SanitizerResult r)
 {
@@ -187,6 +237,28 @@ static void module_unloading(trace_state *s, const Sanitizer_ResourceModuleData 
         }
 }
 
+/* Slot i's device buffer for s->capacity records in context c, allocated only
+   when there is none yet, it is too small or it belongs to another context. */
+static void *pool_buffer(trace_state *s, int i, CUcontext c)
+{
+    trace_pool *p = &s->pool[i];
+    SanitizerResult r;
+    if (p->memory && p->context == c && p->capacity >= s->capacity)
+        return p->memory;
+    if (p->memory)
+        sanitizerFree(p->context, p->memory);
+    p->memory = NULL;
+    size_t bytes = sizeof(trace_buffer) + (size_t)s->capacity * sizeof(trace_record);
+    if ((r = sanitizerAlloc(c, &p->memory, bytes)) != SANITIZER_SUCCESS) {
+        p->memory = NULL;
+        fail(s, "allocating the trace buffer", r);
+        return NULL;
+    }
+    p->context = c;
+    p->capacity = s->capacity;
+    return p->memory;
+}
+
 static void launch_begin(trace_state *s, const Sanitizer_LaunchData *l)
 {
     SanitizerResult r;
@@ -205,12 +277,9 @@ static void launch_begin(trace_state *s, const Sanitizer_LaunchData *l)
                                       &t->function_size) != SANITIZER_SUCCESS)
         t->function_pc = t->function_size = 0; /* PCs stay absolute: lines unknown */
 
-    size_t bytes = sizeof(trace_buffer) + (size_t)s->capacity * sizeof(trace_record);
-    void *mem = NULL;
-    if ((r = sanitizerAlloc(l->context, &mem, bytes)) != SANITIZER_SUCCESS) {
-        fail(s, "allocating the trace buffer", r);
+    void *mem = pool_buffer(s, i, l->context);
+    if (!mem)
         return;
-    }
     trace_buffer h;
     memset(&h, 0, sizeof h);
     h.capacity = s->capacity;
@@ -272,10 +341,11 @@ static void free_launches(trace_state *s)
     int n = s->n_launches < TRACE_MAX_LAUNCHES ? s->n_launches : TRACE_MAX_LAUNCHES;
     for (int i = 0; i < n; i++)
         if (s->launches[i].device_buffer) {
-            /* The data stays the kernel's for its later, untraced launches
-               (timing runs): they must find none, not a freed buffer. */
+            /* The data stays the kernel's for its later launches: they must
+               find none, not a buffer the next measurement writes. The
+               memory stays in the pool. */
             sanitizerSetCallbackData(s->launches[i].kernel, NULL);
-            sanitizerFree(s->launches[i].context, s->launches[i].device_buffer);
+            s->launches[i].device_buffer = NULL;
         }
     s->n_launches = 0;
 }
@@ -423,11 +493,13 @@ static measure_status trace_measure(measure_backend *self, void (*launch)(void *
     s->sample = 1; /* grown capacity is kept; sampling is decided per kernel */
     for (int attempt = 0; attempt < 4; attempt++) {
         uint32_t need;
+        double t_run = trace_clock();
         s->n_launches = 0;
         s->capturing = 1;
         launch(arg);
         cr = cuCtxSynchronize();
         s->capturing = 0;
+        trace_timing(attempt ? "patched launch, again with a bigger buffer" : "patched launch", t_run);
         if (cr != CUDA_SUCCESS) {
             const char *e = NULL;
             cuGetErrorString(cr, &e);
@@ -450,7 +522,9 @@ static measure_status trace_measure(measure_backend *self, void (*launch)(void *
             free_launches(s);
             return MEASURE_ERROR;
         }
+        double t_collect = trace_clock();
         st = collect(s, &n, &need, why, why_size);
+        trace_timing("records read back", t_collect);
         if (st != MEASURE_OK || need == 0)
             break;
         free_launches(s); /* too small: grow, or sample blocks, and run again */
@@ -476,19 +550,26 @@ static measure_status trace_measure(measure_backend *self, void (*launch)(void *
     cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev);
     cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev);
     cuDeviceGetAttribute(&reserved, CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK, dev);
+    double t_analysis = trace_clock();
     from_kernel_start(s->host, n, (uint32_t)reserved);
+    dump_trace(s->launches[0].function, s->host, n);
     if (bank_geometry_for(major, minor, 32, 0, &g) != 0 ||
         trace_analyze(&g, s->host, n, &s->last, why, why_size) != 0) {
         free_launches(s);
         return MEASURE_ERROR;
     }
     s->have_last = 1;
+    trace_timing("analysis", t_analysis);
+    if (t_analysis >= 0)
+        fprintf(stderr, "[timing] trace: %zu records, buffer of %u\n", n, s->capacity);
+    double t_lines = trace_clock();
     traced_launch *first = &s->launches[0];
     snprintf(s->last_function, sizeof s->last_function, "%s", first->function);
     const line_table *lines = lines_of(module_of(s, first->module));
     if (lines)
         trace_attribute(&s->last, lines, first->function);
     trace_to_measurement(&s->last, out);
+    trace_timing("source lines", t_lines);
 
     /* global loads, and the scale of a sampled trace */
     double traced_blocks = 0, all_blocks = 0;
@@ -518,6 +599,9 @@ static void trace_close(measure_backend *self)
     trace_state *s = self->state;
     if (s->subscribed)
         sanitizerUnsubscribe(s->subscriber);
+    for (int i = 0; i < TRACE_MAX_LAUNCHES; i++)
+        if (s->pool[i].memory)
+            sanitizerFree(s->pool[i].context, s->pool[i].memory);
     for (int i = 0; i < s->n_modules; i++) {
         free(s->modules[i].cubin);
         lineinfo_free(&s->modules[i].lines);
