@@ -4,7 +4,9 @@
  *
  * Input: warp-level records (trace_record.h), in the order the capture wrote
  * them. Within one warp that order is program order; across warps it is not
- * an order at all, and nothing here depends on it.
+ * an order at all, and nothing here depends on it: the blocks checked for
+ * races are the lowest ones, ties (the worst execution of a site, the
+ * instruction that reached furthest) go to the lowest block, warp or PC.
  *
  * Output, per instruction (PC of the kernel): requests (warp-level
  * executions), wavefronts by the kit's bank model (grader/model/bank.c), the
@@ -25,7 +27,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-/* The race check looks at the first this many blocks of a trace. */
+/* The race check looks at the lowest this many blocks of a trace. */
 #define TRACE_RACE_BLOCKS 16
 
 typedef enum trace_op { TRACE_OP_LOAD, TRACE_OP_STORE, TRACE_OP_ATOMIC } trace_op;
@@ -56,7 +58,7 @@ typedef struct trace_race {
     int line_a, line_b;
 } trace_race;
 
-/* What one thread of the first block traced did: where its first shared load
+/* What one thread of the lowest block traced did: where its first shared load
    and store went, and how many of each it made (the tile-flow check). */
 typedef struct trace_thread {
     uint32_t load_addr, store_addr;
@@ -77,13 +79,13 @@ typedef struct trace_summary {
     uint32_t shared_end; /* one past the highest shared byte accessed (0: none) */
     uint64_t shared_end_pc;   /* the instruction that reached it */
     trace_op shared_end_op;
-    uint32_t flow_block;      /* the block threads[] describes: the first one traced */
+    uint32_t flow_block;      /* the block threads[] describes: the lowest one traced */
     trace_thread *threads;    /* TRACE_FLOW_THREADS of them (NULL: none) */
     /* Global loads of the first TRACE_GLOBAL_BLOCKS blocks, lane by lane: how
        many, and how many read an address their block had read already. */
     long global_lanes, global_repeats;
-    uint32_t repeat_block;    /* the first block that read an address twice */
-    uint64_t repeat_pc;       /* the load that did, and its line (trace_attribute) */
+    uint32_t repeat_block;    /* the lowest block that read an address twice */
+    uint64_t repeat_pc;       /* a load that did, and its line (trace_attribute) */
     const char *repeat_file;
     int repeat_line;
     long repeat_count;        /* in that block */
@@ -101,7 +103,8 @@ void trace_summary_free(trace_summary *s);
 /*
  * The same, a record at a time, in memory that does not grow with the
  * records (sites, the first blocks' touches for the race check): for a
- * backend whose traces are long (the emulator). add: 0, or -1 with why
+ * backend whose traces are long and come block by block, lowest first (the
+ * emulator), so that the first blocks met are the lowest. add: 0, or -1 with why
  * (then free the analyzer); finish: 0, or -1 with why, and frees it.
  */
 typedef struct trace_analyzer trace_analyzer;

@@ -61,17 +61,21 @@ int bank_phase_lanes(const bank_geometry *g, const warp_access *a)
 /*
  * Serve lanes [first, last) of one phase: every distinct bank word gets the
  * next free slot of its bank; a lane's wavefront is the latest slot of the
- * words it touches. Returns the wavefronts the phase needs.
+ * words it touches. Returns the wavefronts the phase needs. The words seen are
+ * chained per bank, so a lane looks only at its own bank's words (a trace has
+ * millions of requests to serve).
  */
 static int serve_phase(const bank_geometry *g, const warp_access *a, int first, int last,
                        int base, int *wave_of_lane)
 {
     uint32_t words[BANK_MAX_LANES * 4]; /* distinct words seen, at most 16 B / 4 B each */
-    int slot_of_word[BANK_MAX_LANES * 4];
-    int used_in_bank[64] = {0};
+    int slot_of_word[BANK_MAX_LANES * 4], next_in_bank[BANK_MAX_LANES * 4];
+    int used_in_bank[64] = {0}, first_in_bank[64];
     int nwords = 0, depth = 0;
     int span = a->width > g->bank_bytes ? a->width / g->bank_bytes : 1;
 
+    for (int b = 0; b < g->banks; b++)
+        first_in_bank[b] = -1;
     for (int lane = first; lane < last; lane++) {
         if (!(a->active >> lane & 1u))
             continue;
@@ -79,14 +83,15 @@ static int serve_phase(const bank_geometry *g, const warp_access *a, int first, 
         uint32_t word0 = a->addr[lane] / (uint32_t)g->bank_bytes;
         for (int s = 0; s < span; s++) {
             uint32_t word = word0 + (uint32_t)s;
-            int found = -1;
-            for (int w = 0; w < nwords; w++)
-                if (words[w] == word)
-                    found = w;
+            int bank = (int)(word % (uint32_t)g->banks);
+            int found = first_in_bank[bank];
+            while (found >= 0 && words[found] != word)
+                found = next_in_bank[found];
             if (found < 0) {
-                int bank = (int)(word % (uint32_t)g->banks);
                 found = nwords++;
                 words[found] = word;
+                next_in_bank[found] = first_in_bank[bank];
+                first_in_bank[bank] = found;
                 slot_of_word[found] = used_in_bank[bank]++;
                 if (used_in_bank[bank] > depth)
                     depth = used_in_bank[bank];

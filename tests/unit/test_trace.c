@@ -520,6 +520,141 @@ START_TEST(test_race_rules)
 }
 END_TEST
 
+/*
+ * Races do not depend on the order the warps' records arrive in (a GPU
+ * writes them as warps run): the same trace shuffled, warp order kept within
+ * each warp, finds the same races, reported at the same block, warps and
+ * word. With warp numbers and addresses too wide to pack into one sort key,
+ * the analysis sorts another way (qsort) and must agree too.
+ */
+enum { ORDER_WARPS = 4, ORDER_PER_WARP = 7 };
+static const uint32_t order_blocks[] = {7, 3, 12, 5};
+
+static size_t racy_trace(trace_record *r, uint32_t warp_scale, uint32_t offset)
+{
+    size_t n = 0;
+    for (int b = 0; b < 4; b++)
+        for (uint32_t w = 0; w < ORDER_WARPS; w++) {
+            uint32_t blk = order_blocks[b], warp = w * warp_scale;
+            trace_record bar = {.pc = 0x30, .block = blk, .warp = warp,
+                                .active = 0xFFFFFFFFu, .flags = TRACE_BARRIER};
+            /* interval 0: each warp stores its row, then reads the next warp's */
+            r[n++] = access(0x10, blk, warp, TRACE_WRITE, offset + w * 128, 4);
+            r[n++] = access(0x20, blk, warp, TRACE_READ, offset + (w + 1) % ORDER_WARPS * 128, 4);
+            r[n++] = bar;
+            /* interval 1: blocks 12 and 5 only, lane 0 of every warp writes
+               one word (8 bytes wide in block 5) */
+            trace_record one = access(0x40, blk, warp, TRACE_WRITE, offset + 1024 + blk * 4, 0);
+            one.active = blk == 12 || blk == 5 ? 1u : 0u;
+            one.width = blk == 5 ? 8 : 4;
+            if (one.active)
+                r[n++] = one;
+            r[n++] = access(0x50, blk, warp, TRACE_READ, offset + 1024, 8); /* meets it */
+            bar.pc = 0x60;
+            r[n++] = bar;
+            r[n++] = access(0x70, blk, warp, TRACE_READ, offset + 1024, 4);
+        }
+    return n;
+}
+
+/* The records of each (block, warp) in their order, interleaved at random. */
+static void interleave(const trace_record *in, size_t n, trace_record *out, unsigned seed)
+{
+    size_t start[64], left[64], m = 0, k = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (i == 0 || in[i].block != in[i - 1].block || in[i].warp != in[i - 1].warp) {
+            start[m] = i;
+            left[m++] = 0;
+        }
+        left[m - 1]++;
+    }
+    while (k < n) {
+        seed = seed * 1103515245u + 12345u;
+        size_t q = (seed >> 8) % m;
+        while (!left[q])
+            q = (q + 1) % m;
+        out[k++] = in[start[q]++];
+        left[q]--;
+    }
+}
+
+START_TEST(test_races_independent_of_record_order)
+{
+    trace_record in[4 * ORDER_WARPS * ORDER_PER_WARP], shuffled[sizeof in / sizeof in[0]];
+    trace_summary first, s;
+    size_t n = racy_trace(in, 1, 0);
+    ck_assert_int_eq(races_in(in, n, &first), 3);
+    ck_assert_uint_eq(first.races[0].block, 3); /* the lowest block of the row race */
+    for (int i = 0; i < first.n_races; i++)
+        ck_assert_msg(first.races[i].pc_a != 0x40 || first.races[i].block == 5,
+                      "the write-write race is reported at block %u, not block 5",
+                      first.races[i].block);
+    for (unsigned seed = 1; seed <= 4; seed++)
+        for (int wide = 0; wide < 2; wide++) {
+            /* wide: warps x 2^27 and addresses + 2 GiB need 66 bits of key */
+            uint32_t scale = wide ? 1u << 27 : 1u, offset = wide ? 0x80000000u : 0u;
+            size_t m = racy_trace(in, scale, offset);
+            ck_assert_uint_eq(m, n);
+            interleave(in, n, shuffled, seed);
+            ck_assert_int_eq(races_in(shuffled, n, &s), first.n_races);
+            for (int i = 0; i < s.n_races; i++) {
+                const trace_race *a = &first.races[i], *b = &s.races[i];
+                ck_assert_msg(a->pc_a == b->pc_a && a->pc_b == b->pc_b &&
+                                  a->b_writes == b->b_writes && a->block == b->block &&
+                                  a->warp_a * scale == b->warp_a && a->warp_b * scale == b->warp_b &&
+                                  a->word_offset + offset == b->word_offset && a->words == b->words,
+                              "seed %u%s, race %d: pcs 0x%llx/0x%llx block %u warps %u/%u word "
+                              "0x%x (%ld words); in order: 0x%llx/0x%llx block %u warps %u/%u "
+                              "word 0x%x (%ld words)", seed, wide ? " (wide)" : "", i,
+                              (unsigned long long)b->pc_a, (unsigned long long)b->pc_b, b->block,
+                              b->warp_a, b->warp_b, b->word_offset, b->words,
+                              (unsigned long long)a->pc_a, (unsigned long long)a->pc_b, a->block,
+                              a->warp_a, a->warp_b, a->word_offset, a->words);
+            }
+            trace_summary_free(&s);
+        }
+    trace_summary_free(&first);
+}
+END_TEST
+
+/* Records that come highest block first: the race check still looks at the
+ * lowest blocks, the tile-flow check at block 0, the halo count at the lowest
+ * block that read twice. */
+START_TEST(test_checked_blocks_are_the_lowest)
+{
+    enum { BLOCKS = TRACE_RACE_BLOCKS + 4 };
+    trace_record r[BLOCKS * 2 + 3];
+    size_t n = 0;
+    for (int b = BLOCKS - 1; b >= 0; b--)
+        for (uint32_t w = 0; w < 2; w++) {
+            int racy = b == 2 || b == BLOCKS - 2; /* both warps write one row */
+            r[n++] = access(0x10, (uint32_t)b, w, TRACE_WRITE, racy ? 0 : w * 128, 4);
+        }
+    trace_record gl = access(0x80, 5, 0, TRACE_READ | TRACE_GLOBAL, 0x1000, 4);
+    r[n++] = gl;                          /* block 5 reads its row twice... */
+    r[n++] = gl;
+    gl.block = 3, gl.active = 1;
+    r[n++] = gl;                          /* ...block 3 reads its first element, */
+    trace_record again = gl;
+    again.pc = 0x90;
+    trace_summary s;
+    trace_record all[sizeof r / sizeof r[0] + 1];
+    memcpy(all, r, n * sizeof *r);
+    all[n] = again;                       /* and reads it again */
+    ck_assert_int_eq(races_in(all, n + 1, &s), 1);
+    ck_assert_uint_eq(s.races[0].block, 2);
+    ck_assert_int_eq(s.races[0].words, 32); /* block BLOCKS-2's race is past the check */
+    ck_assert_int_eq(s.race_blocks, TRACE_RACE_BLOCKS);
+    ck_assert_uint_eq(s.flow_block, 0);
+    ck_assert_int_eq(s.threads[0].stores, 1);
+    ck_assert_int_eq(s.global_repeats, 33);
+    ck_assert_uint_eq(s.repeat_block, 3);
+    ck_assert_int_eq(s.repeat_count, 1);
+    ck_assert_uint_eq(s.repeat_pc, 0x90);
+    trace_summary_free(&s);
+}
+END_TEST
+
 START_TEST(test_bad_records)
 {
     bank_geometry g = modern();
@@ -782,11 +917,13 @@ START_TEST(test_conflict_check_names_the_line)
     ck_assert_int_eq(c.n_lines, 1);
     ck_assert_str_eq(check_line_text(&c.lines[0], text, sizeof text),
                      "lab1.cu:90  load  32-way (1024 wavefronts / 32 requests)");
-    ck_assert_ptr_nonnull(strstr(c.bank_map, "your worst load (lab1.cu:90), warp 31 of block 0, "
+    /* every warp is as bad: the map is of the lowest one, whatever order the
+       warps' records came in (this trace has its loads last warp first) */
+    ck_assert_ptr_nonnull(strstr(c.bank_map, "your worst load (lab1.cu:90), warp 0 of block 0, "
                                              "4-byte lanes: 32 wavefronts, ideal 1\n"));
-    /* warp 31 reads column 31: every lane in bank 31, one wavefront each */
-    ck_assert_ptr_nonnull(strstr(c.bank_map, "bank 31 31 31 31 31 31 31 31 31 31 31 31 31 31 31 31"
-                                             " 31 31 31 31 31 31 31 31 31 31 31 31 31 31 31 31\n"));
+    /* warp 0 reads column 0: every lane in bank 0, one wavefront each */
+    ck_assert_ptr_nonnull(strstr(c.bank_map, "bank  0  0  0  0  0  0  0  0  0  0  0  0  0  0  0  0"
+                                             "  0  0  0  0  0  0  0  0  0  0  0  0  0  0  0  0\n"));
     ck_assert_ptr_nonnull(strstr(c.bank_map, "wave  1  2  3  4  5  6  7  8  9 10 11 12 13 14 15 16"
                                              " 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32\n"));
     ck_assert_ptr_nonnull(strstr(trace_site_text(trace_find_site(&s, 0x90), text, sizeof text),
@@ -960,6 +1097,8 @@ Suite *trace_suite(void)
     tcase_add_test(tc, test_global_repeats);
     tcase_add_test(tc, test_64bit_rule_catches_a_wide_tile);
     tcase_add_test(tc, test_race_rules);
+    tcase_add_test(tc, test_races_independent_of_record_order);
+    tcase_add_test(tc, test_checked_blocks_are_the_lowest);
     tcase_add_test(tc, test_bad_records);
     tcase_add_test(tc, test_text_format);
     tcase_add_test(tc, test_lineinfo_parse);
