@@ -53,9 +53,20 @@ if [ -n "$gpu" ]; then
         SMEMLAB_TIMINGS=1 "$grader" --solutions --build-dir "$build" $lab > "$tmp/t" 2>&1
         sed -n 's/.*\[timing\] [^ ]* [^ ]*: //p' "$tmp/t" | awk '$2 + 0 == $2 {s[$1] += $2} END {for (p in s) printf "%s %.2f\n", p, s[p]}' |
             sort | while read -r phase secs; do row "$lab $phase phase, every kernel" "$secs s" "" "$here_machine"; done
-        # the instrumented (measured) launch against the same launch plain
-        sed -n 's/.*\[timing\] [^ ]* \([^ ]*\): measured launch \([^ ]*\) s, the plain launch \([^ ]*\) s (\(.*\))$/\1 \2 \3 \4/p' "$tmp/t" |
-            while read -r kernel m p x; do row "$lab $kernel measured launch" "$m s, plain $p s ($x)" "<= 2x plain" "$here_machine"; done
+        # the instrumented (measured) launch against the same launch plain: the
+        # whole measured step, and the patched kernel's launch alone (the trace's
+        # "[timing] trace: ..." lines come before their kernel's)
+        awk '/\[timing\] trace: patched launch/ {k += $(NF - 1)}
+             /\[timing\] trace: analysis/ {a += $(NF - 1)}
+             /: measured launch / {
+                 sub(/.*\[timing\] [^ ]* /, ""); sub(/,/, "")
+                 kernel = $1; sub(/:$/, "", kernel)
+                 printf "%s %s %s %.4f %.2f %.0fx\n", kernel, $4, $9, k, a, k / $9
+                 k = 0; a = 0 }' "$tmp/t" |
+            while read -r kernel m p k a kx; do
+                row "$lab $kernel measured step" "$m s (analysis $a s), plain launch $p s" "" "$here_machine"
+                row "$lab $kernel patched launch" "$k s, plain $p s ($kx)" "<= 2x plain" "$here_machine"
+            done
     done
 fi
 
