@@ -65,7 +65,8 @@ NVCC_ALL = $(NVCC_BASE) $(NVCC_ARCH)
 # build reads only the student's folder, common/ and the toolchain, writes only
 # its own folder, and stops at the limits below; an include of any other file
 # is refused with a reason (docs/instructors.md#build-sandbox). The limits are
-# make variables: make lab-lib ... BUILD_TIMEOUT=60 BUILD_MEMORY=2G.
+# make variables: make lab-lib ... BUILD_TIMEOUT=60 BUILD_MEMORY=2G. BUILD_TIMEOUT
+# is CPU time of each compiler process; the wall time is 3x that (--wall).
 BUILD_JAIL := $(BUILD)/smemlab-build-jail
 BUILD_TIMEOUT ?= 120
 BUILD_MEMORY ?= 4G

@@ -25,7 +25,8 @@
 # and an include of anything else, a limit reached, is the reason given.
 #
 # Environment: SMEMLAB_RUN_AS (user; default nobody), SMEMLAB_BUILD_TIMEOUT
-# (seconds for the build, default 120), SMEMLAB_BUILD_MEMORY (address space of
+# (CPU seconds each compiler process may use, default 120; the build's wall
+# time is bounded at 3 times that), SMEMLAB_BUILD_MEMORY (address space of
 # each compiler process, default 4G), SMEMLAB_BUILD_SANDBOX (auto, or portable
 # where the container refuses Landlock), SMEMLAB_GRADE_TIMEOUT (seconds for the
 # grader, default 900), NVCC_ARCH (as for make: the GPU to build for).
@@ -80,11 +81,12 @@ status=graded reason= grader_json=null
 # The kit's own build of one lab library (make lab-lib, as smemlab-batch
 # builds): the flags of make labN on this machine, NVCC_ARCH following the
 # GPU present, in the build jail with its limits. make and nvcc run as the
-# student's user. The jail stops the build at BUILD_TIMEOUT itself; timeout
-# is the backstop should make hang.
+# student's user. The jail stops the build itself (BUILD_TIMEOUT of CPU, 3x
+# that of wall time: grader/jail/build_limits.h); timeout is the backstop
+# should make hang.
 verdict=$WORK/build.verdict
 (cd "$WORK" && "${as_user[@]}" env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL \
-    PATH="$PATH" HOME="$WORK" TMPDIR="$WORK" timeout -k 5 $((BUILD_TIMEOUT + 30)) \
+    PATH="$PATH" HOME="$WORK" TMPDIR="$WORK" timeout -k 5 $((3 * BUILD_TIMEOUT + 30)) \
     make -s --no-print-directory -C "$KIT" lab-lib LAB="$LAB" SRC="$WORK/$LAB.cu" \
     OUT="$WORK/$LAB.so" LAB_COMMON="$WORK/common" BUILD_TIMEOUT="$BUILD_TIMEOUT" \
     BUILD_MEMORY="$BUILD_MEMORY" BUILD_SANDBOX="$BUILD_SANDBOX" BUILD_VERDICT="$verdict") >"$OUT/build.log" 2>&1
@@ -100,7 +102,7 @@ if [ $rc -ne 0 ] && [ -n "$jail_said" ]; then
         *) status=not-compiled reason=${jail_said#*: } ;;
     esac
 elif [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
-    status=not-compiled reason="the build ran past ${BUILD_TIMEOUT} s"
+    status=not-compiled reason="the build ran past $((3 * BUILD_TIMEOUT)) s"
 elif [ $rc -ne 0 ]; then
     first=$(grep -m1 -E '(error|fatal)' "$OUT/build.log" || head -n1 "$OUT/build.log")
     status=not-compiled reason="does not compile: ${first:-nvcc failed with exit status $rc}"

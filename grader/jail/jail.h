@@ -15,9 +15,10 @@
  *    asguard.c  the host assembler is run through a guard (gcc -B) that
  *               refuses .incbin, .include and the macro directives that could
  *               spell them: the dependency list cannot see assembly-time reads
- *    run.c      limits: wall time (the whole process tree killed), address
- *               space of each process, size of each file written, CPU time,
- *               no core files, and the compiler's messages capped
+ *    run.c      limits: CPU time of each process, wall time of the whole
+ *               build (the whole process tree killed), address space of
+ *               each process, size of each file written, no core files, and
+ *               the compiler's messages capped
  *  kernel (where present)
  *    landlock.c Landlock: the build may read only the student's folder,
  *               common/, the toolchain and system files it needs, and write
@@ -31,6 +32,8 @@
 
 #include <stddef.h>
 #include <sys/types.h>
+
+#include "build_limits.h"
 
 #define JAIL_PREFIX "smemlab-build-jail: "
 #define JAIL_MAX_ROOTS 64
@@ -57,7 +60,8 @@ typedef struct jail_opts {
     roots system;              /* system headers: the host compiler's and CUDA's include folders */
     roots toolchain;           /* what the compiler may read and run (Landlock) */
     const char *out;           /* the build folder: the only writable place */
-    double timeout;            /* seconds, the whole build */
+    double timeout;            /* seconds of CPU time, each process of the build */
+    double wall;               /* seconds of wall time, the whole build */
     long long memory;          /* bytes of address space, each process */
     long long max_output;      /* bytes, each file written */
     long long max_log;         /* bytes of compiler messages kept */
@@ -74,7 +78,8 @@ typedef struct jail_opts {
 /* The outcome of one child run (run.c). */
 typedef struct run_result {
     int status;        /* waitpid status of the child */
-    int timed_out;     /* killed at the deadline */
+    int timed_out;     /* killed at the (wall-time) deadline */
+    int cpu_exceeded;  /* a process used its CPU time (SIGXCPU) */
     int out_of_memory; /* its messages say an allocation failed */
     int too_large;     /* it hit the file size limit */
     char *out;         /* captured stdout (when asked), NUL-terminated */

@@ -10,7 +10,8 @@
  *   3. Landlock, where the kernel has it (then for everything that follows)
  *   4. nvcc -M: the dependency list, checked
  *   5. the build itself, with -Xcompiler -B<guard>
- * Steps 4 and 5 share one deadline (--timeout) and the limits.
+ * Steps 4 and 5 share one deadline (--wall) and the limits (--timeout: CPU
+ * time of each process).
  */
 #define _GNU_SOURCE
 #include "jail.h"
@@ -39,8 +40,10 @@ static void usage(FILE *f)
 "  --read DIR         another readable folder (the pristine common/); repeat\n"
 "  --out DIR          the build folder: the only place the build may write\n"
 "                     (TMPDIR and HOME are made in it)\n"
-"  --timeout SEC      wall time of the whole build (default 120); past it every\n"
-"                     process of the build is killed\n"
+"  --timeout SEC      CPU time each compiler process may use (default 120): the\n"
+"                     same limit on a busy machine as on an idle one\n"
+"  --wall SEC         wall time of the whole build (default 3 x --timeout);\n"
+"                     past it every process of the build is killed\n"
 "  --memory SIZE      address space of each compiler process (default 4G)\n"
 "  --max-output SIZE  largest file the build may write (default 256M)\n"
 "  --max-log SIZE     compiler messages kept (default 1M); the rest is dropped\n"
@@ -301,7 +304,10 @@ static int limit_hit(const jail_opts *o, const run_result *r)
 {
     char buf[64];
     if (r->timed_out)
-        return verdict(JAIL_EXIT_LIMIT, "the build ran past %g s", o->timeout);
+        return verdict(JAIL_EXIT_LIMIT, "the build ran past %g s", o->wall);
+    if (r->cpu_exceeded)
+        return verdict(JAIL_EXIT_LIMIT, "the compiler used more than %g s of CPU time "
+                       "(a loop the compiler runs, in constexpr or templates?)", o->timeout);
     if (r->out_of_memory)
         return verdict(JAIL_EXIT_LIMIT, "the compiler needed more than %s",
                        size_text(o->memory, buf, sizeof buf));
@@ -411,7 +417,7 @@ int main(int argc, char **argv)
         return asguard_main(argc, argv);
 
     enum { O_SOURCE = 256, O_READ, O_OUT, O_TIMEOUT, O_MEMORY, O_MAXOUT, O_MAXLOG, O_SANDBOX,
-           O_VERDICT, O_PROBE, O_HELP, O_KEEP_ENV };
+           O_VERDICT, O_PROBE, O_HELP, O_KEEP_ENV, O_WALL };
     static const struct option longs[] = {
         {"source", required_argument, 0, O_SOURCE}, {"read", required_argument, 0, O_READ},
         {"out", required_argument, 0, O_OUT}, {"timeout", required_argument, 0, O_TIMEOUT},
@@ -419,6 +425,7 @@ int main(int argc, char **argv)
         {"max-log", required_argument, 0, O_MAXLOG}, {"sandbox", required_argument, 0, O_SANDBOX},
         {"verdict", required_argument, 0, O_VERDICT}, {"probe", no_argument, 0, O_PROBE},
         {"help", no_argument, 0, O_HELP}, {"keep-env", required_argument, 0, O_KEEP_ENV},
+        {"wall", required_argument, 0, O_WALL},
         {0, 0, 0, 0}};
     static jail_opts o = {.timeout = 120, .memory = 4LL << 30, .max_output = 256LL << 20,
                           .max_log = 1 << 20, .kernel = 1, .verdict_fd = -1};
@@ -434,13 +441,16 @@ int main(int argc, char **argv)
                 reads[n_reads++] = optarg;
             break;
         case O_OUT: o.out = optarg; break;
-        case O_TIMEOUT:
-            o.timeout = strtod(optarg, &end);
-            if (end == optarg || *end || !(o.timeout > 0 && o.timeout <= 86400)) {
-                fprintf(stderr, "smemlab-build-jail: --timeout wants seconds in (0, 86400], not '%s'\n", optarg);
+        case O_TIMEOUT: case O_WALL: {
+            double t = strtod(optarg, &end);
+            if (end == optarg || *end || !(t > 0 && t <= 86400)) {
+                fprintf(stderr, "smemlab-build-jail: --%s wants seconds in (0, 86400], not '%s'\n",
+                        opt == O_WALL ? "wall" : "timeout", optarg);
                 return JAIL_EXIT_USAGE;
             }
+            *(opt == O_WALL ? &o.wall : &o.timeout) = t;
             break;
+        }
         case O_MEMORY: case O_MAXOUT: case O_MAXLOG:
             v = parse_size(optarg);
             if (v < 4096) {
@@ -477,6 +487,8 @@ int main(int argc, char **argv)
     }
     if (do_probe)
         return probe(&o);
+    if (!o.wall)
+        o.wall = BUILD_WALL_PER_CPU * o.timeout;
     if (!o.source || !o.out || optind >= argc) {
         usage(stderr);
         return JAIL_EXIT_USAGE;
@@ -530,7 +542,7 @@ int main(int argc, char **argv)
                            "portable checks only)", lwhy);
         o.confined = rc == 1;
     }
-    double deadline = monotonic_now() + o.timeout;
+    double deadline = monotonic_now() + o.wall;
     int code = check_dependencies(&o, env, deadline);
     if (code)
         return code;

@@ -4,8 +4,9 @@
  * The child gets rlimits that its own children inherit (nvcc runs cudafe++,
  * cicc, ptxas, gcc, as, ld): address space (an endless include or a template
  * bomb stops at --memory instead of taking the machine), file size (a macro
- * bomb stops at --max-output), CPU time (a backstop to the wall limit) and no
- * core files. It leads its own process group, which is killed at the
+ * bomb stops at --max-output), CPU time (--timeout: a compile that computes
+ * for ever, in constexpr or templates, stops at the same point however busy
+ * the machine is) and no core files. It leads its own process group, which is killed at the
  * deadline and when it ends (nothing it started outlives the build); the jail
  * is a child subreaper, so orphans are reaped here, and where /proc can be
  * read (not under Landlock, which hides it) descendants that left the group
@@ -128,10 +129,14 @@ static void child(const jail_opts *o, char *const argv[], char *const envp[], in
     sigset_t none;
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);
-    rlim_t cpu = (rlim_t)o->timeout + 5;
+    /* SIGXCPU at the soft limit (EDG catches it and says "CPU time limit
+       exceeded"), SIGKILL a second later for a process that ignores it. */
+    rlim_t cpu = (rlim_t)o->timeout;
+    if ((double)cpu < o->timeout)
+        cpu++; /* whole seconds, rounded up */
     set_limit(RLIMIT_AS, (rlim_t)o->memory, (rlim_t)o->memory);
     set_limit(RLIMIT_FSIZE, (rlim_t)o->max_output, (rlim_t)o->max_output);
-    set_limit(RLIMIT_CPU, cpu, cpu + 5);
+    set_limit(RLIMIT_CPU, cpu, cpu + 1);
     set_limit(RLIMIT_CORE, 0, 0);
     int nul = open("/dev/null", O_RDONLY);
     if (nul < 0 || dup2(nul, 0) < 0 || dup2(out_fd, 1) < 0 || dup2(err_fd, 2) < 0)
@@ -218,7 +223,7 @@ static void classify(run_result *r, const sink *s)
     if (WIFSIGNALED(st) && WTERMSIG(st) == SIGXFSZ)
         r->too_large = 1;
     if (WIFSIGNALED(st) && WTERMSIG(st) == SIGXCPU)
-        r->timed_out = 1;
+        r->cpu_exceeded = 1;
     if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
         return;
     const size_t nw = sizeof oom_words / sizeof *oom_words;
@@ -229,7 +234,7 @@ static void classify(run_result *r, const sink *s)
         r->too_large = 1;
     const size_t nc = sizeof cpu_words / sizeof *cpu_words;
     if (has_word(tail, cpu_words, nc) || has_word(head, cpu_words, nc))
-        r->timed_out = 1;
+        r->cpu_exceeded = 1;
 }
 
 static void drain(int *fd, sink *s)

@@ -152,12 +152,28 @@ left=$(alive "$pids")
 [ $rc = 0 ] && [ "$(wc -l < "$pids")" = 3 ] && [ -z "$left" ] && ok "what a build leaves running is killed when it ends"     || { no "spawn: rc $rc, still running: $left"; [ -n "$left" ] && kill $left; }
 put hang "SPAWN 2" "SLEEP 300"
 start=$SECONDS
-jail hang auto "$KIT/tests/jail/fake-cc" --timeout 2
+jail hang auto "$KIT/tests/jail/fake-cc" --timeout 1
 took=$((SECONDS - start))
 left=$(alive "$T/run-hang-auto/out/lab3.o.pids")
-[ $rc = 66 ] && [ "$verdict" = "limit: the build ran past 2 s" ] && [ $took -le 5 ] && [ -z "$left" ] \
-    && ok "past --timeout 2: killed with every process in $took s ($verdict)" \
+[ $rc = 66 ] && [ "$verdict" = "limit: the build ran past 3 s" ] && [ $took -le 6 ] && [ -z "$left" ] \
+    && ok "a build that waits, --timeout 1: killed at 3x that of wall time, with every process, in $took s ($verdict)" \
     || { no "hang: rc $rc, verdict '$verdict', $took s, still running: $left"; [ -n "$left" ] && kill $left; }
+put spin "SPIN 60"
+start=$SECONDS
+jail spin auto "$KIT/tests/jail/fake-cc" --timeout 1
+took=$((SECONDS - start))
+[ $rc = 66 ] && [ "$verdict" = "limit: the compiler used more than 1 s of CPU time (a loop the compiler runs, in constexpr or templates?)" ] && [ $took -le 4 ] \
+    && ok "a build that computes, --timeout 1: stopped at 1 s of CPU in $took s ($verdict)" \
+    || no "spin: rc $rc, verdict '$verdict', $took s"
+# What a busy machine does to an honest build: it waits longer, computing no more.
+put wait "SLEEP 2"
+jail wait auto "$KIT/tests/jail/fake-cc" --timeout 1
+[ $rc = 0 ] && [ -z "$verdict" ] && [ -f "$T/run-wait-auto/out/lab3.o" ] \
+    && ok "a build that waits 2 s under --timeout 1 (CPU) is built: the limit is CPU, not wall time" \
+    || no "wait: rc $rc, verdict '$verdict'"
+jail wait auto "$KIT/tests/jail/fake-cc" --timeout 1 --wall 1
+[ $rc = 66 ] && [ "$verdict" = "limit: the build ran past 1 s" ] && ok "--wall 1 stops it at 1 s of wall time ($verdict)" \
+    || no "wait, --wall 1: rc $rc, verdict '$verdict'"
 
 echo "[$SECONDS s] == 5. the environment"
 put env "ENV CPATH" "ENV NVCC_APPEND_FLAGS" "ENV LD_PRELOAD" "ENV TMPDIR" "ENV SECRET_TOKEN" "ENV KEPT"
