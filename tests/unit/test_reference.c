@@ -185,23 +185,39 @@ START_TEST(conv2d_row_matches_conv1d)
 }
 END_TEST
 
+/* The first index where got[] is not want[], or -1. Large comparisons assert
+   once: every ck_assert is a write to Check's pipe, and a million of them make
+   a suite slow enough to time out on a busy machine. */
+static long first_differing(const float *got, const float *want, long n)
+{
+    for (long i = 0; i < n; i++)
+        if (got[i] != want[i])
+            return i;
+    return -1;
+}
+
 /* Large enough to be shared among threads (parallel.h): every output is still the
    one-element reference's, whatever the cores. */
 START_TEST(conv_shared_among_threads_equals_one_by_one)
 {
     enum { W = 523, H = 517, N1 = 400009 };
     float *in = malloc(sizeof(float) * N1), *out = malloc(sizeof(float) * N1), mask[49];
-    ck_assert(in && out);
+    float *one = malloc(sizeof(float) * N1);
+    ck_assert(in && out && one);
     prng_fill(in, N1, 21);
     prng_fill(mask, 49, 22);
     ref_conv2d(in, mask, out, W, H, 7);
     for (int y = 0; y < H; y++)
         for (int x = 0; x < W; x++)
-            ck_assert_float_eq(out[y * W + x], (float)ref_conv2d_at(in, mask, W, H, 7, x, y));
+            one[y * W + x] = (float)ref_conv2d_at(in, mask, W, H, 7, x, y);
+    long at = first_differing(out, one, (long)W * H);
+    ck_assert_msg(at < 0, "conv2d: output %ld is %g, alone %g", at, at < 0 ? 0 : out[at], at < 0 ? 0 : one[at]);
     ref_conv1d(in, mask, out, N1, 31);
     for (int i = 0; i < N1; i++)
-        ck_assert_float_eq(out[i], (float)ref_conv1d_at(in, mask, N1, 31, i));
-    free(in), free(out);
+        one[i] = (float)ref_conv1d_at(in, mask, N1, 31, i);
+    at = first_differing(out, one, N1);
+    ck_assert_msg(at < 0, "conv1d: output %ld is %g, alone %g", at, at < 0 ? 0 : out[at], at < 0 ? 0 : one[at]);
+    free(in), free(out), free(one);
 }
 END_TEST
 
@@ -239,8 +255,11 @@ START_TEST(par_for_does_every_item_once)
         long n = counts[c];
         unsigned char *seen = calloc((size_t)n + 1, 1);
         par_for(n, 1e9, count_items, seen); /* work enough for every core */
-        for (long i = 0; i < n; i++)
-            ck_assert_msg(seen[i] == 1, "%ld items: item %ld done %d times", n, i, seen[i]);
+        long bad = -1;
+        for (long i = 0; i < n && bad < 0; i++)
+            if (seen[i] != 1)
+                bad = i;
+        ck_assert_msg(bad < 0, "%ld items: item %ld done %d times", n, bad, bad < 0 ? 1 : seen[bad]);
         ck_assert_int_eq(seen[n], 0);
         free(seen);
     }
