@@ -42,9 +42,8 @@ static void to_warp_access(const trace_record *r, warp_access *a)
 
 /* --- sites -------------------------------------------------------------- */
 
-/* Sites are few (a kernel has a handful of shared instructions): a sorted
- * array with binary search, grown as new PCs turn up. */
-static trace_site *site_for(trace_summary *s, int *cap, uint64_t pc, trace_op op)
+/* The first site whose pc is not below pc (n_sites when none). */
+static int site_lower_bound(const trace_summary *s, uint64_t pc)
 {
     int lo = 0, hi = s->n_sites;
     while (lo < hi) {
@@ -54,6 +53,14 @@ static trace_site *site_for(trace_summary *s, int *cap, uint64_t pc, trace_op op
         else
             hi = mid;
     }
+    return lo;
+}
+
+/* Sites are few (a kernel has a handful of shared instructions): a sorted
+ * array with binary search, grown as new PCs turn up. */
+static trace_site *site_for(trace_summary *s, int *cap, uint64_t pc, trace_op op)
+{
+    int lo = site_lower_bound(s, pc);
     if (lo < s->n_sites && s->sites[lo].pc == pc)
         return &s->sites[lo];
     if (s->n_sites == *cap) {
@@ -252,15 +259,7 @@ static int radix_sort(uint64_t *keys, size_t n)
 /* The rank of pc among the sites (sorted by pc; every touch has its site). */
 static uint64_t site_rank(const trace_summary *s, uint64_t pc)
 {
-    int lo = 0, hi = s->n_sites - 1;
-    while (lo < hi) {
-        int mid = (lo + hi) / 2;
-        if (s->sites[mid].pc < pc)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return (uint64_t)lo;
+    return (uint64_t)site_lower_bound(s, pc);
 }
 
 /*
