@@ -199,7 +199,12 @@ static void start_build(const batch_opts *o, job *j)
 
 /* --- meter servers: one per GPU --------------------------------------------------- */
 
-#define METER_QUICK_S 2.0  /* a server that ends sooner after its start... */
+/* A server that ends sooner than this after its start, for a reason not a
+ * student's, has failed to start. Generous: starting means a CUDA context,
+ * which takes seconds on a slow or busy machine (at 2 s, a loaded 2-core
+ * machine saw a failing server's end come too late to count, and it was
+ * started again and again). */
+#define METER_QUICK_S 15.0
 #define METER_GIVE_UP 3    /* ...this many times in a row is not started again */
 
 typedef struct meter {
