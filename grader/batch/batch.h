@@ -14,6 +14,7 @@
 #define SMEMLAB_BATCH_H
 
 #include "../lab_table.h"
+#include "../jail/build_limits.h"
 
 #include <stddef.h>
 #include <stdio.h>
@@ -155,7 +156,7 @@ typedef struct batch_opts {
     char **grader_args; int n_grader_args;
     discover_limits limits;
     /* The build jail (grader/jail/): its limits, passed to make lab-lib. */
-    double build_timeout;      /* seconds (--build-timeout) */
+    double build_timeout;      /* seconds of CPU, each compiler process (--build-timeout) */
     long long build_memory;    /* bytes of address space, each compiler process */
     long long build_output;    /* bytes, each file a build writes */
     long long build_log;       /* bytes of compiler messages kept */
@@ -166,6 +167,12 @@ typedef struct batch_opts {
     const char *self; /* this program, for Slurm tasks */
     char **argv; int argc;
 } batch_opts;
+
+/* The wall time the jail gives one build (build_limits.h). */
+static inline double batch_build_wall_s(const batch_opts *o)
+{
+    return BUILD_WALL_PER_CPU * o->build_timeout;
+}
 
 /* Build and grade the pending submissions; records each result as it is done.
  * results[i] corresponds to subs[i]. Returns 0, or -1 if the pipeline could not start. */

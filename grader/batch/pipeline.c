@@ -21,7 +21,6 @@
 #define _GNU_SOURCE
 #include "batch.h"
 #include "../exit_codes.h"
-#include "../jail/build_limits.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -35,9 +34,9 @@
 #include <time.h>
 #include <unistd.h>
 
-/* The jail stops a build at its wall limit (BUILD_WALL_PER_CPU x --build-timeout)
- * itself; the batch kills one that outlives that by this much (a jail that
- * could not kill, a make that hangs). */
+/* The jail stops a build at its wall limit (batch_build_wall_s) itself; the
+ * batch kills one that outlives that by this much (a jail that could not
+ * kill, a make that hangs). */
 #define BUILD_GRACE_S 30.0
 
 typedef enum { J_QUEUED, J_BUILDING, J_BUILT, J_GRADING, J_DONE } job_state;
@@ -376,7 +375,7 @@ static void poll_status(job *j)
 static int over_limit(const batch_opts *o, const job *j, double t)
 {
     if (j->state == J_BUILDING)
-        return t - j->started > BUILD_WALL_PER_CPU * o->build_timeout + BUILD_GRACE_S;
+        return t - j->started > batch_build_wall_s(o) + BUILD_GRACE_S;
     if (j->state != J_GRADING)
         return 0;
     if (j->gpu_since > 0)
@@ -544,7 +543,7 @@ static void build_done(const batch_opts *o, job *j, int status, int killed)
         ;
     else if (killed)
         snprintf(j->outcome.reason, sizeof j->outcome.reason, "the build ran past %g s",
-                 BUILD_WALL_PER_CPU * o->build_timeout);
+                 batch_build_wall_s(o));
     else {
         first_error(log, j->dir, lab_file, j->outcome.reason, sizeof j->outcome.reason);
         if (!j->outcome.reason[0]) {

@@ -11,7 +11,6 @@
  */
 #define _GNU_SOURCE
 #include "batch.h"
-#include "../jail/build_limits.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -81,7 +80,7 @@ int slurm_run(const batch_opts *o, submission *subs, int n, result *results)
         fclose(chunk);
 
     /* The array script. Minutes: builds and grading of a whole chunk, rounded up. */
-    int minutes = (int)((o->chunk_size * (o->time_limit + BUILD_WALL_PER_CPU * o->build_timeout)) / 60.0) + 5;
+    int minutes = (int)((o->chunk_size * (o->time_limit + batch_build_wall_s(o))) / 60.0) + 5;
     snprintf(path, sizeof path, "%s/job.sh", dir);
     FILE *f = fopen(path, "w");
     if (!f) {

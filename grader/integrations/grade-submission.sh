@@ -50,6 +50,7 @@ GRADER=$KIT/build/smemlab-grade
     die "the build jail or the kit's support object is not built: run make -C $KIT lab-tools"
 command -v jq >/dev/null || die "jq is missing: apt-get install jq"
 BUILD_TIMEOUT=${SMEMLAB_BUILD_TIMEOUT:-120}
+BUILD_WALL=$((3 * BUILD_TIMEOUT)) # the jail's wall limit: grader/jail/build_limits.h
 BUILD_MEMORY=${SMEMLAB_BUILD_MEMORY:-4G}
 BUILD_SANDBOX=${SMEMLAB_BUILD_SANDBOX:-auto}
 GRADE_TIMEOUT=${SMEMLAB_GRADE_TIMEOUT:-900}
@@ -81,12 +82,11 @@ status=graded reason= grader_json=null
 # The kit's own build of one lab library (make lab-lib, as smemlab-batch
 # builds): the flags of make labN on this machine, NVCC_ARCH following the
 # GPU present, in the build jail with its limits. make and nvcc run as the
-# student's user. The jail stops the build itself (BUILD_TIMEOUT of CPU, 3x
-# that of wall time: grader/jail/build_limits.h); timeout is the backstop
-# should make hang.
+# student's user. The jail stops the build itself (BUILD_TIMEOUT of CPU,
+# BUILD_WALL of wall time); timeout is the backstop should make hang.
 verdict=$WORK/build.verdict
 (cd "$WORK" && "${as_user[@]}" env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL \
-    PATH="$PATH" HOME="$WORK" TMPDIR="$WORK" timeout -k 5 $((3 * BUILD_TIMEOUT + 30)) \
+    PATH="$PATH" HOME="$WORK" TMPDIR="$WORK" timeout -k 5 $((BUILD_WALL + 30)) \
     make -s --no-print-directory -C "$KIT" lab-lib LAB="$LAB" SRC="$WORK/$LAB.cu" \
     OUT="$WORK/$LAB.so" LAB_COMMON="$WORK/common" BUILD_TIMEOUT="$BUILD_TIMEOUT" \
     BUILD_MEMORY="$BUILD_MEMORY" BUILD_SANDBOX="$BUILD_SANDBOX" BUILD_VERDICT="$verdict") >"$OUT/build.log" 2>&1
@@ -102,7 +102,7 @@ if [ $rc -ne 0 ] && [ -n "$jail_said" ]; then
         *) status=not-compiled reason=${jail_said#*: } ;;
     esac
 elif [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
-    status=not-compiled reason="the build ran past $((3 * BUILD_TIMEOUT)) s"
+    status=not-compiled reason="the build ran past ${BUILD_WALL} s"
 elif [ $rc -ne 0 ]; then
     first=$(grep -m1 -E '(error|fatal)' "$OUT/build.log" || head -n1 "$OUT/build.log")
     status=not-compiled reason="does not compile: ${first:-nvcc failed with exit status $rc}"

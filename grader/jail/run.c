@@ -6,8 +6,8 @@
  * bomb stops at --memory instead of taking the machine), file size (a macro
  * bomb stops at --max-output), CPU time (--timeout: a compile that computes
  * for ever, in constexpr or templates, stops at the same point however busy
- * the machine is) and no core files. It leads its own process group, which is killed at the
- * deadline and when it ends (nothing it started outlives the build); the jail
+ * the machine is) and no core files. It leads its own process group, which
+ * is killed at the deadline (--wall) and when it ends (nothing it started outlives the build); the jail
  * is a child subreaper, so orphans are reaped here, and where /proc can be
  * read (not under Landlock, which hides it) descendants that left the group
  * are found and killed too. Its messages are kept up to

@@ -9,9 +9,10 @@
 # minutes, .incbin in inline assembly, #line naming a file, a source over the
 # size cap, an archive whose lab3.cu is a link to another student's file.
 # Each must get its reason within its limit (short ones here: 10 s of CPU a
-# compiler process, so 30 s of wall time a build; 512 MiB, 16 MiB), the honest
-# ones must be built and graded (however busy the machine: the limit is CPU), and the batch itself
-# must stay under BATCH_RSS_BOUND_KB of memory (its VmHWM, read while it runs).
+# compiler process, so 30 s of wall time a build; 512 MiB, 16 MiB), the
+# honest ones must be built and graded (however busy the machine: the limit
+# is CPU), and the batch itself must stay under BATCH_RSS_BOUND_KB of memory
+# (its VmHWM, read while it runs).
 # A second, smaller class runs with --build-sandbox portable: what a machine
 # without Landlock gets (the endless include is then stopped by the memory
 # limit instead of the kernel).
@@ -136,9 +137,9 @@ reason_is "$T/res" tbomb "the compiler needed more than 512 MiB" $((WALL + 5))
 reason_is "$T/res" mbomb "the build wrote a file over the cap of 16 MiB" $((WALL + 5))
 # slow computes: its CPU limit stops it, or, on a machine so busy that a build
 # gets under a third of a core, the wall limit first
-slow_cpu="the compiler used more than $TIMEOUT s of CPU time (a loop the compiler runs, in constexpr or templates?)"
-[ "$(field "$T/res" slow reason)" = "the build ran past $WALL s" ] && reason_is "$T/res" slow "the build ran past $WALL s" $((WALL + 5)) \
-    || reason_is "$T/res" slow "$slow_cpu" $((WALL + 5))
+slow_why="the compiler used more than $TIMEOUT s of CPU time (a loop the compiler runs, in constexpr or templates?)"
+[ "$(field "$T/res" slow reason)" = "the build ran past $WALL s" ] && slow_why="the build ran past $WALL s"
+reason_is "$T/res" slow "$slow_why" $((WALL + 5))
 reason_is "$T/res" huge "huge.cu is $(stat -c %s "$C/huge.cu") bytes, over the cap of $MAX_SOURCE"
 reason_is "$T/res" mallory "hostile archive mallory.tar.gz: the symbolic link 'mallory/lab3.cu' points outside the archive's folder (to '$C/ben/lab3.cu'); not unpacked"
 grep -rq "TOP SECRET\|blockIdx" "$T/res"/{abs,rel,macro,probe,incbin}.json && no "the outside file's text is in a result" || ok "no result shows the outside file's text"
