@@ -228,7 +228,7 @@ BENCH_BATCH_N ?= 300
 GEN_CLASS = python3 tests/batch/gen-class.py --solution solutions/lab3-padding/lab3.cu \
     --skeleton labs/lab3-padding/lab3.cu --planted $(BUILD)/planted/src/lab3-missing-pad.cu
 .PHONY: bench-batch check-gpu-batch
-bench-batch check-gpu-batch: $(BATCH) $(GRADER_ALL) $(BUILD_JAIL) $(SUPPORT_OBJ) $(BUILD)/planted/src/lab3-missing-pad.cu
+bench-batch check-gpu-batch: $(BATCH) $(GRADER_ALL) $(TRACE) $(BUILD_JAIL) $(SUPPORT_OBJ) $(BUILD)/planted/src/lab3-missing-pad.cu
 	rm -rf $(BUILD)/$@
 	$(GEN_CLASS) --count $(if $(filter bench-batch,$@),$(BENCH_BATCH_N),30) $(BUILD)/$@/class
 	$(BATCH) --plain $(BATCH_FLAGS) -o $(BUILD)/$@/results lab3 $(BUILD)/$@/class | tee $(BUILD)/$@/run.log | grep -v '^\['

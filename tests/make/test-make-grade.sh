@@ -5,7 +5,8 @@
 # grade recipe itself exits with the grader's status, which make prints as
 # "Error N", and that a line before it says what the status means. A fake
 # grader (GRADER=..., kept from being rebuilt with make -o) exits with each
-# status in turn. Needs no GPU and no nvcc.
+# status in turn. And every target that grades on a GPU builds the trace
+# backend first (make -n). Needs no GPU and no nvcc.
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/smemlab-make-grade.XXXXXX") || exit 2
@@ -67,6 +68,20 @@ else
 fi
 mk grade LAB=lab9
 expect "unknown lab" 2 "Unknown lab 'lab9'" "grade] Error 2"
+
+# Every target that grades on a GPU builds the trace backend first: without it
+# the grader falls back to hardware counters, which most machines do not let
+# it read, and correct kernels lose their conflict checks (check-gpu-batch did,
+# on a fresh GPU machine). A stand-in sanitizer.h makes the backend buildable.
+mkdir -p "$TMP/sanitizer/include" && : >"$TMP/sanitizer/include/sanitizer.h"
+for target in grade lab3 check-gpu check-gpu-batch bench-batch bench-loops check-truth-gpu; do
+    if env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS make -n --no-print-directory -C "$ROOT" BUILD="$B" \
+        SANITIZER_HOME="$TMP/sanitizer" LAB=lab3 "$target" 2>/dev/null | grep -q "smemlab-trace-patches.fatbin"; then
+        passed=$((passed + 1)); echo "ok: make $target builds the trace backend"
+    else
+        failed=$((failed + 1)); echo "FAIL: make $target grades without building the trace backend"
+    fi
+done
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
