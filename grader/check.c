@@ -42,6 +42,7 @@ const char *check_status_name(check_status s)
     case CHECK_FAIL: return "fail";
     case CHECK_NOT_MEASURED: return "not-measured";
     case CHECK_SKIPPED: return "skipped";
+    case CHECK_NOT_GRADED: return "not-graded";
     }
     return "?";
 }
@@ -69,17 +70,30 @@ const char *check_line_text(const check_line *l, char *buf, size_t size)
     return buf;
 }
 
+void check_not_graded_like(check_result *c, const check_result *cause)
+{
+    check_set(c, CHECK_NOT_GRADED, "%s", cause->message);
+    check_field(c->hint, sizeof c->hint, "%s", cause->hint);
+}
+
 const char CHECK_HINT_HANG[] = "Look for a loop whose exit condition never becomes true, or a "
                                "__syncthreads() that only some threads of the block reach.";
 
+int check_why_not_graded(const char *why)
+{
+    return why && !strncmp(why, "not graded: ", 12);
+}
+
+const char CHECK_HINT_NOT_GRADED[] =
+    "This is a limit of the grading tool, not a fault of your kernel: no points are lost "
+    "and none are given for it. Grade the lab on a GPU (make grade there) to have it "
+    "measured, or write the kernel without the instruction named.";
+
 int check_fail_launch(check_result *c, const char *at, const char *why, const char *hint)
 {
-    if (!strncmp(why, "not graded: ", 12)) {
-        check_set(c, CHECK_FAIL, "%s", why);
-        check_field(c->hint, sizeof c->hint, "The emulator runs what nvcc emits for ordinary "
-                    "CUDA C; this instruction (half precision, tensor cores, textures, "
-                    "asynchronous copies) is beyond it. Grade this lab on a GPU, or write the "
-                    "kernel without it: the labs need none of them.");
+    if (check_why_not_graded(why)) {
+        check_set(c, CHECK_NOT_GRADED, "%s", why);
+        check_field(c->hint, sizeof c->hint, "%s", CHECK_HINT_NOT_GRADED);
         return 1;
     }
     if (at)

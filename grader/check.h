@@ -13,7 +13,9 @@ typedef enum check_status {
     CHECK_PASS,
     CHECK_FAIL,
     CHECK_NOT_MEASURED, /* counters unavailable: no points, never a silent pass */
-    CHECK_SKIPPED       /* optional kernel the student did not write */
+    CHECK_SKIPPED,      /* optional kernel the student did not write */
+    CHECK_NOT_GRADED    /* an instrument's limit (an instruction the emulator or a backend
+                           cannot measure): no points lost, none given; never FAIL */
 } check_status;
 
 /* One source line of the kernel, as the trace backend attributes it. */
@@ -70,10 +72,20 @@ const char *check_line_text(const check_line *l, char *buf, size_t size);
 /* What a student reads for a launch that never ended (on the GPU or emulated). */
 extern const char CHECK_HINT_HANG[];
 
+/* What a student reads for a check an instrument could not grade. */
+extern const char CHECK_HINT_NOT_GRADED[];
+
 /* A launch that failed: "CUDA error[ at AT]: WHY" with hint (CHECK_HINT_HANG where
-   WHY says it timed out), or, where the emulator could not run the kernel ("not
-   graded: the emulator does not support ..."), its words whole with a hint of
-   their own (returns 1 then). */
+   WHY says it timed out), or, where an instrument could not run the kernel ("not
+   graded: the emulator does not support ..."), CHECK_NOT_GRADED with its words
+   whole and a hint of their own (returns 1 then). */
 int check_fail_launch(check_result *c, const char *at, const char *why, const char *hint);
+
+/* Whether why is an instrument's "not graded: ..." (the kernel is not the cause). */
+int check_why_not_graded(const char *why);
+
+/* c is not graded for the reason cause gives (cause: a CHECK_NOT_GRADED record of
+   the same kernel): the other checks of a kernel the instrument could not run. */
+void check_not_graded_like(check_result *c, const check_result *cause);
 
 #endif /* SMEMLAB_CHECK_H */

@@ -198,6 +198,11 @@ void compare_not_measured(check_result *c, measure_status st, const char *why)
         check_field(c->hint, sizeof c->hint, "%s", measure_status_advice(st));
         return;
     }
+    if (check_why_not_graded(why)) { /* the instrument's limit, in its own words */
+        check_set(c, CHECK_NOT_GRADED, "%s", why);
+        check_field(c->hint, sizeof c->hint, "%s", CHECK_HINT_NOT_GRADED);
+        return;
+    }
     check_field(c->measured, sizeof c->measured, "not measured");
     check_set(c, CHECK_NOT_MEASURED, "not measured: %s", why);
     check_field(c->hint, sizeof c->hint, "%s", measure_status_advice(st));

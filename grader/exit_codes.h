@@ -6,7 +6,8 @@
 #define EXIT_CHECK_FAILED 1 /* at least one check failed */
 #define EXIT_USAGE 2       /* bad command line */
 #define EXIT_ENVIRONMENT 3 /* no GPU or driver, lab not built or off-contract, JSON not writable */
-#define EXIT_NOT_MEASURED 4 /* nothing failed, but some checks could not be measured */
+#define EXIT_NOT_MEASURED 4 /* nothing failed, but some checks could not be measured
+                              or graded (an instrument's limit) */
 
 /* Not the grader's: a measuring process (worker or meter server) that found a
    launch still running after --timeout exits with this status. */

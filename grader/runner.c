@@ -97,7 +97,8 @@ static int accept_check(const lab_def *lab, int current, kernel_slots *slots, wo
     kernel_slots *s = &slots[current];
     int skipped_ok = lab->kernels[current].optional;
     if (!(c->status == CHECK_PASS || c->status == CHECK_FAIL ||
-          c->status == CHECK_NOT_MEASURED || (c->status == CHECK_SKIPPED && skipped_ok)))
+          c->status == CHECK_NOT_MEASURED || c->status == CHECK_NOT_GRADED ||
+          (c->status == CHECK_SKIPPED && skipped_ok)))
         return -1;
     for (int i = 0; i < s->n; i++)
         if (strcmp(s->expect[i].id, c->check) == 0) {
@@ -120,7 +121,7 @@ static void fail_rest(const lab_def *lab, int k, kernel_slots *s, const char *wh
         check_result c;
         check_init(&c, lab->id, lab->kernels[k].name, s->expect[i].id, 0);
         if (told++) {
-            check_set(&c, CHECK_FAIL, "not graded: %s", what);
+            check_set(&c, CHECK_FAIL, "not run: %s", what);
         } else {
             check_set(&c, CHECK_FAIL, "%s", what);
             if (hint)

@@ -15,6 +15,7 @@ void score_add(score *s, const lab_result *r)
         s->failed += c->status == CHECK_FAIL;
         s->not_measured += c->status == CHECK_NOT_MEASURED;
         s->skipped += c->status == CHECK_SKIPPED;
+        s->not_graded += c->status == CHECK_NOT_GRADED;
     }
 }
 
@@ -24,7 +25,7 @@ int score_exit_code(const score *s)
         return EXIT_CHECK_FAILED;
     if (s->env_errors)
         return EXIT_ENVIRONMENT;
-    if (s->not_measured)
+    if (s->not_measured || s->not_graded)
         return EXIT_NOT_MEASURED;
     return EXIT_ALL_PASSED;
 }

@@ -7,6 +7,7 @@
 typedef struct score {
     double points, max_points;
     int failed, not_measured, passed, skipped;
+    int not_graded; /* checks an instrument could not grade (CHECK_NOT_GRADED) */
     int env_errors;
 } score;
 

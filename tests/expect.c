@@ -9,6 +9,10 @@
  *   expect FILE not-graded TEXT           exit_code 3, a lab not graded for TEXT
  *   expect FILE printed TEXT              the student's host code printed TEXT, shown
  *                                         apart from the report (host_printed)
+ *   expect FILE kernel-not-graded KERNEL TEXT
+ *                                         every check of KERNEL (speed aside) is not-graded,
+ *                                         0 points, its message holding TEXT; no check
+ *                                         failed; exit_code 4
  *   expect FILE check KERNEL CHECK STATUS [TEXT]
  *                                         that check has STATUS (pass/fail/...) and
  *                                         its message contains TEXT (case-insensitive)
@@ -150,6 +154,38 @@ static int expect_others_correct(const cJSON *root, const char *kernel)
     return bad || !seen;
 }
 
+/* An instrument's limit: the kernel's checks not graded, never failed, no points. */
+static int expect_kernel_not_graded(const cJSON *root, const char *kernel, const char *text)
+{
+    const cJSON *lab, *c;
+    int seen = 0;
+    cJSON_ArrayForEach(lab, cJSON_GetObjectItemCaseSensitive(root, "labs"))
+        cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(lab, "checks")) {
+            const char *st = string(c, "status");
+            if (!strcmp(st, "fail")) {
+                printf("%s %s: failed (%s); an instrument's limit must fail nothing\n",
+                       string(c, "kernel"), string(c, "check"), string(c, "message"));
+                return 1;
+            }
+            if (strcmp(string(c, "kernel"), kernel) || !strcmp(string(c, "check"), "speed"))
+                continue;
+            seen++;
+            if (strcmp(st, "not-graded") || number(c, "points") != 0 ||
+                !strcasestr(string(c, "message"), text)) {
+                printf("%s %s: expected not-graded with 0 points and \"%s\", got %s (%g): %s\n",
+                       kernel, string(c, "check"), text, st, number(c, "points"),
+                       string(c, "message"));
+                return 1;
+            }
+        }
+    if (!seen || number(root, "exit_code") != 4) {
+        printf("expected %s's checks not graded and exit_code 4; got %d checks, exit_code %g\n",
+               kernel, seen, number(root, "exit_code"));
+        return 1;
+    }
+    return 0;
+}
+
 /* What the launchers printed is kept (capped) in its own field. */
 static int expect_printed(const cJSON *root, const char *text)
 {
@@ -180,6 +216,8 @@ int main(int argc, char **argv)
         rc = expect_not_graded(root, argv[3]);
     else if (!strcmp(argv[2], "printed") && argc == 4)
         rc = expect_printed(root, argv[3]);
+    else if (!strcmp(argv[2], "kernel-not-graded") && argc == 5)
+        rc = expect_kernel_not_graded(root, argv[3], argv[4]);
     else if (!strcmp(argv[2], "others-correct") && argc == 4)
         rc = expect_others_correct(root, argv[3]);
     else if (!strcmp(argv[2], "check") && argc >= 6)

@@ -37,6 +37,15 @@ judge_row() { # JSON FILE KERNEL CHECK TEXT [WHERE]
         why=$("$expect" "$json" "$(full_marks)")
         [ -z "$why" ] && ok "$name$where: full marks ($text)" || bad "$name$where: $why"
         return ;;
+    not-graded-emulated) # an instrument's limit: not graded by emulation, full marks on a GPU
+        if [ -n "${EMULATED:-}" ]; then
+            why=$("$expect" "$json" kernel-not-graded "$kernel" "$text")$("$expect" "$json" others-correct "$kernel")
+            [ -z "$why" ] && ok "$name$where: $kernel not graded (\"$text\"), nothing failed, the others graded" || bad "$name$where: $why"
+        else
+            why=$("$expect" "$json" full)
+            [ -z "$why" ] && ok "$name$where: full marks on the GPU" || bad "$name$where: $why"
+        fi
+        return ;;
     not-graded) # the library is refused as a whole
         why=$("$expect" "$json" not-graded "$text")
         [ -z "$why" ] && ok "$name$where: not graded, \"$text\"" || bad "$name$where: $why"

@@ -286,8 +286,10 @@ int float_grade_kernel(worker_env *env, const lab_kernel *k, const float_ops *op
             ops->counters(env, k, state, c, &lost), worker_mark(env, "measure");
         else
             for (int i = FLOAT_LOADS; i < FLOAT_CHECKS; i++)
-                if (i != FLOAT_SPEED)
-                    check_set(&c[i], CHECK_FAIL, "not graded: the kernel did not run");
+                if (c[FLOAT_CORRECT].status == CHECK_NOT_GRADED)
+                    check_not_graded_like(&c[i], &c[FLOAT_CORRECT]);
+                else if (i != FLOAT_SPEED)
+                    check_set(&c[i], CHECK_FAIL, "not run: the kernel did not run");
         if (!sent[FLOAT_CORRECT]) {
             if (c[FLOAT_CORRECT].status != CHECK_PASS)
                 right = RUN_WRONG; /* wrong, or a race took the pass back: not timed */
@@ -301,6 +303,8 @@ int float_grade_kernel(worker_env *env, const lab_kernel *k, const float_ops *op
                       "(speed is the GPU's to tell)");
         else if (right == RUN_RIGHT && !lost && c[FLOAT_SPEED].max_points > 0)
             ops->speed(env, k, state, &c[FLOAT_SPEED], &lost), worker_mark(env, "speed");
+        else if (c[FLOAT_CORRECT].status == CHECK_NOT_GRADED)
+            check_not_graded_like(&c[FLOAT_SPEED], &c[FLOAT_CORRECT]);
         else
             check_set(&c[FLOAT_SPEED], CHECK_FAIL, "not timed: the kernel is not correct yet");
     }

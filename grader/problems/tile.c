@@ -54,7 +54,7 @@ static void init_checks(worker_env *env, const lab_kernel *k, tile_checks *t)
 static void fail_rest(check_result *c, int from, const char *reason)
 {
     for (int i = from; i <= C_RACE; i++)
-        check_set(&c[i], CHECK_FAIL, "not graded: %s", reason);
+        check_set(&c[i], CHECK_FAIL, "not run: %s", reason);
 }
 
 static void emit_all(worker_env *env, const tile_checks *t)
@@ -317,6 +317,9 @@ int tile_grade_kernel(worker_env *env, const lab_kernel *k)
     if (out == RUN_LOST) {
         broken = 1;
         fail_rest(c, C_ST_REQ, "the kernel broke the CUDA context");
+    } else if (out == RUN_FAILED && c[C_CORRECT].status == CHECK_NOT_GRADED) {
+        for (int i = C_ST_REQ; i <= C_RACE; i++)
+            check_not_graded_like(&c[i], &c[C_CORRECT]);
     } else if (out == RUN_FAILED) {
         fail_rest(c, C_ST_REQ, "the kernel did not run");
     } else {

@@ -84,6 +84,7 @@ int report_json(FILE *f, const lab_result *results, int n, const score *s, int e
     cJSON_AddNumberToObject(root, "max_points", s->max_points);
     cJSON_AddNumberToObject(root, "failed", s->failed);
     cJSON_AddNumberToObject(root, "not_measured", s->not_measured);
+    cJSON_AddNumberToObject(root, "not_graded_checks", s->not_graded);
     cJSON_AddNumberToObject(root, "exit_code", exit_code);
 
     char *text = cJSON_Print(root);

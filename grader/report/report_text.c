@@ -10,6 +10,7 @@ static const char *status_word(check_status s, const report_style *st)
     case CHECK_FAIL: return st->color ? "\033[31mFAIL\033[0m" : "FAIL";
     case CHECK_NOT_MEASURED: return st->color ? "\033[33mN/M \033[0m" : "N/M ";
     case CHECK_SKIPPED: return "SKIP";
+    case CHECK_NOT_GRADED: return st->color ? "\033[33mN/G \033[0m" : "N/G ";
     }
     return "?";
 }
@@ -19,7 +20,8 @@ static void print_check(FILE *f, const check_result *c, const report_style *st)
     fprintf(f, "  %s  %-16s %s\n", status_word(c->status, st), c->check, c->message);
     if (c->status == CHECK_PASS && !st->verbose)
         return;
-    if (c->measured[0] && c->expected[0] && c->status != CHECK_NOT_MEASURED)
+    if (c->measured[0] && c->expected[0] && c->status != CHECK_NOT_MEASURED &&
+        c->status != CHECK_NOT_GRADED)
         fprintf(f, "        measured %s; expected %s\n", c->measured, c->expected);
     if (c->hint[0])
         fprintf(f, "        hint: %s\n", c->hint);
@@ -88,6 +90,10 @@ void report_text_total(FILE *f, const score *s)
     if (s->not_measured)
         fprintf(f, "  (%d check%s not measured: no points until measured; see each check)",
                 s->not_measured, s->not_measured == 1 ? "" : "s");
+    if (s->not_graded)
+        fprintf(f, "  (%d check%s not graded: an instruction the grading tool cannot run here, "
+                "no points lost or given; see each check)",
+                s->not_graded, s->not_graded == 1 ? "" : "s");
     if (s->env_errors)
         fprintf(f, "  (%d lab%s not graded)", s->env_errors, s->env_errors == 1 ? "" : "s");
     fprintf(f, "\n");

@@ -431,7 +431,39 @@ START_TEST(test_fail_launch_words)
                                        "`add.f16` (lab1.cu:59)", "Look at the index."), 1);
     ck_assert_str_eq(c.message, "not graded: the emulator does not support `add.f16` (lab1.cu:59)");
     ck_assert_ptr_null(strstr(c.hint, "Look at the index"));
-    ck_assert_int_eq(c.status, CHECK_FAIL);
+    /* an instrument's limit is its own status: no points, never FAIL */
+    ck_assert_int_eq(c.status, CHECK_NOT_GRADED);
+    ck_assert_double_eq_tol(c.points, 0, 1e-12);
+    ck_assert_str_eq(check_status_name(c.status), "not-graded");
+    ck_assert_str_eq(c.hint, CHECK_HINT_NOT_GRADED);
+    /* the kernel's other checks take the same words */
+    check_result rest;
+    check_init(&rest, "lab1", "setColReadCol", "load-conflicts", 2);
+    check_not_graded_like(&rest, &c);
+    ck_assert_int_eq(rest.status, CHECK_NOT_GRADED);
+    ck_assert_str_eq(rest.message, c.message);
+    ck_assert_double_eq_tol(rest.points, 0, 1e-12);
+    ck_assert_double_eq_tol(rest.max_points, 2, 1e-12);
+}
+END_TEST
+
+/* A measurement an instrument could not make reads "not graded", any other
+   environment failure "not measured"; neither is FAIL. */
+START_TEST(test_not_measured_or_not_graded)
+{
+    check_result c;
+    check_init(&c, "lab5", "matmulTiled", "global-loads", 2);
+    compare_not_measured(&c, MEASURE_ERROR, "not graded: the emulator does not support "
+                         "`cp.async.bulk` (lab5.cu:70)");
+    ck_assert_int_eq(c.status, CHECK_NOT_GRADED);
+    ck_assert_str_eq(c.message, "not graded: the emulator does not support `cp.async.bulk` "
+                     "(lab5.cu:70)");
+    check_init(&c, "lab5", "matmulTiled", "global-loads", 2);
+    compare_not_measured(&c, MEASURE_ERROR, "the traced kernel failed: unspecified launch failure");
+    ck_assert_int_eq(c.status, CHECK_NOT_MEASURED);
+    check_init(&c, "lab5", "matmulTiled", "global-loads", 2);
+    compare_not_measured(&c, MEASURE_WRONG_RESULT, "not graded: a student's words");
+    ck_assert_int_eq(c.status, CHECK_FAIL); /* a wrong result is the kernel's, whatever its words */
 }
 END_TEST
 
@@ -453,6 +485,7 @@ Suite *compare_suite(void)
     tcase_add_test(tc, test_requests);
     tcase_add_test(tc, test_requests_zero);
     tcase_add_test(tc, test_not_measured);
+    tcase_add_test(tc, test_not_measured_or_not_graded);
     tcase_add_test(tc, test_check_records);
     tcase_add_test(tc, test_fail_launch_words);
     suite_add_tcase(s, tc);

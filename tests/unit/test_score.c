@@ -117,6 +117,25 @@ START_TEST(test_any_fail)
 }
 END_TEST
 
+/* Not graded (an instrument's limit) exits 4 like not measured, never 1, and
+   earns nothing while its points stay in the total; a failure still wins. */
+START_TEST(test_not_graded)
+{
+    fake_lab l;
+    fake_init(&l, "lab5");
+    fake_check(&l, CHECK_PASS, 3);
+    fake_check(&l, CHECK_NOT_GRADED, 2);
+    score s;
+    ck_assert_int_eq(exit_code_of(&l, 1, &s), EXIT_NOT_MEASURED);
+    ck_assert_int_eq(s.not_graded, 1);
+    ck_assert_int_eq(s.failed, 0);
+    ck_assert_double_eq_tol(s.points, 3, 1e-12);
+    ck_assert_double_eq_tol(s.max_points, 5, 1e-12);
+    fake_check(&l, CHECK_FAIL, 1);
+    ck_assert_int_eq(exit_code_of(&l, 1, &s), EXIT_CHECK_FAILED);
+}
+END_TEST
+
 START_TEST(test_only_not_measured)
 {
     fake_lab l;
@@ -229,6 +248,7 @@ Suite *score_suite(void)
     tcase_add_test(tc, test_all_pass);
     tcase_add_test(tc, test_any_fail);
     tcase_add_test(tc, test_only_not_measured);
+    tcase_add_test(tc, test_not_graded);
     tcase_add_test(tc, test_env_error);
     tcase_add_test(tc, test_skipped_not_failures);
     tcase_add_test(tc, test_empty);
