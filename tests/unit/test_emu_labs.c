@@ -100,8 +100,14 @@ START_TEST(test_every_lab_file_loads)
         ck_assert_msg(emu_module_load(d, text, len, &m, why, sizeof why) == 0, "%s: %s",
                       l.paths[i], why);
         kernels += emu_kernel_count(m);
-        ck_assert_msg(!unsupported_in(m, what, sizeof what), "%s: %s is not supported",
-                      l.paths[i], what);
+        /* lab1-unemulated holds an instruction beyond the emulator on purpose
+           (tests/planted: its kernel is not graded, never failed) */
+        int beyond = unsupported_in(m, what, sizeof what);
+        if (strstr(l.paths[i], "-unemulated.ptx"))
+            ck_assert_msg(beyond, "%s: every instruction is supported; the variant needs one "
+                          "that is not", l.paths[i]);
+        else
+            ck_assert_msg(!beyond, "%s: %s is not supported", l.paths[i], what);
         emu_module_unload(m);
         emu_device_destroy(d);
         free(text);
