@@ -176,9 +176,12 @@ check-emulated: $(CU_CHECKED) $(GRADER_ALL) $(BUILD)/tests/expect
 # make check: the same corpus graded by the emulator, against what Nsight Compute
 # measured on an H100 (tests/truth/h100-ncu.tsv): no GPU needed.
 .PHONY: check-truth check-truth-gpu
-check-truth: $(GRADER_ALL) $(BUILD_JAIL)
+# Every part is built by its own make lab-lib, many at once: what they share
+# (the jail, support.o) is built here first, once (on a fresh clone the parts
+# would each build it at the same moment).
+check-truth: $(GRADER_ALL) $(BUILD_JAIL) $(SUPPORT_OBJ)
 	bash tests/truth/check-truth.sh $(BUILD) $(GRADER)
-check-truth-gpu: $(GRADER_ALL) $(TRACE) $(BUILD)/tests/truth-run
+check-truth-gpu: $(GRADER_ALL) $(TRACE) $(BUILD_JAIL) $(SUPPORT_OBJ) $(BUILD)/tests/truth-run
 	bash tests/truth/check-truth.sh $(BUILD) $(GRADER) gpu
 
 # make grade ends with the grader's exit status (a fake grader; no GPU, no nvcc).

@@ -86,5 +86,18 @@ for target in $gpu_targets; do
     fi
 done
 
+# Targets that fan out to many `make lab-lib` at once build what those share
+# (the build jail, support.o) first, in the one make: on a fresh clone the
+# parallel sub-makes each built it at the same moment (check-truth-gpu failed).
+for target in check-truth check-truth-gpu check-gpu-batch bench-batch; do
+    plan=$(env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS make -n --no-print-directory -C "$ROOT" BUILD="$B" \
+        SANITIZER_HOME="$TMP/sanitizer" LAB=lab3 "$target" 2>/dev/null)
+    if grep -q "smemlab-build-jail" <<<"$plan" && grep -q "obj/common/support.o" <<<"$plan"; then
+        passed=$((passed + 1)); echo "ok: make $target builds the jail and support.o before it fans out"
+    else
+        failed=$((failed + 1)); echo "FAIL: make $target leaves the jail or support.o to its parallel sub-makes"
+    fi
+done
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
