@@ -24,6 +24,12 @@ static int is_float(const ptx_instr *in)
     return ptx_type_is_float((ptx_type)in->type);
 }
 
+static int is_half(const ptx_instr *in)
+{
+    ptx_type t = (ptx_type)in->type;
+    return t == PT_F16 || t == PT_F16X2 || t == PT_BF16 || t == PT_BF16X2;
+}
+
 /* The clocks are read by mov only: no other handler knows their operand kind. */
 static int reads_clock_outside_mov(const ptx_instr *in)
 {
@@ -40,8 +46,11 @@ emu_fn emu_bind(const ptx_instr *in)
     switch (in->op) {
     case OP_ADD: case OP_SUB: case OP_MUL: case OP_MAD: case OP_DIV: case OP_ABS:
     case OP_NEG: case OP_MIN: case OP_MAX:
-        return is_float(in) ? emu_bind_float(in) : emu_bind_int(in);
-    case OP_FMA: case OP_RCP: case OP_SQRT: case OP_RSQRT: case OP_SIN: case OP_COS:
+        return is_half(in) ? emu_bind_half(in) : is_float(in) ? emu_bind_float(in)
+                                                                : emu_bind_int(in);
+    case OP_FMA:
+        return is_half(in) ? emu_bind_half(in) : emu_bind_float(in);
+    case OP_RCP: case OP_SQRT: case OP_RSQRT: case OP_SIN: case OP_COS:
     case OP_LG2: case OP_EX2: case OP_TANH: case OP_COPYSIGN:
         return emu_bind_float(in);
     case OP_REM: case OP_MUL24: case OP_MAD24: case OP_SAD: case OP_ADDC: case OP_SUBC:

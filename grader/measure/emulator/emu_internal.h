@@ -248,6 +248,10 @@ emu_fn emu_bind_float(const ptx_instr *in); /* emu_ops_float.c */
 emu_fn emu_bind_cvt(const ptx_instr *in);   /* emu_ops_cvt.c */
 emu_fn emu_bind_mem(const ptx_instr *in);   /* emu_ops_mem.c */
 emu_fn emu_bind_warp(const ptx_instr *in);  /* emu_ops_warp.c */
+emu_fn emu_bind_half(const ptx_instr *in);  /* emu_ops_half.c: f16, bf16 and their pairs */
+
+/* Element half (0: the low 16 bits) of a register holding f16 or bf16 values, exact. */
+double emu_half_element(uint64_t reg, ptx_type t, int half, int ftz);
 
 /* The host runs AVX2 and FMA: handlers compiled for them may be used (emu_bind.c). */
 int emu_host_avx2(void);

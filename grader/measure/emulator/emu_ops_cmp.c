@@ -107,6 +107,19 @@ static uint32_t cmp_f64(const uint64_t *A, const uint64_t *B, int op, uint32_t m
     return r;
 }
 
+/* f16 and bf16: element `half` of each operand (0: the low 16 bits). */
+static uint32_t cmp_half(const uint64_t *A, const uint64_t *B, ptx_type t, int half, int op,
+                         uint32_t m, int ftz)
+{
+    uint32_t r = 0;
+    for (uint32_t mm = m; mm; mm &= mm - 1) {
+        int l = __builtin_ctz(mm);
+        r |= (uint32_t)float_cmp(emu_half_element(A[l], t, half, ftz),
+                                 emu_half_element(B[l], t, half, ftz), op) << l;
+    }
+    return r;
+}
+
 /* The comparison of operands a, b of type t for lanes m. */
 static uint32_t compare(emu_warp *w, const ptx_instr *in, ptx_type t, int ka, uint32_t m)
 {
@@ -120,6 +133,8 @@ static uint32_t compare(emu_warp *w, const ptx_instr *in, ptx_type t, int ka, ui
     case PT_S64: return cmp_s64(A, B, op, m);
     case PT_U64: case PT_B64: return cmp_u64(A, B, op, m);
     case PT_F32: return cmp_f32(A, B, op, m, (in->flags & PF_FTZ) != 0);
+    case PT_F16: case PT_BF16: case PT_F16X2: case PT_BF16X2:
+        return cmp_half(A, B, t, 0, op, m, (in->flags & PF_FTZ) != 0);
     default: return cmp_f64(A, B, op, m);
     }
 }
@@ -140,6 +155,11 @@ static int c_setp(emu_warp *w, const ptx_instr *in, uint32_t m)
     uint32_t x = compare(w, in, (ptx_type)in->type, 2, m);
     uint32_t c = in->mod2 ? pred_of(w, &in->o[4]) : 0;
     uint32_t p = combine(x, c, in->mod2), q = combine(~x, c, in->mod2);
+    if (in->type == PT_F16X2 || in->type == PT_BF16X2) { /* p: the low halves, q: the high */
+        const uint64_t *A = emu_reg(w, in->o[2].r), *B = emu_reg(w, in->o[3].r);
+        uint32_t y = cmp_half(A, B, (ptx_type)in->type, 1, in->mod, m, (in->flags & PF_FTZ) != 0);
+        q = combine(y, c, in->mod2);
+    }
     pred_set(w, &in->o[0], p, m);
     pred_set(w, &in->o[1], q, m);
     return 0;
@@ -148,11 +168,21 @@ static int c_setp(emu_warp *w, const ptx_instr *in, uint32_t m)
 /* set.cmp[.bool].dtype.stype d, a, b[, c]: all ones (integers) or 1.0 (f32) where true */
 static int c_set(emu_warp *w, const ptx_instr *in, uint32_t m)
 {
-    uint32_t x = compare(w, in, (ptx_type)in->type2, 1, m);
-    if (in->mod2)
-        x = combine(x, pred_of(w, &in->o[3]), in->mod2);
+    ptx_type st = (ptx_type)in->type2, dt = (ptx_type)in->type;
+    uint32_t x = compare(w, in, st, 1, m);
+    uint32_t c = in->mod2 ? pred_of(w, &in->o[3]) : 0;
+    x = combine(x, c, in->mod2);
     uint64_t *d = emu_reg(w, in->o[0].r);
-    uint64_t yes = in->type == PT_F32 ? 0x3f800000u : 0xffffffffu;
+    if (st == PT_F16X2 || st == PT_BF16X2) { /* a pair: each half its own answer */
+        const uint64_t *A = emu_reg(w, in->o[1].r), *B = emu_reg(w, in->o[2].r);
+        uint32_t y = combine(cmp_half(A, B, st, 1, in->mod, m, (in->flags & PF_FTZ) != 0), c,
+                             in->mod2);
+        uint64_t one = dt == PT_F16X2 ? 0x3c00u : dt == PT_BF16X2 ? 0x3f80u : 0xffffu;
+        EMU_LANES(m, l, d[l] = ((x >> l & 1) ? one : 0) | ((y >> l & 1) ? one << 16 : 0));
+        return 0;
+    }
+    uint64_t yes = dt == PT_F32 ? 0x3f800000u : dt == PT_F16 ? 0x3c00u
+                 : dt == PT_BF16 ? 0x3f80u : ptx_type_size(dt) == 2 ? 0xffffu : 0xffffffffu;
     EMU_LANES(m, l, d[l] = (x >> l & 1) ? yes : 0);
     return 0;
 }
@@ -232,15 +262,19 @@ static int c_pred_logic(emu_warp *w, const ptx_instr *in, uint32_t m)
 static int cmp_type_ok(ptx_type t)
 {
     return (t >= PT_B16 && t <= PT_B64) || (t >= PT_U16 && t <= PT_U64) ||
-           (t >= PT_S16 && t <= PT_S64) || t == PT_F32 || t == PT_F64;
+           (t >= PT_S16 && t <= PT_S64) || t == PT_F32 || t == PT_F64 || t == PT_F16 ||
+           t == PT_BF16;
 }
 
 emu_fn emu_bind_cmp(const ptx_instr *in)
 {
     ptx_type t = (ptx_type)in->type;
     switch (in->op) {
-    case OP_SETP: return cmp_type_ok(t) ? c_setp : NULL;
-    case OP_SET: return cmp_type_ok((ptx_type)in->type2) ? c_set : NULL;
+    case OP_SETP: return cmp_type_ok(t) || t == PT_F16X2 || t == PT_BF16X2 ? c_setp : NULL;
+    case OP_SET: {
+        ptx_type st = (ptx_type)in->type2;
+        return cmp_type_ok(st) || st == PT_F16X2 || st == PT_BF16X2 ? c_set : NULL;
+    }
     case OP_SELP: return ptx_type_size(t) > 0 && ptx_type_size(t) <= 8 ? c_selp : NULL;
     case OP_SLCT:
         return (in->type2 == PT_S32 || in->type2 == PT_F32) && ptx_type_size(t) <= 8 ? c_slct

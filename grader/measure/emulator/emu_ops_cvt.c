@@ -3,6 +3,7 @@
  * vector pack/unpack), cvt in every direction with rounding and saturation,
  * cvta and isspacep (docs/emulator.md#semantics).
  */
+#include "emu_half.h"
 #include "emu_internal.h"
 
 #include <fenv.h>
@@ -165,60 +166,12 @@ static uint64_t float_to_int(double v, ptx_type dst, int rnd)
     return sg ? (uint64_t)(int64_t)v : (uint64_t)v;
 }
 
-static float half_to_float(uint32_t h)
-{
-    uint32_t sign = (h & 0x8000u) << 16, e = (h >> 10) & 0x1f, mant = h & 0x3ff;
-    if (e == 0x1f)
-        return emu_f32(sign | 0x7f800000u | (mant << 13));
-    if (e == 0) /* zero or subnormal: exact in float */
-        return (sign ? -1.0f : 1.0f) * ldexpf((float)mant, -24);
-    return emu_f32(sign | ((e - 15 + 127) << 23) | (mant << 13));
-}
-
-/* float to IEEE half, round to nearest even (the only rounding the emulator gives f16). */
-static uint32_t float_to_half(float f)
-{
-    uint32_t x = (uint32_t)emu_bits32(f);
-    uint32_t sign = (x >> 16) & 0x8000u;
-    float a = fabsf(f);
-    if (isnan(f))
-        return sign | 0x7e00u;
-    if (a >= 65520.0f) /* rounds to infinity */
-        return sign | 0x7c00u;
-    if (a < ldexpf(1.0f, -14)) { /* subnormal half: multiples of 2^-24 */
-        float q = nearbyintf(a * ldexpf(1.0f, 24));
-        return sign | (uint32_t)q;
-    }
-    int e;
-    float fr = frexpf(a, &e); /* a = fr * 2^e, fr in [0.5, 1) */
-    float mant = nearbyintf((fr * 2.0f - 1.0f) * 1024.0f);
-    uint32_t he = (uint32_t)(e - 1 + 15);
-    if (mant >= 1024.0f) {
-        mant = 0;
-        he++;
-    }
-    if (he >= 31)
-        return sign | 0x7c00u;
-    return sign | he << 10 | (uint32_t)mant;
-}
-
-static uint32_t float_to_bf16(float f)
-{
-    uint32_t x = (uint32_t)emu_bits32(f);
-    if (isnan(f))
-        return (x >> 16) | 0x40u;
-    uint32_t rest = x & 0xffffu, hi = x >> 16;
-    if (rest > 0x8000u || (rest == 0x8000u && (hi & 1)))
-        hi++;
-    return hi & 0xffffu;
-}
-
 /* A register value of float type t as a double (exact for every type here). */
 static double float_value(uint64_t v, ptx_type t, int ftz)
 {
     switch (t) {
-    case PT_F16: return half_to_float((uint32_t)v & 0xffff);
-    case PT_BF16: return emu_f32((v & 0xffff) << 16);
+    case PT_F16: return emu_f16_value((uint32_t)v);
+    case PT_BF16: return emu_bf16_value((uint32_t)v);
     case PT_F32: return ftz ? emu_ftz32(emu_f32(v)) : emu_f32(v);
     default: return emu_f64(v);
     }
@@ -240,8 +193,8 @@ static uint64_t to_float_bits(double v, ptx_type t, int ftz, int sat)
     if (sat)
         v = v > 0.0 ? (v < 1.0 ? v : 1.0) : 0.0;
     switch (t) {
-    case PT_F16: return float_to_half((float)v);
-    case PT_BF16: return float_to_bf16((float)v);
+    case PT_F16: return emu_f16_bits(v, EMU_F16_NAN);
+    case PT_BF16: return emu_bf16_bits(v, EMU_BF16_NAN);
     case PT_F32: {
         volatile float f = (float)v;
         return emu_bits32(ftz ? emu_ftz32(f) : f);
@@ -260,7 +213,7 @@ static uint64_t cvt_one(uint64_t a, ptx_type dt, ptx_type st, int rnd, int ftz, 
         return float_to_int(float_value(a, st, ftz), dt, rnd);
     if (!sf) { /* integer to float; 64-bit integers may round, by the current mode */
         int64_t v = int_value(a, st);
-        if (dt == PT_F64)
+        if (dt != PT_F32) /* exact in a double (|v| < 2^53 for every value a half holds) */
             return to_float_bits(ptx_type_is_signed(st) ? (double)v : (double)(uint64_t)v, dt,
                                  0, sat);
         volatile float f = ptx_type_is_signed(st) ? (float)v : (float)(uint64_t)v;
@@ -286,10 +239,41 @@ static int v_cvt(emu_warp *w, const ptx_instr *in, uint32_t m)
         fesetround(mode);
     for (uint32_t mm = m; mm; mm &= mm - 1) {
         int l = __builtin_ctz(mm);
-        uint64_t v = cvt_one(A[l], dt, st, rnd, ftz, sat) & width_mask(dsz);
+        uint64_t a = A[l];
+        if ((in->flags & PF_RELU) && ptx_type_is_float(st) && float_value(a, st, ftz) < 0.0)
+            a = 0; /* .relu: a negative source converts as +0 */
+        uint64_t v = cvt_one(a, dt, st, rnd, ftz, sat) & width_mask(dsz);
         if (dsigned) /* a narrow signed result fills a wider register with its sign */
             v = (uint64_t)sext(v, dsz);
         d[l] = v & width_mask(rsz > dsz ? rsz : dsz);
+    }
+    if (mode != FE_TONEAREST)
+        fesetround(FE_TONEAREST);
+    return 0;
+}
+
+/* .relu (to f16/bf16): a negative result becomes +0 (NaN stays NaN). */
+static double relu(double v)
+{
+    return !isnan(v) && v < 0.0 ? 0.0 : v;
+}
+
+/* cvt.rnd{.relu}.{f16x2,bf16x2}.f32 d, a, b: a converted into the high half, b the low. */
+static int v_cvt_pack(emu_warp *w, const ptx_instr *in, uint32_t m)
+{
+    uint64_t *d = emu_reg(w, in->o[0].r);
+    const uint64_t *A = emu_reg(w, in->o[1].r), *B = emu_reg(w, in->o[2].r);
+    ptx_type et = in->type == PT_F16X2 ? PT_F16 : PT_BF16;
+    int mode = in->rnd >= PR_RZ && in->rnd <= PR_RP ? host_mode(in->rnd) : FE_TONEAREST;
+    int r = (in->flags & PF_RELU) != 0, sat = (in->flags & PF_SAT) != 0;
+    if (mode != FE_TONEAREST)
+        fesetround(mode);
+    for (uint32_t mm = m; mm; mm &= mm - 1) {
+        int l = __builtin_ctz(mm);
+        double a = emu_f32(A[l]), b = emu_f32(B[l]);
+        uint64_t hi = to_float_bits(r ? relu(a) : a, et, 0, sat);
+        uint64_t lo = to_float_bits(r ? relu(b) : b, et, 0, sat);
+        d[l] = (hi & 0xffffu) << 16 | (lo & 0xffffu);
     }
     if (mode != FE_TONEAREST)
         fesetround(FE_TONEAREST);
@@ -391,6 +375,8 @@ emu_fn emu_bind_cvt(const ptx_instr *in)
             return v_mov32;
         return ptx_type_size(t) > 0 && ptx_type_size(t) <= 8 ? v_mov : NULL;
     case OP_CVT:
+        if ((t == PT_F16X2 || t == PT_BF16X2) && in->type2 == PT_F32 && in->nops == 3)
+            return v_cvt_pack;
         if (!cvt_type_ok(t) || !cvt_type_ok((ptx_type)in->type2))
             return NULL;
         if (t == PT_S64 && in->type2 == PT_S32 && !(in->flags & PF_SAT))

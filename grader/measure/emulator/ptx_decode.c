@@ -578,6 +578,10 @@ static int is_f3264(ptx_type t)
 {
     return t == PT_F32 || t == PT_F64;
 }
+static int is_half(ptx_type t)
+{
+    return t == PT_F16 || t == PT_F16X2 || t == PT_BF16 || t == PT_BF16X2;
+}
 
 /* Wider integer of the same signedness (mul.wide, mad.wide). */
 static ptx_type wide_of(ptx_type t)
@@ -618,6 +622,8 @@ static void float_mods(dctx *c)
         in->flags |= PF_FULL;
     if (m_has(c, "NaN"))
         in->flags |= PF_NAN;
+    if (m_has(c, "relu"))
+        in->flags |= PF_RELU;
 }
 
 /* add sub mul mad div rem abs neg min max and the like, integer or float. */
@@ -651,10 +657,10 @@ static int dec_arith(dctx *c, int nsrc)
             in->nops = (uint8_t)(nsrc + 1);
             return 0;
         }
-    } else if (is_f3264(t)) {
+    } else if (is_f3264(t) || is_half(t)) {
         float_mods(c);
     } else {
-        in->flags |= PF_UNSUPPORTED; /* f16, bf16, x2 forms */
+        in->flags |= PF_UNSUPPORTED;
     }
     return dec_dsrc(c, nsrc, t == PT_NONE ? PT_B32 : t);
 }
@@ -795,7 +801,7 @@ static int dec_float(dctx *c, int nsrc)
     ptx_type t = m_type(c, 0);
     in->type = (uint8_t)t;
     float_mods(c);
-    if (!is_f3264(t))
+    if (!is_f3264(t) && !(is_half(t) && in->op == OP_FMA))
         in->flags |= PF_UNSUPPORTED;
     return dec_dsrc(c, nsrc, t == PT_NONE ? PT_F32 : t);
 }
@@ -967,10 +973,14 @@ static int dec_cvt(dctx *c)
         in->flags |= PF_FTZ;
     if (m_has(c, "sat"))
         in->flags |= PF_SAT;
+    if (m_has(c, "relu"))
+        in->flags |= PF_RELU;
+    if ((in->type == PT_F16X2 || in->type == PT_BF16X2) && in->type2 == PT_F32)
+        return dec_dsrc(c, 2, PT_F32); /* two floats packed into one pair */
     if (in->type == PT_F16X2 || in->type == PT_BF16X2 || in->type2 == PT_F16X2 ||
         in->type2 == PT_BF16X2 || in->type == PT_NONE || in->type2 == PT_NONE) {
         in->flags |= PF_UNSUPPORTED;
-        return 0; /* operands of the packing forms differ; they never run */
+        return 0; /* other packing forms: they never run */
     }
     return dec_dsrc(c, 1, (ptx_type)in->type2);
 }
