@@ -27,6 +27,10 @@
 #define TRACE_GLOBAL 0x8u  /* with TRACE_READ: a global load of one of the first
                               TRACE_GLOBAL_BLOCKS blocks; addr[] holds the low 32
                               bits of each lane's address */
+#define TRACE_ASYNC 0x10u  /* cp.async (LDGSTS): with TRACE_WRITE its shared side,
+                              with TRACE_READ | TRACE_GLOBAL its global side */
+#define TRACE_MATRIX 0x20u /* ldmatrix / stmatrix (LDSM, STSM): addr[] holds the row
+                              address each lane gave, width 16 */
 
 /* Blocks whose global loads are recorded, address by address (the halo check). */
 #define TRACE_GLOBAL_BLOCKS 16

@@ -69,6 +69,7 @@ emu_fn emu_bind(const ptx_instr *in)
     case OP_CVT: case OP_CVTA: case OP_ISSPACEP:
         return emu_bind_cvt(in);
     case OP_LD: case OP_LDU: case OP_ST: case OP_ATOM: case OP_RED: case OP_PREFETCH:
+    case OP_CP_ASYNC: case OP_LDMATRIX: case OP_STMATRIX:
     case OP_MEMBAR: case OP_NOP:
         return emu_bind_mem(in);
     case OP_SHFL: case OP_VOTE: case OP_MATCH: case OP_ACTIVEMASK: case OP_REDUX:

@@ -262,6 +262,7 @@ static void init_warp(emu_ctx *x, emu_block *b, uint32_t i)
     uint32_t threads = x->nthreads - i * 32;
     w->present = threads >= 32 ? EMU_FULL : (1u << threads) - 1;
     w->exited = w->carry = 0;
+    memset(w->commits, 0, sizeof w->commits);
     w->sp = 0;
     w->cur = (simt_entry){0, PTX_NONE, w->present, PTX_NONE};
     w->state = WARP_RUN;
@@ -286,6 +287,7 @@ static void init_block(emu_ctx *x, uint32_t index)
     /* local memory is not cleared between blocks: PTX leaves it undefined, and what a
        block finds is still the same every run (blocks run in order) */
     memset(b->bars, 0, sizeof b->bars);
+    b->n_async = 0; /* a copy never waited for lands nowhere the next block sees */
     b->live = x->nwarps == 32 ? EMU_FULL : (1u << x->nwarps) - 1;
     for (uint32_t i = 0; i < x->nwarps; i++)
         init_warp(x, b, i);
@@ -406,6 +408,7 @@ static void free_ctx(emu_ctx *x)
     free(x->blk.warps);
     free(x->blk.shared);
     free(x->blk.local);
+    free(x->blk.async);
 }
 
 static emu_status get_program(emu_module *m, int k, emu_result *res, emu_program **out)

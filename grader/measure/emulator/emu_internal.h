@@ -161,6 +161,7 @@ struct emu_warp {
     uint8_t bar_id;
     uint32_t bar_pc;         /* the barrier instruction it waits at */
     uint32_t bar_lanes;      /* the lanes that arrived */
+    uint32_t commits[32];    /* cp.async.commit_group each lane made */
 };
 
 typedef struct emu_barrier {
@@ -173,6 +174,18 @@ typedef struct emu_barrier {
 } emu_barrier;
 
 typedef struct emu_ctx emu_ctx;
+
+/* A cp.async in flight: its bytes land in shared memory when the lane waits for its
+   group (cp.async.wait_group / wait_all), as on a GPU, not when it is issued. */
+typedef struct emu_async {
+    uint8_t *dst;        /* the shared bytes (or the block's `nowhere`) */
+    const uint8_t *src;  /* the global bytes; NULL when none are read (src-size 0) */
+    uint32_t group;      /* the lane's commits before it: the group it belongs to */
+    uint16_t warp;
+    uint8_t lane, size, src_size;
+} emu_async;
+
+#define EMU_MAX_ASYNC (1u << 20) /* copies in flight in one block */
 
 struct emu_block {
     emu_ctx *x;
@@ -188,6 +201,8 @@ struct emu_block {
     uint32_t n_warps;
     uint32_t live;           /* warps that have not exited (bit per warp) */
     emu_barrier bars[16];
+    emu_async *async;        /* cp.async copies in flight */
+    uint32_t n_async, cap_async;
 };
 
 struct emu_ctx {

@@ -13,6 +13,7 @@
  */
 #include "emu_internal.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 typedef struct access {
@@ -94,10 +95,10 @@ static int in_window(uint64_t a, uint64_t base)
     return a >= base && a - base < EMU_WINDOW_SIZE;
 }
 
-static int lane_resolve(emu_warp *w, const ptx_instr *in, access *ac, int l, uint64_t a,
-                        uint32_t size, int how)
+static int lane_resolve(emu_warp *w, const ptx_instr *in, int space, access *ac, int l,
+                        uint64_t a, uint32_t size, int how)
 {
-    switch (in->space) {
+    switch (space) {
     case PS_GLOBAL: return lane_global(w, in, ac, l, a, size, PS_GLOBAL);
     case PS_CONST:
         if (how & ACC_WRITE)
@@ -118,14 +119,14 @@ static int lane_resolve(emu_warp *w, const ptx_instr *in, access *ac, int l, uin
 }
 
 /* Lane by lane: every space and window, each lane checked on its own. */
-static int resolve_lanes(emu_warp *w, const ptx_instr *in, uint32_t m, const uint64_t *a,
-                         uint32_t size, int how, access *ac)
+static int resolve_lanes(emu_warp *w, const ptx_instr *in, int space, uint32_t m,
+                         const uint64_t *a, uint32_t size, int how, access *ac)
 {
     for (uint32_t mm = m; mm; mm &= mm - 1) {
         int l = __builtin_ctz(mm);
         if (a[l] & (size - 1))
             return fault(w, in, l, a[l], size, "a misaligned address");
-        if (lane_resolve(w, in, ac, l, a[l], size, how))
+        if (lane_resolve(w, in, space, ac, l, a[l], size, how))
             return -1;
     }
     return 0;
@@ -133,17 +134,17 @@ static int resolve_lanes(emu_warp *w, const ptx_instr *in, uint32_t m, const uin
 
 /* The common cases at once: every lane in the block's shared memory, or every lane in one
    global allocation. 1 if done, 0 if the lanes need the lane-by-lane path. */
-static int resolve_fast(emu_warp *w, const ptx_instr *in, uint32_t m, const uint64_t *a,
+static int resolve_fast(emu_warp *w, int space_asked, uint32_t m, const uint64_t *a,
                         uint64_t lo, uint64_t hi, uint32_t size, int how, access *ac)
 {
-    int space = in->space;
+    int space = space_asked;
     if (space == PS_GENERIC && lo >= EMU_SHARED_WINDOW && hi < EMU_SHARED_WINDOW + EMU_WINDOW_SIZE)
         space = PS_SHARED;
     else if (space == PS_GENERIC && hi < EMU_SHARED_WINDOW)
         space = PS_GLOBAL;
     if (space == PS_SHARED) {
         emu_block *b = w->b;
-        uint64_t base = in->space == PS_GENERIC ? EMU_SHARED_WINDOW : 0;
+        uint64_t base = space_asked == PS_GENERIC ? EMU_SHARED_WINDOW : 0;
         if (hi - base > b->shared_limit || b->shared_limit - (hi - base) < size)
             return 0;
         EMU_LANES(m, l, {
@@ -210,9 +211,9 @@ static void warp_bounds(const uint64_t *a, uint32_t m, uint64_t *lo, uint64_t *h
     bounds(a, m, lo, hi, odd);
 }
 
-/* Addresses of the lanes m from the address operand k, resolved into ac. */
-static int resolve(emu_warp *w, const ptx_instr *in, int k, uint32_t m, uint32_t size, int how,
-                   access *ac)
+/* Addresses of the lanes m from the address operand k in space, resolved into ac. */
+static int resolve_in(emu_warp *w, const ptx_instr *in, int space, int k, uint32_t m,
+                      uint32_t size, int how, access *ac)
 {
     const ptx_operand *o = &in->o[k];
     uint64_t off = (uint64_t)o->imm, a[32], lo, hi, odd;
@@ -224,19 +225,27 @@ static int resolve(emu_warp *w, const ptx_instr *in, int k, uint32_t m, uint32_t
         EMU_LANES(m, l, a[l] = off);
     }
     warp_bounds(a, m, &lo, &hi, &odd);
-    if (!(odd & (size - 1)) && resolve_fast(w, in, m, a, lo, hi, size, how, ac))
+    if (!(odd & (size - 1)) && resolve_fast(w, space, m, a, lo, hi, size, how, ac))
         return 0;
     ac->shared = ac->global = 0;
-    return resolve_lanes(w, in, m, a, size, how, ac);
+    return resolve_lanes(w, in, space, m, a, size, how, ac);
 }
 
-static void record(emu_warp *w, const ptx_instr *in, const access *ac, uint32_t width, int how)
+/* The same in the instruction's own state space. */
+static int resolve(emu_warp *w, const ptx_instr *in, int k, uint32_t m, uint32_t size, int how,
+                   access *ac)
+{
+    return resolve_in(w, in, in->space, k, m, size, how, ac);
+}
+
+static void record_as(emu_warp *w, const ptx_instr *in, const access *ac, uint32_t width,
+                      int how, uint16_t extra)
 {
     emu_ctx *x = w->b->x;
     const emu_sink *s = x->sink;
     uint32_t pc = (uint32_t)(in - x->prog->code);
     uint16_t flags = (uint16_t)(((how & ACC_READ) ? TRACE_READ : 0) |
-                                ((how & ACC_WRITE) ? TRACE_WRITE : 0));
+                                ((how & ACC_WRITE) ? TRACE_WRITE : 0) | extra);
     if (ac->shared && s && s->shared) {
         trace_record r;
         r.pc = (uint64_t)pc * 16;
@@ -271,6 +280,11 @@ static void record(emu_warp *w, const ptx_instr *in, const access *ac, uint32_t 
         }
         s->global(s->ctx, &g);
     }
+}
+
+static void record(emu_warp *w, const ptx_instr *in, const access *ac, uint32_t width, int how)
+{
+    record_as(w, in, ac, width, how, 0);
 }
 
 static uint64_t width_mask(int bytes)
@@ -437,6 +451,168 @@ static int m_atom(emu_warp *w, const ptx_instr *in, uint32_t m)
     return 0;
 }
 
+/* --- cp.async ---------------------------------------------------------------------- */
+
+/* The global side of a cp.async, a request even where no lane reads (src-size 0). */
+static void record_async_global(emu_warp *w, const ptx_instr *in, const access *src,
+                                uint32_t width)
+{
+    emu_ctx *x = w->b->x;
+    const emu_sink *s = x->sink;
+    if (!s || !s->global)
+        return;
+    emu_global_record g;
+    memset(&g, 0, sizeof g);
+    g.pc = (uint64_t)(in - x->prog->code) * 16;
+    g.block = w->b->index;
+    g.warp = w->index;
+    g.active = src->global;
+    g.width = (uint16_t)width;
+    g.flags = TRACE_READ | TRACE_ASYNC;
+    for (uint32_t mm = src->global; mm; mm &= mm - 1) {
+        int l = __builtin_ctz(mm);
+        g.addr[l] = src->gaddr[l];
+    }
+    s->global(s->ctx, &g);
+}
+
+/* Bytes of the source each lane reads: src-size (at most cp-size), none where ignore-src. */
+static void async_src_sizes(emu_warp *w, const ptx_instr *in, uint32_t m, uint32_t size,
+                            uint8_t *n)
+{
+    const uint64_t *S = in->o[2].kind == PO_REG ? emu_reg(w, in->o[2].r) : NULL;
+    uint32_t ignore = in->o[3].kind == PO_PRED
+                          ? w->p[in->o[3].r] ^ (in->o[3].neg ? EMU_FULL : 0) : 0;
+    EMU_LANES(m, l, {
+        uint64_t k = S ? S[l] : size;
+        n[l] = (ignore >> l & 1) ? 0 : (uint8_t)(k < size ? k : size);
+    });
+}
+
+static int async_push(emu_warp *w, const ptx_instr *in, const emu_async *a)
+{
+    emu_block *b = w->b;
+    if (b->n_async == b->cap_async) {
+        if (b->cap_async >= EMU_MAX_ASYNC)
+            return emu_fail(w, in, EMU_FAULT, "more than %u asynchronous copies in flight in "
+                            "one block: does the kernel wait for them (cp.async.wait_group, "
+                            "__pipeline_wait_prior)?", EMU_MAX_ASYNC);
+        uint32_t cap = b->cap_async ? b->cap_async * 2 : 256;
+        emu_async *na = realloc(b->async, (size_t)cap * sizeof *na);
+        if (!na)
+            return emu_fail(w, in, EMU_UNSUPPORTED, "out of memory for asynchronous copies");
+        b->async = na;
+        b->cap_async = cap;
+    }
+    b->async[b->n_async++] = *a;
+    return 0;
+}
+
+/* cp.async: the source is read and checked now, its bytes land when the lane waits. */
+static int m_cp_async(emu_warp *w, const ptx_instr *in, uint32_t m)
+{
+    access dst, src;
+    uint32_t size = (uint32_t)ptx_type_size((ptx_type)in->type);
+    uint8_t n[32];
+    async_src_sizes(w, in, m, size, n);
+    uint32_t reads = 0;
+    EMU_LANES(m, l, reads |= (uint32_t)(n[l] > 0) << l);
+    if (resolve_in(w, in, PS_SHARED, 0, m, size, ACC_WRITE, &dst))
+        return -1;
+    memset(&src, 0, sizeof src);
+    if (reads && resolve_in(w, in, PS_GLOBAL, 1, reads, size, ACC_READ, &src))
+        return -1;
+    for (uint32_t mm = m; mm; mm &= mm - 1) {
+        int l = __builtin_ctz(mm);
+        emu_async a = {dst.ptr[l], n[l] ? src.ptr[l] : NULL, w->commits[l],
+                       (uint16_t)w->index, (uint8_t)l, (uint8_t)size, n[l]};
+        if (async_push(w, in, &a))
+            return -1;
+    }
+    record_as(w, in, &dst, size, ACC_WRITE, TRACE_ASYNC);
+    record_async_global(w, in, &src, size);
+    return 0;
+}
+
+static int m_cp_commit(emu_warp *w, const ptx_instr *in, uint32_t m)
+{
+    (void)in;
+    EMU_LANES(m, l, w->commits[l]++);
+    return 0;
+}
+
+/* wait_group N: every copy of the lane's groups but the N newest lands (wait_all: every
+   copy, committed or not). Copies land in the order they were issued. */
+static int m_cp_wait(emu_warp *w, const ptx_instr *in, uint32_t m)
+{
+    emu_block *b = w->b;
+    int all = in->mod == PM_WAIT_ALL;
+    uint64_t keep = all ? 0 : *emu_reg(w, in->o[0].r);
+    uint32_t kept = 0;
+    for (uint32_t i = 0; i < b->n_async; i++) {
+        emu_async *a = &b->async[i];
+        int lands = a->warp == w->index && (m >> a->lane & 1) &&
+                    (all || (uint64_t)a->group + keep < w->commits[a->lane]);
+        if (!lands) {
+            b->async[kept++] = *a;
+            continue;
+        }
+        if (a->src_size)
+            memcpy(a->dst, a->src, a->src_size);
+        memset(a->dst + a->src_size, 0, (size_t)(a->size - a->src_size));
+    }
+    b->n_async = kept;
+    return 0;
+}
+
+/* --- ldmatrix / stmatrix ---------------------------------------------------------------- */
+
+/* Lane l's two 16-bit elements of matrix k: row r, columns c and c + 1 (trans: the
+   transposed matrix's, i.e. rows c and c + 1 of column r). */
+static void matrix_cell(int l, int trans, int which, int *row, int *col)
+{
+    int r = l / 4, c = 2 * (l % 4) + which;
+    *row = trans ? c : r;
+    *col = trans ? r : c;
+}
+
+/* ldmatrix: lanes 8k .. 8k + 7 give the rows of matrix k (16 bytes each); every lane
+   receives, of each matrix, the two elements of row l / 4 at columns 2 (l % 4) + {0, 1}. */
+static int m_matrix(emu_warp *w, const ptx_instr *in, uint32_t m)
+{
+    int ld = in->op == OP_LDMATRIX, n = in->vec, trans = in->mod == PM_TRANS;
+    uint32_t rows = n == 4 ? EMU_FULL : (1u << (8 * n)) - 1;
+    if (m != w->present || (m & rows) != rows)
+        return emu_fail(w, in, EMU_UNSUPPORTED, "the emulator does not support `%s` with "
+                        "lanes of the warp inactive", ptx_instr_text(in));
+    access ac;
+    if (resolve(w, in, ld ? n : 0, rows, 16, ld ? ACC_READ : ACC_WRITE, &ac))
+        return -1;
+    for (int k = 0; k < n; k++) {
+        uint64_t *reg = emu_reg(w, in->o[ld ? k : 1 + k].r);
+        for (int l = 0; l < 32; l++) {
+            uint32_t word = 0;
+            for (int which = 0; which < 2; which++) {
+                int row, col;
+                matrix_cell(l, trans, which, &row, &col);
+                uint8_t *cell = ac.ptr[8 * k + row] + 2 * col;
+                if (ld) {
+                    uint16_t h;
+                    memcpy(&h, cell, 2);
+                    word |= (uint32_t)h << (16 * which);
+                } else {
+                    uint16_t h = (uint16_t)(reg[l] >> (16 * which));
+                    memcpy(cell, &h, 2);
+                }
+            }
+            if (ld)
+                reg[l] = word;
+        }
+    }
+    record_as(w, in, &ac, 16, ld ? ACC_READ : ACC_WRITE, TRACE_MATRIX);
+    return 0;
+}
+
 static int m_nop(emu_warp *w, const ptx_instr *in, uint32_t m)
 {
     (void)w;
@@ -472,6 +648,13 @@ emu_fn emu_bind_mem(const ptx_instr *in)
     case OP_RED:
         return atom_ok(in) && in->space != PS_LOCAL && in->space != PS_CONST &&
                        in->space != PS_KPARAM ? m_atom : NULL;
+    case OP_CP_ASYNC:
+        return in->mod == PM_COMMIT ? m_cp_commit
+               : in->mod == PM_WAIT || in->mod == PM_WAIT_ALL ? m_cp_wait
+               : m_cp_async;
+    case OP_LDMATRIX:
+    case OP_STMATRIX:
+        return in->vec == 1 || in->vec == 2 || in->vec == 4 ? m_matrix : NULL;
     case OP_PREFETCH:
     case OP_MEMBAR:
     case OP_NOP:

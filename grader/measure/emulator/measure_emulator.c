@@ -49,8 +49,8 @@ static void on_global(void *ctx, const emu_global_record *g)
     if (!(g->flags & TRACE_READ) || (g->flags & TRACE_WRITE))
         return;
     m->global_loads++;
-    if (g->block >= TRACE_GLOBAL_BLOCKS || m->failed)
-        return;
+    if (g->block >= TRACE_GLOBAL_BLOCKS || m->failed || !g->active)
+        return; /* (a cp.async whose lanes all read nothing is a request all the same) */
     trace_record r;
     memset(&r, 0, sizeof r);
     r.pc = g->pc;

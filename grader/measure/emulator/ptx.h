@@ -87,6 +87,8 @@ typedef enum ptx_op {
     OP_SETP, OP_SET, OP_SELP, OP_SLCT,
     /* data movement and conversion */
     OP_MOV, OP_CVT, OP_CVTA, OP_ISSPACEP, OP_LD, OP_LDU, OP_ST, OP_PREFETCH, OP_ATOM, OP_RED,
+    OP_CP_ASYNC,   /* cp.async: a copy from global to shared memory, its commit and wait */
+    OP_LDMATRIX, OP_STMATRIX,
     /* warp and block */
     OP_SHFL, OP_VOTE, OP_MATCH, OP_ACTIVEMASK, OP_REDUX, OP_ELECT, OP_BAR, OP_BAR_WARP,
     OP_MEMBAR, OP_NOP,
@@ -125,7 +127,9 @@ enum {
     PM_F4E, PM_B4E, PM_RC8, PM_ECL, PM_ECR, PM_RC16,                       /* prmt */
     PM_FINITE, PM_INFINITE, PM_NUMBER, PM_NOTANUMBER, PM_NORMAL, PM_SUBNORMAL, /* testp */
     PM_SHIFTAMT,                                                           /* bfind */
-    PM_PACK, PM_UNPACK                                                     /* mov with a vector */
+    PM_PACK, PM_UNPACK,                                                    /* mov with a vector */
+    PM_COMMIT, PM_WAIT, PM_WAIT_ALL,                                       /* cp.async */
+    PM_TRANS                                                               /* ldmatrix */
 };
 
 typedef enum ptx_okind {

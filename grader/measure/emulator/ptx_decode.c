@@ -1108,6 +1108,90 @@ static int dec_atom(dctx *c)
     return 0;
 }
 
+/*
+ * cp.async.{ca,cg}.shared{::cta}.global [dst], [src], cp-size{, src-size | ignore-src}{, policy}
+ * cp.async.commit_group; cp.async.wait_group N; cp.async.wait_all
+ * The copy: o[0] dst (shared), o[1] src (global), type B32/B64/B128 by cp-size, o[2]
+ * src-size (a register or constant; PO_NONE: all of it), o[3] ignore-src (PO_NONE: none).
+ * The bulk, mbarrier and tensor forms are not run.
+ */
+static int dec_cp_async(dctx *c)
+{
+    ptx_instr *in = c->in;
+    if (!m_has(c, "async") || m_has(c, "bulk") || m_has(c, "mbarrier")) {
+        in->flags |= PF_UNSUPPORTED;
+        return 0;
+    }
+    if (m_has(c, "commit_group") || m_has(c, "wait_all")) {
+        in->mod = m_has(c, "commit_group") ? PM_COMMIT : PM_WAIT_ALL;
+        return want(c, 0, 0);
+    }
+    if (m_has(c, "wait_group")) {
+        in->mod = PM_WAIT;
+        if (want(c, 1, 1) || c->r[0].kind != R_NUM)
+            return derr(c, "expected the number of groups that may stay pending");
+        in->nops = 1;
+        return src_raw(c, &c->r[0], PT_U32, &in->o[0]);
+    }
+    m_has(c, "ca");
+    m_has(c, "cg");
+    int shared = m_has(c, "shared") || m_has(c, "shared::cta"), global = m_has(c, "global");
+    in->space = PS_SHARED;
+    if (!shared || !global)
+        in->flags |= PF_UNSUPPORTED;
+    if (c->nr < 3 || c->nr > 5 || c->r[2].kind != R_NUM)
+        return derr(c, "wrong operands: [dst], [src], cp-size{, src-size}{, cache-policy}");
+    const ptx_tok *size = tok(c, c->r[2].tok);
+    in->type = size->u == 4 ? PT_B32 : size->u == 8 ? PT_B64 : size->u == 16 ? PT_B128 : PT_NONE;
+    if (in->type == PT_NONE)
+        return derr(c, "cp-size must be 4, 8 or 16");
+    if (addr_raw(c, &c->r[0], &in->o[0]) || addr_raw(c, &c->r[1], &in->o[1]))
+        return -1;
+    in->o[2].kind = in->o[3].kind = PO_NONE;
+    in->nops = 4;
+    if (c->nr < 4)
+        return 0;
+    const raw *x = &c->r[3]; /* src-size, ignore-src, or (with neither) the cache policy */
+    uint32_t slot;
+    ptx_type ty = PT_NONE;
+    if (x->kind == R_NAME)
+        ptx_lookup_reg(c->p, tok_text(c, x->tok), tok(c, x->tok)->len, &slot, &ty);
+    if (x->kind == R_NOT || ty == PT_PRED)
+        return pred_src_raw(c, x, &in->o[3]);
+    if (x->kind == R_NUM || ptx_type_size(ty) == 4)
+        return src_raw(c, x, PT_U32, &in->o[2]);
+    return 0; /* a 64-bit cache policy */
+}
+
+/* ldmatrix.sync.aligned.m8n8.x{1,2,4}{.trans}.shared{::cta}.b16 {d...}, [a];
+   stmatrix.sync.aligned.m8n8.x{1,2,4}{.trans}.shared{::cta}.b16 [a], {s...};
+   vec: matrices, mod: PM_TRANS or none. */
+static int dec_matrix(dctx *c)
+{
+    ptx_instr *in = c->in;
+    int ld = in->op == OP_LDMATRIX;
+    m_has(c, "sync");
+    m_has(c, "aligned");
+    in->vec = m_has(c, "x1") ? 1 : m_has(c, "x2") ? 2 : m_has(c, "x4") ? 4 : 0;
+    if (m_has(c, "trans"))
+        in->mod = PM_TRANS;
+    in->space = (uint8_t)m_space(c);
+    in->type = (uint8_t)m_type(c, 0);
+    if (!m_has(c, "m8n8") || in->vec == 0 || in->type != PT_B16 ||
+        (in->space != PS_SHARED && in->space != PS_GENERIC))
+        in->flags |= PF_UNSUPPORTED;
+    if (in->vec == 0)
+        return 0;
+    const raw *regs = &c->r[ld ? 0 : 1], *addr = &c->r[ld ? 1 : 0];
+    if (want(c, 2, 2) || regs->kind != R_VEC || regs->n != in->vec)
+        return derr(c, "expected a vector of one register a matrix and an address");
+    if (vec_regs(c, regs, ld ? 0 : 1, ld, PT_B32) ||
+        addr_raw(c, addr, &in->o[ld ? in->vec : 0]))
+        return -1;
+    in->nops = (uint8_t)(in->vec + 1);
+    return 0;
+}
+
 /* The member mask of a .sync warp instruction: given, or all lanes. */
 static int member_mask(dctx *c, uint32_t ri, int k)
 {
@@ -1413,7 +1497,8 @@ static const op_entry ops_table[] = {
     {"mov", OP_MOV, 0},       {"cvt", OP_CVT, 0},       {"cvta", OP_CVTA, 0},
     {"isspacep", OP_ISSPACEP, 0}, {"ld", OP_LD, 0},     {"ldu", OP_LDU, 0},
     {"st", OP_ST, 0},         {"prefetch", OP_PREFETCH, 1}, {"prefetchu", OP_PREFETCH, 1},
-    {"atom", OP_ATOM, 0},     {"red", OP_RED, 0},       {"shfl", OP_SHFL, 0},
+    {"atom", OP_ATOM, 0},     {"red", OP_RED, 0},       {"cp", OP_CP_ASYNC, 0},
+    {"ldmatrix", OP_LDMATRIX, 0}, {"stmatrix", OP_STMATRIX, 0},       {"shfl", OP_SHFL, 0},
     {"vote", OP_VOTE, 0},     {"match", OP_MATCH, 0},   {"activemask", OP_ACTIVEMASK, 0},
     {"redux", OP_REDUX, 0},   {"elect", OP_ELECT, 0},   {"bar", OP_BAR, 0},
     {"barrier", OP_BAR, 0},   {"membar", OP_MEMBAR, 1}, {"fence", OP_MEMBAR, 1},
@@ -1470,6 +1555,8 @@ static int decode_by_op(dctx *c)
     case OP_LD: case OP_LDU: return dec_ld(c);
     case OP_ST: return dec_st(c);
     case OP_ATOM: case OP_RED: return dec_atom(c);
+    case OP_CP_ASYNC: return dec_cp_async(c);
+    case OP_LDMATRIX: case OP_STMATRIX: return dec_matrix(c);
     case OP_SHFL: return dec_shfl(c);
     case OP_VOTE: return dec_vote(c);
     case OP_MATCH: return dec_match(c);
