@@ -100,7 +100,9 @@ $(EMU_PTX_DIR)/%.ptx: tests/emulator/%.cu
 # what it finds goes to $(BUILD)/tests/emu-fuzz-corpus, crashes to the current folder.
 EMU_FUZZ := $(BUILD)/tests/emu-fuzz
 EMU_FUZZ_SECONDS ?= 60
-EMU_SRC := $(wildcard grader/measure/emulator/*.c)
+# The PTX machine alone: the adapters that make it the grader's device and meter
+# (emu_device.c, measure_emulator.c, lab_decls.c) need the grader and CUDA's headers.
+EMU_SRC := $(filter-out %/emu_device.c %/measure_emulator.c %/lab_decls.c,$(wildcard grader/measure/emulator/*.c))
 $(EMU_FUZZ): tests/emulator/fuzz_ptx.c $(EMU_SRC) $(wildcard grader/measure/emulator/*.h)
 	@mkdir -p $(@D)
 	clang -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -iquote grader $< $(EMU_SRC) -o $@ -lm

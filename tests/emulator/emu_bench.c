@@ -92,9 +92,11 @@ static double run(emu_device *d, emu_module *m, const kernel *k, int M, int N, i
         memcpy(params + info.param_offset[i], &ptrs[i], 8);
     for (int i = 0; i < 3; i++)
         memcpy(params + info.param_offset[3 + i], &dims[i], 4);
-    emu_launch l = {ki, {(unsigned)(N + (int)k->tile_n - 1) / k->tile_n,
-                         (unsigned)(M + (int)k->tile_m - 1) / k->tile_m, 1},
-                    {k->threads_x, k->threads_y, 1}, 0, params, info.param_bytes, 0};
+    emu_launch l = {.kernel = ki,
+                    .grid = {(unsigned)(N + (int)k->tile_n - 1) / k->tile_n,
+                             (unsigned)(M + (int)k->tile_m - 1) / k->tile_m, 1},
+                    .block = {k->threads_x, k->threads_y, 1},
+                    .params = params, .param_bytes = info.param_bytes};
     emu_result r;
     uint64_t lanes0 = emu_stat_lane_ops;
     double t0 = now();

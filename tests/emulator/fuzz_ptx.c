@@ -32,7 +32,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                     if (ki.param_size[i] == 4 || ki.param_size[i] == 8)
                         memcpy(params + ki.param_offset[i], &v, ki.param_size[i]);
                 }
-                emu_launch l = {k, {2, 1, 1}, {32, 2, 1}, 256, params, ki.param_bytes, 0};
+                emu_launch l = {.kernel = k, .grid = {2, 1, 1}, .block = {32, 2, 1}, .dynamic_shared = 256,
+                                .params = params, .param_bytes = ki.param_bytes};
                 emu_result r;
                 emu_run(m, &l, NULL, 2000, &r);
             }

@@ -110,6 +110,18 @@ void et_get(et *e, void *dst, uint64_t addr, size_t n)
     ck_assert_int_eq(emu_read(e->d, dst, addr, n), 0);
 }
 
+/* Device printf's output, kept (capped) for the test to read. */
+static void et_print(void *ctx, const char *text, size_t len)
+{
+    et *e = ctx;
+    size_t room = sizeof e->printed - 1 - e->n_printed;
+    if (len > room)
+        len = room;
+    memcpy(e->printed + e->n_printed, text, len);
+    e->n_printed += len;
+    e->printed[e->n_printed] = '\0';
+}
+
 emu_status et_run3(et *e, const char *kernel, const unsigned grid[3], const unsigned block[3],
                    uint32_t dynamic_shared, const uint64_t *params, int n_params,
                    uint64_t budget)
@@ -125,8 +137,12 @@ emu_status et_run3(et *e, const char *kernel, const unsigned grid[3], const unsi
     for (int i = 0; i < n_params; i++)
         memcpy(buf + ki.param_offset[i], &params[i],
                ki.param_size[i] < 8 ? ki.param_size[i] : 8);
-    emu_launch l = {k, {grid[0], grid[1], grid[2]}, {block[0], block[1], block[2]},
-                    dynamic_shared, buf, ki.param_bytes, 0xdeadbeefu};
+    emu_launch l = {.kernel = k, .grid = {grid[0], grid[1], grid[2]},
+                    .block = {block[0], block[1], block[2]}, .dynamic_shared = dynamic_shared,
+                    .params = buf, .param_bytes = ki.param_bytes, .shared_fill = 0xdeadbeefu,
+                    .print = et_print, .print_ctx = e};
+    e->n_printed = 0;
+    e->printed[0] = '\0';
     emu_sink sink = {&e->rec, on_shared, on_global};
     return emu_run(e->m, &l, &sink, budget, &e->res);
 }

@@ -25,6 +25,8 @@ typedef struct et {
     et_records rec;
     emu_result res;
     char why[512];
+    char printed[16384];   /* what device printf printed in the last launch */
+    size_t n_printed;
 } et;
 
 /* The folder of the compiled PTX (SMEMLAB_EMU_PTX), or NULL. */

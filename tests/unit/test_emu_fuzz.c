@@ -72,7 +72,8 @@ static void try_ptx(const char *text, size_t len)
             if (ki.param_size[i] == 4 || ki.param_size[i] == 8)
                 memcpy(params + ki.param_offset[i], &v, ki.param_size[i]);
         }
-        emu_launch l = {k, {2, 1, 1}, {32, 2, 1}, 512, params, ki.param_bytes, 0xdeadbeefu};
+        emu_launch l = {.kernel = k, .grid = {2, 1, 1}, .block = {32, 2, 1}, .dynamic_shared = 512,
+                        .params = params, .param_bytes = ki.param_bytes, .shared_fill = 0xdeadbeefu};
         emu_result r;
         emu_status st = emu_run(m, &l, NULL, 3000, &r);
         ck_assert_int_le(st, EMU_BAD_LAUNCH);

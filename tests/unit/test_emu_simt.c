@@ -290,7 +290,7 @@ START_TEST(test_bad_launches)
     ck_assert_int_eq(et_run(e, "nested", 1, 2048, 1, 0, params, 2), EMU_BAD_LAUNCH);
     ck_assert_int_eq(et_run(e, "nested", 0, 32, 1, 0, params, 2), EMU_BAD_LAUNCH);
     ck_assert_int_eq(et_run(e, "nested", 1, 32, 1, 300u * 1024u, params, 2), EMU_BAD_LAUNCH);
-    emu_launch l = {99, {1, 1, 1}, {32, 1, 1}, 0, NULL, 0, 0};
+    emu_launch l = {.kernel = 99, .grid = {1, 1, 1}, .block = {32, 1, 1}};
     emu_result r;
     ck_assert_int_eq(emu_run(e->m, &l, NULL, EMU_DEFAULT_BUDGET, &r), EMU_BAD_LAUNCH);
     l.kernel = emu_kernel_find(e->m, "nested");

@@ -85,6 +85,9 @@ typedef struct emu_launch {
     const void *params;        /* the parameter buffer, laid out as emu_kernel_info says */
     uint32_t param_bytes;
     uint32_t shared_fill;      /* every shared word starts as this (the grader's junk) */
+    /* Where device printf's output goes once the launch has ended (NULL: nowhere). */
+    void (*print)(void *ctx, const char *text, size_t len);
+    void *print_ctx;
 } emu_launch;
 
 /* One warp-level global access: every active lane's 64-bit address. */

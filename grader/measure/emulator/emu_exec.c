@@ -455,6 +455,7 @@ emu_status emu_run(emu_module *m, const emu_launch *l, const emu_sink *sink,
         if (run_block(&x, i) && res->status == EMU_OK)
             res->status = EMU_FAULT; /* a failure that said nothing: never expected */
     res->warp_instructions = x.executed > x.budget ? x.budget : x.executed;
+    emu_printed_flush(&x); /* also what a failed launch printed before it stopped */
     free_ctx(&x);
     return res->status;
 }

@@ -78,11 +78,14 @@ typedef struct emu_pcopy {
     uint32_t from, to, size;
 } emu_pcopy;
 
-enum { CALL_CODE, CALL_PRINTF, CALL_ASSERT, CALL_REFUSED };
+enum { CALL_CODE, CALL_PRINTF, CALL_ASSERT, CALL_REFUSED, CALL_INDIRECT };
 
 typedef struct emu_call {
     uint8_t kind;          /* CALL_* */
     uint32_t target;       /* CALL_CODE: first instruction of the callee */
+    uint32_t func;         /* the callee's index in the module (PTX_NONE: none) */
+    uint32_t first_alt, n_alts; /* CALL_INDIRECT: the calls it may make, one a function
+                                   whose address the module takes, in prog->calls */
     uint32_t n_args, n_rets;
     emu_pcopy *args, *rets; /* frame offsets, caller -> callee and back */
     char why[160];         /* CALL_REFUSED: what the student sees */
@@ -139,7 +142,7 @@ struct emu_module {
 
 typedef struct simt_entry {
     uint32_t pc, rpc, mask;
-    uint32_t call;           /* PTX_NONE, or the call site whose frame begins here */
+    uint32_t call;           /* PTX_NONE, or the call (in prog->calls) whose frame begins here */
 } simt_entry;
 
 enum { WARP_RUN, WARP_WAIT, WARP_DONE };
@@ -205,6 +208,25 @@ struct emu_block {
     uint32_t n_async, cap_async;
 };
 
+/* What printf printed in a launch: the newest calls whose records fit the GPU's
+   circular buffer (emu_printf.c). */
+typedef struct emu_print_rec {
+    char *text;
+    size_t len;
+    uint32_t cost;
+} emu_print_rec;
+
+typedef struct emu_printed {
+    emu_print_rec *recs;
+    uint32_t n, cap, first; /* recs[first..n) are kept */
+    uint64_t bytes;
+} emu_printed;
+
+/* The GPU's printf buffer (cudaLimitPrintfFifoSize's default) and what one call's
+   record takes in it: a header and the format's address, then 8 bytes an argument. */
+#define EMU_PRINTF_FIFO (1u << 20)
+#define EMU_PRINTF_RECORD(args) (16u + 8u * (uint32_t)(args))
+
 struct emu_ctx {
     emu_module *m;
     const emu_program *prog;
@@ -219,7 +241,13 @@ struct emu_ctx {
     emu_block blk;
     uint64_t *regs;          /* every warp's registers, allocated once a launch */
     uint32_t *preds;
+    emu_printed printed;
 };
+
+/* printf (vprintf) by lanes m, through call c. 0, or -1 when the launch stopped. */
+int emu_printf(emu_warp *w, const ptx_instr *in, const emu_call *c, uint32_t m);
+/* Hand what the launch printed to emu_launch.print, oldest first, and forget it. */
+void emu_printed_flush(emu_ctx *x);
 
 #ifdef EMU_STATS
 /* Lanes that executed an instruction, summed over warp instructions (make emu-bench). */

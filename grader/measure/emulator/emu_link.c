@@ -25,8 +25,11 @@ typedef struct linker {
     uint32_t n_order;
     uint32_t *code_base, *slot_base, *pred_base, *frame_base; /* by function, PTX_NONE: absent */
     uint32_t *call_base, *table_base;
-    uint8_t *back_edge;   /* by (function, call site): a call that closes a cycle */
-    uint32_t *call_site_base;
+    uint8_t *back_edge;   /* by edge (a call site and one function it may call): a call
+                             that closes a cycle */
+    uint32_t *call_site_base; /* by function: its first edge */
+    uint32_t *taken;      /* functions whose address is taken (indirect calls reach them) */
+    uint32_t n_taken;
     uint64_t *shared_off; /* by variable: offset in shared memory, UINT64_MAX: not placed */
     uint64_t *local_off;  /* by variable: module-scope .local in the kernel's frame */
     uint32_t static_shared, dyn_base, frame_bytes;
@@ -49,44 +52,77 @@ static void linker_free(linker *k)
     free(k->table_base);
     free(k->back_edge);
     free(k->call_site_base);
+    free(k->taken);
     free(k->shared_off);
     free(k->local_off);
 }
 
-/* Functions reachable from the kernel, depth first; calls that close a cycle are marked. */
+/* The functions call c may reach: its callee, or (through a register) every function
+   whose address the module takes. */
+static uint32_t edges_of(const linker *k, const ptx_call *c)
+{
+    return c->func == PTX_NONE ? k->n_taken : 1;
+}
+static uint32_t edge_callee(const linker *k, const ptx_call *c, uint32_t e)
+{
+    return c->func == PTX_NONE ? k->taken[e] : c->func;
+}
+
+/* Call site c of function f: its first edge. */
+static uint32_t edge_base(const linker *k, uint32_t f, uint32_t c)
+{
+    uint32_t e = k->call_site_base[f];
+    for (uint32_t i = 0; i < c; i++)
+        e += edges_of(k, &k->m->funcs[f].calls[i]);
+    return e;
+}
+
+/* Functions reachable from the kernel, depth first; edges that close a cycle are marked. */
 static int reach(linker *k)
 {
     const ptx_module *m = k->m;
-    uint32_t nf = m->n_funcs, sites = 0;
+    uint32_t nf = m->n_funcs, edges = 0;
+    k->taken = malloc((nf + 1) * sizeof(uint32_t));
+    if (!k->taken)
+        return -1;
     for (uint32_t f = 0; f < nf; f++)
-        sites += m->funcs[f].n_calls;
+        if (m->funcs[f].addr_taken)
+            k->taken[k->n_taken++] = f;
     k->call_site_base = malloc((nf + 1) * sizeof(uint32_t));
-    k->back_edge = calloc(sites + 1, 1);
+    if (!k->call_site_base)
+        return -1;
+    for (uint32_t f = 0; f < nf; f++) {
+        k->call_site_base[f] = edges;
+        for (uint32_t c = 0; c < m->funcs[f].n_calls; c++)
+            edges += edges_of(k, &m->funcs[f].calls[c]);
+    }
+    k->back_edge = calloc(edges + 1, 1);
     k->order = malloc((nf + 1) * sizeof(uint32_t));
     uint8_t *color = calloc(nf, 1);
     uint32_t *stack = malloc((nf + 1) * sizeof(uint32_t)), *next = calloc(nf, sizeof(uint32_t));
     int rc = -1;
-    if (!k->call_site_base || !k->back_edge || !k->order || !color || !stack || !next)
+    if (!k->back_edge || !k->order || !color || !stack || !next)
         goto done;
-    for (uint32_t f = 0, s = 0; f < nf; f++) {
-        k->call_site_base[f] = s;
-        s += m->funcs[f].n_calls;
-    }
     uint32_t sp = 0;
     stack[sp++] = k->kernel;
     color[k->kernel] = 1;
     k->order[k->n_order++] = k->kernel;
     while (sp) {
         uint32_t f = stack[sp - 1];
-        const ptx_func *fn = &m->funcs[f];
-        if (next[f] >= fn->n_calls) {
+        uint32_t end = f + 1 < nf ? k->call_site_base[f + 1] : edges;
+        uint32_t e = k->call_site_base[f] + next[f];
+        if (e >= end) {
             color[f] = 2;
             sp--;
             continue;
         }
-        uint32_t c = next[f]++, g = fn->calls[c].func;
+        next[f]++;
+        uint32_t c = 0, first = k->call_site_base[f]; /* which call site holds edge e */
+        while (first + edges_of(k, &m->funcs[f].calls[c]) <= e)
+            first += edges_of(k, &m->funcs[f].calls[c++]);
+        uint32_t g = edge_callee(k, &m->funcs[f].calls[c], e - first);
         if (color[g] == 1) {
-            k->back_edge[k->call_site_base[f] + c] = 1;
+            k->back_edge[e] = 1;
         } else if (color[g] == 0) {
             color[g] = 1;
             if (m->funcs[g].has_body)
@@ -189,7 +225,7 @@ static int layout_functions(linker *k, uint32_t *n_code, uint32_t *n_slots, uint
         for (uint32_t f = 0; f <= nf; f++)
             (*bases[i])[f] = PTX_NONE;
     }
-    uint64_t code = 0, slots = 0, preds = 0, frame = 0, calls = 0, tables = 0;
+    uint64_t code = 0, slots = 0, preds = 0, frame = 0, calls = 0, alts = 0, tables = 0;
     for (uint32_t i = 0; i < k->n_order; i++) {
         const ptx_func *f = &m->funcs[k->order[i]];
         uint32_t fi = k->order[i];
@@ -207,8 +243,11 @@ static int layout_functions(linker *k, uint32_t *n_code, uint32_t *n_slots, uint
         preds += f->n_preds;
         frame += f->frame_bytes;
         calls += f->n_calls;
+        for (uint32_t c = 0; c < f->n_calls; c++) /* an indirect call's alternatives */
+            alts += f->calls[c].func == PTX_NONE ? k->n_taken : 0;
         tables += f->n_tables;
     }
+    calls += alts; /* after every call site (link_calls) */
     /* module-scope .local variables the code names, after every frame */
     k->local_off = malloc((m->n_vars + 1) * sizeof(uint64_t));
     if (!k->local_off)
@@ -377,51 +416,80 @@ static int make_copies(const linker *k, uint32_t caller, const uint32_t *vars, u
     return 0;
 }
 
-static int link_call(const linker *k, uint32_t fi, uint32_t c, emu_call *out)
+/* A call from fi to function g through edge e, the arguments and results of call. */
+static int link_callee(const linker *k, uint32_t fi, const ptx_call *call, uint32_t g,
+                       uint32_t e, emu_call *out)
 {
-    const ptx_call *call = &k->m->funcs[fi].calls[c];
-    const ptx_func *g = &k->m->funcs[call->func];
+    const ptx_func *callee = &k->m->funcs[g];
     memset(out, 0, sizeof *out);
     out->kind = CALL_REFUSED;
-    if (!g->has_body) {
-        if (strcmp(g->name, "vprintf") == 0) {
-            out->kind = CALL_PRINTF; /* printf prints nothing here; it returns 0 */
+    out->func = g;
+    if (!callee->has_body) {
+        if (strcmp(callee->name, "vprintf") == 0 && call->n_args == 2) {
+            out->kind = CALL_PRINTF; /* args: the format and the argument buffer */
+            out->n_args = call->n_args;
             out->n_rets = call->n_rets;
-            return make_copies(k, fi, call->rets, call->n_rets, call->rets, fi, 1, &out->rets);
+            return make_copies(k, fi, call->args, call->n_args, call->args, fi, 1, &out->args) ||
+                   make_copies(k, fi, call->rets, call->n_rets, call->rets, fi, 1, &out->rets);
         }
-        if (strcmp(g->name, "__assertfail") == 0) {
+        if (strcmp(callee->name, "__assertfail") == 0) {
             out->kind = CALL_ASSERT;
             return 0;
         }
-        snprintf(out->why, sizeof out->why, "the emulator does not support calling `%s`", g->name);
+        snprintf(out->why, sizeof out->why, "the emulator does not support calling `%s`",
+                 callee->name);
         return 0;
     }
-    if (k->back_edge[k->call_site_base[fi] + c]) {
-        snprintf(out->why, sizeof out->why, "the emulator does not support the recursive call to `%s`",
-                 g->name);
+    if (k->back_edge[e]) {
+        snprintf(out->why, sizeof out->why, "the emulator does not support the recursive call "
+                 "to `%s`", callee->name);
         return 0;
     }
-    if (call->n_args != g->n_params || call->n_rets != g->n_rets) {
-        snprintf(out->why, sizeof out->why, "a call to `%s` with a different number of parameters",
-                 g->name);
+    if (call->n_args != callee->n_params || call->n_rets != callee->n_rets) {
+        snprintf(out->why, sizeof out->why, "a call to `%s` with a different number of "
+                 "parameters", callee->name);
         return 0;
     }
     out->kind = CALL_CODE;
-    out->target = k->code_base[call->func];
+    out->target = k->code_base[g];
     out->n_args = call->n_args;
     out->n_rets = call->n_rets;
-    if (make_copies(k, fi, call->args, call->n_args, g->params, call->func, 1, &out->args) ||
-        make_copies(k, fi, call->rets, call->n_rets, g->rets, call->func, 0, &out->rets))
+    if (make_copies(k, fi, call->args, call->n_args, callee->params, g, 1, &out->args) ||
+        make_copies(k, fi, call->rets, call->n_rets, callee->rets, g, 0, &out->rets))
         return -1;
+    return 0;
+}
+
+/* Call site c of fi; an indirect one's alternatives go to calls[*next] on. */
+static int link_call(const linker *k, uint32_t fi, uint32_t c, emu_call *calls, uint32_t at,
+                     uint32_t *next)
+{
+    const ptx_call *call = &k->m->funcs[fi].calls[c];
+    uint32_t e = edge_base(k, fi, c);
+    if (call->func != PTX_NONE)
+        return link_callee(k, fi, call, call->func, e, &calls[at]);
+    memset(&calls[at], 0, sizeof calls[at]);
+    calls[at].kind = CALL_INDIRECT;
+    calls[at].func = PTX_NONE;
+    calls[at].first_alt = *next;
+    calls[at].n_alts = k->n_taken;
+    for (uint32_t t = 0; t < k->n_taken; t++)
+        if (link_callee(k, fi, call, k->taken[t], e + t, &calls[(*next)++]))
+            return -1;
     return 0;
 }
 
 static int link_calls(const linker *k, emu_program *p)
 {
+    uint32_t next = 0; /* alternatives of indirect calls, after every call site */
+    for (uint32_t i = 0; i < k->n_order; i++) {
+        uint32_t fi = k->order[i];
+        next += k->m->funcs[fi].n_calls;
+    }
     for (uint32_t i = 0; i < k->n_order; i++) {
         uint32_t fi = k->order[i];
         for (uint32_t c = 0; c < k->m->funcs[fi].n_calls; c++)
-            if (link_call(k, fi, c, &p->calls[k->call_base[fi] + c]))
+            if (link_call(k, fi, c, p->calls, k->call_base[fi] + c, &next))
                 return -1;
     }
     return 0;

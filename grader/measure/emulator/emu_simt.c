@@ -150,27 +150,61 @@ static int copy_frames(emu_warp *w, const ptx_instr *in, const emu_pcopy *c, uin
     return 0;
 }
 
+/* Lanes m make call k (an index in prog->calls): the callee runs as a new entry. */
+static int call_one(emu_warp *w, const ptx_instr *in, uint32_t k, uint32_t m)
+{
+    const emu_call *c = &w->b->x->prog->calls[k];
+    switch (c->kind) {
+    case CALL_REFUSED:
+        return emu_fail(w, in, EMU_UNSUPPORTED, "%s", c->why);
+    case CALL_ASSERT:
+        return emu_fail(w, in, EMU_TRAP, "an assert in the kernel failed");
+    case CALL_PRINTF:
+        return emu_printf(w, in, c, m);
+    default:
+        break;
+    }
+    if (copy_frames(w, in, c->args, c->n_args, m, 0))
+        return -1;
+    if (emu_simt_push(w, c->target, PTX_NONE, m, k))
+        return emu_fail(w, in, EMU_UNSUPPORTED, "calls nested too deep");
+    return 0;
+}
+
+/* Through a register: the lanes that hold one function's address call it together. */
+static int call_indirect(emu_warp *w, const ptx_instr *in, const emu_call *c, uint32_t m)
+{
+    const uint64_t *T = emu_reg(w, in->o[0].r);
+    while (m) {
+        uint64_t t = T[__builtin_ctz(m)];
+        uint32_t same = 0;
+        EMU_LANES(m, l, same |= (uint32_t)(T[l] == t) << l);
+        uint32_t k = PTX_NONE;
+        for (uint32_t a = 0; a < c->n_alts && k == PTX_NONE; a++) {
+            uint32_t f = w->b->x->prog->calls[c->first_alt + a].func;
+            if (t == PTX_CODE_BASE + 16 * (uint64_t)f)
+                k = c->first_alt + a;
+        }
+        if (k == PTX_NONE)
+            return emu_fail(w, in, EMU_FAULT, "an indirect call to 0x%llx, which is not the "
+                            "address of a function (lane %d)", (unsigned long long)t,
+                            __builtin_ctz(m));
+        if (call_one(w, in, k, same))
+            return -1;
+        m &= ~same;
+    }
+    return 0;
+}
+
 int emu_simt_call(emu_warp *w, const ptx_instr *in, uint32_t pc, uint32_t m)
 {
     const emu_call *c = &w->b->x->prog->calls[in->aux];
     w->cur.pc = pc + 1;
     if (m == 0)
         return 0;
-    switch (c->kind) {
-    case CALL_REFUSED:
-        return emu_fail(w, in, EMU_UNSUPPORTED, "%s", c->why);
-    case CALL_ASSERT:
-        return emu_fail(w, in, EMU_TRAP, "an assert in the kernel failed");
-    case CALL_PRINTF: /* nothing is printed; printf returns 0 */
-        return copy_frames(w, in, c->rets, c->n_rets, m, 1);
-    default:
-        break;
-    }
-    if (copy_frames(w, in, c->args, c->n_args, m, 0))
-        return -1;
-    if (emu_simt_push(w, c->target, PTX_NONE, m, pc))
-        return emu_fail(w, in, EMU_UNSUPPORTED, "calls nested too deep");
-    return 0;
+    if (c->kind == CALL_INDIRECT)
+        return call_indirect(w, in, c, m);
+    return call_one(w, in, in->aux, m);
 }
 
 /* Lanes m return: 0 the warp goes on, 1 every lane is done (a kernel's ret). */
@@ -186,8 +220,8 @@ int emu_simt_ret(emu_warp *w, const ptx_instr *in, uint32_t pc, uint32_t m)
             frame = i;
     if (frame < 0)
         return emu_simt_exit(w, m);
-    uint32_t site = frame == (int)w->sp ? w->cur.call : w->stack[frame].call;
-    const emu_call *c = &w->b->x->prog->calls[w->b->x->prog->code[site].aux];
+    uint32_t k = frame == (int)w->sp ? w->cur.call : w->stack[frame].call;
+    const emu_call *c = &w->b->x->prog->calls[k];
     if (copy_frames(w, in, c->rets, c->n_rets, m, 0))
         return -1;
     w->cur.mask &= ~m;

@@ -19,6 +19,9 @@
 #include <stdint.h>
 
 #define PTX_NONE UINT32_MAX
+/* What a function's name stands for as a value (a function pointer): an address in a
+   window of its own, PTX_CODE_BASE + 16 * its index in the module. */
+#define PTX_CODE_BASE UINT64_C(0x0000730000000000)
 #define PTX_MAX_OPS 6
 /* Caps that keep hostile input from making the parser allocate without bound. */
 #define PTX_MAX_SLOTS 65536u               /* register slots of one function */
@@ -179,7 +182,8 @@ typedef struct ptx_instr {
 
 /* A call site: the caller's .param variables that carry arguments and results. */
 typedef struct ptx_call {
-    uint32_t func;
+    uint32_t func;         /* PTX_NONE: through a register (o[0]): any function whose
+                              address the module takes */
     uint32_t n_args, n_rets;
     uint32_t *args, *rets; /* variable indices */
 } ptx_call;
@@ -234,6 +238,7 @@ typedef struct ptx_sreg_slot {
 typedef struct ptx_func {
     const char *name;
     uint8_t is_entry, has_body, is_extern;
+    uint8_t addr_taken;            /* its name is used as a value: indirect calls may reach it */
     uint32_t line;
     uint32_t n_params, n_rets;
     uint32_t *params, *rets;       /* variable indices */

@@ -464,9 +464,10 @@ static int src_name(dctx *c, uint32_t t, ptx_type ty, ptx_operand *o)
             return derr(c, "out of memory");
         return const_operand(c, 0, v, 8, o);
     }
-    if (ptx_map_get(&p->funcs, s, n) != PTX_NONE) {
-        c->in->flags |= PF_UNSUPPORTED; /* a function's address: indirect calls */
-        return const_operand(c, 0, PTX_NONE, 8, o);
+    uint32_t fi = ptx_map_get(&p->funcs, s, n);
+    if (fi != PTX_NONE) { /* a function's address, for an indirect call */
+        p->m->funcs[fi].addr_taken = 1;
+        return const_operand(c, (int64_t)(PTX_CODE_BASE + 16 * (uint64_t)fi), PTX_NONE, 8, o);
     }
     return ptx_err(p, t, "unknown name `%.*s`", (int)n, s);
 }
@@ -1426,16 +1427,20 @@ static int dec_call(dctx *c)
     if (i >= c->nr || c->r[i].kind != R_NAME)
         return derr(c, "expected the called function");
     const ptx_tok *ft = tok(c, c->r[i].tok);
-    uint32_t fi = ptx_map_get(&p->funcs, p->text + ft->start, ft->len);
+    uint32_t fi = ptx_map_get(&p->funcs, p->text + ft->start, ft->len), target = i;
     i++;
     if (i < c->nr && c->r[i].kind == R_LIST)
         args = &c->r[i++];
-    if (fi == PTX_NONE) { /* through a register, with a prototype: indirect */
-        in->flags |= PF_UNSUPPORTED;
-        return 0;
-    }
-    if (i != c->nr)
+    if (fi == PTX_NONE) { /* through a register: then a prototype or a .calltargets name */
+        if (i + 1 != c->nr || c->r[i].kind != R_NAME)
+            return derr(c, "an indirect call without its prototype");
+        if (src_raw(c, &c->r[target], PT_U64, &in->o[0]))
+            return -1;
+    } else if (i != c->nr) {
         return derr(c, "unexpected operands after the argument list");
+    } else {
+        in->o[0] = (ptx_operand){PO_FUNC, 0, 0, 0, fi, PTX_NONE, 0};
+    }
     ptx_func *f = p->f;
     if (ptx_grow(&f->calls, &p->call_cap, f->n_calls, sizeof(ptx_call)))
         return derr(c, "out of memory");
@@ -1446,7 +1451,6 @@ static int dec_call(dctx *c)
     if ((rets && call_list(c, rets, &call->rets, &call->n_rets)) ||
         (args && call_list(c, args, &call->args, &call->n_args)))
         return -1;
-    in->o[0] = (ptx_operand){PO_FUNC, 0, 0, 0, fi, PTX_NONE, 0};
     in->nops = 1;
     return 0;
 }

@@ -295,8 +295,16 @@ static int parse_init_item(ptx_parser *p, ptx_type ty, init_item *it)
             return ptx_err(p, p->pos, "expected a variable in generic()");
     }
     it->var = ptx_map_get(&p->mvars, p->text + t->start, t->len);
+    uint32_t fi = it->var == PTX_NONE && !paren ? ptx_map_get(&p->funcs, p->text + t->start, t->len)
+                                                : PTX_NONE;
+    if (fi != PTX_NONE) { /* a table of function pointers */
+        p->m->funcs[fi].addr_taken = 1;
+        it->bits = PTX_CODE_BASE + 16 * (uint64_t)fi;
+        ptx_next(p);
+        return 0;
+    }
     if (it->var == PTX_NONE)
-        return ptx_err(p, p->pos, "unknown variable in an initialiser");
+        return ptx_err(p, p->pos, "unknown variable or function in an initialiser");
     ptx_next(p);
     if (paren && ptx_expect(p, TK_RPAREN, "after generic(name"))
         return -1;
