@@ -81,7 +81,14 @@ void compare_requests(check_result *c, const smem_side *side, const measurement 
         return;
     }
     check_set(c, CHECK_FAIL, "%s: %.0f shared requests (expected %ld)", side->op, got, expected);
-    if (got == 0)
+    double atomics = m->value[METRIC_SHARED_ATOM_REQUESTS];
+    if (got == 0 && atomics > 0 && side->requests == METRIC_SHARED_ST_REQUESTS)
+        check_field(c->hint, sizeof c->hint,
+                    "The kernel wrote shared memory with %.0f atomic requests (atomicExch, "
+                    "atomicAdd, ...) and no plain stores. An atomic is a shared access of its "
+                    "own, served lane by lane where lanes share a word; the exercise asks for "
+                    "the plain store `%s`.", atomics, side->code);
+    else if (got == 0)
         check_field(c->hint, sizeof c->hint,
                     "The kernel executed no shared %s. It must go through the tile "
                     "(`%s`), even where writing out directly gives the same output: "

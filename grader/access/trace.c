@@ -36,6 +36,13 @@ static void to_warp_access(const trace_record *r, warp_access *a)
     a->active = r->active;
     a->width = r->width;
     a->load = op_of(r->flags) == TRACE_OP_LOAD; /* an atomic writes: never paired */
+    a->kind = (r->flags & TRACE_ATOM_CAS)    ? BANK_CAS
+              : (r->flags & TRACE_ATOM_EXCH) ? BANK_EXCH
+              : op_of(r->flags) == TRACE_OP_ATOMIC ? BANK_ATOMIC
+              : (r->flags & TRACE_ASYNC)     ? BANK_ASYNC
+                                              : BANK_PLAIN;
+    a->lines = r->lines;
+    a->skewed = (r->flags & TRACE_ASYNC_SKEW) != 0;
     for (int lane = 0; lane < TRACE_LANES; lane++)
         a->addr[lane] = (r->active >> lane & 1u) ? r->addr[lane] : 0;
 }
@@ -555,12 +562,9 @@ static void add_counts(trace_analyzer *a, trace_site *site, const trace_record *
         site->worst_block = x->block;
         site->worst_warp = x->warp;
     }
-    if (op != TRACE_OP_ATOMIC) {
-        int side = op == TRACE_OP_STORE;
-        out->requests[side]++;
-        out->wavefronts[side] += waves;
-        out->ideal[side] += ideal;
-    }
+    out->requests[op]++;
+    out->wavefronts[op] += waves;
+    out->ideal[op] += ideal;
 }
 
 /* A global load of one of the first blocks: which lanes read an address the
@@ -742,6 +746,8 @@ void trace_to_measurement(const trace_summary *s, measurement *m)
     m->value[METRIC_SHARED_ST_WAVEFRONTS] = (double)s->wavefronts[1];
     m->value[METRIC_SHARED_LD_CONFLICTS] = (double)(s->wavefronts[0] - s->ideal[0]);
     m->value[METRIC_SHARED_ST_CONFLICTS] = (double)(s->wavefronts[1] - s->ideal[1]);
+    m->value[METRIC_SHARED_ATOM_REQUESTS] = (double)s->requests[TRACE_OP_ATOMIC];
+    m->value[METRIC_SHARED_ATOM_WAVEFRONTS] = (double)s->wavefronts[TRACE_OP_ATOMIC];
     m->ideal_ld = (double)s->ideal[0];
     m->ideal_st = (double)s->ideal[1];
     m->ideal_set = MEASURE_IDEAL_SET;
@@ -832,16 +838,39 @@ const char *trace_race_text(const trace_race *race, char *buf, size_t size)
 
 /* --- text traces -------------------------------------------------------- */
 
+/* The record kinds of the text form, by the flags they stand for. */
+static const struct {
+    const char *name;
+    uint16_t flags;
+} text_ops[] = {
+    {"ld", TRACE_READ},
+    {"st", TRACE_WRITE},
+    {"atom", TRACE_READ | TRACE_WRITE},
+    {"atomx", TRACE_READ | TRACE_WRITE | TRACE_ATOM_EXCH},
+    {"atomc", TRACE_READ | TRACE_WRITE | TRACE_ATOM_CAS},
+    {"ldm", TRACE_READ | TRACE_MATRIX},
+    {"stm", TRACE_WRITE | TRACE_MATRIX},
+    {"cp", TRACE_WRITE | TRACE_ASYNC},               /* then LINES after WIDTH */
+    {"cpx", TRACE_WRITE | TRACE_ASYNC | TRACE_ASYNC_SKEW},
+    {"gl", TRACE_READ | TRACE_GLOBAL},
+    {"gcp", TRACE_READ | TRACE_GLOBAL | TRACE_ASYNC},
+    {"bar", TRACE_BARRIER},
+};
+
 int trace_write_record(FILE *f, const trace_record *r)
 {
+    const char *op = NULL;
+    for (size_t i = 0; i < sizeof text_ops / sizeof text_ops[0] && !op; i++)
+        if (text_ops[i].flags == r->flags)
+            op = text_ops[i].name;
+    if (!op)
+        return -1;
     if (r->flags & TRACE_BARRIER)
         return fprintf(f, "bar 0x%" PRIx64 " %u %u %08x\n", r->pc, r->block, r->warp, r->active) < 0
                    ? -1 : 0;
-    const char *op = (r->flags & TRACE_GLOBAL) ? "gl"
-                     : op_of(r->flags) == TRACE_OP_ATOMIC ? "atom"
-                     : op_of(r->flags) == TRACE_OP_STORE ? "st" : "ld";
-    if (fprintf(f, "%s 0x%" PRIx64 " %u %u %u %08x", op, r->pc, r->block, r->warp, r->width,
-                r->active) < 0)
+    if (fprintf(f, "%s 0x%" PRIx64 " %u %u %u", op, r->pc, r->block, r->warp, r->width) < 0 ||
+        ((r->flags & TRACE_ASYNC) && !(r->flags & TRACE_GLOBAL) && fprintf(f, " %u", r->lines) < 0) ||
+        fprintf(f, " %08x", r->active) < 0)
         return -1;
     for (int lane = 0; lane < TRACE_LANES; lane++)
         if (r->active >> lane & 1u)
@@ -904,30 +933,30 @@ trace_record *trace_read(FILE *f, const char *name, size_t *n, char *why, size_t
             goto syntax;
         p += len;
         uint64_t pc, block, warp, width = 0, mask;
-        is_bar = strcmp(op, "bar") == 0;
-        if (is_bar)
-            r->flags = TRACE_BARRIER;
-        else if (strcmp(op, "ld") == 0)
-            r->flags = TRACE_READ;
-        else if (strcmp(op, "st") == 0)
-            r->flags = TRACE_WRITE;
-        else if (strcmp(op, "atom") == 0)
-            r->flags = TRACE_READ | TRACE_WRITE;
-        else if (strcmp(op, "gl") == 0)
-            r->flags = TRACE_READ | TRACE_GLOBAL;
-        else {
-            snprintf(why, why_size, "%s:%zu: unknown record '%s' (ld, st, atom, gl or bar)", name,
-                     line_no, op);
+        int known = 0;
+        for (size_t i = 0; i < sizeof text_ops / sizeof text_ops[0] && !known; i++)
+            if (strcmp(op, text_ops[i].name) == 0) {
+                r->flags = text_ops[i].flags;
+                known = 1;
+            }
+        if (!known) {
+            snprintf(why, why_size, "%s:%zu: unknown record '%s' (ld, st, atom, atomx, atomc, "
+                     "ldm, stm, cp, cpx, gl, gcp or bar)", name, line_no, op);
             goto bad;
         }
+        is_bar = r->flags == TRACE_BARRIER;
+        int has_lines = (r->flags & TRACE_ASYNC) && !(r->flags & TRACE_GLOBAL);
+        uint64_t lines = 0;
         if (field(&p, 16, UINT64_MAX, &pc) || field(&p, 10, UINT32_MAX, &block) ||
             field(&p, 10, UINT32_MAX, &warp) ||
-            (!is_bar && field(&p, 10, 16, &width)) || field(&p, 16, UINT32_MAX, &mask))
+            (!is_bar && field(&p, 10, 16, &width)) || (has_lines && field(&p, 10, 32, &lines)) ||
+            field(&p, 16, UINT32_MAX, &mask))
             goto syntax;
+        r->lines = (uint8_t)lines;
         r->pc = pc;
         r->block = (uint32_t)block;
         r->warp = (uint32_t)warp;
-        r->width = (uint16_t)width;
+        r->width = (uint8_t)width;
         r->active = (uint32_t)mask;
         if (!is_bar) {
             for (int lane = 0; lane < TRACE_LANES; lane++) {
@@ -953,7 +982,8 @@ trace_record *trace_read(FILE *f, const char *name, size_t *n, char *why, size_t
         continue;
 syntax:
         snprintf(why, why_size, "%s:%zu: expected '%s PC BLOCK WARP%s MASK%s' (hex PC, MASK, "
-                 "ADDR; decimal BLOCK, WARP, WIDTH)", name, line_no, op, is_bar ? "" : " WIDTH",
+                 "ADDR; decimal BLOCK, WARP, WIDTH, LINES)", name, line_no, op,
+                 is_bar ? "" : strcmp(op, "cp") && strcmp(op, "cpx") ? " WIDTH" : " WIDTH LINES",
                  is_bar ? "" : " ADDR...");
         goto bad;
     }

@@ -72,7 +72,9 @@ typedef struct trace_summary {
     int n_sites;
     trace_race *races;   /* one per pair of PCs, most words first */
     int n_races;
-    long requests[2], wavefronts[2], ideal[2]; /* [0] loads, [1] stores; atomics apart */
+    long requests[3], wavefronts[3], ideal[3]; /* [0] loads, [1] stores, [2] atomics
+                                                  (trace_op); ldmatrix is a load, stmatrix
+                                                  and cp.async's shared side stores */
     long barriers;       /* warp-level barrier executions */
     int race_blocks;     /* blocks the race check looked at */
     long records;

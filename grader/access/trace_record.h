@@ -31,6 +31,10 @@
                               with TRACE_READ | TRACE_GLOBAL its global side */
 #define TRACE_MATRIX 0x20u /* ldmatrix / stmatrix (LDSM, STSM): addr[] holds the row
                               address each lane gave, width 16 */
+#define TRACE_ATOM_EXCH 0x40u  /* an atomic exch: lanes on one word are served one by one */
+#define TRACE_ATOM_CAS 0x80u   /* an atomic cas, or a compare-and-swap loop's */
+#define TRACE_ASYNC_SKEW 0x100u /* cp.async whose lanes' shared and global layouts differ
+                                   (the shared offset minus the source is not one value) */
 
 /* Blocks whose global loads are recorded, address by address (the halo check). */
 #define TRACE_GLOBAL_BLOCKS 16
@@ -41,7 +45,8 @@ typedef struct trace_record {
     uint32_t block;  /* linear block index in the grid */
     uint32_t warp;   /* warp of the block (linear thread index / 32) */
     uint32_t active; /* bit i: lane i executed the instruction */
-    uint16_t width;  /* bytes each lane accesses: 1, 2, 4, 8 or 16 */
+    uint8_t width;   /* bytes each lane accesses: 1, 2, 4, 8 or 16 */
+    uint8_t lines;   /* the shared side of cp.async: 128-byte lines its source touched */
     uint16_t flags;  /* TRACE_* */
     uint32_t addr[TRACE_LANES]; /* offset in the shared window, per active lane */
 } trace_record;

@@ -13,7 +13,28 @@ static const char *const names[METRIC_COUNT] = {
     [METRIC_SHARED_LD_CONFLICTS] = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
     [METRIC_SHARED_ST_CONFLICTS] = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
     [METRIC_GLOBAL_LD_REQUESTS] = "smsp__inst_executed_op_global_ld.sum",
+    [METRIC_SHARED_ATOM_REQUESTS] = "smsp__inst_executed_op_shared_atom.sum",
+    [METRIC_SHARED_ATOM_WAVEFRONTS] = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom.sum",
+    [METRIC_LDSM_REQUESTS] = "smsp__inst_executed_op_ldsm.sum",
+    [METRIC_STSM_REQUESTS] = "smsp__inst_executed_op_shared_stsm.sum",
+    [METRIC_LDGSTS_REQUESTS] = "smsp__inst_executed_op_ldgsts.sum",
+    [METRIC_SHARED_ALL_WAVEFRONTS] = "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum",
 };
+
+void measure_fold_counters(measurement *m)
+{
+    double *v = m->value;
+    double async_waves = v[METRIC_SHARED_ALL_WAVEFRONTS] - v[METRIC_SHARED_LD_WAVEFRONTS] -
+                         v[METRIC_SHARED_ST_WAVEFRONTS] - v[METRIC_SHARED_ATOM_WAVEFRONTS];
+    if (v[METRIC_LDGSTS_REQUESTS] <= 0 || async_waves < 0)
+        async_waves = 0;
+    v[METRIC_SHARED_LD_REQUESTS] += v[METRIC_LDSM_REQUESTS];
+    v[METRIC_SHARED_ST_REQUESTS] += v[METRIC_STSM_REQUESTS] + v[METRIC_LDGSTS_REQUESTS];
+    v[METRIC_SHARED_ST_WAVEFRONTS] += async_waves;
+    v[METRIC_GLOBAL_LD_REQUESTS] += v[METRIC_LDGSTS_REQUESTS];
+    for (int i = METRIC_FIRST_RAW; i < METRIC_COUNT; i++)
+        v[i] = 0;
+}
 
 const char *metric_name(metric_id id)
 {

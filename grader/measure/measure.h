@@ -17,9 +17,22 @@ typedef enum metric_id {
     METRIC_SHARED_ST_WAVEFRONTS,
     METRIC_SHARED_LD_CONFLICTS, /* wavefronts beyond one per request phase */
     METRIC_SHARED_ST_CONFLICTS,
-    METRIC_GLOBAL_LD_REQUESTS,  /* warp-level global load instructions */
+    METRIC_GLOBAL_LD_REQUESTS,  /* warp-level global load instructions, cp.async's too */
+    METRIC_SHARED_ATOM_REQUESTS, /* shared atomics (ATOMS): a side of their own */
+    METRIC_SHARED_ATOM_WAVEFRONTS,
+    /* What the counters read beside, folded into the sides above by
+       measure_fold_counters (the trace and the emulator fill the sides directly):
+       ldmatrix requests are loads, stmatrix and cp.async's shared side stores, and
+       cp.async a global load; its shared wavefronts are the rest of all of them. */
+    METRIC_LDSM_REQUESTS,
+    METRIC_STSM_REQUESTS,
+    METRIC_LDGSTS_REQUESTS,
+    METRIC_SHARED_ALL_WAVEFRONTS,
     METRIC_COUNT
 } metric_id;
+
+/* The first metric a backend that records accesses leaves at 0 (see above). */
+#define METRIC_FIRST_RAW METRIC_LDSM_REQUESTS
 
 typedef enum measure_status {
     MEASURE_OK,
@@ -51,6 +64,9 @@ typedef struct measurement {
 
 /* Zero every value (call before a backend fills *m). */
 void measure_clear(measurement *m);
+
+/* The hardware counters' raw values folded into the sides (see metric_id). */
+void measure_fold_counters(measurement *m);
 
 /*
  * The ideal for a counters backend that also reads the bytes moved

@@ -73,6 +73,7 @@ static int serve_phase(const bank_geometry *g, const warp_access *a, int first, 
     int used_in_bank[64] = {0}, first_in_bank[64];
     int nwords = 0, depth = 0;
     int span = a->width > g->bank_bytes ? a->width / g->bank_bytes : 1;
+    int serial = a->kind == BANK_EXCH || a->kind == BANK_CAS; /* one word, one lane at a time */
 
     for (int b = 0; b < g->banks; b++)
         first_in_bank[b] = -1;
@@ -84,7 +85,7 @@ static int serve_phase(const bank_geometry *g, const warp_access *a, int first, 
         for (int s = 0; s < span; s++) {
             uint32_t word = word0 + (uint32_t)s;
             int bank = (int)(word % (uint32_t)g->banks);
-            int found = first_in_bank[bank];
+            int found = serial ? -1 : first_in_bank[bank];
             while (found >= 0 && words[found] != word)
                 found = next_in_bank[found];
             if (found < 0) {
@@ -123,7 +124,14 @@ int bank_lane_wavefronts(const bank_geometry *g, const warp_access *a,
 
 int bank_wavefronts(const bank_geometry *g, const warp_access *a)
 {
-    return bank_lane_wavefronts(g, a, NULL);
+    int waves = bank_lane_wavefronts(g, a, NULL);
+    if (a->kind == BANK_CAS)
+        return 2 * waves;
+    if (a->kind == BANK_ASYNC && a->width == 16 && a->skewed)
+        return __builtin_popcount(a->active);
+    if (a->kind == BANK_ASYNC && a->lines > waves)
+        return a->lines;
+    return waves;
 }
 
 int bank_ideal_wavefronts(const bank_geometry *g, const warp_access *a)

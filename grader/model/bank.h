@@ -34,12 +34,30 @@ typedef struct bank_geometry {
     int warp_size;  /* lanes per warp */
 } bank_geometry;
 
+/*
+ * What kind of instruction the request is, where the hardware serves it other
+ * than a plain load or store (Nsight Compute on an H100, tests/truth/idioms):
+ *   BANK_ATOMIC   atomics that combine (add, min, max, and, or, xor, inc, dec):
+ *                 as a store, lanes on one word share it
+ *   BANK_EXCH     exch: lanes on one word take a wavefront each
+ *   BANK_CAS      cas (and the compare-and-swap loops the compiler makes of
+ *                 float and 64-bit atomics): as exch, twice over
+ *   BANK_ASYNC    the shared side of cp.async (LDGSTS): the store's wavefronts,
+ *                 at least one per 128-byte line its source touched; a 16-byte
+ *                 copy whose lanes' shared and global layouts differ (skewed)
+ *                 takes a wavefront per lane
+ */
+enum { BANK_PLAIN, BANK_ATOMIC, BANK_EXCH, BANK_CAS, BANK_ASYNC };
+
 /* One warp-wide shared-memory instruction. */
 typedef struct warp_access {
     uint32_t addr[BANK_MAX_LANES]; /* byte address each lane touches */
     uint32_t active;               /* bit i set: lane i takes part */
     int width;                     /* bytes per lane: 1, 2, 4, 8 or 16 */
     int load;                      /* 1: a load (its lanes may pair up), 0: a store */
+    int kind;                      /* BANK_* (0: plain) */
+    int lines;                     /* BANK_ASYNC: 128-byte lines of the global source */
+    int skewed;                    /* BANK_ASYNC: shared and global layouts differ */
 } warp_access;
 
 /*

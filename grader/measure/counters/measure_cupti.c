@@ -237,6 +237,7 @@ static measure_status evaluate(cupti_state *s, measurement *out, char *why, size
         for (size_t m = 0; m < s->n_metrics; m++)
             out->value[m] += values[m];
     }
+    measure_fold_counters(out);
     return MEASURE_OK;
 }
 

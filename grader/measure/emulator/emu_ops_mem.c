@@ -239,7 +239,7 @@ static int resolve(emu_warp *w, const ptx_instr *in, int k, uint32_t m, uint32_t
 }
 
 static void record_as(emu_warp *w, const ptx_instr *in, const access *ac, uint32_t width,
-                      int how, uint16_t extra)
+                      int how, uint16_t extra, uint8_t lines)
 {
     emu_ctx *x = w->b->x;
     const emu_sink *s = x->sink;
@@ -252,7 +252,8 @@ static void record_as(emu_warp *w, const ptx_instr *in, const access *ac, uint32
         r.block = w->b->index;
         r.warp = w->index;
         r.active = ac->shared;
-        r.width = (uint16_t)width;
+        r.width = (uint8_t)width;
+        r.lines = lines;
         r.flags = flags;
         if (ac->shared == EMU_FULL) {
             memcpy(r.addr, ac->soff, sizeof r.addr);
@@ -273,7 +274,7 @@ static void record_as(emu_warp *w, const ptx_instr *in, const access *ac, uint32
         g.warp = w->index;
         g.active = ac->global;
         g.width = (uint16_t)width;
-        g.flags = flags;
+        g.flags = flags & (TRACE_READ | TRACE_WRITE); /* the kinds are shared memory's */
         for (uint32_t mm = ac->global; mm; mm &= mm - 1) {
             int l = __builtin_ctz(mm);
             g.addr[l] = ac->gaddr[l];
@@ -284,7 +285,7 @@ static void record_as(emu_warp *w, const ptx_instr *in, const access *ac, uint32
 
 static void record(emu_warp *w, const ptx_instr *in, const access *ac, uint32_t width, int how)
 {
-    record_as(w, in, ac, width, how, 0);
+    record_as(w, in, ac, width, how, 0, 0);
 }
 
 static uint64_t width_mask(int bytes)
@@ -426,6 +427,19 @@ static uint64_t atom_value(const ptx_instr *in, uint64_t old, uint64_t b, uint64
     return atom_int(in->mod, t, old, b, c, store);
 }
 
+/* How the hardware serves a shared atomic (model/bank.h): exch lane by lane, cas twice
+   over, and so the compare-and-swap loops that the compiler makes of float and 64-bit
+   arithmetic atomics on shared memory (sm_80 and later). */
+static uint16_t atom_kind(const ptx_instr *in)
+{
+    ptx_type t = (ptx_type)in->type;
+    if (in->mod == PM_EXCH)
+        return TRACE_ATOM_EXCH;
+    if (in->mod == PM_CAS || ptx_type_is_float(t) || ptx_type_size(t) == 8)
+        return TRACE_ATOM_CAS;
+    return 0;
+}
+
 static int m_atom(emu_warp *w, const ptx_instr *in, uint32_t m)
 {
     access ac;
@@ -447,7 +461,7 @@ static int m_atom(emu_warp *w, const ptx_instr *in, uint32_t m)
         if (d)
             d[l] = old & width_mask((int)es);
     }
-    record(w, in, &ac, es, ACC_READ | ACC_WRITE);
+    record_as(w, in, &ac, es, ACC_READ | ACC_WRITE, atom_kind(in), 0);
     return 0;
 }
 
@@ -508,6 +522,29 @@ static int async_push(emu_warp *w, const ptx_instr *in, const emu_async *a)
     return 0;
 }
 
+/* The 128-byte lines a cp.async's source touched, and TRACE_ASYNC_SKEW where its lanes'
+   shared offsets and global addresses do not differ by one value (model/bank.h). */
+static uint16_t async_layout(const access *dst, const access *src, uint8_t *lines)
+{
+    uint64_t seen[32];
+    int n = 0, skewed = 0, first = 1;
+    uint32_t delta = 0;
+    for (uint32_t mm = src->global; mm; mm &= mm - 1) {
+        int l = __builtin_ctz(mm), known = 0;
+        uint64_t line = src->gaddr[l] >> 7;
+        for (int i = 0; i < n && !known; i++)
+            known = seen[i] == line;
+        if (!known)
+            seen[n++] = line;
+        uint32_t d = dst->soff[l] - (uint32_t)src->gaddr[l];
+        skewed |= !first && d != delta;
+        delta = d;
+        first = 0;
+    }
+    *lines = (uint8_t)n;
+    return skewed ? TRACE_ASYNC_SKEW : 0;
+}
+
 /* cp.async: the source is read and checked now, its bytes land when the lane waits. */
 static int m_cp_async(emu_warp *w, const ptx_instr *in, uint32_t m)
 {
@@ -529,7 +566,9 @@ static int m_cp_async(emu_warp *w, const ptx_instr *in, uint32_t m)
         if (async_push(w, in, &a))
             return -1;
     }
-    record_as(w, in, &dst, size, ACC_WRITE, TRACE_ASYNC);
+    uint8_t lines;
+    uint16_t skew = async_layout(&dst, &src, &lines);
+    record_as(w, in, &dst, size, ACC_WRITE, TRACE_ASYNC | skew, lines);
     record_async_global(w, in, &src, size);
     return 0;
 }
@@ -609,7 +648,7 @@ static int m_matrix(emu_warp *w, const ptx_instr *in, uint32_t m)
                 reg[l] = word;
         }
     }
-    record_as(w, in, &ac, 16, ld ? ACC_READ : ACC_WRITE, TRACE_MATRIX);
+    record_as(w, in, &ac, 16, ld ? ACC_READ : ACC_WRITE, TRACE_MATRIX, 0);
     return 0;
 }
 

@@ -179,6 +179,21 @@ static const char *patches_path(char *buf, size_t size)
     return buf;
 }
 
+/* The instructions patched, and the patch functions of trace_patches.cu they call. The
+   asynchronous copies and the matrix loads exist on newer GPUs only: where the patching
+   API knows none, none can run. */
+static const struct {
+    Sanitizer_InstructionId kind;
+    const char *function;
+    int required;
+} patches[] = {
+    {SANITIZER_INSTRUCTION_SHARED_MEMORY_ACCESS, "smemlab_shared_access", 1},
+    {SANITIZER_INSTRUCTION_BARRIER, "smemlab_barrier", 1},
+    {SANITIZER_INSTRUCTION_GLOBAL_MEMORY_ACCESS, "smemlab_global_access", 1},
+    {SANITIZER_INSTRUCTION_MEMCPY_ASYNC, "smemlab_memcpy_async", 0},
+    {SANITIZER_INSTRUCTION_MATRIX_MEMORY_ACCESS, "smemlab_matrix_access", 0},
+};
+
 static void module_loaded(trace_state *s, const Sanitizer_ResourceModuleData *m)
 {
     SanitizerResult r;
@@ -202,13 +217,15 @@ static void module_loaded(trace_state *s, const Sanitizer_ResourceModuleData *m)
         if (s->n_patched_contexts < 4)
             s->patched_contexts[s->n_patched_contexts++] = m->context;
     }
-    if ((r = sanitizerPatchInstructions(SANITIZER_INSTRUCTION_SHARED_MEMORY_ACCESS, m->module,
-                                        "smemlab_shared_access")) != SANITIZER_SUCCESS ||
-        (r = sanitizerPatchInstructions(SANITIZER_INSTRUCTION_BARRIER, m->module,
-                                        "smemlab_barrier")) != SANITIZER_SUCCESS ||
-        (r = sanitizerPatchInstructions(SANITIZER_INSTRUCTION_GLOBAL_MEMORY_ACCESS, m->module,
-                                        "smemlab_global_access")) != SANITIZER_SUCCESS ||
-        (r = sanitizerPatchModule(m->module)) != SANITIZER_SUCCESS) {
+    for (size_t i = 0; i < sizeof patches / sizeof patches[0]; i++) {
+        r = sanitizerPatchInstructions(patches[i].kind, m->module, patches[i].function);
+        if (r != SANITIZER_SUCCESS && (patches[i].required || (r != SANITIZER_ERROR_NOT_SUPPORTED &&
+                                                               r != SANITIZER_ERROR_NOT_COMPATIBLE))) {
+            fail(s, "patching a module", r);
+            return;
+        }
+    }
+    if ((r = sanitizerPatchModule(m->module)) != SANITIZER_SUCCESS) {
         fail(s, "patching a module", r);
         return;
     }

@@ -70,7 +70,7 @@ smemlab_shared_access(void *userdata, uint64_t pc, void *ptr, uint32_t accessSiz
         r->block = block;
         r->warp = warp_in_block();
         r->active = together;
-        r->width = (uint16_t)accessSize;
+        r->width = (uint8_t)accessSize;
         r->flags = (uint16_t)(flags & (TRACE_READ | TRACE_WRITE));
     }
     return SANITIZER_PATCH_SUCCESS;
@@ -139,9 +139,99 @@ smemlab_global_access(void *userdata, uint64_t pc, void *ptr, uint32_t accessSiz
         r->block = block;
         r->warp = warp_in_block();
         r->active = together;
-        r->width = (uint16_t)accessSize;
+        r->width = (uint8_t)accessSize;
         r->flags = (uint16_t)(TRACE_READ | TRACE_GLOBAL);
     }
+    return SANITIZER_PATCH_SUCCESS;
+}
+
+/* A slot for one record of the lanes `together` (their leader reserves it); capacity or
+   more when the buffer is full (the host sees count > capacity). */
+static __device__ __forceinline__ uint32_t reserve(trace_buffer *b, uint32_t together)
+{
+    uint32_t leader = __ffs(together) - 1, slot = 0;
+    if (lane_id() == leader)
+        slot = atomicAdd(&b->count, 1u);
+    return __shfl_sync(together, slot, leader);
+}
+
+static __device__ __forceinline__ void fill(trace_record *r, uint64_t pc, uint32_t block,
+                                            uint32_t active, uint32_t width, uint32_t flags)
+{
+    r->pc = pc;
+    r->block = block;
+    r->warp = warp_in_block();
+    r->active = active;
+    r->width = (uint8_t)width;
+    r->lines = 0;
+    r->flags = (uint16_t)flags;
+}
+
+/* cp.async (LDGSTS): a global load request, and a store into shared memory whose bytes
+   land later; both recorded at the instruction, as Nsight Compute counts them. */
+extern "C" __device__ __noinline__ SanitizerPatchResult
+smemlab_memcpy_async(void *userdata, uint64_t pc, void *src, uint32_t dst, uint32_t accessSize)
+{
+    trace_buffer *b = (trace_buffer *)userdata;
+    uint32_t block = linear_block();
+    if (!traced(b, block))
+        return SANITIZER_PATCH_SUCCESS;
+    uint32_t together = __match_any_sync(__activemask(), pc);
+    uint32_t lane = lane_id(), leader = __ffs(together) - 1;
+    if (lane == leader)
+        atomicAdd(&b->global_loads, 1ull);
+    /* how the source lies (model/bank.h): its 128-byte lines, and whether the lanes'
+       shared and global layouts differ */
+    uint32_t reading = __ballot_sync(together, src != NULL); /* src-size 0: nothing read */
+    uint64_t line = (uint64_t)(uintptr_t)src >> 7;
+    uint32_t same_line = __match_any_sync(together, src ? line : ~0ull);
+    uint32_t first_of_line = __ballot_sync(together, src && lane == (uint32_t)(__ffs(same_line) - 1));
+    uint32_t delta = dst - (uint32_t)(uintptr_t)src;
+    uint32_t same_delta = __match_any_sync(together, src ? delta : 0u);
+    uint32_t skewed = __ballot_sync(together, src && (same_delta & reading) != reading);
+    uint32_t slot = reserve(b, together);
+    if (slot < b->capacity) {
+        trace_record *r = &b->records[slot];
+        r->addr[lane] = dst;
+        if (lane == leader) {
+            fill(r, pc, block, together, accessSize,
+                 TRACE_WRITE | TRACE_ASYNC | (skewed ? TRACE_ASYNC_SKEW : 0));
+            r->lines = (uint8_t)__popc(first_of_line);
+        }
+    }
+    if (block >= TRACE_GLOBAL_BLOCKS)
+        return SANITIZER_PATCH_SUCCESS;
+    slot = reserve(b, together);
+    if (slot < b->capacity) {
+        trace_record *r = &b->records[slot];
+        r->addr[lane] = (uint32_t)(uintptr_t)src;
+        if (lane == leader)
+            fill(r, pc, block, reading, accessSize, TRACE_READ | TRACE_GLOBAL | TRACE_ASYNC);
+    }
+    return SANITIZER_PATCH_SUCCESS;
+}
+
+/* ldmatrix / stmatrix (LDSM, STSM): lanes 8k .. 8k + 7 give the rows of matrix k, 16
+   bytes each; the other lanes' addresses are not used. */
+extern "C" __device__ __noinline__ SanitizerPatchResult
+smemlab_matrix_access(void *userdata, uint64_t pc, uint32_t address, uint32_t accessSize,
+                      uint32_t flags, uint32_t count, const void *pNewValue)
+{
+    (void)pNewValue;
+    trace_buffer *b = (trace_buffer *)userdata;
+    uint32_t block = linear_block();
+    if (!traced(b, block))
+        return SANITIZER_PATCH_SUCCESS;
+    uint32_t together = __match_any_sync(__activemask(), pc);
+    uint32_t rows = count >= 4 ? 0xffffffffu : (1u << (8 * count)) - 1;
+    uint32_t slot = reserve(b, together), lane = lane_id();
+    if (slot >= b->capacity)
+        return SANITIZER_PATCH_SUCCESS;
+    trace_record *r = &b->records[slot];
+    r->addr[lane] = address;
+    if (lane == (uint32_t)(__ffs(together) - 1))
+        fill(r, pc, block, together & rows, accessSize,
+             (flags & (TRACE_READ | TRACE_WRITE)) | TRACE_MATRIX);
     return SANITIZER_PATCH_SUCCESS;
 }
 
@@ -153,3 +243,8 @@ static_assert(std::is_same<decltype(&smemlab_global_access), SanitizerCallbackMe
               "smemlab_global_access does not match SanitizerCallbackMemoryAccess");
 static_assert(std::is_same<decltype(&smemlab_barrier), SanitizerCallbackBarrier>::value,
               "smemlab_barrier does not match SanitizerCallbackBarrier");
+static_assert(std::is_same<decltype(&smemlab_memcpy_async), SanitizerCallbackMemcpyAsync>::value,
+              "smemlab_memcpy_async does not match SanitizerCallbackMemcpyAsync");
+static_assert(std::is_same<decltype(&smemlab_matrix_access),
+                           SanitizerCallbackMatrixMemoryAccess>::value,
+              "smemlab_matrix_access does not match SanitizerCallbackMatrixMemoryAccess");
