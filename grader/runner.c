@@ -367,6 +367,25 @@ static int faulted(const check_result *c)
            (strstr(c->message, "illegal memory access") || strstr(c->message, "misaligned address"));
 }
 
+/*
+ * The checks the fault left unrun on the GPU (the context was lost) take the emulated
+ * grade's outcome, so that a kernel that overruns its shared memory gets the same checks,
+ * messages and points whichever device ran it (the emulator does not fault there).
+ */
+static void adopt_emulated(kernel_slots *gpu, const kernel_slots *emu, int correct)
+{
+    for (int j = 0; j < gpu->n; j++) {
+        check_result *c = &gpu->got[j];
+        if (j == correct || !gpu->have[j] || !emu->have[j] || c->status != CHECK_FAIL ||
+            strncmp(c->message, "not run: ", 9) != 0)
+            continue;
+        double max = c->max_points;
+        *c = emu->got[j];
+        c->max_points = max;
+        c->points = c->status == CHECK_PASS ? max : 0;
+    }
+}
+
 static void explain_faults(const grade_job *job, kernel_slots *slots, capture *printed)
 {
     const lab_def *lab = job->lab;
@@ -404,6 +423,7 @@ static void explain_faults(const grade_job *job, kernel_slots *slots, capture *p
             memcpy(c->message, text, sizeof c->message - 1);
             c->message[sizeof c->message - 1] = 0;
             snprintf(c->hint, sizeof c->hint, "%s", e->hint);
+            adopt_emulated(&slots[k], &again[k], i);
         }
         free(plans), free(again), free(scratch);
     }

@@ -298,13 +298,13 @@ int float_grade_kernel(worker_env *env, const lab_kernel *k, const float_ops *op
         decide(env, &c[FLOAT_LOADS], &sent[FLOAT_LOADS]);
         decide(env, &c[FLOAT_CONFLICTS], &sent[FLOAT_CONFLICTS]);
         decide(env, &c[FLOAT_RACE], &sent[FLOAT_RACE]);
-        if (device_is_emulator() && c[FLOAT_SPEED].max_points > 0)
+        if (c[FLOAT_CORRECT].status == CHECK_NOT_GRADED)
+            check_not_graded_like(&c[FLOAT_SPEED], &c[FLOAT_CORRECT]);
+        else if (right == RUN_RIGHT && device_is_emulator() && c[FLOAT_SPEED].max_points > 0)
             check_set(&c[FLOAT_SPEED], CHECK_NOT_MEASURED, "not measured: emulated on the CPU "
                       "(speed is the GPU's to tell)");
         else if (right == RUN_RIGHT && !lost && c[FLOAT_SPEED].max_points > 0)
             ops->speed(env, k, state, &c[FLOAT_SPEED], &lost), worker_mark(env, "speed");
-        else if (c[FLOAT_CORRECT].status == CHECK_NOT_GRADED)
-            check_not_graded_like(&c[FLOAT_SPEED], &c[FLOAT_CORRECT]);
         else
             check_set(&c[FLOAT_SPEED], CHECK_FAIL, "not timed: the kernel is not correct yet");
     }
