@@ -86,7 +86,7 @@ JAIL = $(BUILD_JAIL) --timeout $(BUILD_TIMEOUT) --memory $(BUILD_MEMORY) --max-o
 
 # $(call lab_lib,FLAGS,SRC,OUT[,RUNNER[,PTX]]): a lab library OUT (X.so) and beside it
 # X.fatbin, the device code of SRC alone, kept from the same nvcc run (--keep);
-# PTX: where to keep SRC's PTX too (FLAGS then name one virtual architecture).
+# PTX: where to keep SRC's compute_90 PTX too (FLAGS then include compute_90).
 # The grader runs GPU code from X.fatbin only, so device code put into the
 # library some other way (host assembly, a section attribute) is never run.
 # nvcc runs in the jail, writing only into OUT.keep/ (its temporaries too);
@@ -95,7 +95,7 @@ JAIL = $(BUILD_JAIL) --timeout $(BUILD_TIMEOUT) --memory $(BUILD_MEMORY) --max-o
 lab_lib = keep=$(3).keep; rm -rf "$$keep" && mkdir -p "$$keep" && cp $(SUPPORT_OBJ) "$$keep/support.o" \
     && $(if $(4),$(4),$(JAIL) --source $(2) --read $(LAB_COMMON) --out "$$keep" --) \
        $(NVCC) $(1) -shared $(2) "$$keep/support.o" -o "$$keep/$(notdir $(3))" --keep --keep-dir "$$keep" \
-    && mv "$$keep/$(notdir $(3))" $(3) $(if $(5),&& mv "$$keep/$(basename $(notdir $(2))).ptx" $(5)) \
+    && mv "$$keep/$(notdir $(3))" $(3) $(if $(5),&& mv "$$keep/$(basename $(notdir $(2))).compute_90.ptx" $(5)) \
     && { mv "$$keep/$(basename $(notdir $(2))).fatbin" $(patsubst %.so,%.fatbin,$(3)) \
          || { echo "nvcc kept no $(basename $(notdir $(2))).fatbin in $$keep: this kit needs the file names of nvcc --keep (CUDA 12.6 or newer)" >&2; false; }; }; \
     rc=$$?; rm -rf "$$keep"; [ $$rc = 0 ]

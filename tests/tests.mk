@@ -10,13 +10,13 @@ TRACE_PROBE_SRC := tests/gpu/trace-probe.c grader/measure/trace/measure_trace_lo
     grader/access/lineinfo.c grader/image/elf_view.c grader/model/bank.c grader/model/tile_model.c grader/model/tile_access.c
 
 UNIT_BIN := $(BUILD)/tests/unit-tests
-# Compile tests build every lab file for one architecture, the oldest of the
-# kit's list: fast, and enough to prove the file compiles for every GPU the kit
-# builds for and exports the contract's launchers. Its PTX is kept for the
-# emulator's tests ($(EMU_PTX_DIR)/labs/), no second nvcc run for it: for these
-# files nvcc writes the same PTX for compute_75 as for compute_90 (what make
-# labN embeds last) but for the .target line.
-COMPILE_ARCH ?= -arch=sm_75
+# Compile tests build every lab file for the oldest architecture of the kit's
+# list (enough to prove it compiles for every GPU the kit builds for and exports
+# the contract's launchers) and for sm_90 with its compute_90 PTX, what make labN
+# embeds last: the emulator runs that PTX ($(EMU_PTX_DIR)/labs/, kept from the
+# same nvcc run) and reads that SASS, as it does for a student (cp.async, half
+# precision and the like compile for sm_75 to other code, or not at all).
+COMPILE_ARCH ?= -gencode arch=compute_75,code=sm_75 -gencode arch=compute_90,code=[sm_90,compute_90]
 # Planted wrong variants are patches against a solution (tests/planted/README.md):
 # the defect stays a few readable lines, and a change to the solution that
 # breaks one shows up as a patch that no longer applies.

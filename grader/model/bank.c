@@ -146,5 +146,7 @@ int bank_ideal_wavefronts(const bank_geometry *g, const warp_access *a)
         if (a->active & mask)
             total++;
     }
+    if (a->kind == BANK_ASYNC && a->lines > total)
+        return a->lines;
     return total;
 }

@@ -45,7 +45,9 @@ typedef struct bank_geometry {
  *   BANK_ASYNC    the shared side of cp.async (LDGSTS): the store's wavefronts,
  *                 at least one per 128-byte line its source touched; a 16-byte
  *                 copy whose lanes' shared and global layouts differ (skewed)
- *                 takes a wavefront per lane
+ *                 takes a wavefront per lane. Its ideal is the store's or the
+ *                 source's lines, whichever is more: the lines of a source that
+ *                 spans rows are no bank conflict of the tile.
  */
 enum { BANK_PLAIN, BANK_ATOMIC, BANK_EXCH, BANK_CAS, BANK_ASYNC };
 
