@@ -142,7 +142,7 @@ static int conv_calls(const lab_def *lab, const lab_kernel *k, call_spec *out)
 int lab_calls(const lab_def *lab, const lab_kernel *k, call_spec *out)
 {
     switch (lab->kind) {
-    case PROBLEM_TILE: return tile_calls(lab, out);
+    case PROBLEM_TILE: case PROBLEM_IDIOM: return tile_calls(lab, out);
     case PROBLEM_MATMUL: return matmul_calls(out);
     case PROBLEM_CONV: return conv_calls(lab, k, out);
     }

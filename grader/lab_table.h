@@ -14,7 +14,8 @@
 typedef enum problem_kind {
     PROBLEM_TILE,   /* labs 1-4: one block writes an int tile and reads it back */
     PROBLEM_MATMUL, /* lab 5 */
-    PROBLEM_CONV    /* lab 6 */
+    PROBLEM_CONV,   /* lab 6 */
+    PROBLEM_IDIOM   /* the idiom corpus (tests/truth/gen-idioms.py): what ran, measured */
 } problem_kind;
 
 /*

@@ -85,11 +85,33 @@ static int add_row(const char *line, int n, char *why, size_t why_size)
     return 0;
 }
 
+/* An idiom row (tests/truth/gen-idioms.py): idiom NAME CLASS. 0, or -1 with why. */
+static int add_idiom(const char *line, int n, char *why, size_t why_size)
+{
+    corpus_kernel *t = &texts[n];
+    char cls[32];
+    if (sscanf(line, "idiom %15s %31s", t->name, cls) != 2) {
+        snprintf(why, why_size, "expected: idiom NAME CLASS");
+        return -1;
+    }
+    char text[sizeof t->launcher];
+    snprintf(text, sizeof text, "launch_%.15s", t->name);
+    memcpy(t->launcher, text, sizeof text);
+    snprintf(t->teaches, sizeof t->teaches, "%s", cls);
+    lab_kernel *k = &kernels[n];
+    memset(k, 0, sizeof *k);
+    k->name = t->name;
+    k->launcher = t->launcher;
+    k->teaches = t->teaches;
+    k->points = (check_points){.correct = 1, .requests = 1};
+    return 0;
+}
+
 int corpus_load(const char *tsv, char *why, size_t why_size)
 {
     FILE *f = fopen(tsv, "r");
     char line[1024], row_why[256];
-    int n = 0, line_no = 0;
+    int n = 0, line_no = 0, idioms = 0;
     if (!f) {
         snprintf(why, why_size, "cannot read the corpus %s", tsv);
         return -1;
@@ -104,7 +126,14 @@ int corpus_load(const char *tsv, char *why, size_t why_size)
             fclose(f);
             return -1;
         }
-        if (add_row(line, n, row_why, sizeof row_why) != 0) {
+        int idiom = strncmp(line, "idiom\t", 6) == 0;
+        if (n > 0 && idiom != idioms) {
+            snprintf(why, why_size, "%s:%d: idiom rows and pattern rows in one part", tsv, line_no);
+            fclose(f);
+            return -1;
+        }
+        idioms = idiom;
+        if ((idiom ? add_idiom : add_row)(line, n, row_why, sizeof row_why) != 0) {
             snprintf(why, why_size, "%s:%d: %s", tsv, line_no, row_why);
             fclose(f);
             return -1;
@@ -122,6 +151,11 @@ int corpus_load(const char *tsv, char *why, size_t why_size)
         .bdimx = CORPUS_BX, .bdimy = CORPUS_BY,
         .limits = {.launches = 1, .blocks = 1, .shared_bytes = 48 * 1024},
         .kernels = kernels, .n_kernels = n};
+    if (idioms) { /* one block of 128 threads writes 512 ints */
+        corpus_def.title = "Idiom corpus";
+        corpus_def.kind = PROBLEM_IDIOM;
+        corpus_def.bdimy = 512 / CORPUS_BX;
+    }
     loaded = 1;
     return 0;
 }

@@ -41,6 +41,43 @@ for b in $backends; do
     done
     echo "check-truth: graded by $b in $(( $(date +%s) - t0 )) s"
 done
+# The idiom corpus (tests/truth/gen-idioms.py): what current CUDA code writes beyond
+# plain loads and stores, every backend against Nsight Compute (or, without a GPU,
+# the emulator against what it measured on an H100, tests/truth/h100-idioms.tsv).
+idi=$out/idioms
+python3 "$here/gen-idioms.py" "$idi" || exit 1
+iparts=$(cd "$idi" && ls idioms-*.cu | sed 's/\.cu$//')
+printf '%s\n' $iparts | xargs -P "$(nproc)" -I{} \
+    make -s --no-print-directory lab-lib LAB=lab1 SRC="$idi/{}.cu" OUT="$idi/{}.so" ${arch:+"$arch"} 2>/dev/null || {
+    echo "check-truth: an idiom part did not build" >&2; exit 1; }
+for b in $backends; do
+    mkdir -p "$idi/$b"
+    for p in $iparts; do
+        "$grader" --corpus "$idi/$p.tsv" --lib "$idi/$p.so" --measure "$b" --repeats 1 \
+            --json "$idi/$b/$p.json" > "$idi/$b/$p.txt" 2>&1
+        rc=$?
+        [ "$rc" -le 1 ] || [ "$rc" = 4 ] || { echo "check-truth: $b on $p: exit $rc"; tail -n 5 "$idi/$b/$p.txt"; exit 1; }
+    done
+done
+iargs=()
+for b in $backends; do iargs+=("$b=$idi/$b"); done
+if [ "$mode" = gpu ]; then
+    irun=()
+    for p in $iparts; do irun+=("$idi/$p.so" "$idi/$p.tsv"); done
+    incu=()
+    for pass in 1 2; do
+        ncu --csv --metrics "$(python3 "$here/compare-idioms.py" --metrics)" "$build/tests/truth-run" \
+            "${irun[@]}" > "$idi/ncu-$pass.csv" 2> "$idi/ncu.err" || {
+            echo "check-truth: ncu failed on the idioms:"; tail -n 5 "$idi/ncu.err"; exit 1; }
+        incu+=(--ncu "$idi/ncu-$pass.csv")
+    done
+    python3 "$here/compare-idioms.py" "$idi/idioms.tsv" "${iargs[@]}" "${incu[@]}" \
+        --differences "$here/idiom-differences.tsv" --write-fixture "$out/idioms.tsv" || idioms_bad=1
+else
+    python3 "$here/compare-idioms.py" "$idi/idioms.tsv" "${iargs[@]}" --fixture "$here/h100-idioms.tsv" \
+        --differences "$here/idiom-differences.tsv" || idioms_bad=1
+fi
+
 args=()
 for b in $backends; do args+=("$b=$out/$b"); done
 if [ "$mode" = gpu ]; then
@@ -62,8 +99,9 @@ if [ "$mode" = gpu ]; then
     gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n1)
     [ -n "$gpu" ] && head -n1 "$here/h100-ncu.tsv" | grep -qF "$gpu" && ncu_args+=(--fixture "$here/h100-ncu.tsv")
     python3 "$here/compare-truth.py" "$out/corpus.tsv" "${args[@]}" "${ncu_args[@]}" \
-        --write-fixture "$out/ncu.tsv" --problems "$out/problems.txt"
+        --write-fixture "$out/ncu.tsv" --problems "$out/problems.txt" || exit 1
 else
     python3 "$here/compare-truth.py" "$out/corpus.tsv" "${args[@]}" --fixture "$here/h100-ncu.tsv" \
-        --problems "$out/problems.txt"
+        --problems "$out/problems.txt" || exit 1
 fi
+[ -z "${idioms_bad:-}" ] || { echo "check-truth: the idiom corpus differs (above)"; exit 1; }

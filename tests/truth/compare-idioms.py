@@ -1,0 +1,143 @@
+#!/usr/bin/env python3
+"""compare-idioms.py IDIOMS.tsv BACKEND=DIR... (--ncu CSV... | --fixture TSV)
+[--differences TSV] [--write-fixture TSV] - the idiom corpus
+(tests/truth/gen-idioms.py) as each backend measured it, against Nsight
+Compute: for every kernel, shared requests and wavefronts of each side (loads
+with ldmatrix, stores with stmatrix and cp.async's shared side, atomics) and
+global load requests (cp.async's included) must be ncu's, and every backend's
+output fingerprint the GPU's. A kernel, backend and field named in
+--differences (tests/truth/idiom-differences.tsv) may differ: it is printed
+with its reason. Exit 1 on any other difference."""
+import argparse, collections, csv, json, re, sys
+
+FIELDS = ("ld_req", "ld_waves", "st_req", "st_waves", "atom_req", "atom_waves", "gl")
+NCU = {
+    "ld_req": ("smsp__inst_executed_op_shared_ld.sum", "smsp__inst_executed_op_ldsm.sum"),
+    "ld_waves": ("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",),
+    "st_req": ("smsp__inst_executed_op_shared_st.sum", "smsp__inst_executed_op_shared_stsm.sum",
+               "smsp__inst_executed_op_ldgsts.sum"),
+    "st_waves": ("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
+                 "sm__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldgsts.sum"),
+    "atom_req": ("smsp__inst_executed_op_shared_atom.sum",),
+    "atom_waves": ("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom.sum",),
+    "gl": ("smsp__inst_executed_op_global_ld.sum", "smsp__inst_executed_op_ldgsts.sum"),
+}
+METRICS = sorted({m for ms in NCU.values() for m in ms})
+COUNTS = re.compile(r"ld (\d+)/(\d+)/\d+ st (\d+)/(\d+)/\d+ atom (\d+)/(\d+) gl (\d+)")
+
+
+def read_ncu(path):
+    """{kernel: {field: value}} from `ncu --csv` (the kernel's name up to '(')."""
+    lines = [l for l in open(path) if not l.startswith("==")]
+    rows = list(csv.reader(lines))
+    head = rows[0]
+    ki, mi, vi = head.index("Kernel Name"), head.index("Metric Name"), head.index("Metric Value")
+    raw = collections.defaultdict(dict)
+    for r in rows[1:]:
+        if len(r) == len(head):
+            raw[r[ki].split("(")[0]][r[mi]] = float(r[vi].replace(",", ""))
+    return {k: {f: int(sum(m.get(x, 0) for x in NCU[f])) for f in FIELDS} for k, m in raw.items()}
+
+
+def read_backend(folder, parts):
+    """{kernel: (fingerprint, {field: value} or None, status)} of one backend's JSON."""
+    got = {}
+    for part in parts:
+        lab = json.load(open("%s/%s.json" % (folder, part)))["labs"][0]
+        by = collections.defaultdict(dict)
+        for c in lab["checks"]:
+            by[c["kernel"]][c["check"]] = c
+        for kernel, checks in by.items():
+            corr, counts = checks.get("correct", {}), checks.get("counts", {})
+            fp = re.search(r"fingerprint ([0-9a-f]{16})", corr.get("message", ""))
+            m = COUNTS.search(counts.get("measured", ""))
+            got[kernel] = (fp.group(1) if fp else None,
+                           dict(zip(FIELDS, map(int, m.groups()))) if m else None,
+                           counts.get("status", "absent") + ": " + counts.get("message", ""))
+    return got
+
+
+def main():
+    if sys.argv[1:] == ["--metrics"]: # what ncu must read, for check-truth.sh
+        print(",".join(METRICS))
+        return
+    ap = argparse.ArgumentParser()
+    ap.add_argument("idioms")
+    ap.add_argument("backends", nargs="+")
+    ap.add_argument("--ncu", action="append", default=[])
+    ap.add_argument("--fixture")
+    ap.add_argument("--differences")
+    ap.add_argument("--write-fixture")
+    a = ap.parse_args()
+    rows = [l.split("\t")[:3] for l in open(a.idioms).read().splitlines() if l.strip()]
+    parts = sorted({r[0] for r in rows})
+    truth, prints = {}, {}
+    if a.fixture:
+        for l in open(a.fixture):
+            if l.startswith("#") or l.startswith("name\t"):
+                continue
+            f = l.rstrip("\n").split("\t")
+            prints[f[0]] = f[1]
+            truth[f[0]] = dict(zip(FIELDS, map(int, f[2:9])))
+    passes = [read_ncu(p) for p in a.ncu]
+    allowed = {}
+    if a.differences:
+        for l in open(a.differences):
+            f = l.rstrip("\n").split("\t")
+            if len(f) == 4 and not l.startswith("#"):
+                allowed[(f[0], f[1], f[2])] = f[3]
+    backends = {}
+    for spec in a.backends:
+        name, folder = spec.split("=", 1)
+        backends[name] = read_backend(folder, parts)
+    bad = documented = 0
+    out = []
+    for part, kernel, cls in rows:
+        if passes:
+            seen = [p[kernel] for p in passes if kernel in p]
+            if not seen:
+                print("FAIL  %s: ncu measured nothing" % kernel)
+                bad += 1
+                continue
+            if any(s != seen[0] for s in seen):
+                print("note  %s: the hardware differed between passes: %s" % (kernel, seen))
+            truth[kernel] = seen[0]
+            gpu = backends.get("trace", {}).get(kernel)
+            prints[kernel] = gpu[0] if gpu else prints.get(kernel)
+        want = truth.get(kernel)
+        for b, got in backends.items():
+            fp, counts, status = got.get(kernel, (None, None, "absent"))
+            problems = []
+            if prints.get(kernel) and fp != prints[kernel]:
+                problems.append(("output", "fingerprint %s, the GPU's %s" % (fp, prints[kernel])))
+            if counts is None:
+                problems.append(("counts", "not measured (%s)" % status))
+            elif want:
+                for f in FIELDS:
+                    if counts[f] != want[f]:
+                        problems.append((f, "%d, ncu %d" % (counts[f], want[f])))
+            for field, what in problems:
+                why = allowed.get((kernel, b, field)) or allowed.get((kernel, b, "*")) \
+                    or allowed.get(("*", b, field))
+                if why:
+                    documented += 1
+                    print("documented  %s %s %s: %s - %s" % (kernel, b, field, what, why))
+                else:
+                    bad += 1
+                    print("FAIL  %s (%s) %s %s: %s" % (kernel, cls, b, field, what))
+        if want:
+            out.append("%s\t%s\t%s" % (kernel, prints.get(kernel) or "-",
+                                       "\t".join(str(want[f]) for f in FIELDS)))
+    if a.write_fixture:
+        with open(a.write_fixture, "w") as f:
+            f.write("# the idiom corpus (tests/truth/gen-idioms.py) as Nsight Compute measured it;"
+                    " fingerprint: the GPU's output\n")
+            f.write("name\tfingerprint\t%s\n" % "\t".join(FIELDS))
+            f.write("\n".join(out) + "\n")
+    print("idioms: %d kernels, %d backends: %s%s" % (len(rows), len(backends),
+          "%d differences" % bad if bad else "every count equal",
+          ", %d documented" % documented if documented else ""))
+    sys.exit(1 if bad else 0)
+
+
+main()
