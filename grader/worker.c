@@ -269,6 +269,23 @@ static int load_code(worker_env *env, const lab_image *img, char *why, size_t n)
 #define INSTRUMENTED_SLOWDOWN 200.0
 #define INSTRUMENTED_MAX_FACTOR 6.0
 
+/* The hardware counters count device printf's own shared accesses with the kernel's:
+   where a launched kernel calls it, they measure something else (1, with why). */
+static int counters_see_printf(const worker_env *env, char *why, size_t why_size)
+{
+    const call_plan *p = &env->plan->calls[0];
+    for (int i = 0; env->decls && i < p->n_launches; i++) {
+        const char *name = env->img->kernels[p->launches[i].kernel].name;
+        if (lab_decls_calls(env->decls, name, "vprintf")) {
+            snprintf(why, why_size, "the kernel calls printf, whose own shared accesses the "
+                     "hardware counters count with yours; the trace measures yours alone "
+                     "(--measure trace, the default where the Compute Sanitizer is installed)");
+            return 1;
+        }
+    }
+    return 0;
+}
+
 measure_status worker_measure(worker_env *env, void (*launch)(void *), void *arg,
                               measurement *out, char *why, size_t why_size)
 {
@@ -301,6 +318,8 @@ measure_status worker_measure(worker_env *env, void (*launch)(void *), void *arg
     gpu_watchdog_arm_for(limit);
     measure_status st = env->meter->measure(env->meter, launch, arg, out, why, why_size);
     gpu_watchdog_disarm();
+    if (st == MEASURE_OK && !env->meter->last_trace && counters_see_printf(env, why, why_size))
+        st = MEASURE_UNSUPPORTED;
     if (plain > 0)
         fprintf(stderr, "[timing] %s %s: measured launch %.3f s, the plain launch %.6f s (%.0fx)\n",
                 env->lab->id, env->lab->kernels[env->kernel].name, child_now() - t0, plain,

@@ -31,7 +31,8 @@
                               with TRACE_READ | TRACE_GLOBAL its global side */
 #define TRACE_MATRIX 0x20u /* ldmatrix / stmatrix (LDSM, STSM): addr[] holds the row
                               address each lane gave, width 16 */
-#define TRACE_ATOM_EXCH 0x40u  /* an atomic exch: lanes on one word are served one by one */
+#define TRACE_ATOM_EXCH 0x40u  /* an atomic exch, inc or dec: lanes on one word are served
+                                  one by one */
 #define TRACE_ATOM_CAS 0x80u   /* an atomic cas, or a compare-and-swap loop's */
 #define TRACE_ASYNC_SKEW 0x100u /* cp.async whose lanes' shared and global layouts differ
                                    (the shared offset minus the source is not one value) */

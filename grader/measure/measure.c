@@ -5,19 +5,21 @@
 #include <stdio.h>
 #include <string.h>
 
+/* Instructions count where a lane at least executed them (_pred_on_any): ptxas pads
+   some sequences with shared loads that never run (`@!PT LDS`), which touch nothing. */
 static const char *const names[METRIC_COUNT] = {
-    [METRIC_SHARED_LD_REQUESTS] = "smsp__inst_executed_op_shared_ld.sum",
-    [METRIC_SHARED_ST_REQUESTS] = "smsp__inst_executed_op_shared_st.sum",
+    [METRIC_SHARED_LD_REQUESTS] = "smsp__inst_executed_op_shared_ld_pred_on_any.sum",
+    [METRIC_SHARED_ST_REQUESTS] = "smsp__inst_executed_op_shared_st_pred_on_any.sum",
     [METRIC_SHARED_LD_WAVEFRONTS] = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
     [METRIC_SHARED_ST_WAVEFRONTS] = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
     [METRIC_SHARED_LD_CONFLICTS] = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
     [METRIC_SHARED_ST_CONFLICTS] = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
-    [METRIC_GLOBAL_LD_REQUESTS] = "smsp__inst_executed_op_global_ld.sum",
-    [METRIC_SHARED_ATOM_REQUESTS] = "smsp__inst_executed_op_shared_atom.sum",
+    [METRIC_GLOBAL_LD_REQUESTS] = "smsp__inst_executed_op_global_ld_pred_on_any.sum",
+    [METRIC_SHARED_ATOM_REQUESTS] = "smsp__inst_executed_op_shared_atom_pred_on_any.sum",
     [METRIC_SHARED_ATOM_WAVEFRONTS] = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom.sum",
-    [METRIC_LDSM_REQUESTS] = "smsp__inst_executed_op_ldsm.sum",
-    [METRIC_STSM_REQUESTS] = "smsp__inst_executed_op_shared_stsm.sum",
-    [METRIC_LDGSTS_REQUESTS] = "smsp__inst_executed_op_ldgsts.sum",
+    [METRIC_LDSM_REQUESTS] = "smsp__inst_executed_op_ldsm_pred_on_any.sum",
+    [METRIC_STSM_REQUESTS] = "smsp__inst_executed_op_shared_stsm_pred_on_any.sum",
+    [METRIC_LDGSTS_REQUESTS] = "smsp__inst_executed_op_ldgsts_pred_on_any.sum",
     [METRIC_SHARED_ALL_WAVEFRONTS] = "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum",
 };
 

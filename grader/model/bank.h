@@ -37,9 +37,9 @@ typedef struct bank_geometry {
 /*
  * What kind of instruction the request is, where the hardware serves it other
  * than a plain load or store (Nsight Compute on an H100, tests/truth/idioms):
- *   BANK_ATOMIC   atomics that combine (add, min, max, and, or, xor, inc, dec):
+ *   BANK_ATOMIC   atomics that combine (add, min, max, and, or, xor):
  *                 as a store, lanes on one word share it
- *   BANK_EXCH     exch: lanes on one word take a wavefront each
+ *   BANK_EXCH     exch, inc and dec: lanes on one word take a wavefront each
  *   BANK_CAS      cas (and the compare-and-swap loops the compiler makes of
  *                 float and 64-bit atomics): as exch, twice over
  *   BANK_ASYNC    the shared side of cp.async (LDGSTS): the store's wavefronts,

@@ -11,16 +11,21 @@ with its reason. Exit 1 on any other difference."""
 import argparse, collections, csv, json, re, sys
 
 FIELDS = ("ld_req", "ld_waves", "st_req", "st_waves", "atom_req", "atom_waves", "gl")
+# Requests: instructions a lane at least executed (ptxas pads cp.async sequences with
+# shared loads that never run, `@!PT LDS`, and loops with stores every lane skips).
 NCU = {
-    "ld_req": ("smsp__inst_executed_op_shared_ld.sum", "smsp__inst_executed_op_ldsm.sum"),
+    "ld_req": ("smsp__inst_executed_op_shared_ld_pred_on_any.sum",
+               "smsp__inst_executed_op_ldsm_pred_on_any.sum"),
     "ld_waves": ("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",),
-    "st_req": ("smsp__inst_executed_op_shared_st.sum", "smsp__inst_executed_op_shared_stsm.sum",
-               "smsp__inst_executed_op_ldgsts.sum"),
+    "st_req": ("smsp__inst_executed_op_shared_st_pred_on_any.sum",
+               "smsp__inst_executed_op_shared_stsm_pred_on_any.sum",
+               "smsp__inst_executed_op_ldgsts_pred_on_any.sum"),
     "st_waves": ("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
                  "sm__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldgsts.sum"),
-    "atom_req": ("smsp__inst_executed_op_shared_atom.sum",),
+    "atom_req": ("smsp__inst_executed_op_shared_atom_pred_on_any.sum",),
     "atom_waves": ("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom.sum",),
-    "gl": ("smsp__inst_executed_op_global_ld.sum", "smsp__inst_executed_op_ldgsts.sum"),
+    "gl": ("smsp__inst_executed_op_global_ld_pred_on_any.sum",
+           "smsp__inst_executed_op_ldgsts_pred_on_any.sum"),
 }
 METRICS = sorted({m for ms in NCU.values() for m in ms})
 COUNTS = re.compile(r"ld (\d+)/(\d+)/\d+ st (\d+)/(\d+)/\d+ atom (\d+)/(\d+) gl (\d+)")
@@ -28,8 +33,10 @@ COUNTS = re.compile(r"ld (\d+)/(\d+)/\d+ st (\d+)/(\d+)/\d+ atom (\d+)/(\d+) gl 
 
 def read_ncu(path):
     """{kernel: {field: value}} from `ncu --csv` (the kernel's name up to '(')."""
-    lines = [l for l in open(path) if not l.startswith("==")]
-    rows = list(csv.reader(lines))
+    lines = open(path).read().splitlines()
+    # what the kernels printed (printf) and ncu's own notes come before the table
+    first = next(i for i, l in enumerate(lines) if l.startswith('"ID",'))
+    rows = list(csv.reader(l for l in lines[first:] if not l.startswith("==")))
     head = rows[0]
     ki, mi, vi = head.index("Kernel Name"), head.index("Metric Name"), head.index("Metric Value")
     raw = collections.defaultdict(dict)

@@ -237,6 +237,12 @@ static measure_status evaluate(cupti_state *s, measurement *out, char *why, size
         for (size_t m = 0; m < s->n_metrics; m++)
             out->value[m] += values[m];
     }
+    if (out->value[METRIC_LDGSTS_REQUESTS] > 0) {
+        snprintf(why, why_size, "the kernel copies with cp.async, whose shared wavefronts the "
+                 "hardware counters do not tell apart; the trace measures them (--measure trace, "
+                 "the default where the Compute Sanitizer is installed)");
+        return MEASURE_UNSUPPORTED;
+    }
     measure_fold_counters(out);
     return MEASURE_OK;
 }

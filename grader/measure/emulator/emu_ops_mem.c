@@ -427,14 +427,14 @@ static uint64_t atom_value(const ptx_instr *in, uint64_t old, uint64_t b, uint64
     return atom_int(in->mod, t, old, b, c, store);
 }
 
-/* How the hardware serves a shared atomic (model/bank.h): exch lane by lane, cas twice
-   over, and so the compare-and-swap loops that the compiler makes of float and 64-bit
+/* How the hardware serves a shared atomic (model/bank.h): exch, inc and dec lane by
+   lane, cas twice over, and so the compare-and-swap loops that the compiler makes of float and 64-bit
    arithmetic atomics on shared memory (sm_80 and later). */
 static uint16_t atom_kind(const ptx_instr *in)
 {
     ptx_type t = (ptx_type)in->type;
-    if (in->mod == PM_EXCH)
-        return TRACE_ATOM_EXCH;
+    if (in->mod == PM_EXCH || in->mod == PM_INC || in->mod == PM_DEC)
+        return TRACE_ATOM_EXCH; /* lanes on one word one by one (the H100 measured) */
     if (in->mod == PM_CAS || ptx_type_is_float(t) || ptx_type_size(t) == 8)
         return TRACE_ATOM_CAS;
     return 0;

@@ -29,4 +29,8 @@ int lab_decls_shared(const lab_decls *d, const char *kernel, uint32_t *static_by
    name, or NULL when the PTX declares none. */
 const char *lab_decls_space(const lab_decls *d, const char *name);
 
+/* Whether the kernel (its .entry name) calls function callee ("vprintf"), itself or
+   through the functions it calls. */
+int lab_decls_calls(const lab_decls *d, const char *kernel, const char *callee);
+
 #endif /* SMEMLAB_LAB_DECLS_H */
