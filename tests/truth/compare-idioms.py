@@ -11,6 +11,9 @@ with its reason. Exit 1 on any other difference."""
 import argparse, collections, csv, json, re, sys
 
 FIELDS = ("ld_req", "ld_waves", "st_req", "st_waves", "atom_req", "atom_waves", "gl")
+# The ideal wavefronts of each side, for the widths the GPU executed: the trace's
+# (it sees the SASS), which the emulator must equal (ncu has no such counter).
+IDEALS = ("ld_ideal", "st_ideal")
 # Requests: instructions a lane at least executed (ptxas pads cp.async sequences with
 # shared loads that never run, `@!PT LDS`, and loops with stores every lane skips).
 NCU = {
@@ -28,7 +31,9 @@ NCU = {
            "smsp__inst_executed_op_ldgsts_pred_on_any.sum"),
 }
 METRICS = sorted({m for ms in NCU.values() for m in ms})
-COUNTS = re.compile(r"ld (\d+)/(\d+)/\d+ st (\d+)/(\d+)/\d+ atom (\d+)/(\d+) gl (\d+)")
+COUNTS = re.compile(r"ld (\d+)/(\d+)/(\d+) st (\d+)/(\d+)/(\d+) atom (\d+)/(\d+) gl (\d+)")
+ORDER = ("ld_req", "ld_waves", "ld_ideal", "st_req", "st_waves", "st_ideal", "atom_req",
+         "atom_waves", "gl")
 
 
 def read_ncu(path):
@@ -59,7 +64,7 @@ def read_backend(folder, parts):
             fp = re.search(r"fingerprint ([0-9a-f]{16})", corr.get("message", ""))
             m = COUNTS.search(counts.get("measured", ""))
             got[kernel] = (fp.group(1) if fp else None,
-                           dict(zip(FIELDS, map(int, m.groups()))) if m else None,
+                           dict(zip(ORDER, map(int, m.groups()))) if m else None,
                            counts.get("status", "absent") + ": " + counts.get("message", ""))
     return got
 
@@ -85,7 +90,7 @@ def main():
                 continue
             f = l.rstrip("\n").split("\t")
             prints[f[0]] = f[1]
-            truth[f[0]] = dict(zip(FIELDS, map(int, f[2:9])))
+            truth[f[0]] = dict(zip(FIELDS + IDEALS, map(int, f[2:11])))
     passes = [read_ncu(p) for p in a.ncu]
     allowed = {}
     if a.differences:
@@ -108,9 +113,11 @@ def main():
                 continue
             if any(s != seen[0] for s in seen):
                 print("note  %s: the hardware differed between passes: %s" % (kernel, seen))
-            truth[kernel] = seen[0]
+            truth[kernel] = dict(seen[0])
             gpu = backends.get("trace", {}).get(kernel)
             prints[kernel] = gpu[0] if gpu else prints.get(kernel)
+            if gpu and gpu[1]:
+                truth[kernel].update({f: gpu[1][f] for f in IDEALS})
         want = truth.get(kernel)
         for b, got in backends.items():
             fp, counts, status = got.get(kernel, (None, None, "absent"))
@@ -123,6 +130,9 @@ def main():
                 for f in FIELDS:
                     if counts[f] != want[f]:
                         problems.append((f, "%d, ncu %d" % (counts[f], want[f])))
+                for f in IDEALS: # the counters know no ideal (0)
+                    if f in want and counts[f] and counts[f] != want[f]:
+                        problems.append((f, "%d, the trace's %d" % (counts[f], want[f])))
             for field, what in problems:
                 why = allowed.get((kernel, b, field)) or allowed.get((kernel, b, "*")) \
                     or allowed.get(("*", b, field))
@@ -134,12 +144,12 @@ def main():
                     print("FAIL  %s (%s) %s %s: %s" % (kernel, cls, b, field, what))
         if want:
             out.append("%s\t%s\t%s" % (kernel, prints.get(kernel) or "-",
-                                       "\t".join(str(want[f]) for f in FIELDS)))
+                                       "\t".join(str(want.get(f, 0)) for f in FIELDS + IDEALS)))
     if a.write_fixture:
         with open(a.write_fixture, "w") as f:
             f.write("# the idiom corpus (tests/truth/gen-idioms.py) as Nsight Compute measured it;"
                     " fingerprint: the GPU's output\n")
-            f.write("name\tfingerprint\t%s\n" % "\t".join(FIELDS))
+            f.write("name\tfingerprint\t%s\n" % "\t".join(FIELDS + IDEALS))
             f.write("\n".join(out) + "\n")
     print("idioms: %d kernels, %d backends: %s%s" % (len(rows), len(backends),
           "%d differences" % bad if bad else "every count equal",
