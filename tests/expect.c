@@ -9,6 +9,8 @@
  *   expect FILE not-graded TEXT           exit_code 3, a lab not graded for TEXT
  *   expect FILE printed TEXT              the student's host code printed TEXT, shown
  *                                         apart from the report (host_printed)
+ *   expect FILE device-printed TEXT       the student's kernels printed TEXT (device
+ *                                         printf), shown apart (device_printed)
  *   expect FILE kernel-not-graded KERNEL TEXT
  *                                         every check of KERNEL (speed aside) is not-graded,
  *                                         0 points, its message holding TEXT; no check
@@ -186,14 +188,15 @@ static int expect_kernel_not_graded(const cJSON *root, const char *kernel, const
     return 0;
 }
 
-/* What the launchers printed is kept (capped) in its own field. */
-static int expect_printed(const cJSON *root, const char *text)
+/* What the launchers (host_printed) or the kernels (device_printed) printed is kept,
+   capped, in a field of its own. */
+static int expect_printed(const cJSON *root, const char *field, const char *text)
 {
     const cJSON *lab;
     cJSON_ArrayForEach(lab, cJSON_GetObjectItemCaseSensitive(root, "labs"))
-        if (strcasestr(string(lab, "host_printed"), text))
+        if (strcasestr(string(lab, field), text))
             return 0;
-    printf("no lab's host_printed holds \"%s\"\n", text);
+    printf("no lab's %s holds \"%s\"\n", field, text);
     return 1;
 }
 
@@ -215,7 +218,9 @@ int main(int argc, char **argv)
     else if (!strcmp(argv[2], "not-graded") && argc == 4)
         rc = expect_not_graded(root, argv[3]);
     else if (!strcmp(argv[2], "printed") && argc == 4)
-        rc = expect_printed(root, argv[3]);
+        rc = expect_printed(root, "host_printed", argv[3]);
+    else if (!strcmp(argv[2], "device-printed") && argc == 4)
+        rc = expect_printed(root, "device_printed", argv[3]);
     else if (!strcmp(argv[2], "kernel-not-graded") && argc == 5)
         rc = expect_kernel_not_graded(root, argv[3], argv[4]);
     else if (!strcmp(argv[2], "others-correct") && argc == 4)

@@ -33,6 +33,10 @@ judge_row() { # JSON FILE KERNEL CHECK TEXT [WHERE]
         why=$("$expect" "$json" "$(full_marks)")$("$expect" "$json" printed "$text")
         [ -z "$why" ] && ok "$name$where: full marks, and its output shown apart: \"$text\"" || bad "$name$where: $why"
         return ;;
+    device-printed) # graded in full; what the kernels printed is shown apart, GPU or emulated
+        why=$("$expect" "$json" "$(full_marks)")$("$expect" "$json" device-printed "$text")
+        [ -z "$why" ] && ok "$name$where: full marks, and the kernels' printf shown apart: \"$text\"" || bad "$name$where: $why"
+        return ;;
     full-marks) # a right way the exercise did not show: nothing lost
         why=$("$expect" "$json" "$(full_marks)")
         [ -z "$why" ] && ok "$name$where: full marks ($text)" || bad "$name$where: $why"
