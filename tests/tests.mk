@@ -95,6 +95,22 @@ $(EMU_PTX_DIR)/%.ptx: tests/emulator/%.cu
 	@mkdir -p $(@D)
 	$(call step,NVCC,$@)$(NVCC) $(EMU_PTX_FLAGS) $< -o $@
 
+# The SASS reader's tests (test_sass.c) read cubins built here as the listings
+# of tests/sass/listings/NAME.smXX.txt were (nvdisasm on a GPU machine, CUDA
+# 13.0: ptxas writes the same bytes), from NAME's source: sass.F is
+# tests/sass/F.cu, emulator.F tests/emulator/F.cu, DIR.F solutions/DIR/F.cu
+# or solutions/*/DIR/F.cu. The flags are the listings', not NVCCFLAGS.
+SASS_CUBIN_DIR := $(BUILD)/tests/sass
+SASS_CUBINS := $(patsubst tests/sass/listings/%.txt,$(SASS_CUBIN_DIR)/%.cubin,$(wildcard tests/sass/listings/*.sm*.txt))
+sass_part = $(word $(2),$(subst ., ,$(1)))
+sass_dirs = $(if $(filter sass emulator,$(1)),tests/$(1),solutions/$(1) solutions/*/$(1))
+sass_src = $(firstword $(wildcard $(addsuffix /$(call sass_part,$(1),2).cu,$(call sass_dirs,$(call sass_part,$(1),1)))))
+$(SASS_CUBIN_DIR)/%.cubin: $$(call sass_src,$$*) $(wildcard common/*.h)
+	@test -n "$(call sass_src,$*)" || { echo "no source for tests/sass/listings/$*.txt" >&2; exit 1; }
+	@mkdir -p $(@D)
+	$(call step,NVCC,$@)$(NVCC) -std=c++17 -Icommon -O3 -lineinfo -arch=$(patsubst sm%,sm_%,$(call sass_part,$*,3)) \
+	    -cubin $(call sass_src,$*) -o $@
+
 # A libFuzzer target for the PTX reader and the interpreter (needs clang):
 # make emu-fuzz [EMU_FUZZ_SECONDS=60]. The corpus starts from the tests' and labs' PTX;
 # what it finds goes to $(BUILD)/tests/emu-fuzz-corpus, crashes to the current folder.
@@ -122,9 +138,10 @@ $(EMU_BENCH): tests/emulator/emu_bench.c $(EMU_SRC) $(wildcard grader/measure/em
 emu-bench: $(EMU_BENCH) $(EMU_PTX_DIR)/labs/solutions/lab5-matmul/lab5.ptx
 	$(EMU_BENCH) $(EMU_PTX_DIR)/labs/solutions/lab5-matmul/lab5.ptx
 
-check-unit: $(UNIT_BIN) $(UNIT_TEST_LIB) $(INJECTED_LIB) $(EMU_TEST_PTX) $(EMU_LAB_PTX)
+check-unit: $(UNIT_BIN) $(UNIT_TEST_LIB) $(INJECTED_LIB) $(EMU_TEST_PTX) $(EMU_LAB_PTX) $(SASS_CUBINS)
 	SMEMLAB_TEST_LIB=$(UNIT_TEST_LIB) SMEMLAB_INJECTED_LIB=$(INJECTED_LIB) \
-	SMEMLAB_EMU_PTX=$(EMU_PTX_DIR) SMEMLAB_EMU_LABS=$(words $(EMU_LAB_PTX)) $(UNIT_BIN)
+	SMEMLAB_EMU_PTX=$(EMU_PTX_DIR) SMEMLAB_EMU_LABS=$(words $(EMU_LAB_PTX)) \
+	SMEMLAB_SASS_CUBINS=$(SASS_CUBIN_DIR) $(UNIT_BIN)
 
 check-compile: $(CU_CHECKED) $(if $(wildcard tests/gpu),$(TRACE_PROBE) $(BUILD)/tests/truth-run)
 

@@ -5,8 +5,8 @@
  * narrowed and fused accesses ptxas makes of PTX's; ldmatrix and stmatrix;
  * shared atomics of every operation; cp.async of 4, 8 and 16 bytes; global
  * loads and stores beside them. Compiled for every architecture of the kit's
- * list; tests/sass/*.sm*.txt hold what nvdisasm printed for each
- * (tests/unit/test_sass.c compares).
+ * list; tests/sass/listings/sass.widths.sm*.txt hold what nvdisasm printed
+ * for each (tests/unit/test_sass.c compares).
  */
 #include <cuda_fp16.h>
 #include <cuda_pipeline.h>
