@@ -172,7 +172,8 @@ HAVE_SANITIZER := $(wildcard $(SANITIZER_HOME)/include/sanitizer.h)
 TRACE_LIB := $(BUILD)/libsmemlab-trace.so
 TRACE_PATCHES := $(BUILD)/smemlab-trace-patches.fatbin
 TRACE_SRC := grader/measure/trace/measure_trace.c grader/measure/measure.c grader/access/trace.c \
-             grader/access/lineinfo.c grader/image/elf_view.c grader/model/bank.c grader/check.c
+             grader/access/lineinfo.c grader/image/elf_view.c grader/image/sass.c grader/model/bank.c \
+             grader/check.c
 TRACE := $(if $(HAVE_SANITIZER),$(TRACE_LIB) $(TRACE_PATCHES))
 
 $(TRACE_LIB): $(TRACE_SRC) $(shell find grader -name '*.h')

@@ -117,8 +117,8 @@ $(SASS_CUBIN_DIR)/%.cubin: $$(call sass_src,$$*) $(wildcard common/*.h)
 EMU_FUZZ := $(BUILD)/tests/emu-fuzz
 EMU_FUZZ_SECONDS ?= 60
 # The PTX machine alone: the adapters that make it the grader's device and meter
-# (emu_device.c, measure_emulator.c, lab_decls.c) need the grader and CUDA's headers.
-EMU_SRC := $(filter-out %/emu_device.c %/measure_emulator.c %/lab_decls.c,$(wildcard grader/measure/emulator/*.c))
+# (emu_device.c, measure_emulator.c, lab_decls.c, emu_sass.c) need the grader and CUDA's headers.
+EMU_SRC := $(filter-out %/emu_device.c %/measure_emulator.c %/lab_decls.c %/emu_sass.c,$(wildcard grader/measure/emulator/*.c))
 $(EMU_FUZZ): tests/emulator/fuzz_ptx.c $(EMU_SRC) $(wildcard grader/measure/emulator/*.h)
 	@mkdir -p $(@D)
 	clang -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -iquote grader $< $(EMU_SRC) -o $@ -lm

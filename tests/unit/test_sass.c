@@ -272,6 +272,32 @@ static void compare_function(const char *stem, const unsigned char *cubin, size_
     free(acc);
 }
 
+/* Whether the cubin built here is the one listed: the listings are CUDA 13.0's, and
+   another ptxas (the kit takes 12.6 and later) writes other code; nothing to compare
+   then, and nothing wrong with the reader. */
+static int same_code(const unsigned char *cubin, size_t size, const listing *l)
+{
+    elf_view v;
+    if (elf_open(&v, cubin, size) != 0)
+        return 0;
+    for (unsigned i = 0; i < v.n_sh; i++) {
+        const char *name = elf_section_name(&v, &v.sh[i]);
+        size_t len;
+        const unsigned char *text;
+        const func *fn;
+        if (!name || strncmp(name, ".text.", 6) != 0 || !(fn = listed_function(l, name + 6)) ||
+            !(text = elf_section(&v, &v.sh[i], &len)))
+            continue;
+        for (int j = 0; j < fn->n; j++)
+            if (fn->v[j].off + 16 > len || word(text + fn->v[j].off) != fn->v[j].lo ||
+                word(text + fn->v[j].off + 8) != fn->v[j].hi)
+                return 0;
+    }
+    return 1;
+}
+
+static int other_ptxas; /* listings whose code this ptxas does not write */
+
 static void compare_listing(const char *stem, int *n_insn, int *n_mem)
 {
     static listing l;
@@ -281,6 +307,12 @@ static void compare_listing(const char *stem, int *n_insn, int *n_mem)
     snprintf(path, sizeof path, LISTINGS "%s.txt", stem);
     read_listing(path, &l);
     unsigned char *cubin = cubin_of(stem, &size);
+    if (!same_code(cubin, size, &l)) {
+        other_ptxas++;
+        free(cubin);
+        free_listing(&l);
+        return;
+    }
     const char *dot = strrchr(stem, '.');
     int sm = atoi(dot + 3), whole = strncmp(stem, "sass.", 5) == 0, seen = 0;
     ck_assert_int_eq(elf_open(&v, cubin, size), 0);
@@ -320,6 +352,13 @@ START_TEST(test_listings)
     closedir(d);
     ck_assert_int_eq(archs, 5); /* widths.cu on sm_75, 80, 86, 89, 90 */
     ck_assert_int_ge(listings, 26);
+    if (other_ptxas == listings) { /* another CUDA than the listings': say so, compare nothing */
+        printf("sass: note: this ptxas writes other code than CUDA 13.0's for all %d listings: "
+               "nothing compared (tests/sass/listings are CUDA 13.0's)\n", listings);
+        return;
+    }
+    ck_assert_msg(other_ptxas == 0, "%d of %d listings do not match the code built here while "
+                  "the others do: a damaged listing?", other_ptxas, listings);
     printf("sass: %d listings, %d instructions compared, %d of them memory instructions\n",
            listings, n_insn, n_mem);
 }

@@ -76,6 +76,45 @@ int emu_module_symbol(const emu_module *m, const char *name, uint64_t *addr, uin
 /* Source file and line of the instruction at pc of kernel k (from .loc); 0 or -1. */
 int emu_line(const emu_module *m, int k, uint64_t pc, const char **file, int *line);
 
+/* --- what the compiler after PTX did to the accesses ---------------------------------
+ * ptxas may give an access another width than PTX's: an 8-byte load of which half is
+ * used becomes a 4-byte one, adjacent accesses of one base merge into one wider one.
+ * An adapter that reads the GPU code (the grader: measure/emulator/emu_sass.c) tells
+ * the emulator, whose records then carry what the GPU executes. */
+
+typedef enum emu_access_kind {
+    EMU_ACC_LOAD, EMU_ACC_STORE, EMU_ACC_ATOMIC, EMU_ACC_ASYNC, EMU_ACC_MATRIX_LOAD,
+    EMU_ACC_MATRIX_STORE
+} emu_access_kind;
+
+/* One shared-memory access instruction of a function, in code order. */
+typedef struct emu_access_info {
+    uint32_t instr;     /* its index in the function's code */
+    uint8_t kind;       /* emu_access_kind */
+    uint8_t width;      /* bytes a lane (a vector's whole) */
+    uint32_t base;      /* the address's register (UINT32_MAX: none) */
+    int64_t imm;        /* the address's offset */
+    const char *file;   /* source file and line (.loc), or NULL and 0 */
+    int line;
+} emu_access_info;
+
+/* The module's functions (.entry and .func): how many, and the name of each. */
+int emu_function_count(const emu_module *m);
+const char *emu_function_name(const emu_module *m, int f);
+/* The accesses of function f in the .shared state space: *out malloc'd (free it). 0 or -1. */
+int emu_function_accesses(const emu_module *m, int f, emu_access_info **out, int *n);
+
+/* What the GPU does with access instruction `instr` of function f: `width` bytes a lane
+   at `shift` bytes into the PTX element, or nothing of its own (`merged`: another
+   instruction's wider access covers it). */
+typedef struct emu_access_fix {
+    uint32_t func, instr;
+    uint8_t width, shift, merged;
+} emu_access_fix;
+
+/* Install fixes (before the first launch of the kernels they touch). 0 or -1. */
+int emu_module_fix_accesses(emu_module *m, const emu_access_fix *fixes, int n);
+
 /* --- launches -------------------------------------------------------------- */
 
 typedef struct emu_launch {

@@ -10,6 +10,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "emu_device.h"
+#include "emu_sass.h"
 
 #include "../../reference/reference.h"
 #include "../../run/gpu.h"
@@ -154,6 +155,11 @@ static int emu_load_(device_module *m, const lab_image *img, char *why, size_t n
     }
     free(ptx);
     m->emu = p;
+    char note[256];
+    if (emu_sass_fix(p->module, img, note, sizeof note) != 0) { /* the widths ptxas chose */
+        snprintf(why, n, "out of memory reading the lab's SASS");
+        return -1;
+    }
     for (int k = 0; k < img->n_kernels; k++) {
         emu_kernel_info info;
         p->kernel_of[k] = emu_kernel_find(p->module, img->kernels[k].name);

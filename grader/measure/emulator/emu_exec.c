@@ -413,8 +413,8 @@ static void free_ctx(emu_ctx *x)
 
 static emu_status get_program(emu_module *m, int k, emu_result *res, emu_program **out)
 {
-    if (!m->progs[k] && emu_link(m->ptx, m->kernel_func[k], &m->progs[k], res->why,
-                                 sizeof res->why)) {
+    if (!m->progs[k] && emu_link(m->ptx, m->kernel_func[k], m->fixes, m->n_fixes, &m->progs[k],
+                                 res->why, sizeof res->why)) {
         res->status = EMU_UNSUPPORTED;
         return EMU_UNSUPPORTED;
     }

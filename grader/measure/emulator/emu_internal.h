@@ -96,6 +96,11 @@ typedef struct emu_init {
     uint64_t value;
 } emu_init;
 
+/* A linked instruction's record as the GPU makes it (emu_access_fix): 0 width: PTX's. */
+typedef struct emu_record_fix {
+    uint8_t width, shift, merged;
+} emu_record_fix;
+
 typedef struct emu_program {
     const ptx_module *ptx;
     const char *name;
@@ -120,11 +125,13 @@ typedef struct emu_program {
     int dynamic_shared;
     uint32_t param_bytes;
     uint32_t maxntid[3], reqntid[3];
+    emu_record_fix *record_fix; /* per instruction, or NULL: records as PTX says */
 } emu_program;
 
 /* Link kernel func of m: its code and every function it calls, one flat array.
    0, or -1 with why (out of memory). */
-int emu_link(const ptx_module *m, uint32_t func, emu_program **out, char *why, size_t why_size);
+int emu_link(const ptx_module *m, uint32_t func, const emu_access_fix *fixes, int n_fixes,
+             emu_program **out, char *why, size_t why_size);
 void emu_program_free(emu_program *p);
 /* Static shared bytes and whether an extern .shared array is reachable, without linking. */
 void emu_shared_of(const ptx_module *m, uint32_t func, uint32_t *static_bytes, int *dynamic);
@@ -136,7 +143,10 @@ struct emu_module {
     uint32_t *kernel_func;   /* ptx function of each kernel */
     emu_program **progs;     /* linked when first launched */
     uint64_t *var_alloc;     /* device address of each placed variable (0: none) */
+    emu_access_fix *fixes;   /* what ptxas did to accesses (emu_module_fix_accesses) */
+    int n_fixes;
 };
+
 
 /* --- a launch, a block, a warp (emu_exec.c) ------------------------------------ */
 

@@ -582,6 +582,7 @@ void emu_program_free(emu_program *p)
     for (uint32_t i = 0; i < p->n_tables; i++)
         free(p->tables[i].targets);
     free(p->tables);
+    free(p->record_fix);
     free(p);
 }
 
@@ -619,7 +620,24 @@ static int build(linker *k, emu_program *p)
     return 0;
 }
 
-int emu_link(const ptx_module *m, uint32_t func, emu_program **out, char *why, size_t why_size)
+/* The fixes of the functions linked, by instruction of the flat program. */
+static int place_fixes(const linker *k, emu_program *p, const emu_access_fix *fixes, int n)
+{
+    for (int i = 0; i < n; i++) {
+        const emu_access_fix *f = &fixes[i];
+        if (f->func >= k->m->n_funcs || k->code_base[f->func] == PTX_NONE ||
+            f->instr >= k->m->funcs[f->func].n_code)
+            continue;
+        if (!p->record_fix && !(p->record_fix = calloc(p->n_code + 1, sizeof *p->record_fix)))
+            return -1;
+        p->record_fix[k->code_base[f->func] + f->instr] =
+            (emu_record_fix){f->width, f->shift, f->merged};
+    }
+    return 0;
+}
+
+int emu_link(const ptx_module *m, uint32_t func, const emu_access_fix *fixes, int n_fixes,
+             emu_program **out, char *why, size_t why_size)
 {
     linker k;
     memset(&k, 0, sizeof k);
@@ -627,7 +645,7 @@ int emu_link(const ptx_module *m, uint32_t func, emu_program **out, char *why, s
     k.kernel = func;
     *out = NULL;
     emu_program *p = calloc(1, sizeof *p);
-    if (!p || build(&k, p)) {
+    if (!p || build(&k, p) || place_fixes(&k, p, fixes, n_fixes)) {
         snprintf(why, why_size, "the kernel is too large for the emulator (or out of memory)");
         emu_program_free(p);
         linker_free(&k);

@@ -126,6 +126,7 @@ void emu_module_unload(emu_module *m)
     free(m->progs);
     free(m->kernel_func);
     free(m->var_alloc);
+    free(m->fixes);
     ptx_free(m->ptx);
     free(m);
 }
@@ -184,10 +185,92 @@ int emu_line(const emu_module *m, int k, uint64_t pc, const char **file, int *li
         return -1;
     emu_program **slot = &((emu_module *)m)->progs[k];
     char why[128];
-    if (!*slot && emu_link(m->ptx, m->kernel_func[k], slot, why, sizeof why))
+    if (!*slot && emu_link(m->ptx, m->kernel_func[k], m->fixes, m->n_fixes, slot, why, sizeof why))
         return -1;
     if (pc / 16 >= (*slot)->n_code)
         return -1;
     emu_where(*slot, &(*slot)->code[pc / 16], file, line);
     return *line > 0 ? 0 : -1;
+}
+
+/* --- accesses and what ptxas did to them -------------------------------------------- */
+
+int emu_function_count(const emu_module *m)
+{
+    return (int)m->ptx->n_funcs;
+}
+
+const char *emu_function_name(const emu_module *m, int f)
+{
+    return f >= 0 && (uint32_t)f < m->ptx->n_funcs ? m->ptx->funcs[f].name : NULL;
+}
+
+/* The kind of a shared access instruction, and which operand is its address; -1: none. */
+static int access_kind(const ptx_instr *in, int *addr)
+{
+    if (in->space != PS_SHARED)
+        return -1;
+    switch (in->op) {
+    case OP_LD: case OP_LDU: *addr = in->vec; return EMU_ACC_LOAD;
+    case OP_ST: *addr = 0; return EMU_ACC_STORE;
+    case OP_ATOM: *addr = 1; return EMU_ACC_ATOMIC;
+    case OP_RED: *addr = 0; return EMU_ACC_ATOMIC;
+    case OP_CP_ASYNC: *addr = 0; return in->mod == PM_NONE ? EMU_ACC_ASYNC : -1;
+    case OP_LDMATRIX: *addr = in->vec; return EMU_ACC_MATRIX_LOAD;
+    case OP_STMATRIX: *addr = 0; return EMU_ACC_MATRIX_STORE;
+    default: return -1;
+    }
+}
+
+static int access_width(const ptx_instr *in, int kind)
+{
+    int size = ptx_type_size((ptx_type)in->type);
+    if (kind == EMU_ACC_MATRIX_LOAD || kind == EMU_ACC_MATRIX_STORE)
+        return 16;
+    return kind == EMU_ACC_LOAD || kind == EMU_ACC_STORE ? size * in->vec : size;
+}
+
+int emu_function_accesses(const emu_module *m, int f, emu_access_info **out, int *n)
+{
+    *out = NULL;
+    *n = 0;
+    if (f < 0 || (uint32_t)f >= m->ptx->n_funcs)
+        return -1;
+    const ptx_func *fn = &m->ptx->funcs[f];
+    emu_access_info *a = malloc((fn->n_code + 1) * sizeof *a);
+    if (!a)
+        return -1;
+    for (uint32_t i = 0; i < fn->n_code; i++) {
+        const ptx_instr *in = &fn->code[i];
+        int k, addr = 0;
+        if ((in->flags & PF_UNSUPPORTED) || (k = access_kind(in, &addr)) < 0 ||
+            addr >= in->nops || in->o[addr].kind != PO_ADDR)
+            continue;
+        const ptx_operand *o = &in->o[addr];
+        emu_access_info *x = &a[(*n)++];
+        x->instr = i;
+        x->kind = (uint8_t)k;
+        x->width = (uint8_t)access_width(in, k);
+        x->base = o->r != PTX_NONE ? o->r : o->sym != PTX_NONE ? 0x80000000u | o->sym : UINT32_MAX;
+        x->imm = o->imm;
+        x->file = in->file != PTX_NONE && in->file < m->ptx->n_files ? m->ptx->files[in->file].path
+                                                                      : NULL;
+        x->line = (int)in->line;
+    }
+    *out = a;
+    return 0;
+}
+
+int emu_module_fix_accesses(emu_module *m, const emu_access_fix *fixes, int n)
+{
+    emu_access_fix *copy = malloc(((size_t)n + 1) * sizeof *copy);
+    if (!copy || n < 0) {
+        free(copy);
+        return -1;
+    }
+    memcpy(copy, fixes, (size_t)n * sizeof *copy);
+    free(m->fixes);
+    m->fixes = copy;
+    m->n_fixes = n;
+    return 0;
 }

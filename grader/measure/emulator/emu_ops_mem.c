@@ -246,7 +246,13 @@ static void record_as(emu_warp *w, const ptx_instr *in, const access *ac, uint32
     uint32_t pc = (uint32_t)(in - x->prog->code);
     uint16_t flags = (uint16_t)(((how & ACC_READ) ? TRACE_READ : 0) |
                                 ((how & ACC_WRITE) ? TRACE_WRITE : 0) | extra);
-    if (ac->shared && s && s->shared) {
+    const emu_record_fix *fix = x->prog->record_fix ? &x->prog->record_fix[pc] : NULL;
+    uint32_t shift = 0;
+    if (fix && fix->width) { /* what the GPU executes (emu_module_fix_accesses) */
+        width = fix->width;
+        shift = fix->shift;
+    }
+    if (ac->shared && s && s->shared && !(fix && fix->merged)) {
         trace_record r;
         r.pc = (uint64_t)pc * 16;
         r.block = w->b->index;
@@ -255,13 +261,13 @@ static void record_as(emu_warp *w, const ptx_instr *in, const access *ac, uint32
         r.width = (uint8_t)width;
         r.lines = lines;
         r.flags = flags;
-        if (ac->shared == EMU_FULL) {
+        if (ac->shared == EMU_FULL && !shift) {
             memcpy(r.addr, ac->soff, sizeof r.addr);
         } else { /* lanes that did not take part read 0 */
             memset(r.addr, 0, sizeof r.addr);
             for (uint32_t mm = ac->shared; mm; mm &= mm - 1) {
                 int l = __builtin_ctz(mm);
-                r.addr[l] = ac->soff[l];
+                r.addr[l] = ac->soff[l] + shift;
             }
         }
         s->shared(s->ctx, &r);

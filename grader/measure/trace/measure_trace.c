@@ -31,6 +31,8 @@
 #define _GNU_SOURCE
 #include "measure_trace.h"
 
+#include "../../image/sass.h"
+
 #include <sanitizer.h>
 
 #include <dlfcn.h>
@@ -424,6 +426,38 @@ static const line_table *lines_of(traced_module *t)
     return t->lines.n_entries ? &t->lines : NULL;
 }
 
+/*
+ * How the GPU serves each shared atomic of a launch depends on its operation
+ * (model/bank.h), which the patches do not see: it is read from the
+ * instruction at the record's pc in the module's SASS (image/sass.h).
+ */
+static void mark_atomics(trace_state *s, const traced_launch *t, trace_record *r, size_t n)
+{
+    traced_module *m = module_of(s, t->module);
+    sass_access *acc = NULL;
+    int na = 0, arch;
+    char why[160];
+    size_t i = 0;
+    while (i < n && (r[i].flags & (TRACE_READ | TRACE_WRITE)) != (TRACE_READ | TRACE_WRITE))
+        i++;
+    if (i == n || !m || sass_function_accesses(m->cubin, m->cubin_size, t->function, &acc, &na,
+                                               &arch, why, sizeof why) != 0)
+        return; /* no atomics, or SASS the reader does not know: atomics as they combine */
+    for (; i < n; i++) {
+        if ((r[i].flags & (TRACE_READ | TRACE_WRITE | TRACE_GLOBAL)) != (TRACE_READ | TRACE_WRITE))
+            continue;
+        for (int k = 0; k < na; k++)
+            if (acc[k].offset == r[i].pc && acc[k].cls == SASS_ATOMS) {
+                int op = acc[k].atom_op;
+                r[i].flags |= op == SASS_ATOM_CAS ? TRACE_ATOM_CAS
+                              : op == SASS_ATOM_EXCH || op == SASS_ATOM_INC || op == SASS_ATOM_DEC
+                                  ? TRACE_ATOM_EXCH : 0;
+                break;
+            }
+    }
+    free(acc);
+}
+
 static measure_status collect(trace_state *s, size_t *n_out, uint32_t *need, char *why,
                               size_t why_size)
 {
@@ -468,6 +502,8 @@ static measure_status collect(trace_state *s, size_t *n_out, uint32_t *need, cha
                 x->pc -= t->function_pc;
             x->block |= (uint32_t)i << 24; /* launches never race with each other */
         }
+        if (t->function_size)
+            mark_atomics(s, t, s->host + n, h.count);
         n += h.count;
     }
     *n_out = n;
