@@ -276,7 +276,7 @@ else
 grade: $(GRADER_ALL) $(TRACE) $(if $(filter $(LAB_ID),$(LABS)),$(BUILD)/$(LAB_ID).so)
 	@if [ -z "$(LAB)" ]; then echo "No lab built yet: run make lab1 (or lab2 ... lab6) first, or make grade LAB=lab1." >&2; exit 2; fi
 	@case " $(LABS) " in *" $(LAB_ID) "*) ;; *) echo "Unknown lab '$(LAB)': the labs are $(LABS)." >&2; exit 2;; esac
-	@$(call GRADE_RUN,$(GRADER) $(GRADE_FLAGS) $(LAB_ID))
+	@$(call GRADE_RUN,$(GRADER) $(GRADE_FLAGS) $(if $(KERNEL),--kernel $(KERNEL)) $(LAB_ID))
 endif
 
 # --- set-up: what a fresh Debian/Ubuntu machine lacks -----------------------------
