@@ -172,6 +172,7 @@ $(BUILD)/tests/truth-run: tests/truth/truth-run.c
 .PHONY: check-emulated
 check-emulated: $(CU_CHECKED) $(GRADER_ALL) $(BUILD)/tests/expect
 	bash tests/emulator/check-labs.sh $(BUILD) $(GRADER)
+	$(if $(wildcard tests/planted),python3 tests/emulator/check-hints.py $(BUILD))
 
 # make check: the same corpus graded by the emulator, against what Nsight Compute
 # measured on an H100 (tests/truth/h100-ncu.tsv): no GPU needed.
