@@ -6,9 +6,12 @@
 #                    (drawn by docs/tools/bankmap.c from the grader's bank
 #                    model), and build/docs/smemlab.pdf where LaTeX exists
 #   make check-docs  the same, and fails on a pandoc warning, a broken
-#                    internal link or image, a missing or invalid figure, or a
-#                    ```{.cuda .compile} block that does not compile; then a
-#                    self-test proves that those checks do fail
+#                    internal link or image, a missing or invalid figure, a
+#                    number or check name other than the grader's (facts.lua),
+#                    or a ```{.cuda .compile} block that does not compile; then
+#                    renders every page in headless chromium as on a 390-px
+#                    phone (links, figures, width; screenshots in
+#                    build/docs-screenshots/); self-tests prove each check fails
 #
 # Uses BUILD, CC, CFLAGS and NVCC of the top Makefile when they are set.
 
@@ -139,7 +142,16 @@ docs-selftest: $(DOCS_FILTERS) $(DOCS_TOOLS)/template.html
 	$(DOCS_NEED_PANDOC)
 	bash $(DOCS_TOOLS)/selftest.sh $(NVCC) $(DOCS_PANDOC)
 
-check-docs: docs $(DOCS_CODE)/.compiled docs-selftest
+# The course as its readers see it: every page in headless chromium on a
+# phone's width; every internal link and figure must resolve there, no page
+# may be wider than the phone; a screenshot of each page for review.
+DOCS_SHOTS := $(BUILD)/docs-screenshots
+.PHONY: docs-browser
+docs-browser: $(DOCS_HTML) $(DOCS_OUT)/style.css
+	python3 $(DOCS_TOOLS)/browser-check.py $(DOCS_OUT) $(DOCS_SHOTS)
+	bash $(DOCS_TOOLS)/browser-selftest.sh
+
+check-docs: docs $(DOCS_CODE)/.compiled docs-selftest docs-browser
 	@echo "make check-docs: all passed"
 
 docs-clean:
