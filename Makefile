@@ -32,9 +32,11 @@ else
 step = @$(if $(STAGE),echo "$$(date +%s.%N) $(1) $(2)" >> $(BUILD)/.stage-$(STAGE).log,printf '  %-6s %s\n' '$(1)' '$(2)');
 endif
 # $(call stage_line,NAME): what the stage's steps came to and how long they
-# took, on one line ("grader  96 C files compiled, 3 programs linked (41.2 s)").
-stage_line = $(if $(filter 1,$(V)),:,awk -v name='$(1)' -v now=$$(date +%s.%N) -f grader/kit/stage-line.awk \
-    $(BUILD)/.stage-$(1).log 2>/dev/null; rm -f $(BUILD)/.stage-$(1).log)
+# took, on one line ("grader  96 C files compiled, 3 programs linked (41.2 s)");
+# steps of an earlier make that stopped on an error are not counted again.
+MAKE_T0 := $(shell date +%s.%N)
+stage_line = $(if $(filter 1,$(V)),:,awk -v name='$(1)' -v since=$(MAKE_T0) -v now=$$(date +%s.%N) \
+    -f grader/kit/stage-line.awk $(BUILD)/.stage-$(1).log 2>/dev/null; rm -f $(BUILD)/.stage-$(1).log)
 # The machine's cores by default (make -jN or MAKEFLAGS choose otherwise); the
 # test targets keep each one's output together.
 ifeq ($(filter -j% --jobs%,$(MAKEFLAGS)),)

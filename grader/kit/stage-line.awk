@@ -1,7 +1,9 @@
 # stage-line.awk - the one line a build stage prints (Makefile, stage_line):
 # what its steps came to and how long they took. Each line of the stage's log
-# is "START KIND what" (KIND: CC, NVCC, LINK); variables: name, now (seconds).
-NR == 1 || $1 < t0 { t0 = $1 }
+# is "START KIND what" (KIND: CC, NVCC, LINK); variables: name, since (when
+# this make started: older lines are left over from one that failed), now.
+$1 < since { next }
+n == 0 || $1 < t0 { t0 = $1 }
 { kind[$2]++; n++; one = $0 }
 END {
     if (n == 0) exit
