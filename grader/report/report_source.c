@@ -28,9 +28,11 @@ static int declares(const char *line, const char *name)
 }
 
 /* The brace depth after line, from depth before; *in_comment carries a block
-   comment over lines. Braces in comments, strings and characters do not count. */
-static int depth_after(const char *line, int depth, int *in_comment)
+   comment over lines; *closed: a brace brought the depth back to 0. Braces in
+   comments, strings and characters do not count. */
+static int depth_after(const char *line, int depth, int *in_comment, int *closed)
 {
+    *closed = 0;
     for (const char *p = line; *p; p++) {
         if (*in_comment) {
             if (p[0] == '*' && p[1] == '/')
@@ -48,7 +50,7 @@ static int depth_after(const char *line, int depth, int *in_comment)
         } else if (*p == '{') {
             depth++;
         } else if (*p == '}' && depth > 0) {
-            depth--;
+            *closed |= --depth == 0;
         }
     }
     return depth;
@@ -100,8 +102,9 @@ void report_find_places(lab_result *r, const char *source)
             else if (def < 0 && !pending)
                 pending = no; /* a comment above whatever comes next */
         }
-        depth = depth_after(line, depth, &in_comment);
-        if (depth == 0 && def < 0 && strchr(line, '}'))
+        int closed;
+        depth = depth_after(line, depth, &in_comment, &closed);
+        if (closed)
             pending = 0, current = -1; /* a body ended: what follows is no one's yet */
     }
     fclose(f);

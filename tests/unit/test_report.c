@@ -318,7 +318,7 @@ static const char *const SKELETON =
     "{\n"                                                        /* 9 */
     "    out[0] = 1;\n"                                           /* 10 */
     "}\n"                                                        /* 11 */
-    "/* TODO(student): launch setRowReadCol */\n"                /* 12 */
+    "/* TODO(student): launch setRowReadCol, sum_{i,j} */\n"     /* 12 */
     "SMEMLAB_LAUNCHER void launch_setRowReadCol(int *out)\n"     /* 13 */
     "{\n"                                                        /* 14 */
     "}\n";                                                       /* 15 */
