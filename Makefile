@@ -384,6 +384,7 @@ help:
 	@echo "  make lab1 ... make lab6   build a lab from labs/ (and the grader)"
 	@echo "  make grade                grade the lab built last"
 	@echo "  make grade LAB=lab3       grade a given lab"
+	@echo "  make grade KERNEL=NAME    grade one kernel of the lab (e.g. KERNEL=matmulTiled)"
 	@echo "  make grade SOLUTIONS=1    grade the reference solutions (LAB=... for one)"
 	@echo "  make check                unit tests, compile tests (no GPU needed)"
 	@echo "  make check-gpu            full tests on a GPU: solutions, skeletons, planted bugs"
@@ -401,7 +402,9 @@ help:
 	@echo "  make deps-instructor      what those and their tests need (jq, zip, slurm-wlm, munge)"
 	@echo "  make clean                remove build/"
 	@echo
-	@echo "  GRADE_FLAGS='--json out.json'   extra grader options (build/smemlab-grade --help)"
+	@echo "  GRADE_FLAGS='--json out.json'   extra grader options (build/smemlab-grade --help);"
+	@echo "                                  --verbose: the full report, every check"
+	@echo "  V=1                             print every build command (default: a line a stage)"
 	@echo "  NVCC_ARCH='-arch=sm_86'         build for another GPU (default: the one present)"
 	@echo "  BUILD_TIMEOUT=120 BUILD_MEMORY=4G   limits of the build jail every lab is built in"
 	@echo "  BUILD_SANDBOX=portable          build without Landlock (docs/troubleshooting.md#build-refused)"
