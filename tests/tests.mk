@@ -22,7 +22,12 @@ COMPILE_ARCH ?= -arch=sm_75
 # breaks one shows up as a patch that no longer applies.
 PLANTED_NAMES := $(patsubst tests/planted/%.patch,%,$(wildcard tests/planted/*.patch))
 PLANTED_SRC := $(PLANTED_NAMES:%=$(BUILD)/planted/src/%.cu)
-.SECONDARY: $(PLANTED_SRC) # generated sources stay, for reading and for the next build
+# Generated sources stay, for reading and for the next build. (Not in the student
+# kit, which has none: a bare .SECONDARY: would make every file of the build
+# secondary, and a stamp would then not remake a prerequisite that is gone.)
+ifneq ($(PLANTED_SRC),)
+.SECONDARY: $(PLANTED_SRC)
+endif
 CU_FILES := $(wildcard labs/*/*.cu solutions/*/*.cu solutions/*/milestones/*.cu)
 CU_CHECKED := $(CU_FILES:%.cu=$(BUILD)/compile-check/%.so) \
               $(PLANTED_NAMES:%=$(BUILD)/compile-check/planted/%.so)
