@@ -21,7 +21,12 @@ KIT=$TMP/smemlab-student
 passed=0
 failed=0
 ok() { passed=$((passed + 1)); echo "ok: $1"; }
-not_ok() { failed=$((failed + 1)); echo "FAIL: $1"; [ -f "$TMP/out" ] && tail -n 25 "$TMP/out" | sed 's/^/  | /'; }
+not_ok() { # the failures in the output first (a make check's are far from its end), then its end
+    failed=$((failed + 1)); echo "FAIL: $1"
+    [ -f "$TMP/out" ] || return 0
+    grep -E '^ *(FAIL|not ok)|\*\*\*' "$TMP/out" | head -n 20 | sed 's/^/  ! /'
+    tail -n 25 "$TMP/out" | sed 's/^/  | /'
+}
 # mk ARGS...: make inside the unpacked kit; output in $TMP/out, status in RC
 mk() {
     env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS make --no-print-directory -C "$KIT" "$@" >"$TMP/out" 2>&1
