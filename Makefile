@@ -21,13 +21,22 @@ DEPS_LIB := $(if $(DEPS_PREFIX),$(DEPS_PREFIX)/usr/lib/$(shell $(CC) -print-mult
 comma := ,
 
 # One line a step (CC grader/x.c, NVCC lab3.cu, LINK smemlab-grade); make V=1
-# prints every command whole. Errors are always shown whole.
+# prints every command whole. Errors and warnings are always shown whole.
+# A step made for a stage (a stamp below sets STAGE for everything it needs)
+# is counted in the stage's log instead, and the stamp prints one line for
+# the stage: make lab1 is a few lines, not a hundred.
 V ?= 0
 ifeq ($(V),1)
 step =
 else
-step = @printf '  %-6s %s\n' '$(1)' '$(2)';
+step = @$(if $(STAGE),echo "$$(date +%s.%N) $(1) $(2)" >> $(BUILD)/.stage-$(STAGE).log,printf '  %-6s %s\n' '$(1)' '$(2)');
 endif
+# $(call stage_line,NAME): what the stage's steps came to and how long they
+# took, on one line ("grader  96 C files compiled, 3 programs linked (41.2 s)");
+# steps of an earlier make that stopped on an error are not counted again.
+MAKE_T0 := $(shell date +%s.%N)
+stage_line = $(if $(filter 1,$(V)),:,awk -v name='$(1)' -v since=$(MAKE_T0) -v now=$$(date +%s.%N) \
+    -f grader/kit/stage-line.awk $(BUILD)/.stage-$(1).log 2>/dev/null; rm -f $(BUILD)/.stage-$(1).log)
 # The machine's cores by default (make -jN or MAKEFLAGS choose otherwise); the
 # test targets keep each one's output together.
 ifeq ($(filter -j% --jobs%,$(MAKEFLAGS)),)
@@ -190,17 +199,32 @@ $(TRACE_PATCHES): grader/measure/trace/trace_patches.cu grader/access/trace_reco
 trace-backend: $(TRACE)
 	@$(if $(HAVE_SANITIZER),echo "Built the trace backend: $(TRACE)",echo "The trace backend is not built: $(SANITIZER_HOME)/include/sanitizer.h is missing (install the Compute Sanitizer of your CUDA Toolkit, e.g. the cuda-sanitizer package). The grader still runs; --measure trace will say it is missing.")
 
+# --- stages: what make labN and make grade build, one line each ---------------
+# The grader (and the trace backend where it builds), and the build jail with
+# the support object every lab library links: each is one stage, whose stamp
+# prints its line when something in it was made.
+STAMP_GRADER := $(BUILD)/.stamp-grader
+STAMP_JAIL := $(BUILD)/.stamp-jail
+$(STAMP_GRADER): STAGE = grader
+$(STAMP_GRADER): $(GRADER_ALL) $(TRACE)
+	@$(call stage_line,grader); touch $@
+$(STAMP_JAIL): STAGE = jail
+$(STAMP_JAIL): $(BUILD_JAIL) $(SUPPORT_OBJ)
+	@$(call stage_line,jail); touch $@
+
 # --- labs: build/labN.so from labs/, build/solutions/labN.so from solutions/ ---
 lab_src = $(wildcard $(2)/$(1)-*/$(1).cu)
 define lab_rules
-$(BUILD)/$(1).so: $(call lab_src,$(1),labs) $(SUPPORT_OBJ) common/smemlab.h $$(FATBIN_GONE) | $(BUILD_JAIL)
+$(BUILD)/$(1).so: $(call lab_src,$(1),labs) $(STAMP_JAIL) $(SUPPORT_OBJ) common/smemlab.h $$(FATBIN_GONE) | $(BUILD_JAIL)
 	@mkdir -p $$(@D)
 	$$(call step,NVCC,$$< -> $$@ (in the build jail))$$(call lab_lib,$$(NVCC_ALL),$$<,$$@)
+	@$$(call stage_line,$(1))
+$(BUILD)/$(1).so: STAGE = $(1)
 $(BUILD)/solutions/$(1).so: $(call lab_src,$(1),solutions) $(SUPPORT_OBJ) common/smemlab.h $$(FATBIN_GONE) | $(BUILD_JAIL)
 	@mkdir -p $$(@D)
 	$$(call step,NVCC,$$< -> $$@ (in the build jail))$$(call lab_lib,$$(NVCC_ALL),$$<,$$@)
 .PHONY: $(1)
-$(1): $(BUILD)/$(1).so $(GRADER_ALL) $(TRACE)
+$(1): $(BUILD)/$(1).so $(STAMP_GRADER)
 	@echo $(1) > $(BUILD)/last-lab
 	@echo "Built $(1). Grade it with: make grade"
 endef
@@ -251,7 +275,7 @@ GRADE_FLAGS ?=
 # any failed recipe, but prints the recipe's status in its last line:
 # "make: *** [Makefile:NN: grade] Error 1". Scripts that need the status
 # run build/smemlab-grade directly (docs/getting-started.md#exit-codes).
-GRADE_RUN = $(info $(1))status=0; $(1) || status=$$?; \
+GRADE_RUN = $(info $(strip $(1)))status=0; $(1) || status=$$?; \
     case $$status in \
     0) ;; \
     1) why="a check failed";; \
@@ -274,24 +298,36 @@ grade:
 	@echo "$(NO_SOLUTIONS_MSG) grade. Grade your own lab with make grade." >&2; exit 3
 endif
 else
-grade: $(GRADER_ALL) $(TRACE) $(if $(filter $(LAB_ID),$(LABS)),$(BUILD)/$(LAB_ID).so)
+grade: $(STAMP_GRADER) $(if $(filter $(LAB_ID),$(LABS)),$(BUILD)/$(LAB_ID).so)
 	@if [ -z "$(LAB)" ]; then echo "No lab built yet: run make lab1 (or lab2 ... lab6) first, or make grade LAB=lab1." >&2; exit 2; fi
 	@case " $(LABS) " in *" $(LAB_ID) "*) ;; *) echo "Unknown lab '$(LAB)': the labs are $(LABS)." >&2; exit 2;; esac
-	@$(call GRADE_RUN,$(GRADER) $(GRADE_FLAGS) $(LAB_ID))
+	@$(call GRADE_RUN,$(GRADER) $(GRADE_FLAGS) $(if $(KERNEL),--kernel $(KERNEL)) $(LAB_ID))
 endif
 
 # --- set-up: what a fresh Debian/Ubuntu machine lacks -----------------------------
+# chromium: make check-docs renders the course in it (headless), as readers see it.
 DEB_PACKAGES := make gcc patch pkg-config libcjson-dev libseccomp-dev libzstd-dev check pandoc \
-                libarchive-dev libssl-dev libxml2-utils python3 python3-jsonschema
+                libarchive-dev libssl-dev libxml2-utils python3 python3-jsonschema chromium
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
-.PHONY: deps
-deps:
-	@missing=$$(for p in $(DEB_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
-	if [ -n "$$missing" ]; then \
-	    echo "Installing missing packages:" $$missing; \
-	    $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq $$missing; \
-	fi
+# One installer for every list the goals ask for: make deps deps-instructor
+# (as CI runs it) is one apt-get, not two racing for its lock under -j. It
+# says in one line what it installs; apt-get's own output only when it fails,
+# or with V=1.
+PACKAGES_ASKED = $(if $(filter deps,$(MAKECMDGOALS)),$(DEB_PACKAGES)) \
+                 $(if $(filter deps-instructor,$(MAKECMDGOALS)),$(INSTRUCTOR_PACKAGES))
+.PHONY: deps deps-instructor install-packages
+deps: install-packages
 	@command -v $(NVCC) >/dev/null || { echo "nvcc not found: install the CUDA Toolkit (12.6 or newer) and put its bin/ on PATH; see docs/getting-started.md" >&2; exit 3; }
+deps-instructor: install-packages
+	@:
+install-packages:
+	@missing=$$(for p in $(or $(strip $(PACKAGES_ASKED)),$(DEB_PACKAGES)); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+	[ -n "$$missing" ] || exit 0; \
+	echo "Installing with apt-get:" $$missing; \
+	log=$$(mktemp); export DEBIAN_FRONTEND=noninteractive; \
+	{ $(SUDO) apt-get update && $(SUDO) apt-get install -y $$missing; } $(if $(filter 1,$(V)),,> $$log 2>&1) \
+	    || { cat $$log >&2; rm -f $$log; echo "apt-get failed (its output above): install these by hand:" $$missing >&2; exit 3; }; \
+	rm -f $$log
 
 # --- benchmark: lab 5 and 6 solutions against cuBLAS and the copy roof --------------
 BENCH := $(BUILD)/smemlab-bench
@@ -349,6 +385,7 @@ help:
 	@echo "  make lab1 ... make lab6   build a lab from labs/ (and the grader)"
 	@echo "  make grade                grade the lab built last"
 	@echo "  make grade LAB=lab3       grade a given lab"
+	@echo "  make grade KERNEL=NAME    grade one kernel of the lab (e.g. KERNEL=matmulTiled)"
 	@echo "  make grade SOLUTIONS=1    grade the reference solutions (LAB=... for one)"
 	@echo "  make check                unit tests, compile tests (no GPU needed)"
 	@echo "  make check-gpu            full tests on a GPU: solutions, skeletons, planted bugs"
@@ -366,7 +403,9 @@ help:
 	@echo "  make deps-instructor      what those and their tests need (jq, zip, slurm-wlm, munge)"
 	@echo "  make clean                remove build/"
 	@echo
-	@echo "  GRADE_FLAGS='--json out.json'   extra grader options (build/smemlab-grade --help)"
+	@echo "  GRADE_FLAGS='--json out.json'   extra grader options (build/smemlab-grade --help);"
+	@echo "                                  --verbose: the full report, every check"
+	@echo "  V=1                             print every build command (default: a line a stage)"
 	@echo "  NVCC_ARCH='-arch=sm_86'         build for another GPU (default: the one present)"
 	@echo "  BUILD_TIMEOUT=120 BUILD_MEMORY=4G   limits of the build jail every lab is built in"
 	@echo "  BUILD_SANDBOX=portable          build without Landlock (docs/troubleshooting.md#build-refused)"

@@ -6,9 +6,12 @@
 #                    (drawn by docs/tools/bankmap.c from the grader's bank
 #                    model), and build/docs/smemlab.pdf where LaTeX exists
 #   make check-docs  the same, and fails on a pandoc warning, a broken
-#                    internal link or image, a missing or invalid figure, or a
-#                    ```{.cuda .compile} block that does not compile; then a
-#                    self-test proves that those checks do fail
+#                    internal link or image, a missing or invalid figure, a
+#                    number or check name other than the grader's (facts.lua),
+#                    or a ```{.cuda .compile} block that does not compile; then
+#                    renders every page in headless chromium as on a 390-px
+#                    phone (links, figures, width; screenshots in
+#                    build/docs-screenshots/); self-tests prove each check fails
 #
 # Uses BUILD, CC, CFLAGS and NVCC of the top Makefile when they are set.
 
@@ -28,14 +31,21 @@ DOCS_FIGS := $(DOCS_FIGDIR)/.stamp
 DOCS_BANKMAP := $(DOCS_OUT)/tools/bankmap
 DOCS_PDF := $(DOCS_OUT)/smemlab.pdf
 DOCS_MODEL := grader/model/bank.c grader/model/tile_model.c grader/model/tile_access.c
-DOCS_FILTERS := $(DOCS_TOOLS)/nav.lua $(DOCS_TOOLS)/check-links.lua $(DOCS_TOOLS)/extract-code.lua
+DOCS_FILTERS := $(DOCS_TOOLS)/nav.lua $(DOCS_TOOLS)/check-links.lua $(DOCS_TOOLS)/extract-code.lua \
+    $(DOCS_TOOLS)/facts.lua
+# The numbers the pages state (points, check names, sizes), printed from the
+# grader's lab tables; facts.lua holds every page to them.
+DOCS_LABFACTS := $(DOCS_OUT)/tools/labfacts
+DOCS_FACTS := $(DOCS_OUT)/facts.txt
+DOCS_FACTS_SRC := grader/lab_table.c $(wildcard grader/labs/*.c) grader/reference/sizes.c \
+    grader/model/tile_access.c
 
 # The HTML command, without the page list: the self-test runs it too.
 DOCS_PANDOC := $(PANDOC) --fail-if-warnings --from=markdown --to=html5 --standalone \
     --template=$(DOCS_TOOLS)/template.html --toc --toc-depth=3 --section-divs \
     --highlight-style=breezedark \
     --lua-filter=$(DOCS_TOOLS)/nav.lua --lua-filter=$(DOCS_TOOLS)/check-links.lua \
-    --lua-filter=$(DOCS_TOOLS)/extract-code.lua
+    --lua-filter=$(DOCS_TOOLS)/extract-code.lua --lua-filter=$(DOCS_TOOLS)/facts.lua
 
 DOCS_NEED_PANDOC = @command -v $(PANDOC) >/dev/null 2>&1 || { \
     echo "pandoc not found: run make deps (or apt-get install pandoc)" >&2; exit 3; }
@@ -70,18 +80,24 @@ $(DOCS_FIGS): $(DOCS_BANKMAP)
 	echo "figures: $$($(DOCS_BANKMAP) --list | wc -l) written to $(@D)/ ($${xml:-no XML checker found, not} validated; the model's numbers are in $(@D)/model.txt)"
 	@touch $@
 
+$(DOCS_LABFACTS): $(DOCS_TOOLS)/labfacts.c $(DOCS_FACTS_SRC) grader/lab_table.h grader/reference/sizes.h
+	@mkdir -p $(@D)
+	$(call step,CC,$@)$(CC) $(CFLAGS) -std=c11 $(DOCS_TOOLS)/labfacts.c $(DOCS_FACTS_SRC) -o $@ -lm
+$(DOCS_FACTS): $(DOCS_LABFACTS)
+	@$< > $@.tmp && mv $@.tmp $@
+
 # --- HTML: every page depends on every page, since links cross pages ---------
 $(DOCS_OUT)/style.css: docs/style.css
 	@mkdir -p $(@D)
 	cp $< $@
 
 $(DOCS_HTML): $(DOCS_OUT)/%.html: docs/%.md $(DOCS_MD) docs/pages.yaml $(DOCS_FILTERS) \
-              $(DOCS_TOOLS)/template.html $(DOCS_FIGS)
+              $(DOCS_TOOLS)/template.html $(DOCS_FIGS) $(DOCS_FACTS)
 	$(DOCS_NEED_PANDOC)
 	@mkdir -p $(DOCS_CODE)
 	@rm -f $(DOCS_CODE)/$*.block*.cu
 	@echo "pandoc  $< -> $@"
-	@$(DOCS_PANDOC) --metadata-file=docs/pages.yaml -M codedir=$(DOCS_CODE) $< -o $@
+	@$(DOCS_PANDOC) --metadata-file=docs/pages.yaml -M codedir=$(DOCS_CODE) -M facts=$(DOCS_FACTS) $< -o $@
 
 # --- PDF: the whole course as one book, where a LaTeX engine is installed ---
 # pdflatex first (texlive-latex-recommended has all it needs); xelatex and
@@ -126,7 +142,16 @@ docs-selftest: $(DOCS_FILTERS) $(DOCS_TOOLS)/template.html
 	$(DOCS_NEED_PANDOC)
 	bash $(DOCS_TOOLS)/selftest.sh $(NVCC) $(DOCS_PANDOC)
 
-check-docs: docs $(DOCS_CODE)/.compiled docs-selftest
+# The course as its readers see it: every page in headless chromium on a
+# phone's width; every internal link and figure must resolve there, no page
+# may be wider than the phone; a screenshot of each page for review.
+DOCS_SHOTS := $(BUILD)/docs-screenshots
+.PHONY: docs-browser
+docs-browser: $(DOCS_HTML) $(DOCS_OUT)/style.css
+	python3 $(DOCS_TOOLS)/browser-check.py $(DOCS_OUT) $(DOCS_SHOTS)
+	bash $(DOCS_TOOLS)/browser-selftest.sh
+
+check-docs: docs $(DOCS_CODE)/.compiled docs-selftest docs-browser
 	@echo "make check-docs: all passed"
 
 docs-clean:

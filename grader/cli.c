@@ -45,7 +45,9 @@ void cli_usage(FILE *f)
         "  --meter-socket S  measure through the meter server at socket S (smemlab-batch\n"
         "                    starts one per GPU); without one answering, measure here\n"
         "  --serve-meter S   be that server: measure for graders on socket S until killed\n"
-        "  --verbose         show measured values and hints for passing checks too\n"
+        "  --kernel NAME     grade one kernel of the lab (make grade KERNEL=NAME)\n"
+        "  --verbose         the full report: every check, with measured values and\n"
+        "                    hints for passing checks too (default: one screen)\n"
         "  --corpus TSV      grade the kernels of a truth-corpus part (tests/truth/\n"
         "                    gen-corpus.py) from the library --lib names\n"
         "  --list            list the labs and their kernels\n"
@@ -131,7 +133,7 @@ int cli_parse(int argc, char **argv, cli_options *o, FILE *err)
         {"measure", required_argument, 0, 'm'}, {"source", required_argument, 0, 'F'},
         {"status-fd", required_argument, 0, 'f'},
         {"meter-socket", required_argument, 0, 'M'}, {"serve-meter", required_argument, 0, 'E'},
-        {"corpus", required_argument, 0, 'K'},
+        {"corpus", required_argument, 0, 'K'}, {"kernel", required_argument, 0, 'k'},
         {0, 0, 0, 0}};
     int opt, rc, measure_given = 0;
 
@@ -160,6 +162,7 @@ int cli_parse(int argc, char **argv, cli_options *o, FILE *err)
         case 'V': o->version = 1; break;
         case 'C': o->check_launches = 1; break;
         case 'F': o->source = optarg; break;
+        case 'k': o->kernel = o->grade.only_kernel = optarg; break;
         case 'u': o->grade.run_as = optarg; break;
         case 'R': o->grade.recorder = optarg; break;
         case 'M': o->grade.meter_socket = optarg; break;

@@ -22,6 +22,7 @@ typedef struct cli_options {
     int check_launches; /* --check-launches: record and validate only */
     const char *serve_meter; /* --serve-meter SOCKET: be a batch's meter server (meter_server.h) */
     measure_mode measure;  /* --measure auto|counters|trace (default auto) */
+    const char *kernel;    /* --kernel NAME: grade that kernel alone */
     grade_options grade;
 } cli_options;
 

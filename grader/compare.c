@@ -415,6 +415,19 @@ void compare_races(check_result *c, const trace_summary *s, const char *why)
     set_line(&c->lines[c->n_lines++], r->file_a, r->line_a, r->pc_a, "store");
     set_line(&c->lines[c->n_lines++], r->file_b, r->line_b, r->pc_b, r->b_writes ? "store" : "load");
     check_set(c, CHECK_FAIL, "%s", trace_race_text(r, text, sizeof text));
+    if (r->across_passes) {
+        int a_later = r->pc_a > r->pc_b; /* the later line ran in the earlier pass */
+        check_line *later = &c->lines[a_later ? 0 : 1];
+        check_field(c->hint, sizeof c->hint,
+                    "The barrier between the two lines orders them within one pass of the loop "
+                    "only. A fast warp finishes its pass at line %d, goes round and reaches line "
+                    "%d of the next pass while a slower warp is still at line %d of this one: "
+                    "nothing holds it back. Put a __syncthreads() at the end of the loop body, "
+                    "after the last access of the tile (line %d), so that no warp overwrites "
+                    "the tile while another still reads it.", later->line,
+                    c->lines[a_later ? 1 : 0].line, later->line, later->line);
+        return;
+    }
     check_field(c->hint, sizeof c->hint,
                 "Another warp %s this word between the same two barriers, so what it %s "
                 "depends on which warp runs first; the output can come out right by luck. "

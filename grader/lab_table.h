@@ -60,6 +60,8 @@ typedef struct lab_kernel {
     const char *launcher; /* exported symbol */
     int optional;         /* graded only when the launcher exists, for no points */
     const char *teaches;  /* one line: what the kernel demonstrates */
+    const char *section;  /* the section of docs/<lab id>.md that teaches it (the
+                             report's Next: line); NULL: "exercise" */
     tile_spec tile;       /* PROBLEM_TILE */
     int step;             /* PROBLEM_MATMUL / PROBLEM_CONV: which step (1, 2, 3) */
     const char *tile_param;     /* contract parameter the traffic model divides by */

@@ -37,6 +37,25 @@ static const lab_def *last_built(const char *build_dir)
     return lab_find(id);
 }
 
+/* --kernel names a kernel of every lab graded; else say which there are. */
+static int kernel_known(const cli_options *o)
+{
+    for (int i = 0; o->kernel && i < o->n_labs; i++) {
+        const lab_def *l = o->labs[i];
+        int k = 0;
+        while (k < l->n_kernels && strcmp(l->kernels[k].name, o->kernel) != 0)
+            k++;
+        if (k < l->n_kernels)
+            continue;
+        fprintf(stderr, "smemlab-grade: %s has no kernel '%s'; its kernels:", l->id, o->kernel);
+        for (k = 0; k < l->n_kernels; k++)
+            fprintf(stderr, " %s", l->kernels[k].name);
+        fprintf(stderr, "\n");
+        return 0;
+    }
+    return 1;
+}
+
 static void list_labs(void)
 {
     for (int i = 0; i < lab_registry_count; i++) {
@@ -135,11 +154,13 @@ static void grade_lab(const cli_options *o, const lab_def *lab, lab_result *r)
         return;
     }
     run_lab(lab, &g, r);
-    /* Predictions: in the file given, or in labs/ when this is the lab make built. */
+    /* Predictions and the TODOs: in the file given, or in labs/ when this is
+       the lab make built. */
     const char *source = o->source ? o->source
                          : !o->lib && !o->solutions && access(lab->source, R_OK) == 0 ? lab->source
                                                                                    : NULL;
     report_judge_predictions(r, source);
+    report_find_places(r, source);
 }
 
 int main(int argc, char **argv)
@@ -169,6 +190,8 @@ int main(int argc, char **argv)
                 "`make grade LAB=lab1`.\n", o.build_dir);
         return EXIT_USAGE;
     }
+    if (!kernel_known(&o))
+        return EXIT_USAGE;
     if (o.check_launches) {
         int worst = EXIT_ALL_PASSED;
         for (int i = 0; i < o.n_labs; i++) {
@@ -185,7 +208,8 @@ int main(int argc, char **argv)
 
     lab_result results[CLI_MAX_LABS];
     const char *no_color = getenv("NO_COLOR");
-    report_style style = {isatty(STDOUT_FILENO) && !(no_color && *no_color), o.verbose};
+    report_style style = {.color = isatty(STDOUT_FILENO) && !(no_color && *no_color),
+                          .verbose = o.verbose, .build_dir = o.build_dir};
     score total = {0};
     for (int i = 0; i < o.n_labs; i++) {
         grade_lab(&o, o.labs[i], &results[i]);
@@ -194,6 +218,7 @@ int main(int argc, char **argv)
     }
     int code = score_exit_code(&total);
     report_text_total(stdout, &total);
+    report_text_next(stdout, results, o.n_labs, &style);
     /* Results that cannot be saved are lost work: that outranks any grade. */
     if (o.json && json_finish(&json, results, o.n_labs, &total, code) != 0)
         code = EXIT_ENVIRONMENT;

@@ -465,6 +465,9 @@ void run_lab(const lab_def *lab, const grade_options *opt, lab_result *out)
         out->env_code = EXIT_ENVIRONMENT;
     } else {
         grade_job job = {lab, opt, &img, plans};
+        for (int k = 0; opt->only_kernel && k < lab->n_kernels; k++)
+            if (strcmp(lab->kernels[k].name, opt->only_kernel) != 0)
+                plans[k].verdict = PLAN_NOT_ASKED;
         /* A meter server measures on a GPU; where there is none the worker emulates */
         int metered = opt->meter_socket && !(opt->measure == MEASURE_MODE_AUTO && gpu_absent());
         run_plans(&job, metered ? meter_proxy_main : worker_main, out);
@@ -482,5 +485,6 @@ void lab_result_free(lab_result *r)
     free(r->host_printed);
     free(r->device_printed);
     free(r->predictions);
+    free(r->places);
     memset(r, 0, sizeof *r);
 }

@@ -16,6 +16,13 @@
 #include "lab_table.h"
 #include "worker.h"
 
+/* Where a kernel lives in the student's file (0: not found): the report points there. */
+typedef struct kernel_place {
+    int kernel;        /* its __global__ line */
+    int todo;          /* the TODO that asks for it: inside its body, else just above it */
+    int launcher_todo; /* a TODO inside or above its launcher */
+} kernel_place;
+
 typedef struct lab_result {
     const lab_def *lab;
     check_result *checks; /* in the table's order: kernel by kernel */
@@ -29,6 +36,8 @@ typedef struct lab_result {
     char *device_printed; /* what the kernels printed (device printf), capped; NULL: nothing */
     int rejected_messages; /* worker messages refused (unknown id, duplicate, bad index) */
     char *predictions;     /* the student's predictions judged, one per line; NULL: none */
+    char source[256];      /* the student's file the places are in ("": none read) */
+    kernel_place *places;  /* one per kernel of lab, or NULL (report_find_places) */
 } lab_result;
 
 /* Grade every kernel of lab with the library opt->lib_path. */

@@ -376,21 +376,34 @@ void worker_judge_dynamic(worker_env *env, const call_plan *call, uint32_t need,
     }
     check_field(c->measured, sizeof c->measured, "%u static __shared__ bytes; %u bytes given at "
                 "launch", st, l->shared_bytes);
-    check_field(c->hint, sizeof c->hint, "The exercise's tile is dynamic: declare it `extern "
-                "__shared__ int tile[];` inside the kernel, with no fixed size, and give its size "
-                "in bytes as the third launch argument: kernel<<<grid, block, bytes>>>(out).");
-    if (st > 0)
+    /* the hint says what this kernel and its launch did, and only what is missing */
+    if (st > 0) {
         check_set(c, CHECK_FAIL, "the tile is static: the kernel declares %u bytes of "
                   "__shared__ memory", st);
-    else if (!dyn)
+        check_field(c->hint, sizeof c->hint, "Your kernel declares %u bytes of shared memory "
+                    "with a fixed size%s. The exercise's tile is dynamic: `extern __shared__ int "
+                    "tile[];` with no size, and its %u bytes given as the third launch argument: "
+                    "kernel<<<grid, block, bytes>>>(out).", st, dyn ? " beside its extern array"
+                    : "", need);
+    } else if (!dyn) {
         check_set(c, CHECK_FAIL, "the kernel takes no dynamic shared memory (no extern "
                   "__shared__ array)");
-    else if (l->shared_bytes < need)
+        check_field(c->hint, sizeof c->hint, "Your kernel declares no shared array at all. The "
+                    "exercise's tile is `extern __shared__ int tile[];`, sized at launch: "
+                    "kernel<<<grid, block, %u>>>(out).", need);
+    } else if (l->shared_bytes < need) {
         check_set(c, CHECK_FAIL, "the launch gives %u bytes of dynamic shared memory; the tile "
                   "needs %u", l->shared_bytes, need);
-    else
+        check_field(c->hint, sizeof c->hint, "The tile is already declared `extern __shared__`: "
+                    "what is missing is its size at launch. Your launch gives %u bytes%s; the "
+                    "exercise's accesses reach %u bytes into the tile: give its rows, padding "
+                    "included, times BDIMY times sizeof(int) as the third launch argument, "
+                    "kernel<<<grid, block, bytes>>>(out).", l->shared_bytes,
+                    l->shared_bytes ? "" : " (no third launch argument)", need);
+    } else {
         check_set(c, CHECK_PASS, "a dynamic tile: %u bytes given at launch, no static __shared__",
                   l->shared_bytes);
+    }
 }
 
 void worker_judge_bounds(worker_env *env, const call_plan *call, const trace_summary *s,

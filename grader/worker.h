@@ -59,6 +59,7 @@ typedef struct grade_options {
     double gpu_wait_s;    /* how long to wait for another grader's GPU; 0: 30 minutes */
     int status_fd;        /* --status-fd: "gpu\n" written when the GPU is held; 0: none */
     const char *meter_socket; /* --meter-socket: measure through this meter server */
+    const char *only_kernel;  /* --kernel: grade this kernel of the lab alone (NULL: all) */
 } grade_options;
 
 /* Everything a worker needs, decided by the grader before it is forked. */

@@ -22,7 +22,12 @@ COMPILE_ARCH ?= -gencode arch=compute_75,code=sm_75 -gencode arch=compute_90,cod
 # breaks one shows up as a patch that no longer applies.
 PLANTED_NAMES := $(patsubst tests/planted/%.patch,%,$(wildcard tests/planted/*.patch))
 PLANTED_SRC := $(PLANTED_NAMES:%=$(BUILD)/planted/src/%.cu)
-.SECONDARY: $(PLANTED_SRC) # generated sources stay, for reading and for the next build
+# Generated sources stay, for reading and for the next build. (Not in the student
+# kit, which has none: a bare .SECONDARY: would make every file of the build
+# secondary, and a stamp would then not remake a prerequisite that is gone.)
+ifneq ($(PLANTED_SRC),)
+.SECONDARY: $(PLANTED_SRC)
+endif
 CU_FILES := $(wildcard labs/*/*.cu solutions/*/*.cu solutions/*/milestones/*.cu)
 CU_CHECKED := $(CU_FILES:%.cu=$(BUILD)/compile-check/%.so) \
               $(PLANTED_NAMES:%=$(BUILD)/compile-check/planted/%.so)
@@ -191,6 +196,7 @@ $(BUILD)/tests/truth-run: tests/truth/truth-run.c
 .PHONY: check-emulated
 check-emulated: $(CU_CHECKED) $(GRADER_ALL) $(BUILD)/tests/expect
 	bash tests/emulator/check-labs.sh $(BUILD) $(GRADER)
+	$(if $(wildcard tests/planted),python3 tests/emulator/check-hints.py $(BUILD))
 
 # make check: the same corpus graded by the emulator, against what Nsight Compute
 # measured on an H100 (tests/truth/h100-ncu.tsv): no GPU needed.

@@ -4,7 +4,8 @@
 # Feeds the docs' own pipeline small pages that must pass and pages that
 # must fail: a pandoc warning, a broken anchor to another page, a link to a
 # page that does not exist, a broken anchor on the same page, a missing
-# image; then a compilable block that compiles and one that does not.
+# image, a number or check name other than the grader's; then a compilable
+# block that compiles and one that does not.
 # PANDOC-COMMAND is the HTML command of docs.mk (without the page list), so
 # the test runs exactly what `make docs` runs. Run from the kit's root.
 set -u
@@ -76,6 +77,20 @@ expect "a broken anchor on the same page fails" fail 'no id "nowhere"' "$@"
 
 page image '![A missing figure](figures/missing.svg)'
 expect "a missing image fails" fail "figures/missing.svg" "$@"
+
+# Numbers and check names held to the grader's facts (facts.lua): a page that
+# agrees builds, one that states another number or an unknown check fails.
+printf 'lab9.points 21\nlab9.check.correct 1\n' >"$tmp/facts.txt"
+page facts 'Worth [21]{.fact key="lab9.points"} points; [correct]{.check lab="lab9"} first.'
+expect "a page whose numbers are the grader's builds" pass "" "$@" -M facts="$tmp/facts.txt"
+grep -q 'Worth 21 points; correct first' "$tmp/out/facts.html" && ok "a fact is plain text in the page" \
+    || bad "a fact was not rendered as plain text"
+page facts 'Worth [14]{.fact key="lab9.points"} points.'
+expect "a page that states another number than the grader fails" fail \
+    'says "14" for lab9.points; the grader says "21"' "$@" -M facts="$tmp/facts.txt"
+page facts 'The [correctness]{.check lab="lab9"} check.'
+expect "a page that names a check the lab does not have fails" fail \
+    '"correctness" is not a check of lab9' "$@" -M facts="$tmp/facts.txt"
 
 # Compilable blocks: one good, one with an error, through extract-code.lua
 # and compile-blocks.sh, as check-docs does.

@@ -334,6 +334,30 @@ static int order_touches(const trace_summary *s, touches *ts, const uint32_t *ra
     return 0;
 }
 
+/* A barrier instruction, kept once in PC order (the first TRACE_BARRIER_SITES). */
+static void note_barrier_pc(trace_summary *s, uint64_t pc)
+{
+    int at = 0;
+    while (at < s->n_barrier_pcs && s->barrier_pc[at] < pc)
+        at++;
+    if ((at < s->n_barrier_pcs && s->barrier_pc[at] == pc) || s->n_barrier_pcs == TRACE_BARRIER_SITES)
+        return;
+    memmove(&s->barrier_pc[at + 1], &s->barrier_pc[at],
+            (size_t)(s->n_barrier_pcs - at) * sizeof s->barrier_pc[0]);
+    s->barrier_pc[at] = pc;
+    s->n_barrier_pcs++;
+}
+
+/* Whether a barrier instruction lies strictly between the race's two PCs. */
+static int barrier_between(const trace_summary *s, const trace_race *r)
+{
+    uint64_t lo = r->pc_a < r->pc_b ? r->pc_a : r->pc_b, hi = r->pc_a ^ r->pc_b ^ lo;
+    for (int i = 0; i < s->n_barrier_pcs; i++)
+        if (s->barrier_pc[i] > lo && s->barrier_pc[i] < hi)
+            return 1;
+    return 0;
+}
+
 /*
  * Within one (block, barrier interval, word) group: a race is a writing touch
  * and a touch of the same word by another warp. Each pair of PCs counts once
@@ -383,6 +407,8 @@ static int find_races(trace_summary *s, touches *ts, const uint32_t *race_blocks
         i = j;
     }
     qsort(s->races, (size_t)s->n_races, sizeof *s->races, by_words);
+    for (int r = 0; r < s->n_races; r++)
+        s->races[r].across_passes = barrier_between(s, &s->races[r]);
     return 0;
 }
 
@@ -623,6 +649,7 @@ int trace_analyzer_add(trace_analyzer *a, const trace_record *x, char *why, size
     if (x->flags & TRACE_BARRIER) {
         (*epoch)++;
         out->barriers++;
+        note_barrier_pc(out, x->pc);
         return 0;
     }
     if (!valid_width(x->width)) {
@@ -827,6 +854,21 @@ const char *trace_site_text(const trace_site *site, char *buf, size_t size)
 const char *trace_race_text(const trace_race *race, char *buf, size_t size)
 {
     char a[160], b[160];
+    if (race->across_passes) { /* name the later instruction first: it ran in the earlier pass */
+        int a_first = race->pc_a > race->pc_b;
+        const char *op_b = race->b_writes ? "store" : "load";
+        snprintf(buf, size, "%s (%s) in one pass of a loop and %s (%s) in the next race: warps "
+                 "%u and %u of block %u touch shared byte 0x%x with no barrier between them "
+                 "(%ld word%s)",
+                 a_first ? where(race->file_a, race->line_a, race->pc_a, a, sizeof a)
+                         : where(race->file_b, race->line_b, race->pc_b, a, sizeof a),
+                 a_first ? "store" : op_b,
+                 a_first ? where(race->file_b, race->line_b, race->pc_b, b, sizeof b)
+                         : where(race->file_a, race->line_a, race->pc_a, b, sizeof b),
+                 a_first ? op_b : "store", race->warp_a, race->warp_b, race->block,
+                 race->word_offset, race->words, race->words == 1 ? "" : "s");
+        return buf;
+    }
     snprintf(buf, size, "%s (store) and %s (%s) race: warps %u and %u of block %u touch shared "
              "byte 0x%x with no barrier between (%ld word%s)",
              where(race->file_a, race->line_a, race->pc_a, a, sizeof a),

@@ -30,6 +30,9 @@
 /* The race check looks at the lowest this many blocks of a trace. */
 #define TRACE_RACE_BLOCKS 16
 
+/* Barrier instructions a summary keeps (to tell a race across loop passes). */
+#define TRACE_BARRIER_SITES 32
+
 typedef enum trace_op { TRACE_OP_LOAD, TRACE_OP_STORE, TRACE_OP_ATOMIC } trace_op;
 
 /* One shared-memory instruction of the kernel (one PC). */
@@ -51,6 +54,10 @@ typedef struct trace_site {
 typedef struct trace_race {
     uint64_t pc_a, pc_b;     /* pc_a writes; pc_b reads or writes */
     int b_writes;
+    /* A barrier lies between the two in program order, yet they met between the
+       same two barriers: a loop brought the earlier one round again. The one
+       at the higher PC ran in one pass, the other in the next. */
+    int across_passes;
     uint32_t block, warp_a, warp_b;
     uint32_t word_offset;    /* byte offset of the first word found */
     long words;              /* words in conflict for this pair of PCs */
@@ -76,6 +83,8 @@ typedef struct trace_summary {
                                                   (trace_op); ldmatrix is a load, stmatrix
                                                   and cp.async's shared side stores */
     long barriers;       /* warp-level barrier executions */
+    uint64_t barrier_pc[TRACE_BARRIER_SITES]; /* the barrier instructions seen, in PC order */
+    int n_barrier_pcs;
     int race_blocks;     /* blocks the race check looked at */
     long records;
     uint32_t shared_end; /* one past the highest shared byte accessed (0: none) */
@@ -135,7 +144,9 @@ const trace_site *trace_find_site(const trace_summary *s, uint64_t pc);
  */
 const char *trace_site_text(const trace_site *site, char *buf, size_t size);
 
-/* "lab1.cu:30 (store) and lab1.cu:33 (load): warps 0 and 1 of block 0 touch shared word 0x80 ..." */
+/* "lab1.cu:30 (store) and lab1.cu:33 (load) race: warps 0 and 1 of block 0 touch shared byte
+   0x80 ..."; across loop passes: "lab5.cu:106 (load) in one pass of a loop and lab5.cu:103
+   (store) in the next race: ..." */
 const char *trace_race_text(const trace_race *race, char *buf, size_t size);
 
 /* Bytes a lane every site of op moved: 0 when op has no site, -1 when they differ. */

@@ -18,13 +18,8 @@ INTEGRATION_LAB = $(if $(filter $(LAB_ID),$(LABS)),$(LAB_ID),$(error LAB=$(LAB) 
 GRADESCOPE_OUT = $(BUILD)/gradescope/$(INTEGRATION_LAB)
 AUTOLAB_OUT = $(BUILD)/autolab/$(INTEGRATION_LAB)
 
-.PHONY: deps-instructor gradescope autolab check-integrations check-slurm
-deps-instructor:
-	@missing=$$(for p in $(INSTRUCTOR_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
-	if [ -n "$$missing" ]; then \
-	    echo "Installing missing packages:" $$missing; \
-	    $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq $$missing; \
-	fi
+# deps-instructor installs INSTRUCTOR_PACKAGES through the Makefile's one installer.
+.PHONY: gradescope autolab check-integrations check-slurm
 
 # $(call stage_kit,DIR): copy the kit's files an autograder needs into DIR.
 stage_kit = rm -rf $(1) && mkdir -p $(1) && tar -cf - $(INTEGRATION_KIT) | tar -xf - -C $(1)

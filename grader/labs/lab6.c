@@ -2,14 +2,14 @@
 #include "../lab_table.h"
 
 static const lab_kernel kernels[] = {
-    {.name = "conv1dBasic", .launcher = "launch_conv1dBasic", .step = 1,
+    {.name = "conv1dBasic", .launcher = "launch_conv1dBasic", .section = "basic", .step = 1,
      .teaches = "one output per thread, inputs and mask from global memory",
      .points = {.correct = 3}},
-    {.name = "conv1dTiled", .launcher = "launch_conv1dTiled", .step = 2,
+    {.name = "conv1dTiled", .launcher = "launch_conv1dTiled", .section = "halo", .step = 2,
      .teaches = "a tile plus its halo in shared memory, the mask in constant memory",
      .tile_param = "TILE1D", .max_mask_param = "MAX_MASK1D", .mask_symbol = "c_mask1d",
      .points = {.correct = 4, .global_loads = 2, .conflicts = 1, .race = RACE_POINTS}},
-    {.name = "conv2dTiled", .launcher = "launch_conv2dTiled", .step = 3,
+    {.name = "conv2dTiled", .launcher = "launch_conv2dTiled", .section = "tiles-2d", .step = 3,
      .teaches = "2-D tiles with a halo on every side, borders as ghost cells",
      .tile_param = "TILE2D", .max_mask_param = "MAX_MASK2D", .mask_symbol = "c_mask2d",
      /* A tiled 2-D convolution streams its image: 40% of copy speed earns the points. */

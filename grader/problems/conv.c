@@ -118,8 +118,15 @@ static run_outcome run_size(worker_env *env, conv_launch *a, unsigned long long 
             ref_conv2d(in, mask, ref, a->width, a->height, a->mw);
         else
             ref_conv1d(in, mask, ref, a->width, a->mw);
+        const call_plan *call = &env->plan->calls[a->call];
         float_case fc = {label, launch_conv, a, &a->out, ref, a->height, a->width,
-                         tol_floor_conv(in, (size_t)a->width * a->height, mask, taps)};
+                         tol_floor_conv(in, (size_t)a->width * a->height, mask, taps), 0, 0,
+                         "the tile starts mask width / 2 elements before the block's first "
+                         "output (the halo), and an input index outside the signal or image "
+                         "is a ghost cell worth 0"};
+        if (call->n_launches > 0) /* one output a thread: the block's threads are its piece */
+            fc.block_rows = is_2d(a) ? (int)call->launches[0].block[1] : 1,
+            fc.block_cols = (int)call->launches[0].block[0];
         out = float_run_case(env, &fc, c);
     }
     if (out != RUN_LOST)

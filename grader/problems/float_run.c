@@ -8,6 +8,7 @@
 #include "../timing.h"
 
 #include <cuda_runtime_api.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,6 +55,65 @@ static size_t count_poison(const float *got, size_t n)
     return left;
 }
 
+/* Where the wrong elements are: how many, and how many lie in whole blocks (the
+   interior; the rest are in the partial blocks a size no multiple of one leaves). */
+typedef struct wrong_map {
+    long wrong, interior_wrong, interior;
+} wrong_map;
+
+static void map_wrong(const float_case *fc, const float *got, const tol_limits *lim, wrong_map *w)
+{
+    int full_r = fc->block_rows ? fc->rows / fc->block_rows * fc->block_rows : 0;
+    int full_c = fc->block_cols ? fc->cols / fc->block_cols * fc->block_cols : 0;
+    memset(w, 0, sizeof *w);
+    for (int r = 0; r < fc->rows; r++)
+        for (int col = 0; col < fc->cols; col++) {
+            size_t i = (size_t)r * fc->cols + col;
+            double ref = fc->ref[i], den = fabs(ref) > fc->floor ? fabs(ref) : fc->floor;
+            int bad = !isfinite(got[i]) || !(fabs(got[i] - ref) <= lim->elem * den);
+            int inside = r < full_r && col < full_c;
+            w->wrong += bad;
+            w->interior += inside;
+            w->interior_wrong += bad && inside;
+        }
+}
+
+/* The hint for a wrong result, from where the wrong elements are. */
+static void wrong_hint(const float_case *fc, const float *got, const tol_limits *lim,
+                       check_result *c)
+{
+    wrong_map w;
+    long n = (long)fc->rows * fc->cols;
+    map_wrong(fc, got, lim, &w);
+    const char *copy = fc->copy_words ? fc->copy_words : "";
+    if (w.wrong == 0)
+        check_field(c->hint, sizeof c->hint, "No element is far off, but together they are: "
+                    "the sum loses precision (half or TF32 math, a float accumulator summed "
+                    "in another type). The labs are about float32 throughout.");
+    else if (w.interior > 0 && w.interior_wrong == 0)
+        check_field(c->hint, sizeof c->hint, "Only elements of the partial blocks at the edges "
+                    "are wrong (rows from %d or columns from %d on; every whole %dx%d block is "
+                    "right): look at the bounds checks and at the zeros stored for elements "
+                    "past the edge of an input.", fc->rows / fc->block_rows * fc->block_rows,
+                    fc->cols / fc->block_cols * fc->block_cols, fc->block_rows, fc->block_cols);
+    else if (w.interior == 0)
+        check_field(c->hint, sizeof c->hint, "At this size every block is a partial one "
+                    "(the output is smaller than one block's piece in some dimension), and %ld "
+                    "of %ld elements are wrong: look at the bounds checks and the zeros stored "
+                    "past the edge of an input, then at which elements each thread copies%s%s.",
+                    w.wrong, n, copy[0] ? ": " : "", copy);
+    else if (w.wrong * 10 >= n * 9)
+        check_field(c->hint, sizeof c->hint, "%ld of %ld elements are wrong, whole blocks "
+                    "included, not just edges: the shared tiles hold the wrong elements, or "
+                    "are read back wrongly. Work out, for one thread, which element it copies "
+                    "and which it reads%s%s.", w.wrong, n, copy[0] ? ": " : "", copy);
+    else
+        check_field(c->hint, sizeof c->hint, "%ld of %ld elements are wrong, %ld of them inside "
+                    "whole blocks: an index is off for some threads only, or a __syncthreads() "
+                    "is missing (then the wrong elements move from run to run).", w.wrong, n,
+                    w.interior_wrong);
+}
+
 /* Judge a result that ran and stayed inside its buffer. */
 static run_outcome judge(const float_case *fc, const float *got, size_t n, check_result *c)
 {
@@ -71,9 +131,7 @@ static run_outcome judge(const float_case *fc, const float *got, size_t n, check
     if (!tol_compare(got, fc->ref, fc->rows, fc->cols, fc->floor, lim, &rep)) {
         check_set(c, CHECK_FAIL, "at %s: %s", fc->label,
                   tol_describe(&rep, &lim, text, sizeof text));
-        check_field(c->hint, sizeof c->hint, "If only edge elements are wrong, look at the "
-                    "bounds checks and the zero fill of partial tiles (or the halo). If the "
-                    "wrong elements move from run to run, a __syncthreads() is missing.");
+        wrong_hint(fc, got, &lim, c);
         return RUN_WRONG;
     }
     return RUN_RIGHT;

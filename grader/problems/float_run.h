@@ -30,6 +30,11 @@ typedef struct float_case {
     const float *ref;           /* host reference, rows x cols */
     int rows, cols;
     double floor;               /* tolerance floor (tolerance.h) */
+    /* For the wrong-result hint: the output piece one block computes (0: not
+       known) and what the kernel copies into shared memory, in the exercise's
+       words. */
+    int block_rows, block_cols;
+    const char *copy_words;
 } float_case;
 
 /* Run one case and judge it into c (left untouched when it is right). */

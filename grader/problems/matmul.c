@@ -73,30 +73,95 @@ static void release(mm_launch *a)
     a->C = NULL;
 }
 
+/* What a wrong result's hint names: the elements a tiled kernel copies and reads. */
+#define COPY_WORDS "A[row][k0 + tx] and B[k0 + ty][col] into the tiles at k0, and As[ty][k], " \
+                   "Bs[k][tx] in the sum (step 2's names)"
+
+/* The piece of C one block computes: TILE x TILE in step 2, BM x BN in step 3,
+   the block's threads in step 1. */
+static void block_piece(const worker_env *env, const lab_kernel *k, const call_plan *call,
+                        int *rows, int *cols)
+{
+    int tile = 0, bm = 0, bn = 0;
+    lab_image_int(env->img, "smemlab_param_TILE", &tile);
+    lab_image_int(env->img, "smemlab_param_COARSE_BM", &bm);
+    lab_image_int(env->img, "smemlab_param_COARSE_BN", &bn);
+    if (k->step == 2 && tile > 0)
+        *rows = *cols = tile;
+    else if (k->step == 3 && bm > 0 && bn > 0)
+        *rows = bm, *cols = bn;
+    else if (call->n_launches > 0)
+        *rows = (int)call->launches[0].block[1], *cols = (int)call->launches[0].block[0];
+}
+
+/* Call i of the plan (one size) on fresh operands, judged into c. */
+static run_outcome run_mm_size(worker_env *env, const lab_kernel *k, mm_launch *a, int i,
+                               check_result *c)
+{
+    const call_spec *s = &env->plan->specs[i];
+    const mm_case *mc = get_case(s, i, env->opt->seed);
+    char why[256];
+    run_outcome out;
+    a->call = i;
+    a->M = s->width, a->N = s->height, a->K = s->depth;
+    if (upload(a, mc->A, mc->B, why, sizeof why) != 0) {
+        out = fail_cuda(c, s->label, why);
+    } else {
+        float_case fc = {s->label, launch_mm, a, &a->C, mc->ref, a->M, a->N, mc->floor,
+                         0, 0, COPY_WORDS};
+        block_piece(env, k, &env->plan->calls[i], &fc.block_rows, &fc.block_cols);
+        out = float_run_case(env, &fc, c);
+    }
+    if (out != RUN_LOST)
+        release(a);
+    return out;
+}
+
+/*
+ * A size with partial tiles came out wrong: is the kernel right where every
+ * tile is whole (the global-loads size, 128^3)? Then the edges are at fault,
+ * else the indexing itself; the hint says which it measured.
+ */
+static void whole_tile_probe(worker_env *env, const lab_kernel *k, mm_launch *a, int failed,
+                             check_result *c)
+{
+    const call_spec *s = &env->plan->specs[failed];
+    int tile = 0, t = calls_find(env->plan->specs, env->plan->n_calls, CALL_TRAFFIC,
+                                 device_is_emulator());
+    lab_image_int(env->img, "smemlab_param_TILE", &tile);
+    if (t < 0 || k->step == 1 || tile <= 0 ||
+        (s->width % 128 == 0 && s->height % 128 == 0 && s->depth % 128 == 0))
+        return;
+    const call_spec *w = &env->plan->specs[t];
+    check_result probe;
+    check_init(&probe, c->lab, c->kernel, c->check, 0);
+    run_outcome out = run_mm_size(env, k, a, t, &probe);
+    if (out == RUN_RIGHT)
+        check_field(c->hint, sizeof c->hint, "Your kernel is right at %dx%dx%d, where every tile "
+                    "is whole, and wrong at this size, which leaves partial tiles: look at the "
+                    "bounds checks and the zeros stored for elements past the edge of A and B "
+                    "(rows from M, columns from N, and k from K in the last tile along K).",
+                    w->width, w->height, w->depth);
+    else if (out == RUN_WRONG)
+        check_field(c->hint, sizeof c->hint, "Your kernel is wrong at %dx%dx%d too, where every "
+                    "tile is whole: not an edge case. The tiles hold the wrong elements, or are "
+                    "read back wrongly: work out, for one thread, which element it copies and "
+                    "reads: %s.", w->width, w->height, w->depth, COPY_WORDS);
+}
+
 static run_outcome correct_mm(worker_env *env, const lab_kernel *k, void *state,
                               check_result *c)
 {
     mm_launch *a = state;
     const kernel_plan *plan = env->plan;
-    char why[256];
     int runs = 0, largest = 0;
-    (void)k;
     for (int i = 0; i < plan->n_calls; i++) {
         const call_spec *s = &plan->specs[i];
-        run_outcome out;
         if (!(s->role & CALL_CORRECT) || !call_runs_on(s, device_is_emulator()))
             continue;
-        const mm_case *mc = get_case(s, i, env->opt->seed);
-        a->call = i;
-        a->M = s->width, a->N = s->height, a->K = s->depth;
-        if (upload(a, mc->A, mc->B, why, sizeof why) != 0) {
-            out = fail_cuda(c, s->label, why);
-        } else {
-            float_case fc = {s->label, launch_mm, a, &a->C, mc->ref, a->M, a->N, mc->floor};
-            out = float_run_case(env, &fc, c);
-        }
-        if (out != RUN_LOST)
-            release(a);
+        run_outcome out = run_mm_size(env, k, a, i, c);
+        if (out == RUN_WRONG)
+            whole_tile_probe(env, k, a, i, c);
         if (out != RUN_RIGHT)
             return out;
         runs++;

@@ -63,7 +63,8 @@ static void emit_all(worker_env *env, const tile_checks *t)
         worker_emit(env, &t->c[t->order[i]]);
 }
 
-static void describe_wrong(check_result *c, const int_diff *d, int bdimx, long n);
+static void describe_wrong(check_result *c, const int_diff *d, const int *want, const int *got,
+                           int bdimx, long n);
 
 /* Read out back and compare it with the reference: 0 when right, else c says what is wrong. */
 static run_outcome judge_out(worker_env *env, guarded *buf, const int *want, int *got, long n,
@@ -85,14 +86,49 @@ static run_outcome judge_out(worker_env *env, guarded *buf, const int *want, int
     }
     compare_ints(want, got, n, GPU_POISON_INT, &d);
     if (d.wrong > 0) {
-        describe_wrong(c, &d, env->lab->bdimx, n);
+        describe_wrong(c, &d, want, got, env->lab->bdimx, n);
         return RUN_WRONG;
     }
     return RUN_RIGHT;
 }
 
-static void describe_wrong(check_result *c, const int_diff *d, int bdimx, long n)
+/* Where the wrong elements are, in words: the rows they are confined to, if any. */
+static void wrong_rows(const int *want, const int *got, long n, int bdimx, int poison_only,
+                       char *buf, size_t size)
 {
+    long lo = -1, hi = -1;
+    for (long i = 0; i < n; i++)
+        if (want[i] != got[i] && (!poison_only || got[i] == GPU_POISON_INT)) {
+            lo = lo < 0 ? i / bdimx : lo;
+            hi = i / bdimx;
+        }
+    if (lo == 0 && hi == (n - 1) / bdimx)
+        snprintf(buf, size, "in every row");
+    else if (lo == hi)
+        snprintf(buf, size, "all in row %ld", lo);
+    else
+        snprintf(buf, size, "in rows %ld to %ld only", lo, hi);
+}
+
+/* Whether every element holds what the exercise puts at its transposed place. */
+static int transposed(const int *want, const int *got, int bdimx, long n)
+{
+    if (n != (long)bdimx * bdimx)
+        return 0;
+    for (long i = 0; i < n; i++)
+        if (got[i] != want[(i % bdimx) * bdimx + i / bdimx])
+            return 0;
+    return 1;
+}
+
+/* The hint for a wrong output, from where the wrong elements are and what they hold. */
+static void describe_wrong(check_result *c, const int_diff *d, const int *want, const int *got,
+                           int bdimx, long n)
+{
+    char rows[64];
+    long junk = 0;
+    for (long i = 0; i < n; i++)
+        junk += got[i] != want[i] && got[i] == GPU_SCRUB_INT;
     if (d->unwritten == n) {
         check_set(c, CHECK_FAIL, "out was never written: all %ld elements still hold the "
                   "poison value", n);
@@ -103,9 +139,31 @@ static void describe_wrong(check_result *c, const int_diff *d, int bdimx, long n
     check_set(c, CHECK_FAIL, "%ld of %ld elements differ; first at row %ld, col %ld: "
               "expected %d, got %d", d->wrong, n, d->first / bdimx, d->first % bdimx,
               d->expected, d->got);
-    check_field(c->hint, sizeof c->hint, "Compare your indices with the exercise. If the "
-                "wrong elements change from run to run, a __syncthreads() between the store "
-                "and the load is missing (the grader fills shared memory with junk first).");
+    if (d->unwritten == d->wrong) {
+        wrong_rows(want, got, n, bdimx, 1, rows, sizeof rows);
+        check_field(c->hint, sizeof c->hint, "The %ld wrong elements were never written (%s): "
+                    "the threads that own them do not reach out[idx] = ..., or write another "
+                    "index. Every thread of the block writes its own out[idx].", d->wrong, rows);
+    } else if (transposed(want, got, bdimx, n)) {
+        check_field(c->hint, sizeof c->hint, "Your output is the exercise's, transposed: "
+                    "element (row r, col c) holds what belongs at (c, r). The store and the load "
+                    "swap their indices relative to the exercise: compare which of threadIdx.x "
+                    "and threadIdx.y picks the tile's row on each side.");
+    } else if (junk > 0) {
+        check_field(c->hint, sizeof c->hint, "%ld wrong element%s hold%s the junk the grader "
+                    "put in shared memory before the run: %s read tile words that no thread had "
+                    "stored. Either the load's index reaches words the store never writes (the "
+                    "two must use the same row length, padding included), or a __syncthreads() "
+                    "between the store and the load is missing.", junk, junk == 1 ? "" : "s",
+                    junk == 1 ? "s" : "", junk == 1 ? "its thread" : "their threads");
+    } else {
+        wrong_rows(want, got, n, bdimx, 0, rows, sizeof rows);
+        check_field(c->hint, sizeof c->hint, "Every element was written, %ld of them with "
+                    "another thread's value (%s): the load reads the wrong word of the tile, or "
+                    "idx is computed differently from the exercise. Work out, for thread (%ld, "
+                    "%ld), which word the exercise reads and which your code reads.", d->wrong,
+                    rows, d->first % bdimx, d->first / bdimx);
+    }
 }
 
 /* One correctness run. */
@@ -181,14 +239,52 @@ static int measured_run_right(worker_env *env, const lab_kernel *k, guarded *buf
     return right;
 }
 
-static void pad_note(worker_env *env, char *note, size_t size)
+/*
+ * The row length of the tile as the kernel laid it out, in elements: how far
+ * apart the first block's threads (0, 0) and (0, 1) stored (the exercise's
+ * store runs along a row, so one row apart), checked against (1, 0) one
+ * element on. 0 when the trace does not show it.
+ */
+static int measured_row_length(const worker_env *env, const lab_kernel *k, const trace_summary *s)
 {
-    int pad;
+    int bdimx = env->lab->bdimx, elem = tile_elem_bytes(&k->tile);
+    if (!s || !s->threads || k->tile.store.order != TILE_ROW || bdimx * 2 > TRACE_FLOW_THREADS)
+        return 0;
+    const trace_thread *t = s->threads;
+    if (t[0].stores != 1 || t[1].stores != 1 || t[bdimx].stores != 1 ||
+        t[1].store_addr != t[0].store_addr + (uint32_t)elem || t[bdimx].store_addr <= t[0].store_addr)
+        return 0;
+    uint32_t bytes = t[bdimx].store_addr - t[0].store_addr;
+    return bytes % (uint32_t)elem == 0 ? (int)(bytes / (uint32_t)elem) : 0;
+}
+
+/*
+ * For a kernel the exercise pads: the row length the kernel measured against
+ * the pad its file declares, and whether the two agree. Empty where the
+ * exercise does not pad this kernel or the lab has no pad parameter.
+ */
+static void pad_note(worker_env *env, const lab_kernel *k, const trace_summary *s, char *note,
+                     size_t size)
+{
+    int pad, bdimx = env->lab->bdimx;
     note[0] = '\0';
-    if (lab_image_int(env->img, env->lab->pad_param, &pad) == 0)
-        snprintf(note, size, "Your file sets IPAD = %d: each tile row is BDIMX + IPAD = %d "
-                 "words long. Work out which bank lane i of a warp reads for a few pads, or "
-                 "measure them.", pad, env->lab->bdimx + pad);
+    if (k->tile.store.pitch == bdimx || lab_image_int(env->img, env->lab->pad_param, &pad) != 0)
+        return;
+    int row = measured_row_length(env, k, s);
+    if (row == 0)
+        snprintf(note, size, "Your file sets IPAD = %d: a tile row of BDIMX + IPAD = %d words, if "
+                 "the pad lengthens the rows. Work out which bank lane i of a warp reads.", pad,
+                 bdimx + pad);
+    else if (row == bdimx + pad)
+        snprintf(note, size, "Your tile's rows are %d words long (BDIMX + IPAD, IPAD = %d): the "
+                 "column read steps %d words from one lane to the next. Work out which lanes "
+                 "share a bank (bank = word %% 32), or measure other pads.", row, pad, row);
+    else
+        snprintf(note, size, "Your tile's rows are %d words long, but your file sets IPAD = %d "
+                 "(BDIMX + IPAD = %d): the pad is not in the row length. It belongs on the last "
+                 "dimension, the one threadIdx.x runs along: tile[BDIMY][BDIMX + IPAD], not "
+                 "tile[BDIMY + IPAD][BDIMX]; a dynamic tile's row_idx and col_idx use the padded "
+                 "row length too.", row, pad, bdimx + pad);
 }
 
 /* Where the side's accesses moved another width than the exercise's element,
@@ -227,7 +323,7 @@ static void grade_counters(worker_env *env, const lab_kernel *k, replay *t,
     smem_side store = SIDE_STORE, load = SIDE_LOAD;
     smem_cost st_model, ld_model;
     measurement m;
-    char why[256], note[256], trace_why[256] = "";
+    char why[256], note[400], trace_why[256] = "";
     const bank_geometry *g = &env->gpu.banks;
     measure_status st = env->meter_status;
     const trace_summary *trace = NULL;
@@ -271,7 +367,7 @@ static void grade_counters(worker_env *env, const lab_kernel *k, replay *t,
         *broken = st == MEASURE_ERROR && dev_context_lost();
         return;
     }
-    pad_note(env, note, sizeof note);
+    pad_note(env, k, trace, note, sizeof note);
     compare_requests(&c[C_ST_REQ], &store, &m, st_model.requests);
     compare_requests(&c[C_LD_REQ], &load, &m, ld_model.requests);
     if (trace && k->tile.elem_parts == 0)

@@ -48,7 +48,8 @@ typedef enum plan_verdict {
     PLAN_PENDING,   /* not recorded yet */
     PLAN_OK,        /* every call validated: the measurer replays calls[] */
     PLAN_MISSING,   /* the library does not export the launcher */
-    PLAN_REJECTED   /* why[] says what the launcher did wrong */
+    PLAN_REJECTED,  /* why[] says what the launcher did wrong */
+    PLAN_NOT_ASKED  /* --kernel named another kernel: neither graded nor reported */
 } plan_verdict;
 
 typedef struct kernel_plan {

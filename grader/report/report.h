@@ -7,13 +7,32 @@
 
 #include <stdio.h>
 
+#define REPORT_MAX_SAID 64
+
 typedef struct report_style {
     int color;   /* ANSI colours (a terminal, NO_COLOR unset) */
-    int verbose; /* hints for passing checks too, measured/expected always */
+    int verbose; /* every check, hints for passing checks too, measured/expected always */
+    const char *build_dir; /* where make put the rendered course (NULL: "build") */
+    /* The hints printed so far: a report says each once. */
+    const char *said[REPORT_MAX_SAID];
+    int n_said;
 } report_style;
 
-void report_text_lab(FILE *f, const lab_result *r, const report_style *st);
+/*
+ * One lab. Compact unless verbose: a kernel whose checks all pass, that was
+ * never started, or that no instrument could grade is one line; checks that
+ * could not run until another passes are one line; a hint is said once.
+ */
+void report_text_lab(FILE *f, const lab_result *r, report_style *st);
 void report_text_total(FILE *f, const score *s);
+
+/* The last line: what to do next (the first kernel that fails, where its TODO
+   is and which page of the course teaches it), or which lab comes next. */
+void report_text_next(FILE *f, const lab_result *results, int n, const report_style *st);
+
+/* Where each kernel of r->lab is in source (its TODO, its launcher's), into
+   r->places and r->source; nothing when source is NULL or cannot be read. */
+void report_find_places(lab_result *r, const char *source);
 
 /* Whole run as JSON; returns 0, or -1 with errno set when f fails. */
 int report_json(FILE *f, const lab_result *results, int n, const score *s, int exit_code);

@@ -1,29 +1,59 @@
-/* report_text.c - the report a student reads in the terminal. */
+/*
+ * report_text.c - the report a student reads in the terminal: one screen.
+ * A kernel that passes, was never started or could not be graded is one
+ * line; a kernel with failures shows what failed, the numbers and a hint,
+ * each hint once; the report ends with what to do next. --verbose shows
+ * every check on its own line (the Gradescope and Autolab feedback use it);
+ * the JSON report is complete either way.
+ */
 #include "report.h"
 
 #include <string.h>
+#include <unistd.h>
 
-static const char *status_word(check_status s, const report_style *st)
+enum { RED = 31, GREEN = 32, YELLOW = 33 };
+
+/* word in colour c on a terminal; plain otherwise. */
+static void paint(FILE *f, const report_style *st, int c, const char *word)
 {
-    switch (s) {
-    case CHECK_PASS: return st->color ? "\033[32mPASS\033[0m" : "PASS";
-    case CHECK_FAIL: return st->color ? "\033[31mFAIL\033[0m" : "FAIL";
-    case CHECK_NOT_MEASURED: return st->color ? "\033[33mN/M \033[0m" : "N/M ";
-    case CHECK_SKIPPED: return "SKIP";
-    case CHECK_NOT_GRADED: return st->color ? "\033[33mN/G \033[0m" : "N/G ";
-    }
-    return "?";
+    if (st->color)
+        fprintf(f, "\033[%dm%s\033[0m", c, word);
+    else
+        fputs(word, f);
 }
 
-static void print_check(FILE *f, const check_result *c, const report_style *st)
+static void status_word(FILE *f, check_status s, const report_style *st)
 {
-    fprintf(f, "  %s  %-16s %s\n", status_word(c->status, st), c->check, c->message);
-    if (c->status == CHECK_PASS && !st->verbose)
-        return;
+    switch (s) {
+    case CHECK_PASS: paint(f, st, GREEN, "PASS"); return;
+    case CHECK_FAIL: paint(f, st, RED, "FAIL"); return;
+    case CHECK_NOT_MEASURED: paint(f, st, YELLOW, "N/M "); return;
+    case CHECK_SKIPPED: fputs("SKIP", f); return;
+    case CHECK_NOT_GRADED: paint(f, st, YELLOW, "N/G "); return;
+    }
+    fputs("?   ", f);
+}
+
+/* Print hint once a report: 0 when it was said before (or is empty). */
+static int say_once(report_style *st, const char *hint)
+{
+    if (!hint[0])
+        return 0;
+    for (int i = 0; i < st->n_said; i++)
+        if (strcmp(st->said[i], hint) == 0)
+            return 0;
+    if (st->n_said < REPORT_MAX_SAID)
+        st->said[st->n_said++] = hint;
+    return 1;
+}
+
+/* What a check says beyond its line: the numbers, the hint, the lines, the bank map. */
+static void print_details(FILE *f, const check_result *c, report_style *st)
+{
     if (c->measured[0] && c->expected[0] && c->status != CHECK_NOT_MEASURED &&
         c->status != CHECK_NOT_GRADED)
         fprintf(f, "        measured %s; expected %s\n", c->measured, c->expected);
-    if (c->hint[0])
+    if (st->verbose ? c->hint[0] != '\0' : say_once(st, c->hint))
         fprintf(f, "        hint: %s\n", c->hint);
     for (int i = 0; i < c->n_lines && i < CHECK_MAX_LINES; i++) {
         char text[160];
@@ -33,7 +63,209 @@ static void print_check(FILE *f, const check_result *c, const report_style *st)
         fprintf(f, "%s", c->bank_map);
 }
 
-/* What the student's code printed, apart from the report it cannot write into. */
+static void print_check(FILE *f, const check_result *c, report_style *st)
+{
+    fputs("  ", f);
+    status_word(f, c->status, st);
+    fprintf(f, "  %-16s %s\n", c->check, c->message);
+    if (c->status != CHECK_PASS || st->verbose)
+        print_details(f, c, st);
+}
+
+/* --- one kernel ------------------------------------------------------------ */
+
+/* A kernel's checks: r->checks[first .. first + n). */
+typedef struct kernel_view {
+    const check_result *c;
+    int n, index; /* index: the kernel in the lab table (-1: not there) */
+    double points, max_points;
+} kernel_view;
+
+static int starts(const char *s, const char *prefix)
+{
+    return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+static const check_result *correct_of(const kernel_view *k)
+{
+    for (int i = 0; i < k->n; i++)
+        if (strcmp(k->c[i].check, "correct") == 0)
+            return &k->c[i];
+    return NULL;
+}
+
+/* A check that could not run until another passes: its counts were of a wrong
+   result, or the kernel did not get that far. */
+static int waits(const kernel_view *k, const check_result *c)
+{
+    const check_result *correct = correct_of(k);
+    if (c->status != CHECK_FAIL || c == correct || !correct || correct->status == CHECK_PASS)
+        return 0;
+    return starts(c->message, "not counted: the measured run gave a wrong result") ||
+           starts(c->message, "not run: ") ||
+           (strcmp(c->check, "race") == 0 && starts(c->message, "no shared "));
+}
+
+static int all_status(const kernel_view *k, check_status s)
+{
+    for (int i = 0; i < k->n; i++)
+        if (k->c[i].status != s)
+            return 0;
+    return k->n > 0;
+}
+
+/* Every check not graded, for one reason. */
+static int not_graded_alike(const kernel_view *k)
+{
+    if (!all_status(k, CHECK_NOT_GRADED))
+        return 0;
+    for (int i = 1; i < k->n; i++)
+        if (strcmp(k->c[i].message, k->c[0].message) != 0)
+            return 0;
+    return 1;
+}
+
+/* Passed but for what this machine cannot measure (speed when emulated). */
+static int done(const kernel_view *k)
+{
+    for (int i = 0; i < k->n; i++)
+        if (k->c[i].status == CHECK_FAIL)
+            return 0;
+    return 1;
+}
+
+static const kernel_place *place_of(const lab_result *r, const kernel_view *k)
+{
+    return r->places && k->index >= 0 ? &r->places[k->index] : NULL;
+}
+
+static const char *base_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
+}
+
+/*
+ * A kernel never started: its output was never written, or its launcher,
+ * still a TODO, launched nothing. Says where to start into buf (file as
+ * given: a base name in the kernel's line, the path in Next:); 0 if started.
+ */
+static int not_started(const lab_result *r, const kernel_view *k, const char *file, char *buf,
+                       size_t size)
+{
+    const check_result *correct = correct_of(k);
+    const kernel_place *p = place_of(r, k);
+    if (!correct || correct->status != CHECK_FAIL)
+        return 0;
+    if (strstr(correct->message, "launched no kernel of your file") && p && p->launcher_todo) {
+        snprintf(buf, size, "its launcher launches nothing yet; fill the TODO at %s:%d", file,
+                 p->launcher_todo);
+        return 1;
+    }
+    if (!strstr(correct->message, "never written"))
+        return 0;
+    const char *what = strstr(correct->message, "the output") ? "the output" : "out";
+    if (p && p->todo)
+        snprintf(buf, size, "%s was never written; fill the TODO at %s:%d", what, file, p->todo);
+    else if (p && p->kernel)
+        snprintf(buf, size, "%s was never written; see your kernel at %s:%d", what, file,
+                 p->kernel);
+    else
+        snprintf(buf, size, "%s was never written", what);
+    return 1;
+}
+
+/* "kernel  3/7  " with the name padded to the lab's widest. */
+static void kernel_head(FILE *f, const kernel_view *k, int width)
+{
+    char pts[32];
+    snprintf(pts, sizeof pts, "%g/%g", k->points, k->max_points);
+    fprintf(f, "%-*s %6s  ", width, k->c[0].kernel, pts);
+}
+
+/* Passing checks on one line, waiting ones on one line, the rest each in full. */
+static void print_mixed(FILE *f, const kernel_view *k, int width, report_style *st)
+{
+    char passed[256] = "", waiting[256] = "";
+    int n_wait = 0;
+    char pts[32];
+    snprintf(pts, sizeof pts, "%g/%g", k->points, k->max_points);
+    fprintf(f, "%-*s %6s\n", width, k->c[0].kernel, pts);
+    for (int i = 0; i < k->n; i++) {
+        const check_result *c = &k->c[i];
+        char *list = c->status == CHECK_PASS ? passed : waits(k, c) ? waiting : NULL;
+        if (!list)
+            continue;
+        n_wait += list == waiting;
+        size_t at = strlen(list);
+        snprintf(list + at, sizeof passed - at, "%s%s", at ? ", " : "", c->check);
+    }
+    if (passed[0]) {
+        fputs("  ", f);
+        status_word(f, CHECK_PASS, st);
+        fprintf(f, "  %s\n", passed);
+    }
+    for (int i = 0; i < k->n; i++)
+        if (k->c[i].status != CHECK_PASS && !waits(k, &k->c[i]))
+            print_check(f, &k->c[i], st);
+    if (n_wait)
+        fprintf(f, "  WAIT  %d check%s wait%s for correct: %s\n", n_wait, n_wait == 1 ? "" : "s",
+                n_wait == 1 ? "s" : "", waiting);
+}
+
+static void print_kernel(FILE *f, const lab_result *r, const kernel_view *k, int width,
+                         report_style *st)
+{
+    char where[320];
+    if (st->verbose) {
+        fprintf(f, "%s\n", k->c[0].kernel);
+        for (int i = 0; i < k->n; i++)
+            print_check(f, &k->c[i], st);
+        return;
+    }
+    if (all_status(k, CHECK_PASS) || all_status(k, CHECK_SKIPPED)) {
+        kernel_head(f, k, width);
+        status_word(f, k->c[0].status, st);
+        if (k->c[0].status == CHECK_PASS)
+            fprintf(f, "  %d of %d check%s\n", k->n, k->n, k->n == 1 ? "" : "s");
+        else
+            fprintf(f, "  %s\n", k->c[0].message);
+    } else if (not_graded_alike(k)) {
+        kernel_head(f, k, width);
+        status_word(f, CHECK_NOT_GRADED, st);
+        fprintf(f, "  %s\n", k->c[0].message);
+        if (say_once(st, k->c[0].hint))
+            fprintf(f, "        hint: %s\n", k->c[0].hint);
+    } else if (not_started(r, k, base_name(r->source), where, sizeof where)) {
+        kernel_head(f, k, width);
+        paint(f, st, RED, "TODO");
+        fprintf(f, "  not started: %s\n", where);
+    } else {
+        print_mixed(f, k, width, st);
+    }
+}
+
+/* The kernels of r one by one: the view of the one whose checks start at *at. */
+static int next_kernel(const lab_result *r, int *at, kernel_view *k)
+{
+    if (*at >= r->n_checks)
+        return 0;
+    memset(k, 0, sizeof *k);
+    k->c = &r->checks[*at];
+    while (*at + k->n < r->n_checks && strcmp(r->checks[*at + k->n].kernel, k->c->kernel) == 0) {
+        k->points += k->c[k->n].points;
+        k->max_points += k->c[k->n].max_points;
+        k->n++;
+    }
+    *at += k->n;
+    k->index = -1;
+    for (int i = 0; i < r->lab->n_kernels; i++)
+        if (strcmp(r->lab->kernels[i].name, k->c->kernel) == 0)
+            k->index = i;
+    return 1;
+}
+
+/* What someone's code printed, apart from the report it cannot write into. */
 static void print_printed(FILE *f, const char *what, const char *text)
 {
     if (!text || !*text)
@@ -47,9 +279,23 @@ static void print_printed(FILE *f, const char *what, const char *text)
     }
 }
 
-void report_text_lab(FILE *f, const lab_result *r, const report_style *st)
+static void print_predictions(FILE *f, const char *text)
 {
-    const char *kernel = "";
+    if (!text)
+        return;
+    fprintf(f, "  -- your predictions (no points) --\n");
+    for (const char *line = text; *line;) {
+        const char *end = strchr(line, '\n');
+        int len = end ? (int)(end - line) : (int)strlen(line);
+        fprintf(f, "  %.*s\n", len, line);
+        line += len + (end != NULL);
+    }
+}
+
+void report_text_lab(FILE *f, const lab_result *r, report_style *st)
+{
+    kernel_view k;
+    int at = 0, width = 0;
 
     fprintf(f, "== %s: %s ==\n", r->lab->id, r->lab->title);
     if (r->env_code && r->n_checks == 0) {
@@ -59,24 +305,14 @@ void report_text_lab(FILE *f, const lab_result *r, const report_style *st)
     if (r->device[0])
         fprintf(f, "GPU: %s\n", r->device);
     for (int i = 0; i < r->n_checks; i++) {
-        const check_result *c = &r->checks[i];
-        if (strcmp(kernel, c->kernel) != 0) {
-            kernel = c->kernel;
-            fprintf(f, "%s\n", kernel);
-        }
-        print_check(f, c, st);
+        int len = (int)strlen(r->checks[i].kernel);
+        width = len > width ? len : width;
     }
+    while (next_kernel(r, &at, &k))
+        print_kernel(f, r, &k, width, st);
     if (r->env_code)
         fprintf(f, "  not graded from here on: %s\n", r->env_text);
-    if (r->predictions) {
-        fprintf(f, "  -- your predictions (no points) --\n");
-        for (const char *line = r->predictions; *line;) {
-            const char *end = strchr(line, '\n');
-            int len = end ? (int)(end - line) : (int)strlen(line);
-            fprintf(f, "  %.*s\n", len, line);
-            line += len + (end != NULL);
-        }
-    }
+    print_predictions(f, r->predictions);
     print_printed(f, "your launchers (host code)", r->host_printed);
     print_printed(f, "your kernels (device printf)", r->device_printed);
     fprintf(f, "%s: %g/%g points (%.2f s)\n\n", r->lab->id, r->points, r->max_points, r->seconds);
@@ -97,4 +333,73 @@ void report_text_total(FILE *f, const score *s)
     if (s->env_errors)
         fprintf(f, "  (%d lab%s not graded)", s->env_errors, s->env_errors == 1 ? "" : "s");
     fprintf(f, "\n");
+}
+
+/* --- what to do next ---------------------------------------------------------- */
+
+/* The page of the course that teaches section of lab id, as the reader has it:
+   the student kit's course/, the rendered build/docs/, else the markdown. */
+static const char *course_page(const report_style *st, const char *id, const char *section,
+                               char *buf, size_t size)
+{
+    char path[512];
+    snprintf(path, sizeof path, "course/%s.html", id);
+    if (access(path, R_OK) != 0)
+        snprintf(path, sizeof path, "%s/docs/%s.html", st->build_dir ? st->build_dir : "build", id);
+    if (access(path, R_OK) != 0)
+        snprintf(path, sizeof path, "docs/%s.md", id);
+    snprintf(buf, size, "%s#%s", path, section ? section : "exercise");
+    return buf;
+}
+
+static void next_for(FILE *f, const lab_result *r, const kernel_view *k, const report_style *st)
+{
+    char what[400], page[600];
+    const lab_kernel *lk = k->index >= 0 ? &r->lab->kernels[k->index] : NULL;
+    const kernel_place *p = place_of(r, k);
+    if (!not_started(r, k, r->source, what, sizeof what)) {
+        const check_result *first = NULL;
+        for (int i = 0; i < k->n && !first; i++)
+            if (k->c[i].status == CHECK_FAIL)
+                first = &k->c[i];
+        int n = snprintf(what, sizeof what, "%s fails", first ? first->check : "a check");
+        if (p && (p->todo || p->kernel))
+            snprintf(what + n, sizeof what - (size_t)n, "; its %s is at %s:%d",
+                     p->todo ? "TODO" : "kernel", r->source, p->todo ? p->todo : p->kernel);
+    }
+    fputs("\n", f);
+    paint(f, st, 1, "Next:");
+    fprintf(f, " %s: %s. Course: %s\n", k->c[0].kernel, what,
+            course_page(st, r->lab->id, lk ? lk->section : NULL, page, sizeof page));
+}
+
+void report_text_next(FILE *f, const lab_result *results, int n, const report_style *st)
+{
+    const lab_result *last = NULL;
+    for (int i = 0; i < n; i++) {
+        const lab_result *r = &results[i];
+        kernel_view k;
+        int at = 0;
+        if (r->env_code)
+            return; /* its reason says what to do */
+        while (next_kernel(r, &at, &k))
+            if (!done(&k)) {
+                next_for(f, r, &k, st);
+                return;
+            }
+        last = r;
+    }
+    if (!last || strcmp(last->lab->id, "corpus") == 0)
+        return;
+    fputs("\n", f);
+    paint(f, st, 1, "Next:");
+    const lab_def *after = NULL;
+    for (int i = 0; i + 1 < lab_registry_count; i++)
+        if (lab_registry[i] == last->lab)
+            after = lab_registry[i + 1];
+    if (after)
+        fprintf(f, " %s has nothing left to fix. On to %s: make %s && make grade\n",
+                last->lab->id, after->id, after->id);
+    else
+        fprintf(f, " %s has nothing left to fix, and it is the last lab.\n", last->lab->id);
 }

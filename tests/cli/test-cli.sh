@@ -102,6 +102,10 @@ expect "unknown lab by number" 2 "9"
 run lab1 banana
 expect "unknown lab after a good one" 2 "banana"
 
+run --kernel setColReadCol lab3
+expect "--kernel naming no kernel of the lab: its kernels listed" 2 "lab3 has no kernel 'setColReadCol'" \
+    "setRowReadColPad setRowReadColDynPad"
+
 run --bogus lab1
 expect "unknown option" 2 "--bogus"
 
@@ -177,6 +181,26 @@ else
     run --build-dir "$TMP/fake-build" lab1
     expect "lab1 on a machine without a GPU: emulated, the skeleton loses points" 1 \
         "emulated on the CPU: no GPU found; speed not measured" "Score:"
+    # one screen: each kernel never started is one line naming its TODO in the
+    # skeleton; the report ends with what to do next; piped, no colour
+    cp -r "$(dirname "$0")/../../labs" "$TMP/labs"
+    grader_abs=$(cd "$(dirname "$GRADER")" && pwd)/$(basename "$GRADER")
+    (cd "$TMP" && NO_COLOR= timeout 120 "$grader_abs" --build-dir "$TMP/fake-build" lab1 </dev/null >"$OUT" 2>&1)
+    RC=$?
+    todo=$(grep -n 'TODO(student)' "$TMP/labs/lab1-square/lab1.cu" | head -1 | cut -d: -f1)
+    expect "lab1 skeleton: one line a kernel, the TODO's line, Next: last" 1 \
+        "setRowReadRow    0/7  TODO  not started: out was never written; fill the TODO at lab1.cu:$todo" \
+        "Next: setRowReadRow: out was never written; fill the TODO at labs/lab1-square/lab1.cu:$todo. Course: docs/lab1.md#exercise"
+    [ "$(wc -l <"$OUT")" -le 12 ] && [ "$(tail -n1 "$OUT" | cut -c1-5)" = "Next:" ] &&
+        ok "lab1 skeleton: $(wc -l <"$OUT") lines, the last one Next:" ||
+        not_ok "lab1 skeleton: $(wc -l <"$OUT") lines (at most 12), the last one Next:"
+    grep -q $'\033\[' "$OUT" && not_ok "piped output has colour codes" || ok "piped output has no colour codes"
+    run --build-dir "$TMP/fake-build" --verbose lab1
+    expect "--verbose: every check on its line" 1 "  FAIL  store-requests   not counted" "  FAIL  race "
+    run --build-dir "$TMP/fake-build" --kernel setColReadCol --json "$TMP/one.json" lab1
+    expect "--kernel grades that kernel alone" 1 "setColReadCol    0/7" "Score: 0/7"
+    grep -q "setRowReadRow" "$OUT" "$TMP/one.json" && not_ok "--kernel: another kernel was graded" ||
+        ok "--kernel: no other kernel in the report or the JSON"
     run --build-dir "$TMP/fake-build" --measure trace lab1
     expect_any "lab1 --measure trace on a machine without a GPU: exit 3" 3 "driver" "no CUDA GPU"
     alone=$(grep "not graded" "$OUT")

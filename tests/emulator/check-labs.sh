@@ -26,15 +26,15 @@ t0=$(date +%s)
 {
     for lab in $labs; do
         [ -d solutions ] && echo "$lab-solution $lab $(ls "$lib"/solutions/"$lab"-*/"$lab".so)"
-        echo "$lab-skeleton $lab $(ls "$lib"/labs/"$lab"-*/"$lab".so)"
+        echo "$lab-skeleton $lab $(ls "$lib"/labs/"$lab"-*/"$lab".so) $(ls labs/"$lab"-*/"$lab".cu)"
     done
     [ -d "$planted" ] && for so in "$lib"/planted/*.so; do
         name=$(basename "$so" .so)
         echo "$name ${name%%-*} $so"
     done
 } | xargs -P "$jobs" -L 1 sh -c \
-    '"$0" --measure emulator --lib "$4" --json "$1/$2.json" "$3" > "$1/$2.txt" 2>&1; echo $? > "$1/$2.rc"' \
-    "$grader" "$out" || true # each line: NAME LAB LIBRARY, after the grader and the folder
+    '"$0" --measure emulator --lib "$4" ${5:+--source "$5"} --json "$1/$2.json" "$3" > "$1/$2.txt" 2>&1; echo $? > "$1/$2.rc"' \
+    "$grader" "$out" || true # each line: NAME LAB LIBRARY [SOURCE], after the grader and the folder
 echo "time: $(ls "$out"/*.rc | wc -l) grades by emulation in $(( $(date +%s) - t0 )) s ($jobs at a time)"
 
 [ -d solutions ] || echo "note: there is no solutions/ here (the student kit): the skeletons alone"
@@ -45,6 +45,15 @@ for lab in $labs; do
     fi
     judge_skeleton "$out/$lab-skeleton.json" "$(cat "$out/$lab-skeleton.rc")" "$lab skeleton (emulated)" \
         "$(grep '^Score' "$out/$lab-skeleton.txt")"
+    # a fresh skeleton is one screen: a line a kernel, each naming its TODO, and Next: last
+    lines=$(wc -l <"$out/$lab-skeleton.txt")
+    todos=$(grep -c "TODO  not started: .*fill the TODO at $lab.cu:[0-9]" "$out/$lab-skeleton.txt")
+    kernels=$("$grader" --list | awk -v lab="$lab" '/^lab/ { on = $1 == lab; next } on && !/optional/ { n++ } END { print n }')
+    if [ "$lines" -le 20 ] && [ "$todos" = "$kernels" ] && tail -n1 "$out/$lab-skeleton.txt" | grep -q '^Next: '; then
+        ok "$lab skeleton report: $lines lines, each of its $kernels kernels one line naming its TODO, Next: last"
+    else
+        bad "$lab skeleton report: $lines lines (at most 20), $todos of $kernels kernels name their TODO, last line: $(tail -n1 "$out/$lab-skeleton.txt")"
+    fi
 done
 while IFS=$'\t' read -r file lab kernel check text; do
     [ "$file" = file ] && continue

@@ -21,7 +21,12 @@ KIT=$TMP/smemlab-student
 passed=0
 failed=0
 ok() { passed=$((passed + 1)); echo "ok: $1"; }
-not_ok() { failed=$((failed + 1)); echo "FAIL: $1"; [ -f "$TMP/out" ] && tail -n 25 "$TMP/out" | sed 's/^/  | /'; }
+not_ok() { # the failures in the output first (a make check's are far from its end), then its end
+    failed=$((failed + 1)); echo "FAIL: $1"
+    [ -f "$TMP/out" ] || return 0
+    grep -E '^ *(FAIL|not ok)|\*\*\*' "$TMP/out" | head -n 20 | sed 's/^/  ! /'
+    tail -n 25 "$TMP/out" | sed 's/^/  | /'
+}
 # mk ARGS...: make inside the unpacked kit; output in $TMP/out, status in RC
 mk() {
     env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS make --no-print-directory -C "$KIT" "$@" >"$TMP/out" 2>&1
@@ -38,6 +43,33 @@ for f in course/index.html course/lab1.html course/lab6.html course/style.css co
 done
 if grep -qF 'href="lab1.html"' "$KIT/course/index.html"; then ok "the rendered course links its pages"; else not_ok "course/index.html does not link lab1.html"; fi
 
+mk deps
+if [ "$RC" -eq 0 ]; then ok "make deps"; else not_ok "make deps (exit $RC)"; fi
+# The README's first commands in the fresh kit: one line a build stage, one
+# screen of report ending with what to do next (issue 28: 25 lines at most).
+# One architecture keeps this quick; the README's make lab1 builds for the GPU at hand.
+mk lab1 NVCC_ARCH=-arch=sm_75
+cp "$TMP/out" "$TMP/lab1.out"
+if [ "$RC" -eq 0 ] && [ -f "$KIT/build/lab1.so" ]; then ok "make lab1"; else not_ok "make lab1 (exit $RC)"; fi
+if grep -qE '^  grader +[0-9]+ C files' "$TMP/lab1.out" && ! grep -qE '^  (CC|LINK) ' "$TMP/lab1.out"; then
+    ok "make lab1 in a fresh kit: one line a stage ($(wc -l <"$TMP/lab1.out") lines)"
+else
+    not_ok "make lab1 in a fresh kit prints a line a file, or no stage line"; cat "$TMP/lab1.out"
+fi
+mk grade
+if [ "$RC" -eq 2 ] && grep -qE "grade\] Error (1|3)$" "$TMP/out" && grep -qF "== lab1" "$TMP/out"; then
+    ok "make grade grades lab1 and ends with the grader's status ($(grep -oE 'Error [0-9]+$' "$TMP/out"))"
+else
+    not_ok "make grade (exit $RC)"
+fi
+total=$(($(wc -l <"$TMP/lab1.out") + $(wc -l <"$TMP/out")))
+report_end=$(grep -v -e '^make: \*\*\*' -e '^smemlab-grade exited with status' "$TMP/out" | tail -n1)
+if [ "$total" -le 25 ] && { [ "${report_end#Next: }" != "$report_end" ] || grep -q "not graded" "$TMP/out"; }; then
+    ok "make lab1 && make grade: $total lines, the report's last one: ${report_end:0:60}"
+else
+    not_ok "make lab1 && make grade: $total lines (at most 25), the report's last one: $report_end"
+fi
+
 # Timing of the unit tests is not what this proves: on a busy 2-core CI
 # machine (nvcc running beside them) Check's 4-second limit can bite.
 CK_TIMEOUT_MULTIPLIER=10 mk check -j2
@@ -45,18 +77,6 @@ if [ "$RC" -eq 0 ] && grep -qF "make check: all passed" "$TMP/out" && grep -qF "
     ok "make check passes in the kit (solutions skipped with a note)"
 else
     not_ok "make check in the kit (exit $RC)"
-fi
-
-mk deps
-if [ "$RC" -eq 0 ]; then ok "make deps"; else not_ok "make deps (exit $RC)"; fi
-# One architecture keeps this quick; the README's make lab1 builds for the GPU at hand.
-mk lab1 NVCC_ARCH=-arch=sm_75
-if [ "$RC" -eq 0 ] && [ -f "$KIT/build/lab1.so" ]; then ok "make lab1"; else not_ok "make lab1 (exit $RC)"; fi
-mk grade
-if [ "$RC" -eq 2 ] && grep -qE "grade\] Error (1|3)$" "$TMP/out" && grep -qF "== lab1" "$TMP/out"; then
-    ok "make grade grades lab1 and ends with the grader's status ($(grep -oE 'Error [0-9]+$' "$TMP/out"))"
-else
-    not_ok "make grade (exit $RC)"
 fi
 
 mk grade SOLUTIONS=1

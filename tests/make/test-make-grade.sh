@@ -59,6 +59,8 @@ FAKE_STATUS=4 mk grade LAB=lab1
 expect "grader status 4 shows as Error 4" 2 "status 4 (nothing failed, but" "grade] Error 4"
 FAKE_STATUS=1 mk grade LAB=lab1 GRADE_FLAGS=--verbose
 expect "GRADE_FLAGS reach the grader" 2 "fake grader: --verbose lab1" "grade] Error 1"
+FAKE_STATUS=0 mk grade LAB=lab1 KERNEL=setColReadCol
+expect "KERNEL=NAME grades one kernel (--kernel)" 0 "fake grader: --kernel setColReadCol lab1"
 if [ -d "$ROOT/solutions" ]; then
     FAKE_STATUS=4 mk grade SOLUTIONS=1 LAB=lab2
     expect "SOLUTIONS=1 passes the status through too" 2 "fake grader: --solutions lab2" "grade] Error 4"

@@ -236,9 +236,10 @@ START_TEST(test_json_write_error)
 }
 END_TEST
 
+/* --verbose: every check on its line, the numbers and hints of passing ones too. */
 START_TEST(test_text_lab)
 {
-    char *t = lab_text(0, (report_style){0, 0});
+    char *t = lab_text(0, (report_style){.verbose = 1});
     ck_assert_msg(strstr(t, "== lab1: ") != NULL, "%s", t);
     ck_assert_ptr_nonnull(strstr(t, results[0].lab->title));
     ck_assert_ptr_nonnull(strstr(t, "NVIDIA H100 80GB HBM3 (cupti)"));
@@ -259,9 +260,8 @@ START_TEST(test_text_lab)
     ck_assert_ptr_nonnull(strstr(t, "-- your launchers (host code) printed (not part of the "
                                     "grade) --\n  | hello from a launcher\n  | Score: 99/99\n"));
     ck_assert_ptr_null(strstr(t, "\nScore: 99/99"));
-    /* a passing check shows no hint unless verbose; no colour codes */
-    ck_assert_ptr_null(strstr(t, "pass hint"));
-    ck_assert_ptr_null(strstr(t, "measured 1024 right"));
+    ck_assert_ptr_nonnull(strstr(t, "pass hint"));
+    ck_assert_ptr_nonnull(strstr(t, "measured 1024 right"));
     ck_assert_ptr_null(strstr(t, "\033["));
     /* a not-measured check has no measured/expected line, but its hint */
     ck_assert_ptr_null(strstr(t, "measured not measured"));
@@ -273,9 +273,29 @@ START_TEST(test_text_lab)
 }
 END_TEST
 
+/* The compact report: a passing kernel is one line, a failing one shows what
+ * failed with its numbers and hint; no colour unless asked. */
+START_TEST(test_text_lab_compact)
+{
+    char *t = lab_text(0, (report_style){0});
+    ck_assert_msg(strstr(t, "setRowReadRow       2/2  PASS  1 of 1 check\n") != NULL, "%s", t);
+    ck_assert_ptr_null(strstr(t, "all 1024 elements right"));
+    ck_assert_ptr_null(strstr(t, "pass hint"));
+    ck_assert_ptr_nonnull(strstr(t, "setColReadCol       0/2\n"));
+    ck_assert_ptr_nonnull(strstr(t, "  FAIL  load-conflicts   loads conflict-free (expected 32-way"));
+    ck_assert_ptr_nonnull(strstr(t, "measured 32 wavefronts / 32 requests"));
+    ck_assert_ptr_nonnull(strstr(t, "hint: Use \"tile[threadIdx.x][threadIdx.y]\""));
+    ck_assert_ptr_nonnull(strstr(t, "  N/M   store-conflicts  not measured: ERR_NVGPUCTRPERM"));
+    ck_assert_ptr_nonnull(strstr(t, "setColReadColDyn    0/0  SKIP  optional: "));
+    ck_assert_ptr_nonnull(strstr(t, "lab1: 2/4 points"));
+    ck_assert_ptr_null(strstr(t, "\033["));
+    free(t);
+}
+END_TEST
+
 START_TEST(test_text_lab_verbose_color)
 {
-    char *t = lab_text(0, (report_style){1, 1});
+    char *t = lab_text(0, (report_style){1, 1, NULL, {0}, 0});
     ck_assert_ptr_nonnull(strstr(t, "pass hint"));
     ck_assert_ptr_nonnull(strstr(t, "measured 1024 right"));
     ck_assert_ptr_nonnull(strstr(t, "\033[32mPASS\033[0m"));
@@ -284,9 +304,151 @@ START_TEST(test_text_lab_verbose_color)
 }
 END_TEST
 
+/* A lab 1 file in the skeleton's shape: TODOs inside the bodies, one above a
+ * launcher, braces in comments and strings that must not count. */
+static const char *const SKELETON =
+    "#include \"smemlab.h\"\n"                                  /* 1 */
+    "/* { a brace in a comment */\n"                             /* 2 */
+    "__global__ void setRowReadRow(int *out)\n"                  /* 3 */
+    "{\n"                                                        /* 4 */
+    "    const char *s = \"}\";\n"                                /* 5 */
+    "    /* TODO(student): store, sync, load */\n"                /* 6 */
+    "}\n"                                                        /* 7 */
+    "__global__ void setColReadCol(int *out)\n"                  /* 8 */
+    "{\n"                                                        /* 9 */
+    "    out[0] = 1;\n"                                           /* 10 */
+    "}\n"                                                        /* 11 */
+    "/* TODO(student): launch setRowReadCol, sum_{i,j} */\n"     /* 12 */
+    "SMEMLAB_LAUNCHER void launch_setRowReadCol(int *out)\n"     /* 13 */
+    "{\n"                                                        /* 14 */
+    "}\n";                                                       /* 15 */
+
+static char *write_skeleton(void)
+{
+    static char path[64];
+    snprintf(path, sizeof path, "/tmp/smemlab-places-%d.cu", (int)getpid());
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs(SKELETON, f);
+    fclose(f);
+    return path;
+}
+
+START_TEST(test_places)
+{
+    lab_result r = {.lab = lab_find("lab1")};
+    char *path = write_skeleton();
+    report_find_places(&r, path);
+    remove(path);
+    ck_assert_ptr_nonnull(r.places);
+    ck_assert_str_eq(r.source, path);
+    ck_assert_int_eq(r.places[0].kernel, 3);
+    ck_assert_int_eq(r.places[0].todo, 6);
+    ck_assert_int_eq(r.places[1].kernel, 8);
+    ck_assert_int_eq(r.places[1].todo, 0); /* written: no TODO left */
+    ck_assert_int_eq(r.places[2].kernel, 0);
+    ck_assert_int_eq(r.places[2].launcher_todo, 12);
+    free(r.places);
+    lab_result none = {.lab = lab_find("lab1")};
+    report_find_places(&none, "/nonexistent/lab1.cu");
+    ck_assert_ptr_null(none.places);
+}
+END_TEST
+
+/* Sets c to what the tile module reports for a kernel never started. */
+static void never_written(check_result *c, const char *kernel, const char *check)
+{
+    check_init(c, "lab1", kernel, check, 1);
+    if (strcmp(check, "correct") == 0)
+        check_set(c, CHECK_FAIL, "out was never written: all 1024 elements still hold the "
+                  "poison value");
+    else if (strcmp(check, "race") == 0)
+        check_set(c, CHECK_FAIL, "no shared loads or stores ran: nothing to judge");
+    else
+        check_set(c, CHECK_FAIL, "not counted: the measured run gave a wrong result (out was "
+                  "never written)");
+    check_field(c->hint, sizeof c->hint, "hint of %s", check);
+}
+
+/*
+ * A fresh skeleton: each kernel never started is one line naming its TODO;
+ * a started kernel whose counts wait for correct says so on one line; a
+ * hint is said once; the report ends with Next: the first failing kernel,
+ * its TODO and its page.
+ */
+START_TEST(test_text_compact_skeleton)
+{
+    static const char *const ids[] = {"correct", "store-requests", "load-requests",
+                                      "store-conflicts", "load-conflicts", "race"};
+    check_result c[18];
+    for (int k = 0; k < 3; k++)
+        for (int i = 0; i < 6; i++)
+            never_written(&c[k * 6 + i], results[0].lab->kernels[k].name, ids[i]);
+    /* setColReadCol (no TODO left) was written, but wrongly: its counts wait */
+    check_set(&c[6], CHECK_FAIL, "3 of 1024 elements differ; first at row 0, col 1");
+    check_field(c[6].hint, sizeof c[6].hint, "hint of correct");
+    lab_result r = {.lab = lab_find("lab1"), .checks = c, .n_checks = 18, .max_points = 18};
+    char *path = write_skeleton();
+    report_find_places(&r, path);
+    char *buf = NULL;
+    size_t size = 0;
+    FILE *f = open_memstream(&buf, &size);
+    report_style st = {0};
+    report_text_lab(f, &r, &st);
+    report_text_next(f, &r, 1, &st);
+    fclose(f);
+    remove(path);
+    char want[256];
+    snprintf(want, sizeof want, "setRowReadRow    0/6  TODO  not started: out was never written; "
+             "fill the TODO at %s:6\n", strrchr(path, '/') + 1);
+    ck_assert_msg(strstr(buf, want) != NULL, "%s", buf);
+    ck_assert_ptr_nonnull(strstr(buf, "setColReadCol    0/6\n  FAIL  correct          3 of 1024"));
+    ck_assert_ptr_nonnull(strstr(buf, "  WAIT  5 checks wait for correct: store-requests, "
+                                      "load-requests, store-conflicts, load-conflicts, race\n"));
+    /* said once: the first kernel's line carries no hint, the second's correct does */
+    char *hint = strstr(buf, "hint of correct");
+    ck_assert_ptr_nonnull(hint);
+    ck_assert_ptr_null(strstr(hint + 1, "hint of correct"));
+    ck_assert_ptr_null(strstr(buf, "hint of store-requests"));
+    ck_assert_ptr_nonnull(strstr(buf, "setRowReadCol    0/6  TODO  not started"));
+    snprintf(want, sizeof want, "\nNext: setRowReadRow: out was never written; fill the TODO at "
+             "%s:6. Course: ", path);
+    ck_assert_msg(strstr(buf, want) != NULL, "%s", buf);
+    ck_assert_ptr_nonnull(strstr(buf, "lab1.html#exercise\n") ? buf : strstr(buf, "lab1.md#exercise\n"));
+    int lines = 0;
+    for (char *p = buf; *p; p++)
+        lines += *p == '\n';
+    ck_assert_int_le(lines, 12);
+    free(buf);
+    free(r.places);
+}
+END_TEST
+
+/* Every check not graded for one reason: one line, its hint once. */
+START_TEST(test_text_compact_not_graded)
+{
+    check_result c[3];
+    for (int i = 0; i < 3; i++) {
+        check_init(&c[i], "lab1", "setRowReadCol", i ? "race" : "correct", 1);
+        check_set(&c[i], CHECK_NOT_GRADED, "not graded: the emulator does not support `mma`");
+        check_field(c[i].hint, sizeof c[i].hint, "%s", CHECK_HINT_NOT_GRADED);
+    }
+    lab_result r = {.lab = lab_find("lab1"), .checks = c, .n_checks = 3};
+    char *buf = NULL;
+    size_t size = 0;
+    FILE *f = open_memstream(&buf, &size);
+    report_text_lab(f, &r, &(report_style){0});
+    fclose(f);
+    ck_assert_msg(strstr(buf, "setRowReadCol    0/3  N/G   not graded: the emulator does not "
+                              "support `mma`\n        hint: This is a limit") != NULL, "%s", buf);
+    ck_assert_ptr_null(strstr(strstr(buf, "hint:") + 1, "hint:"));
+    free(buf);
+}
+END_TEST
+
 START_TEST(test_text_not_graded)
 {
-    char *t = lab_text(1, (report_style){0, 0});
+    char *t = lab_text(1, (report_style){0});
     ck_assert_ptr_nonnull(strstr(t, "== lab2: "));
     ck_assert_ptr_nonnull(
         strstr(t, "not graded: build/lab2.so not found: build the lab first with `make lab2`"));
@@ -327,7 +489,7 @@ START_TEST(test_predictions_judged_without_points)
     ck_assert_ptr_nonnull(strstr(results[0].predictions, "0 of 1 predictions right"));
     ck_assert_double_eq_tol(results[0].points, points, 1e-12);
     FILE *out = tmpfile();
-    report_text_lab(out, &results[0], &(report_style){0, 0});
+    report_text_lab(out, &results[0], &(report_style){0});
     char *t = slurp(out);
     ck_assert_ptr_nonnull(strstr(t, "-- your predictions (no points) --"));
     free(t);
@@ -378,7 +540,7 @@ START_TEST(test_trace_lines)
     c->lines[1] = (check_line){"lab1.cu", 68, "store", 32, 32, 32};
     snprintf(c->bank_map, sizeof c->bank_map, "        your worst load (lab1.cu:73)\n"
              "        lane  0  1\n");
-    char *t = lab_text(0, (report_style){0, 0});
+    char *t = lab_text(0, (report_style){0});
     ck_assert_msg(strstr(t, "        at lab1.cu:73  load  32-way (1024 wavefronts / 32 requests)\n"
                             "        at lab1.cu:68  store  conflict-free (32 wavefronts / 32 requests)\n"
                             "        your worst load (lab1.cu:73)\n        lane  0  1\n") != NULL,
@@ -416,7 +578,11 @@ Suite *report_suite(void)
     tcase_add_test(tc, test_json_exit_code_passed_through);
     tcase_add_test(tc, test_json_write_error);
     tcase_add_test(tc, test_text_lab);
+    tcase_add_test(tc, test_text_lab_compact);
     tcase_add_test(tc, test_text_lab_verbose_color);
+    tcase_add_test(tc, test_places);
+    tcase_add_test(tc, test_text_compact_skeleton);
+    tcase_add_test(tc, test_text_compact_not_graded);
     tcase_add_test(tc, test_text_not_graded);
     tcase_add_test(tc, test_text_total);
     tcase_add_test(tc, test_predictions_judged_without_points);

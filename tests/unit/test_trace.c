@@ -324,6 +324,62 @@ START_TEST(test_tile_flow)
 }
 END_TEST
 
+/*
+ * A loop of two passes over a tile of 64 words, two warps: store (pc 0x10),
+ * barrier (0x20), load (0x30), and no barrier at the end of the loop body.
+ * Warp 1 loads the words warp 0 stores; warp 0, fast, stores its next pass
+ * while warp 1 still loads this one: the load at 0x30 in one pass and the
+ * store at 0x10 in the next meet between the same two barriers. With
+ * end_barrier, a barrier at 0x40 closes each pass and nothing races.
+ */
+static int loop_races(int end_barrier, trace_summary *s)
+{
+    bank_geometry g = modern();
+    trace_record r[16];
+    char why[256];
+    size_t n = 0;
+    memset(r, 0, sizeof r);
+    for (int pass = 0; pass < 2; pass++)
+        for (uint32_t w = 0; w < 2; w++) {
+            const uint64_t pcs[] = {0x10, 0x20, 0x30, 0x40};
+            for (int i = 0; i < 3 + end_barrier; i++) {
+                trace_record *x = &r[n++];
+                x->warp = w;
+                x->active = 0xFFFFFFFFu;
+                x->pc = pcs[i];
+                x->flags = i == 0 ? TRACE_WRITE : i == 2 ? TRACE_READ : TRACE_BARRIER;
+                x->width = i == 0 || i == 2 ? 4 : 0;
+                for (int lane = 0; x->width && lane < 32; lane++) /* warp 1 reads warp 0's words */
+                    x->addr[lane] = (uint32_t)(((i == 0 ? w : 1 - w) * 32 + (uint32_t)lane) * 4);
+            }
+        }
+    ck_assert_int_eq(trace_analyze(&g, r, n, s, why, sizeof why), 0);
+    return s->n_races;
+}
+
+START_TEST(test_race_across_loop_passes)
+{
+    trace_summary s;
+    char text[400];
+    check_result c;
+    ck_assert_int_gt(loop_races(0, &s), 0);
+    ck_assert(s.races[0].across_passes);
+    s.races[0].file_a = s.races[0].file_b = "lab5.cu"; /* as trace_attribute names them */
+    s.races[0].line_a = 103, s.races[0].line_b = 106;
+    trace_race_text(&s.races[0], text, sizeof text);
+    ck_assert_msg(strstr(text, "lab5.cu:106 (load) in one pass of a loop and lab5.cu:103 (store) "
+                               "in the next race") != NULL, "%s", text);
+    check_init(&c, "lab5", "matmulTiled", "race", 1);
+    compare_races(&c, &s, NULL);
+    ck_assert_int_eq(c.status, CHECK_FAIL);
+    ck_assert_msg(strstr(c.hint, "finishes its pass at line 106") &&
+                  strstr(c.hint, "reaches line 103 of the next pass"), "%s", c.hint);
+    trace_summary_free(&s);
+    ck_assert_int_eq(loop_races(1, &s), 0);
+    trace_summary_free(&s);
+}
+END_TEST
+
 /* A proven race fails correct with the same words every run; none leaves it. */
 START_TEST(test_race_spoils_correct)
 {
@@ -1108,6 +1164,7 @@ Suite *trace_suite(void)
     tcase_add_test(tc, test_lines_fold_an_unrolled_loop);
     tcase_add_test(tc, test_bank_map_conflict_free_and_wide);
     tcase_add_test(tc, test_race_check);
+    tcase_add_test(tc, test_race_across_loop_passes);
     tcase_add_test(tc, test_race_in_kernel_checks);
     tcase_add_test(tc, test_big_sampled_trace);
     suite_add_tcase(s, tc);

@@ -1,0 +1,119 @@
+/*
+ * labfacts.c - the numbers the course pages state, from the grader's own lab
+ * tables and size lists (grader/labs/, grader/reference/sizes.c): one
+ * "KEY VALUE" a line. docs/tools/facts.lua holds every [text]{.fact
+ * key=KEY} of a page to it, and every [id]{.check} to the lab's check ids,
+ * so that a page and the grader cannot disagree (make check-docs fails).
+ *
+ *   labN.points            what the lab is worth (optional kernels: nothing)
+ *   labN.kernels           its graded kernels
+ *   labN.KERNEL.points     one kernel
+ *   labN.CHECK             one check's points, where every kernel that has
+ *                          it gives the same (else per kernel:)
+ *   labN.KERNEL.CHECK
+ *   labN.check.CHECK       1 for every check id the lab has
+ *   lab5.sizes.gpu|emulator, lab5.largest.gpu|emulator, lab5.traffic,
+ *   lab6.sizes1d.*, lab6.sizes2d.*, lab6.masks1d, lab6.masks2d
+ */
+#include "../../grader/lab_table.h"
+#include "../../grader/reference/sizes.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* "1024³", or "257 × 129 × 145" (the pages' way of writing a size). */
+static void print_size(const char *key, int m, int n, int k)
+{
+    if (m == n && n == k)
+        printf("%s %d³\n", key, m);
+    else
+        printf("%s %d × %d × %d\n", key, m, n, k);
+}
+
+/* The points of check id in every graded kernel of lab: the one value, or -1
+   when they differ, or -2 when no kernel has it. */
+static double uniform_points(const lab_def *lab, const char *id)
+{
+    double value = -2;
+    for (int i = 0; i < lab->n_kernels; i++) {
+        kernel_check c[KERNEL_MAX_CHECKS];
+        int n = lab->kernels[i].optional ? 0 : kernel_checks(lab, &lab->kernels[i], c);
+        for (int j = 0; j < n; j++)
+            if (strcmp(c[j].id, id) == 0) {
+                if (value != -2 && value != c[j].points)
+                    return -1;
+                value = c[j].points;
+            }
+    }
+    return value;
+}
+
+static void lab_facts(const lab_def *lab)
+{
+    const char *ids[16];
+    int n_ids = 0, graded = 0;
+    double total = 0;
+    for (int i = 0; i < lab->n_kernels; i++) {
+        const lab_kernel *k = &lab->kernels[i];
+        kernel_check c[KERNEL_MAX_CHECKS];
+        int n = kernel_checks(lab, k, c);
+        total += kernel_max_points(lab, k);
+        graded += !k->optional;
+        printf("%s.%s.points %g\n", lab->id, k->name, kernel_max_points(lab, k));
+        for (int j = 0; j < n; j++) {
+            int seen = 0;
+            for (int m = 0; m < n_ids; m++)
+                seen |= strcmp(ids[m], c[j].id) == 0;
+            if (!seen && n_ids < 16)
+                ids[n_ids++] = c[j].id;
+            printf("%s.%s.%s %g\n", lab->id, k->name, c[j].id, c[j].points);
+        }
+    }
+    for (int m = 0; m < n_ids; m++) {
+        double u = uniform_points(lab, ids[m]);
+        printf("%s.check.%s 1\n", lab->id, ids[m]);
+        if (u >= 0)
+            printf("%s.%s %g\n", lab->id, ids[m], u);
+    }
+    printf("%s.points %g\n%s.kernels %d\n", lab->id, total, lab->id, graded);
+}
+
+/* How many entries of a size list run where (SIZE_GPU or SIZE_EMULATOR). */
+#define COUNT_ON(list, count, where, out)                  \
+    do {                                                   \
+        out = 0;                                           \
+        for (int i_ = 0; i_ < (count); i_++)               \
+            out += ((list)[i_].devices & (where)) != 0;    \
+    } while (0)
+
+static void size_facts(void)
+{
+    static const struct { const char *name; int where; } on[] = {
+        {"gpu", SIZE_GPU}, {"emulator", SIZE_EMULATOR}};
+    char key[64];
+    for (int d = 0; d < 2; d++) {
+        int n, last = -1;
+        COUNT_ON(sizes_matmul, sizes_matmul_count, on[d].where, n);
+        printf("lab5.sizes.%s %d\n", on[d].name, n);
+        for (int i = 0; i < sizes_matmul_count; i++)
+            if (sizes_matmul[i].devices & on[d].where)
+                last = i;
+        snprintf(key, sizeof key, "lab5.largest.%s", on[d].name);
+        print_size(key, sizes_matmul[last].M, sizes_matmul[last].N, sizes_matmul[last].K);
+        COUNT_ON(sizes_conv1d_n, sizes_conv1d_n_count, on[d].where, n);
+        printf("lab6.sizes1d.%s %d\n", on[d].name, n);
+        COUNT_ON(sizes_conv2d, sizes_conv2d_count, on[d].where, n);
+        printf("lab6.sizes2d.%s %d\n", on[d].name, n);
+    }
+    print_size("lab5.traffic", sizes_matmul_traffic.M, sizes_matmul_traffic.N,
+               sizes_matmul_traffic.K);
+    printf("lab6.masks1d %d\nlab6.masks2d %d\n", sizes_conv1d_mask_count, sizes_conv2d_mask_count);
+}
+
+int main(void)
+{
+    for (int i = 0; i < lab_registry_count; i++)
+        lab_facts(lab_registry[i]);
+    size_facts();
+    return 0;
+}

@@ -1,0 +1,107 @@
+#!/usr/bin/env python3
+"""check-hints.py BUILD - every data-driven hint says what the planted kernel
+that triggers it did, as its source shows: run by make check-emulated after
+check-labs.sh graded the planted variants into BUILD/emulated/NAME.json.
+
+Each expectation reads the numbers and lines it needs from the planted source
+(build/planted/src/NAME.cu), so a hint that stopped looking at the kernel, or
+a planted file that changed, fails here."""
+import json
+import re
+import sys
+
+BUILD = sys.argv[1] if len(sys.argv) > 1 else "build"
+passed = failed = 0
+
+
+def source(name):
+    with open(f"{BUILD}/planted/src/{name}.cu") as f:
+        return f.read()
+
+
+def define(name, macro):
+    """The value of #define MACRO in the planted file."""
+    m = re.search(r"^#define\s+%s\s+(\d+)" % macro, source(name), re.M)
+    return int(m.group(1))
+
+
+def line_of(name, text):
+    """The line number of the one line of the planted file that holds text."""
+    hits = [i + 1 for i, l in enumerate(source(name).splitlines()) if text in l]
+    assert len(hits) == 1, f"{name}.cu: {len(hits)} lines hold {text!r}"
+    return hits[0]
+
+
+def check(name, kernel, check_id):
+    with open(f"{BUILD}/emulated/{name}.json") as f:
+        report = json.load(f)
+    for c in report["labs"][0]["checks"]:
+        if c["kernel"] == kernel and c["check"] == check_id:
+            return c
+    raise AssertionError(f"{name}: no {kernel} {check_id} in the report")
+
+
+def expect(name, kernel, check_id, field, *, has=(), lacks=()):
+    global passed, failed
+    try:
+        text = check(name, kernel, check_id)[field]
+        missing = [h for h in has if h not in text]
+        present = [h for h in lacks if h in text]
+        assert not missing and not present, (
+            f"{field} {text!r}: " + (f"lacks {missing}" if missing else f"has {present}"))
+        passed += 1
+        print(f"ok    hint {name}: {kernel} {check_id} says {' / '.join(has)}")
+    except (AssertionError, OSError, KeyError) as e:
+        failed += 1
+        print(f"FAIL  hint {name}: {kernel} {check_id}: {e}")
+
+
+# Padding: the measured row length against the declared IPAD.
+for name in ("lab3-pad-wrong-dim", "lab3-missing-pad"):
+    bdimx, ipad = define(name, "BDIMX"), define(name, "IPAD")
+    expect(name, "setRowReadColPad", "load-conflicts", "hint",
+           has=(f"rows are {bdimx} words long", f"IPAD = {ipad}", "not in the row length"))
+bdimx, ipad = define("lab4-one-pad", "BDIMX"), define("lab4-one-pad", "IPAD")
+expect("lab4-one-pad", "setRowReadColPad", "load-conflicts", "hint",
+       has=(f"rows are {bdimx + ipad} words long (BDIMX + IPAD, IPAD = {ipad})",),
+       lacks=("not in the row length",))
+
+# The dynamic tile: what the declarations and the launch were.
+bdimx, bdimy = define("lab2-static-tile", "BDIMX"), define("lab2-static-tile", "BDIMY")
+expect("lab2-static-tile", "setRowReadColDyn", "dynamic-tile", "hint",
+       has=(f"declares {bdimx * bdimy * 4} bytes of shared memory with a fixed size",))
+expect("lab2-no-dynamic-size", "setRowReadColDyn", "dynamic-tile", "hint",
+       has=("already declared `extern __shared__`", "gives 0 bytes (no third launch argument)"),
+       lacks=("declare it",))
+bdimx, bdimy = define("lab3-dyn-size-unpadded", "BDIMX"), define("lab3-dyn-size-unpadded", "BDIMY")
+expect("lab3-dyn-size-unpadded", "setRowReadColDynPad", "dynamic-tile", "hint",
+       has=("already declared `extern __shared__`", f"gives {bdimx * bdimy * 4} bytes;"),
+       lacks=("declare it",))
+
+# A wrong result: where the wrong elements are and what they hold.
+expect("lab1-transposed-read", "setRowReadRow", "correct", "hint", has=("transposed",))
+bdimx, bdimy = define("lab1-half-store", "BDIMX"), define("lab1-half-store", "BDIMY")
+expect("lab1-half-store", "setRowReadCol", "correct", "hint",
+       has=(f"{bdimx * bdimy // 2} wrong elements hold the junk",))
+expect("lab5-wrong-a-index", "matmulTiled", "correct", "hint",
+       has=("wrong at 128x128x128 too", "not an edge case"), lacks=("bounds",))
+expect("lab5-multiple-only", "matmulTiled", "correct", "hint",
+       has=("right at 128x128x128", "bounds checks"))
+
+# Races: one across two passes of a loop, named so, its lines those of the source.
+load = line_of("lab5-no-second-sync", "acc += As[ty][k] * Bs[k][tx]")
+store = line_of("lab5-no-second-sync", "Bs[ty][tx] =")
+bar = line_of("lab5-no-second-sync", "__syncthreads(); /* the tile is complete")
+assert store < bar < load
+expect("lab5-no-second-sync", "matmulTiled", "race", "message",
+       has=(f"lab5-no-second-sync.cu:{load} (load) in one pass of a loop and "
+            f"lab5-no-second-sync.cu:{store} (store) in the next",),
+       lacks=("no barrier between (",))
+expect("lab5-no-second-sync", "matmulTiled", "race", "hint",
+       has=(f"A fast warp finishes its pass at line {load}",
+            f"after the last access of the tile (line {load})"))
+expect("lab1-no-sync", "setRowReadCol", "race", "message", has=("(store) and",),
+       lacks=("in one pass",))
+
+print(f"hints: {passed} passed, {failed} failed")
+sys.exit(1 if failed else 0)
