@@ -238,3 +238,35 @@ int sass_newest_cubin(const lab_image *img, const unsigned char **cubin, size_t 
     *size = best_size;
     return 0;
 }
+
+/* Whether image kernel `mangled` is the kernel written `name`: extern "C" or
+   C++-mangled (_Z<length><name>...). */
+static int kernel_named(const char *mangled, const char *name)
+{
+    char prefix[IMAGE_MAX_NAME + 16];
+    if (strcmp(mangled, name) == 0)
+        return 1;
+    snprintf(prefix, sizeof prefix, "_Z%zu%s", strlen(name), name);
+    return strncmp(mangled, prefix, strlen(prefix)) == 0;
+}
+
+int sass_kernel_width(const lab_image *img, const char *kernel, sass_class cls)
+{
+    const unsigned char *cubin;
+    size_t size;
+    sass_access *acc = NULL;
+    int arch, n = 0, width = 0;
+    char why[200];
+    const char *mangled = NULL;
+    for (int i = 0; i < img->n_kernels && !mangled; i++)
+        if (kernel_named(img->kernels[i].name, kernel))
+            mangled = img->kernels[i].name;
+    if (!mangled || sass_newest_cubin(img, &cubin, &size, &arch, why, sizeof why) != 0 ||
+        sass_function_accesses(cubin, size, mangled, &acc, &n, &arch, why, sizeof why) != 0)
+        return 0;
+    for (int i = 0; i < n && width >= 0; i++)
+        if (acc[i].cls == cls && !acc[i].never)
+            width = width == 0 || width == acc[i].width ? acc[i].width : -1;
+    free(acc);
+    return width > 0 ? width : 0;
+}

@@ -86,4 +86,12 @@ int sass_decode(uint64_t lo, uint64_t hi, sass_access *a);
 int sass_newest_cubin(const lab_image *img, const unsigned char **cubin, size_t *size, int *arch,
                       char *why, size_t why_size);
 
+/*
+ * The one width (1, 2, 4, 8 or 16 bytes a lane) that the accesses of class
+ * `cls` of kernel `kernel` (its name as written) move in img's newest cubin:
+ * what the GPU executes where no trace says it. 0 when the kernel has none of
+ * them in its own code, several widths, or SASS the reader cannot read.
+ */
+int sass_kernel_width(const lab_image *img, const char *kernel, sass_class cls);
+
 #endif

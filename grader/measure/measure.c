@@ -1,6 +1,7 @@
 /* measure.c - metric names and the backend that measures nothing. */
 #include "measure.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -20,8 +21,6 @@ static const char *const names[METRIC_COUNT] = {
     [METRIC_STSM_REQUESTS] = "smsp__inst_executed_op_shared_stsm_pred_on_any.sum",
     [METRIC_LDGSTS_REQUESTS] = "smsp__inst_executed_op_ldgsts_pred_on_any.sum",
     [METRIC_SHARED_ALL_WAVEFRONTS] = "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum",
-    [METRIC_SHARED_LD_BYTES] = "smsp__sass_data_bytes_mem_shared_op_ld.sum",
-    [METRIC_SHARED_ST_BYTES] = "smsp__sass_data_bytes_mem_shared_op_st.sum",
 };
 
 void measure_fold_counters(measurement *m)
@@ -35,11 +34,6 @@ void measure_fold_counters(measurement *m)
     v[METRIC_SHARED_ST_REQUESTS] += v[METRIC_STSM_REQUESTS] + v[METRIC_LDGSTS_REQUESTS];
     v[METRIC_SHARED_ST_WAVEFRONTS] += async_waves;
     v[METRIC_GLOBAL_LD_REQUESTS] += v[METRIC_LDGSTS_REQUESTS];
-    /* cp.async's bytes are not the shared side's: its kernels are not measured. */
-    m->ideal_ld = measure_ideal_from_bytes(v[METRIC_SHARED_LD_BYTES], v[METRIC_SHARED_LD_REQUESTS]);
-    m->ideal_st = measure_ideal_from_bytes(v[METRIC_SHARED_ST_BYTES], v[METRIC_SHARED_ST_REQUESTS]);
-    if (m->ideal_ld > 0 || m->ideal_st > 0)
-        m->ideal_set = MEASURE_IDEAL_SET;
     for (int i = METRIC_FIRST_RAW; i < METRIC_COUNT; i++)
         v[i] = 0;
 }
@@ -195,6 +189,6 @@ double measure_ideal_from_bytes(double bytes, double requests)
 {
     if (!(requests > 0) || !(bytes > 0))
         return 0.0;
-    double waves = bytes / 128.0;
-    return waves > requests * (1 + 1e-9) ? waves : 0.0;
+    double waves = ceil(bytes / 128.0 / requests - 1e-9) * requests;
+    return waves > requests ? waves : requests;
 }

@@ -28,10 +28,6 @@ typedef enum metric_id {
     METRIC_STSM_REQUESTS,
     METRIC_LDGSTS_REQUESTS,
     METRIC_SHARED_ALL_WAVEFRONTS,
-    /* The bytes the shared loads and stores moved, lanes that ran only: they give
-       the counters the ideal for wide accesses (measure_ideal_from_bytes). */
-    METRIC_SHARED_LD_BYTES,
-    METRIC_SHARED_ST_BYTES,
     METRIC_COUNT
 } metric_id;
 
@@ -73,13 +69,10 @@ void measure_clear(measurement *m);
 void measure_fold_counters(measurement *m);
 
 /*
- * The ideal of a side whose requests move more than 128 bytes each on average
- * (8- and 16-byte lanes), from the bytes the counters read
+ * The ideal for a counters backend that also reads the bytes moved
  * (smsp__sass_data_bytes_mem_shared_op_{ld,st}.sum): one wavefront per 128
- * bytes, exact when every request is a full one of its width, and for a mix
- * of full 4-, 8- and 16-byte requests. 0 for narrower sides, where the width
- * does not change the ideal and the grader keeps its own, and when nothing
- * was measured.
+ * bytes, at least one per request. Exact when every request of a side moves
+ * the same number of bytes (as in labs 1-4); 0 when nothing was measured.
  */
 double measure_ideal_from_bytes(double bytes, double requests);
 

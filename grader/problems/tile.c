@@ -4,6 +4,7 @@
  * bank model.
  */
 #include "../compare.h"
+#include "../image/sass.h"
 #include "../run/device.h"
 #include "../measure/trace/measure_trace.h"
 #include "../reference/tile_ref.h"
@@ -317,6 +318,38 @@ static void judge_flow(worker_env *env, const lab_kernel *k, const trace_summary
     free(src);
 }
 
+/*
+ * Without the trace nothing measured says how wide the accesses were, and the
+ * counters count an 8-byte access's second wavefront as a conflict: the lab's
+ * SASS says what the GPU executed. A side whose instructions all move one
+ * width other than the exercise's element is judged against the model's
+ * ideal at that width, as the trace judges it. Returns that width, or 0.
+ */
+static int ideal_from_sass(worker_env *env, const lab_kernel *k, const tile_access *a, int load,
+                           measurement *m)
+{
+    int width = sass_kernel_width(env->img, k->name, load ? SASS_LDS : SASS_STS);
+    double requests = m->value[load ? METRIC_SHARED_LD_REQUESTS : METRIC_SHARED_ST_REQUESTS];
+    smem_cost at;
+    if (width <= 0 || width == tile_elem_bytes(&k->tile) || !(requests > 0) ||
+        tile_model_cost(&env->gpu.banks, a, env->lab->bdimx, env->lab->bdimy, width, load,
+                        &at) != 0 || at.requests <= 0)
+        return 0;
+    *(load ? &m->ideal_ld : &m->ideal_st) = (double)at.ideal / (double)at.requests * requests;
+    m->ideal_set = MEASURE_IDEAL_SET;
+    return width;
+}
+
+/* The counters' judgement of a side at the width the SASS gave (ideal_from_sass). */
+static void judge_sass_width(worker_env *env, const lab_kernel *k, const tile_access *a,
+                             int width, int load, const smem_side *side, check_result *c)
+{
+    smem_cost at;
+    if (width > 0 && tile_model_cost(&env->gpu.banks, a, env->lab->bdimx, env->lab->bdimy, width,
+                                     load, &at) == 0)
+        compare_conflicts_width(c, side, width, tile_elem_bytes(&k->tile), &at);
+}
+
 static void grade_counters(worker_env *env, const lab_kernel *k, replay *t,
                            check_result *c, const int *has, int *broken)
 {
@@ -368,6 +401,8 @@ static void grade_counters(worker_env *env, const lab_kernel *k, replay *t,
         return;
     }
     pad_note(env, k, trace, note, sizeof note);
+    int st_width = trace ? 0 : ideal_from_sass(env, k, &k->tile.store, 0, &m);
+    int ld_width = trace ? 0 : ideal_from_sass(env, k, &k->tile.load, 1, &m);
     compare_requests(&c[C_ST_REQ], &store, &m, st_model.requests);
     compare_requests(&c[C_LD_REQ], &load, &m, ld_model.requests);
     if (trace && k->tile.elem_parts == 0)
@@ -381,6 +416,9 @@ static void grade_counters(worker_env *env, const lab_kernel *k, replay *t,
         judge_width(env, &k->tile, &k->tile.load, trace, TRACE_OP_LOAD, &load, &c[C_LD_CONF]);
         compare_trace_lines(&c[C_ST_CONF], trace, TRACE_OP_STORE, g);
         compare_trace_lines(&c[C_LD_CONF], trace, TRACE_OP_LOAD, g);
+    } else {
+        judge_sass_width(env, k, &k->tile.store, st_width, 0, &store, &c[C_ST_CONF]);
+        judge_sass_width(env, k, &k->tile.load, ld_width, 1, &load, &c[C_LD_CONF]);
     }
 }
 

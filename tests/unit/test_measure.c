@@ -159,43 +159,16 @@ END_TEST
 
 START_TEST(test_ideal_from_bytes)
 {
-    /* long long: 256 bytes a request, two wavefronts each */
+    /* 32 warps of 32 ints: 128 bytes a request, one wavefront each */
+    ck_assert_double_eq(measure_ideal_from_bytes(32 * 128, 32), 32);
+    /* the same with long long: 256 bytes a request, two each (the 64-bit rule) */
     ck_assert_double_eq(measure_ideal_from_bytes(32 * 256, 32), 64);
     /* 16-byte lanes: four each */
     ck_assert_double_eq(measure_ideal_from_bytes(32 * 512, 32), 128);
-    /* 32 int requests and 32 int4 ones: 32 + 128 */
-    ck_assert_double_eq(measure_ideal_from_bytes(32 * 128 + 32 * 512, 64), 160);
-    /* narrow sides keep the grader's own ideal: ints, half warps, chars */
-    ck_assert_double_eq(measure_ideal_from_bytes(32 * 128, 32), 0);
-    ck_assert_double_eq(measure_ideal_from_bytes(32 * 64, 32), 0);
-    ck_assert_double_eq(measure_ideal_from_bytes(32 * 32, 32), 0);
+    /* half warps of ints: still one each, never less than one a request */
+    ck_assert_double_eq(measure_ideal_from_bytes(32 * 64, 32), 32);
     ck_assert_double_eq(measure_ideal_from_bytes(0, 32), 0);
     ck_assert_double_eq(measure_ideal_from_bytes(100, 0), 0);
-}
-END_TEST
-
-/* What the counters read for lab1-long-low's 8-byte stores (H100): 64 wavefronts
-   for 32 requests are the width's ideal; the loads, ints, keep the grader's. */
-START_TEST(test_fold_wide_stores)
-{
-    measurement m;
-    measure_clear(&m);
-    m.value[METRIC_SHARED_ST_REQUESTS] = 32;
-    m.value[METRIC_SHARED_ST_WAVEFRONTS] = 64;
-    m.value[METRIC_SHARED_ST_BYTES] = 32 * 256;
-    m.value[METRIC_SHARED_LD_REQUESTS] = 32;
-    m.value[METRIC_SHARED_LD_WAVEFRONTS] = 64;
-    m.value[METRIC_SHARED_LD_BYTES] = 32 * 128;
-    measure_fold_counters(&m);
-    ck_assert_uint_eq(m.ideal_set, MEASURE_IDEAL_SET);
-    ck_assert_double_eq(m.ideal_st, 64);
-    ck_assert_double_eq(m.ideal_ld, 0);
-    ck_assert_double_eq(m.value[METRIC_SHARED_ST_BYTES], 0);
-    measure_clear(&m);
-    m.value[METRIC_SHARED_LD_REQUESTS] = 32;
-    m.value[METRIC_SHARED_LD_BYTES] = 32 * 128;
-    measure_fold_counters(&m);
-    ck_assert_uint_eq(m.ideal_set, 0);
 }
 END_TEST
 
@@ -211,7 +184,6 @@ Suite *measure_suite(void)
     tcase_add_test(tc, test_trace_library_missing);
     tcase_add_test(tc, test_measure_clear);
     tcase_add_test(tc, test_ideal_from_bytes);
-    tcase_add_test(tc, test_fold_wide_stores);
     suite_add_tcase(s, tc);
     return s;
 }
