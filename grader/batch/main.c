@@ -432,6 +432,7 @@ int main(int argc, char **argv)
             return BATCH_EXIT_USAGE;
         }
         record_clean_temps(o.results);
+        leftovers_clean(&o);
     }
 
     /* Discovery. */

@@ -157,7 +157,7 @@ status_is dan graded 12
 status_is erin graded 12
 status_is fay graded 12
 [ "$(field bob setRowReadColPad)" = 6 ] && [ "$(field bob setRowReadColDynPad)" = 3 ] && ok "bob: per-kernel columns 6, 3" || no "bob: kernel columns"
-reason_has two "2 files named lab3.cu"
+reason_has two "2 files could be lab3.cu (two/a/lab3.cu and two/b/lab3.cu): the export does not say which is the newest"
 reason_has none "no lab3.cu in the folder none/"
 reason_has hollow "empty folder hollow/"
 # names with spaces and accents are fine: a safe id for files, the name kept
