@@ -308,10 +308,13 @@ static int attempt_current(person *p, const char *attempt)
 
 /* --- members ---------------------------------------------------------------------------- */
 
-static void feed_archive(klass *k, person *p, struct archive *a, const char *shown, int depth);
+static void feed_archive(klass *k, person *p, struct archive *a, const char *shown, int depth,
+                         long long order);
 
 /* One file, folder or link of a person's submission. `inner`: its path within
- * the archive holding it (NULL on disk), checked against escaping. */
+ * the archive holding it (NULL on disk), checked against escaping. `order`:
+ * the export's upload order of the file (or of the archive holding it), 0
+ * when it gives none. */
 static void feed_member(klass *k, person *p, const char *shown, const char *inner,
                         const char *base, int type, const char *link, long long size,
                         source *src, int depth, const char *archive_name, long long order)
@@ -417,7 +420,7 @@ static void feed_member(klass *k, person *p, const char *shown, const char *inne
         reject(p, "%s is not a readable archive (.zip, .tar, .tar.gz or .tar.xz: %s): re-pack "
                "it", pr, archive_error_string(a) ? archive_error_string(a) : "empty");
     else
-        feed_archive(k, p, a, shown, depth + 1);
+        feed_archive(k, p, a, shown, depth + 1, order);
     archive_read_free(a);
     free(data);
 }
@@ -448,8 +451,10 @@ static int member_type(struct archive_entry *e)
     }
 }
 
-/* Every member of an archive that belongs to p, shown as "SHOWN:member". */
-static void feed_archive(klass *k, person *p, struct archive *a, const char *shown, int depth)
+/* Every member of an archive that belongs to p, shown as "SHOWN:member"; they
+ * share the archive's upload order. */
+static void feed_archive(klass *k, person *p, struct archive *a, const char *shown, int depth,
+                         long long order)
 {
     struct archive_entry *e;
     int r;
@@ -472,7 +477,7 @@ static void feed_archive(klass *k, person *p, struct archive *a, const char *sho
         if (junk(b) || strstr(path, "__MACOSX/"))
             n--;
         else
-            feed_member(k, p, where, path, b, type, link, size, &src, depth, shown, 0);
+            feed_member(k, p, where, path, b, type, link, size, &src, depth, shown, order);
         archive_read_data_skip(a);
         if (archive_filter_bytes(a, 0) > k->lim->max_archive + 65536)
             reject(p, "%s unpacks to more than %lld bytes (the cap): submit only %s", pr,
@@ -590,6 +595,7 @@ static void feed_item(klass *k, const char *item, int is_dir, int type, long lon
         p->s.code_len = len;
         p->found = 1;
         p->held_kind = LAB_EXACT; /* STUDENT.cu: the kit's own name for it */
+        snprintf(p->held_name, sizeof p->held_name, "%s", item);
         snprintf(p->cand[0], sizeof p->cand[0], "%s", pr);
         p->entries = 1;
         return;
@@ -600,16 +606,26 @@ static void feed_item(klass *k, const char *item, int is_dir, int type, long lon
            "it (.zip, .tar, .tar.gz, .tar.xz), or a file STUDENT.cu", pr, k->want);
 }
 
-/* The candidates' names, joined ("a, b and c"), cut to fit. */
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The candidates' names in name order (the same from a folder as from its zip),
+ * joined ("a, b and c"), cut to fit. */
 static void candidates_text(const person *p, char *out, size_t size)
 {
     size_t o = 0;
     int n = p->found < MAX_CANDIDATES ? p->found : MAX_CANDIDATES;
+    const char *names[MAX_CANDIDATES];
+    for (int i = 0; i < n; i++)
+        names[i] = p->cand[i];
+    qsort(names, (size_t)n, sizeof *names, by_name);
     out[0] = 0;
     for (int i = 0; i < n; i++)
         o += (size_t)snprintf(out + o, o < size ? size - o : 0, "%s%s",
                               i == 0 ? "" : i == n - 1 && n == p->found ? " and " : ", ",
-                              p->cand[i]);
+                              names[i]);
     if (p->found > n)
         o += (size_t)snprintf(out + o, o < size ? size - o : 0, " and %d more", p->found - n);
     if (o >= size && size > 4)
@@ -656,9 +672,8 @@ static void finish_person(klass *k, person *p)
                  "uploads (%s), by the export's upload order", k->want, p->found, names);
     }
     if (p->found >= 1) {
-        const char *file = p->s.source[0] ? base_name(p->s.source) : p->held_name;
-        char shown[320];
-        printable(file, shown, sizeof shown);
+        char shown[320]; /* the file's own name (an export's file name without its prefix) */
+        printable(p->held_name, shown, sizeof shown);
         if (p->s.code_len == 0)
             return reject(p, "empty submission: %s is empty (0 bytes)", shown);
         if (blank(p->s.code, p->s.code_len))
