@@ -158,6 +158,7 @@ typedef struct batch_opts {
     double time_limit; /* from when a grader has its GPU (--status-fd) */
     int no_meter_server; /* each grader measures by itself */
     int regrade;
+    int regrade_apart; /* --regrade-not-measured: grade again what has checks not measured */
     char **only; int n_only;
     char **grader_args; int n_grader_args;
     discover_limits limits;
@@ -169,6 +170,7 @@ typedef struct batch_opts {
     const char *build_sandbox; /* "auto" or "portable" */
     int progress;  /* 1: TTY progress line, 0: plain lines, -1: quiet */
     int slurm; int chunk_size; const char *sbatch; char **sbatch_args; int n_sbatch_args;
+    int slurm_gpu;     /* --slurm-gpu: each task asks for a GPU (--gres=gpu:1) */
     long task; const char *chunk_file;
     const char *self; /* this program, for Slurm tasks */
     char **argv; int argc;
@@ -196,6 +198,9 @@ void leftovers_clean(const batch_opts *o);
 
 /* --slurm: grade the pending submissions through a job array. */
 int slurm_run(const batch_opts *o, submission *subs, int n, result *results);
+/* The --time of each array task, in minutes: one chunk's builds and grades, each at
+ * its limit, one after another, rounded up, plus 5 (docs/instructors.md#slurm). */
+int slurm_minutes(const batch_opts *o);
 
 /* Small helpers (util.c). */
 double now_seconds(void);

@@ -385,15 +385,15 @@ static int over_limit(const batch_opts *o, const job *j, double t)
 
 /* --- what a build said ------------------------------------------------------------ */
 
-/* The log's first line that says something (not make's own "make: ***"), the
- * scratch folder cut out; "" if none. */
+/* The log's first line that says something (not make's "make: *** [target] Error
+ * N", which only says that a recipe failed), the scratch folder cut out; "" if none. */
 static void log_first_line(const char *log, const char *dir, char *out, size_t size)
 {
     char *text = read_file_all(log, NULL, 1 << 20);
     out[0] = 0;
     for (char *save = NULL, *l = text ? strtok_r(text, "\n", &save) : NULL; l;
          l = strtok_r(NULL, "\n", &save))
-        if (l[strspn(l, " \t\r")] && strncmp(l, "make: ***", 9)) {
+        if (l[strspn(l, " \t\r")] && strncmp(l, "make: *** [", 11)) {
             snprintf(out, size, "%.300s", l + strspn(l, " \t"));
             break;
         }
