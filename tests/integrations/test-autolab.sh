@@ -6,9 +6,15 @@
 # JSON {"scores": {KERNEL: points}, "scoreboard": [total, points...]} with one
 # score per kernel of lab 3 (the grader's --list).
 #
+# The folder is made by mktemp -d and left private (0700), as the documented
+# try-out leaves it: run as root, the student's code is built and run as
+# nobody, who cannot enter it (the scripts then grade from a readable copy of
+# the kit).
+#
 # REFERENCE_LIB (the lab 3 solution built by make check-compile) says what to
-# expect: without a GPU the grader does not grade it and every score is 0;
-# with one, the solution scores the lab's maximum.
+# expect: the solution scores the lab's maximum, on a GPU or, without one, by
+# emulation, and the output says which ("Graded by: ..."); should this grader
+# not grade it here, every score is 0 and the output says why.
 set -u
 cd "$(dirname "$0")/../.."
 . tests/integrations/lib.sh
@@ -18,8 +24,7 @@ need_tools "the Autolab test" jq tar
 GRADER=$BUILD/smemlab-grade
 [ -x "$GRADER" ] && [ -f "$REF_LIB" ] || { echo "build $GRADER and $REF_LIB first (make check-integrations)" >&2; exit 2; }
 
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/smemlab-autolab-test.XXXXXX") || exit 2
-chmod 755 "$TMP"
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/smemlab-autolab-test.XXXXXX") || exit 2 # 0700, as the try-out's
 trap '[ -n "${KEEP:-}" ] && echo "kept $TMP" || rm -rf "$TMP"' EXIT
 
 if ! make -s --no-print-directory autolab LAB=lab3 BUILD="$BUILD" >"$TMP/make.out" 2>&1; then
@@ -79,10 +84,20 @@ if [ -n "$reason" ]; then
     if grep -qF "not graded: $reason" "$TMP/solution.out"; then ok "solution: the output says not graded: $reason"
     else not_ok "solution: the output says not graded: $reason" "$TMP/solution.out"; fi
 else
-    check "solution: full marks (every check passed)" "$TMP/solution.last" 'all(.scores[]; . > 0)'
+    check "solution, as root from a private (0700) folder: full marks (every check passed)" "$TMP/solution.last" 'all(.scores[]; . > 0)'
     if grep -Eq '^Score: ([0-9]+)/\1( |$)' "$TMP/solution.out"; then ok "solution: the report says full marks"
     else not_ok "solution: the report says full marks" "$TMP/solution.out"; fi
+    if gpu_present; then prov_re='^Graded by: (trace|counters) on .*, sm_[0-9]+$'
+    else prov_re='^Graded by: emulated on the CPU: no GPU found; speed not measured$'; fi
+    if grep -Eq "$prov_re" "$TMP/solution.out" && ! grep -q "not graded" "$TMP/solution.out"; then
+        ok "solution: the output says what graded it ($(grep -m1 '^Graded by:' "$TMP/solution.out"))"
+    else not_ok "solution: the output says what graded it" "$TMP/solution.out"; fi
 fi
+printf '\n\n' >"$TMP/blank.cu"
+grade blank
+check "an empty handin: every score 0" "$TMP/blank.last" 'all(.scores[]; . == 0)'
+if grep -qx "empty submission: lab3.cu holds only spaces and line ends (2 bytes)" "$TMP/blank.out"; then ok "an empty handin: \"empty submission\""
+else not_ok "an empty handin: \"empty submission\"" "$TMP/blank.out"; fi
 
 awk '/^__global__/ && !done { print "int broken = ;"; done = 1 } { print }' \
     solutions/lab3-padding/lab3.cu >"$TMP/broken.cu"
