@@ -545,9 +545,12 @@ int main(int argc, char **argv)
         }
         pending++;
     }
-    if (o.progress >= 0 && o.task < 0)
-        printf("%s: %d submissions in %s: %d to grade, %d already recorded, %d not usable\n",
-               o.lab->id, n, o.submissions, pending, n - pending - rejected, rejected);
+    if (o.progress >= 0 && o.task < 0) {
+        char count[48];
+        printf("%s: %s in %s: %d to grade, %d already recorded, %d not usable\n", o.lab->id,
+               count_of(n, "submission", "submissions", count, sizeof count), o.submissions,
+               pending, n - pending - rejected, rejected);
+    }
     fflush(stdout);
 
     int rc = 0;

@@ -630,8 +630,8 @@ static int grading_where(const batch_opts *o, const job *jobs, int n_jobs, char 
     char prov[256] = "";
     provenance_of(emu, prov, sizeof prov);
     if (gpu)
-        snprintf(out, size, "%d GPU%s x %d graders%s%s%s", o->n_gpus, o->n_gpus > 1 ? "s" : "",
-                 o->per_gpu, o->no_meter_server ? "" : " with a meter server each",
+        snprintf(out, size, "%d GPU%s x %d grader%s%s%s%s", o->n_gpus, o->n_gpus > 1 ? "s" : "",
+                 o->per_gpu, o->per_gpu > 1 ? "s" : "", o->no_meter_server ? "" : " with a meter server each",
                  emulated ? "; some emulated on the CPU: " : "", emulated ? prov : "");
     else if (emulated)
         snprintf(out, size, "%d grader%s at a time, %s", o->n_gpus * o->per_gpu,
@@ -801,14 +801,16 @@ int pipeline_run(const batch_opts *o, submission *subs, int n, result *results)
         fprintf(stderr, "\n");
     double wall = now_seconds() - t0;
     if (o->progress >= 0 && total) {
-        char where[600], held[128] = "";
+        char where[600], held[128] = "", subs_n[48], srcs_n[48];
         if (grading_where(o, jobs, n_jobs, where, sizeof where))
             snprintf(held, sizeof held, ", of which a GPU was held %.1f s (%.2f s each)",
                      sum_held, n_graded ? sum_held / n_graded : 0);
-        printf("Timing: %d submissions (%d distinct sources) in %.1f s, %.2f submissions/s; "
+        printf("Timing: %s (%s) in %.1f s, %.2f submissions/s; "
                "building %.1f s summed (%.2f s each, -j %d); grading %.1f s summed (%.2f s "
                "each, %s)%s; no grader running while builds were still to come %.1f s\n",
-               done, n_jobs, wall, done / (wall > 0 ? wall : 1), sum_build,
+               count_of(done, "submission", "submissions", subs_n, sizeof subs_n),
+               count_of(n_jobs, "distinct source", "distinct sources", srcs_n, sizeof srcs_n),
+               wall, done / (wall > 0 ? wall : 1), sum_build,
                n_built ? sum_build / n_built : 0, o->jobs, sum_grade,
                n_graded ? sum_grade / n_graded : 0, where, held, gpu_wait);
     }

@@ -644,7 +644,9 @@ void summary_print(FILE *f, const batch_opts *o, const result *rs, int n)
         default: break;
         }
     }
-    fprintf(f, "\n%s: %d submissions, results in %s\n", o->lab->id, n, o->results);
+    char count[48];
+    fprintf(f, "\n%s: %s, results in %s\n", o->lab->id,
+            count_of(n, "submission", "submissions", count, sizeof count), o->results);
     fprintf(f, "  graded          %5d\n", graded);
     fprintf(f, "    full marks    %5d\n", full);
     fprintf(f, "    failed checks %5d\n", failed);

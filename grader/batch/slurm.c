@@ -157,8 +157,9 @@ int slurm_run(const batch_opts *o, submission *subs, int n, result *results)
     argv[a++] = path;
     argv[a] = NULL;
     if (o->progress >= 0)
-        printf("Submitting %d array tasks of up to %d submissions (sbatch --wait); "
-               "logs in %s\n", tasks, o->chunk_size, dir);
+        printf("Submitting %d array task%s of up to %d submission%s (sbatch --wait); "
+               "logs in %s\n", tasks, tasks > 1 ? "s" : "", o->chunk_size,
+               o->chunk_size > 1 ? "s" : "", dir);
     fflush(stdout);
     pid_t pid = fork();
     if (pid == 0) {
@@ -196,7 +197,7 @@ int slurm_run(const batch_opts *o, submission *subs, int n, result *results)
         lost++;
     }
     if (lost && o->progress >= 0)
-        printf("%d submissions did not come back from the array\n", lost);
+        printf("%d submission%s did not come back from the array\n", lost, lost > 1 ? "s" : "");
     free(task_of);
     return 0;
 }

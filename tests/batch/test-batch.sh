@@ -258,7 +258,7 @@ for n in 1 3; do
     FAKE_GRADER_SLEEP=1 FAKE_GRADER_RUNNING=$T/running FAKE_GRADER_LOCK=$T/gpu.lock \
         "$BATCH" "${FAKE[@]}" -j 6 --regrade --graders-per-gpu $n lab3 "$P" -o "$T/res-per" > "$T/run.log" 2>&1
     most=$(cut -d' ' -f2 "$T/running")
-    [ "$most" = $n ] && grep -q "1 GPU x $n graders" "$T/run.log" && ok "--graders-per-gpu $n: at most $most graders at once" \
+    [ "$most" = $n ] && grep -q "1 GPU x $n grader$([ $n = 1 ] || echo s) with" "$T/run.log" && ok "--graders-per-gpu $n: at most $most graders at once" \
         || no "--graders-per-gpu $n: $most at once; $(grep Timing "$T/run.log")"
 done
 for i in 1 2 3 4 5 6; do status_is "p$i" graded 12 "$T/res-per"; done
