@@ -37,7 +37,7 @@
 
 #define MAX_ARCHIVE_DEPTH 2
 #define MAX_CLASS_MEMBERS 1000000
-#define MAX_CANDIDATES 16 /* files that could be the lab's, named in a refusal */
+#define MAX_CANDIDATES 8 /* files that could be the lab's, named in a refusal ("and N more") */
 
 enum { M_FILE, M_DIR, M_LINK, M_HARDLINK, M_OTHER };
 
@@ -49,7 +49,7 @@ typedef struct person {
     int where_kind;         /* 0 folder, 1 archive, 2 export files */
     long long entries, bytes;
     int found;              /* files that could be the lab's (exact or renamed) */
-    char cand[MAX_CANDIDATES][320];  /* their names, for the refusal */
+    char cand[MAX_CANDIDATES][256];  /* their names, for the refusal */
     long long cand_order[MAX_CANDIDATES]; /* the export's upload order, 0: not known */
     int held_kind;          /* LAB_EXACT or LAB_RENAMED: the file whose bytes are held */
     long long held_order;
@@ -710,8 +710,15 @@ static int submission_like(const char *name, int is_dir)
            export_parse(name, is_dir, &e) || !strcmp(name, "submission_metadata.yml");
 }
 
+/* A student's own lab file (or a renamed one), not an export's entry that names one. */
+static int own_lab_file(const char *name, const char *want)
+{
+    export_name e;
+    return lab_file_kind(name, want) && !export_parse(name, 0, &e);
+}
+
 /* A class folder holding one folder, which holds two or more submissions (or
- * a Gradescope export) and no lab file of its own: the class is in there. */
+ * a Gradescope export) and no lab file of its own (nor a renamed one): the class is in there. */
 static void descend_wrappers(const char *want, char *dir, size_t size)
 {
     for (int level = 0; level < 4; level++) {
@@ -744,7 +751,7 @@ static void descend_wrappers(const char *want, char *dir, size_t size)
             snprintf(sub, sizeof sub, "%s/%s", inner, e->d_name);
             int sub_dir = lstat(sub, &st) == 0 && S_ISDIR(st.st_mode);
             like += submission_like(e->d_name, sub_dir);
-            lab |= !strcmp(e->d_name, want);
+            lab |= own_lab_file(e->d_name, want);
             yml |= !strcmp(e->d_name, "submission_metadata.yml");
         }
         closedir(d);
@@ -846,7 +853,7 @@ static void archive_wrapper(const klass *k, char **paths, int n, char *prefix, s
             if (n_seen < 64)
                 snprintf(seen[n_seen++], 256, "%s", name);
             like += submission_like(name, slash != NULL);
-            lab |= !strcmp(name, k->want);
+            lab |= own_lab_file(name, k->want);
             yml |= !strcmp(name, "submission_metadata.yml");
         }
         if (lab || (like < 2 && !yml))

@@ -194,6 +194,10 @@ grep -qxF "$want" "$T/res/feedback/lines.txt" && grep -qxF '        bank   0: la
     && grep -qF 'at lab3.cu:41  load  32-way' "$T/res/junit.xml" && grep -qE '"wavefronts":[[:space:]]*1024' "$T/res/lines.json" \
     && ok "the grader's source lines and bank map reach the feedback (text, HTML, Gradescope, JUnit) and the record" \
     || { no "lines and bank map lost"; sed -n '/store-conflicts/,+6p' "$T/res/feedback/lines.txt"; }
+# a class of one student whose folder holds renamed lab files: that student, not a wrapper
+mkdir -p "$T/one-student/zed" && variant "$T/one-student/zed/lab3 (1).cu" a && variant "$T/one-student/zed/Lab3 (2).cu" b
+"$BATCH" "${FAKE[@]}" lab3 "$T/one-student" -o "$T/res-one" > "$T/run.log" 2>&1
+reason_has zed "2 files could be lab3.cu (zed/Lab3 (2).cu and zed/lab3 (1).cu): the export does not say which is the newest" "$T/res-one"
 grep -q '&lt;script&gt;' "$T/res/feedback/carol.html" && ! grep -q '<script>' "$T/res/feedback/carol.html" && ok "HTML escaped" || no "HTML not escaped"
 
 echo "[$SECONDS s] == identical sources are built and graded once"
