@@ -195,4 +195,26 @@ else
     fi
 fi
 
+# --- the documented try-out, as written (docs/instructors.md#gradescope) ------------------------
+# A reader's shell: no make above it, their TMPDIR (mktemp -d gives a 0700 folder
+# in it); the solution in place of the skeleton, the one change.
+if [ "$(id -u)" -ne 0 ] || [ "$BUILD" != build ]; then
+    echo "SKIP: the documented try-out runs as root, with the kit's build/ (BUILD=build)"
+else
+    block=$(doc_block "To try the zip on your machine" | sed 's|cp labs/lab3-padding/lab3.cu|cp solutions/lab3-padding/lab3.cu|')
+    t0=$SECONDS
+    env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u AUTOGRADER_ROOT -u SMEMLAB_RUN_AS bash -c "$block"'
+        echo "TRYOUT_ROOT=$root"' >"$TMP/tryout.out" 2>&1
+    tryout=$(sed -n 's/^TRYOUT_ROOT=//p' "$TMP/tryout.out")
+    if [ -n "$tryout" ] && [ -f "$tryout/results/results.json" ]; then
+        cp "$tryout/results/results.json" "$TMP/tryout.json"
+        if [ -n "$reason" ]; then check "the documented try-out: not graded: $reason" "$TMP/tryout.json" '.score == 0'
+        else check "the documented try-out, as root from its mktemp -d folder (mode $(stat -c %a "$tryout")), in $((SECONDS - t0))s: the solution scores 15/15 and says what graded it" "$TMP/tryout.json" \
+            '.score == 15 and (.output | test($re))' --arg re "$prov_re"; fi
+    else
+        not_ok "the documented try-out wrote no results.json" "$TMP/tryout.out"
+    fi
+    case $tryout in "${TMPDIR:-/tmp}"/tmp.*) rm -rf "$tryout" ;; esac
+fi
+
 finish_tests test-gradescope
