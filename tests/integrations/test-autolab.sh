@@ -112,8 +112,9 @@ rm -f "$job/lab3.cu"
 tail -n 1 "$TMP/none.out" >"$TMP/none.last"
 check "no handin file: still an autoresult last, every score 0" "$TMP/none.last" "$SHAPE and all(.scores[]; . == 0)" --argjson k "$kernels"
 
-# The documented try-out, as written (docs/instructors.md#autolab): its last line is the
-# one the page shows. A reader's shell: no make above it, their TMPDIR.
+# The documented try-out, as written (docs/instructors.md#autolab): the skeleton is
+# graded (not "does not compile") and the last line is the one the page shows. A
+# reader's shell: no make above it, their TMPDIR.
 if [ "$BUILD" != build ]; then
     echo "SKIP: the documented try-out uses the kit's build/ (BUILD=build)"
 else
@@ -124,7 +125,10 @@ else
         echo "TRYOUT_JOB=$job"' >"$TMP/tryout.out" 2>&1
     tryout=$(sed -n 's/^TRYOUT_JOB=//p' "$TMP/tryout.out")
     got=$(grep -v '^TRYOUT_JOB=' "$TMP/tryout.out" | tail -n 1)
-    if [ -n "$want" ] && [ "$got" = "$want" ]; then ok "the documented try-out ($(id -un), from its mktemp -d folder, in $((SECONDS - t0))s) prints the page's last line: $got"
+    # the page pipes make into tail -n 1: its folder, made again, shows the rest
+    [ -z "$tryout" ] || (cd "$tryout" && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make) >"$TMP/tryout-again.out" 2>&1
+    if [ -n "$want" ] && [ "$got" = "$want" ] && grep -q "^Score: 0/15" "$TMP/tryout-again.out" &&
+       grep -q "^Graded by: " "$TMP/tryout-again.out" && ! grep -q "does not compile" "$TMP/tryout-again.out"; then ok "the documented try-out ($(id -un), from its mktemp -d folder, in $((SECONDS - t0))s) prints the page's last line, the skeleton graded (Score: 0/15): $got"
     else not_ok "the documented try-out printed '$got', the page says '$want'" "$TMP/tryout.out"; fi
     case $tryout in "${TMPDIR:-/tmp}"/tmp.*) rm -rf "$tryout" ;; esac
 fi
