@@ -125,6 +125,8 @@ static void stop_child(pid_t pid, int *status)
 static pid_t spawn(char *const argv[], const char *log_path, int status_wr)
 {
     pid_t pid = fork();
+    if (pid > 0)
+        setpgid(pid, pid); /* here too: a kill(-pid) before the child ran must find its group */
     if (pid != 0)
         return pid;
     setpgid(0, 0);
@@ -303,6 +305,7 @@ static void stop_meters(const batch_opts *o)
     for (int g = 0; g < o->n_gpus; g++)
         if (meters[g].pid > 0) {
             kill(-meters[g].pid, SIGKILL);
+            kill(meters[g].pid, SIGKILL);
             waitpid(meters[g].pid, NULL, 0);
             meters[g].pid = 0;
         }
