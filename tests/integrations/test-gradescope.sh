@@ -156,6 +156,12 @@ cp solutions/lab3-padding/lab3.cu "$TMP/sub-two/b/"
 run_grader two
 check "two lab3.cu: score 0 and names both" "$TMP/two.json" \
     '.score == 0 and (.output | contains("2 files could be lab3.cu")) and (.output | contains("a/lab3.cu b/lab3.cu"))'
+mkdir -p "$TMP/sub-copy"
+cp solutions/lab3-padding/lab3.cu "$TMP/sub-copy/lab3.cu"
+cp labs/lab3-padding/lab3.cu "$TMP/sub-copy/lab3 (1).cu"
+run_grader copy
+check "lab3.cu beside its browser copy lab3 (1).cu: score 0, both named (neither silently)" "$TMP/copy.json" \
+    '.score == 0 and (.output | contains("2 files could be lab3.cu in your submission (lab3 (1).cu lab3.cu)"))'
 
 # --- the student's code is compiled in the jail, as the unprivileged user ------------
 # A file only root can read, included: the jail refuses it (naming the path,
