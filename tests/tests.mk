@@ -241,7 +241,7 @@ check-hostile: $(BATCH) $(BUILD_JAIL) $(SUPPORT_OBJ)
 
 # Classes as Moodle, Canvas, Blackboard and Gradescope export them, names with
 # any characters, a roster; the gradebook opens in a spreadsheet with no formula.
-check-exports: $(BATCH) $(BUILD_JAIL) $(SUPPORT_OBJ)
+check-exports: $(BATCH) $(GRADER_ALL) $(BUILD_JAIL) $(SUPPORT_OBJ)
 	bash tests/batch/test-exports.sh $(BUILD)
 
 # The jail alone, on single files: every layer, the limits, make lab-lib's use of it.

@@ -9,6 +9,7 @@
  * record.c    RESULTS_DIR/STUDENT.json, written atomically as each one is done
  * reports.c   gradebook.csv, feedback text/HTML, Gradescope, Autolab, JUnit, summary
  * slurm.c     --slurm: the same, as a Slurm job array
+ * leftovers.c what a run killed with -9 left (processes, scratch folder), ended by the next
  */
 #ifndef SMEMLAB_BATCH_H
 #define SMEMLAB_BATCH_H
@@ -58,6 +59,7 @@ typedef struct result {
     int late;                /* the export marks it late (Canvas) */
     char entry[ID_MAX * 2];  /* the entry of SUBMISSIONS_DIR it came from */
     char source[1024];       /* where labN.cu was found, relative ("alice.zip:alice/lab3.cu") */
+    char source_note[512];   /* why that file was taken, when not plainly labN.cu ("" otherwise) */
     char sha256[65];
     char lab[16];
     sub_status status;
@@ -65,7 +67,10 @@ typedef struct result {
     double points, max_points;
     double build_seconds, grade_seconds;
     int grader_exit;         /* -1: the grader did not run */
-    int not_measured;
+    char device[512];        /* the grader's "device" line: what measured, and how */
+    char provenance[256];    /* the same, short ("trace on NVIDIA H100 80GB HBM3, sm_90") */
+    char compiler[2048];     /* not compiled: the compiler's first lines about the file */
+    int not_measured;        /* checks graded neither pass nor fail (not measured, not graded) */
     int final;               /* a re-run keeps it (unless --regrade) */
     check_rec *checks;
     int n_checks;
@@ -83,6 +88,7 @@ typedef struct submission {
     int late;
     char entry[ID_MAX * 2];    /* the class folder's entry it came from (the first, if several) */
     char source[1024];     /* relative description of where labN.cu was found */
+    char source_note[512]; /* why that file was taken (a renamed file, the newest upload) */
     char *code;            /* labN.cu's bytes (NULL when rejected) */
     size_t code_len;
     char sha256[65];
@@ -135,8 +141,8 @@ int record_write(const char *results_dir, const result *r, char *err, size_t err
 int record_read(const char *path, result *r); /* 0, or -1 when absent or unreadable */
 void record_clean_temps(const char *results_dir);
 
-/* Filling a result from the grader's --json output. */
-void result_from_grader_json(result *r, const char *json_path, int exit_status,
+/* Filling a result from the grader's --json output: 1, or 0 when it wrote none. */
+int result_from_grader_json(result *r, const char *json_path, int exit_status,
                              const char *fallback_reason);
 
 /* Options of a run. */
@@ -152,6 +158,7 @@ typedef struct batch_opts {
     double time_limit; /* from when a grader has its GPU (--status-fd) */
     int no_meter_server; /* each grader measures by itself */
     int regrade;
+    int regrade_apart; /* --regrade-not-measured: grade again what has checks not measured */
     char **only; int n_only;
     char **grader_args; int n_grader_args;
     discover_limits limits;
@@ -163,6 +170,7 @@ typedef struct batch_opts {
     const char *build_sandbox; /* "auto" or "portable" */
     int progress;  /* 1: TTY progress line, 0: plain lines, -1: quiet */
     int slurm; int chunk_size; const char *sbatch; char **sbatch_args; int n_sbatch_args;
+    int slurm_gpu;     /* --slurm-gpu: each task asks for a GPU (--gres=gpu:1) */
     long task; const char *chunk_file;
     const char *self; /* this program, for Slurm tasks */
     char **argv; int argc;
@@ -182,8 +190,17 @@ int pipeline_run(const batch_opts *o, submission *subs, int n, result *results);
 int reports_write(const batch_opts *o, const result *rs, int n, char *err, size_t errlen);
 void summary_print(FILE *f, const batch_opts *o, const result *rs, int n);
 
+/* A run's scratch folder, noted in RESULTS while it works; the next run ends what a
+ * killed one left working there and removes it (leftovers.c). */
+void leftovers_note(const char *results, const char *scratch);
+void leftovers_forget(const char *results);
+void leftovers_clean(const batch_opts *o);
+
 /* --slurm: grade the pending submissions through a job array. */
 int slurm_run(const batch_opts *o, submission *subs, int n, result *results);
+/* The --time of each array task, in minutes: one chunk's builds and grades, each at
+ * its limit, one after another, rounded up, plus 5 (docs/instructors.md#slurm). */
+int slurm_minutes(const batch_opts *o);
 
 /* Small helpers (util.c). */
 double now_seconds(void);
@@ -194,5 +211,11 @@ int write_file_atomic(const char *dir, const char *name, const void *data, size_
 int write_file(const char *path, const void *data, size_t len);
 char *read_file_all(const char *path, size_t *len, long long cap);
 void result_init_from_sub(result *r, const submission *s, const lab_def *lab);
+/* The grader's device line, short: "trace on NAME, sm_90", "emulated on the CPU: ...". */
+void provenance_of(const char *device, char *out, size_t size);
+/* Every "DIR/" in the result's texts removed (a scratch folder: no student sees it). */
+void result_scrub(result *r, const char *dir);
+/* "1 check", "2 checks": n and the noun, singular or plural. */
+const char *count_of(int n, const char *one, const char *many, char *buf, size_t size);
 
 #endif

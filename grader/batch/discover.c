@@ -11,8 +11,13 @@
  * following links), archives read with libarchive and never unpacked (one
  * inside another too, up to two deep), each member checked before its bytes
  * are used: absolute paths, '..', links pointing out, device files refuse the
- * whole submission; the caps bound entries, bytes and the lab file. Exactly
- * one labN.cu must be found; its bytes are kept, nothing else.
+ * whole submission; the caps bound entries, bytes and the lab file. The lab
+ * file is labN.cu, or that name as browsers and learning systems rename it
+ * (layouts.c: "Lab3.cu", "lab3 (1).cu", "lab3-1.cu", an export's prefix).
+ * One such file is taken; of several, the newest upload where the export
+ * orders them (Canvas's attachment ids), otherwise none: the refusal names
+ * every one. A file empty or only whitespace is an empty submission. Its
+ * bytes are kept, nothing else.
  *
  * The student id is safe for file names and the same in every run
  * (names.c); the name as exported is kept for the gradebook; a roster
@@ -32,19 +37,23 @@
 
 #define MAX_ARCHIVE_DEPTH 2
 #define MAX_CLASS_MEMBERS 1000000
+#define MAX_CANDIDATES 8 /* files that could be the lab's, named in a refusal ("and N more") */
 
 enum { M_FILE, M_DIR, M_LINK, M_HARDLINK, M_OTHER };
 
 typedef struct person {
     submission s;
     char key[NAME_MAX_B + 32];
-    int numbered;           /* Canvas: a second upload of lab3.cu is lab3-1.cu */
     char attempt[24];       /* Blackboard: the attempt kept */
     char where[700];        /* for messages: "the folder alice/", "alice.zip", "the files of Ada" */
     int where_kind;         /* 0 folder, 1 archive, 2 export files */
     long long entries, bytes;
-    int found;
-    char first[1024], second[1024];
+    int found;              /* files that could be the lab's (exact or renamed) */
+    char cand[MAX_CANDIDATES][256];  /* their names, for the refusal */
+    long long cand_order[MAX_CANDIDATES]; /* the export's upload order, 0: not known */
+    int held_kind;          /* LAB_EXACT or LAB_RENAMED: the file whose bytes are held */
+    long long held_order;
+    char held_name[256];
     int link_named;
     char link_path[1024];
     int items;
@@ -86,17 +95,10 @@ static size_t archive_ext(const char *name)
     return 0;
 }
 
-/* Printable form of a name for a reason: bytes outside printable ASCII as \xNN. */
+/* A name as a reason shows it: UTF-8 kept, invalid bytes and control characters as U+FFFD. */
 static void printable(const char *in, char *out, size_t size)
 {
-    size_t o = 0;
-    for (const unsigned char *p = (const unsigned char *)in; *p && o + 5 < size; p++) {
-        if (*p >= 0x20 && *p < 0x7f)
-            out[o++] = (char)*p;
-        else
-            o += (size_t)snprintf(out + o, size - o, "\\x%02x", *p);
-    }
-    out[o] = 0;
+    name_clean(in, out, size);
 }
 
 /* Names of no one's work: hidden files, macOS's resource forks. */
@@ -245,7 +247,6 @@ static person *person_of(klass *k, const char *item, int is_dir, export_name *e,
             name_clean(e->name, p->s.name, sizeof p->s.name);
             name_clean(e->ext_id, p->s.ext_id, sizeof p->s.ext_id);
             snprintf(p->s.entry, sizeof p->s.entry, "%s", item);
-            p->numbered = !strcmp(e->layout, "canvas");
             p->where_kind = 2;
             snprintf(p->where, sizeof p->where, "the files of %s", p->s.name);
         } else if (p->items == 1) {
@@ -297,6 +298,8 @@ static int attempt_current(person *p, const char *attempt)
         p->s.status = ST_PENDING;
         p->s.reason[0] = 0;
         p->found = 0;
+        p->held_kind = 0;
+        p->held_order = 0;
         p->entries = p->bytes = 0;
         p->link_named = 0;
     }
@@ -305,13 +308,16 @@ static int attempt_current(person *p, const char *attempt)
 
 /* --- members ---------------------------------------------------------------------------- */
 
-static void feed_archive(klass *k, person *p, struct archive *a, const char *shown, int depth);
+static void feed_archive(klass *k, person *p, struct archive *a, const char *shown, int depth,
+                         long long order);
 
 /* One file, folder or link of a person's submission. `inner`: its path within
- * the archive holding it (NULL on disk), checked against escaping. */
+ * the archive holding it (NULL on disk), checked against escaping. `order`:
+ * the export's upload order of the file (or of the archive holding it), 0
+ * when it gives none. */
 static void feed_member(klass *k, person *p, const char *shown, const char *inner,
                         const char *base, int type, const char *link, long long size,
-                        source *src, int depth, const char *archive_name)
+                        source *src, int depth, const char *archive_name, long long order)
 {
     if (p->s.status == ST_REJECTED)
         return;
@@ -351,7 +357,8 @@ static void feed_member(klass *k, person *p, const char *shown, const char *inne
     }
     if (type == M_DIR)
         return;
-    if (lab_file_name(base, k->want, p->numbered)) {
+    int kind = lab_file_kind(base, k->want);
+    if (kind) {
         if (type == M_LINK || type == M_HARDLINK) {
             if (inner)
                 return reject(p, "%s is a link, not a file: submit the file itself", pr);
@@ -362,9 +369,12 @@ static void feed_member(klass *k, person *p, const char *shown, const char *inne
         if (type == M_OTHER)
             return reject(p, "%s is a device or special file, not a file: submit the file "
                           "itself", pr);
-        if (p->found < 2)
-            snprintf(p->found ? p->second : p->first, sizeof p->first, "%s", pr);
-        if (++p->found > 1)
+        if (p->found < MAX_CANDIDATES) {
+            snprintf(p->cand[p->found], sizeof p->cand[0], "%s", pr);
+            p->cand_order[p->found] = order;
+        }
+        /* the bytes held: the first file's, or a later upload's by the export's order */
+        if (p->found++ && !(p->held_order > 0 && order > p->held_order))
             return;
         size_t len = 0;
         int over;
@@ -373,8 +383,12 @@ static void feed_member(klass *k, person *p, const char *shown, const char *inne
             return reject(p, "%s is larger than the cap of %lld bytes", pr, lim->max_source);
         if (!code)
             return reject(p, "cannot read %s: %s", pr, strerror(errno));
+        free(p->s.code);
         p->s.code = code;
         p->s.code_len = len;
+        p->held_kind = kind;
+        p->held_order = order;
+        snprintf(p->held_name, sizeof p->held_name, "%s", base);
         snprintf(p->s.source, sizeof p->s.source, "%s", shown);
         return;
     }
@@ -406,7 +420,7 @@ static void feed_member(klass *k, person *p, const char *shown, const char *inne
         reject(p, "%s is not a readable archive (.zip, .tar, .tar.gz or .tar.xz: %s): re-pack "
                "it", pr, archive_error_string(a) ? archive_error_string(a) : "empty");
     else
-        feed_archive(k, p, a, shown, depth + 1);
+        feed_archive(k, p, a, shown, depth + 1, order);
     archive_read_free(a);
     free(data);
 }
@@ -437,8 +451,10 @@ static int member_type(struct archive_entry *e)
     }
 }
 
-/* Every member of an archive that belongs to p, shown as "SHOWN:member". */
-static void feed_archive(klass *k, person *p, struct archive *a, const char *shown, int depth)
+/* Every member of an archive that belongs to p, shown as "SHOWN:member"; they
+ * share the archive's upload order. */
+static void feed_archive(klass *k, person *p, struct archive *a, const char *shown, int depth,
+                         long long order)
 {
     struct archive_entry *e;
     int r;
@@ -461,7 +477,7 @@ static void feed_archive(klass *k, person *p, struct archive *a, const char *sho
         if (junk(b) || strstr(path, "__MACOSX/"))
             n--;
         else
-            feed_member(k, p, where, path, b, type, link, size, &src, depth, shown);
+            feed_member(k, p, where, path, b, type, link, size, &src, depth, shown, order);
         archive_read_data_skip(a);
         if (archive_filter_bytes(a, 0) > k->lim->max_archive + 65536)
             reject(p, "%s unpacks to more than %lld bytes (the cap): submit only %s", pr,
@@ -505,7 +521,7 @@ static void walk(klass *k, person *p, const char *root, const char *prefix, cons
         source src = {.disk = full};
         char shown[2400];
         snprintf(shown, sizeof shown, "%s/%s", prefix, sub);
-        feed_member(k, p, shown, NULL, e->d_name, type, NULL, st.st_size, &src, depth, NULL);
+        feed_member(k, p, shown, NULL, e->d_name, type, NULL, st.st_size, &src, depth, NULL, 0);
         if (type == M_DIR)
             walk(k, p, root, prefix, sub, depth);
     }
@@ -554,14 +570,15 @@ static void feed_item(klass *k, const char *item, int is_dir, int type, long lon
     }
     if (e.layout) { /* an uploaded file, named as the export names it */
         const char *base = e.file[0] ? e.file : item;
-        return feed_member(k, p, item, inner, base, type, NULL, size, src, 0, k->class_name);
+        return feed_member(k, p, item, inner, base, type, NULL, size, src, 0, k->class_name,
+                           e.order);
     }
     /* The kit's own layout: an archive, a bare STUDENT.cu, or not a submission. */
     if (archive_ext(item) && strlen(item) > archive_ext(item)) {
         if (size > k->lim->max_archive)
             return reject(p, "%s is %lld bytes, over the cap of %lld", pr, size,
                           k->lim->max_archive);
-        return feed_member(k, p, item, inner, item, type, NULL, size, src, 0, k->class_name);
+        return feed_member(k, p, item, inner, item, type, NULL, size, src, 0, k->class_name, 0);
     }
     if (has_suffix(item, ".cu") && strlen(item) > 3) {
         snprintf(p->s.source, sizeof p->s.source, "%s", item);
@@ -577,6 +594,9 @@ static void feed_item(klass *k, const char *item, int is_dir, int type, long lon
         p->s.code = code;
         p->s.code_len = len;
         p->found = 1;
+        p->held_kind = LAB_EXACT; /* STUDENT.cu: the kit's own name for it */
+        snprintf(p->held_name, sizeof p->held_name, "%s", item);
+        snprintf(p->cand[0], sizeof p->cand[0], "%s", pr);
         p->entries = 1;
         return;
     }
@@ -586,18 +606,86 @@ static void feed_item(klass *k, const char *item, int is_dir, int type, long lon
            "it (.zip, .tar, .tar.gz, .tar.xz), or a file STUDENT.cu", pr, k->want);
 }
 
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The candidates' names in name order (the same from a folder as from its zip),
+ * joined ("a, b and c"), cut to fit. */
+static void candidates_text(const person *p, char *out, size_t size)
+{
+    size_t o = 0;
+    int n = p->found < MAX_CANDIDATES ? p->found : MAX_CANDIDATES;
+    const char *names[MAX_CANDIDATES];
+    for (int i = 0; i < n; i++)
+        names[i] = p->cand[i];
+    qsort(names, (size_t)n, sizeof *names, by_name);
+    out[0] = 0;
+    for (int i = 0; i < n; i++)
+        o += (size_t)snprintf(out + o, o < size ? size - o : 0, "%s%s",
+                              i == 0 ? "" : i == n - 1 && n == p->found ? " and " : ", ",
+                              names[i]);
+    if (p->found > n)
+        o += (size_t)snprintf(out + o, o < size ? size - o : 0, " and %d more", p->found - n);
+    if (o >= size && size > 4)
+        snprintf(out + size - 4, 4, "...");
+}
+
+/* Does the export order every candidate (each its own upload order)? */
+static int uploads_ordered(const person *p)
+{
+    if (p->found > MAX_CANDIDATES)
+        return 0;
+    for (int i = 0; i < p->found; i++) {
+        if (p->cand_order[i] <= 0)
+            return 0;
+        for (int j = 0; j < i; j++)
+            if (p->cand_order[j] == p->cand_order[i])
+                return 0;
+    }
+    return 1;
+}
+
+/* Nothing in it but spaces, tabs and line ends? */
+static int blank(const char *code, size_t len)
+{
+    for (size_t i = 0; i < len; i++)
+        if (!strchr(" \t\r\n\f\v", code[i]) || !code[i])
+            return 0;
+    return 1;
+}
+
 /* The verdict of a person once everything was read. */
 static void finish_person(klass *k, person *p)
 {
     if (p->s.status == ST_REJECTED)
         return;
-    if (p->found > 1)
-        return reject(p, "%d files named %s (%s and %s): keep exactly one", p->found, k->want,
-                      p->first, p->second);
-    if (p->found == 1) {
+    char names[REASON_MAX / 2];
+    if (p->found > 1) {
+        candidates_text(p, names, sizeof names);
+        if (!uploads_ordered(p))
+            return reject(p, "%d files could be %s (%s): the export does not say which is "
+                          "the newest, so none is graded: keep exactly one and grade again",
+                          p->found, k->want, names);
+        snprintf(p->s.source_note, sizeof p->s.source_note, "taken as %s: the newest of %d "
+                 "uploads (%s), by the export's upload order", k->want, p->found, names);
+    }
+    if (p->found >= 1) {
+        char shown[320]; /* the file's own name (an export's file name without its prefix) */
+        printable(p->held_name, shown, sizeof shown);
+        if (p->s.code_len == 0)
+            return reject(p, "empty submission: %s is empty (0 bytes)", shown);
+        if (blank(p->s.code, p->s.code_len))
+            return reject(p, "empty submission: %s holds only spaces and line ends (%zu bytes)",
+                          shown, p->s.code_len);
+        if (p->found == 1 && p->held_kind == LAB_RENAMED)
+            snprintf(p->s.source_note, sizeof p->s.source_note, "named %s, taken as %s",
+                     shown, k->want);
         sha256_hex(p->s.code, p->s.code_len, p->s.sha256);
         return;
     }
+    char count[64];
     if (p->link_named)
         return reject(p, "%s is a symbolic link: submit the file itself", p->link_path);
     if (p->entries == 0 && p->where_kind == 0)
@@ -605,9 +693,11 @@ static void finish_person(klass *k, person *p)
     if (p->entries == 0)
         return reject(p, "%s: nothing was submitted", p->where);
     if (p->where_kind == 0)
-        return reject(p, "no %s in %s (looked at %lld files and folders)", k->want, p->where,
-                      p->entries);
-    reject(p, "no %s in %s (%lld entries)", k->want, p->where, p->entries);
+        return reject(p, "no %s in %s (looked at %s)", k->want, p->where,
+                      count_of((int)p->entries, "file or folder", "files and folders", count,
+                               sizeof count));
+    reject(p, "no %s in %s (%s)", k->want, p->where,
+           count_of((int)p->entries, "entry", "entries", count, sizeof count));
 }
 
 /* --- the class --------------------------------------------------------------------------- */
@@ -620,8 +710,15 @@ static int submission_like(const char *name, int is_dir)
            export_parse(name, is_dir, &e) || !strcmp(name, "submission_metadata.yml");
 }
 
+/* A student's own lab file (or a renamed one), not an export's entry that names one. */
+static int own_lab_file(const char *name, const char *want)
+{
+    export_name e;
+    return lab_file_kind(name, want) && !export_parse(name, 0, &e);
+}
+
 /* A class folder holding one folder, which holds two or more submissions (or
- * a Gradescope export) and no lab file of its own: the class is in there. */
+ * a Gradescope export) and no lab file of its own (nor a renamed one): the class is in there. */
 static void descend_wrappers(const char *want, char *dir, size_t size)
 {
     for (int level = 0; level < 4; level++) {
@@ -654,7 +751,7 @@ static void descend_wrappers(const char *want, char *dir, size_t size)
             snprintf(sub, sizeof sub, "%s/%s", inner, e->d_name);
             int sub_dir = lstat(sub, &st) == 0 && S_ISDIR(st.st_mode);
             like += submission_like(e->d_name, sub_dir);
-            lab |= !strcmp(e->d_name, want);
+            lab |= own_lab_file(e->d_name, want);
             yml |= !strcmp(e->d_name, "submission_metadata.yml");
         }
         closedir(d);
@@ -756,7 +853,7 @@ static void archive_wrapper(const klass *k, char **paths, int n, char *prefix, s
             if (n_seen < 64)
                 snprintf(seen[n_seen++], 256, "%s", name);
             like += submission_like(name, slash != NULL);
-            lab |= !strcmp(name, k->want);
+            lab |= own_lab_file(name, k->want);
             yml |= !strcmp(name, "submission_metadata.yml");
         }
         if (lab || (like < 2 && !yml))
@@ -863,7 +960,7 @@ static int class_archive(klass *k, const char *path)
                 feed_member(k, who, rel, inside, base_name(inside), type,
                             type == M_HARDLINK ? archive_entry_hardlink(e)
                                                : archive_entry_symlink(e),
-                            size, &src, 0, k->class_name);
+                            size, &src, 0, k->class_name, 0);
         }
         archive_read_data_skip(a);
     }

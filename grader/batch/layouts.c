@@ -12,7 +12,8 @@
  *    "SORTABLENAME[_LATE]_USERID_ATTACHMENTID_FILENAME", the sortable name
  *    ("Lovelace, Ada") lower-cased with everything but letters, digits and
  *    '_' removed ("lovelaceada"); anonymous grading writes "anon_ID" for
- *    name and user id; a second upload of the same name becomes "lab3-1.cu".
+ *    name and user id; a second upload of the same name becomes "lab3-1.cu";
+ *    the attachment id grows with each upload, so it orders them.
  *  Blackboard Learn ("Assignment File Download", as observed in exports and
  *    the tools that read them): flat files
  *    "ASSIGNMENT_USERNAME_attempt_YYYY-MM-DD-HH-MM-SS_FILENAME", and
@@ -23,6 +24,12 @@
  *    :email:); a group submission counts for each submitter.
  *
  * Anything else is the kit's own layout: one entry per student.
+ *
+ * The lab's file itself may come renamed (lab_file_kind): a browser saves a
+ * second download as "lab3 (1).cu" (Firefox "lab3(1).cu"), Moodle's file
+ * picker renames a clash "lab3 (1).cu", Canvas "lab3-1.cu", a student
+ * capitalises it or uploads what an export named
+ * ("lovelaceada_54321_987654_lab3.cu").
  */
 #define _GNU_SOURCE
 #include "layout.h"
@@ -130,6 +137,7 @@ static int canvas(const char *item, int is_dir, export_name *e)
             return 0;
         e->layout = "canvas";
         e->late = late;
+        e->order = atoll(att);
         copy(e->ext_id, sizeof e->ext_id, s, (size_t)(us - s));
         snprintf(e->name, sizeof e->name, "%s", e->ext_id);
         snprintf(e->person, sizeof e->person, "canvas:%s", e->ext_id);
@@ -154,6 +162,7 @@ static int canvas(const char *item, int is_dir, export_name *e)
             return 0;
         e->layout = "canvas";
         e->late = late;
+        e->order = atoll(d2);
         copy(e->name, sizeof e->name, item, name_len);
         copy(e->ext_id, sizeof e->ext_id, d1, (size_t)(p - d1));
         snprintf(e->person, sizeof e->person, "canvas:%s", e->ext_id);
@@ -169,19 +178,44 @@ int export_parse(const char *item, int is_dir, export_name *e)
     return moodle(item, is_dir, e) || blackboard(item, is_dir, e) || canvas(item, is_dir, e);
 }
 
-int lab_file_name(const char *base, const char *want, int numbered)
+/* "", " (N)", "(N)", "-N" or "_N": the copy numbers of browsers and learning systems. */
+static int copy_suffix(const char *s)
+{
+    if (!*s)
+        return 1;
+    if (*s == ' ')
+        s++;
+    if (*s == '(') {
+        const char *d = ++s;
+        while (isdigit((unsigned char)*s))
+            s++;
+        return s > d && s[0] == ')' && !s[1];
+    }
+    if (*s == '-' || *s == '_') {
+        const char *d = ++s;
+        while (isdigit((unsigned char)*s))
+            s++;
+        return s > d && !*s;
+    }
+    return 0;
+}
+
+int lab_file_kind(const char *base, const char *want)
 {
     if (!strcmp(base, want))
-        return 1;
-    if (!numbered) /* Canvas: "lab3-1.cu" for a second upload named lab3.cu */
+        return LAB_EXACT;
+    export_name e;
+    if (export_parse(base, 0, &e) && e.file[0] && strcmp(e.file, base) &&
+        lab_file_kind(e.file, want)) /* a file an export named, uploaded again */
+        return LAB_RENAMED;
+    size_t stem = strlen(want) - 3, n = strlen(base); /* "lab3" */
+    if (n < stem + 3 || strncasecmp(base, want, stem) || strcasecmp(base + n - 3, ".cu"))
         return 0;
-    size_t stem = strlen(want) - 3; /* "lab3" */
-    if (strncmp(base, want, stem) || base[stem] != '-')
+    char middle[64];
+    if (n - 3 - stem >= sizeof middle)
         return 0;
-    const char *p = base + stem + 1, *d = p;
-    while (isdigit((unsigned char)*p))
-        p++;
-    return p > d && !strcmp(p, ".cu");
+    snprintf(middle, sizeof middle, "%.*s", (int)(n - 3 - stem), base + stem);
+    return copy_suffix(middle) ? LAB_RENAMED : 0;
 }
 
 /* --- Blackboard's attempt file ------------------------------------------------------ */

@@ -47,6 +47,9 @@ static void usage(FILE *f)
 "                       grader has the GPU (default 300); past it the grader's\n"
 "                       process group is killed\n"
 "  --regrade            grade again what RESULTS_DIR already holds\n"
+"  --regrade-not-measured  grade again those whose checks were not all measured\n"
+"                       (speed, emulated on a CPU): e.g. on a GPU, or with --slurm\n"
+"                       --slurm-gpu on a GPU partition, after a class graded on CPUs\n"
 "  --only ID,ID...      grade (again) just these students; reports still cover all\n"
 "  --grader-arg ARG     pass ARG to smemlab-grade (repeat; e.g. --grader-arg=--seed=7)\n"
 "  --grader PATH        the grader (default: smemlab-grade beside this program)\n"
@@ -74,8 +77,12 @@ static void usage(FILE *f)
 "\n"
 "Slurm:\n"
 "  --slurm              grade as a Slurm job array (sbatch --wait): each task takes\n"
-"                       a chunk of submissions on one GPU (--gres=gpu:1) and runs\n"
-"                       smemlab-batch --task; then the reports are written here\n"
+"                       a chunk of submissions and runs smemlab-batch --task; then\n"
+"                       the reports are written here. A task asks for CPUs only: on\n"
+"                       a node without a GPU every check but speed is graded by\n"
+"                       emulation. Its --time: chunk x (--time-limit + 3 x\n"
+"                       --build-timeout) seconds in minutes, rounded up, + 5\n"
+"  --slurm-gpu          each task asks for one GPU too (--gres=gpu:1)\n"
 "  --chunk-size N       submissions per array task (default 10); with -j N each\n"
 "                       task asks for N cores (--cpus-per-task) and builds N at a time\n"
 "  --sbatch PATH        sbatch to call (default: sbatch)\n"
@@ -87,9 +94,10 @@ static void usage(FILE *f)
 "formula is written as text), junit.xml, feedback/ID.txt and .html,\n"
 "gradescope/ID/results.json, autolab/ID.txt (last line: Autolab's JSON).\n"
 "\n"
-"exit status: 0 every submission has a result; 1 some could not be graded (no\n"
-"GPU, time limit, Slurm task lost: see the summary); 2 bad command line, nothing\n"
-"done; 3 the kit is not usable (grader not built, make or nvcc missing)\n");
+"exit status: 0 every submission has a result; 1 some could not be graded (time\n"
+"limit, the grading machine, Slurm task lost: see the summary); 2 bad command\n"
+"line (or --slurm where sbatch cannot be found), nothing done; 3 the kit is not\n"
+"usable (grader not built, make or nvcc missing)\n");
 }
 
 static int bad(const char *fmt, const char *arg)
@@ -208,6 +216,23 @@ static void refresh_identity(const batch_opts *o, result *r, const submission *s
         fprintf(stderr, "smemlab-batch: %s\n", err);
 }
 
+/* Can execvp run name (a path, or a command on PATH)? */
+static int on_path(const char *name)
+{
+    if (strchr(name, '/'))
+        return access(name, X_OK) == 0;
+    const char *path = getenv("PATH");
+    char *copy = strdup(path && *path ? path : "/usr/bin:/bin"), *save = NULL;
+    int found = 0;
+    for (char *d = strtok_r(copy, ":", &save); d && !found; d = strtok_r(NULL, ":", &save)) {
+        char cand[4200];
+        snprintf(cand, sizeof cand, "%s/%s", *d ? d : ".", name);
+        found = access(cand, X_OK) == 0;
+    }
+    free(copy);
+    return found;
+}
+
 static int in_list(char **list, int n, const char *s)
 {
     for (int i = 0; i < n; i++)
@@ -221,7 +246,7 @@ int main(int argc, char **argv)
     enum { O_GPUS = 256, O_PER_GPU, O_TIME, O_REGRADE, O_ONLY, O_GARG, O_GRADER, O_KIT, O_NVCC, O_ARCH,
            O_MAXSRC, O_MAXARC, O_MAXENT, O_PROGRESS, O_PLAIN, O_QUIET, O_SLURM, O_CHUNK,
            O_SBATCH, O_SARG, O_TASK, O_CHUNKF, O_HELP, O_NO_METER, O_BTIME, O_BMEM, O_BOUT,
-           O_BLOG, O_BSANDBOX, O_ROSTER };
+           O_BLOG, O_BSANDBOX, O_ROSTER, O_SLURM_GPU, O_REGRADE_NM };
     static const struct option longs[] = {
         {"results", required_argument, 0, 'o'}, {"jobs", required_argument, 0, 'j'},
         {"gpus", required_argument, 0, O_GPUS}, {"time-limit", required_argument, 0, O_TIME},
@@ -245,6 +270,8 @@ int main(int argc, char **argv)
         {"build-log", required_argument, 0, O_BLOG},
         {"build-sandbox", required_argument, 0, O_BSANDBOX},
         {"roster", required_argument, 0, O_ROSTER},
+        {"slurm-gpu", no_argument, 0, O_SLURM_GPU},
+        {"regrade-not-measured", no_argument, 0, O_REGRADE_NM},
         {0, 0, 0, 0}};
     /* Names in archives are UTF-8 (zip's flag, pax headers): libarchive converts
        them by the locale's character set, so it must be one that holds them. */
@@ -330,6 +357,8 @@ int main(int argc, char **argv)
         case O_PLAIN: o.progress = 0; break;
         case O_QUIET: o.progress = -1; break;
         case O_SLURM: o.slurm = 1; break;
+        case O_SLURM_GPU: o.slurm_gpu = 1; break;
+        case O_REGRADE_NM: o.regrade_apart = 1; break;
         case O_CHUNK:
             if (parse_long(optarg, 1, 100000, &v)) return bad("--chunk-size wants a number >= 1, not '%s'", optarg);
             o.chunk_size = (int)v;
@@ -356,6 +385,11 @@ int main(int argc, char **argv)
         return bad("%s", "--task and --chunk-file go together (what a Slurm array task runs)");
     if (o.slurm && o.task >= 0)
         return bad("%s", "--slurm submits the tasks; a task does not take --slurm");
+    if (o.slurm_gpu && !o.slurm)
+        return bad("%s", "--slurm-gpu goes with --slurm (a GPU for each array task)");
+    if (o.slurm && !on_path(o.sbatch))
+        return bad("--slurm: cannot find sbatch ('%s'): run this where Slurm's commands are "
+                   "installed (a login node), or give --sbatch PATH", o.sbatch);
 
     struct stat st;
     const char *subdir = argv[optind + 1];
@@ -432,6 +466,7 @@ int main(int argc, char **argv)
             return BATCH_EXIT_USAGE;
         }
         record_clean_temps(o.results);
+        leftovers_clean(&o);
     }
 
     /* Discovery. */
@@ -486,7 +521,8 @@ int main(int argc, char **argv)
         result old;
         int keep = o.task < 0 && !o.regrade && !(o.only && in_list(o.only, o.n_only, s->student));
         if (keep && record_read(path, &old) == 0) {
-            if (old.final && !strcmp(old.sha256, s->sha256) && !strcmp(old.lab, o.lab->id)) {
+            if (old.final && !strcmp(old.sha256, s->sha256) && !strcmp(old.lab, o.lab->id) &&
+                !(o.regrade_apart && old.not_measured > 0)) {
                 rs[i] = old;
                 s->status = old.status; /* not pending */
                 refresh_identity(&o, &rs[i], s);
@@ -509,9 +545,12 @@ int main(int argc, char **argv)
         }
         pending++;
     }
-    if (o.progress >= 0 && o.task < 0)
-        printf("%s: %d submissions in %s: %d to grade, %d already recorded, %d not usable\n",
-               o.lab->id, n, o.submissions, pending, n - pending - rejected, rejected);
+    if (o.progress >= 0 && o.task < 0) {
+        char count[48];
+        printf("%s: %s in %s: %d to grade, %d already recorded, %d not usable\n", o.lab->id,
+               count_of(n, "submission", "submissions", count, sizeof count), o.submissions,
+               pending, n - pending - rejected, rejected);
+    }
     fflush(stdout);
 
     int rc = 0;

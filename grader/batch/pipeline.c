@@ -125,6 +125,8 @@ static void stop_child(pid_t pid, int *status)
 static pid_t spawn(char *const argv[], const char *log_path, int status_wr)
 {
     pid_t pid = fork();
+    if (pid > 0)
+        setpgid(pid, pid); /* here too: a kill(-pid) before the child ran must find its group */
     if (pid != 0)
         return pid;
     setpgid(0, 0);
@@ -303,6 +305,7 @@ static void stop_meters(const batch_opts *o)
     for (int g = 0; g < o->n_gpus; g++)
         if (meters[g].pid > 0) {
             kill(-meters[g].pid, SIGKILL);
+            kill(meters[g].pid, SIGKILL);
             waitpid(meters[g].pid, NULL, 0);
             meters[g].pid = 0;
         }
@@ -383,61 +386,58 @@ static int over_limit(const batch_opts *o, const job *j, double t)
     return t - j->started > o->time_limit * o->per_gpu;
 }
 
-/* --- compile errors -------------------------------------------------------------- */
+/* --- what a build said ------------------------------------------------------------ */
 
-/* The first error of the build log, as "lab3.cu:12: expected an expression":
- * paths relative to the scratch folder, and the text of an error only when it
- * is in the student's file or the kit's common/ (never another file's). */
-static void first_error(const char *log, const char *dir, const char *lab_file, char *out,
-                        size_t size)
+/* The log's first line that says something (not make's "make: *** [target] Error
+ * N", which only says that a recipe failed), the scratch folder cut out; "" if none. */
+static void log_first_line(const char *log, const char *dir, char *out, size_t size)
 {
-    char *text = read_file_all(log, NULL, 16 << 20);
+    char *text = read_file_all(log, NULL, 1 << 20);
     out[0] = 0;
-    if (!text)
-        return;
-    size_t dl = strlen(dir);
-    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
-        char *e = strstr(line, "error");
-        if (!e && !strstr(line, "undefined reference"))
+    for (char *save = NULL, *l = text ? strtok_r(text, "\n", &save) : NULL; l;
+         l = strtok_r(NULL, "\n", &save))
+        if (l[strspn(l, " \t\r")] && strncmp(l, "make: *** [", 11)) {
+            snprintf(out, size, "%.300s", l + strspn(l, " \t"));
+            break;
+        }
+    free(text);
+    result tmp = {0};
+    snprintf(tmp.reason, sizeof tmp.reason, "%s", out);
+    result_scrub(&tmp, dir);
+    snprintf(out, size, "%s", tmp.reason);
+}
+
+/*
+ * The compiler's first lines about the student's own file, for their
+ * feedback: the diagnostics that name lab_file (or common/), each with the
+ * source line and caret nvcc quotes under it; never another file's lines,
+ * never the scratch folder. At most 12 lines.
+ */
+static void compiler_lines(const char *log, const char *dir, const char *lab_file, char *out,
+                           size_t size)
+{
+    char *text = read_file_all(log, NULL, 1 << 20);
+    size_t o = 0, fl = strlen(lab_file), dl = strlen(dir);
+    int lines = 0, quoting = 0;
+    out[0] = 0;
+    for (char *save = NULL, *l = text ? strtok_r(text, "\n", &save) : NULL; l && lines < 12;
+         l = strtok_r(NULL, "\n", &save)) {
+        if (!strncmp(l, dir, dl) && l[dl] == '/')
+            l += dl + 1;
+        int ours = (!strncmp(l, lab_file, fl) && (l[fl] == '(' || l[fl] == ':')) ||
+                   !strncmp(l, "common/", 7);
+        int continuation = l[0] == ' ' || l[0] == '\t';
+        if (ours)
+            quoting = 1;
+        else if (!continuation)
+            quoting = 0;
+        if (!quoting || strstr(l, dir))
             continue;
-        /* drop the scratch folder from every path on the line */
-        char clean[2048];
-        size_t o = 0;
-        for (const char *p = line; *p && o + 1 < sizeof clean;) {
-            if (!strncmp(p, dir, dl) && p[dl] == '/') {
-                p += dl + 1;
-                continue;
-            }
-            clean[o++] = *p++;
-        }
-        clean[o] = 0;
-        /* FILE(LINE): error: MSG (nvcc) or FILE:LINE:COL: [fatal ]error: MSG (gcc) */
-        char file[1024] = "", msg[1024] = "";
-        int ln = 0;
-        const char *m;
-        char *paren = strchr(clean, '(');
-        if (paren && sscanf(paren, "(%d):", &ln) == 1 && (m = strstr(paren, "error: "))) {
-            snprintf(file, sizeof file, "%.*s", (int)(paren - clean), clean);
-            snprintf(msg, sizeof msg, "%s", m + 7);
-        } else {
-            char *c1 = strchr(clean, ':');
-            if (c1 && sscanf(c1, ":%d", &ln) == 1 && (m = strstr(c1, "error: "))) {
-                snprintf(file, sizeof file, "%.*s", (int)(c1 - clean), clean);
-                snprintf(msg, sizeof msg, "%s", m + 7);
-            }
-        }
-        if (!file[0]) {
-            if (strstr(clean, "undefined reference"))
-                snprintf(out, size, "does not link: a function it calls is not defined");
-            else
-                continue; /* "1 error detected", "make: *** [...] Error 1" */
-        } else if (!strcmp(file, lab_file) || !strncmp(file, "common/", 7))
-            snprintf(out, size, "does not compile: %s:%d: %s", file, ln, msg);
-        else
-            snprintf(out, size, "does not compile: an error in a file that %s includes (%s)",
-                     lab_file, file[0] == '/' ? "outside the submission" : file);
-        break;
+        o += (size_t)snprintf(out + o, o < size ? size - o : 0, "%s\n", l);
+        lines++;
     }
+    if (o >= size && size)
+        out[size - 1] = 0;
     free(text);
 }
 
@@ -458,6 +458,9 @@ static void finish_job(const batch_opts *o, job *j, submission *subs, result *re
         r->build_seconds = j->build_s;
         r->grade_seconds = j->grade_s;
         r->grader_exit = j->outcome.grader_exit;
+        snprintf(r->device, sizeof r->device, "%s", j->outcome.device);
+        snprintf(r->provenance, sizeof r->provenance, "%s", j->outcome.provenance);
+        snprintf(r->compiler, sizeof r->compiler, "%s", j->outcome.compiler);
         r->not_measured = j->outcome.not_measured;
         r->final = j->outcome.final;
         if (j->outcome.n_checks) {
@@ -497,11 +500,13 @@ static void finish_job(const batch_opts *o, job *j, submission *subs, result *re
 
 /*
  * What the build jail said, from its --verdict file: "refused: WHY" (a file
- * outside the submission, a forbidden directive) and "limit: WHY" (time,
- * memory, output) are the student's build's, "setup: WHY" the machine's.
- * 1 when there was one (the outcome filled), 0 when not.
+ * outside the submission, a forbidden directive), "limit: WHY" (time,
+ * memory, output) and "error: WHY" (the compiler named an error in the
+ * code) are the student's build's, "setup: WHY" the machine's (the jail
+ * could not be set up, the toolchain would not run). 1 when there was one
+ * (the outcome filled), 0 when not.
  */
-static int jail_verdict(const batch_opts *o, job *j)
+static int jail_verdict(job *j)
 {
     char path[4300];
     snprintf(path, sizeof path, "%s/build.verdict", j->dir);
@@ -515,12 +520,11 @@ static int jail_verdict(const batch_opts *o, job *j)
         j->outcome.status = ST_NOT_GRADED; /* not the student's fault: tried again next run */
         j->outcome.final = 0;
         snprintf(j->outcome.reason, sizeof j->outcome.reason,
-                 "not graded: the build sandbox could not be set up here (%s); see "
-                 "docs/instructors.md#build-sandbox, or run with --build-sandbox portable",
-                 why + 2);
+                 "not graded: the grading machine could not build it: %s%s", why + 2,
+                 strstr(why, "BUILD_SANDBOX=portable") ? " (smemlab-batch --build-sandbox "
+                 "portable; docs/instructors.md#build-sandbox)" : "");
     } else if (found)
         snprintf(j->outcome.reason, sizeof j->outcome.reason, "%s", why + 2);
-    (void)o;
     free(text);
     return found;
 }
@@ -528,7 +532,7 @@ static int jail_verdict(const batch_opts *o, job *j)
 static void build_done(const batch_opts *o, job *j, int status, int killed)
 {
     j->build_s = now_seconds() - j->started;
-    char so[4300], log[4300], lab_file[32];
+    char so[4300], log[4300], lab_file[32], said[400];
     snprintf(so, sizeof so, "%s/%s.so", j->dir, o->lab->id);
     snprintf(log, sizeof log, "%s/build.log", j->dir);
     snprintf(lab_file, sizeof lab_file, "%s.cu", o->lab->id);
@@ -539,24 +543,22 @@ static void build_done(const batch_opts *o, job *j, int status, int killed)
     j->outcome.status = ST_NOT_COMPILED;
     j->outcome.final = 1;
     j->outcome.grader_exit = -1;
-    if (jail_verdict(o, j))
-        ;
-    else if (killed)
+    if (jail_verdict(j)) {
+        if (!strncmp(j->outcome.reason, "does not ", 9)) /* the compiler's own words */
+            compiler_lines(log, j->dir, lab_file, j->outcome.compiler,
+                           sizeof j->outcome.compiler);
+    } else if (killed) {
         snprintf(j->outcome.reason, sizeof j->outcome.reason, "the build ran past %g s",
                  batch_build_wall_s(o));
-    else {
-        first_error(log, j->dir, lab_file, j->outcome.reason, sizeof j->outcome.reason);
-        if (!j->outcome.reason[0]) {
-            if (WIFEXITED(status) && WEXITSTATUS(status) == 127) {
-                j->outcome.status = ST_NOT_GRADED; /* the kit's fault, not the student's */
-                j->outcome.final = 0;
-                snprintf(j->outcome.reason, sizeof j->outcome.reason,
-                         "not graded: make or nvcc could not be run (make lab-lib in %s)", o->kit);
-            } else
-                snprintf(j->outcome.reason, sizeof j->outcome.reason,
-                         "does not compile: the build failed (status %d) without an error message",
-                         WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
-        }
+    } else { /* make failed before the jail ran, or around it: the machine's, not the code's */
+        j->outcome.status = ST_NOT_GRADED;
+        j->outcome.final = 0;
+        log_first_line(log, j->dir, said, sizeof said);
+        snprintf(j->outcome.reason, sizeof j->outcome.reason,
+                 "not graded: the grading machine could not run the build (make lab-lib in %s, "
+                 "status %d: %s): check that `make lab-tools` works there and that make and "
+                 "nvcc are on PATH", o->kit, WIFEXITED(status) ? WEXITSTATUS(status) : 128 +
+                 WTERMSIG(status), said[0] ? said : "it said nothing");
     }
     j->state = J_DONE; /* finish_job follows */
 }
@@ -595,9 +597,52 @@ static void grade_done(const batch_opts *o, job *j, int status, int killed)
                  "--grader-arg");
         fallback = why;
     }
-    result_from_grader_json(&j->outcome, json, code, fallback);
+    if (!result_from_grader_json(&j->outcome, json, code, fallback) && !fallback) {
+        char log[4300], said[512] = "";
+        snprintf(log, sizeof log, "%s/grade.log", j->dir);
+        last_line(log, said, sizeof said);
+        snprintf(j->outcome.reason, sizeof j->outcome.reason, "not graded: the grading machine "
+                 "could not run the grader (exit status %d, no results; it said: %s): check "
+                 "that %s runs here (make lab-tools)", code, said[0] ? said : "nothing",
+                 o->grader);
+    }
     if (killed)
         j->outcome.final = 1; /* a submission that hangs the grader hangs it again */
+    result_scrub(&j->outcome, j->dir); /* the grader names the library by its scratch path */
+    result_scrub(&j->outcome, scratch_root);
+}
+
+/*
+ * Where the grading ran, as the graders said (their device lines), never as
+ * the options assumed: "1 GPU x 3 graders with a meter server each" where a
+ * GPU measured, "3 graders at a time, emulated on the CPU: no GPU found;
+ * speed not measured" where none did.
+ */
+static int grading_where(const batch_opts *o, const job *jobs, int n_jobs, char *out,
+                         size_t size)
+{
+    int gpu = 0, emulated = 0;
+    const char *emu = "";
+    for (int k = 0; k < n_jobs; k++) {
+        const char *d = jobs[k].outcome.device;
+        if (!strncmp(d, "emulated on the CPU", 19))
+            emulated++, emu = d;
+        else if (d[0])
+            gpu++;
+    }
+    char prov[256] = "";
+    provenance_of(emu, prov, sizeof prov);
+    if (gpu)
+        snprintf(out, size, "%d GPU%s x %d grader%s%s%s%s", o->n_gpus, o->n_gpus > 1 ? "s" : "",
+                 o->per_gpu, o->per_gpu > 1 ? "s" : "", o->no_meter_server ? "" : " with a meter server each",
+                 emulated ? "; some emulated on the CPU: " : "", emulated ? prov : "");
+    else if (emulated)
+        snprintf(out, size, "%d grader%s at a time, %s", o->n_gpus * o->per_gpu,
+                 o->n_gpus * o->per_gpu > 1 ? "s" : "", prov);
+    else
+        snprintf(out, size, "%d grader%s at a time, none measured anything",
+                 o->n_gpus * o->per_gpu, o->n_gpus * o->per_gpu > 1 ? "s" : "");
+    return gpu;
 }
 
 int pipeline_run(const batch_opts *o, submission *subs, int n, result *results)
@@ -610,6 +655,8 @@ int pipeline_run(const batch_opts *o, submission *subs, int n, result *results)
                 tmp && *tmp ? tmp : "/tmp", strerror(errno));
         return -1;
     }
+    if (o->task < 0) /* a Slurm task's leftovers are Slurm's to end */
+        leftovers_note(o->results, scratch_root);
 
     /* Jobs: one per distinct source, in the order of the (sorted) submissions. */
     job *jobs = calloc((size_t)(n ? n : 1), sizeof *jobs);
@@ -636,6 +683,7 @@ int pipeline_run(const batch_opts *o, submission *subs, int n, result *results)
                 free(jobs[k].subs);
                 free(jobs);
                 rm_rf(scratch_root);
+                leftovers_forget(o->results);
                 return -1;
             }
             n_jobs++;
@@ -755,16 +803,20 @@ int pipeline_run(const batch_opts *o, submission *subs, int n, result *results)
     if (o->progress == 1 && total)
         fprintf(stderr, "\n");
     double wall = now_seconds() - t0;
-    if (o->progress >= 0 && total)
-        printf("Timing: %d submissions (%d distinct sources) in %.1f s, %.2f submissions/s; "
+    if (o->progress >= 0 && total) {
+        char where[600], held[128] = "", subs_n[48], srcs_n[48];
+        if (grading_where(o, jobs, n_jobs, where, sizeof where))
+            snprintf(held, sizeof held, ", of which a GPU was held %.1f s (%.2f s each)",
+                     sum_held, n_graded ? sum_held / n_graded : 0);
+        printf("Timing: %s (%s) in %.1f s, %.2f submissions/s; "
                "building %.1f s summed (%.2f s each, -j %d); grading %.1f s summed (%.2f s "
-               "each, %d GPU%s x %d graders%s), of which a GPU was held %.1f s (%.2f s each); "
-               "no grader running while builds were still to come %.1f s\n",
-               done, n_jobs, wall, done / (wall > 0 ? wall : 1), sum_build,
+               "each, %s)%s; no grader running while builds were still to come %.1f s\n",
+               count_of(done, "submission", "submissions", subs_n, sizeof subs_n),
+               count_of(n_jobs, "distinct source", "distinct sources", srcs_n, sizeof srcs_n),
+               wall, done / (wall > 0 ? wall : 1), sum_build,
                n_built ? sum_build / n_built : 0, o->jobs, sum_grade,
-               n_graded ? sum_grade / n_graded : 0, o->n_gpus, o->n_gpus > 1 ? "s" : "",
-               o->per_gpu,
-               o->no_meter_server ? "" : " with a meter server each", sum_held, n_graded ? sum_held / n_graded : 0, gpu_wait);
+               n_graded ? sum_grade / n_graded : 0, where, held, gpu_wait);
+    }
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
     for (int k = 0; k < n_jobs; k++)
@@ -773,6 +825,8 @@ int pipeline_run(const batch_opts *o, submission *subs, int n, result *results)
     free(built_queue);
     free(slot_job);
     rm_rf(scratch_root);
+    if (o->task < 0)
+        leftovers_forget(o->results);
     if (stop_signal) {
         fprintf(stderr, "smemlab-batch: interrupted; %d of %d recorded, run again to finish\n",
                 done, total);

@@ -78,6 +78,7 @@ int record_write(const char *results_dir, const result *r, char *err, size_t err
     cJSON_AddBoolToObject(o, "late", r->late);
     cJSON_AddStringToObject(o, "entry", r->entry);
     cJSON_AddStringToObject(o, "source", r->source);
+    cJSON_AddStringToObject(o, "source_note", r->source_note);
     cJSON_AddStringToObject(o, "sha256", r->sha256);
     cJSON_AddStringToObject(o, "lab", r->lab);
     cJSON_AddStringToObject(o, "status", status_name(r->status));
@@ -87,6 +88,9 @@ int record_write(const char *results_dir, const result *r, char *err, size_t err
     cJSON_AddNumberToObject(o, "build_seconds", r->build_seconds);
     cJSON_AddNumberToObject(o, "grade_seconds", r->grade_seconds);
     cJSON_AddNumberToObject(o, "grader_exit", r->grader_exit);
+    cJSON_AddStringToObject(o, "device", r->device);
+    cJSON_AddStringToObject(o, "provenance", r->provenance);
+    cJSON_AddStringToObject(o, "compiler", r->compiler);
     cJSON_AddNumberToObject(o, "not_measured", r->not_measured);
     cJSON_AddBoolToObject(o, "final", r->final);
     for (int i = 0; i < r->n_checks; i++) {
@@ -141,6 +145,7 @@ int record_read(const char *path, result *r)
     r->late = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "late"));
     snprintf(r->entry, sizeof r->entry, "%s", str(o, "entry"));
     snprintf(r->source, sizeof r->source, "%s", str(o, "source"));
+    snprintf(r->source_note, sizeof r->source_note, "%s", str(o, "source_note"));
     snprintf(r->sha256, sizeof r->sha256, "%s", str(o, "sha256"));
     snprintf(r->lab, sizeof r->lab, "%s", str(o, "lab"));
     snprintf(r->reason, sizeof r->reason, "%s", str(o, "reason"));
@@ -150,6 +155,9 @@ int record_read(const char *path, result *r)
     r->build_seconds = num(o, "build_seconds", 0);
     r->grade_seconds = num(o, "grade_seconds", 0);
     r->grader_exit = (int)num(o, "grader_exit", -1);
+    snprintf(r->device, sizeof r->device, "%s", str(o, "device"));
+    snprintf(r->provenance, sizeof r->provenance, "%s", str(o, "provenance"));
+    snprintf(r->compiler, sizeof r->compiler, "%s", str(o, "compiler"));
     r->not_measured = (int)num(o, "not_measured", 0);
     r->final = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "final"));
     read_checks(r, cJSON_GetObjectItemCaseSensitive(o, "checks"));
@@ -173,9 +181,54 @@ void record_clean_temps(const char *results_dir)
     closedir(d);
 }
 
+/*
+ * The checks graded neither pass nor fail, by status ("not-measured",
+ * "not-graded", or one this batch does not know: never counted as a pass),
+ * as "1 check not measured: matmulCoarse speed". Returns how many.
+ */
+static int checks_apart(const result *r, char *out, size_t size)
+{
+    int total = 0;
+    size_t o = 0;
+    out[0] = 0;
+    for (int i = 0; i < r->n_checks; i++) {
+        const char *st = r->checks[i].status;
+        if (!strcmp(st, "pass") || !strcmp(st, "fail") || !strcmp(st, "skipped"))
+            continue;
+        total++;
+        int first = 1, n = 0;
+        for (int j = 0; j < i; j++)
+            first &= strcmp(r->checks[j].status, st) != 0;
+        if (!first)
+            continue; /* this status was told with its first check */
+        for (int j = i; j < r->n_checks; j++)
+            n += !strcmp(r->checks[j].status, st);
+        char label[64], count[32];
+        if (!strcmp(st, "not-measured") || !strcmp(st, "not-graded"))
+            snprintf(label, sizeof label, "not %s", st + 4);
+        else
+            snprintf(label, sizeof label, "with the status '%.40s'", st);
+        o += (size_t)snprintf(out + o, o < size ? size - o : 0, "%s%s %s:", o ? "; " : "",
+                              count_of(n, "check", "checks", count, sizeof count), label);
+        for (int j = i, shown = 0; j < r->n_checks; j++) {
+            if (strcmp(r->checks[j].status, st))
+                continue;
+            if (shown++ == 3) {
+                o += (size_t)snprintf(out + o, o < size ? size - o : 0, " ...");
+                break;
+            }
+            o += (size_t)snprintf(out + o, o < size ? size - o : 0, "%s %s %s",
+                                  shown > 1 ? "," : "", r->checks[j].kernel, r->checks[j].check);
+        }
+    }
+    if (o >= size && size)
+        out[size - 1] = 0;
+    return total;
+}
+
 /* The grader's exit status and --json file -> the student's result. */
-void result_from_grader_json(result *r, const char *json_path, int exit_status,
-                             const char *fallback_reason)
+int result_from_grader_json(result *r, const char *json_path, int exit_status,
+                            const char *fallback_reason)
 {
     r->grader_exit = exit_status;
     result_free_checks(r);
@@ -193,10 +246,13 @@ void result_from_grader_json(result *r, const char *json_path, int exit_status,
             snprintf(r->reason, sizeof r->reason,
                      "not graded: the grader exited with status %d and wrote no results",
                      exit_status);
+        int wrote = cJSON_IsObject(lab);
         cJSON_Delete(o);
-        return;
+        return wrote;
     }
     const cJSON *ng = cJSON_GetObjectItemCaseSensitive(lab, "not_graded");
+    snprintf(r->device, sizeof r->device, "%s", str(lab, "device"));
+    provenance_of(r->device, r->provenance, sizeof r->provenance);
     read_checks(r, cJSON_GetObjectItemCaseSensitive(lab, "checks"));
     if (cJSON_IsString(ng)) {
         r->status = ST_NOT_GRADED;
@@ -209,16 +265,15 @@ void result_from_grader_json(result *r, const char *json_path, int exit_status,
         double max = num(lab, "max_points", 0);
         if (max > 0)
             r->max_points = max;
-        r->not_measured = (int)num(o, "not_measured", 0);
-        int failed = (int)num(o, "failed", 0);
-        if (r->not_measured)
-            snprintf(r->reason, sizeof r->reason,
-                     "%d checks not measured (hardware counters unreadable on the grading "
-                     "machine)%s", r->not_measured, failed ? "; some checks failed" : "");
-        else if (failed)
-            snprintf(r->reason, sizeof r->reason, "%d checks failed", failed);
-        else
-            r->reason[0] = 0;
+        int failed = 0;
+        for (int i = 0; i < r->n_checks; i++)
+            failed += !strcmp(r->checks[i].status, "fail");
+        char apart[REASON_MAX / 2], count[32];
+        r->not_measured = checks_apart(r, apart, sizeof apart);
+        snprintf(r->reason, sizeof r->reason, "%s%s%s",
+                 failed ? count_of(failed, "check failed", "checks failed", count, sizeof count) : "",
+                 failed && apart[0] ? "; " : "", apart);
     }
     cJSON_Delete(o);
+    return 1;
 }

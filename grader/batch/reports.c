@@ -2,8 +2,8 @@
  * reports.c - every format an instructor imports, from the class's results:
  *
  *   gradebook.csv                 RFC 4180: student, name, email, late, points, max, one
- *                                 column per kernel, status, reason; safe to open in a
- *                                 spreadsheet (sb_csv)
+ *                                 column per kernel, status, reason, provenance (what
+ *                                 graded it, how); safe to open in a spreadsheet (sb_csv)
  *   feedback/STUDENT.txt, .html   the student's report (same content; HTML escaped)
  *   gradescope/STUDENT/results.json   Gradescope's autograder results schema
  *   autolab/STUDENT.txt           feedback, then Autolab's last-line JSON
@@ -165,11 +165,14 @@ static const char *verdict(const result *r)
     }
 }
 
+/* A check's status as the report shows it; one this batch does not know is
+ * never a pass ("?", counted apart like not-measured). */
 static const char *check_word(const char *status)
 {
     if (!strcmp(status, "pass")) return "PASS";
     if (!strcmp(status, "fail")) return "FAIL";
     if (!strcmp(status, "not-measured")) return "N/M";
+    if (!strcmp(status, "not-graded")) return "N/G";
     if (!strcmp(status, "skipped")) return "SKIP";
     return "?";
 }
@@ -203,10 +206,15 @@ static void feedback_text(sb *b, const lab_def *lab, const result *r)
     if (r->late)
         sb_puts(b, "Submitted late (as the learning system marks it)\n");
     if (r->source[0])
-        sb_printf(b, "Source: %s\n", r->source);
+        sb_printf(b, "Source: %s%s%s%s\n", r->source, r->source_note[0] ? " (" : "",
+                  r->source_note, r->source_note[0] ? ")" : "");
     sb_printf(b, "Result: %g/%g, %s\n", r->points, r->max_points, verdict(r));
+    if (r->provenance[0])
+        sb_printf(b, "Graded by: %s\n", r->provenance);
     if (r->reason[0])
         sb_printf(b, "Why: %s\n", r->reason);
+    if (r->compiler[0])
+        sb_printf(b, "\nThe compiler's first lines:\n%s", r->compiler);
     const char *kernel = "";
     for (int i = 0; i < r->n_checks; i++) {
         const check_rec *c = &r->checks[i];
@@ -232,7 +240,7 @@ static void feedback_html(sb *b, const lab_def *lab, const result *r)
     who_text(b, r, 1);
     sb_puts(b, "</title>\n<style>body{font-family:sans-serif;max-width:60em;margin:2em auto}"
                "td,th{padding:.2em .6em;text-align:left;vertical-align:top}"
-               ".pass{color:#070}.fail{color:#b00}.not-measured,.skipped{color:#a60}"
+               ".pass{color:#070}.fail{color:#b00}.not-measured,.not-graded,.skipped{color:#a60}"
                "small{color:#555}</style>\n</head>\n<body>\n<h1>smemlab ");
     sb_xml(b, lab->id);
     sb_puts(b, " (");
@@ -245,15 +253,31 @@ static void feedback_html(sb *b, const lab_def *lab, const result *r)
     if (r->source[0]) {
         sb_puts(b, "<dt>Source</dt><dd><code>");
         sb_xml(b, r->source);
-        sb_puts(b, "</code></dd>\n");
+        sb_puts(b, "</code>");
+        if (r->source_note[0]) {
+            sb_puts(b, " (");
+            sb_xml(b, r->source_note);
+            sb_puts(b, ")");
+        }
+        sb_puts(b, "</dd>\n");
     }
     sb_printf(b, "<dt>Result</dt><dd>%g/%g, %s</dd>\n", r->points, r->max_points, verdict(r));
+    if (r->provenance[0]) {
+        sb_puts(b, "<dt>Graded by</dt><dd>");
+        sb_xml(b, r->provenance);
+        sb_puts(b, "</dd>\n");
+    }
     if (r->reason[0]) {
         sb_puts(b, "<dt>Why</dt><dd>");
         sb_xml(b, r->reason);
         sb_puts(b, "</dd>\n");
     }
     sb_puts(b, "</dl>\n");
+    if (r->compiler[0]) {
+        sb_puts(b, "<p>The compiler's first lines:</p>\n<pre>");
+        sb_xml(b, r->compiler);
+        sb_puts(b, "</pre>\n");
+    }
     if (r->n_checks) {
         sb_puts(b, "<table>\n<tr><th>kernel</th><th>check</th><th>result</th><th>points</th>"
                    "<th>message</th></tr>\n");
@@ -406,6 +430,8 @@ static void junit(sb *b, const lab_def *lab, const result *rs, int n)
                   r->points, r->max_points, status_name(r->status));
         sb_puts(b, "      <property name=\"name\" value=\"");
         sb_xml(b, r->name);
+        sb_puts(b, "\"/>\n      <property name=\"provenance\" value=\"");
+        sb_xml(b, r->provenance);
         sb_puts(b, "\"/>\n    </properties>\n");
         if (r->n_checks == 0) {
             sb_puts(b, "    <testcase name=\"");
@@ -477,7 +503,7 @@ int reports_write(const batch_opts *o, const result *rs, int n, char *err, size_
         sb_puts(&csv, ",");
         sb_csv(&csv, lab->kernels[k].name);
     }
-    sb_puts(&csv, ",status,reason\r\n");
+    sb_puts(&csv, ",status,reason,provenance\r\n");
     int rc = 0;
     for (int i = 0; i < n && rc == 0; i++) {
         const result *r = &rs[i];
@@ -498,6 +524,8 @@ int reports_write(const batch_opts *o, const result *rs, int n, char *err, size_
         }
         sb_printf(&csv, ",%s,", status_name(r->status));
         sb_csv(&csv, r->reason);
+        sb_puts(&csv, ",");
+        sb_csv(&csv, r->provenance);
         sb_puts(&csv, "\r\n");
 
         sb txt = {0}, html = {0};
@@ -582,6 +610,21 @@ static void reasons_print(FILE *f, const result *rs, int n, sub_status st)
         fprintf(f, "      %4d  (other reasons: see gradebook.csv)\n", other);
 }
 
+/* What graded the class, as the graders said: one line per device and backend. */
+static void provenance_print(FILE *f, const result *rs, int n)
+{
+    for (int i = 0; i < n; i++) {
+        int first = 1, count = 0;
+        for (int j = 0; j < i && first; j++)
+            first = strcmp(rs[j].provenance, rs[i].provenance) != 0;
+        if (!rs[i].provenance[0] || !first)
+            continue;
+        for (int j = i; j < n; j++)
+            count += !strcmp(rs[j].provenance, rs[i].provenance);
+        fprintf(f, "    graded by     %5d  %s\n", count, rs[i].provenance);
+    }
+}
+
 void summary_print(FILE *f, const batch_opts *o, const result *rs, int n)
 {
     int graded = 0, full = 0, failed = 0, nc = 0, ng = 0, rej = 0, nm = 0;
@@ -601,12 +644,16 @@ void summary_print(FILE *f, const batch_opts *o, const result *rs, int n)
         default: break;
         }
     }
-    fprintf(f, "\n%s: %d submissions, results in %s\n", o->lab->id, n, o->results);
+    char count[48];
+    fprintf(f, "\n%s: %s, results in %s\n", o->lab->id,
+            count_of(n, "submission", "submissions", count, sizeof count), o->results);
     fprintf(f, "  graded          %5d\n", graded);
     fprintf(f, "    full marks    %5d\n", full);
     fprintf(f, "    failed checks %5d\n", failed);
     if (nm)
-        fprintf(f, "    (%d with checks not measured: counters unreadable)\n", nm);
+        fprintf(f, "    (%d with checks not measured or not graded: no points until they "
+                "are; see their feedback)\n", nm);
+    provenance_print(f, rs, n);
     fprintf(f, "  not compiled    %5d\n", nc);
     reasons_print(f, rs, n, ST_NOT_COMPILED);
     fprintf(f, "  not graded      %5d\n", ng);

@@ -2,9 +2,12 @@
  * slurm.c - --slurm: the pending submissions as a Slurm job array.
  *
  * RESULTS_DIR/.slurm/ gets chunk-I.txt (the student ids of task I, one a
- * line), job.sh (the array script: --gres=gpu:1, each task runs
- * `smemlab-batch --task I --chunk-file chunk-I.txt ...` with the same limits,
- * which it enforces itself: Slurm's --time counts in minutes) and task-I.log.
+ * line), job.sh (the array script: each task runs `smemlab-batch --task I
+ * --chunk-file chunk-I.txt ...` with the same limits, which it enforces
+ * itself: Slurm's --time counts in minutes) and task-I.log. A task asks for
+ * CPUs only, and grades by emulation on a node without a GPU, unless
+ * --slurm-gpu asks for one (--gres=gpu:1): most clusters have far more CPU
+ * nodes than GPUs, and only the speed checks need a GPU.
  * `sbatch --wait` returns when every task has ended; then the records the
  * tasks wrote are gathered, and a submission whose record did not come back
  * is "not graded" with the task and its log named.
@@ -13,6 +16,7 @@
 #include "batch.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -79,8 +83,8 @@ int slurm_run(const batch_opts *o, submission *subs, int n, result *results)
     if (chunk)
         fclose(chunk);
 
-    /* The array script. Minutes: builds and grading of a whole chunk, rounded up. */
-    int minutes = (int)((o->chunk_size * (o->time_limit + batch_build_wall_s(o))) / 60.0) + 5;
+    /* The array script. */
+    int minutes = slurm_minutes(o);
     snprintf(path, sizeof path, "%s/job.sh", dir);
     FILE *f = fopen(path, "w");
     if (!f) {
@@ -89,9 +93,16 @@ int slurm_run(const batch_opts *o, submission *subs, int n, result *results)
         return -1;
     }
     fprintf(f, "#!/bin/bash\n#SBATCH --job-name=smemlab-%s\n#SBATCH --array=0-%d\n"
-               "#SBATCH --gres=gpu:1\n#SBATCH --ntasks=1\n#SBATCH --time=%d\n"
-               "#SBATCH --output=%s/task-%%a.log\n",
+               "#SBATCH --ntasks=1\n#SBATCH --time=%d\n#SBATCH --output=%s/task-%%a.log\n",
             o->lab->id, tasks - 1, minutes, dir);
+    if (o->slurm_gpu)
+        fprintf(f, "#SBATCH --gres=gpu:1\n");
+    fprintf(f, "# --time: %d submissions a task x (--time-limit %g s + a build's %g s) = %g "
+               "s, in minutes rounded up, + 5\n# %s\n", o->chunk_size, o->time_limit,
+            batch_build_wall_s(o), o->chunk_size * (o->time_limit + batch_build_wall_s(o)),
+            o->slurm_gpu ? "each task has a GPU (--slurm-gpu)"
+                         : "no GPU asked for: on a node without one the grader emulates "
+                           "(speed not measured)");
     if (o->jobs_set) /* -j N: N cores per task, N builds at a time there */
         fprintf(f, "#SBATCH --cpus-per-task=%d\n", o->jobs);
     fprintf(f, "exec ");
@@ -146,8 +157,9 @@ int slurm_run(const batch_opts *o, submission *subs, int n, result *results)
     argv[a++] = path;
     argv[a] = NULL;
     if (o->progress >= 0)
-        printf("Submitting %d array tasks of up to %d submissions (sbatch --wait); "
-               "logs in %s\n", tasks, o->chunk_size, dir);
+        printf("Submitting %d array task%s of up to %d submission%s (sbatch --wait); "
+               "logs in %s\n", tasks, tasks > 1 ? "s" : "", o->chunk_size,
+               o->chunk_size > 1 ? "s" : "", dir);
     fflush(stdout);
     pid_t pid = fork();
     if (pid == 0) {
@@ -185,7 +197,13 @@ int slurm_run(const batch_opts *o, submission *subs, int n, result *results)
         lost++;
     }
     if (lost && o->progress >= 0)
-        printf("%d submissions did not come back from the array\n", lost);
+        printf("%d submission%s did not come back from the array\n", lost, lost > 1 ? "s" : "");
     free(task_of);
     return 0;
+}
+
+int slurm_minutes(const batch_opts *o)
+{
+    double seconds = o->chunk_size * (o->time_limit + batch_build_wall_s(o));
+    return (int)ceil(seconds / 60.0) + 5;
 }

@@ -201,6 +201,7 @@ void result_init_from_sub(result *r, const submission *s, const lab_def *lab)
     r->late = s->late;
     snprintf(r->entry, sizeof r->entry, "%s", s->entry);
     snprintf(r->source, sizeof r->source, "%s", s->source);
+    snprintf(r->source_note, sizeof r->source_note, "%s", s->source_note);
     snprintf(r->sha256, sizeof r->sha256, "%s", s->sha256);
     snprintf(r->lab, sizeof r->lab, "%s", lab->id);
     r->status = s->status;
@@ -209,4 +210,70 @@ void result_init_from_sub(result *r, const submission *s, const lab_def *lab)
     r->final = s->status == ST_REJECTED ? 0 : 0;
     for (int k = 0; k < lab->n_kernels; k++)
         r->max_points += kernel_max_points(lab, &lab->kernels[k]);
+}
+
+const char *count_of(int n, const char *one, const char *many, char *buf, size_t size)
+{
+    snprintf(buf, size, "%d %s", n, n == 1 ? one : many);
+    return buf;
+}
+
+/*
+ * The grader words its device line (grader/worker.c describe_device) as
+ * "emulated on the CPU: WHY; speed not measured (the PTX emulator, ...)",
+ * "NAME (sm_XY, ...); measured by BACKEND (...)..." or "NAME (sm_XY, ...);
+ * counters NOT measured: WHY". Its own words, shortened.
+ */
+void provenance_of(const char *device, char *out, size_t size)
+{
+    const char *sm = strstr(device, " (sm_"), *by = strstr(device, "; measured by ");
+    if (!strncmp(device, "emulated on the CPU", 19)) {
+        const char *cut = strstr(device, "speed not measured");
+        size_t n = cut ? (size_t)(cut - device) + 18 : strcspn(device, "(");
+        while (n && device[n - 1] == ' ')
+            n--;
+        snprintf(out, size, "%.*s", (int)n, device);
+    } else if (sm) {
+        int arch = atoi(sm + 5);
+        const char *backend = by ? by + 14 : "";
+        size_t bl = strcspn(backend, " (:;");
+        if (by && bl)
+            snprintf(out, size, "%.*s on %.*s, sm_%d", (int)bl, backend, (int)(sm - device),
+                     device, arch);
+        else
+            snprintf(out, size, "%.*s, sm_%d, counters not measured", (int)(sm - device), device,
+                     arch);
+    } else {
+        snprintf(out, size, "%.*s", (int)strcspn(device, ";"), device);
+    }
+}
+
+/* s with every occurrence of cut removed, in place. */
+static void cut_all(char *s, const char *cut)
+{
+    size_t n = strlen(cut);
+    char *p;
+    if (!s || !n)
+        return;
+    while ((p = strstr(s, cut)))
+        memmove(p, p + n, strlen(p + n) + 1);
+}
+
+void result_scrub(result *r, const char *dir)
+{
+    char with_slash[4200];
+    snprintf(with_slash, sizeof with_slash, "%s/", dir);
+    char *fixed[] = {r->reason, r->compiler, r->device};
+    for (size_t i = 0; i < sizeof fixed / sizeof *fixed; i++) {
+        cut_all(fixed[i], with_slash);
+        cut_all(fixed[i], dir);
+    }
+    for (int c = 0; c < r->n_checks; c++) {
+        check_rec *k = &r->checks[c];
+        char *texts[] = {k->message, k->measured, k->expected, k->hint, k->bank_map};
+        for (size_t i = 0; i < sizeof texts / sizeof *texts; i++) {
+            cut_all(texts[i], with_slash);
+            cut_all(texts[i], dir);
+        }
+    }
 }

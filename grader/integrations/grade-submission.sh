@@ -8,14 +8,24 @@
 #   OUT_DIR  receives result.json (below), build.log and report.txt
 #
 # result.json is what the platform scripts turn into their formats (jq):
-#   {"lab", "status": "graded" | "not-compiled" | "not-graded",
-#    "reason": "" or why not graded/compiled, "seconds", "kernels": [names],
-#    "build_log", "report": the grader's text report,
-#    "grader": the grader's --json output, or null}
+#   {"lab", "status": "graded" | "not-compiled" | "not-graded" | "rejected",
+#    "reason": "" or why not graded/compiled/usable, "seconds", "kernels": [names],
+#    "provenance": what graded it and how ("trace on NAME, sm_90", "emulated on
+#    the CPU: ..."; "" when nothing ran), "build_log", "report": the grader's
+#    text report, "grader": the grader's --json output, or null}
+# Whose fault: a compile error the compiler names in the code is
+# "not-compiled" (its first lines in build_log); a build or grading that fails
+# for the machine (the student's user cannot read the kit, the toolchain is
+# missing, a library will not load) is "not-graded: the grading machine ...",
+# with the cause and the fix; an empty or whitespace-only file is "rejected"
+# ("empty submission"). No temporary path reaches the student.
 #
 # Student code runs as SMEMLAB_RUN_AS when this runs as root: the build
 # (make lab-lib: the kit's flags, as smemlab-batch builds) as that user, and
 # the grader with --run-as, which runs the student's host code as that user.
+# That user must reach the kit: where a folder above it is private (a
+# `mktemp -d` folder is 0700), a copy of the kit, root's and readable by all,
+# is used instead.
 # A grader without --run-as is run whole as that user, with a warning: then
 # the result is only as trustworthy as the student's code lets it be. Not
 # root: everything runs as the current user, with a warning.
@@ -73,40 +83,72 @@ fi
 # A private scratch folder: the student's file alone beside pristine common/.
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/smemlab-$LAB.XXXXXX") || die "cannot create a scratch folder"
 TRUSTED=$(mktemp -d "${TMPDIR:-/tmp}/smemlab-result.XXXXXX") || die "cannot create a scratch folder"
-trap 'rm -rf "$WORK" "$TRUSTED"' EXIT
+KIT_COPY=
+trap 'rm -rf "$WORK" "$TRUSTED" ${KIT_COPY:+"$KIT_COPY"}' EXIT
 cp -r "$KIT/common" "$WORK/common" && cp "$SOURCE" "$WORK/$LAB.cu" || die "cannot copy into $WORK"
 chmod 755 "$WORK"
 [ -z "$run_as" ] || chown -R "$run_as" "$WORK" || die "cannot give $WORK to $run_as"
 
+# reaches DIR: the student's user can use the kit in DIR (make, the jail, the
+# support object, the grader's recorder) and the scratch folder.
+reaches() {
+    [ -z "$run_as" ] && return 0
+    "${as_user[@]}" test -r "$1/Makefile" -a -x "$1/build/smemlab-build-jail" -a \
+        -r "$1/build/obj/common/support.o" -a -x "$1/build/smemlab-record" -a -w "$WORK" 2>/dev/null
+}
 status=graded reason= grader_json=null
+if ! reaches "$KIT"; then
+    # a private folder above the kit (mktemp -d: 0700): a copy root owns, all may read
+    KIT_COPY=$(mktemp -d "${TMPDIR:-/tmp}/smemlab-kit.XXXXXX") && chmod 755 "$KIT_COPY" &&
+        cp -a "$KIT/." "$KIT_COPY/" || die "cannot copy the kit into ${KIT_COPY:-a scratch folder}"
+    if reaches "$KIT_COPY"; then
+        KIT=$KIT_COPY GRADER=$KIT_COPY/build/smemlab-grade
+    else
+        status=not-graded
+        reason="the grading machine: user $run_as cannot reach the kit ($KIT, or a copy in ${TMPDIR:-/tmp}): a folder above them is private to root (mode 0700?): make the folders above the kit readable (chmod 755), or set TMPDIR to a folder $run_as can read"
+    fi
+fi
+# An empty file: nothing to build, and nothing the student may be blamed for but that.
+if [ $status = graded ] && ! grep -q '[^[:space:]]' "$WORK/$LAB.cu"; then
+    status=rejected
+    if [ -s "$WORK/$LAB.cu" ]; then reason="empty submission: $LAB.cu holds only spaces and line ends ($(stat -c %s "$WORK/$LAB.cu") bytes)"
+    else reason="empty submission: $LAB.cu is empty (0 bytes)"; fi
+fi
+# scrub FILE: no scratch folder in what the student reads
+scrub() { sed -i -e "s|$WORK/||g" -e "s|$WORK||g" -e "s|$TRUSTED/||g" ${KIT_COPY:+-e "s|$KIT_COPY/||g"} "$1"; }
 # The kit's own build of one lab library (make lab-lib, as smemlab-batch
 # builds): the flags of make labN on this machine, NVCC_ARCH following the
 # GPU present, in the build jail with its limits. make and nvcc run as the
 # student's user. The jail stops the build itself (BUILD_TIMEOUT of CPU,
 # BUILD_WALL of wall time); timeout is the backstop should make hang.
 verdict=$WORK/build.verdict
-(cd "$WORK" && "${as_user[@]}" env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL \
-    PATH="$PATH" HOME="$WORK" TMPDIR="$WORK" timeout -k 5 $((BUILD_WALL + 30)) \
-    make -s --no-print-directory -C "$KIT" lab-lib LAB="$LAB" SRC="$WORK/$LAB.cu" \
-    OUT="$WORK/$LAB.so" LAB_COMMON="$WORK/common" BUILD_TIMEOUT="$BUILD_TIMEOUT" \
-    BUILD_MEMORY="$BUILD_MEMORY" BUILD_SANDBOX="$BUILD_SANDBOX" BUILD_VERDICT="$verdict") >"$OUT/build.log" 2>&1
-rc=$?
-# the student's paths, not ours; and not make's own last word
-sed -i -e "s|$WORK/||g" -e '/^make: \*\*\*/d' "$OUT/build.log"
+: >"$OUT/build.log"
 : >"$OUT/report.txt"
-jail_said=$(head -n1 "$verdict" 2>/dev/null)
-if [ $rc -ne 0 ] && [ -n "$jail_said" ]; then
-    # "refused: ..." or "limit: ..." is the student's build's; "setup: ..." the machine's
-    case $jail_said in
-        setup:*) status=not-graded reason="not graded: the build sandbox could not be set up here (${jail_said#setup: })" ;;
-        *) status=not-compiled reason=${jail_said#*: } ;;
-    esac
-elif [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
-    status=not-compiled reason="the build ran past ${BUILD_WALL} s"
-elif [ $rc -ne 0 ]; then
-    first=$(grep -m1 -E '(error|fatal)' "$OUT/build.log" || head -n1 "$OUT/build.log")
-    status=not-compiled reason="does not compile: ${first:-nvcc failed with exit status $rc}"
-else
+if [ $status = graded ]; then
+    (cd "$WORK" && "${as_user[@]}" env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL \
+        PATH="$PATH" HOME="$WORK" TMPDIR="$WORK" timeout -k 5 $((BUILD_WALL + 30)) \
+        make -s --no-print-directory -C "$KIT" lab-lib LAB="$LAB" SRC="$WORK/$LAB.cu" \
+        OUT="$WORK/$LAB.so" LAB_COMMON="$WORK/common" BUILD_TIMEOUT="$BUILD_TIMEOUT" \
+        BUILD_MEMORY="$BUILD_MEMORY" BUILD_SANDBOX="$BUILD_SANDBOX" BUILD_VERDICT="$verdict") >"$OUT/build.log" 2>&1
+    rc=$?
+    # the student's paths, not ours; and not make's own last word
+    scrub "$OUT/build.log"
+    said=$(grep -v -m1 -e '^make: \*\*\* \[' -e '^[[:space:]]*$' "$OUT/build.log")
+    sed -i '/^make: \*\*\*/d' "$OUT/build.log"
+    jail_said=$(head -n1 "$verdict" 2>/dev/null)
+    if [ $rc -ne 0 ] && [ -n "$jail_said" ]; then
+        # "error: ...", "refused: ..." and "limit: ..." are the student's build's; "setup: ..." the machine's
+        case $jail_said in
+            setup:*) status=not-graded reason="the grading machine could not build it: ${jail_said#setup: }" ;;
+            *) status=not-compiled reason=${jail_said#*: } ;;
+        esac
+    elif [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
+        status=not-compiled reason="the build ran past ${BUILD_WALL} s"
+    elif [ $rc -ne 0 ]; then # make failed before or around the jail: never the code's
+        status=not-graded reason="the grading machine could not run the build (make lab-lib, status $rc: ${said:-it said nothing}): check that make -C the kit lab-tools works and that make and nvcc are on PATH"
+    fi
+fi
+if [ $status = graded ]; then
     # The grader's JSON goes where the student's user cannot write (it owns
     # WORK, so it could replace a file there), except when the whole
     # grader has to run as that user.
@@ -122,12 +164,14 @@ else
     fi
     (cd "$KIT" && NO_COLOR=1 timeout -k 10 "$GRADE_TIMEOUT" "${cmd[@]}") </dev/null >"$OUT/report.txt" 2>&1
     rc=$?
+    scrub "$OUT/report.txt"
     if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
         status=not-graded reason="grading took more than ${GRADE_TIMEOUT}s and was stopped"
     elif ! jq -e '.labs[0].id' "$json" >/dev/null 2>&1; then
         status=not-graded
-        reason="the grader stopped (exit status $rc) without a result: $(tail -n1 "$OUT/report.txt")"
+        reason="the grading machine could not run the grader (exit status $rc, no results; it said: $(grep -v '^[[:space:]]*$' "$OUT/report.txt" | tail -n1)): check that make -C the kit lab-tools works"
     else
+        scrub "$json"
         grader_json=$json
         ng=$(jq -r '.labs[0].not_graded // empty' "$grader_json")
         [ -z "$ng" ] || status=not-graded reason=$ng
@@ -138,13 +182,27 @@ fi
 kernels=$("$GRADER" --list | awk -v lab="$LAB" '
     /^lab[0-9]/ { on = ($1 == lab); next }
     on && NF { print $1 }' | jq -R . | jq -s .)
+# provenance: the grader's device line, short, as smemlab-batch words it
+# (grader/batch/util.c provenance_of): "trace on NAME, sm_90", "emulated on the
+# CPU: no GPU found; speed not measured", "NAME, sm_90, counters not measured".
+provenance() {
+    [ "$grader_json" != null ] || return 0
+    jq -r '.labs[0].device // "" |
+        if startswith("emulated on the CPU") then
+            (if test("speed not measured") then sub("speed not measured.*"; "speed not measured") else sub(" \\(.*"; "") end)
+        elif test(" \\(sm_[0-9]+") then
+            (capture("^(?<name>.*?) \\(sm_(?<sm>[0-9]+)") as $d
+             | if test("; measured by ") then (capture("; measured by (?<b>[^ (:;]+)").b + " on " + $d.name + ", sm_" + $d.sm)
+               else $d.name + ", sm_" + $d.sm + ", counters not measured" end)
+        else sub(";.*"; "") end' "$grader_json"
+}
 t1=$(date +%s.%N)
 if [ "$grader_json" = null ]; then echo null >"$TRUSTED/grader.null"; grader_json=$TRUSTED/grader.null; fi
 jq -n --arg lab "$LAB" --arg status "$status" --arg reason "$reason" \
     --argjson seconds "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')" \
-    --argjson kernels "$kernels" \
+    --argjson kernels "$kernels" --arg provenance "$(provenance)" \
     --rawfile build_log "$OUT/build.log" --rawfile report "$OUT/report.txt" \
     --slurpfile grader "$grader_json" \
     '{lab: $lab, status: $status, reason: $reason, seconds: $seconds, kernels: $kernels,
-      build_log: $build_log, report: $report, grader: $grader[0]}' >"$OUT/result.json.tmp" &&
+      provenance: $provenance, build_log: $build_log, report: $report, grader: $grader[0]}' >"$OUT/result.json.tmp" &&
     mv "$OUT/result.json.tmp" "$OUT/result.json" || die "cannot write $OUT/result.json"

@@ -26,6 +26,9 @@
  *
  * A build that is stopped or refused ends with one line on stderr,
  * "smemlab-build-jail: REASON", and the same REASON in --verdict FILE.
+ * A compiler that fails leaves its verdict too (diag.c): "error: REASON"
+ * when it named an error in the student's code, "setup: REASON" (and the
+ * line on stderr) when it did not: the machine's, not the student's.
  */
 #ifndef SMEMLAB_JAIL_H
 #define SMEMLAB_JAIL_H
@@ -111,6 +114,11 @@ const char *deps_check(const jail_opts *o, const char *deps_text);
 const char *deps_failure(const jail_opts *o, const char *stderr_text);
 void deps_system_roots(jail_opts *o, char *const envp[]);
 const char *outside_reason(const jail_opts *o, const char *written);
+
+/* A compiler that ran to its end and failed (diag.c): 1 and the student's error as
+ * the reason ("does not compile: lab3.cu:12: ..."), or 0 and why the machine failed. */
+int diag_failure(const jail_opts *o, const char *messages, int status, char *reason,
+                 size_t size);
 /* The name of a dependency as the student wrote it: relative to their folder. */
 const char *deps_display(const jail_opts *o, const char *dep, char *buf, size_t n);
 

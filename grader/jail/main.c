@@ -58,6 +58,8 @@ static void usage(FILE *f)
 "SIZE: bytes, or a number with K, M or G (binary: 4G = 4 GiB).\n"
 "\n"
 "A stopped or refused build ends with the line \"smemlab-build-jail: REASON\".\n"
+"A compiler that fails leaves \"error: REASON\" in --verdict FILE when it named an\n"
+"error in the student's code, and is a set-up failure (the machine's) when not.\n"
 "exit status: the compiler's own; %d refused (a file outside the submission,\n"
 "a forbidden directive); %d a limit; %d the jail could not be set up; 2 usage\n",
             JAIL_EXIT_REFUSED, JAIL_EXIT_LIMIT, JAIL_EXIT_SETUP);
@@ -121,6 +123,27 @@ static int verdict(int code, const char *fmt, ...)
         dprintf(verdict_fd, "%s: %s\n", kind, msg);
     }
     return code;
+}
+
+static int status_of(int st)
+{
+    if (WIFEXITED(st))
+        return WEXITSTATUS(st);
+    return WIFSIGNALED(st) ? 128 + WTERMSIG(st) : 1;
+}
+
+/* A compiler that failed: the student's error goes to the verdict file alone
+ * (the compiler's own messages are in the log), the machine's is a set-up
+ * failure. Returns the exit status. */
+static int compiler_failed(const jail_opts *o, const run_result *r)
+{
+    char why[1400];
+    int status = status_of(r->status);
+    if (!diag_failure(o, r->err, status, why, sizeof why))
+        return verdict(JAIL_EXIT_SETUP, "%s", why);
+    if (verdict_fd >= 0)
+        dprintf(verdict_fd, "error: %s\n", why);
+    return status ? status : 1;
 }
 
 /* --- set-up ------------------------------------------------------------------------------ */
@@ -317,13 +340,6 @@ static int limit_hit(const jail_opts *o, const run_result *r)
     return 0;
 }
 
-static int status_of(int st)
-{
-    if (WIFEXITED(st))
-        return WEXITSTATUS(st);
-    return WIFSIGNALED(st) ? 128 + WTERMSIG(st) : 1;
-}
-
 static int check_dependencies(jail_opts *o, char **env, double deadline)
 {
     char **argv = deps_argv(o);
@@ -342,11 +358,9 @@ static int check_dependencies(jail_opts *o, char **env, double deadline)
         const char *why = deps_failure(o, r.err);
         if (why)
             code = verdict(JAIL_EXIT_REFUSED, "%s", why);
-        else { /* an error in the student's own file: theirs to read */
+        else { /* an error in the student's own file (theirs to read), or the machine's */
             show_messages(o, &r);
-            code = status_of(r.status);
-            if (code == 0)
-                code = 1;
+            code = compiler_failed(o, &r);
         }
     }
     run_result_free(&r);
@@ -389,6 +403,8 @@ static int build(jail_opts *o, char **env, double deadline)
     else {
         show_messages(o, &r);
         code = status_of(r.status);
+        if (code)
+            code = compiler_failed(o, &r);
     }
     run_result_free(&r);
     return code;

@@ -81,6 +81,44 @@ static int resolve_user(const grade_options *opt, spawn_args *s, char *why, size
     return 0;
 }
 
+/*
+ * Can the --run-as user run the recorder and read what it loads? Asked in a
+ * child of our own, before any student code runs, so that the answer is the
+ * machine's: a recorder that cannot start (a private folder above the kit,
+ * mode 0700 as mktemp -d makes) is never taken for a library that ended the
+ * program. 0, or -1 with why filled.
+ */
+static int recorder_reachable(const spawn_args *s, const char *const paths[], const int modes[],
+                              int n, const char *user, char *why, size_t why_size)
+{
+    if (!s->drop)
+        return 0;
+    pid_t pid = fork();
+    if (pid == 0) {
+        if (setgroups(0, NULL) != 0 || setgid(s->gid) != 0 || setuid(s->uid) != 0)
+            _exit(100);
+        for (int i = 0; i < n; i++)
+            if (access(paths[i], modes[i]) != 0)
+                _exit(101 + i);
+        _exit(0);
+    }
+    int status = 0;
+    while (pid > 0 && waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    int code = pid > 0 && WIFEXITED(status) ? WEXITSTATUS(status) : 100;
+    if (code == 0)
+        return 0;
+    if (code > 100 && code <= 100 + n)
+        snprintf(why, why_size, "the grading machine: the --run-as user %s cannot %s %s (a "
+                 "folder above it is private, mode 0700?): make the kit's folders readable "
+                 "to %s (chmod 755), or put the kit where %s can read it", user,
+                 modes[code - 101] == X_OK ? "run" : "read", paths[code - 101], user, user);
+    else
+        snprintf(why, why_size, "the grading machine: cannot switch to the --run-as user %s",
+                 user);
+    return -1;
+}
+
 static void reject(kernel_plan *p, const char *fmt, const char *a, const char *b)
 {
     if (p->verdict != PLAN_PENDING)
@@ -181,6 +219,10 @@ int record_lab(const lab_def *lab, const lab_image *img, const grade_options *op
         return -1;
     }
     if (resolve_user(opt, &s, why, why_size) != 0)
+        return -1;
+    const char *needed[] = {recorder, fake, img->path};
+    const int modes[] = {X_OK, R_OK, R_OK};
+    if (recorder_reachable(&s, needed, modes, 3, opt->run_as, why, why_size) != 0)
         return -1;
     for (int k = 0; k < lab->n_kernels; k++) {
         plans[k].verdict = PLAN_PENDING;

@@ -6,7 +6,9 @@
 # cases, and the real grader shows the "not graded" path of a machine with no
 # GPU. Sections: command line, discovery and hostile archives, sharing of
 # identical sources, compile errors, time limit, resume and --only, kill -9 at
-# random points, every report against its schema, --slurm through a fake sbatch.
+# random points (and what a killed run leaves, ended by the next), every report
+# against its schema, checks neither passed nor failed, the grading machine's
+# failures (never the student's), provenance, --slurm through a fake sbatch.
 set -u
 BUILD=${1:-build}
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -157,7 +159,7 @@ status_is dan graded 12
 status_is erin graded 12
 status_is fay graded 12
 [ "$(field bob setRowReadColPad)" = 6 ] && [ "$(field bob setRowReadColDynPad)" = 3 ] && ok "bob: per-kernel columns 6, 3" || no "bob: kernel columns"
-reason_has two "2 files named lab3.cu"
+reason_has two "2 files could be lab3.cu (two/a/lab3.cu and two/b/lab3.cu): the export does not say which is the newest"
 reason_has none "no lab3.cu in the folder none/"
 reason_has hollow "empty folder hollow/"
 # names with spaces and accents are fine: a safe id for files, the name kept
@@ -192,6 +194,10 @@ grep -qxF "$want" "$T/res/feedback/lines.txt" && grep -qxF '        bank   0: la
     && grep -qF 'at lab3.cu:41  load  32-way' "$T/res/junit.xml" && grep -qE '"wavefronts":[[:space:]]*1024' "$T/res/lines.json" \
     && ok "the grader's source lines and bank map reach the feedback (text, HTML, Gradescope, JUnit) and the record" \
     || { no "lines and bank map lost"; sed -n '/store-conflicts/,+6p' "$T/res/feedback/lines.txt"; }
+# a class of one student whose folder holds renamed lab files: that student, not a wrapper
+mkdir -p "$T/one-student/zed" && variant "$T/one-student/zed/lab3 (1).cu" a && variant "$T/one-student/zed/Lab3 (2).cu" b
+"$BATCH" "${FAKE[@]}" lab3 "$T/one-student" -o "$T/res-one" > "$T/run.log" 2>&1
+reason_has zed "2 files could be lab3.cu (zed/Lab3 (2).cu and zed/lab3 (1).cu): the export does not say which is the newest" "$T/res-one"
 grep -q '&lt;script&gt;' "$T/res/feedback/carol.html" && ! grep -q '<script>' "$T/res/feedback/carol.html" && ok "HTML escaped" || no "HTML not escaped"
 
 echo "[$SECONDS s] == identical sources are built and graded once"
@@ -256,7 +262,7 @@ for n in 1 3; do
     FAKE_GRADER_SLEEP=1 FAKE_GRADER_RUNNING=$T/running FAKE_GRADER_LOCK=$T/gpu.lock \
         "$BATCH" "${FAKE[@]}" -j 6 --regrade --graders-per-gpu $n lab3 "$P" -o "$T/res-per" > "$T/run.log" 2>&1
     most=$(cut -d' ' -f2 "$T/running")
-    [ "$most" = $n ] && grep -q "1 GPU x $n graders" "$T/run.log" && ok "--graders-per-gpu $n: at most $most graders at once" \
+    [ "$most" = $n ] && grep -q "1 GPU x $n grader$([ $n = 1 ] || echo s) with" "$T/run.log" && ok "--graders-per-gpu $n: at most $most graders at once" \
         || no "--graders-per-gpu $n: $most at once; $(grep Timing "$T/run.log")"
 done
 for i in 1 2 3 4 5 6; do status_is "p$i" graded 12 "$T/res-per"; done
@@ -353,6 +359,30 @@ unset FAKE_GRADER_SLEEP FAKE_NVCC_SLEEP
 cmp -s "$T/res-ref/gradebook.csv" "$T/res-kill/gradebook.csv" && ok "gradebook after kills = uninterrupted gradebook ($(($(wc -l < "$T/res-ref/gradebook.csv") - 1)) students)" \
     || { no "gradebooks differ"; diff "$T/res-ref/gradebook.csv" "$T/res-kill/gradebook.csv"; }
 ls -a "$T/res-kill" | grep -q '\.tmp\.' && no "temporary files left" || ok "no temporary files left"
+left=$(ls -d "$TMPDIR"/smemlab-batch.* 2> /dev/null)
+[ -z "$left" ] && ok "no scratch folder left by the killed runs (each next run removed the last one's)" || no "scratch folders left: $left"
+
+echo "[$SECONDS s] == a run killed with -9 mid-build: the next one ends its builds and removes its scratch folder"
+mkdir -p "$T/slow" && variant "$T/slow/a.cu" a && variant "$T/slow/b.cu" b
+FAKE_NVCC_SLEEP=60 "$BATCH" "${FAKE[@]}" -j 2 lab3 "$T/slow" -o "$T/res-slow" > /dev/null 2>&1 &
+pid=$!
+for _ in $(seq 200); do pgrep -f "smemlab-build-jail.*$TMPDIR/smemlab-batch" > /dev/null && break; sleep 0.05; done
+sleep 0.5
+kill -9 $pid; wait $pid 2> /dev/null
+old=$(ls -d "$TMPDIR"/smemlab-batch.* 2> /dev/null)
+builds=$(pgrep -f -- "$old" | wc -l)
+# their process groups: the compilers' children (fake-nvcc's sleep) name no scratch folder
+groups=$(for p in $(pgrep -f -- "$old"); do ps -o pgid= -p "$p"; done | sort -u | tr -d ' ' | paste -sd,)
+t0=$SECONDS
+"$BATCH" "${FAKE[@]}" -j 2 lab3 "$T/slow" -o "$T/res-slow" > "$T/run.log" 2>&1
+sleep 0.2
+# (a zombie nobody reaps, with no init in a container, counts as gone)
+stray=$(ps -e -o pid=,pgid=,stat=,args= | awk -v g=",$groups," -v old="$old" \
+    '$3 !~ /^Z/ && (index(g, "," $2 ",") || index($0, old))' | grep -v awk)
+[ -n "$old" ] && [ "$builds" -gt 0 ] && [ ! -e "$old" ] && [ -z "$stray" ] && grep -q "An earlier run was killed: ended [0-9]* of its processes and removed its scratch folder" "$T/run.log" \
+    && [ "$(field a status "$T/res-slow")" = graded ] && [ $((SECONDS - t0)) -lt 30 ] \
+    && ok "killed mid-build ($builds processes still building in its scratch folder): the next run ended them, removed the folder and its socket, and graded the class" \
+    || no "leftovers: old '$old', $builds building, stray: $stray; $(head -3 "$T/run.log")"
 
 echo "[$SECONDS s] == compile errors with the real nvcc; the real grader without a GPU (emulated)"
 if command -v "${NVCC:-nvcc}" > /dev/null; then
@@ -372,7 +402,16 @@ if command -v "${NVCC:-nvcc}" > /dev/null; then
     grep -rq "TOP SECRET" "$T/res-real" && no "another file's content leaked" || ok "no other file's content in the results"
     [ "$(grep -rl "$T/secret" "$T/res-real" | grep -v '/peek\.\(json\|txt\|html\)$\|/peek/results.json$\|gradebook.csv$\|junit.xml$' | wc -l)" = 0 ] \
         && ok "the outside path is named only in peek's own reports" || no "the outside path leaked into others' reports"
-    grep -rq "smemlab-batch\.[A-Za-z0-9]\{6\}" "$T/res-real"/*.json && no "scratch path leaked" || ok "no scratch path in the results"
+    grep -rq "smemlab-batch\.[A-Za-z0-9]\{6\}\|$TMPDIR" "$T/res-real" && no "scratch path leaked: $(grep -rho "smemlab-batch\.[A-Za-z0-9]\{6\}[^ ]*" "$T/res-real" | head -1)" \
+        || ok "no scratch path in any report (records, feedback, Gradescope, Autolab, JUnit, gradebook)"
+    grep -qF "lab3.cu($line): error: expected an expression" "$T/res-real/feedback/syn.txt" && grep -qxF "  int x = ;" "$T/res-real/feedback/syn.txt" \
+        && ! grep -q "secret\|answers" "$T/res-real/feedback/syn.txt" && ok "a compile error: the compiler's first lines about the file in the feedback" \
+        || { no "compile error lines"; cat "$T/res-real/feedback/syn.txt"; }
+    # no launcher at all: the grader names the library it was given; the student reads no scratch path
+    printf '// nothing but a comment\n' > "$R/bare.cu"
+    "$BATCH" --plain --grader "$GRADER" --nvcc-arch=-arch=sm_75 --only bare lab3 "$R" -o "$T/res-real" > "$T/run.log" 2>&1
+    grep -q "launch_setRowReadColPad not found in lab3.so" "$T/res-real/feedback/bare.txt" && ! grep -rq "smemlab-batch\." "$T/res-real" \
+        && ok "a file without launchers: 'not found in lab3.so', no scratch path" || { no "bare: $(grep -m2 'not found' "$T/res-real/feedback/bare.txt")"; }
     if nvidia-smi > /dev/null 2>&1; then
         echo "  skip  (a GPU is present: the no-GPU path is not tested here)"
     else
@@ -387,6 +426,63 @@ else
     echo "  skip  (no nvcc)"
 fi
 
+echo "[$SECONDS s] == checks neither passed nor failed: counted apart, never a pass; grammar; provenance"
+A=$T/apart
+mkdir -p "$A"
+variant "$A/nm.cu" nm "FAKE-APART: not-measured" FAKE-EMULATED
+variant "$A/ng.cu" ng "FAKE-APART: not-graded"
+variant "$A/odd.cu" odd "FAKE-APART: newfangled"
+variant "$A/one.cu" one "FAKE-POINTS: 5 6"
+"$BATCH" "${FAKE[@]}" lab3 "$A" -o "$T/res-apart" > "$T/run.log" 2>&1
+reason_has nm "2 checks not measured: setRowReadColPad load-conflicts, setRowReadColDynPad load-conflicts" "$T/res-apart"
+reason_has ng "2 checks not graded: setRowReadColPad load-conflicts" "$T/res-apart"
+reason_has odd "2 checks with the status 'newfangled'" "$T/res-apart"
+[ "$(field one reason "$T/res-apart")" = "1 check failed" ] && ok "one: '1 check failed' (not '1 checks')" || no "one: $(field one reason "$T/res-apart")"
+status_is odd graded 10 "$T/res-apart"
+grep -q "^  N/G   load-conflicts" "$T/res-apart/feedback/ng.txt" && grep -q "^  ?     load-conflicts" "$T/res-apart/feedback/odd.txt" \
+    && python3 -c 'import json,sys; t=json.load(open(sys.argv[1]))["tests"]; sys.exit(not any(x["name"].endswith("load-conflicts") and x["status"] == "failed" for x in t))' "$T/res-apart/gradescope/odd/results.json" \
+    && grep -q "(3 with checks not measured or not graded" "$T/run.log" \
+    && ok "not-graded is N/G, an unknown status '?', failed in Gradescope, counted apart in the summary" || no "apart: $(grep -A1 'failed checks' "$T/run.log")"
+[ "$(field nm provenance "$T/res-apart")" = "emulated on the CPU: no GPU found; speed not measured" ] &&
+    [ "$(field one provenance "$T/res-apart")" = "trace on NVIDIA H100 80GB HBM3, sm_90" ] &&
+    grep -q "graded by         3  trace on NVIDIA H100 80GB HBM3, sm_90" "$T/run.log" && grep -q "graded by         1  emulated on the CPU" "$T/run.log" &&
+    grep -q "1 GPU x 3 graders with a meter server each; some emulated on the CPU" "$T/run.log" &&
+    ok "provenance from each grader's device line: the column, the summary, the timing line" || no "provenance: $(grep -A3 'graded by\|Timing' "$T/run.log")"
+# speed-only re-grades: --regrade-not-measured grades again those with checks not measured
+rm -f "$T/grader.log"
+FAKE_GRADER_LOG=$T/grader.log "$BATCH" "${FAKE[@]}" --regrade-not-measured lab3 "$A" -o "$T/res-apart" > "$T/run.log" 2>&1
+[ "$(wc -l < "$T/grader.log")" = 3 ] && grep -q "3 to grade, 1 already recorded" "$T/run.log" \
+    && ok "--regrade-not-measured: the 3 with checks apart graded again, the one that failed plainly kept" || no "--regrade-not-measured: $(cat "$T/grader.log"; head -1 "$T/run.log")"
+
+echo "[$SECONDS s] == the grading machine's failures: never the student's"
+E=$T/env
+mkdir -p "$E" && variant "$E/eve.cu" eve
+# make cannot even enter the kit (what a 0700 folder does to another user)
+mkdir -p "$T/badmake"
+printf '#!/bin/sh\ncase " $* " in *" lab-lib "*) echo "make: *** /srv/kit: Permission denied.  Stop." >&2; exit 2;; esac\nexec %s "$@"\n' "$REAL_MAKE" > "$T/badmake/make"
+chmod +x "$T/badmake/make"
+PATH=$T/badmake:$PATH "$BATCH" "${FAKE[@]}" lab3 "$E" -o "$T/res-env1" > "$T/run.log" 2>&1
+rc=$?
+[ $rc = 1 ] && [ "$(field eve status "$T/res-env1")" = not-graded ] && ok "make fails before any compiler: exit 1, not-graded" || no "bad make: exit $rc, $(field eve status "$T/res-env1")"
+reason_has eve "not graded: the grading machine could not run the build (make lab-lib in $KIT, status 2: make: *** /srv/kit: Permission denied.  Stop.)" "$T/res-env1"
+# the toolchain is missing: the jail says so
+"$BATCH" --grader "$HERE/fake-grader" --nvcc /nonexistent/nvcc --nvcc-arch=-fake --plain lab3 "$E" -o "$T/res-env2" > "$T/run.log" 2>&1
+reason_has eve "not graded: the grading machine could not build it: cannot find /nonexistent/nvcc on PATH: install the CUDA Toolkit" "$T/res-env2"
+# a library of the toolchain will not load
+printf '#!/bin/sh\necho "nvcc: error while loading shared libraries: libnvvm.so.4: cannot open shared object file" >&2\nexit 127\n' > "$T/badmake/nvcc"
+chmod +x "$T/badmake/nvcc"
+"$BATCH" --grader "$HERE/fake-grader" --nvcc "$T/badmake/nvcc" --nvcc-arch=-fake --plain lab3 "$E" -o "$T/res-env3" > "$T/run.log" 2>&1
+reason_has eve "not graded: the grading machine could not build it: the compiler stopped (status 127) without naming an error in lab3.cu (it said: nvcc: error while loading shared libraries: libnvvm.so.4" "$T/res-env3"
+[ "$(field eve status "$T/res-env3")" = not-graded ] && ! grep -q "does not compile" "$T/res-env3/gradebook.csv" && ok "a broken toolchain: not-graded, never 'does not compile'" || no "broken toolchain: $(field eve status "$T/res-env3")"
+# a grader that cannot run (a library it needs will not load)
+printf '#!/bin/sh\necho "smemlab-grade: error while loading shared libraries: libcjson.so.1: cannot open shared object file" >&2\nexit 127\n' > "$T/badmake/grader"
+chmod +x "$T/badmake/grader"
+"$BATCH" --grader "$T/badmake/grader" --nvcc "$HERE/fake-nvcc" --nvcc-arch=-fake --plain --no-meter-server lab3 "$E" -o "$T/res-env4" > "$T/run.log" 2>&1
+reason_has eve "not graded: the grading machine could not run the grader (exit status 127, no results; it said: smemlab-grade: error while loading shared libraries: libcjson.so.1" "$T/res-env4"
+"$BATCH" "${FAKE[@]}" lab3 "$E" -o "$T/res-env4" > "$T/run.log" 2>&1
+status_is eve graded 12 "$T/res-env4"
+grep -q "1 to grade" "$T/run.log" && ok "not the student's fault: the next run grades it" || no "next run: $(head -1 "$T/run.log")"
+
 echo "[$SECONDS s] == --slurm through a fake sbatch"
 FAKE_SBATCH_ARGS=$T/sbatch.args "$BATCH" "${FAKE[@]}" -j 2 --slurm --chunk-size 3 --sbatch "$HERE/fake-sbatch" \
     --sbatch-arg=--partition=gpu lab3 "$K" -o "$T/res-slurm" > "$T/run.log" 2>&1
@@ -395,6 +491,12 @@ rc=$?
 grep -q -- "--partition=gpu" "$T/sbatch.args" && ok "--sbatch-arg passed on" || no "sbatch args: $(cat "$T/sbatch.args")"
 grep -q -- "^#SBATCH --cpus-per-task=2$" "$T/res-slurm/.slurm/job.sh" && grep -q -- " -j 2 " "$T/res-slurm/.slurm/job.sh" && ok "-j 2: 2 cores per task" || no "job.sh: $(cat "$T/res-slurm/.slurm/job.sh")"
 [ "$(ls "$T/res-slurm/.slurm"/chunk-*.txt | wc -l)" = 6 ] && ok "18 submissions in 6 chunks of 3" || no "chunks: $(ls "$T/res-slurm/.slurm")"
+# one formula: chunk x (--time-limit + 3 x --build-timeout) s, in minutes rounded up, + 5
+! grep -q -- "--gres" "$T/res-slurm/.slurm/job.sh" && grep -qx -- "#SBATCH --time=38" "$T/res-slurm/.slurm/job.sh" \
+    && ok "no GPU asked for (a CPU partition grades by emulation); --time=38 = ceil(3 x (300 + 360) / 60) + 5" || no "job.sh: $(grep SBATCH "$T/res-slurm/.slurm/job.sh")"
+"$BATCH" "${FAKE[@]}" --slurm --slurm-gpu --regrade --chunk-size 7 --time-limit 100 --build-timeout 20 --sbatch "$HERE/fake-sbatch" lab3 "$K" -o "$T/res-slurm-gpu" > "$T/run.log" 2>&1
+grep -qx -- "#SBATCH --gres=gpu:1" "$T/res-slurm-gpu/.slurm/job.sh" && grep -qx -- "#SBATCH --time=24" "$T/res-slurm-gpu/.slurm/job.sh" \
+    && ok "--slurm-gpu: --gres=gpu:1; --time=24 = ceil(7 x (100 + 60) / 60) + 5" || no "job.sh with --slurm-gpu: $(grep SBATCH "$T/res-slurm-gpu/.slurm/job.sh")"
 cmp -s "$T/res-ref/gradebook.csv" "$T/res-slurm/gradebook.csv" && ok "slurm gradebook = local gradebook" || { no "slurm gradebook differs"; diff "$T/res-ref/gradebook.csv" "$T/res-slurm/gradebook.csv"; }
 FAKE_SBATCH_DROP=1 "$BATCH" "${FAKE[@]}" --slurm --regrade --chunk-size 3 --sbatch "$HERE/fake-sbatch" lab3 "$K" -o "$T/res-slurm" > "$T/run.log" 2>&1
 rc=$?
@@ -402,9 +504,16 @@ lost=$(sed -n 2p "$T/res-slurm/.slurm/chunk-1.txt"); lost=${lost%.cu}
 [ $rc = 1 ] && ok "a lost task: exit 1" || no "lost task: exit $rc"
 reason_has "$lost" "not graded: Slurm array task 1 returned no result" "$T/res-slurm"
 [ "$(grep -c 'returned no result' "$T/res-slurm/gradebook.csv")" = 3 ] && ok "exactly the 3 of task 1 are lost" || no "lost: $(grep -c 'returned no result' "$T/res-slurm/gradebook.csv")"
-"$BATCH" "${FAKE[@]}" --slurm --sbatch /nonexistent/sbatch lab3 "$K" -o "$T/res-slurm" > "$T/run.log" 2>&1
-reason_has "$lost" "could not be run" "$T/res-slurm"
 validate "$T/res-slurm"
+before=$(cat "$T/res-slurm/gradebook.csv")
+"$BATCH" "${FAKE[@]}" --slurm --regrade --sbatch /nonexistent/sbatch lab3 "$K" -o "$T/res-slurm" > "$T/out" 2> "$T/err"
+rc=$?
+[ $rc = 2 ] && grep -q "cannot find sbatch ('/nonexistent/sbatch')" "$T/err" && [ "$before" = "$(cat "$T/res-slurm/gradebook.csv")" ] \
+    && ok "sbatch missing: exit 2 at once, as documented, nothing done" || no "sbatch missing: exit $rc, $(cat "$T/err")"
+PATH=/usr/bin:/bin "$BATCH" "${FAKE[@]}" --slurm lab3 "$K" -o "$T/res-slurm" > "$T/out" 2> "$T/err"
+rc=$?
+if command -v sbatch > /dev/null; then echo "  skip  (sbatch is installed here)"
+else [ $rc = 2 ] && grep -q "cannot find sbatch ('sbatch')" "$T/err" && ok "no sbatch on PATH: exit 2" || no "no sbatch on PATH: exit $rc, $(cat "$T/err")"; fi
 
 echo "batch tests: $passes passed, $fails failed"
 [ $fails = 0 ]

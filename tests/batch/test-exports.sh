@@ -13,6 +13,16 @@
 #  flat      a folder of NAME.cu with spaces in the names, and a .tar of it
 # Each: every student once in the gradebook with their original name, ids safe
 # and the same on a second run, every report valid, no cell a formula.
+#
+# Then the instructor's day (issue 30), with the real nvcc and the real grader
+# (by emulation where there is no GPU): a Moodle export of 16 and a Canvas
+# export of 16 with a roster (tests/batch/gen-exports.py), each as a folder and
+# zipped. Renamed lab files are graded and named, several candidates give the
+# newest upload where the export orders them and a refusal naming every file
+# where it does not, empty files are empty submissions, accents are intact in
+# every output, every output says what graded each student and how, no
+# temporary path reaches a student, the compiler's first lines reach one whose
+# file does not compile; the zip grades as the folder did.
 set -u
 BUILD=${1:-build}
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -253,6 +263,105 @@ echo "[$SECONDS s] == a roster that cannot be used: refused before any work"
 printf 'name,email\nAda,ada@x\n' > "$T/bad-roster.csv"
 "$BATCH" "${FAKE[@]}" --roster "$T/bad-roster.csv" lab3 "$T/flat" -o "$T/res-bad" > "$T/out" 2>&1
 [ $? = 2 ] && grep -q "needs a header with the columns id and name" "$T/out" && ok "a roster without an id column: exit 2, says what it needs" || no "bad roster: $(cat "$T/out")"
+
+echo "[$SECONDS s] == the instructor's day: Moodle and Canvas exports, the real nvcc and grader"
+GRADER=$KIT/$BUILD/smemlab-grade
+if ! command -v nvcc > /dev/null || [ ! -f "$KIT/solutions/lab3-padding/lab3.cu" ] || [ ! -x "$GRADER" ]; then
+    echo "  skip  (needs nvcc, the grader and solutions/: not in the student kit)"
+else
+    D=$T/day
+    python3 "$HERE/gen-exports.py" --solution "$KIT/solutions/lab3-padding/lab3.cu" \
+        --skeleton "$KIT/labs/lab3-padding/lab3.cu" "$D" > /dev/null
+    REAL=(--plain --grader "$GRADER" --nvcc-arch=-arch=sm_75 -j 2)
+    if nvidia-smi > /dev/null 2>&1; then gpu=1; else gpu=; fi
+    # day NAME CLASS [ARGS...]: grade for real; the log's Timing line, the wall time
+    day() {
+        local name=$1 class=$2; shift 2
+        local t0=$SECONDS
+        "$BATCH" "${REAL[@]}" "$@" lab3 "$class" -o "$D/res-$name" > "$D/$name.log" 2>&1
+        local rc=$?
+        [ $rc = 0 ] && ok "$name: exit 0 in $((SECONDS - t0)) s: $(grep -o '^lab3: [0-9]* submissions in [^:]*: .*' "$D/$name.log" | sed 's/ in [^:]*:/:/')" \
+            || { no "$name: exit $rc"; tail -20 "$D/$name.log"; }
+        timing=$(grep '^Timing:' "$D/$name.log")
+    }
+    # expected EXPORT RESULTS: each student of expected.tsv as it says (status, points,
+    # reason, source and its note), in the gradebook and the records
+    expected() {
+        python3 - "$D/expected.tsv" "$1" "$2" <<'EOF2'
+import csv, glob, json, sys
+exp, export, res = sys.argv[1:]
+rows = {r["name"]: r for r in csv.DictReader(open(res + "/gradebook.csv", newline="", encoding="utf-8"))}
+recs = {r["name"]: r for r in (json.load(open(p, encoding="utf-8")) for p in glob.glob(res + "/*.json"))}
+bad, n = [], 0
+for line in open(exp, encoding="utf-8"):
+    e, name, status, points, reason, source = line.rstrip("\n").split("\t")
+    if e != export:
+        continue
+    n += 1
+    r, rec = rows.get(name), recs.get(name)
+    if not r or not rec:
+        bad.append("%s: not in the gradebook" % name); continue
+    where = rec["source"] + (" (" + rec["source_note"] + ")" if rec["source_note"] else "")
+    if r["status"] != status or float(r["points"]) != float(points) or reason not in r["reason"] or source not in where:
+        bad.append("%s: %s %s %r from %r; want %s %s %r from %r" % (name, r["status"], r["points"], r["reason"], where, status, points, reason, source))
+for b in bad:
+    print("   ", b)
+print("%d students, %d as expected" % (n, n - len(bad)))
+sys.exit(1 if bad or len(rows) != n else 0)
+EOF2
+    }
+    # outputs RESULTS: accents intact and no \xNN anywhere, no temporary path, and
+    # every graded student's provenance in each format
+    outputs() {
+        local res=$1 bad=
+        grep -rlE '\\x[0-9a-f]{2}' "$res" > /dev/null && bad="$bad; a byte escaped as \\xNN"
+        grep -rlE 'smemlab-batch\.[A-Za-z0-9]{6}|/tmp/|'"$T" "$res" --exclude-dir=.slurm > /dev/null && bad="$bad; a temporary path: $(grep -rhoE 'smemlab-batch\.[A-Za-z0-9]{6}[^ ]*|/tmp/[^ ]*' "$res" | head -2)"
+        for f in gradebook.csv junit.xml; do grep -q "Łukasz Żółć" "$res/$f" || bad="$bad; no Łukasz Żółć in $f"; done
+        local n=0 rec s prov
+        for rec in "$res"/*.json; do
+            s=$(basename "$rec" .json)
+            prov=$(python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(r["provenance"] if r["status"] == "graded" else "")' "$rec")
+            [ -n "$prov" ] || continue
+            n=$((n + 1))
+            if [ -n "$gpu" ]; then [[ $prov == "trace on "* || $prov == "counters on "* ]] || bad="$bad; $s: provenance '$prov' on a GPU"
+            else [ "$prov" = "emulated on the CPU: no GPU found; speed not measured" ] || bad="$bad; $s: provenance '$prov' without a GPU"; fi
+            grep -qF "Graded by: $prov" "$res/feedback/$s.txt" && grep -qF "<dt>Graded by</dt><dd>$prov</dd>" "$res/feedback/$s.html" \
+                && grep -qF "Graded by: $prov" "$res/autolab/$s.txt" && grep -qF "property name=\"provenance\" value=\"$prov\"" "$res/junit.xml" \
+                && python3 -c 'import json,sys; sys.exit(sys.argv[2] not in json.load(open(sys.argv[1]))["output"])' "$res/gradescope/$s/results.json" "$prov" \
+                || bad="$bad; $s: provenance missing from an output"
+        done
+        [ -z "$bad" ] && ok "$2: accents intact, no \\xNN, no temporary path; the provenance of all $n graded in the record, CSV, feedback, Gradescope, Autolab, JUnit" \
+            || no "$2:$bad"
+    }
+    day moodle-zip "$D/moodle.zip"
+    moodle_timing=$timing
+    expected moodle "$D/res-moodle-zip" > "$D/check" && ok "moodle-zip: $(tail -n1 "$D/check")" || { no "moodle-zip:"; cat "$D/check"; }
+    validate "$D/res-moodle-zip" moodle-zip
+    outputs "$D/res-moodle-zip" moodle-zip
+    if [ -n "$gpu" ]; then [[ $timing == *"GPU x"* ]] && ok "moodle-zip: the timing line names the GPU" || no "timing: $timing"
+    else [[ $timing == *"graders at a time, emulated on the CPU: no GPU found; speed not measured"* && $timing != *"GPU x"* ]] \
+        && ok "moodle-zip: no GPU, and the timing line says so (no 'GPU x graders')" || no "timing without a GPU: $timing"; fi
+    jl=$(python3 -c 'import csv,sys; print(next(r["student"] for r in csv.DictReader(open(sys.argv[1], encoding="utf-8")) if r["name"] == "Jean-Luc Picard"))' "$D/res-moodle-zip/gradebook.csv")
+    line=$(grep -o 'lab3.cu:[0-9]*' <<<"$(grep -F "Jean-Luc Picard" "$D/res-moodle-zip/gradebook.csv")" | head -1 | cut -d: -f2)
+    grep -qF "The compiler's first lines:" "$D/res-moodle-zip/feedback/$jl.txt" && grep -qF "lab3.cu($line): error: expected an expression" "$D/res-moodle-zip/feedback/$jl.txt" \
+        && grep -qxF "  int broken = ;" "$D/res-moodle-zip/feedback/$jl.txt" && grep -qF "lab3.cu($line): error" "$D/res-moodle-zip/gradescope/$jl/results.json" \
+        && ok "a compile error: nvcc's first lines (lab3.cu($line): error, the line itself) in the feedback and Gradescope" \
+        || { no "compile error lines:"; cat "$D/res-moodle-zip/feedback/$jl.txt"; }
+    # the folder the zip unpacks to: the same students, sources and results (nothing to grade again)
+    cp -r "$D/res-moodle-zip" "$D/res-moodle-dir"
+    day moodle-dir "$D/moodle"
+    grep -q ": 0 to grade, " "$D/moodle-dir.log" && cmp -s "$D/res-moodle-zip/gradebook.csv" "$D/res-moodle-dir/gradebook.csv" \
+        && ok "moodle as a folder: the same gradebook as its zip, nothing graded twice" || { no "moodle folder differs from its zip"; diff "$D/res-moodle-zip/gradebook.csv" "$D/res-moodle-dir/gradebook.csv"; }
+    day canvas-dir "$D/canvas" --roster "$D/roster.csv"
+    expected canvas "$D/res-canvas-dir" > "$D/check" && ok "canvas with a roster: $(tail -n1 "$D/check")" || { no "canvas:"; cat "$D/check"; }
+    validate "$D/res-canvas-dir" canvas-dir
+    outputs "$D/res-canvas-dir" canvas-dir
+    cp -r "$D/res-canvas-dir" "$D/res-canvas-zip"
+    day canvas-zip "$D/canvas.zip" --roster "$D/roster.csv"
+    grep -q ": 0 to grade, " "$D/canvas-zip.log" && cmp -s "$D/res-canvas-dir/gradebook.csv" "$D/res-canvas-zip/gradebook.csv" \
+        && ok "canvas zipped: the same gradebook as the folder, nothing graded twice" || { no "canvas zip differs"; diff "$D/res-canvas-dir/gradebook.csv" "$D/res-canvas-zip/gradebook.csv"; }
+    echo "  (moodle: $moodle_timing)"
+fi
 
 echo "export tests: $passes passed, $fails failed"
 [ $fails = 0 ]

@@ -4,7 +4,8 @@ its schema, and against the per-student records it was made from.
 
   records            record.schema.json
   gradebook.csv      RFC 4180 (csv module, strict), header, one row per record,
-                     the same name, email, points, status and reason as the record,
+                     the same name, email, points, status, reason and provenance as
+                     the record,
                      and no cell a spreadsheet would take for a formula (OWASP: a
                      text cell starting with = + - @ tab or CR is written with a
                      leading ')
@@ -36,7 +37,7 @@ raw = open(os.path.join(res, "gradebook.csv"), newline="").read()
 if not raw.endswith("\r\n") or "\n" in raw.replace("\r\n", "") and not '"' in raw:
     err("gradebook.csv: lines must end in CRLF (RFC 4180)")
 rows = list(csv.reader(io.StringIO(raw, newline=""), strict=True))
-want_header = ["student", "name", "email", "late", "points", "max"] + kernels + ["status", "reason"]
+want_header = ["student", "name", "email", "late", "points", "max"] + kernels + ["status", "reason", "provenance"]
 def cell(text):
     """What the gradebook must hold for a text: OWASP's ' before a formula."""
     return "'" + text if text.lstrip(" ")[:1] in ("=", "+", "-", "@", "\t", "\r") and text.lstrip(" ") else text
@@ -54,14 +55,16 @@ for row in rows[1:]:
         err("gradebook.csv: %s has no record" % s); continue
     if float(row[4]) != r["points"] or float(row[5]) != r["max_points"]:
         err("gradebook.csv: %s points %s/%s, record %s/%s" % (s, row[4], row[5], r["points"], r["max_points"]))
-    if row[-2] != r["status"] or row[-1] != cell(r["reason"]):
-        err("gradebook.csv: %s status/reason differ from the record" % s)
+    if row[-3] != r["status"] or row[-2] != cell(r["reason"]) or row[-1] != cell(r["provenance"]):
+        err("gradebook.csv: %s status/reason/provenance differ from the record" % s)
+    if any(c["status"] == "pass" for c in r["checks"]) and not r["provenance"]:
+        err("%s: graded, yet no provenance (what graded it, and how)" % s)
     if row[1] != cell(r["name"]) or row[2] != cell(r["email"]) or row[3] != ("late" if r["late"] else ""):
         err("gradebook.csv: %s name/email/late %r differ from the record %r" % (s, row[1:4], (r["name"], r["email"], r["late"])))
     for x in row:
         if x[:1] in ("=", "+", "-", "@", "\t", "\r"):
             err("gradebook.csv: %s: the cell %r would be a formula" % (s, x))
-    kpts = [float(x) for x in row[6:-2] if x != ""]
+    kpts = [float(x) for x in row[6:-3] if x != ""]
     if r["status"] == "graded" and abs(sum(kpts) - r["points"]) > 1e-9:
         err("gradebook.csv: %s kernel columns add to %s, not %s" % (s, sum(kpts), r["points"]))
 if seen != set(records):
@@ -108,7 +111,7 @@ for s, r in records.items():
                       "code", "table", "tr", "th", "td", "br", "small", "p", "strong", "pre"}:
         err("%s.html: unexpected tags %s (unescaped data?)" % (s, set(p.tags)))
     flat = " ".join("".join(p.out).split())
-    for item in [r["reason"]] + [c["message"] for c in r["checks"]] + [c["hint"] for c in r["checks"] if c["status"] != "pass"]:
+    for item in [r["reason"], r["provenance"], r["source_note"]] + [c["message"] for c in r["checks"]] + [c["hint"] for c in r["checks"] if c["status"] != "pass"]:
         if item and " ".join(item.split()) not in flat:
             err("%s.html lacks %r" % (s, item))
         if item and item not in txt:

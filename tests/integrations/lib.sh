@@ -50,3 +50,16 @@ not_graded_reason() {
     [ -n "$reason" ] || jq -e '.labs[0].device | startswith("emulated on the CPU")' "$TMP/ref.json" >/dev/null ||
         not_ok "no GPU: the grader neither emulated $REF_LIB nor said why not" "$TMP/ref.json"
 }
+
+# doc_block MARKER: the first ```sh block of docs/instructors.md after the line
+# holding MARKER, as a reader would paste it (the try-outs are run as written).
+doc_block() {
+    python3 - "$1" <<'PY'
+import sys
+lines = open("docs/instructors.md", encoding="utf-8").read().split("\n")
+at = next(i for i, l in enumerate(lines) if sys.argv[1] in l)
+start = next(i for i in range(at, len(lines)) if lines[i].startswith("```sh")) + 1
+end = next(i for i in range(start, len(lines)) if lines[i].startswith("```"))
+print("\n".join(lines[start:end]))
+PY
+}

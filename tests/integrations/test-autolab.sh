@@ -6,9 +6,15 @@
 # JSON {"scores": {KERNEL: points}, "scoreboard": [total, points...]} with one
 # score per kernel of lab 3 (the grader's --list).
 #
+# The folder is made by mktemp -d and left private (0700), as the documented
+# try-out leaves it: run as root, the student's code is built and run as
+# nobody, who cannot enter it (the scripts then grade from a readable copy of
+# the kit).
+#
 # REFERENCE_LIB (the lab 3 solution built by make check-compile) says what to
-# expect: without a GPU the grader does not grade it and every score is 0;
-# with one, the solution scores the lab's maximum.
+# expect: the solution scores the lab's maximum, on a GPU or, without one, by
+# emulation, and the output says which ("Graded by: ..."); should this grader
+# not grade it here, every score is 0 and the output says why.
 set -u
 cd "$(dirname "$0")/../.."
 . tests/integrations/lib.sh
@@ -18,8 +24,7 @@ need_tools "the Autolab test" jq tar
 GRADER=$BUILD/smemlab-grade
 [ -x "$GRADER" ] && [ -f "$REF_LIB" ] || { echo "build $GRADER and $REF_LIB first (make check-integrations)" >&2; exit 2; }
 
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/smemlab-autolab-test.XXXXXX") || exit 2
-chmod 755 "$TMP"
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/smemlab-autolab-test.XXXXXX") || exit 2 # 0700, as the try-out's
 trap '[ -n "${KEEP:-}" ] && echo "kept $TMP" || rm -rf "$TMP"' EXIT
 
 if ! make -s --no-print-directory autolab LAB=lab3 BUILD="$BUILD" >"$TMP/make.out" 2>&1; then
@@ -79,10 +84,20 @@ if [ -n "$reason" ]; then
     if grep -qF "not graded: $reason" "$TMP/solution.out"; then ok "solution: the output says not graded: $reason"
     else not_ok "solution: the output says not graded: $reason" "$TMP/solution.out"; fi
 else
-    check "solution: full marks (every check passed)" "$TMP/solution.last" 'all(.scores[]; . > 0)'
+    check "solution, as root from a private (0700) folder: full marks (every check passed)" "$TMP/solution.last" 'all(.scores[]; . > 0)'
     if grep -Eq '^Score: ([0-9]+)/\1( |$)' "$TMP/solution.out"; then ok "solution: the report says full marks"
     else not_ok "solution: the report says full marks" "$TMP/solution.out"; fi
+    if gpu_present; then prov_re='^Graded by: (trace|counters) on .*, sm_[0-9]+$'
+    else prov_re='^Graded by: emulated on the CPU: no GPU found; speed not measured$'; fi
+    if grep -Eq "$prov_re" "$TMP/solution.out" && ! grep -q "not graded" "$TMP/solution.out"; then
+        ok "solution: the output says what graded it ($(grep -m1 '^Graded by:' "$TMP/solution.out"))"
+    else not_ok "solution: the output says what graded it" "$TMP/solution.out"; fi
 fi
+printf '\n\n' >"$TMP/blank.cu"
+grade blank
+check "an empty handin: every score 0" "$TMP/blank.last" 'all(.scores[]; . == 0)'
+if grep -qx "empty submission: lab3.cu holds only spaces and line ends (2 bytes)" "$TMP/blank.out"; then ok "an empty handin: \"empty submission\""
+else not_ok "an empty handin: \"empty submission\"" "$TMP/blank.out"; fi
 
 awk '/^__global__/ && !done { print "int broken = ;"; done = 1 } { print }' \
     solutions/lab3-padding/lab3.cu >"$TMP/broken.cu"
@@ -96,5 +111,26 @@ rm -f "$job/lab3.cu"
 (cd "$job" && $AUTOLAB_MAKE) </dev/null >"$TMP/none.out" 2>&1
 tail -n 1 "$TMP/none.out" >"$TMP/none.last"
 check "no handin file: still an autoresult last, every score 0" "$TMP/none.last" "$SHAPE and all(.scores[]; . == 0)" --argjson k "$kernels"
+
+# The documented try-out, as written (docs/instructors.md#autolab): the skeleton is
+# graded (not "does not compile") and the last line is the one the page shows. A
+# reader's shell: no make above it, their TMPDIR.
+if [ "$BUILD" != build ]; then
+    echo "SKIP: the documented try-out uses the kit's build/ (BUILD=build)"
+else
+    block=$(doc_block "## Autolab {#autolab}")
+    want=$(sed -n 's/^# \({"scores".*\)$/\1/p' <<<"$block")
+    t0=$SECONDS
+    env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL bash -c "$block"'
+        echo "TRYOUT_JOB=$job"' >"$TMP/tryout.out" 2>&1
+    tryout=$(sed -n 's/^TRYOUT_JOB=//p' "$TMP/tryout.out")
+    got=$(grep -v '^TRYOUT_JOB=' "$TMP/tryout.out" | tail -n 1)
+    # the page pipes make into tail -n 1: its folder, made again, shows the rest
+    [ -z "$tryout" ] || (cd "$tryout" && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make) >"$TMP/tryout-again.out" 2>&1
+    if [ -n "$want" ] && [ "$got" = "$want" ] && grep -q "^Score: 0/15" "$TMP/tryout-again.out" &&
+       grep -q "^Graded by: " "$TMP/tryout-again.out" && ! grep -q "does not compile" "$TMP/tryout-again.out"; then ok "the documented try-out ($(id -un), from its mktemp -d folder, in $((SECONDS - t0))s) prints the page's last line, the skeleton graded (Score: 0/15): $got"
+    else not_ok "the documented try-out printed '$got', the page says '$want'" "$TMP/tryout.out"; fi
+    case $tryout in "${TMPDIR:-/tmp}"/tmp.*) rm -rf "$tryout" ;; esac
+fi
 
 finish_tests test-autolab

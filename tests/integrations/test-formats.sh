@@ -15,7 +15,12 @@ G=tests/integrations/graded-lab3.json
 # result.json as grade-submission.sh writes it for a graded submission
 jq '{lab: "lab3", status: "graded", reason: "", seconds: 12.6,
      kernels: (reduce .labs[0].checks[].kernel as $k ([]; if index([$k]) then . else . + [$k] end)),
+     provenance: "trace on NVIDIA H100 80GB HBM3, sm_90",
      build_log: "", report: "the text report\n", grader: .}' "$G" >"$TMP/result.json"
+# the short provenance grade-submission.sh writes is the one smemlab-batch writes
+prov=$(sed -n '/^provenance() {/,/^}/p' grader/integrations/grade-submission.sh)
+got=$(grader_json=$G; eval "$prov"; provenance)
+[ "$got" = "trace on NVIDIA H100 80GB HBM3, sm_90" ] && ok "provenance of the H100's device line: $got" || not_ok "provenance: '$got'"
 
 jq -f grader/integrations/gradescope/results.jq "$TMP/result.json" >"$TMP/gs.json" || not_ok "results.jq failed"
 check "gradescope: score is the grader's points" "$TMP/gs.json" '.score == $g[0].labs[0].points' --slurpfile g "$G"
@@ -42,7 +47,8 @@ check "gradescope: a race names its two lines" "$TMP/gs.json" \
     '(.tests[] | select(.name == "setRowReadColDynPad: race") | .output)
      | contains("at lab3.cu:74  store") and contains("at lab3.cu:79  load") and (contains("pc 0x") | not)'
 check "gradescope: execution_time in whole seconds, output has the score and report" "$TMP/gs.json" \
-    '.execution_time == 13 and (.output | startswith("lab3: 11/14 points")) and (.output | contains("the text report"))'
+    '.execution_time == 13 and (.output | startswith("lab3: 11/14 points; graded by: trace on NVIDIA H100 80GB HBM3, sm_90\n"))
+     and (.output | contains("the text report"))'
 
 jq -c -f grader/integrations/autolab/autolab.jq "$TMP/result.json" >"$TMP/al.json" || not_ok "autolab.jq failed"
 check "autolab: a score per kernel, the sum of its checks' points" "$TMP/al.json" \

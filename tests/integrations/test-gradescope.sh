@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
 # test-gradescope.sh BUILD REFERENCE_LIB - make gradescope LAB=lab3, then
 # Gradescope's part run for real in a temporary folder laid out like theirs
-# (AUTOGRADER_ROOT): the zip unpacked into source/, setup.sh, and
-# run_autograder on several submissions, each results.json checked against
-# Gradescope's schema and for what it must say.
+# (AUTOGRADER_ROOT), made by mktemp -d and left private (0700) as the
+# documented try-out leaves it: the zip unpacked into source/, setup.sh, and
+# run_autograder on several submissions (a solution, a compile error, renamed
+# and empty files, none, two, an include outside, a toolchain that will not
+# load), each results.json checked against Gradescope's schema and for what it
+# must say, what graded it included. Then, as root where /autograder is free,
+# the same in Gradescope's own /autograder layout (AUTOGRADER_ROOT unset).
 #
 # REFERENCE_LIB is the lab 3 solution built by make check-compile: what the
 # grader says of it on this machine is what the autograder must report.
@@ -19,9 +23,9 @@ need_tools "the Gradescope test" jq zip unzip
 GRADER=$BUILD/smemlab-grade
 [ -x "$GRADER" ] && [ -f "$REF_LIB" ] || { echo "build $GRADER and $REF_LIB first (make check-integrations)" >&2; exit 2; }
 
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/smemlab-gradescope-test.XXXXXX") || exit 2
-chmod 755 "$TMP"
-trap '[ -n "${KEEP:-}" ] && echo "kept $TMP" || rm -rf "$TMP"' EXIT
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/smemlab-gradescope-test.XXXXXX") || exit 2 # 0700, as the try-out's
+own_root= # /autograder, when this test made it
+trap '[ -n "${KEEP:-}" ] && echo "kept $TMP" || rm -rf "$TMP"; [ -z "$own_root" ] || rm -rf /autograder' EXIT
 root=$TMP/autograder
 
 # --- the zip -----------------------------------------------------------------
@@ -91,9 +95,41 @@ if [ -n "$reason" ]; then
     check "solution: not graded, score 0, the grader's reason (\"$reason\")" "$TMP/solution.json" \
         '.score == 0 and (.output | contains($r)) and (.tests[0].output | startswith($r))' --arg r "not graded: $reason"
 else
-    check "solution: full marks" "$TMP/solution.json" \
+    check "solution, as root from a private (0700) folder: full marks" "$TMP/solution.json" \
         '.score > 0 and .score == ([.tests[].max_score] | add) and all(.tests[]; .status == "passed")'
 fi
+# what graded it, and how: the grader's device line, short
+if gpu_present; then prov_re='^lab3: [0-9]+/[0-9]+ points; graded by: (trace|counters) on .*, sm_[0-9]+\n'
+else prov_re='^lab3: [0-9]+/[0-9]+ points; graded by: emulated on the CPU: no GPU found; speed not measured\n'; fi
+[ -n "$reason" ] || check "solution: the output says what graded it (\"graded by: ...\")" "$TMP/solution.json" '.output | test($re)' --arg re "$prov_re"
+if [ "$(id -u)" -eq 0 ] && ls -ld "$TMP" | grep -q '^drwx------'; then ok "(all of it under a private folder, mode 700, as root)"; fi
+
+# --- renamed, empty ------------------------------------------------------------------
+mkdir -p "$TMP/sub-renamed"
+cp solutions/lab3-padding/lab3.cu "$TMP/sub-renamed/Lab3 (1).cu"
+run_grader renamed
+[ -n "$reason" ] || check "a renamed file alone (Lab3 (1).cu): graded, and the output names it" "$TMP/renamed.json" \
+    '.score > 0 and (.output | startswith("Graded file: Lab3 (1).cu (taken as lab3.cu)\n"))'
+mkdir -p "$TMP/sub-blank"
+printf '\n   \n' >"$TMP/sub-blank/lab3.cu"
+run_grader blank
+check "a whitespace-only lab3.cu: score 0, \"empty submission\", nothing about the grading machine" "$TMP/blank.json" \
+    '.score == 0 and (.output | startswith("lab3: empty submission: lab3.cu holds only spaces and line ends (5 bytes)"))
+     and (.tests[0].name == "lab3: rejected") and (.output | contains("graded by") | not)'
+
+# --- the grading machine's failure is never the student's --------------------------------
+# (its folder readable by the student's user, who runs nvcc)
+badnv=$(mktemp -d "${TMPDIR:-/tmp}/smemlab-badnv.XXXXXX") && chmod 755 "$badnv"
+printf '#!/bin/sh\necho "nvcc: error while loading shared libraries: libnvvm.so.4: cannot open shared object file" >&2\nexit 127\n' >"$badnv/nvcc"
+chmod 755 "$badnv/nvcc"
+mkdir -p "$TMP/sub-badnv"
+cp solutions/lab3-padding/lab3.cu "$TMP/sub-badnv/lab3.cu"
+PATH=$badnv:$PATH run_grader badnv
+rm -rf "$badnv"
+check "a library of the toolchain that will not load: not graded, the grading machine's, never \"does not compile\"" "$TMP/badnv.json" \
+    '.score == 0 and (.output | startswith("lab3: not graded: the grading machine could not build it: the compiler stopped (status 127)"))
+     and (.output | contains("does not compile") | not) and (.output | contains("error while loading shared libraries"))'
+grep -qE 'smemlab-(lab3|result|kit)\.[A-Za-z0-9]{6}' "$TMP"/*.json && not_ok "a temporary path reached a student's results.json" || ok "no temporary path in any results.json"
 
 # --- a compile error: nvcc's message reaches the student -------------------------
 mkdir -p "$TMP/sub-broken"
@@ -119,7 +155,13 @@ cp solutions/lab3-padding/lab3.cu "$TMP/sub-two/a/"
 cp solutions/lab3-padding/lab3.cu "$TMP/sub-two/b/"
 run_grader two
 check "two lab3.cu: score 0 and names both" "$TMP/two.json" \
-    '.score == 0 and (.output | contains("2 files named lab3.cu")) and (.output | contains("a/lab3.cu b/lab3.cu"))'
+    '.score == 0 and (.output | contains("2 files could be lab3.cu")) and (.output | contains("a/lab3.cu b/lab3.cu"))'
+mkdir -p "$TMP/sub-copy"
+cp solutions/lab3-padding/lab3.cu "$TMP/sub-copy/lab3.cu"
+cp labs/lab3-padding/lab3.cu "$TMP/sub-copy/lab3 (1).cu"
+run_grader copy
+check "lab3.cu beside its browser copy lab3 (1).cu: score 0, both named (neither silently)" "$TMP/copy.json" \
+    '.score == 0 and (.output | contains("2 files could be lab3.cu in your submission (lab3 (1).cu lab3.cu)"))'
 
 # --- the student's code is compiled in the jail, as the unprivileged user ------------
 # A file only root can read, included: the jail refuses it (naming the path,
@@ -134,6 +176,51 @@ if [ "$(id -u)" -eq 0 ]; then
         '.score == 0 and (.output | contains("lab3.cu includes a file outside your submission: only smemlab.h and system headers may be included")) and (.output | contains("root-only.h")) and (.output | contains("SECRET") | not)'
 else
     echo "SKIP: not root, so run_autograder cannot drop to another user (Gradescope runs it as root)"
+fi
+
+# --- Gradescope's own layout: /autograder, AUTOGRADER_ROOT unset ------------------------------
+if [ "$(id -u)" -ne 0 ]; then
+    echo "SKIP: /autograder needs root"
+elif [ -e /autograder ]; then
+    echo "SKIP: /autograder exists on this machine: not touched"
+else
+    own_root=1
+    mkdir -p /autograder/source /autograder/submission
+    unzip -q "$zip" -d /autograder/source
+    cp /autograder/source/run_autograder /autograder/run_autograder
+    cp solutions/lab3-padding/lab3.cu /autograder/submission/lab3.cu
+    t0=$SECONDS
+    if (unset AUTOGRADER_ROOT; cd /autograder/source && bash ./setup.sh && cd /autograder && ./run_autograder) >"$TMP/own.out" 2>&1 &&
+        cp /autograder/results/results.json "$TMP/own.json"; then
+        check "/autograder as Gradescope lays it out (setup.sh, run_autograder in $((SECONDS - t0))s): results.json follows the schema" "$TMP/own.json" "$SCHEMA"
+        if [ -n "$reason" ]; then check "/autograder: not graded: $reason" "$TMP/own.json" '.score == 0'
+        else check "/autograder: the solution scores full marks and says what graded it" "$TMP/own.json" \
+            '.score > 0 and .score == ([.tests[].max_score] | add) and (.output | test($re))' --arg re "$prov_re"; fi
+    else
+        not_ok "/autograder: setup.sh or run_autograder failed" "$TMP/own.out"
+    fi
+fi
+
+# --- the documented try-out, as written (docs/instructors.md#gradescope) ------------------------
+# A reader's shell: no make above it, their TMPDIR (mktemp -d gives a 0700 folder
+# in it); the solution in place of the skeleton, the one change.
+if [ "$(id -u)" -ne 0 ] || [ "$BUILD" != build ]; then
+    echo "SKIP: the documented try-out runs as root, with the kit's build/ (BUILD=build)"
+else
+    block=$(doc_block "To try the zip on your machine" | sed 's|cp labs/lab3-padding/lab3.cu|cp solutions/lab3-padding/lab3.cu|')
+    t0=$SECONDS
+    env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u AUTOGRADER_ROOT -u SMEMLAB_RUN_AS bash -c "$block"'
+        echo "TRYOUT_ROOT=$root"' >"$TMP/tryout.out" 2>&1
+    tryout=$(sed -n 's/^TRYOUT_ROOT=//p' "$TMP/tryout.out")
+    if [ -n "$tryout" ] && [ -f "$tryout/results/results.json" ]; then
+        cp "$tryout/results/results.json" "$TMP/tryout.json"
+        if [ -n "$reason" ]; then check "the documented try-out: not graded: $reason" "$TMP/tryout.json" '.score == 0'
+        else check "the documented try-out, as root from its mktemp -d folder (mode $(stat -c %a "$tryout")), in $((SECONDS - t0))s: the solution scores 15/15 and says what graded it" "$TMP/tryout.json" \
+            '.score == 15 and (.output | test($re))' --arg re "$prov_re"; fi
+    else
+        not_ok "the documented try-out wrote no results.json" "$TMP/tryout.out"
+    fi
+    case $tryout in "${TMPDIR:-/tmp}"/tmp.*) rm -rf "$tryout" ;; esac
 fi
 
 finish_tests test-gradescope

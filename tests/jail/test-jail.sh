@@ -14,6 +14,9 @@
 #     time is killed with all its processes
 #  5. the environment: CPATH, NVCC_APPEND_FLAGS and the like never reach nvcc
 #  6. make lab-lib builds through the jail (and as an unprivileged user)
+#  7. a compiler that fails: the student's error ("error: does not compile:
+#     lab3.cu:N: ...", ptxas's, an undefined function) or the machine's (a
+#     library that will not load: "setup: ...", never blamed on the code)
 set -u
 BUILD=${1:-build}
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -211,6 +214,44 @@ if [ -n "$HAVE_NVCC" ]; then
             nvcc -std=c++17 -I"$KIT/common" -arch=sm_75 -c "$T/nb/lab3.cu" -o "$T/nb/out/lab3.o" > "$T/nb.log" 2>&1
         [ $? = 0 ] && [ -f "$T/nb/out/lab3.o" ] && ok "as an unprivileged user (nobody): the build works" || no "as nobody: $(cat "$T/nb.log")"
     fi
+else
+    echo "  skip  (no nvcc)"
+fi
+
+echo "[$SECONDS s] == 7. a compiler that fails: the student's error, or the machine's"
+if [ -n "$HAVE_NVCC" ]; then
+    # nvcc NAME [COMPILER]: build $T/src/NAME.cu into a library, as make lab-lib does
+    nvcc_build() {
+        local d=$T/diag-$1
+        rm -rf "$d" && mkdir -p "$d/out" && cp "$T/src/$1.cu" "$d/lab3.cu"
+        "$JAIL" --verdict "$d/verdict" --timeout 60 --source "$d/lab3.cu" --read "$KIT/common" --out "$d/out" -- \
+            "${2:-nvcc}" -std=c++17 -I"$KIT/common" -arch=sm_75 -shared -Xcompiler -fPIC "$d/lab3.cu" -o "$d/out/lab3.so" > "$d/log" 2>&1
+        rc=$?
+        verdict=$(cat "$d/verdict" 2> /dev/null)
+        log=$(cat "$d/log")
+    }
+    { cat "$KIT/labs/lab3-padding/lab3.cu"; echo "int x = ;"; } > "$T/src/syntax.cu"
+    line=$(wc -l < "$T/src/syntax.cu")
+    nvcc_build syntax
+    [ $rc = 2 ] && [ "$verdict" = "error: does not compile: lab3.cu:$line: expected an expression" ] && [[ $log == *"lab3.cu($line): error"* ]] \
+        && ok "a syntax error: nvcc's status, its message in the log, \"$verdict\"" || no "syntax: rc $rc, verdict '$verdict'"
+    put shared '__global__ void k(int *o) { __shared__ int big[20000]; big[threadIdx.x] = 1; o[0] = big[5]; }'
+    nvcc_build shared
+    [[ $verdict == "error: does not compile: ptxas error: Entry function '_Z1kPi' uses too much shared data"* ]] \
+        && ok "too much shared memory: ptxas's error is the student's ($verdict)" || no "shared: rc $rc, verdict '$verdict'"
+    put undefined '__device__ int f(int); __global__ void k(int *o) { o[0] = f(1); }'
+    nvcc_build undefined
+    [ "$verdict" = "error: does not link: a function it calls is not defined" ] && ok "an undefined device function: does not link" \
+        || no "undefined: rc $rc, verdict '$verdict'"
+    # a toolchain whose library will not load: the machine's, whatever the code
+    mkdir -p "$T/badnv"
+    printf '#!/bin/sh\necho "nvcc: error while loading shared libraries: libnvvm.so.4: cannot open shared object file: No such file or directory" >&2\nexit 127\n' > "$T/badnv/nvcc"
+    chmod +x "$T/badnv/nvcc"
+    cp "$KIT/labs/lab3-padding/lab3.cu" "$T/src/honest.cu"
+    nvcc_build honest "$T/badnv/nvcc"
+    [ $rc = 67 ] && [[ $verdict == "setup: the compiler stopped (status 127) without naming an error in lab3.cu (it said: nvcc: error while loading shared libraries: libnvvm.so.4"*"a library of the toolchain will not load"* ]] \
+        && [[ $log == *"smemlab-build-jail: the compiler stopped"* ]] && ok "a library of the toolchain that will not load: a set-up failure (exit 67), never the code's" \
+        || no "bad toolchain: rc $rc, verdict '$verdict'"
 else
     echo "  skip  (no nvcc)"
 fi

@@ -1,7 +1,9 @@
 # cluster.sh - a one-machine Slurm cluster for the tests, sourced by them.
 #
 #   . tests/slurm/cluster.sh
-#   cluster_start DIR     # munged, slurmctld, slurmd on localhost, all state in DIR
+#   cluster_start DIR [GPUS]  # munged, slurmctld, slurmd on localhost, all state in DIR;
+#                         # GPUS 1 (default): partition smemlab, one GPU in gres.conf;
+#                         # GPUS 0: partition cpu, a node without any GPU
 #   ... sbatch, squeue, sacct-free tests (SLURM_CONF is exported) ...
 #   cluster_stop          # cancel jobs, stop the daemons started here, keep DIR
 #
@@ -14,8 +16,11 @@
 # GPUs cannot be auto-detected on a machine without one, so gres.conf says
 # AutoDetect=off and declares one GPU backed by a plain file created here:
 # jobs that ask --gres=gpu:1 are scheduled one at a time, as on a one-GPU node.
+# With GPUS 0 the node has none, as the CPU nodes of most clusters: a job that
+# asks for a GPU cannot run there.
 
 CLUSTER_DIR=
+CLUSTER_PARTITION=
 CLUSTER_PIDS=()
 CLUSTER_CTLD=
 
@@ -74,7 +79,10 @@ cluster_dump_logs() {
 
 cluster_start() {
     CLUSTER_DIR=$1
-    local d=$CLUSTER_DIR
+    local gpus=${2:-1}
+    local d=$CLUSTER_DIR node_gres=" Gres=gpu:1"
+    CLUSTER_PARTITION=smemlab
+    [ "$gpus" -gt 0 ] || node_gres= CLUSTER_PARTITION=cpu
     mkdir -p "$d/etc" "$d/munge" "$d/state" "$d/spool" "$d/log" "$d/dev" || return 1
     chmod 755 "$d/munge" # clients need to reach the socket; the key itself is 0600
 
@@ -125,13 +133,11 @@ SelectTypeParameters=CR_Core
 ReturnToService=2
 GresTypes=gpu
 MaxArraySize=10001
-NodeName=localhost $hw Gres=gpu:1 State=UNKNOWN
-PartitionName=smemlab Nodes=localhost Default=YES MaxTime=INFINITE State=UP
+NodeName=localhost $hw$node_gres State=UNKNOWN
+PartitionName=$CLUSTER_PARTITION Nodes=localhost Default=YES MaxTime=INFINITE State=UP
 CONF
-    cat >"$d/etc/gres.conf" <<CONF
-AutoDetect=off
-NodeName=localhost Name=gpu File=$d/dev/nvidia0
-CONF
+    echo "AutoDetect=off" >"$d/etc/gres.conf"
+    [ -z "$node_gres" ] || echo "NodeName=localhost Name=gpu File=$d/dev/nvidia0" >>"$d/etc/gres.conf"
     export SLURM_CONF=$d/etc/slurm.conf
 
     slurmctld -D -i >>"$d/log/slurmctld.out" 2>&1 &
@@ -141,7 +147,7 @@ CONF
     slurmd -D -N localhost >>"$d/log/slurmd.out" 2>&1 &
     CLUSTER_PIDS+=($!)
     cluster_wait 30 "node localhost to be idle" cluster_node_idle || { cluster_dump_logs; return 1; }
-    cluster_log "up in $d (slurmctld :$ctl_port, slurmd :$d_port, node: $hw Gres=gpu:1)"
+    cluster_log "up in $d (slurmctld :$ctl_port, slurmd :$d_port, node: $hw${node_gres:- without a GPU}, partition $CLUSTER_PARTITION)"
 }
 
 cluster_node_idle() {
@@ -152,7 +158,7 @@ cluster_stop() {
     [ -n "$CLUSTER_DIR" ] || return 0
     # jobs first, while the controller is there to cancel them
     if [ -n "${SLURM_CONF:-}" ] && [ -n "$CLUSTER_CTLD" ] && kill -0 "$CLUSTER_CTLD" 2>/dev/null; then
-        scancel --quiet --full --partition=smemlab >/dev/null 2>&1
+        scancel --quiet --full --partition="$CLUSTER_PARTITION" >/dev/null 2>&1
         # give running steps a moment to go before slurmd does
         local i
         for i in $(seq 25); do

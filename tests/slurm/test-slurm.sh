@@ -5,11 +5,15 @@
 #  1. The cluster itself: a trivial job array asking --gres=gpu:1 runs every
 #     task, one at a time (the node has one GPU), each seeing its GPU in
 #     CUDA_VISIBLE_DEVICES.
-#  2. A class graded with smemlab-batch --slurm: chunks of 2 submissions per
-#     array task, --gres=gpu:1, sbatch --wait; every submission must come
-#     back through its task graded as the grader itself grades on this machine
-#     (without a GPU: emulated, full marks for a solution, fewer for the
-#     skeleton), and the reports be written from the gathered results.
+#  2. A class graded with smemlab-batch --slurm --slurm-gpu: chunks of 2
+#     submissions per array task, --gres=gpu:1, sbatch --wait; every
+#     submission must come back through its task graded as the grader itself
+#     grades on this machine (without a GPU: emulated, full marks for a
+#     solution, fewer for the skeleton, the provenance saying so), and the
+#     reports be written from the gathered results.
+#  3. The same class on a CPU-only cluster (a node without any GPU, where a job
+#     asking for one is refused): smemlab-batch --slurm asks for no GPU, and
+#     every submission is graded by emulation.
 #
 # Needs root and Debian's slurm-wlm and munge (make deps-instructor). On a
 # student's machine without them this is skipped; under CI (CI=true) it fails.
@@ -121,8 +125,15 @@ awk '/^__global__/ && !done { print "int broken = ;"; done = 1 } { print }' \
 line=$(grep -n '^int broken = ;' "$class/erin.cu" | cut -d: -f1)
 students="alice bob carol dave erin"
 
-# Without a GPU: what the grader says of a lab 3 library on this machine.
+# What the grader says of a lab 3 library on this machine: its provenance, or
+# why it does not grade it.
 arch=() ref_reason=
+NO_COLOR=1 "$BUILD/smemlab-grade" --lib "$REF_LIB" --json "$TMP/ref-prov.json" lab3 >/dev/null 2>&1
+ref_prov=$(jq -r '.labs[0].device // ""' "$TMP/ref-prov.json")
+case $ref_prov in
+    "emulated on the CPU"*) ref_prov=${ref_prov%%speed not measured*}"speed not measured" ;;
+    *" (sm_"*"; measured by "*) b=${ref_prov#*; measured by }; ref_prov="${b%%[ (:;]*} on ${ref_prov%% (sm_*}, sm_$(sed 's/.* (sm_\([0-9]*\).*/\1/' <<<"$ref_prov")" ;;
+esac
 if ! gpu_present; then
     arch=(--nvcc-arch "-arch=sm_75") # one architecture: faster builds
     NO_COLOR=1 "$BUILD/smemlab-grade" --lib "$REF_LIB" --json "$TMP/ref.json" lab3 >/dev/null 2>&1
@@ -132,68 +143,93 @@ if ! gpu_present; then
         not_ok "no GPU: the grader neither emulated $REF_LIB nor said why not" "$TMP/ref.json"
 fi
 
-results=$TMP/results
-t0=$SECONDS
-timeout 300 "$BUILD/smemlab-batch" --slurm --chunk-size 2 --plain --time-limit 60 "${arch[@]}" \
-    --sbatch-arg=--partition=smemlab -o "$results" lab3 "$class" >"$TMP/batch.out" 2>&1 &
-batch_pid=$!
-wait "$batch_pid"
-rc=$?
-batch_pid=
-echo "  (smemlab-batch --slurm: exit $rc in $((SECONDS - t0))s)"
-if [ $rc -le 1 ]; then ok "smemlab-batch --slurm ran to the end (exit $rc)"; else not_ok "smemlab-batch --slurm exit $rc" "$TMP/batch.out"; cluster_dump_logs; fi
-
-n_tasks=$(ls "$results"/.slurm/chunk-*.txt 2>/dev/null | wc -l)
-if [ "$n_tasks" -eq 3 ]; then ok "3 chunks of up to 2 submissions"; else not_ok "$n_tasks chunks, expected 3" "$TMP/batch.out"; fi
-if grep -q -- '--gres=gpu:1' "$results/.slurm/job.sh" && grep -q -- '--array=0-2' "$results/.slurm/job.sh"; then
-    ok "the job script asks --array=0-2 and --gres=gpu:1"
-else
-    not_ok "the job script asks --array=0-2 and --gres=gpu:1" "$results/.slurm/job.sh"
-fi
-# Slurm wrote each task's log (--output of the array): the tasks ran under it.
-logs=$(ls "$results"/.slurm/task-*.log 2>/dev/null | wc -l)
-if [ "$logs" -eq 3 ]; then ok "Slurm ran the 3 array tasks (their logs)"; else not_ok "$logs task logs, expected 3" "$TMP/batch.out"; fi
-
-for s in $students; do
-    rec=$results/$s.json
-    task=$(grep -lx "$s.*" "$results"/.slurm/chunk-*.txt 2>/dev/null | sed 's/.*chunk-\([0-9]*\).txt/\1/')
-    if [ -z "$task" ]; then not_ok "$s is in no chunk"; continue; fi
-    if ! jq -e . "$rec" >/dev/null 2>&1; then not_ok "$s: no record came back from task $task" "$results/.slurm/task-$task.log"; continue; fi
-    if jq -e '.reason | contains("array task")' "$rec" >/dev/null; then
-        not_ok "$s: lost in task $task" "$rec"
-    elif [ "$s" = erin ]; then
-        check "erin (task $task): does not compile, at line $line" "$rec" \
-            '.status == "not-compiled" and (.reason | startswith("does not compile: lab3.cu:" + $l + ":"))' --arg l "$line"
-    elif [ -n "$ref_reason" ]; then
-        check "$s (task $task): not graded: $ref_reason" "$rec" \
-            '.status == "not-graded" and .reason == "not graded: " + $r and .points == 0' --arg r "$ref_reason"
-    elif [ "$s" = dave ]; then
-        check "dave (task $task): the skeleton, graded (on the GPU or emulated), not full marks" "$rec" \
-            '.status == "graded" and .points < .max_points'
-    else
-        check "$s (task $task): the solution, graded (on the GPU or emulated), full marks" "$rec" \
-            '.status == "graded" and .points == .max_points and .max_points > 0'
-    fi
-done
-
-# The reports, written from what the tasks sent back.
-if [ -f "$results/gradebook.csv" ] && [ "$(tail -n +2 "$results/gradebook.csv" | wc -l)" -eq 5 ]; then
-    ok "gradebook.csv has the 5 students"
-else
-    not_ok "gradebook.csv has the 5 students" "$results/gradebook.csv"
-fi
-if [ -n "$ref_reason" ] && [ "$(grep -cF "$ref_reason" "$results/gradebook.csv")" -eq 4 ]; then
-    ok "gradebook.csv gives the 4 that compile the grader's reason"
-elif [ -n "$ref_reason" ]; then
-    not_ok "gradebook.csv gives the 4 that compile the grader's reason" "$results/gradebook.csv"
-fi
-missing=
-for s in $students; do
-    for f in "feedback/$s.txt" "feedback/$s.html" "gradescope/$s/results.json" "autolab/$s.txt"; do
-        [ -s "$results/$f" ] || missing="$missing $f"
+# grade_class NAME PARTITION [BATCH ARGS...]: the class through smemlab-batch --slurm
+# on PARTITION, chunks of 2 (three array tasks); every submission must come back
+# through its task graded as the grader grades here, the reports written from them.
+grade_class() {
+    local name=$1 part=$2
+    shift 2
+    results=$TMP/results-$name
+    local t0=$SECONDS
+    timeout 300 "$BUILD/smemlab-batch" --slurm --chunk-size 2 --plain --time-limit 60 "${arch[@]}" \
+        --sbatch-arg=--partition="$part" "$@" -o "$results" lab3 "$class" >"$TMP/batch-$name.out" 2>&1 &
+    batch_pid=$!
+    wait "$batch_pid"
+    local rc=$?
+    batch_pid=
+    echo "  ($name: smemlab-batch --slurm on partition $part: exit $rc in $((SECONDS - t0))s)"
+    if [ $rc -le 1 ]; then ok "$name: smemlab-batch --slurm ran to the end (exit $rc)"; else not_ok "$name: smemlab-batch --slurm exit $rc" "$TMP/batch-$name.out"; cluster_dump_logs; fi
+    local n_tasks logs s rec task missing f
+    n_tasks=$(ls "$results"/.slurm/chunk-*.txt 2>/dev/null | wc -l)
+    if [ "$n_tasks" -eq 3 ] && grep -q -- '--array=0-2' "$results/.slurm/job.sh"; then ok "$name: 3 chunks of up to 2 submissions, --array=0-2"
+    else not_ok "$name: $n_tasks chunks, expected 3" "$results/.slurm/job.sh"; fi
+    # Slurm wrote each task's log (--output of the array): the tasks ran under it.
+    logs=$(ls "$results"/.slurm/task-*.log 2>/dev/null | wc -l)
+    if [ "$logs" -eq 3 ]; then ok "$name: Slurm ran the 3 array tasks (their logs)"; else not_ok "$name: $logs task logs, expected 3" "$TMP/batch-$name.out"; fi
+    for s in $students; do
+        rec=$results/$s.json
+        task=$(grep -lx "$s.*" "$results"/.slurm/chunk-*.txt 2>/dev/null | sed 's/.*chunk-\([0-9]*\).txt/\1/')
+        if [ -z "$task" ]; then not_ok "$name: $s is in no chunk"; continue; fi
+        if ! jq -e . "$rec" >/dev/null 2>&1; then not_ok "$name: $s: no record came back from task $task" "$results/.slurm/task-$task.log"; continue; fi
+        if jq -e '.reason | contains("array task")' "$rec" >/dev/null; then
+            not_ok "$name: $s: lost in task $task" "$rec"
+        elif [ "$s" = erin ]; then
+            check "$name: erin (task $task): does not compile, at line $line" "$rec" \
+                '.status == "not-compiled" and (.reason | startswith("does not compile: lab3.cu:" + $l + ":"))' --arg l "$line"
+        elif [ -n "$ref_reason" ]; then
+            check "$name: $s (task $task): not graded: $ref_reason" "$rec" \
+                '.status == "not-graded" and .reason == "not graded: " + $r and .points == 0' --arg r "$ref_reason"
+        elif [ "$s" = dave ]; then
+            check "$name: dave (task $task): the skeleton, graded ($ref_prov), not full marks" "$rec" \
+                '.status == "graded" and .points < .max_points and .provenance == $p' --arg p "$ref_prov"
+        else
+            check "$name: $s (task $task): the solution, graded ($ref_prov), full marks" "$rec" \
+                '.status == "graded" and .points == .max_points and .max_points > 0 and .provenance == $p' --arg p "$ref_prov"
+        fi
     done
-done
-[ -s "$results/junit.xml" ] || missing="$missing junit.xml"
-if [ -z "$missing" ]; then ok "feedback, Gradescope, Autolab and JUnit reports for every student"; else not_ok "reports missing:$missing"; fi
+    # The reports, written from what the tasks sent back.
+    if [ -f "$results/gradebook.csv" ] && [ "$(tail -n +2 "$results/gradebook.csv" | wc -l)" -eq 5 ]; then
+        ok "$name: gradebook.csv has the 5 students"
+    else
+        not_ok "$name: gradebook.csv has the 5 students" "$results/gradebook.csv"
+    fi
+    if [ -n "$ref_reason" ] && [ "$(grep -cF "$ref_reason" "$results/gradebook.csv")" -ne 4 ]; then
+        not_ok "$name: gradebook.csv gives the 4 that compile the grader's reason" "$results/gradebook.csv"
+    fi
+    missing=
+    for s in $students; do
+        for f in "feedback/$s.txt" "feedback/$s.html" "gradescope/$s/results.json" "autolab/$s.txt"; do
+            [ -s "$results/$f" ] || missing="$missing $f"
+        done
+    done
+    [ -s "$results/junit.xml" ] || missing="$missing junit.xml"
+    if [ -z "$missing" ]; then ok "$name: feedback, Gradescope, Autolab and JUnit reports for every student"; else not_ok "$name: reports missing:$missing"; fi
+}
+
+# On the GPU partition, asking for a GPU (--slurm-gpu).
+grade_class gpu smemlab --slurm-gpu
+if grep -qx -- '#SBATCH --gres=gpu:1' "$results/.slurm/job.sh"; then ok "gpu: --slurm-gpu: the job script asks --gres=gpu:1"
+else not_ok "gpu: --slurm-gpu: the job script asks --gres=gpu:1" "$results/.slurm/job.sh"; fi
+
+# --- 3. a CPU-only partition: no GPU anywhere, graded by emulation -----------------------------
+cluster_stop
+t0=$SECONDS
+if cluster_start "$TMP/cluster-cpu" 0; then
+    ok "a CPU-only cluster up in $((SECONDS - t0))s: partition cpu, a node without any GPU"
+    if sbatch --parsable --gres=gpu:1 --time=1 -o /dev/null --wrap=true >"$TMP/sbatch-gpu.out" 2>&1; then
+        not_ok "a job asking for a GPU was accepted where there is none" "$TMP/sbatch-gpu.out"
+    else
+        ok "(there, a job asking --gres=gpu:1 is refused: $(head -n1 "$TMP/sbatch-gpu.out"))"
+    fi
+    grade_class cpu cpu
+    if ! grep -q -- '--gres' "$results/.slurm/job.sh" && grep -q '^#SBATCH --time=[0-9]*$' "$results/.slurm/job.sh"; then
+        ok "cpu: the job script asks for no GPU (--time=$(sed -n 's/^#SBATCH --time=//p' "$results/.slurm/job.sh") minutes by the documented formula)"
+    else not_ok "cpu: the job script asks for no GPU" "$results/.slurm/job.sh"; fi
+    if [ -z "$ref_reason" ] && ! gpu_present && grep -q "graded by         4  emulated on the CPU: no GPU found; speed not measured" "$TMP/batch-cpu.out"; then
+        ok "cpu: the 4 that compile graded by emulation, as the summary says"
+    elif [ -z "$ref_reason" ] && ! gpu_present; then not_ok "cpu: the summary's provenance" "$TMP/batch-cpu.out"; fi
+else
+    not_ok "the CPU-only cluster did not start"
+fi
 
 finish_tests test-slurm

@@ -36,8 +36,9 @@ if ! bash "$KIT/grader/integrations/grade-submission.sh" "$KIT" "$LAB" "$HANDIN"
 fi
 r=$WORK/out/result.json
 case $(jq -r .status "$r") in
-    graded) cat "$WORK/out/report.txt" ;;
+    graded) jq -r '"Graded by: " + .provenance | select(. != "Graded by: ")' "$r"; cat "$WORK/out/report.txt" ;;
     not-compiled) jq -r .reason "$r"; echo; cat "$WORK/out/build.log" ;;
+    rejected) jq -r .reason "$r" ;;
     *) echo "not graded: $(jq -r .reason "$r")"; cat "$WORK/out/report.txt" ;;
 esac
 echo

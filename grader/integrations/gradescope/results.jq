@@ -1,8 +1,9 @@
 # results.jq - grade-submission.sh's result.json -> Gradescope's results.json
 # (the autograder specification: score, execution_time, output, tests[]).
 # One test per check of the grader, named "kernel: check"; a submission that
-# does not compile or cannot be graded gets score 0 and one failed test that
-# says why, so the student sees the reason on the results page.
+# does not compile, cannot be graded or is empty gets score 0 and one failed
+# test that says why, so the student sees the reason on the results page. The
+# output says what graded it and how (result.json's provenance).
 
 # A source line behind a verdict, worded as the grader's check_line_text words it.
 def degree:
@@ -25,6 +26,7 @@ def check_output:
     (if (.bank_map // "") != "" then (.bank_map | rtrimstr("\n")) else empty end) ]
   | join("\n");
 
+# Only a pass passes: not-measured, not-graded or a status not known here fail.
 def gs_status: if . == "pass" then "passed" else "failed" end;
 
 . as $r
@@ -32,7 +34,7 @@ def gs_status: if . == "pass" then "passed" else "failed" end;
 | if $r.status == "graded" then
     { score: $lab.points,
       execution_time: ($r.seconds | round),
-      output: "\($r.lab): \($lab.points)/\($lab.max_points) points, graded on \($lab.device)\n\n\($r.report)",
+      output: "\($r.lab): \($lab.points)/\($lab.max_points) points\(if ($r.provenance // "") != "" then "; graded by: \($r.provenance)" else "" end)\n\n\($r.report)",
       output_format: "text",
       tests: [ $lab.checks[]
                | { name: "\(.kernel): \(.check)",
@@ -45,7 +47,7 @@ def gs_status: if . == "pass" then "passed" else "failed" end;
     ($r.reason | if $r.status == "not-graded" then "not graded: \(.)" else . end) as $why
     | { score: 0,
         execution_time: ($r.seconds | round),
-        output: "\($r.lab): \($why)\n\n\(if $r.status == "not-compiled" then $r.build_log else $r.report end)",
+        output: "\($r.lab): \($why)\(if $r.status == "not-compiled" then "\n\n\($r.build_log)" elif $r.report != "" then "\n\n\($r.report)" else "" end)",
         output_format: "text",
         tests: [ { name: "\($r.lab): \($r.status)",
                    score: 0,

@@ -7,9 +7,10 @@
 # version. Install it from NVIDIA's CUDA apt repository for the image's
 # Ubuntu release (NVIDIA's installation guide: the cuda-keyring package, then
 # apt-get install cuda-toolkit-12-6): with that repository configured, this
-# script installs it; without, it stops and says so. Kernels only run where
-# the course has Gradescope's GPU runners: elsewhere every submission is
-# compiled and then reported "not graded: ..." with score 0.
+# script installs it; without, it stops and says so. Without a GPU (most of
+# Gradescope's runners) every submission is still compiled and graded, its
+# kernels emulated on the CPU: every check but speed as on a GPU, the
+# results saying "graded by: emulated on the CPU: ...; speed not measured".
 set -euo pipefail
 
 ROOT=${AUTOGRADER_ROOT:-/autograder}
