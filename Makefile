@@ -132,8 +132,8 @@ GRADER := $(BUILD)/smemlab-grade
 RECORDER := $(BUILD)/smemlab-record
 FAKE_CUDART := $(BUILD)/record/libcudart.so.13
 GRADER_ALL := $(GRADER) $(RECORDER) $(FAKE_CUDART)
-RECORDER_SRC := grader/record/recorder.c grader/record/sandbox.c grader/calls.c grader/image/lab_image.c grader/image/elf_view.c \
-                grader/lab_table.c $(wildcard grader/labs/*.c) grader/reference/sizes.c grader/model/tile_access.c
+RECORDER_SRC := grader/record/recorder.c grader/record/sandbox.c grader/image/lab_image.c grader/image/elf_view.c \
+                $(wildcard grader/labs/*.c) grader/model/tile_access.c
 # See grader/measure/counters/compat/README.
 CUPTI_CFLAGS := -Igrader/measure/counters/compat
 # Each object depends on the headers it includes, as the compiler lists them (-MMD).
@@ -180,9 +180,9 @@ SANITIZER_HOME ?= $(CUDA_HOME)/compute-sanitizer
 HAVE_SANITIZER := $(wildcard $(SANITIZER_HOME)/include/sanitizer.h)
 TRACE_LIB := $(BUILD)/libsmemlab-trace.so
 TRACE_PATCHES := $(BUILD)/smemlab-trace-patches.fatbin
-TRACE_SRC := grader/measure/trace/measure_trace.c grader/measure/measure.c grader/access/trace.c \
-             grader/access/lineinfo.c grader/image/elf_view.c grader/image/sass.c grader/model/bank.c \
-             grader/check.c
+TRACE_SRC := grader/measure/trace/measure_trace.c grader/measure/measure.c grader/measure/access/trace.c \
+             grader/measure/access/lineinfo.c grader/image/elf_view.c grader/image/sass.c grader/model/bank.c \
+             grader/base/check.c
 TRACE := $(if $(HAVE_SANITIZER),$(TRACE_LIB) $(TRACE_PATCHES))
 
 $(TRACE_LIB): $(TRACE_SRC) $(shell find grader -name '*.h')
@@ -191,7 +191,7 @@ $(TRACE_LIB): $(TRACE_SRC) $(shell find grader -name '*.h')
 	    $(C_ALL) -fPIC -shared -fvisibility=hidden $(TRACE_SRC) -o $@ \
 	    -L$(SANITIZER_HOME) -Wl,-rpath,$(SANITIZER_HOME) -lsanitizer-public \
 	    -L$(CUDA_HOME)/lib64/stubs -lcuda -lm
-$(TRACE_PATCHES): grader/measure/trace/trace_patches.cu grader/access/trace_record.h
+$(TRACE_PATCHES): grader/measure/trace/trace_patches.cu grader/measure/access/trace_record.h
 	@mkdir -p $(@D)
 	$(call step,NVCC,$@)$(NVCC) --fatbin --compile-as-tools-patch $(NVCC_ARCH) -I$(SANITIZER_HOME)/include $< -o $@
 
@@ -251,11 +251,13 @@ nvcc-arch:
 BATCH := $(BUILD)/smemlab-batch
 BATCH_SRC := $(wildcard grader/batch/*.c)
 BATCH_LIBS := $(addprefix -L,$(DEPS_LIB)) $(addprefix -Wl$(comma)-rpath$(comma),$(DEPS_LIB)) -larchive -lcrypto -lcjson -lm
-$(BUILD)/obj/grader/batch/%.o: grader/batch/%.c $(wildcard grader/batch/*.h) grader/lab_table.h
+$(BUILD)/obj/grader/batch/%.o: grader/batch/%.c $(wildcard grader/batch/*.h) grader/labs/lab_table.h
 	@mkdir -p $(@D)
 	$(call step,CC,$@)$(CC) $(CPPFLAGS) $(C_ALL) -Wno-format-truncation -c $< -o $@
-$(BATCH): $(BATCH_SRC:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/grader/lab_table.o $(BUILD)/obj/grader/check.o \
-          $(BUILD)/obj/grader/model/tile_access.o $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard grader/labs/*.c))
+# The lab tables (grader/labs/ but the launchers' calls and the sizes they take).
+LAB_TABLES_SRC := $(filter-out grader/labs/calls.c grader/labs/sizes.c,$(wildcard grader/labs/*.c))
+$(BATCH): $(BATCH_SRC:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/grader/base/check.o \
+          $(BUILD)/obj/grader/model/tile_access.o $(patsubst %.c,$(BUILD)/obj/%.o,$(LAB_TABLES_SRC))
 	$(call step,LINK,$@)$(CC) $(C_ALL) $^ -o $@ $(BATCH_LIBS)
 # make batch LAB=lab3 SUBMISSIONS=dir [RESULTS=dir] [BATCH_FLAGS='--gpus 0,1']
 RESULTS ?= results-$(LAB_ID)
@@ -331,7 +333,7 @@ install-packages:
 
 # --- benchmark: lab 5 and 6 solutions against cuBLAS and the copy roof --------------
 BENCH := $(BUILD)/smemlab-bench
-BENCH_OBJ := grader/bench/bench.c grader/timing.c $(filter-out grader/reference/tile_ref.c,$(wildcard grader/reference/*.c))
+BENCH_OBJ := grader/bench/bench.c grader/run/timing.c grader/labs/sizes.c $(filter-out grader/reference/tile_ref.c,$(wildcard grader/reference/*.c))
 $(BENCH): $(BENCH_OBJ:%.c=$(BUILD)/obj/%.o)
 	$(call step,LINK,$@)$(CC) $(C_ALL) $^ -o $@ $(LDLIBS_CUDA) -lcublas
 .PHONY: bench

@@ -37,7 +37,7 @@ DOCS_FILTERS := $(DOCS_TOOLS)/nav.lua $(DOCS_TOOLS)/check-links.lua $(DOCS_TOOLS
 # grader's lab tables; facts.lua holds every page to them.
 DOCS_LABFACTS := $(DOCS_OUT)/tools/labfacts
 DOCS_FACTS := $(DOCS_OUT)/facts.txt
-DOCS_FACTS_SRC := grader/lab_table.c $(wildcard grader/labs/*.c) grader/reference/sizes.c \
+DOCS_FACTS_SRC := $(filter-out grader/labs/calls.c,$(wildcard grader/labs/*.c)) \
     grader/model/tile_access.c
 
 # The HTML command, without the page list: the self-test runs it too.
@@ -80,7 +80,7 @@ $(DOCS_FIGS): $(DOCS_BANKMAP)
 	echo "figures: $$($(DOCS_BANKMAP) --list | wc -l) written to $(@D)/ ($${xml:-no XML checker found, not} validated; the model's numbers are in $(@D)/model.txt)"
 	@touch $@
 
-$(DOCS_LABFACTS): $(DOCS_TOOLS)/labfacts.c $(DOCS_FACTS_SRC) grader/lab_table.h grader/reference/sizes.h
+$(DOCS_LABFACTS): $(DOCS_TOOLS)/labfacts.c $(DOCS_FACTS_SRC) grader/labs/lab_table.h grader/labs/sizes.h
 	@mkdir -p $(@D)
 	$(call step,CC,$@)$(CC) $(CFLAGS) -std=c11 $(DOCS_TOOLS)/labfacts.c $(DOCS_FACTS_SRC) -o $@ -lm
 $(DOCS_FACTS): $(DOCS_LABFACTS)

@@ -5,9 +5,9 @@ CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null)
 UNIT_SRC := $(wildcard tests/unit/*.c)
 # The trace backend's GPU probe (check-trace-gpu); compiled in check-compile.
 TRACE_PROBE := $(BUILD)/tests/trace-probe
-TRACE_PROBE_SRC := tests/gpu/trace-probe.c grader/measure/trace/measure_trace_loader.c grader/compare.c \
-    grader/check.c grader/measure/measure.c grader/access/trace.c grader/access/bankmap.c \
-    grader/access/lineinfo.c grader/image/elf_view.c grader/model/bank.c grader/model/tile_model.c grader/model/tile_access.c
+TRACE_PROBE_SRC := tests/gpu/trace-probe.c grader/measure/trace/measure_trace_loader.c grader/compare/compare.c \
+    grader/base/check.c grader/measure/measure.c grader/measure/access/trace.c grader/measure/access/bankmap.c \
+    grader/measure/access/lineinfo.c grader/image/elf_view.c grader/model/bank.c grader/model/tile_model.c grader/model/tile_access.c
 
 UNIT_BIN := $(BUILD)/tests/unit-tests
 # Compile tests build every lab file for the oldest architecture of the kit's
@@ -32,7 +32,7 @@ CU_FILES := $(wildcard labs/*/*.cu solutions/*/*.cu solutions/*/milestones/*.cu)
 CU_CHECKED := $(CU_FILES:%.cu=$(BUILD)/compile-check/%.so) \
               $(PLANTED_NAMES:%=$(BUILD)/compile-check/planted/%.so)
 
-UNIT_OBJ := $(filter-out $(BUILD)/obj/grader/main.o,$(GRADER_OBJ))
+UNIT_OBJ := $(filter-out $(BUILD)/obj/grader/cli/main.o,$(GRADER_OBJ))
 $(UNIT_BIN): $(UNIT_SRC) $(wildcard tests/unit/*.h) tests/unit/suites.def $(UNIT_OBJ)
 	@mkdir -p $(@D)
 	@pkg-config --exists check || { echo "Check (the C unit-test library) is missing: sudo apt-get install check" >&2; exit 3; }
@@ -123,8 +123,8 @@ EMU_FUZZ := $(BUILD)/tests/emu-fuzz
 EMU_FUZZ_SECONDS ?= 60
 # The PTX machine alone: the adapters that make it the grader's device and meter
 # (emu_device.c, measure_emulator.c, lab_decls.c, emu_sass.c) need the grader and CUDA's headers.
-EMU_SRC := $(filter-out %/emu_device.c %/measure_emulator.c %/lab_decls.c %/emu_sass.c,$(wildcard grader/measure/emulator/*.c))
-$(EMU_FUZZ): tests/emulator/fuzz_ptx.c $(EMU_SRC) $(wildcard grader/measure/emulator/*.h)
+EMU_SRC := $(wildcard grader/ptx/*.c)
+$(EMU_FUZZ): tests/emulator/fuzz_ptx.c $(EMU_SRC) $(wildcard grader/ptx/*.h)
 	@mkdir -p $(@D)
 	clang -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -iquote grader $< $(EMU_SRC) -o $@ -lm
 .PHONY: emu-fuzz
@@ -136,7 +136,7 @@ emu-fuzz: $(EMU_FUZZ) $(EMU_TEST_PTX) $(EMU_LAB_PTX)
 # How fast the emulator runs lab 5's solution (warp instructions and lane operations a
 # second): make emu-bench. EMU_STATS counts lanes; the grader's build does not.
 EMU_BENCH := $(BUILD)/tests/emu-bench
-$(EMU_BENCH): tests/emulator/emu_bench.c $(EMU_SRC) $(wildcard grader/measure/emulator/*.h)
+$(EMU_BENCH): tests/emulator/emu_bench.c $(EMU_SRC) $(wildcard grader/ptx/*.h)
 	@mkdir -p $(@D)
 	$(call step,CC,$@)$(CC) $(C_ALL) -DEMU_STATS -iquote grader $< $(EMU_SRC) -o $@ -lm
 .PHONY: emu-bench
@@ -162,7 +162,7 @@ check-cli: $(GRADER_ALL) $(BUILD)/compile-check/labs/lab1-square/lab1.so
 
 # Recorded traces of the lab access patterns (tests/traces/), from the tile model.
 $(BUILD)/tests/gen-traces: tests/traces/gen-traces.c grader/model/tile_model.c grader/model/tile_access.c grader/model/bank.c \
-                           grader/access/trace.c grader/check.c grader/measure/measure.c
+                           grader/measure/access/trace.c grader/base/check.c grader/measure/measure.c
 	@mkdir -p $(@D)
 	$(call step,CC,$@)$(CC) -iquote grader $(C_ALL) $^ -o $@ -lm
 .PHONY: traces check-traces

@@ -15,8 +15,8 @@
  *   lab5.sizes.gpu|emulator, lab5.largest.gpu|emulator, lab5.traffic,
  *   lab6.sizes1d.*, lab6.sizes2d.*, lab6.masks1d, lab6.masks2d
  */
-#include "../../grader/lab_table.h"
-#include "../../grader/reference/sizes.h"
+#include "../../grader/labs/lab_table.h"
+#include "../../grader/labs/sizes.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -14,7 +14,7 @@
 #ifndef SMEMLAB_BATCH_H
 #define SMEMLAB_BATCH_H
 
-#include "../lab_table.h"
+#include "../labs/lab_table.h"
 #include "../jail/build_limits.h"
 
 #include <stddef.h>

@@ -20,7 +20,7 @@
  */
 #define _GNU_SOURCE
 #include "batch.h"
-#include "../exit_codes.h"
+#include "../base/exit_codes.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -13,7 +13,7 @@
 #define _GNU_SOURCE
 #include "batch.h"
 
-#include "../check.h"
+#include "../base/check.h"
 
 #include <cJSON.h>
 #include <stdarg.h>

@@ -33,9 +33,9 @@
 
 #include "../reference/prng.h"
 #include "../reference/reference.h"
-#include "../reference/sizes.h"
+#include "../labs/sizes.h"
 #include "../reference/tolerance.h"
-#include "../timing.h"
+#include "../run/timing.h"
 
 /* ---------------------------------------------------------------- errors */
 

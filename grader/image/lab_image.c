@@ -5,7 +5,7 @@
 #include "elf_view.h"
 
 #include "../../common/smemlab.h"
-#include "../lab_table.h"
+#include "../labs/lab_table.h"
 
 #include <elf.h>
 #include <errno.h>

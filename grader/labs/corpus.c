@@ -4,7 +4,7 @@
  * check-truth-gpu holds the grader's own counts and verdicts, by every
  * backend, to Nsight Compute's (docs/instructors.md#truth).
  */
-#include "../lab_table.h"
+#include "lab_table.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /* lab1.c - square 32x32 static tile: row against column access. */
-#include "../lab_table.h"
+#include "lab_table.h"
 
 #define N 32
 static const check_points tile_points = {.correct = 2, .requests = 1, .conflicts = 1,

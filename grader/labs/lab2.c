@@ -1,5 +1,5 @@
 /* lab2.c - square 32x32 dynamic tile: extern __shared__, 1-D index, size at launch. */
-#include "../lab_table.h"
+#include "lab_table.h"
 
 #define N 32
 /* A dynamic tile's kernel: the tile must be dynamic (lab 2's lesson). */

@@ -1,5 +1,5 @@
 /* lab3.c - square tile padded by one column, static and dynamic. */
-#include "../lab_table.h"
+#include "lab_table.h"
 
 #define N 32
 #define PITCH (N + 1) /* one pad column moves each row one bank over */

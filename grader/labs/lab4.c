@@ -1,5 +1,5 @@
 /* lab4.c - rectangular 32x16 tile, the irow/icol transpose, and its padding. */
-#include "../lab_table.h"
+#include "lab_table.h"
 
 #define BX 32
 #define BY 16

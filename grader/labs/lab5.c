@@ -1,5 +1,5 @@
 /* lab5.c - tiled matrix multiply: naive, shared tiles, register tiling. */
-#include "../lab_table.h"
+#include "lab_table.h"
 
 static const lab_kernel kernels[] = {
     {.name = "matmulNaive", .launcher = "launch_matmulNaive", .section = "naive", .step = 1,

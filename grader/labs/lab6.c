@@ -1,5 +1,5 @@
 /* lab6.c - tiled convolution: 1-D basic and tiled, 2-D tiled. */
-#include "../lab_table.h"
+#include "lab_table.h"
 
 static const lab_kernel kernels[] = {
     {.name = "conv1dBasic", .launcher = "launch_conv1dBasic", .section = "basic", .step = 1,

@@ -8,11 +8,11 @@
  * it from __constant__ memory, which the grader fills through the symbol the
  * lab table names (exported with SMEMLAB_SYMBOL).
  */
-#include "../compare.h"
+#include "../compare/compare.h"
 #include "../measure/emulator/lab_decls.h"
 #include "../run/device.h"
 #include "../reference/reference.h"
-#include "../reference/sizes.h"
+#include "../labs/sizes.h"
 #include "../reference/tolerance.h"
 #include "float_run.h"
 #include "traffic.h"

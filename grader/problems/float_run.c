@@ -1,11 +1,11 @@
 /* float_run.c - one input set through a float kernel; see float_run.h. */
 #include "float_run.h"
 
-#include "../compare.h"
+#include "../compare/compare.h"
 #include "../run/device.h"
 #include "../reference/prng.h"
 #include "../run/gpu.h"
-#include "../timing.h"
+#include "../run/timing.h"
 
 #include <cuda_runtime_api.h>
 #include <math.h>

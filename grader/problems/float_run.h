@@ -7,10 +7,10 @@
 #ifndef SMEMLAB_FLOAT_RUN_H
 #define SMEMLAB_FLOAT_RUN_H
 
-#include "../check.h"
+#include "../base/check.h"
 #include "../reference/tolerance.h"
 #include "../run/gpu.h"
-#include "../worker.h"
+#include "../grade/worker.h"
 
 #include <cuda_runtime_api.h>
 

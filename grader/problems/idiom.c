@@ -6,9 +6,9 @@
  * reads ("ld R/W/I st R/W/I atom R/W gl G"), which make check-truth holds to
  * Nsight Compute's.
  */
-#include "../compare.h"
+#include "../compare/compare.h"
 #include "../run/device.h"
-#include "../worker.h"
+#include "../grade/worker.h"
 
 #include <stdio.h>
 #include <stdlib.h>

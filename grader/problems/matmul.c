@@ -4,9 +4,9 @@
  * the naive model divided by TILE, shared conflicts, and speed against
  * cuBLAS SGEMM.
  */
-#include "../compare.h"
+#include "../compare/compare.h"
 #include "../reference/reference.h"
-#include "../reference/sizes.h"
+#include "../labs/sizes.h"
 #include "../reference/tolerance.h"
 #include "../run/blas.h"
 #include "../run/device.h"

@@ -3,12 +3,12 @@
  * host reference, then shared-memory requests and conflicts against the
  * bank model.
  */
-#include "../compare.h"
+#include "../compare/compare.h"
 #include "../image/sass.h"
 #include "../run/device.h"
 #include "../measure/trace/measure_trace.h"
 #include "../reference/tile_ref.h"
-#include "../worker.h"
+#include "../grade/worker.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,8 +1,8 @@
 /* traffic.c - checks shared by labs 5 and 6; see traffic.h. */
 #include "traffic.h"
 
-#include "../compare.h"
-#include "../access/trace.h"
+#include "../compare/compare.h"
+#include "../measure/access/trace.h"
 
 #include <string.h>
 

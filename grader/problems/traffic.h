@@ -5,7 +5,7 @@
 #ifndef SMEMLAB_TRAFFIC_H
 #define SMEMLAB_TRAFFIC_H
 
-#include "../check.h"
+#include "../base/check.h"
 #include "../measure/measure.h"
 
 /*

@@ -10,9 +10,9 @@
 #ifndef SMEMLAB_PLAN_H
 #define SMEMLAB_PLAN_H
 
-#include "../calls.h"
+#include "../labs/calls.h"
 #include "../image/lab_image.h"
-#include "../lab_table.h"
+#include "../labs/lab_table.h"
 #include "record.h"
 
 #include <stddef.h>

@@ -10,9 +10,9 @@
 #define SMEMLAB_RECORD_RUN_H
 
 #include "../image/lab_image.h"
-#include "../lab_table.h"
-#include "../run/child.h"
-#include "../worker.h"
+#include "../labs/lab_table.h"
+#include "../base/child.h"
+#include "../grade/worker.h"
 #include "plan.h"
 
 /*

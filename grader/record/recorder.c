@@ -11,9 +11,9 @@
  * calls shows itself.
  */
 #define _GNU_SOURCE
-#include "../calls.h"
+#include "../labs/calls.h"
 #include "../image/lab_image.h"
-#include "../lab_table.h"
+#include "../labs/lab_table.h"
 #include "fake_cudart.h"
 #include "record.h"
 #include "sandbox.h"

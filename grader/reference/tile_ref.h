@@ -2,7 +2,7 @@
 #ifndef SMEMLAB_TILE_REF_H
 #define SMEMLAB_TILE_REF_H
 
-#include "../lab_table.h"
+#include "../labs/lab_table.h"
 
 /* What out[] must hold after the kernel: replays the tile's store and load. */
 void tile_reference(const tile_spec *t, int bdimx, int bdimy, int *out);

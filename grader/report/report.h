@@ -2,8 +2,8 @@
 #ifndef SMEMLAB_REPORT_H
 #define SMEMLAB_REPORT_H
 
-#include "../runner.h"
-#include "../score.h"
+#include "../grade/runner.h"
+#include "../score/score.h"
 
 #include <stdio.h>
 

@@ -5,7 +5,7 @@
  */
 #include "report.h"
 
-#include "../predict.h"
+#include "../compare/predict.h"
 
 #include <stdio.h>
 #include <stdlib.h>

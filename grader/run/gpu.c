@@ -2,7 +2,7 @@
 #define _GNU_SOURCE
 #include "gpu.h"
 
-#include "child.h"
+#include "../base/child.h"
 #include "device.h"
 
 #include <cuda.h>

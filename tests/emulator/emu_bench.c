@@ -7,7 +7,7 @@
  * Built with EMU_STATS, which counts the lanes of every instruction.
  */
 #define _POSIX_C_SOURCE 200809L
-#include "measure/emulator/emu_internal.h"
+#include "ptx/emu_internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -13,9 +13,9 @@
  * lab 1-4 solutions and the planted variants whose numbers are known.
  */
 #define _POSIX_C_SOURCE 200809L
-#include "compare.h"
+#include "compare/compare.h"
 #include "measure/trace/measure_trace.h"
-#include "access/bankmap.h"
+#include "measure/access/bankmap.h"
 
 #include <cuda_runtime_api.h>
 #include <dlfcn.h>

@@ -12,7 +12,7 @@
  * LDS at 0xc0.
  */
 #include "model/tile_model.h"
-#include "access/trace.h"
+#include "measure/access/trace.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -7,7 +7,7 @@
 #ifndef SMEMLAB_EMU_TESTLIB_H
 #define SMEMLAB_EMU_TESTLIB_H
 
-#include "measure/emulator/emu.h"
+#include "ptx/emu.h"
 
 #include <stddef.h>
 #include <stdint.h>

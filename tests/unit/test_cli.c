@@ -1,7 +1,7 @@
 /* test_cli.c - the grader's command line (grader/cli.c). */
 #define _POSIX_C_SOURCE 200809L
-#include "cli.h"
-#include "exit_codes.h"
+#include "cli/cli.h"
+#include "base/exit_codes.h"
 
 #include <check.h>
 #include <stdio.h>

@@ -1,5 +1,5 @@
 /* test_compare.c - measured counters against the bank model (grader/compare.c). */
-#include "compare.h"
+#include "compare/compare.h"
 
 #include <check.h>
 #include <string.h>

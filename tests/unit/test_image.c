@@ -7,7 +7,7 @@
  */
 #define _GNU_SOURCE /* memmem */
 #include "image/lab_image.h"
-#include "lab_table.h"
+#include "labs/lab_table.h"
 
 #include <check.h>
 #include <stdio.h>

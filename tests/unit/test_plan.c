@@ -3,7 +3,7 @@
  * the grader replays, and every way a record can break the lab's contract.
  */
 #include "record/plan.h"
-#include "sizes.h"
+#include "labs/sizes.h"
 
 #include <check.h>
 #include <stdio.h>

@@ -1,7 +1,7 @@
 /* test_predict.c - the student's PREDICT lines (grader/predict.c): parsing and judging. */
 #define _POSIX_C_SOURCE 200809L
-#include "lab_table.h"
-#include "predict.h"
+#include "labs/lab_table.h"
+#include "compare/predict.h"
 
 #include <check.h>
 #include <math.h>

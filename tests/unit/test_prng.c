@@ -4,7 +4,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "prng.h"
+#include "reference/prng.h"
 
 /* splitmix64 seeded with 0: the first output published with the algorithm. */
 START_TEST(known_first_value)

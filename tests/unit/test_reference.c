@@ -3,9 +3,9 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "parallel.h"
-#include "prng.h"
-#include "reference.h"
+#include "reference/parallel.h"
+#include "reference/prng.h"
+#include "reference/reference.h"
 
 /* [1 2 3; 4 5 6] * [7 8; 9 10; 11 12] = [58 64; 139 154] */
 START_TEST(matmul_small_by_hand)

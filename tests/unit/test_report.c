@@ -1,6 +1,6 @@
 /* test_report.c - the text and JSON reports (grader/report/). */
 #define _POSIX_C_SOURCE 200809L
-#include "exit_codes.h"
+#include "base/exit_codes.h"
 #include "report/report.h"
 
 #include <cJSON.h>

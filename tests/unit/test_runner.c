@@ -5,11 +5,11 @@
  * or keep talking instead of finishing - and what the grader makes of each.
  */
 #define _GNU_SOURCE
-#include "runner.h"
-#include "meter_server.h"
+#include "grade/runner.h"
+#include "grade/meter_server.h"
 
-#include "exit_codes.h"
-#include "run/child.h"
+#include "base/exit_codes.h"
+#include "base/child.h"
 #include "run/gpu.h"
 #include "run/gpu_lock.h"
 

@@ -1,6 +1,6 @@
 /* test_score.c - points and the exit status (grader/score.c). */
-#include "exit_codes.h"
-#include "score.h"
+#include "base/exit_codes.h"
+#include "score/score.h"
 
 #include <check.h>
 #include <stdio.h>

@@ -1,7 +1,7 @@
 /* test_sizes.c - the size lists keep the cases that break tiled kernels. */
 #include <check.h>
 
-#include "sizes.h"
+#include "labs/sizes.h"
 
 #define ANY_MATMUL(cond)                                  \
     do {                                                  \

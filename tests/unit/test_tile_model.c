@@ -1,5 +1,5 @@
 /* test_tile_model.c - block-level cost of tile accesses (grader/model/tile_model.c). */
-#include "lab_table.h"
+#include "labs/lab_table.h"
 #include "model/tile_model.h"
 
 #include <check.h>

@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "prng.h"
-#include "reference.h"
-#include "tolerance.h"
+#include "reference/prng.h"
+#include "reference/reference.h"
+#include "reference/tolerance.h"
 
 enum { M = 48, N = 40, K = 777 };
 

@@ -5,11 +5,11 @@
  * map, and the checks built from them.
  */
 #define _POSIX_C_SOURCE 200809L
-#include "compare.h"
-#include "lab_table.h"
-#include "access/bankmap.h"
-#include "access/lineinfo.h"
-#include "access/trace.h"
+#include "compare/compare.h"
+#include "labs/lab_table.h"
+#include "measure/access/bankmap.h"
+#include "measure/access/lineinfo.h"
+#include "measure/access/trace.h"
 #include "reference/tile_ref.h"
 
 #include <check.h>

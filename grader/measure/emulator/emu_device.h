@@ -10,7 +10,7 @@
 
 #include "../../run/device.h"
 #include "../measure.h"
-#include "emu.h"
+#include "../../ptx/emu.h"
 
 extern const device_ops device_emulator;
 

@@ -17,7 +17,7 @@
  */
 #include "emu_sass.h"
 
-#include "../../access/lineinfo.h"
+#include "../access/lineinfo.h"
 #include "../../image/sass.h"
 
 #include <stdio.h>

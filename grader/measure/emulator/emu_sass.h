@@ -6,7 +6,7 @@
 #define SMEMLAB_EMU_SASS_H
 
 #include "../../image/lab_image.h"
-#include "emu.h"
+#include "../../ptx/emu.h"
 
 #include <stddef.h>
 

@@ -1,8 +1,8 @@
 /* lab_decls.c - the declarations of a lab file's PTX; see lab_decls.h. */
 #include "lab_decls.h"
 
-#include "emu_internal.h"
-#include "ptx.h"
+#include "../../ptx/emu_internal.h"
+#include "../../ptx/ptx.h"
 
 #include <stdio.h>
 #include <stdlib.h>

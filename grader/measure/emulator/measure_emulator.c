@@ -7,7 +7,7 @@
  */
 #include "emu_device.h"
 
-#include "../../access/trace.h"
+#include "../access/trace.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -12,8 +12,8 @@
 #ifndef SMEMLAB_MEASURE_TRACE_H
 #define SMEMLAB_MEASURE_TRACE_H
 
-#include "../../access/lineinfo.h"
-#include "../../access/trace.h"
+#include "../access/lineinfo.h"
+#include "../access/trace.h"
 #include "../measure.h"
 
 #define TRACE_LIB_NAME "libsmemlab-trace.so"

@@ -16,7 +16,7 @@
 
 #include <type_traits>
 
-#include "../../access/trace_record.h"
+#include "../access/trace_record.h"
 
 static __device__ __forceinline__ uint32_t lane_id()
 {

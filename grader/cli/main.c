@@ -4,15 +4,15 @@
  * strings them together.
  */
 #define _GNU_SOURCE
-#include "../common/smemlab.h"
+#include "../../common/smemlab.h"
 #include "cli.h"
-#include "exit_codes.h"
-#include "launches.h"
-#include "meter_server.h"
-#include "report/report.h"
-#include "run/child.h"
-#include "runner.h"
-#include "score.h"
+#include "../base/exit_codes.h"
+#include "../grade/launches.h"
+#include "../grade/meter_server.h"
+#include "../report/report.h"
+#include "../base/child.h"
+#include "../grade/runner.h"
+#include "../score/score.h"
 
 #include <errno.h>
 #include <fcntl.h>

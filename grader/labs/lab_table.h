@@ -9,7 +9,7 @@
 #ifndef SMEMLAB_LAB_TABLE_H
 #define SMEMLAB_LAB_TABLE_H
 
-#include "model/tile_model.h"
+#include "../model/tile_model.h"
 
 typedef enum problem_kind {
     PROBLEM_TILE,   /* labs 1-4: one block writes an int tile and reads it back */

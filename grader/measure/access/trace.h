@@ -20,8 +20,8 @@
 #ifndef SMEMLAB_TRACE_H
 #define SMEMLAB_TRACE_H
 
-#include "../measure/measure.h"
-#include "../model/bank.h"
+#include "../measure.h"
+#include "../../model/bank.h"
 #include "trace_record.h"
 
 #include <stddef.h>

@@ -1,7 +1,7 @@
 /* compare.c - counters against the bank model; see compare.h. */
 #include "compare.h"
 
-#include "access/bankmap.h"
+#include "../measure/access/bankmap.h"
 
 #include <math.h>
 #include <stdio.h>

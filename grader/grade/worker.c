@@ -2,13 +2,13 @@
 #define _POSIX_C_SOURCE 200809L
 #include "worker.h"
 
-#include "exit_codes.h"
-#include "compare.h"
-#include "measure/emulator/emu_device.h"
-#include "measure/emulator/lab_decls.h"
-#include "measure/trace/measure_trace.h"
-#include "run/child.h"
-#include "run/gpu_lock.h"
+#include "../base/exit_codes.h"
+#include "../compare/compare.h"
+#include "../measure/emulator/emu_device.h"
+#include "../measure/emulator/lab_decls.h"
+#include "../measure/trace/measure_trace.h"
+#include "../base/child.h"
+#include "../run/gpu_lock.h"
 
 #include <errno.h>
 #include <signal.h>

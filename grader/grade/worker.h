@@ -14,15 +14,15 @@
 #ifndef SMEMLAB_WORKER_H
 #define SMEMLAB_WORKER_H
 
-#include "check.h"
-#include "exit_codes.h"
-#include "image/lab_image.h"
-#include "lab_table.h"
-#include "measure/measure.h"
-#include "access/trace.h"
-#include "record/plan.h"
-#include "run/gpu.h"
-#include "run/module.h"
+#include "../base/check.h"
+#include "../base/exit_codes.h"
+#include "../image/lab_image.h"
+#include "../labs/lab_table.h"
+#include "../measure/measure.h"
+#include "../measure/access/trace.h"
+#include "../record/plan.h"
+#include "../run/gpu.h"
+#include "../run/module.h"
 
 /* Messages from worker to grader. */
 typedef enum worker_msg_type {

@@ -237,7 +237,7 @@ void trace_attribute(trace_summary *s, const line_table *t, const char *function
 
 /* --- the line table straight from a cubin's .debug_line (DWARF 2-4) ---------------------- */
 
-#include "../image/elf_view.h"
+#include "../../image/elf_view.h"
 
 typedef struct reader {
     const unsigned char *p, *end;

@@ -1,8 +1,8 @@
 /* launches.c - the recorder's findings, for a person; see launches.h. */
 #include "launches.h"
 
-#include "exit_codes.h"
-#include "record/record_run.h"
+#include "../base/exit_codes.h"
+#include "../record/record_run.h"
 
 #include <stdlib.h>
 

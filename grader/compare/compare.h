@@ -5,10 +5,10 @@
 #ifndef SMEMLAB_COMPARE_H
 #define SMEMLAB_COMPARE_H
 
-#include "check.h"
-#include "measure/measure.h"
-#include "model/tile_model.h"
-#include "access/trace.h"
+#include "../base/check.h"
+#include "../measure/measure.h"
+#include "../model/tile_model.h"
+#include "../measure/access/trace.h"
 
 #include <stddef.h>
 

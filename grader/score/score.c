@@ -1,7 +1,7 @@
 /* score.c - totals and the exit status; see score.h. */
 #include "score.h"
 
-#include "exit_codes.h"
+#include "../base/exit_codes.h"
 
 void score_add(score *s, const lab_result *r)
 {

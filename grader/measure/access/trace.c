@@ -2,7 +2,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "trace.h"
 
-#include "../check.h"
+#include "../../base/check.h"
 
 #include <ctype.h>
 #include <inttypes.h>

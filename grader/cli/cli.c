@@ -2,8 +2,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
 
-#include "exit_codes.h"
-#include "reference/prng.h"
+#include "../base/exit_codes.h"
+#include "../reference/prng.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,7 +1,7 @@
 /* calls.c - the launcher calls of each kernel; see calls.h. */
 #include "calls.h"
 
-#include "reference/sizes.h"
+#include "sizes.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -2,7 +2,7 @@
 #ifndef SMEMLAB_SCORE_H
 #define SMEMLAB_SCORE_H
 
-#include "runner.h"
+#include "../grade/runner.h"
 
 typedef struct score {
     double points, max_points;

@@ -11,7 +11,7 @@
 #ifndef SMEMLAB_BANKMAP_H
 #define SMEMLAB_BANKMAP_H
 
-#include "../model/bank.h"
+#include "../../model/bank.h"
 
 #include <stddef.h>
 

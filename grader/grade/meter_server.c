@@ -2,8 +2,8 @@
 #define _GNU_SOURCE
 #include "meter_server.h"
 
-#include "exit_codes.h"
-#include "run/gpu.h"
+#include "../base/exit_codes.h"
+#include "../run/gpu.h"
 
 #include <errno.h>
 #include <fcntl.h>

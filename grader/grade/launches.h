@@ -6,7 +6,7 @@
 #ifndef SMEMLAB_LAUNCHES_H
 #define SMEMLAB_LAUNCHES_H
 
-#include "lab_table.h"
+#include "../labs/lab_table.h"
 #include "worker.h"
 
 #include <stdio.h>

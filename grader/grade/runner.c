@@ -2,12 +2,12 @@
 #define _GNU_SOURCE
 #include "runner.h"
 
-#include "exit_codes.h"
-#include "image/lab_image.h"
+#include "../base/exit_codes.h"
+#include "../image/lab_image.h"
 #include "meter_server.h"
-#include "record/record_run.h"
-#include "run/child.h"
-#include "run/gpu.h"
+#include "../record/record_run.h"
+#include "../base/child.h"
+#include "../run/gpu.h"
 
 #include <signal.h>
 #include <stdio.h>

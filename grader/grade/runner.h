@@ -12,8 +12,8 @@
 #ifndef SMEMLAB_RUNNER_H
 #define SMEMLAB_RUNNER_H
 
-#include "check.h"
-#include "lab_table.h"
+#include "../base/check.h"
+#include "../labs/lab_table.h"
 #include "worker.h"
 
 /* Where a kernel lives in the student's file (0: not found): the report points there. */

@@ -9,7 +9,7 @@
 #ifndef SMEMLAB_EMU_H
 #define SMEMLAB_EMU_H
 
-#include "../../access/trace_record.h"
+#include "../measure/access/trace_record.h"
 
 #include <stddef.h>
 #include <stdint.h>

@@ -2,9 +2,9 @@
 #ifndef SMEMLAB_CLI_H
 #define SMEMLAB_CLI_H
 
-#include "lab_table.h"
-#include "measure/measure.h"
-#include "worker.h"
+#include "../labs/lab_table.h"
+#include "../measure/measure.h"
+#include "../grade/worker.h"
 
 #include <stdio.h>
 
