@@ -9,8 +9,6 @@
 #ifndef SMEMLAB_EMU_H
 #define SMEMLAB_EMU_H
 
-#include "../measure/access/trace_record.h"
-
 #include <stddef.h>
 #include <stdint.h>
 
@@ -73,13 +71,19 @@ typedef enum emu_space { EMU_SPACE_GLOBAL, EMU_SPACE_CONST, EMU_SPACE_SHARED } e
 int emu_module_symbol(const emu_module *m, const char *name, uint64_t *addr, uint64_t *size,
                       emu_space *space);
 
+/* Static shared bytes of function func of a module read by ptx_parse (ptx.h), and
+   whether it reaches an extern .shared array: nothing linked, placed or run. */
+struct ptx_module;
+void emu_shared_of(const struct ptx_module *m, uint32_t func, uint32_t *static_bytes,
+                   int *dynamic);
+
 /* Source file and line of the instruction at pc of kernel k (from .loc); 0 or -1. */
 int emu_line(const emu_module *m, int k, uint64_t pc, const char **file, int *line);
 
 /* --- what the compiler after PTX did to the accesses ---------------------------------
  * ptxas may give an access another width than PTX's: an 8-byte load of which half is
  * used becomes a 4-byte one, adjacent accesses of one base merge into one wider one.
- * An adapter that reads the GPU code (the grader: measure/emulator/emu_sass.c) tells
+ * An adapter that reads the GPU code (the grader's: measure/emulator/emu_sass.c) tells
  * the emulator, whose records then carry what the GPU executes. */
 
 typedef enum emu_access_kind {
@@ -129,21 +133,47 @@ typedef struct emu_launch {
     void *print_ctx;
 } emu_launch;
 
+/* --- what a launch did: one record a warp-level access ------------------------- */
+
+#define EMU_RECORD_LANES 32
+
+/* emu_shared_record.flags (and emu_global_record.flags: READ and WRITE) */
+#define EMU_REC_READ 0x1u        /* a load (READ and WRITE together: an atomic) */
+#define EMU_REC_WRITE 0x2u       /* a store */
+#define EMU_REC_BARRIER 0x4u     /* a block-wide barrier (bar.sync); no address */
+#define EMU_REC_ASYNC 0x10u      /* cp.async: with WRITE its shared side */
+#define EMU_REC_MATRIX 0x20u     /* ldmatrix / stmatrix: addr[] holds the row address each
+                                    lane gave, width 16 */
+#define EMU_REC_ATOM_EXCH 0x40u  /* an atomic exch, inc or dec: lanes on one word are served
+                                    one by one */
+#define EMU_REC_ATOM_CAS 0x80u   /* an atomic cas, or a compare-and-swap loop's */
+#define EMU_REC_ASYNC_SKEW 0x100u /* cp.async whose lanes' shared and global layouts differ */
+
+/* One warp-level shared-memory access or barrier. */
+typedef struct emu_shared_record {
+    uint64_t pc;     /* instruction index * 16 */
+    uint32_t block;  /* linear block index in the grid */
+    uint32_t warp;   /* warp of the block (linear thread index / 32) */
+    uint32_t active; /* bit i: lane i executed the instruction */
+    uint8_t width;   /* bytes each lane accesses: 1, 2, 4, 8 or 16 */
+    uint8_t lines;   /* the shared side of cp.async: 128-byte lines its source touched */
+    uint16_t flags;  /* EMU_REC_* */
+    uint32_t addr[EMU_RECORD_LANES]; /* offset in the block's shared memory, per active lane */
+} emu_shared_record;
+
 /* One warp-level global access: every active lane's 64-bit address. */
 typedef struct emu_global_record {
     uint64_t pc;
     uint32_t block, warp, active;
     uint16_t width;            /* bytes per lane */
-    uint16_t flags;            /* TRACE_READ, TRACE_WRITE (both: an atomic) */
-    uint64_t addr[TRACE_LANES];
+    uint16_t flags;            /* EMU_REC_READ, EMU_REC_WRITE (both: an atomic) */
+    uint64_t addr[EMU_RECORD_LANES];
 } emu_global_record;
 
 /* Where the records of a launch go. Either callback may be NULL. */
 typedef struct emu_sink {
     void *ctx;
-    /* Shared accesses and barriers, in the trace backend's format: addr[] are
-       offsets in the block's shared memory, pc = instruction index * 16. */
-    void (*shared)(void *ctx, const trace_record *r);
+    void (*shared)(void *ctx, const emu_shared_record *r);
     void (*global)(void *ctx, const emu_global_record *g);
 } emu_sink;
 

@@ -29,13 +29,13 @@ static void record_barrier(emu_warp *w, uint32_t pc, uint32_t m, uint32_t count)
         return;
     if (count != 0 && count < x->nthreads)
         return;
-    trace_record r;
+    emu_shared_record r;
     memset(&r, 0, sizeof r);
     r.pc = (uint64_t)pc * 16;
     r.block = w->b->index;
     r.warp = w->index;
     r.active = m;
-    r.flags = TRACE_BARRIER;
+    r.flags = EMU_REC_BARRIER;
     x->sink->shared(x->sink->ctx, &r);
 }
 

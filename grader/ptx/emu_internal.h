@@ -133,8 +133,6 @@ typedef struct emu_program {
 int emu_link(const ptx_module *m, uint32_t func, const emu_access_fix *fixes, int n_fixes,
              emu_program **out, char *why, size_t why_size);
 void emu_program_free(emu_program *p);
-/* Static shared bytes and whether an extern .shared array is reachable, without linking. */
-void emu_shared_of(const ptx_module *m, uint32_t func, uint32_t *static_bytes, int *dynamic);
 
 struct emu_module {
     emu_device *dev;

@@ -244,8 +244,8 @@ static void record_as(emu_warp *w, const ptx_instr *in, const access *ac, uint32
     emu_ctx *x = w->b->x;
     const emu_sink *s = x->sink;
     uint32_t pc = (uint32_t)(in - x->prog->code);
-    uint16_t flags = (uint16_t)(((how & ACC_READ) ? TRACE_READ : 0) |
-                                ((how & ACC_WRITE) ? TRACE_WRITE : 0) | extra);
+    uint16_t flags = (uint16_t)(((how & ACC_READ) ? EMU_REC_READ : 0) |
+                                ((how & ACC_WRITE) ? EMU_REC_WRITE : 0) | extra);
     const emu_record_fix *fix = x->prog->record_fix ? &x->prog->record_fix[pc] : NULL;
     uint32_t shift = 0;
     if (fix && fix->width) { /* what the GPU executes (emu_module_fix_accesses) */
@@ -253,7 +253,7 @@ static void record_as(emu_warp *w, const ptx_instr *in, const access *ac, uint32
         shift = fix->shift;
     }
     if (ac->shared && s && s->shared && !(fix && fix->merged)) {
-        trace_record r;
+        emu_shared_record r;
         r.pc = (uint64_t)pc * 16;
         r.block = w->b->index;
         r.warp = w->index;
@@ -280,7 +280,7 @@ static void record_as(emu_warp *w, const ptx_instr *in, const access *ac, uint32
         g.warp = w->index;
         g.active = ac->global;
         g.width = (uint16_t)width;
-        g.flags = flags & (TRACE_READ | TRACE_WRITE); /* the kinds are shared memory's */
+        g.flags = flags & (EMU_REC_READ | EMU_REC_WRITE); /* the kinds are shared memory's */
         for (uint32_t mm = ac->global; mm; mm &= mm - 1) {
             int l = __builtin_ctz(mm);
             g.addr[l] = ac->gaddr[l];
@@ -440,9 +440,9 @@ static uint16_t atom_kind(const ptx_instr *in)
 {
     ptx_type t = (ptx_type)in->type;
     if (in->mod == PM_EXCH || in->mod == PM_INC || in->mod == PM_DEC)
-        return TRACE_ATOM_EXCH; /* lanes on one word one by one (the H100 measured) */
+        return EMU_REC_ATOM_EXCH; /* lanes on one word one by one (the H100 measured) */
     if (in->mod == PM_CAS || ptx_type_is_float(t) || ptx_type_size(t) == 8)
-        return TRACE_ATOM_CAS;
+        return EMU_REC_ATOM_CAS;
     return 0;
 }
 
@@ -488,7 +488,7 @@ static void record_async_global(emu_warp *w, const ptx_instr *in, const access *
     g.warp = w->index;
     g.active = src->global;
     g.width = (uint16_t)width;
-    g.flags = TRACE_READ | TRACE_ASYNC;
+    g.flags = EMU_REC_READ | EMU_REC_ASYNC;
     for (uint32_t mm = src->global; mm; mm &= mm - 1) {
         int l = __builtin_ctz(mm);
         g.addr[l] = src->gaddr[l];
@@ -528,7 +528,7 @@ static int async_push(emu_warp *w, const ptx_instr *in, const emu_async *a)
     return 0;
 }
 
-/* The 128-byte lines a cp.async's source touched, and TRACE_ASYNC_SKEW where its lanes'
+/* The 128-byte lines a cp.async's source touched, and EMU_REC_ASYNC_SKEW where its lanes'
    shared offsets and global addresses do not differ by one value (model/bank.h). */
 static uint16_t async_layout(const access *dst, const access *src, uint8_t *lines)
 {
@@ -548,7 +548,7 @@ static uint16_t async_layout(const access *dst, const access *src, uint8_t *line
         first = 0;
     }
     *lines = (uint8_t)n;
-    return skewed ? TRACE_ASYNC_SKEW : 0;
+    return skewed ? EMU_REC_ASYNC_SKEW : 0;
 }
 
 /* cp.async: the source is read and checked now, its bytes land when the lane waits. */
@@ -574,7 +574,7 @@ static int m_cp_async(emu_warp *w, const ptx_instr *in, uint32_t m)
     }
     uint8_t lines;
     uint16_t skew = async_layout(&dst, &src, &lines);
-    record_as(w, in, &dst, size, ACC_WRITE, TRACE_ASYNC | skew, lines);
+    record_as(w, in, &dst, size, ACC_WRITE, EMU_REC_ASYNC | skew, lines);
     record_async_global(w, in, &src, size);
     return 0;
 }
@@ -654,7 +654,7 @@ static int m_matrix(emu_warp *w, const ptx_instr *in, uint32_t m)
                 reg[l] = word;
         }
     }
-    record_as(w, in, &ac, 16, ld ? ACC_READ : ACC_WRITE, TRACE_MATRIX, 0);
+    record_as(w, in, &ac, 16, ld ? ACC_READ : ACC_WRITE, EMU_REC_MATRIX, 0);
     return 0;
 }
 

@@ -51,10 +51,10 @@ static const kernel kernels[] = {
 };
 
 /* A sink that keeps records as the grader does: copied into a buffer (reused). */
-static trace_record ring[4096];
+static emu_shared_record ring[4096];
 static emu_global_record gring[1024];
 static unsigned long n_records;
-static void keep_shared(void *ctx, const trace_record *r)
+static void keep_shared(void *ctx, const emu_shared_record *r)
 {
     (void)ctx;
     ring[n_records++ % 4096] = *r;

@@ -33,7 +33,7 @@ char *et_read_file(const char *path, size_t *len)
     return buf;
 }
 
-static void on_shared(void *ctx, const trace_record *r)
+static void on_shared(void *ctx, const emu_shared_record *r)
 {
     et_records *rec = ctx;
     if (rec->n_shared == rec->cap_shared) {

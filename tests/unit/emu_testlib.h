@@ -13,7 +13,7 @@
 #include <stdint.h>
 
 typedef struct et_records {
-    trace_record *shared;          /* shared accesses and barriers, in order */
+    emu_shared_record *shared;          /* shared accesses and barriers, in order */
     size_t n_shared, cap_shared;
     emu_global_record *global;
     size_t n_global, cap_global;

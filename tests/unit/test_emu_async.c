@@ -34,8 +34,8 @@ START_TEST(test_async_copy)
     /* each copy: a shared store of its width (async) and a global load of the same width */
     int async_stores = 0, widths = 0;
     for (size_t i = 0; i < e->rec.n_shared; i++) {
-        const trace_record *r = &e->rec.shared[i];
-        if ((r->flags & TRACE_ASYNC) && (r->flags & TRACE_WRITE)) {
+        const emu_shared_record *r = &e->rec.shared[i];
+        if ((r->flags & EMU_REC_ASYNC) && (r->flags & EMU_REC_WRITE)) {
             async_stores++;
             widths |= r->width;
             ck_assert_uint_eq(r->active, 0xffffffffu);
@@ -45,7 +45,7 @@ START_TEST(test_async_copy)
     ck_assert_int_eq(widths, 4 | 8 | 16);
     int async_loads = 0;
     for (size_t i = 0; i < e->rec.n_global; i++)
-        async_loads += (e->rec.global[i].flags & TRACE_ASYNC) && (e->rec.global[i].flags & TRACE_READ);
+        async_loads += (e->rec.global[i].flags & EMU_REC_ASYNC) && (e->rec.global[i].flags & EMU_REC_READ);
     ck_assert_int_eq(async_loads, 3 * 2);
     et_free(e);
 }
@@ -91,8 +91,8 @@ START_TEST(test_matrices)
     /* one 16-byte record a row a matrix: x4 32 lanes, x1 8 */
     int x4 = 0, x1 = 0;
     for (size_t i = 0; i < e->rec.n_shared; i++) {
-        const trace_record *r = &e->rec.shared[i];
-        if (!(r->flags & TRACE_MATRIX) || !(r->flags & TRACE_READ))
+        const emu_shared_record *r = &e->rec.shared[i];
+        if (!(r->flags & EMU_REC_MATRIX) || !(r->flags & EMU_REC_READ))
             continue;
         ck_assert_int_eq(r->width, 16);
         x4 += r->active == 0xffffffffu;
@@ -118,8 +118,8 @@ START_TEST(test_shared_atomics)
     uint16_t flags = 0;
     int width = 0, atomics = 0;
     for (size_t i = 0; i < e->rec.n_shared; i++) {
-        const trace_record *r = &e->rec.shared[i];
-        if ((r->flags & TRACE_READ) && (r->flags & TRACE_WRITE)) {
+        const emu_shared_record *r = &e->rec.shared[i];
+        if ((r->flags & EMU_REC_READ) && (r->flags & EMU_REC_WRITE)) {
             atomics++;
             flags = r->flags;
             width = r->width;
@@ -127,7 +127,7 @@ START_TEST(test_shared_atomics)
     }
     ck_assert_int_eq(atomics, 3 * 2);
     ck_assert_int_eq(width, 4);
-    ck_assert_int_eq(flags & (TRACE_ASYNC | TRACE_MATRIX), 0);
+    ck_assert_int_eq(flags & (EMU_REC_ASYNC | EMU_REC_MATRIX), 0);
     et_free(e);
 }
 END_TEST

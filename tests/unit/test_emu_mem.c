@@ -42,7 +42,7 @@ START_TEST(test_device_memory)
 }
 END_TEST
 
-static const trace_record *nth_shared(const et *e, size_t i)
+static const emu_shared_record *nth_shared(const et *e, size_t i)
 {
     ck_assert_uint_gt(e->rec.n_shared, i);
     return &e->rec.shared[i];
@@ -66,15 +66,15 @@ START_TEST(test_shared_widths_and_records)
     /* 5 stores, the barrier, 7 loads; offsets as the kernel computes them */
     static const struct {
         unsigned width, flags, base, step;
-    } want[] = {{1, TRACE_WRITE, 0, 1},   {2, TRACE_WRITE, 32, 2},   {4, TRACE_WRITE, 96, 4},
-                {8, TRACE_WRITE, 224, 8}, {16, TRACE_WRITE, 480, 16}, {0, TRACE_BARRIER, 0, 0},
-                {1, TRACE_READ, 0, 1},    {2, TRACE_READ, 32, 2},    {4, TRACE_READ, 96, 4},
-                {8, TRACE_READ, 224, 8},  {16, TRACE_READ, 480, 16}, {8, TRACE_READ, 224, 8},
-                {1, TRACE_READ, 991, 0}};
+    } want[] = {{1, EMU_REC_WRITE, 0, 1},   {2, EMU_REC_WRITE, 32, 2},   {4, EMU_REC_WRITE, 96, 4},
+                {8, EMU_REC_WRITE, 224, 8}, {16, EMU_REC_WRITE, 480, 16}, {0, EMU_REC_BARRIER, 0, 0},
+                {1, EMU_REC_READ, 0, 1},    {2, EMU_REC_READ, 32, 2},    {4, EMU_REC_READ, 96, 4},
+                {8, EMU_REC_READ, 224, 8},  {16, EMU_REC_READ, 480, 16}, {8, EMU_REC_READ, 224, 8},
+                {1, EMU_REC_READ, 991, 0}};
     ck_assert_uint_eq(e->rec.n_shared, 13);
     uint64_t last_pc = 0;
     for (size_t i = 0; i < 13; i++) {
-        const trace_record *r = nth_shared(e, i);
+        const emu_shared_record *r = nth_shared(e, i);
         ck_assert_uint_eq(r->flags, want[i].flags);
         ck_assert_uint_eq(r->width, want[i].width);
         ck_assert_uint_eq(r->active, 0xffffffffu);
@@ -83,7 +83,7 @@ START_TEST(test_shared_widths_and_records)
         ck_assert_uint_eq(r->pc % 16, 0);
         ck_assert(i == 0 || r->pc > last_pc);
         last_pc = r->pc;
-        if (!(r->flags & TRACE_BARRIER))
+        if (!(r->flags & EMU_REC_BARRIER))
             for (unsigned l = 0; l < 32; l++)
                 ck_assert_uint_eq(r->addr[l], want[i].base + want[i].step * l);
         const char *file;
@@ -119,7 +119,7 @@ START_TEST(test_generic_addressing)
     }
     int found = 0;
     for (size_t i = 0; i < e->rec.n_shared; i++) {
-        const trace_record *r = &e->rec.shared[i];
+        const emu_shared_record *r = &e->rec.shared[i];
         if (r->warp != 0 || r->active != shared_lanes)
             continue;
         for (size_t j = 0; j < e->rec.n_global; j++) {
@@ -229,11 +229,11 @@ START_TEST(test_atomics)
     ck_assert_int_eq(out[131], 136);
     int atomic_records = 0;
     for (size_t i = 0; i < e->rec.n_shared; i++)
-        atomic_records += e->rec.shared[i].flags == (TRACE_READ | TRACE_WRITE);
+        atomic_records += e->rec.shared[i].flags == (EMU_REC_READ | EMU_REC_WRITE);
     ck_assert_int_eq(atomic_records, 2);
     int global_atomics = 0;
     for (size_t i = 0; i < e->rec.n_global; i++)
-        global_atomics += e->rec.global[i].flags == (TRACE_READ | TRACE_WRITE);
+        global_atomics += e->rec.global[i].flags == (EMU_REC_READ | EMU_REC_WRITE);
     ck_assert_int_eq(global_atomics, 12);
     et_free(e);
 }
@@ -262,7 +262,7 @@ START_TEST(test_faults)
     ck_assert_int_eq(et_run(e, "shared_past", 1, 32, 1, 0, r, 2), EMU_OK);
     int past = 0;
     for (size_t i = 0; i < e->rec.n_shared; i++)
-        if (e->rec.shared[i].flags == TRACE_READ && e->rec.shared[i].addr[31] == 124)
+        if (e->rec.shared[i].flags == EMU_REC_READ && e->rec.shared[i].addr[31] == 124)
             past = 1;
     ck_assert(past);
     r[1] = 1;
@@ -270,7 +270,7 @@ START_TEST(test_faults)
     ck_assert_int_eq(et_run(e, "shared_past", 1, 32, 1, 0, r, 2), EMU_OK);
     past = 0;
     for (size_t i = 0; i < e->rec.n_shared; i++)
-        if (e->rec.shared[i].flags == TRACE_READ && e->rec.shared[i].addr[31] == 128)
+        if (e->rec.shared[i].flags == EMU_REC_READ && e->rec.shared[i].addr[31] == 128)
             past = 1;
     ck_assert(past);
     r[1] = 227 * 1024 / 4; /* lane 0 at the end of what an SM grants: a fault */
@@ -296,8 +296,8 @@ START_TEST(test_dynamic_after_static)
         ck_assert_int_eq(out[t], 31 - t + 1);
     int found = 0;
     for (size_t i = 0; i < e->rec.n_shared; i++) {
-        const trace_record *rec = &e->rec.shared[i];
-        if (rec->flags == TRACE_WRITE && rec->width == 4) {
+        const emu_shared_record *rec = &e->rec.shared[i];
+        if (rec->flags == EMU_REC_WRITE && rec->width == 4) {
             ck_assert_uint_eq(rec->addr[0], 16);
             ck_assert_uint_eq(rec->addr[31], 16 + 124);
             found = 1;

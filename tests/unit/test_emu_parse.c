@@ -242,7 +242,7 @@ START_TEST(test_barrier_forms)
         ck_assert_uint_eq(out[t], 64);
     int barriers = 0;
     for (size_t i = 0; i < e->rec.n_shared; i++)
-        barriers += e->rec.shared[i].flags == TRACE_BARRIER;
+        barriers += e->rec.shared[i].flags == EMU_REC_BARRIER;
     ck_assert_int_eq(barriers, 5 * 2);
     et_free(e);
 }

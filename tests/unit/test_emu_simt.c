@@ -132,7 +132,7 @@ START_TEST(test_barriers)
         ck_assert_int_eq(out[t], t ^ 1);
     int barriers = 0;
     for (size_t i = 0; i < e->rec.n_shared; i++)
-        if (e->rec.shared[i].flags == TRACE_BARRIER) {
+        if (e->rec.shared[i].flags == EMU_REC_BARRIER) {
             ck_assert_uint_eq(e->rec.shared[i].active, 0xffffffffu);
             barriers++;
         }

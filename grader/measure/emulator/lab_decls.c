@@ -1,7 +1,7 @@
 /* lab_decls.c - the declarations of a lab file's PTX; see lab_decls.h. */
 #include "lab_decls.h"
 
-#include "../../ptx/emu_internal.h"
+#include "../../ptx/emu.h"
 #include "../../ptx/ptx.h"
 
 #include <stdio.h>

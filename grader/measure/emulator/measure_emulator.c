@@ -1,16 +1,33 @@
 /*
  * measure_emulator.c - the emulator as a measuring backend: every shared
- * access, barrier and global load of the launches a measurement makes,
- * recorded as the trace backend records them on a GPU (grader/access/
- * trace_record.h) and analysed a record at a time by grader/access/. Source
- * lines come from the PTX's .loc of each instruction.
+ * access, barrier and global load of the launches a measurement makes, as
+ * the PTX machine (grader/ptx/) records them, turned into the records the
+ * trace backend writes on a GPU (measure/access/trace_record.h) and analysed
+ * a record at a time by measure/access/. Source lines come from the PTX's
+ * .loc of each instruction.
  */
 #include "emu_device.h"
 
 #include "../access/trace.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+
+/* The machine's shared record is the trace's, field for field and flag for flag: one is
+   copied into the other whole. */
+#define SAME_FIELD(f) (offsetof(emu_shared_record, f) == offsetof(trace_record, f) && \
+                       sizeof ((emu_shared_record *)0)->f == sizeof ((trace_record *)0)->f)
+_Static_assert(sizeof(emu_shared_record) == sizeof(trace_record) && SAME_FIELD(pc) &&
+               SAME_FIELD(block) && SAME_FIELD(warp) && SAME_FIELD(active) && SAME_FIELD(width) &&
+               SAME_FIELD(lines) && SAME_FIELD(flags) && SAME_FIELD(addr),
+               "emu_shared_record and trace_record differ in layout");
+_Static_assert(EMU_REC_READ == TRACE_READ && EMU_REC_WRITE == TRACE_WRITE &&
+               EMU_REC_BARRIER == TRACE_BARRIER && EMU_REC_ASYNC == TRACE_ASYNC &&
+               EMU_REC_MATRIX == TRACE_MATRIX && EMU_REC_ATOM_EXCH == TRACE_ATOM_EXCH &&
+               EMU_REC_ATOM_CAS == TRACE_ATOM_CAS && EMU_REC_ASYNC_SKEW == TRACE_ASYNC_SKEW &&
+               EMU_RECORD_LANES == TRACE_LANES,
+               "the machine's record flags are not the trace's");
 
 typedef struct emu_meter {
     trace_analyzer *analyzer;
@@ -32,10 +49,11 @@ static uint32_t launch_bits(void)
     return n > 0 ? (uint32_t)(n - 1) << 24 : 0;
 }
 
-static void on_shared(void *ctx, const trace_record *r)
+static void on_shared(void *ctx, const emu_shared_record *r)
 {
     emu_meter *m = ctx;
-    trace_record x = *r;
+    trace_record x;
+    memcpy(&x, r, sizeof x);
     x.block |= launch_bits();
     if (!m->failed && trace_analyzer_add(m->analyzer, &x, m->why, sizeof m->why) != 0)
         m->failed = 1;
@@ -46,7 +64,7 @@ static void on_shared(void *ctx, const trace_record *r)
 static void on_global(void *ctx, const emu_global_record *g)
 {
     emu_meter *m = ctx;
-    if (!(g->flags & TRACE_READ) || (g->flags & TRACE_WRITE))
+    if (!(g->flags & EMU_REC_READ) || (g->flags & EMU_REC_WRITE))
         return;
     m->global_loads++;
     if (g->block >= TRACE_GLOBAL_BLOCKS || m->failed || !g->active)
