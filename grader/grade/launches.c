@@ -2,6 +2,7 @@
 #include "launches.h"
 
 #include "../base/exit_codes.h"
+#include "../record/contract.h"
 #include "../record/record_run.h"
 
 #include <stdlib.h>
@@ -26,7 +27,7 @@ int check_launches(const lab_def *lab, const grade_options *opt, FILE *out)
 
     fprintf(out, "== %s: launches (recorded without a GPU) ==\n", lab->id);
     if (lab_image_open(opt->lib_path, &img, why, sizeof why) != 0 ||
-        lab_image_check_contract(&img, lab, why, sizeof why) != 0 ||
+        contract_check(&img, lab, why, sizeof why) != 0 ||
         record_lab(lab, &img, opt, plans, printed, why, sizeof why) != 0) {
         fprintf(out, "  not checked: %s\n", why);
         code = EXIT_ENVIRONMENT;

@@ -5,6 +5,7 @@
 #include "../base/exit_codes.h"
 #include "../image/lab_image.h"
 #include "meter_server.h"
+#include "../record/contract.h"
 #include "../record/record_run.h"
 #include "../base/child.h"
 #include "../run/gpu.h"
@@ -460,7 +461,7 @@ void run_lab(const lab_def *lab, const grade_options *opt, lab_result *out)
     out->lab = lab;
     child_become_subreaper();
     if (lab_image_open(opt->lib_path, &img, out->env_text, sizeof out->env_text) != 0 ||
-        lab_image_check_contract(&img, lab, out->env_text, sizeof out->env_text) != 0 ||
+        contract_check(&img, lab, out->env_text, sizeof out->env_text) != 0 ||
         record_lab(lab, &img, opt, plans, host, out->env_text, sizeof out->env_text) != 0) {
         out->env_code = EXIT_ENVIRONMENT;
     } else {
@@ -477,14 +478,4 @@ void run_lab(const lab_def *lab, const grade_options *opt, lab_result *out)
     free(plans);
     free(host);
     out->seconds = child_now() - start;
-}
-
-void lab_result_free(lab_result *r)
-{
-    free(r->checks);
-    free(r->host_printed);
-    free(r->device_printed);
-    free(r->predictions);
-    free(r->places);
-    memset(r, 0, sizeof *r);
 }

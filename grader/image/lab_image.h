@@ -81,12 +81,4 @@ int lab_image_has_function(const lab_image *img, const char *symbol);
 /* Index of the kernel with this device name, or -1. */
 int lab_image_kernel(const lab_image *img, const char *name);
 
-struct lab_def;
-/*
- * The contract: built by the kit (contract version) and the parameters the
- * lab fixes (TILE, MAX_MASK2D, ...). Returns 0, or -1 with what to change.
- */
-int lab_image_check_contract(const lab_image *img, const struct lab_def *lab, char *why,
-                             size_t why_size);
-
 #endif

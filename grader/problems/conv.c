@@ -40,7 +40,7 @@ static int is_2d(const conv_launch *a)
 static void launch_conv(void *p)
 {
     conv_launch *a = p;
-    replay r = {a->env, &a->env->plan->calls[a->call],
+    replay r = {&a->env->mod, &a->env->plan->calls[a->call],
                 {(void *)a->in, a->out, (void *)a->mask}};
     replay_launch(&r);
 }

@@ -10,7 +10,7 @@
 #include "../base/check.h"
 #include "../reference/tolerance.h"
 #include "../run/gpu.h"
-#include "../grade/worker.h"
+#include "problem.h"
 
 #include <cuda_runtime_api.h>
 

@@ -8,7 +8,7 @@
  */
 #include "../compare/compare.h"
 #include "../run/device.h"
-#include "../grade/worker.h"
+#include "problem.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,7 +69,7 @@ int idiom_grade_kernel(worker_env *env, const lab_kernel *k)
     check_result correct, counts;
     char why[256];
     guarded buf;
-    replay r = {env, &env->plan->calls[0], {0}};
+    replay r = {&env->mod, &env->plan->calls[0], {0}};
     uint64_t hash = 0;
     int lost = 0;
 

@@ -30,7 +30,7 @@ typedef struct mm_launch {
 static void launch_mm(void *p)
 {
     mm_launch *a = p;
-    replay r = {a->env, &a->env->plan->calls[a->call], {(void *)a->A, (void *)a->B, a->C}};
+    replay r = {&a->env->mod, &a->env->plan->calls[a->call], {(void *)a->A, (void *)a->B, a->C}};
     replay_launch(&r);
 }
 

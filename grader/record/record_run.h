@@ -9,10 +9,10 @@
 #ifndef SMEMLAB_RECORD_RUN_H
 #define SMEMLAB_RECORD_RUN_H
 
+#include "../base/child.h"
+#include "../base/grade_options.h"
 #include "../image/lab_image.h"
 #include "../labs/lab_table.h"
-#include "../base/child.h"
-#include "../grade/worker.h"
 #include "plan.h"
 
 /*

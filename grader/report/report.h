@@ -2,7 +2,6 @@
 #ifndef SMEMLAB_REPORT_H
 #define SMEMLAB_REPORT_H
 
-#include "../grade/runner.h"
 #include "../score/score.h"
 
 #include <stdio.h>

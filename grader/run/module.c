@@ -297,6 +297,12 @@ cudaError_t module_replay(const device_module *m, const call_plan *p, void *cons
     return device_current()->replay(m, p, bufs);
 }
 
+void replay_launch(void *replay_arg)
+{
+    const replay *r = replay_arg;
+    module_replay(r->mod, r->plan, r->bufs); /* an error stays for cudaGetLastError */
+}
+
 cudaError_t module_scrub(const device_module *m, int poison)
 {
     return device_current()->scrub(m, poison);

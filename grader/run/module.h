@@ -57,6 +57,16 @@ cudaError_t module_set_global(const device_module *m, const char *name, const vo
 /* Launch every launch of plan p with the grader's buffers bufs (by plan buffer index). */
 cudaError_t module_replay(const device_module *m, const call_plan *p, void *const bufs[]);
 
+/* One replay of a call, for the launch callbacks of gpu_run, timing and measuring:
+   replay_launch(&r) is module_replay(r.mod, r.plan, r.bufs), its error left for
+   cudaGetLastError. */
+typedef struct replay {
+    const device_module *mod;
+    const call_plan *plan;
+    void *bufs[CALL_MAX_BUFFERS];
+} replay;
+void replay_launch(void *replay_arg);
+
 /* Fill the shared memory of every SM with poison (before a graded run). */
 cudaError_t module_scrub(const device_module *m, int poison);
 

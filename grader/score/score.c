@@ -3,6 +3,9 @@
 
 #include "../base/exit_codes.h"
 
+#include <stdlib.h>
+#include <string.h>
+
 void score_add(score *s, const lab_result *r)
 {
     /* A lab that stopped part-way keeps what it graded before it stopped. */
@@ -28,4 +31,14 @@ int score_exit_code(const score *s)
     if (s->not_measured || s->not_graded)
         return EXIT_NOT_MEASURED;
     return EXIT_ALL_PASSED;
+}
+
+void lab_result_free(lab_result *r)
+{
+    free(r->checks);
+    free(r->host_printed);
+    free(r->device_printed);
+    free(r->predictions);
+    free(r->places);
+    memset(r, 0, sizeof *r);
 }

@@ -8,6 +8,7 @@
 #define _GNU_SOURCE /* memmem */
 #include "image/lab_image.h"
 #include "labs/lab_table.h"
+#include "record/contract.h"
 
 #include <check.h>
 #include <stdio.h>
@@ -100,8 +101,8 @@ START_TEST(test_real_library)
     ck_assert(lab_image_has_function(&img, "launch_matmulCoarse"));
     ck_assert(!lab_image_has_function(&img, "launch_conv1dBasic"));
     ck_assert(!lab_image_has_function(&img, "smemlab_param_TILE")); /* an object, not code */
-    ck_assert_int_eq(lab_image_check_contract(&img, &lab5_def, why, sizeof why), 0);
-    ck_assert_int_eq(lab_image_check_contract(&img, &lab6_def, why, sizeof why), -1);
+    ck_assert_int_eq(contract_check(&img, &lab5_def, why, sizeof why), 0);
+    ck_assert_int_eq(contract_check(&img, &lab6_def, why, sizeof why), -1);
     ck_assert_ptr_nonnull(strstr(why, "does not export TILE1D"));
     lab_image_close(&img);
 }
