@@ -68,6 +68,15 @@ void check_rec_free(check_rec *c)
     cJSON_Delete(c->lines);
 }
 
+void result_free_checks(result *r)
+{
+    for (int i = 0; i < r->n_checks; i++)
+        check_rec_free(&r->checks[i]);
+    free(r->checks);
+    r->checks = NULL;
+    r->n_checks = 0;
+}
+
 int record_write(const char *results_dir, const result *r, char *err, size_t errlen)
 {
     cJSON *o = cJSON_CreateObject(), *checks = cJSON_CreateArray();

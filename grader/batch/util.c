@@ -183,15 +183,6 @@ sub_status status_parse(const char *s)
     return ST_PENDING;
 }
 
-void result_free_checks(result *r)
-{
-    for (int i = 0; i < r->n_checks; i++)
-        check_rec_free(&r->checks[i]);
-    free(r->checks);
-    r->checks = NULL;
-    r->n_checks = 0;
-}
-
 void result_init_from_sub(result *r, const submission *s, const lab_def *lab)
 {
     memset(r, 0, sizeof *r);

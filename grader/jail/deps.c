@@ -24,80 +24,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-/* --- folders ------------------------------------------------------------------------ */
-
-/* path with "." and ".." taken away by its letters alone (no symlink followed),
-   malloc'd; NULL for a relative path. */
-static char *lexical(const char *path)
-{
-    if (path[0] != '/')
-        return NULL;
-    size_t n = strlen(path);
-    char *out = malloc(n + 2);
-    size_t k = 0;
-    for (const char *p = path; *p;) {
-        while (*p == '/')
-            p++;
-        const char *e = strchr(p, '/');
-        size_t len = e ? (size_t)(e - p) : strlen(p);
-        if (len == 0 || (len == 1 && p[0] == '.')) {
-        } else if (len == 2 && p[0] == '.' && p[1] == '.') {
-            while (k > 0 && out[k - 1] != '/')
-                k--;
-            if (k > 0)
-                k--;
-        } else {
-            out[k++] = '/';
-            memcpy(out + k, p, len);
-            k += len;
-        }
-        p += len;
-    }
-    if (k == 0)
-        out[k++] = '/';
-    out[k] = 0;
-    return out;
-}
-
-static void roots_put(roots *r, char *real)
-{
-    for (int i = 0; i < r->n; i++)
-        if (!strcmp(r->path[i], real)) {
-            free(real);
-            return;
-        }
-    if (r->n < JAIL_MAX_ROOTS)
-        r->path[r->n++] = real;
-    else
-        free(real);
-}
-
-/* A folder by its real path, and by its letters too where they differ (a
-   toolkit reached through symlinks names its headers by the path it was run from). */
-void roots_add(roots *r, const char *path)
-{
-    char *real = realpath(path, NULL);
-    if (!real)
-        return;
-    char *lex = lexical(path);
-    if (lex && strcmp(lex, real))
-        roots_put(r, lex);
-    else
-        free(lex);
-    roots_put(r, real);
-}
-
-int roots_contain(const roots *r, const char *real)
-{
-    for (int i = 0; i < r->n; i++) {
-        size_t len = strlen(r->path[i]);
-        if (!strncmp(real, r->path[i], len) &&
-            (real[len] == '/' || real[len] == 0 || (len == 1 && r->path[i][0] == '/')))
-            return 1;
-    }
-    return 0;
-}
-
 /* --- system headers: where the host compiler and CUDA look ------------------------- */
 
 /* argv's output (stdout and stderr) in a malloc'd string, or NULL. */
@@ -293,7 +219,7 @@ static int dep_allowed(const jail_opts *o, const char *dep)
     if (!real)
         return 0; /* it read a file that is not there now: not one of ours */
     int ok = roots_contain(&o->readable, real) || roots_contain(&o->system, real);
-    char *lex = ok ? NULL : lexical(dep);
+    char *lex = ok ? NULL : roots_lexical(dep);
     if (lex) /* named inside a system folder and really inside one too */
         ok = roots_contain(&o->system, lex);
     if (getenv("SMEMLAB_JAIL_DEBUG") && !ok) {

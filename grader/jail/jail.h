@@ -52,8 +52,12 @@ typedef struct roots {
     int n;
 } roots;
 
+/* roots.c */
 void roots_add(roots *r, const char *path); /* its real path; ignored when it does not exist */
 int roots_contain(const roots *r, const char *real);
+/* path with "." and ".." taken away by its letters alone (no symlink followed),
+   malloc'd; NULL for a relative path. */
+char *roots_lexical(const char *path);
 
 typedef struct jail_opts {
     const char *source;        /* the student's file */

@@ -5,20 +5,6 @@
  */
 #include "emu_internal.h"
 
-int emu_host_avx2(void)
-{
-#if defined(__x86_64__) && defined(__GNUC__)
-    static int have = -1; /* the same answer in every thread: a benign race */
-    if (have < 0) {
-        __builtin_cpu_init();
-        have = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-    }
-    return have;
-#else
-    return 0;
-#endif
-}
-
 static int is_float(const ptx_instr *in)
 {
     return ptx_type_is_float((ptx_type)in->type);

@@ -267,9 +267,14 @@ static inline uint64_t *emu_reg(emu_warp *w, uint32_t slot)
     return w->r + (size_t)slot * 32;
 }
 
-/* Stop the launch: status, message, and the instruction's source line. Returns -1. */
+/* Stop the launch: status, message, and the instruction's source line. Returns -1
+   (emu_fail.c). */
 int emu_fail(emu_warp *w, const ptx_instr *in, emu_status s, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+/* The same into res, for a launch that stops before any warp runs (p, in: NULL) or
+   outside a warp. Returns s. */
+emu_status emu_fail_result(emu_result *res, const emu_program *p, const ptx_instr *in,
+                           emu_status s, const char *fmt, va_list ap);
 /* "`text` (lab1.cu:12)" style location of an instruction, for messages. */
 void emu_where(const emu_program *p, const ptx_instr *in, const char **file, int *line);
 
@@ -304,8 +309,20 @@ emu_fn emu_bind_half(const ptx_instr *in);  /* emu_ops_half.c: f16, bf16 and the
 /* Element half (0: the low 16 bits) of a register holding f16 or bf16 values, exact. */
 double emu_half_element(uint64_t reg, ptx_type t, int half, int ftz);
 
-/* The host runs AVX2 and FMA: handlers compiled for them may be used (emu_bind.c). */
-int emu_host_avx2(void);
+/* The host runs AVX2 and FMA: handlers compiled for them may be used. */
+static inline int emu_host_avx2(void)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    static int have = -1; /* the same answer in every thread: a benign race */
+    if (have < 0) {
+        __builtin_cpu_init();
+        have = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    }
+    return have;
+#else
+    return 0;
+#endif
+}
 
 /* Fill the lanes of one warp's value of a fixed special register. */
 uint64_t emu_sreg_value(const emu_warp *w, ptx_sreg s, int lane);

@@ -134,6 +134,8 @@ typedef struct ptx_parser {
     uint32_t frame_align;
 } ptx_parser;
 
+/* --- what the reader asks of a token (ptx_lex.c) ------------------------------ */
+
 /* Error with the line of token t ("line N: ..."); always returns -1. */
 int ptx_err(ptx_parser *p, size_t t, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -159,7 +161,7 @@ int ptx_tok_is(const ptx_parser *p, const ptx_tok *t, const char *s);
 /* Consume a token of kind k; 0, or -1 with an error naming what. */
 int ptx_expect(ptx_parser *p, tok_kind k, const char *what);
 
-/* Names in a function (ptx_parse.c). */
+/* --- what an operand names (ptx_names.c) ---------------------------------------- */
 uint32_t ptx_lookup_var(ptx_parser *p, const char *name, size_t n);
 int ptx_use_var(ptx_parser *p, uint32_t var);
 /* Register operand of a name starting with %: slot (or predicate), its type; -1 if not a register. */

@@ -6,6 +6,8 @@
  * Directives are the same with a leading dot. Numbers are every PTX form:
  * decimal, 0x hex, 0b binary, 0 octal, an optional U suffix, 0f/0d bit
  * patterns of floats, and decimal floats. A minus sign is its own token.
+ * Then what the reader asks of a token: its text, one of a kind expected,
+ * an error at its line.
  */
 #include "ptx_internal.h"
 
@@ -331,4 +333,54 @@ int ptx_lex(const char *text, size_t len, ptx_tok **toks, size_t *n, char *why, 
 fail:
     free(x.toks);
     return -1;
+}
+
+/* --- what the reader asks of a token ------------------------------------------ */
+
+int ptx_err(ptx_parser *p, size_t t, const char *fmt, ...)
+{
+    if (t >= p->n_toks)
+        t = p->n_toks - 1;
+    int n = snprintf(p->why, p->why_size, "line %u: ", p->toks[t].line);
+    if (n >= 0 && (size_t)n < p->why_size) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(p->why + n, p->why_size - (size_t)n, fmt, ap);
+        va_end(ap);
+    }
+    return -1;
+}
+
+int ptx_tok_is(const ptx_parser *p, const ptx_tok *t, const char *s)
+{
+    size_t n = strlen(s);
+    return t->len == n && memcmp(p->text + t->start, s, n) == 0;
+}
+
+static const char *tok_name(tok_kind k)
+{
+    switch (k) {
+    case TK_IDENT: return "a name";
+    case TK_INT: return "an integer";
+    case TK_STRING: return "a string";
+    case TK_COMMA: return "','";
+    case TK_SEMI: return "';'";
+    case TK_COLON: return "':'";
+    case TK_LBRACK: return "'['";
+    case TK_RBRACK: return "']'";
+    case TK_LBRACE: return "'{'";
+    case TK_RBRACE: return "'}'";
+    case TK_LPAREN: return "'('";
+    case TK_RPAREN: return "')'";
+    case TK_GT: return "'>'";
+    default: return "something else";
+    }
+}
+
+int ptx_expect(ptx_parser *p, tok_kind k, const char *what)
+{
+    if (ptx_peek(p)->kind != k)
+        return ptx_err(p, p->pos, "expected %s %s", tok_name(k), what);
+    ptx_next(p);
+    return 0;
 }
