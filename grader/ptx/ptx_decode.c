@@ -49,6 +49,9 @@ typedef struct dctx {
     uint32_t nr;
     raw elems[MAX_ELEMS];
     uint32_t ne;
+    const char *shape;  /* how its operands read (operands()) */
+    ptx_type t, t2;     /* the types the shape's t and T read */
+    uint8_t t_set;      /* set by the decoder; else in->type and in->type2 */
 } dctx;
 
 static int derr(dctx *c, const char *what)
@@ -135,6 +138,15 @@ static int m_pick(dctx *c, const char *const *names, const int *values, int n)
     return PM_NONE;
 }
 
+/* Modifiers that each set one flag of the instruction: "ftz" PF_FTZ, ... (names and
+   flags, n of each). */
+static void m_flags(dctx *c, const char *const *names, const uint16_t *flags, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (m_has(c, names[i]))
+            c->in->flags |= flags[i];
+}
+
 /* Qualifiers that change nothing for a one-thread-at-a-time interpreter. */
 static void m_ignore(dctx *c)
 {
@@ -159,12 +171,29 @@ static void m_finish(dctx *c)
 
 /* --- raw operands ------------------------------------------------------------------- */
 
+/* A raw operand of kind, nothing read into it yet (R_NAME and R_NUM: their kind is set
+   once their token is seen). */
+static void raw_clear(raw *r, uint8_t kind)
+{
+    memset(r, 0, sizeof *r);
+    r->kind = kind;
+    r->tok2 = r->base = PTX_NONE;
+}
+
+/* After an element of a list written a, b, c: 1 when a comma follows (consumed). */
+static int raw_more(ptx_parser *p)
+{
+    if (ptx_peek(p)->kind != TK_COMMA)
+        return 0;
+    ptx_next(p);
+    return 1;
+}
+
 static int raw_simple(dctx *c, raw *r)
 {
     ptx_parser *p = c->p;
     const ptx_tok *t = ptx_peek(p);
-    memset(r, 0, sizeof *r);
-    r->tok2 = r->base = PTX_NONE;
+    raw_clear(r, R_NAME);
     if (t->kind == TK_IDENT) {
         r->kind = ptx_tok_is(p, t, "_") ? R_SINK : R_NAME;
         r->tok = (uint32_t)p->pos;
@@ -197,9 +226,7 @@ static int raw_simple(dctx *c, raw *r)
 static int raw_addr(dctx *c, raw *r)
 {
     ptx_parser *p = c->p;
-    memset(r, 0, sizeof *r);
-    r->kind = R_ADDR;
-    r->tok2 = r->base = PTX_NONE;
+    raw_clear(r, R_ADDR);
     ptx_next(p); /* [ */
     const ptx_tok *t = ptx_peek(p);
     int have_num = 0;
@@ -233,9 +260,7 @@ static int raw_addr(dctx *c, raw *r)
 static int raw_vec(dctx *c, raw *r)
 {
     ptx_parser *p = c->p;
-    memset(r, 0, sizeof *r);
-    r->kind = R_VEC;
-    r->tok2 = r->base = PTX_NONE;
+    raw_clear(r, R_VEC);
     r->elem = c->ne;
     ptx_next(p); /* { */
     for (;;) {
@@ -245,9 +270,8 @@ static int raw_vec(dctx *c, raw *r)
             return -1;
         c->ne++;
         r->n++;
-        if (ptx_peek(p)->kind != TK_COMMA)
+        if (!raw_more(p))
             break;
-        ptx_next(p);
     }
     return ptx_expect(p, TK_RBRACE, "to close a vector");
 }
@@ -256,9 +280,7 @@ static int raw_vec(dctx *c, raw *r)
 static int raw_list(dctx *c, raw *r)
 {
     ptx_parser *p = c->p;
-    memset(r, 0, sizeof *r);
-    r->kind = R_LIST;
-    r->tok2 = r->base = PTX_NONE;
+    raw_clear(r, R_LIST);
     ptx_next(p); /* ( */
     r->tok = (uint32_t)p->pos;
     while (ptx_peek(p)->kind != TK_RPAREN) {
@@ -268,9 +290,8 @@ static int raw_list(dctx *c, raw *r)
             return ptx_err(p, p->pos, "more than %d parameters", PTX_MAX_PARAM_LIST);
         r->count++;
         ptx_next(p);
-        if (ptx_peek(p)->kind != TK_COMMA)
+        if (!raw_more(p))
             break;
-        ptx_next(p);
     }
     return ptx_expect(p, TK_RPAREN, "to close a parameter list");
 }
@@ -310,9 +331,8 @@ static int raw_operands(dctx *c)
         if (raw_operand(c, &c->r[c->nr]))
             return -1;
         c->nr++;
-        if (ptx_peek(p)->kind != TK_COMMA)
+        if (!raw_more(p))
             break;
-        ptx_next(p);
     }
     return ptx_expect(p, TK_SEMI, "at the end of an instruction");
 }
@@ -569,7 +589,7 @@ int ptx_resolve_labels(ptx_parser *p)
     return 0;
 }
 
-/* --- decoders by family ------------------------------------------------------------------ */
+/* --- types ---------------------------------------------------------------------------- */
 
 static int is_int(ptx_type t)
 {
@@ -596,66 +616,163 @@ static ptx_type wide_of(ptx_type t)
     }
 }
 
-/* d, a, b[, c...]: n sources of type ty (dest of type dty). */
-static int dec_dsrc(dctx *c, int n, ptx_type ty)
-{
-    if (want(c, (uint32_t)n + 1, (uint32_t)n + 1) || dst_raw(c, &c->r[0], &c->in->o[0]))
-        return -1;
-    for (int i = 1; i <= n; i++)
-        if (src_raw(c, &c->r[i], ty, &c->in->o[i]))
-            return -1;
-    c->in->nops = (uint8_t)(n + 1);
-    return 0;
-}
-
 /* Float modifiers shared by arithmetic: rounding, ftz, sat. */
 static void float_mods(dctx *c)
 {
     ptx_instr *in = c->in;
+    static const char *const names[] = {"ftz", "sat", "approx", "full", "NaN", "relu"};
+    static const uint16_t flags[] = {PF_FTZ, PF_SAT, PF_APPROX, PF_FULL, PF_NAN, PF_RELU};
     in->rnd = (uint8_t)m_rnd(c);
-    if (m_has(c, "ftz"))
-        in->flags |= PF_FTZ;
-    if (m_has(c, "sat"))
-        in->flags |= PF_SAT;
-    if (m_has(c, "approx"))
-        in->flags |= PF_APPROX;
-    if (m_has(c, "full"))
-        in->flags |= PF_FULL;
-    if (m_has(c, "NaN"))
-        in->flags |= PF_NAN;
-    if (m_has(c, "relu"))
-        in->flags |= PF_RELU;
+    m_flags(c, names, flags, 6);
 }
 
-/* add sub mul mad div rem abs neg min max and the like, integer or float. */
-static int dec_arith(dctx *c, int nsrc)
+/* --- operands by shape --------------------------------------------------------------- */
+
+/*
+ * The operands of an instruction, as its table row (or its decoder) gives them: one
+ * letter an operand, in order, each filling the next o[] slot (spaces are ignored).
+ *   d  a destination register (or the sink _)    P  a destination predicate
+ *   R  d[|p]: a destination register, then a predicate or none (two slots)
+ *   D  p[|q]: a destination predicate, then a second one or none (two slots)
+ *   t  a source of c->t (register, immediate, a variable's address, special register)
+ *   T  a source of c->t2     u  of .u32     b  of .b32     q  of .u64
+ *   p  a source predicate, {!}p                 a  an address [ ... ]   l  a label
+ *   m  the member mask of a .sync warp instruction (a .b32 source)
+ *   M  the member mask not written: every lane (no operand read)
+ *   -  a slot left empty (no operand read)
+ *   ?x x when the instruction has more operands than the letters after it need, else an
+ *      empty slot
+ * The instruction must have as many operands as the letters ask ("wrong number of
+ * operands"); nops is the slots filled.
+ */
+static int operands(dctx *c, const char *shape)
+{
+    ptx_instr *in = c->in;
+    uint32_t need = 0, optional = 0;
+    for (const char *s = shape; *s; s++) {
+        if (*s == '?')
+            optional++, s++;
+        else if (*s != ' ' && *s != 'M' && *s != '-')
+            need++;
+    }
+    if (want(c, need, need + optional))
+        return -1;
+    uint32_t ri = 0, k = 0, extra = c->nr - need; /* optional operands present */
+    for (const char *s = shape; *s; s++) {
+        if (*s == ' ')
+            continue;
+        if (*s == '?') {
+            s++;
+            if (extra == 0) {
+                in->o[k++].kind = PO_NONE;
+                continue;
+            }
+            extra--;
+        }
+        if (*s == '-') {
+            in->o[k++].kind = PO_NONE;
+            continue;
+        }
+        if (*s == 'M') {
+            if (const_operand(c, -1, PTX_NONE, 4, &in->o[k++]))
+                return -1;
+            continue;
+        }
+        const raw *r = &c->r[ri++];
+        int rc;
+        switch (*s) {
+        case 'd': rc = dst_raw(c, r, &in->o[k++]); break;
+        case 'P':
+            rc = r->kind != R_NAME ? derr(c, "expected a predicate")
+                                   : pred_dst_tok(c, r->tok, &in->o[k++]);
+            break;
+        case 'R': case 'D': {
+            raw first = *r;
+            first.tok2 = PTX_NONE;
+            if (*s == 'D')
+                rc = r->kind != R_NAME ? derr(c, "expected a predicate")
+                                       : pred_dst_tok(c, r->tok, &in->o[k]);
+            else
+                rc = dst_raw(c, &first, &in->o[k]);
+            k++;
+            if (rc == 0 && r->tok2 != PTX_NONE)
+                rc = pred_dst_tok(c, r->tok2, &in->o[k]);
+            else if (rc == 0)
+                in->o[k].kind = PO_NONE;
+            k++;
+            break;
+        }
+        case 't': rc = src_raw(c, r, c->t, &in->o[k++]); break;
+        case 'T': rc = src_raw(c, r, c->t2, &in->o[k++]); break;
+        case 'u': rc = src_raw(c, r, PT_U32, &in->o[k++]); break;
+        case 'b': case 'm': rc = src_raw(c, r, PT_B32, &in->o[k++]); break;
+        case 'q': rc = src_raw(c, r, PT_U64, &in->o[k++]); break;
+        case 'p': rc = pred_src_raw(c, r, &in->o[k++]); break;
+        case 'a': rc = addr_raw(c, r, &in->o[k++]); break;
+        case 'l': rc = label_raw(c, r, (int)k++); break;
+        default: rc = derr(c, "internal: a bad operand shape");
+        }
+        if (rc)
+            return -1;
+    }
+    in->nops = (uint8_t)k;
+    return 0;
+}
+
+/* --- decoders: the modifiers of each instruction, then its operands' shape -------------- */
+
+/*
+ * A decoder reads the instruction's modifiers into in (type, rounding, flags, the
+ * sub-operation) and may change the shape of its operands (c->shape, the row's by
+ * default) and the types the letters t and T read (c->t, c->t2: in->type and
+ * in->type2 by default). It returns 0 for the operands to be read by c->shape, -1 on
+ * an error, or DECODED when it has read them itself or there are none to read (a form
+ * that never runs).
+ */
+#define DECODED 1
+
+/* The decoder reads the operands itself (c->shape = OWN: ld, st, atom, call, ...). */
+#define OWN "*"
+/* A row's shape: its operands are skipped, it runs as a no-op (membar, fence, prefetch). */
+#define SKIP "~"
+
+/* Sources the letter t (T) reads: of type t (t2), not in->type (in->type2). */
+static void source_types(dctx *c, ptx_type t, ptx_type t2)
+{
+    c->t = t;
+    c->t2 = t2;
+    c->t_set = 1;
+}
+
+/* brev, bfe, bfi, shl, shr, selp, activemask: the type alone. */
+static int dec_typed(dctx *c)
+{
+    c->in->type = (uint8_t)m_type(c, 0);
+    return 0;
+}
+
+/* bra, ret, exit, trap: .uni alone. */
+static int dec_uni(dctx *c)
+{
+    if (m_has(c, "uni"))
+        c->in->flags |= PF_UNI;
+    return 0;
+}
+
+/* add sub mul div rem mul24 abs neg min max mad sad mad24, integer or float. */
+static int dec_arith(dctx *c)
 {
     ptx_instr *in = c->in;
     ptx_type t = m_type(c, 0);
     in->type = (uint8_t)t;
     if (is_int(t)) {
-        if (m_has(c, "hi"))
-            in->flags |= PF_HI;
-        if (m_has(c, "lo"))
-            in->flags |= PF_LO;
-        if (m_has(c, "wide"))
-            in->flags |= PF_WIDE;
-        if (m_has(c, "sat"))
-            in->flags |= PF_SAT;
-        if (m_has(c, "cc"))
-            in->flags |= PF_CC;
+        static const char *const names[] = {"hi", "lo", "wide", "sat", "cc"};
+        static const uint16_t flags[] = {PF_HI, PF_LO, PF_WIDE, PF_SAT, PF_CC};
+        m_flags(c, names, flags, 5);
         if (in->flags & PF_WIDE) {
             in->type2 = (uint8_t)wide_of(t);
             if (in->type2 == PT_NONE)
                 in->flags |= PF_UNSUPPORTED;
-            /* mad.wide: c has the wide type */
-            if (want(c, (uint32_t)nsrc + 1, (uint32_t)nsrc + 1) ||
-                dst_raw(c, &c->r[0], &in->o[0]) || src_raw(c, &c->r[1], t, &in->o[1]) ||
-                src_raw(c, &c->r[2], t, &in->o[2]))
-                return -1;
-            if (nsrc == 3 && src_raw(c, &c->r[3], (ptx_type)in->type2, &in->o[3]))
-                return -1;
-            in->nops = (uint8_t)(nsrc + 1);
             return 0;
         }
     } else if (is_f3264(t) || is_half(t)) {
@@ -663,125 +780,97 @@ static int dec_arith(dctx *c, int nsrc)
     } else {
         in->flags |= PF_UNSUPPORTED;
     }
-    return dec_dsrc(c, nsrc, t == PT_NONE ? PT_B32 : t);
+    source_types(c, t == PT_NONE ? PT_B32 : t, (ptx_type)in->type2);
+    return 0;
+}
+
+/* mad sad mad24: mad.wide's c has the wide type. */
+static int dec_arith3(dctx *c)
+{
+    if (dec_arith(c))
+        return -1;
+    if (c->in->flags & PF_WIDE)
+        c->shape = "d t t T";
+    return 0;
 }
 
 /* min/max: two sources, or three (sm_90 three-input forms). */
 static int dec_minmax(dctx *c)
 {
-    return dec_arith(c, c->nr == 4 ? 3 : 2);
+    if (c->nr != 4)
+        return dec_arith(c);
+    c->shape = "d t t t";
+    return dec_arith3(c);
 }
 
-/* d (u32), a (ty): popc, clz, bfind. */
+/* popc, clz, bfind: d (u32), a (type). */
 static int dec_count(dctx *c)
 {
-    ptx_instr *in = c->in;
-    in->type = (uint8_t)m_type(c, 0);
+    c->in->type = (uint8_t)m_type(c, 0);
     if (m_has(c, "shiftamt"))
-        in->mod = PM_SHIFTAMT;
-    if (want(c, 2, 2) || dst_raw(c, &c->r[0], &in->o[0]) ||
-        src_raw(c, &c->r[1], (ptx_type)in->type, &in->o[1]))
-        return -1;
-    in->nops = 2;
+        c->in->mod = PM_SHIFTAMT;
     return 0;
 }
 
-/* Operands typed per position: shape gives the type of each source after d. */
-static int dec_shape(dctx *c, int n, const ptx_type *types)
+static int dec_shf(dctx *c)
 {
-    ptx_instr *in = c->in;
-    if (want(c, (uint32_t)n + 1, (uint32_t)n + 1) || dst_raw(c, &c->r[0], &in->o[0]))
-        return -1;
-    for (int i = 0; i < n; i++)
-        if (src_raw(c, &c->r[i + 1], types[i], &in->o[i + 1]))
-            return -1;
-    in->nops = (uint8_t)(n + 1);
+    static const char *const lr[] = {"l", "r"}, *const wc[] = {"wrap", "clamp"};
+    static const int lrv[] = {PM_L, PM_R}, wcv[] = {PM_WRAP, PM_CLAMP};
+    c->in->type = (uint8_t)m_type(c, 0);
+    c->in->mod = (uint8_t)m_pick(c, lr, lrv, 2);
+    c->in->mod2 = (uint8_t)m_pick(c, wc, wcv, 2);
     return 0;
 }
 
-static int dec_bits(dctx *c)
+static int dec_prmt(dctx *c)
 {
-    ptx_instr *in = c->in;
-    ptx_type t = m_type(c, 0);
-    in->type = (uint8_t)t;
-    switch (in->op) {
-    case OP_BFE: {
-        ptx_type ts[3] = {t, PT_U32, PT_U32};
-        return dec_shape(c, 3, ts);
+    static const char *const modes[] = {"f4e", "b4e", "rc8", "ecl", "ecr", "rc16"};
+    static const int mv[] = {PM_F4E, PM_B4E, PM_RC8, PM_ECL, PM_ECR, PM_RC16};
+    c->in->type = (uint8_t)m_type(c, 0);
+    c->in->mod = (uint8_t)m_pick(c, modes, mv, 6);
+    return 0;
+}
+
+/* lop3.b32 d, a, b, c, immLut; lop3.or with a predicate never runs. */
+static int dec_lop3(dctx *c)
+{
+    c->in->type = (uint8_t)m_type(c, 0);
+    if (c->nr != 5) {
+        c->in->flags |= PF_UNSUPPORTED;
+        c->shape = OWN;
     }
-    case OP_BFI: {
-        ptx_type ts[4] = {t, t, PT_U32, PT_U32};
-        return dec_shape(c, 4, ts);
-    }
-    case OP_SHL:
-    case OP_SHR: {
-        ptx_type ts[2] = {t, PT_U32};
-        return dec_shape(c, 2, ts);
-    }
-    case OP_SHF: {
-        static const char *const lr[] = {"l", "r"}, *const wc[] = {"wrap", "clamp"};
-        static const int lrv[] = {PM_L, PM_R}, wcv[] = {PM_WRAP, PM_CLAMP};
-        in->mod = (uint8_t)m_pick(c, lr, lrv, 2);
-        in->mod2 = (uint8_t)m_pick(c, wc, wcv, 2);
-        ptx_type ts[3] = {t, t, PT_U32};
-        return dec_shape(c, 3, ts);
-    }
-    case OP_PRMT: {
-        static const char *const modes[] = {"f4e", "b4e", "rc8", "ecl", "ecr", "rc16"};
-        static const int mv[] = {PM_F4E, PM_B4E, PM_RC8, PM_ECL, PM_ECR, PM_RC16};
-        in->mod = (uint8_t)m_pick(c, modes, mv, 6);
-        ptx_type ts[3] = {t, t, t};
-        return dec_shape(c, 3, ts);
-    }
-    case OP_LOP3: {
-        ptx_type ts[4] = {t, t, t, PT_U32};
-        if (c->nr != 5)
-            in->flags |= PF_UNSUPPORTED; /* lop3.or with a predicate */
-        return c->nr == 5 ? dec_shape(c, 4, ts) : 0;
-    }
-    case OP_SZEXT:
-    case OP_BMSK: {
-        static const char *const wc[] = {"wrap", "clamp"};
-        static const int wcv[] = {PM_WRAP, PM_CLAMP};
-        in->mod = (uint8_t)m_pick(c, wc, wcv, 2);
-        ptx_type ts[2] = {in->op == OP_SZEXT ? t : PT_U32, PT_U32};
-        return dec_shape(c, 2, ts);
-    }
-    default:
-        return derr(c, "internal: not a bit operation");
-    }
+    return 0;
+}
+
+/* szext, bmsk: .wrap or .clamp. */
+static int dec_wrap_clamp(dctx *c)
+{
+    static const char *const wc[] = {"wrap", "clamp"};
+    static const int wcv[] = {PM_WRAP, PM_CLAMP};
+    c->in->type = (uint8_t)m_type(c, 0);
+    c->in->mod = (uint8_t)m_pick(c, wc, wcv, 2);
+    return 0;
 }
 
 /* and or xor not cnot: integers or predicates. */
 static int dec_logic(dctx *c)
 {
     ptx_instr *in = c->in;
-    ptx_type t = m_type(c, 0);
-    in->type = (uint8_t)t;
-    int n = (in->op == OP_NOT || in->op == OP_CNOT) ? 1 : 2;
-    if (t != PT_PRED)
-        return dec_dsrc(c, n, t);
-    if (want(c, (uint32_t)n + 1, (uint32_t)n + 1) || c->r[0].kind != R_NAME ||
-        pred_dst_tok(c, c->r[0].tok, &in->o[0]))
-        return c->r[0].kind != R_NAME ? derr(c, "expected a predicate") : -1;
-    for (int i = 1; i <= n; i++)
-        if (pred_src_raw(c, &c->r[i], &in->o[i]))
-            return -1;
-    in->nops = (uint8_t)(n + 1);
+    in->type = (uint8_t)m_type(c, 0);
+    if (in->type == PT_PRED)
+        c->shape = in->op == OP_NOT || in->op == OP_CNOT ? "P p" : "P p p";
     return 0;
 }
 
+/* addc subc madc */
 static int dec_carry(dctx *c)
 {
     ptx_instr *in = c->in;
+    static const char *const names[] = {"cc", "hi", "lo"};
+    static const uint16_t flags[] = {PF_CC, PF_HI, PF_LO};
     in->type = (uint8_t)m_type(c, 0);
-    if (m_has(c, "cc"))
-        in->flags |= PF_CC;
-    if (m_has(c, "hi"))
-        in->flags |= PF_HI;
-    if (m_has(c, "lo"))
-        in->flags |= PF_LO;
-    return dec_dsrc(c, in->op == OP_MADC ? 3 : 2, (ptx_type)in->type);
+    m_flags(c, names, flags, 3);
+    return 0;
 }
 
 static int dec_dp4a(dctx *c)
@@ -791,12 +880,11 @@ static int dec_dp4a(dctx *c)
     in->type2 = (uint8_t)m_type(c, 1);
     if (in->op == OP_DP2A)
         in->flags |= PF_UNSUPPORTED;
-    ptx_type ts[3] = {PT_B32, PT_B32, PT_B32};
-    return dec_shape(c, 3, ts);
+    return 0;
 }
 
 /* fma rcp sqrt rsqrt sin cos lg2 ex2 tanh copysign: float only. */
-static int dec_float(dctx *c, int nsrc)
+static int dec_float(dctx *c)
 {
     ptx_instr *in = c->in;
     ptx_type t = m_type(c, 0);
@@ -804,7 +892,8 @@ static int dec_float(dctx *c, int nsrc)
     float_mods(c);
     if (!is_f3264(t) && !(is_half(t) && in->op == OP_FMA))
         in->flags |= PF_UNSUPPORTED;
-    return dec_dsrc(c, nsrc, t == PT_NONE ? PT_F32 : t);
+    source_types(c, t == PT_NONE ? PT_F32 : t, PT_NONE);
+    return 0;
 }
 
 static int dec_testp(dctx *c)
@@ -813,92 +902,47 @@ static int dec_testp(dctx *c)
                                         "notanumber", "normal", "subnormal"};
     static const int v[] = {PM_FINITE, PM_INFINITE, PM_NUMBER,
                             PM_NOTANUMBER, PM_NORMAL, PM_SUBNORMAL};
-    ptx_instr *in = c->in;
-    in->mod = (uint8_t)m_pick(c, names, v, 6);
-    in->type = (uint8_t)m_type(c, 0);
-    if (want(c, 2, 2) || c->r[0].kind != R_NAME || pred_dst_tok(c, c->r[0].tok, &in->o[0]) ||
-        src_raw(c, &c->r[1], (ptx_type)in->type, &in->o[1]))
-        return c->r[0].kind != R_NAME ? derr(c, "expected a predicate") : -1;
-    in->nops = 2;
+    c->in->mod = (uint8_t)m_pick(c, names, v, 6);
+    c->in->type = (uint8_t)m_type(c, 0);
     return 0;
 }
 
-static int combine_mod(dctx *c)
+/* The comparison, the boolean operation that combines its result ([.bool]) and
+   .ftz of setp and set: -1 without a comparison. */
+static int compare_mods(dctx *c)
 {
     static const char *const names[] = {"and", "or", "xor"};
     static const int v[] = {PM_AND, PM_OR, PM_XOR};
-    return m_pick(c, names, v, 3);
+    ptx_instr *in = c->in;
+    int cmp = m_cmp(c);
+    in->mod2 = (uint8_t)m_pick(c, names, v, 3);
+    if (m_has(c, "ftz"))
+        in->flags |= PF_FTZ;
+    in->type = (uint8_t)m_type(c, 0);
+    in->mod = (uint8_t)(cmp < 0 ? 0 : cmp);
+    return cmp;
 }
 
 /* setp.cmp[.bool][.ftz].type p[|q], a, b[, {!}c] */
 static int dec_setp(dctx *c)
 {
-    ptx_instr *in = c->in;
-    int cmp = m_cmp(c);
-    in->mod2 = (uint8_t)combine_mod(c);
-    if (m_has(c, "ftz"))
-        in->flags |= PF_FTZ;
-    in->type = (uint8_t)m_type(c, 0);
-    if (cmp < 0)
+    if (compare_mods(c) < 0)
         return derr(c, "setp without a comparison");
-    in->mod = (uint8_t)cmp;
-    if (want(c, in->mod2 ? 4 : 3, in->mod2 ? 4 : 3) || c->r[0].kind != R_NAME)
+    if (c->nr != (c->in->mod2 ? 4u : 3u) || c->r[0].kind != R_NAME)
         return derr(c, "wrong operands");
-    if (pred_dst_tok(c, c->r[0].tok, &in->o[0]))
-        return -1;
-    if (c->r[0].tok2 != PTX_NONE) {
-        if (pred_dst_tok(c, c->r[0].tok2, &in->o[1]))
-            return -1;
-    } else {
-        in->o[1].kind = PO_NONE;
-    }
-    if (src_raw(c, &c->r[1], (ptx_type)in->type, &in->o[2]) ||
-        src_raw(c, &c->r[2], (ptx_type)in->type, &in->o[3]))
-        return -1;
-    in->nops = 4;
-    if (in->mod2) {
-        if (pred_src_raw(c, &c->r[3], &in->o[4]))
-            return -1;
-        in->nops = 5;
-    }
+    if (c->in->mod2)
+        c->shape = "D t t p";
     return 0;
 }
 
 /* set.cmp[.bool][.ftz].dtype.stype d, a, b[, {!}c] */
 static int dec_set(dctx *c)
 {
-    ptx_instr *in = c->in;
-    int cmp = m_cmp(c);
-    in->mod2 = (uint8_t)combine_mod(c);
-    if (m_has(c, "ftz"))
-        in->flags |= PF_FTZ;
-    in->type = (uint8_t)m_type(c, 0);
-    in->type2 = (uint8_t)m_type(c, 1);
-    if (cmp < 0)
+    if (compare_mods(c) < 0)
         return derr(c, "set without a comparison");
-    in->mod = (uint8_t)cmp;
-    if (want(c, in->mod2 ? 4 : 3, in->mod2 ? 4 : 3) || dst_raw(c, &c->r[0], &in->o[0]) ||
-        src_raw(c, &c->r[1], (ptx_type)in->type2, &in->o[1]) ||
-        src_raw(c, &c->r[2], (ptx_type)in->type2, &in->o[2]))
-        return -1;
-    in->nops = 3;
-    if (in->mod2) {
-        if (pred_src_raw(c, &c->r[3], &in->o[3]))
-            return -1;
-        in->nops = 4;
-    }
-    return 0;
-}
-
-static int dec_selp(dctx *c)
-{
-    ptx_instr *in = c->in;
-    ptx_type t = m_type(c, 0);
-    in->type = (uint8_t)t;
-    if (want(c, 4, 4) || dst_raw(c, &c->r[0], &in->o[0]) || src_raw(c, &c->r[1], t, &in->o[1]) ||
-        src_raw(c, &c->r[2], t, &in->o[2]) || pred_src_raw(c, &c->r[3], &in->o[3]))
-        return -1;
-    in->nops = 4;
+    c->in->type2 = (uint8_t)m_type(c, 1);
+    if (c->in->mod2)
+        c->shape = "d T T p";
     return 0;
 }
 
@@ -909,8 +953,7 @@ static int dec_slct(dctx *c)
     in->type2 = (uint8_t)m_type(c, 1);
     if (m_has(c, "ftz"))
         in->flags |= PF_FTZ;
-    ptx_type ts[3] = {(ptx_type)in->type, (ptx_type)in->type, (ptx_type)in->type2};
-    return dec_shape(c, 3, ts);
+    return 0;
 }
 
 /* The register operands of a vector raw, each of element type et. */
@@ -927,23 +970,23 @@ static int vec_regs(dctx *c, const raw *v, int first, int dst, ptx_type et)
     return 0;
 }
 
+/* mov.type d, a; mov.pred p, {!}q; the pack and unpack forms: mov.b64 d, {a, b} and
+   mov.b64 {a, b}, d (vec elements, mod PM_PACK or PM_UNPACK). */
 static int dec_mov(dctx *c)
 {
     ptx_instr *in = c->in;
     ptx_type t = m_type(c, 0);
     in->type = (uint8_t)t;
-    if (want(c, 2, 2))
-        return -1;
     if (t == PT_PRED) {
-        if (c->r[0].kind != R_NAME || pred_dst_tok(c, c->r[0].tok, &in->o[0]) ||
-            pred_src_raw(c, &c->r[1], &in->o[1]))
-            return c->r[0].kind != R_NAME ? derr(c, "expected a predicate") : -1;
-        in->nops = 2;
+        c->shape = "P p";
         return 0;
     }
-    const raw *v = c->r[0].kind == R_VEC ? &c->r[0] : c->r[1].kind == R_VEC ? &c->r[1] : NULL;
+    const raw *v = c->nr != 2                ? NULL
+                   : c->r[0].kind == R_VEC ? &c->r[0]
+                   : c->r[1].kind == R_VEC ? &c->r[1] : NULL;
     if (!v)
-        return dec_dsrc(c, 1, t);
+        return 0;
+    c->shape = OWN;
     int size = ptx_type_size(t);
     if (v->n < 2 || v->n > 4 || size % v->n)
         return derr(c, "a vector that does not split the type evenly");
@@ -969,21 +1012,18 @@ static int dec_cvt(dctx *c)
     ptx_instr *in = c->in;
     in->type = (uint8_t)m_type(c, 0);
     in->type2 = (uint8_t)m_type(c, 1);
+    static const char *const names[] = {"ftz", "sat", "relu"};
+    static const uint16_t flags[] = {PF_FTZ, PF_SAT, PF_RELU};
     in->rnd = (uint8_t)m_rnd(c);
-    if (m_has(c, "ftz"))
-        in->flags |= PF_FTZ;
-    if (m_has(c, "sat"))
-        in->flags |= PF_SAT;
-    if (m_has(c, "relu"))
-        in->flags |= PF_RELU;
-    if ((in->type == PT_F16X2 || in->type == PT_BF16X2) && in->type2 == PT_F32)
-        return dec_dsrc(c, 2, PT_F32); /* two floats packed into one pair */
-    if (in->type == PT_F16X2 || in->type == PT_BF16X2 || in->type2 == PT_F16X2 ||
-        in->type2 == PT_BF16X2 || in->type == PT_NONE || in->type2 == PT_NONE) {
+    m_flags(c, names, flags, 3);
+    if ((in->type == PT_F16X2 || in->type == PT_BF16X2) && in->type2 == PT_F32) {
+        c->shape = "d T T"; /* two floats packed into one pair */
+    } else if (in->type == PT_F16X2 || in->type == PT_BF16X2 || in->type2 == PT_F16X2 ||
+               in->type2 == PT_BF16X2 || in->type == PT_NONE || in->type2 == PT_NONE) {
         in->flags |= PF_UNSUPPORTED;
-        return 0; /* other packing forms: they never run */
+        c->shape = OWN; /* other packing forms: they never run */
     }
-    return dec_dsrc(c, 1, (ptx_type)in->type2);
+    return 0;
 }
 
 static int dec_cvta(dctx *c)
@@ -995,21 +1035,19 @@ static int dec_cvta(dctx *c)
     in->type = (uint8_t)m_type(c, 0);
     if (in->space == PS_GENERIC)
         return derr(c, "cvta without a state space");
-    return dec_dsrc(c, 1, in->type == PT_U32 ? PT_U32 : PT_U64);
+    source_types(c, in->type == PT_U32 ? PT_U32 : PT_U64, PT_NONE);
+    return 0;
 }
 
 static int dec_isspacep(dctx *c)
 {
-    ptx_instr *in = c->in;
-    in->space = (uint8_t)m_space(c);
-    if (in->space == PS_GENERIC)
+    c->in->space = (uint8_t)m_space(c);
+    if (c->in->space == PS_GENERIC)
         return derr(c, "isspacep without a state space");
-    if (want(c, 2, 2) || c->r[0].kind != R_NAME || pred_dst_tok(c, c->r[0].tok, &in->o[0]) ||
-        src_raw(c, &c->r[1], PT_U64, &in->o[1]))
-        return c->r[0].kind != R_NAME ? derr(c, "expected a predicate") : -1;
-    in->nops = 2;
     return 0;
 }
+
+/* --- memory --------------------------------------------------------------------------- */
 
 static void mem_mods(dctx *c)
 {
@@ -1027,50 +1065,30 @@ static void mem_mods(dctx *c)
         in->flags |= PF_UNSUPPORTED;
 }
 
-/* ld d, [a]{, policy}; ld.v4 {a, b, c, d}, [a] */
-static int dec_ld(dctx *c)
+/* ld d, [a]{, policy}; ld.v4 {a, b, c, d}, [a]; st [a], b{, policy}; st.v4 [a], {a, b, c, d} */
+static int dec_ldst(dctx *c)
 {
     ptx_instr *in = c->in;
+    int ld = in->op != OP_ST;
     mem_mods(c);
     if (c->nr < 2 || c->nr > 3)
         return derr(c, "wrong number of operands");
     if (in->flags & PF_UNSUPPORTED)
         return 0;
     ptx_type t = (ptx_type)in->type;
-    if (in->vec > 1) {
-        if (c->r[0].kind != R_VEC || c->r[0].n != in->vec)
-            return derr(c, "expected a vector of registers");
-        if (vec_regs(c, &c->r[0], 0, 1, t))
-            return -1;
-    } else if (dst_raw(c, &c->r[0], &in->o[0])) {
-        return -1;
-    }
-    if (addr_raw(c, &c->r[1], &in->o[in->vec]))
-        return -1;
-    in->nops = (uint8_t)(in->vec + 1);
-    return 0;
-}
-
-/* st [a], b{, policy}; st.v4 [a], {a, b, c, d} */
-static int dec_st(dctx *c)
-{
-    ptx_instr *in = c->in;
-    mem_mods(c);
-    if (c->nr < 2 || c->nr > 3)
-        return derr(c, "wrong number of operands");
-    if (in->flags & PF_UNSUPPORTED)
-        return 0;
-    ptx_type t = (ptx_type)in->type;
-    if (addr_raw(c, &c->r[0], &in->o[0]))
+    const raw *value = &c->r[ld ? 0 : 1], *addr = &c->r[ld ? 1 : 0];
+    if (!ld && addr_raw(c, addr, &in->o[0]))
         return -1;
     if (in->vec > 1) {
-        if (c->r[1].kind != R_VEC || c->r[1].n != in->vec)
+        if (value->kind != R_VEC || value->n != in->vec)
             return derr(c, "expected a vector of registers");
-        if (vec_regs(c, &c->r[1], 1, 0, t))
+        if (vec_regs(c, value, ld ? 0 : 1, ld, t))
             return -1;
-    } else if (src_raw(c, &c->r[1], t, &in->o[1])) {
+    } else if (ld ? dst_raw(c, value, &in->o[0]) : src_raw(c, value, t, &in->o[1])) {
         return -1;
     }
+    if (ld && addr_raw(c, addr, &in->o[in->vec]))
+        return -1;
     in->nops = (uint8_t)(in->vec + 1);
     return 0;
 }
@@ -1193,12 +1211,12 @@ static int dec_matrix(dctx *c)
     return 0;
 }
 
-/* The member mask of a .sync warp instruction: given, or all lanes. */
-static int member_mask(dctx *c, uint32_t ri, int k)
+/* --- warp instructions --------------------------------------------------------------- */
+
+/* .sync: the member mask is the last operand; without it every lane takes part. */
+static const char *synced(dctx *c, const char *with_mask, const char *without)
 {
-    if (ri < c->nr)
-        return src_raw(c, &c->r[ri], PT_B32, &c->in->o[k]);
-    return const_operand(c, -1, PTX_NONE, 4, &c->in->o[k]);
+    return m_has(c, "sync") ? with_mask : without;
 }
 
 /* shfl[.sync].mode.b32 d[|p], a, b, c[, membermask] */
@@ -1207,28 +1225,11 @@ static int dec_shfl(dctx *c)
     static const char *const modes[] = {"up", "down", "bfly", "idx"};
     static const int mv[] = {PM_UP, PM_DOWN, PM_BFLY, PM_IDX};
     ptx_instr *in = c->in;
-    int sync = m_has(c, "sync");
+    c->shape = synced(c, "R b b b m", "R b b b M");
     in->mod = (uint8_t)m_pick(c, modes, mv, 4);
     in->type = (uint8_t)m_type(c, 0);
     if (in->mod == PM_NONE)
         return derr(c, "shfl without a mode");
-    uint32_t n = sync ? 5 : 4;
-    if (want(c, n, n))
-        return -1;
-    raw d = c->r[0];
-    d.tok2 = PTX_NONE;
-    if (dst_raw(c, &d, &in->o[0]))
-        return -1;
-    if (c->r[0].tok2 != PTX_NONE) {
-        if (pred_dst_tok(c, c->r[0].tok2, &in->o[1]))
-            return -1;
-    } else {
-        in->o[1].kind = PO_NONE;
-    }
-    if (src_raw(c, &c->r[1], PT_B32, &in->o[2]) || src_raw(c, &c->r[2], PT_B32, &in->o[3]) ||
-        src_raw(c, &c->r[3], PT_B32, &in->o[4]) || member_mask(c, sync ? 4 : 99, 5))
-        return -1;
-    in->nops = 6;
     return 0;
 }
 
@@ -1243,18 +1244,7 @@ static int dec_vote(dctx *c)
     in->type = (uint8_t)m_type(c, 0);
     if (in->mod == PM_NONE)
         return derr(c, "vote without a mode");
-    uint32_t n = sync ? 3 : 2;
-    if (want(c, n, n))
-        return -1;
-    if (in->mod == PM_BALLOT) {
-        if (dst_raw(c, &c->r[0], &in->o[0]))
-            return -1;
-    } else if (c->r[0].kind != R_NAME || pred_dst_tok(c, c->r[0].tok, &in->o[0])) {
-        return c->r[0].kind != R_NAME ? derr(c, "expected a predicate") : -1;
-    }
-    if (pred_src_raw(c, &c->r[1], &in->o[1]) || member_mask(c, sync ? 2 : 99, 2))
-        return -1;
-    in->nops = 3;
+    c->shape = in->mod == PM_BALLOT ? (sync ? "d p m" : "d p M") : (sync ? "P p m" : "P p M");
     return 0;
 }
 
@@ -1263,28 +1253,13 @@ static int dec_match(dctx *c)
 {
     static const char *const modes[] = {"any", "all"};
     static const int mv[] = {PM_ANY, PM_ALL};
-    ptx_instr *in = c->in;
     m_has(c, "sync");
-    in->mod = (uint8_t)m_pick(c, modes, mv, 2);
-    in->type = (uint8_t)m_type(c, 0);
-    if (want(c, 3, 3))
-        return -1;
-    raw d = c->r[0];
-    d.tok2 = PTX_NONE;
-    if (dst_raw(c, &d, &in->o[0]))
-        return -1;
-    if (c->r[0].tok2 != PTX_NONE) {
-        if (pred_dst_tok(c, c->r[0].tok2, &in->o[1]))
-            return -1;
-    } else {
-        in->o[1].kind = PO_NONE;
-    }
-    if (src_raw(c, &c->r[1], (ptx_type)in->type, &in->o[2]) || member_mask(c, 2, 3))
-        return -1;
-    in->nops = 4;
+    c->in->mod = (uint8_t)m_pick(c, modes, mv, 2);
+    c->in->type = (uint8_t)m_type(c, 0);
     return 0;
 }
 
+/* redux.sync.op.type d, a, mask */
 static int dec_redux(dctx *c)
 {
     ptx_instr *in = c->in;
@@ -1294,42 +1269,29 @@ static int dec_redux(dctx *c)
     if (ptx_type_is_float((ptx_type)in->type) || in->mod == PM_NONE || in->mod == PM_INC ||
         in->mod == PM_DEC)
         in->flags |= PF_UNSUPPORTED;
-    if (want(c, 3, 3) || dst_raw(c, &c->r[0], &in->o[0]) ||
-        src_raw(c, &c->r[1], PT_B32, &in->o[1]) || member_mask(c, 2, 2))
-        return -1;
-    in->nops = 3;
     return 0;
 }
 
 /* elect.sync d|p, mask */
 static int dec_elect(dctx *c)
 {
-    ptx_instr *in = c->in;
     m_has(c, "sync");
-    if (want(c, 2, 2) || (c->r[0].kind != R_NAME && c->r[0].kind != R_SINK))
+    if (c->nr != 2 || (c->r[0].kind != R_NAME && c->r[0].kind != R_SINK))
         return derr(c, "wrong operands");
-    raw d = c->r[0];
-    d.tok2 = PTX_NONE;
-    if (dst_raw(c, &d, &in->o[0]))
-        return -1;
     if (c->r[0].tok2 == PTX_NONE)
         return derr(c, "elect needs a predicate destination");
-    if (pred_dst_tok(c, c->r[0].tok2, &in->o[1]) || member_mask(c, 1, 2))
-        return -1;
-    in->nops = 3;
     return 0;
 }
 
-/* bar(rier){.cta}.{sync,arrive,red}...: o[0] d (red), o[1] a, o[2] b or none, o[3] c (red). */
+/* bar(rier){.cta}.{sync,arrive,red}...: o[0] d (red), o[1] a, o[2] b or none, o[3] c (red);
+   bar.warp.sync mask. */
 static int dec_bar(dctx *c)
 {
     ptx_instr *in = c->in;
     if (m_has(c, "warp")) {
         in->op = OP_BAR_WARP;
         m_has(c, "sync");
-        if (want(c, 1, 1) || src_raw(c, &c->r[0], PT_B32, &in->o[0]))
-            return -1;
-        in->nops = 1;
+        c->shape = "b";
         return 0;
     }
     if (m_has(c, "red"))
@@ -1343,39 +1305,17 @@ static int dec_bar(dctx *c)
     static const int ov[] = {PM_POPC, PM_AND, PM_OR};
     in->mod2 = (uint8_t)m_pick(c, ops, ov, 3);
     in->type = (uint8_t)m_type(c, 0);
-    for (int k = 0; k < 4; k++)
-        in->o[k].kind = PO_NONE;
-    in->nops = 4;
     if (in->mod != PM_RED) {
-        if (want(c, in->mod == PM_ARRIVE ? 2 : 1, 2) || src_raw(c, &c->r[0], PT_U32, &in->o[1]))
-            return -1;
-        return c->nr == 2 ? src_raw(c, &c->r[1], PT_U32, &in->o[2]) : 0;
+        c->shape = in->mod == PM_ARRIVE ? "- u u -" : "- u ?u -";
+        return 0;
     }
-    if (in->mod2 == PM_NONE || want(c, 3, 4))
+    if (in->mod2 == PM_NONE || c->nr < 3 || c->nr > 4)
         return derr(c, "bar.red needs an operation and 3 or 4 operands");
-    if (in->mod2 == PM_POPC) {
-        if (dst_raw(c, &c->r[0], &in->o[0]))
-            return -1;
-    } else if (c->r[0].kind != R_NAME || pred_dst_tok(c, c->r[0].tok, &in->o[0])) {
-        return c->r[0].kind != R_NAME ? derr(c, "expected a predicate") : -1;
-    }
-    if (src_raw(c, &c->r[1], PT_U32, &in->o[1]))
-        return -1;
-    if (c->nr == 4 && src_raw(c, &c->r[2], PT_U32, &in->o[2]))
-        return -1;
-    return pred_src_raw(c, &c->r[c->nr - 1], &in->o[3]);
-}
-
-static int dec_bra(dctx *c)
-{
-    ptx_instr *in = c->in;
-    if (m_has(c, "uni"))
-        in->flags |= PF_UNI;
-    if (want(c, 1, 1) || label_raw(c, &c->r[0], 0))
-        return -1;
-    in->nops = 1;
+    c->shape = in->mod2 == PM_POPC ? "d u ?u p" : "P u ?u p";
     return 0;
 }
+
+/* --- control --------------------------------------------------------------------------- */
 
 /* brx.idx{.uni} index, table */
 static int dec_brx(dctx *c)
@@ -1455,130 +1395,120 @@ static int dec_call(dctx *c)
     return 0;
 }
 
-static int dec_none(dctx *c)
-{
-    ptx_instr *in = c->in;
-    if (m_has(c, "uni"))
-        in->flags |= PF_UNI;
-    return want(c, 0, 0);
-}
+/* --- the instruction set: one row an instruction --------------------------------------- */
 
-static int dec_activemask(dctx *c)
-{
-    c->in->type = (uint8_t)m_type(c, 0);
-    if (want(c, 1, 1) || dst_raw(c, &c->r[0], &c->in->o[0]))
-        return -1;
-    c->in->nops = 1;
-    return 0;
-}
-
-/* --- the table of opcodes -------------------------------------------------------------- */
-
-typedef struct op_entry {
+/*
+ * An instruction's base name (the opcode before its first dot), what it is, the shape
+ * of its operands (operands(); "*": OWN, the decoder reads them; "~": SKIP, none are
+ * read and it runs as a no-op) and the decoder of its modifiers (NULL: it has none).
+ * A new instruction is a row here and, where no decoder fits, one decoder above; the
+ * emulator runs it by a handler (emu_bind.c).
+ */
+typedef struct op_row {
     const char *name;
     uint16_t op;
-    uint8_t skip;  /* no operands to read: membar, fence, prefetch, ... (runs as a no-op) */
-} op_entry;
+    const char *shape;
+    int (*decode)(dctx *c);
+} op_row;
 
-static const op_entry ops_table[] = {
-    {"add", OP_ADD, 0},       {"sub", OP_SUB, 0},       {"mul", OP_MUL, 0},
-    {"mad", OP_MAD, 0},       {"mul24", OP_MUL24, 0},   {"mad24", OP_MAD24, 0},
-    {"sad", OP_SAD, 0},       {"div", OP_DIV, 0},       {"rem", OP_REM, 0},
-    {"abs", OP_ABS, 0},       {"neg", OP_NEG, 0},       {"min", OP_MIN, 0},
-    {"max", OP_MAX, 0},       {"popc", OP_POPC, 0},     {"clz", OP_CLZ, 0},
-    {"bfind", OP_BFIND, 0},   {"brev", OP_BREV, 0},     {"bfe", OP_BFE, 0},
-    {"bfi", OP_BFI, 0},       {"prmt", OP_PRMT, 0},     {"shf", OP_SHF, 0},
-    {"shl", OP_SHL, 0},       {"shr", OP_SHR, 0},       {"and", OP_AND, 0},
-    {"or", OP_OR, 0},         {"xor", OP_XOR, 0},       {"not", OP_NOT, 0},
-    {"cnot", OP_CNOT, 0},     {"lop3", OP_LOP3, 0},     {"addc", OP_ADDC, 0},
-    {"subc", OP_SUBC, 0},     {"madc", OP_MADC, 0},     {"szext", OP_SZEXT, 0},
-    {"bmsk", OP_BMSK, 0},     {"dp4a", OP_DP4A, 0},     {"dp2a", OP_DP2A, 0},
-    {"fma", OP_FMA, 0},       {"rcp", OP_RCP, 0},       {"sqrt", OP_SQRT, 0},
-    {"rsqrt", OP_RSQRT, 0},   {"sin", OP_SIN, 0},       {"cos", OP_COS, 0},
-    {"lg2", OP_LG2, 0},       {"ex2", OP_EX2, 0},       {"tanh", OP_TANH, 0},
-    {"copysign", OP_COPYSIGN, 0}, {"testp", OP_TESTP, 0}, {"setp", OP_SETP, 0},
-    {"set", OP_SET, 0},       {"selp", OP_SELP, 0},     {"slct", OP_SLCT, 0},
-    {"mov", OP_MOV, 0},       {"cvt", OP_CVT, 0},       {"cvta", OP_CVTA, 0},
-    {"isspacep", OP_ISSPACEP, 0}, {"ld", OP_LD, 0},     {"ldu", OP_LDU, 0},
-    {"st", OP_ST, 0},         {"prefetch", OP_PREFETCH, 1}, {"prefetchu", OP_PREFETCH, 1},
-    {"atom", OP_ATOM, 0},     {"red", OP_RED, 0},       {"cp", OP_CP_ASYNC, 0},
-    {"ldmatrix", OP_LDMATRIX, 0}, {"stmatrix", OP_STMATRIX, 0},       {"shfl", OP_SHFL, 0},
-    {"vote", OP_VOTE, 0},     {"match", OP_MATCH, 0},   {"activemask", OP_ACTIVEMASK, 0},
-    {"redux", OP_REDUX, 0},   {"elect", OP_ELECT, 0},   {"bar", OP_BAR, 0},
-    {"barrier", OP_BAR, 0},   {"membar", OP_MEMBAR, 1}, {"fence", OP_MEMBAR, 1},
-    {"nanosleep", OP_NOP, 1}, {"pmevent", OP_NOP, 1},   {"griddepcontrol", OP_NOP, 1},
-    {"discard", OP_NOP, 1},   {"applypriority", OP_NOP, 1},
-    {"bra", OP_BRA, 0},       {"brx", OP_BRX, 0},       {"call", OP_CALL, 0},
-    {"ret", OP_RET, 0},       {"exit", OP_EXIT, 0},     {"trap", OP_TRAP, 0},
-    {"brkpt", OP_TRAP, 0},
+static const op_row ops_table[] = {
+    /* integer and float arithmetic */
+    {"add",            OP_ADD,         "d t t",     dec_arith},
+    {"sub",            OP_SUB,         "d t t",     dec_arith},
+    {"mul",            OP_MUL,         "d t t",     dec_arith},
+    {"div",            OP_DIV,         "d t t",     dec_arith},
+    {"rem",            OP_REM,         "d t t",     dec_arith},
+    {"mul24",          OP_MUL24,       "d t t",     dec_arith},
+    {"mad",            OP_MAD,         "d t t t",   dec_arith3},
+    {"sad",            OP_SAD,         "d t t t",   dec_arith3},
+    {"mad24",          OP_MAD24,       "d t t t",   dec_arith3},
+    {"abs",            OP_ABS,         "d t",       dec_arith},
+    {"neg",            OP_NEG,         "d t",       dec_arith},
+    {"min",            OP_MIN,         "d t t",     dec_minmax},
+    {"max",            OP_MAX,         "d t t",     dec_minmax},
+    {"addc",           OP_ADDC,        "d t t",     dec_carry},
+    {"subc",           OP_SUBC,        "d t t",     dec_carry},
+    {"madc",           OP_MADC,        "d t t t",   dec_carry},
+    {"dp4a",           OP_DP4A,        "d b b b",   dec_dp4a},
+    {"dp2a",           OP_DP2A,        "d b b b",   dec_dp4a},
+    /* bits */
+    {"popc",           OP_POPC,        "d t",       dec_count},
+    {"clz",            OP_CLZ,         "d t",       dec_count},
+    {"bfind",          OP_BFIND,       "d t",       dec_count},
+    {"brev",           OP_BREV,        "d t",       dec_typed},
+    {"bfe",            OP_BFE,         "d t u u",   dec_typed},
+    {"bfi",            OP_BFI,         "d t t u u", dec_typed},
+    {"shl",            OP_SHL,         "d t u",     dec_typed},
+    {"shr",            OP_SHR,         "d t u",     dec_typed},
+    {"shf",            OP_SHF,         "d t t u",   dec_shf},
+    {"prmt",           OP_PRMT,        "d t t t",   dec_prmt},
+    {"lop3",           OP_LOP3,        "d t t t u", dec_lop3},
+    {"szext",          OP_SZEXT,       "d t u",     dec_wrap_clamp},
+    {"bmsk",           OP_BMSK,        "d u u",     dec_wrap_clamp},
+    {"and",            OP_AND,         "d t t",     dec_logic},
+    {"or",             OP_OR,          "d t t",     dec_logic},
+    {"xor",            OP_XOR,         "d t t",     dec_logic},
+    {"not",            OP_NOT,         "d t",       dec_logic},
+    {"cnot",           OP_CNOT,        "d t",       dec_logic},
+    /* float only */
+    {"fma",            OP_FMA,         "d t t t",   dec_float},
+    {"copysign",       OP_COPYSIGN,    "d t t",     dec_float},
+    {"rcp",            OP_RCP,         "d t",       dec_float},
+    {"sqrt",           OP_SQRT,        "d t",       dec_float},
+    {"rsqrt",          OP_RSQRT,       "d t",       dec_float},
+    {"sin",            OP_SIN,         "d t",       dec_float},
+    {"cos",            OP_COS,         "d t",       dec_float},
+    {"lg2",            OP_LG2,         "d t",       dec_float},
+    {"ex2",            OP_EX2,         "d t",       dec_float},
+    {"tanh",           OP_TANH,        "d t",       dec_float},
+    {"testp",          OP_TESTP,       "P t",       dec_testp},
+    /* comparison and selection */
+    {"setp",           OP_SETP,        "D t t",     dec_setp},
+    {"set",            OP_SET,         "d T T",     dec_set},
+    {"selp",           OP_SELP,        "d t t p",   dec_typed},
+    {"slct",           OP_SLCT,        "d t t T",   dec_slct},
+    /* moves, conversions, memory */
+    {"mov",            OP_MOV,         "d t",       dec_mov},
+    {"cvt",            OP_CVT,         "d T",       dec_cvt},
+    {"cvta",           OP_CVTA,        "d t",       dec_cvta},
+    {"isspacep",       OP_ISSPACEP,    "P q",       dec_isspacep},
+    {"ld",             OP_LD,          "*",         dec_ldst},
+    {"ldu",            OP_LDU,         "*",         dec_ldst},
+    {"st",             OP_ST,          "*",         dec_ldst},
+    {"atom",           OP_ATOM,        "*",         dec_atom},
+    {"red",            OP_RED,         "*",         dec_atom},
+    {"cp",             OP_CP_ASYNC,    "*",         dec_cp_async},
+    {"ldmatrix",       OP_LDMATRIX,    "*",         dec_matrix},
+    {"stmatrix",       OP_STMATRIX,    "*",         dec_matrix},
+    {"prefetch",       OP_PREFETCH,    "~",        NULL},
+    {"prefetchu",      OP_PREFETCH,    "~",        NULL},
+    /* warps and blocks */
+    {"shfl",           OP_SHFL,        "R b b b m", dec_shfl},
+    {"vote",           OP_VOTE,        "P p m",     dec_vote},
+    {"match",          OP_MATCH,       "R t m",     dec_match},
+    {"activemask",     OP_ACTIVEMASK,  "d",         dec_typed},
+    {"redux",          OP_REDUX,       "d b m",     dec_redux},
+    {"elect",          OP_ELECT,       "R m",       dec_elect},
+    {"bar",            OP_BAR,         "- u ?u -",  dec_bar},
+    {"barrier",        OP_BAR,         "- u ?u -",  dec_bar},
+    {"membar",         OP_MEMBAR,      "~",        NULL},
+    {"fence",          OP_MEMBAR,      "~",        NULL},
+    {"nanosleep",      OP_NOP,         "~",        NULL},
+    {"pmevent",        OP_NOP,         "~",        NULL},
+    {"griddepcontrol", OP_NOP,         "~",        NULL},
+    {"discard",        OP_NOP,         "~",        NULL},
+    {"applypriority",  OP_NOP,         "~",        NULL},
+    /* control */
+    {"bra",            OP_BRA,         "l",         dec_uni},
+    {"brx",            OP_BRX,         "*",         dec_brx},
+    {"call",           OP_CALL,        "*",         dec_call},
+    {"ret",            OP_RET,         "",          dec_uni},
+    {"exit",           OP_EXIT,        "",          dec_uni},
+    {"trap",           OP_TRAP,        "",          dec_uni},
+    {"brkpt",          OP_TRAP,        "",          dec_uni},
 };
 
-static int decode_by_op(dctx *c)
-{
-    switch (c->in->op) {
-    case OP_ADD: case OP_SUB: case OP_MUL: case OP_DIV: case OP_REM:
-        return dec_arith(c, 2);
-    case OP_MAD: case OP_SAD: case OP_MAD24:
-        return dec_arith(c, 3);
-    case OP_MUL24:
-        return dec_arith(c, 2);
-    case OP_ABS: case OP_NEG:
-        return dec_arith(c, 1);
-    case OP_MIN: case OP_MAX:
-        return dec_minmax(c);
-    case OP_POPC: case OP_CLZ: case OP_BFIND:
-        return dec_count(c);
-    case OP_BREV:
-        c->in->type = (uint8_t)m_type(c, 0);
-        return dec_dsrc(c, 1, (ptx_type)c->in->type);
-    case OP_BFE: case OP_BFI: case OP_SHL: case OP_SHR: case OP_SHF: case OP_PRMT:
-    case OP_LOP3: case OP_SZEXT: case OP_BMSK:
-        return dec_bits(c);
-    case OP_AND: case OP_OR: case OP_XOR: case OP_NOT: case OP_CNOT:
-        return dec_logic(c);
-    case OP_ADDC: case OP_SUBC: case OP_MADC:
-        return dec_carry(c);
-    case OP_DP4A: case OP_DP2A:
-        return dec_dp4a(c);
-    case OP_FMA:
-        return dec_float(c, 3);
-    case OP_COPYSIGN:
-        return dec_float(c, 2);
-    case OP_RCP: case OP_SQRT: case OP_RSQRT: case OP_SIN: case OP_COS: case OP_LG2:
-    case OP_EX2: case OP_TANH:
-        return dec_float(c, 1);
-    case OP_TESTP: return dec_testp(c);
-    case OP_SETP: return dec_setp(c);
-    case OP_SET: return dec_set(c);
-    case OP_SELP: return dec_selp(c);
-    case OP_SLCT: return dec_slct(c);
-    case OP_MOV: return dec_mov(c);
-    case OP_CVT: return dec_cvt(c);
-    case OP_CVTA: return dec_cvta(c);
-    case OP_ISSPACEP: return dec_isspacep(c);
-    case OP_LD: case OP_LDU: return dec_ld(c);
-    case OP_ST: return dec_st(c);
-    case OP_ATOM: case OP_RED: return dec_atom(c);
-    case OP_CP_ASYNC: return dec_cp_async(c);
-    case OP_LDMATRIX: case OP_STMATRIX: return dec_matrix(c);
-    case OP_SHFL: return dec_shfl(c);
-    case OP_VOTE: return dec_vote(c);
-    case OP_MATCH: return dec_match(c);
-    case OP_ACTIVEMASK: return dec_activemask(c);
-    case OP_REDUX: return dec_redux(c);
-    case OP_ELECT: return dec_elect(c);
-    case OP_BAR: return dec_bar(c);
-    case OP_BRA: return dec_bra(c);
-    case OP_BRX: return dec_brx(c);
-    case OP_CALL: return dec_call(c);
-    case OP_RET: case OP_EXIT: case OP_TRAP:
-        return dec_none(c);
-    default:
-        return derr(c, "internal: no decoder");
-    }
-}
-
-static int split_opcode(dctx *c, const ptx_tok *t, const op_entry **entry)
+static int split_opcode(dctx *c, const ptx_tok *t, const op_row **entry)
 {
     const char *s = c->p->text + t->start;
     uint32_t n = t->len, i = 0;
@@ -1616,16 +1546,24 @@ int ptx_decode_instr(ptx_parser *p, ptx_instr *in)
     if (!in->text)
         return ptx_err(p, p->pos, "out of memory");
     ptx_next(p);
-    const op_entry *e;
+    const op_row *e;
     int too_many = split_opcode(&c, t, &e);
-    if (!e || too_many || e->skip) {
+    if (!e || too_many || strcmp(e->shape, SKIP) == 0) {
         in->op = e ? e->op : OP_UNKNOWN;
         if (!e || too_many)
             in->flags |= PF_UNSUPPORTED;
         return skip_operands(&c);
     }
     in->op = e->op;
-    if (raw_operands(&c) || decode_by_op(&c))
+    c.shape = e->shape;
+    c.t_set = 0;
+    if (raw_operands(&c) || (e->decode && e->decode(&c)))
+        return -1;
+    if (!c.t_set) {
+        c.t = (ptx_type)in->type;
+        c.t2 = (ptx_type)in->type2;
+    }
+    if (strcmp(c.shape, OWN) != 0 && operands(&c, c.shape))
         return -1;
     m_ignore(&c);
     m_finish(&c);
