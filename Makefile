@@ -127,7 +127,9 @@ FORCE:
 # host code), smemlab-record (the untrusted process that calls the launchers)
 # and the fake CUDA runtime the recorder loads in place of the real one.
 RECORD_ONLY := grader/record/recorder.c grader/record/sandbox.c grader/record/fake_cudart.c grader/measure/trace/measure_trace.c
-GRADER_SRC := $(filter-out grader/bench/% grader/batch/% grader/jail/% $(RECORD_ONLY),$(shell find grader -name '*.c' | sort))
+# The grader: every C file under grader/ but the programs of their own (bench, batch,
+# jail), the recorder's, and the PTX machine's tests.
+GRADER_SRC := $(filter-out grader/bench/% grader/batch/% grader/jail/% grader/ptx/tests/% $(RECORD_ONLY),$(shell find grader -name '*.c' | sort))
 GRADER := $(BUILD)/smemlab-grade
 RECORDER := $(BUILD)/smemlab-record
 FAKE_CUDART := $(BUILD)/record/libcudart.so.13

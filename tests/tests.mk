@@ -2,7 +2,8 @@
 
 CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null)
-UNIT_SRC := $(wildcard tests/unit/*.c)
+# The PTX machine's own tests (grader/ptx/tests/unit/) run in the same program.
+UNIT_SRC := $(wildcard tests/unit/*.c grader/ptx/tests/unit/*.c)
 # The trace backend's GPU probe (check-trace-gpu); compiled in check-compile.
 TRACE_PROBE := $(BUILD)/tests/trace-probe
 TRACE_PROBE_SRC := tests/gpu/trace-probe.c grader/measure/trace/measure_trace_loader.c grader/compare/compare.c \
@@ -33,7 +34,7 @@ CU_CHECKED := $(CU_FILES:%.cu=$(BUILD)/compile-check/%.so) \
               $(PLANTED_NAMES:%=$(BUILD)/compile-check/planted/%.so)
 
 UNIT_OBJ := $(filter-out $(BUILD)/obj/grader/cli/main.o,$(GRADER_OBJ))
-$(UNIT_BIN): $(UNIT_SRC) $(wildcard tests/unit/*.h) tests/unit/suites.def $(UNIT_OBJ)
+$(UNIT_BIN): $(UNIT_SRC) $(wildcard tests/unit/*.h grader/ptx/tests/unit/*.h) tests/unit/suites.def $(UNIT_OBJ)
 	@mkdir -p $(@D)
 	@pkg-config --exists check || { echo "Check (the C unit-test library) is missing: sudo apt-get install check" >&2; exit 3; }
 	$(call step,CC,$@)$(CC) $(CPPFLAGS) -iquote grader -iquote grader/reference $(CHECK_CFLAGS) $(C_ALL) $(UNIT_SRC) $(UNIT_OBJ) \
@@ -90,25 +91,25 @@ $(BUILD)/tests/foreign.fatbin: tests/unit/injected/foreign.cu
 $(INJECTED_LIB): tests/unit/injected/lab1-injected.cu $(BUILD)/tests/foreign.fatbin $(SUPPORT_OBJ) common/smemlab.h $(FATBIN_GONE)
 	$(call step,NVCC,$@)$(call lab_lib,$(NVCC_BASE) -gencode arch=compute_75$(comma)code=sm_75 -DFOREIGN_FATBIN='"$(BUILD)/tests/foreign.fatbin"',$<,$@,env)
 # The emulator's tests run PTX that nvcc writes at test build time (no GPU needed):
-# the small kernels of tests/emulator/ (compute_90), and every lab file's as the
+# the small kernels of grader/ptx/tests/kernels/ (compute_90), and every lab file's as the
 # compile check keeps it (above).
 # SMEMLAB_EMU_LABS: how many lab files.
-EMU_TEST_PTX := $(patsubst tests/emulator/%.cu,$(EMU_PTX_DIR)/%.ptx,$(wildcard tests/emulator/*.cu))
+EMU_TEST_PTX := $(patsubst grader/ptx/tests/kernels/%.cu,$(EMU_PTX_DIR)/%.ptx,$(wildcard grader/ptx/tests/kernels/*.cu))
 EMU_LAB_PTX := $(CU_FILES:%.cu=$(EMU_PTX_DIR)/labs/%.ptx) $(PLANTED_NAMES:%=$(EMU_PTX_DIR)/labs/planted/%.ptx)
 EMU_PTX_FLAGS = -std=c++17 -I$(LAB_COMMON) $(NVCCFLAGS) -ptx -arch=compute_90
-$(EMU_PTX_DIR)/%.ptx: tests/emulator/%.cu
+$(EMU_PTX_DIR)/%.ptx: grader/ptx/tests/kernels/%.cu
 	@mkdir -p $(@D)
 	$(call step,NVCC,$@)$(NVCC) $(EMU_PTX_FLAGS) $< -o $@
 
 # The SASS reader's tests (test_sass.c) read cubins built here as the listings
 # of tests/sass/listings/NAME.smXX.txt were (nvdisasm on a GPU machine, CUDA
 # 13.0: ptxas writes the same bytes), from NAME's source: sass.F is
-# tests/sass/F.cu, emulator.F tests/emulator/F.cu, DIR.F solutions/DIR/F.cu
+# tests/sass/F.cu, emulator.F grader/ptx/tests/kernels/F.cu, DIR.F solutions/DIR/F.cu
 # or solutions/*/DIR/F.cu. The flags are the listings', not NVCCFLAGS.
 SASS_CUBIN_DIR := $(BUILD)/tests/sass
 SASS_CUBINS := $(patsubst tests/sass/listings/%.txt,$(SASS_CUBIN_DIR)/%.cubin,$(wildcard tests/sass/listings/*.sm*.txt))
 sass_part = $(word $(2),$(subst ., ,$(1)))
-sass_dirs = $(if $(filter sass emulator,$(1)),tests/$(1),solutions/$(1) solutions/*/$(1))
+sass_dirs = $(if $(filter sass,$(1)),tests/sass,$(if $(filter emulator,$(1)),grader/ptx/tests/kernels,solutions/$(1) solutions/*/$(1)))
 sass_src = $(firstword $(wildcard $(addsuffix /$(call sass_part,$(1),2).cu,$(call sass_dirs,$(call sass_part,$(1),1)))))
 $(SASS_CUBIN_DIR)/%.cubin: $$(call sass_src,$$*) $(wildcard common/*.h)
 	@test -n "$(call sass_src,$*)" || { echo "no source for tests/sass/listings/$*.txt" >&2; exit 1; }
@@ -121,12 +122,12 @@ $(SASS_CUBIN_DIR)/%.cubin: $$(call sass_src,$$*) $(wildcard common/*.h)
 # what it finds goes to $(BUILD)/tests/emu-fuzz-corpus, crashes to the current folder.
 EMU_FUZZ := $(BUILD)/tests/emu-fuzz
 EMU_FUZZ_SECONDS ?= 60
-# The PTX machine alone: the adapters that make it the grader's device and meter
-# (emu_device.c, measure_emulator.c, lab_decls.c, emu_sass.c) need the grader and CUDA's headers.
+# The PTX machine alone (grader/ptx/, which includes nothing of the grader): the
+# adapters that make it the grader's device and meter are grader/measure/emulator/.
 EMU_SRC := $(wildcard grader/ptx/*.c)
-$(EMU_FUZZ): tests/emulator/fuzz_ptx.c $(EMU_SRC) $(wildcard grader/ptx/*.h)
+$(EMU_FUZZ): grader/ptx/tests/fuzz_ptx.c $(EMU_SRC) $(wildcard grader/ptx/*.h)
 	@mkdir -p $(@D)
-	clang -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -iquote grader $< $(EMU_SRC) -o $@ -lm
+	clang -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined $< $(EMU_SRC) -o $@ -lm
 .PHONY: emu-fuzz
 emu-fuzz: $(EMU_FUZZ) $(EMU_TEST_PTX) $(EMU_LAB_PTX)
 	@mkdir -p $(BUILD)/tests/emu-fuzz-corpus
@@ -136,9 +137,9 @@ emu-fuzz: $(EMU_FUZZ) $(EMU_TEST_PTX) $(EMU_LAB_PTX)
 # How fast the emulator runs lab 5's solution (warp instructions and lane operations a
 # second): make emu-bench. EMU_STATS counts lanes; the grader's build does not.
 EMU_BENCH := $(BUILD)/tests/emu-bench
-$(EMU_BENCH): tests/emulator/emu_bench.c $(EMU_SRC) $(wildcard grader/ptx/*.h)
+$(EMU_BENCH): grader/ptx/tests/emu_bench.c $(EMU_SRC) $(wildcard grader/ptx/*.h)
 	@mkdir -p $(@D)
-	$(call step,CC,$@)$(CC) $(C_ALL) -DEMU_STATS -iquote grader $< $(EMU_SRC) -o $@ -lm
+	$(call step,CC,$@)$(CC) $(C_ALL) -DEMU_STATS $< $(EMU_SRC) -o $@ -lm
 .PHONY: emu-bench
 emu-bench: $(EMU_BENCH) $(EMU_PTX_DIR)/labs/solutions/lab5-matmul/lab5.ptx
 	$(EMU_BENCH) $(EMU_PTX_DIR)/labs/solutions/lab5-matmul/lab5.ptx

@@ -1,6 +1,6 @@
 /*
  * labfacts.c - the numbers the course pages state, from the grader's own lab
- * tables and size lists (grader/labs/, grader/reference/sizes.c): one
+ * tables and size lists (grader/labs/, grader/labs/sizes.c): one
  * "KEY VALUE" a line. docs/tools/facts.lua holds every [text]{.fact
  * key=KEY} of a page to it, and every [id]{.check} to the lab's check ids,
  * so that a page and the grader cannot disagree (make check-docs fails).

@@ -11,7 +11,7 @@
  * grader/run/gpu_lock.h); each says on its --status-fd pipe when its turn
  * came, and its time limit counts from then, so waiting behind a slow
  * neighbour never costs a student. One meter server per GPU (smemlab-grade
- * --serve-meter, grader/meter_server.h) measures for the graders of that GPU,
+ * --serve-meter, grader/grade/meter_server.h) measures for the graders of that GPU,
  * so that the GPU and its profiler are opened once, not once a submission;
  * one that ends (a kernel hung or broke its context) is started again, and
  * while none answers the graders measure by themselves. Every child is the

@@ -210,7 +210,7 @@ const char *count_of(int n, const char *one, const char *many, char *buf, size_t
 }
 
 /*
- * The grader words its device line (grader/worker.c describe_device) as
+ * The grader words its device line (grader/grade/worker.c describe_device) as
  * "emulated on the CPU: WHY; speed not measured (the PTX emulator, ...)",
  * "NAME (sm_XY, ...); measured by BACKEND (...)..." or "NAME (sm_XY, ...);
  * counters NOT measured: WHY". Its own words, shortened.

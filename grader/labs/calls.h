@@ -36,7 +36,7 @@ typedef struct call_spec {
     char label[128]; /* "M=67 N=53 K=97 (...)": for messages */
     int width, height, depth; /* the problem's sizes: M N K, or width height mask */
     int role;        /* CALL_* */
-    int devices;     /* SIZE_GPU, SIZE_EMULATOR (reference/sizes.h): where it runs */
+    int devices;     /* SIZE_GPU, SIZE_EMULATOR (labs/sizes.h): where it runs */
 } call_spec;
 
 /*

@@ -76,7 +76,7 @@ void measure_fold_counters(measurement *m);
  */
 double measure_ideal_from_bytes(double bytes, double requests);
 
-struct trace_summary; /* grader/access/trace.h */
+struct trace_summary; /* grader/measure/access/trace.h */
 
 typedef struct measure_backend measure_backend;
 struct measure_backend {

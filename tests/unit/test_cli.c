@@ -1,4 +1,4 @@
-/* test_cli.c - the grader's command line (grader/cli.c). */
+/* test_cli.c - the grader's command line (grader/cli/cli.c). */
 #define _POSIX_C_SOURCE 200809L
 #include "cli/cli.h"
 #include "base/exit_codes.h"

@@ -1,4 +1,4 @@
-/* test_compare.c - measured counters against the bank model (grader/compare.c). */
+/* test_compare.c - measured counters against the bank model (grader/compare/compare.c). */
 #include "compare/compare.h"
 
 #include <check.h>

@@ -1,4 +1,4 @@
-/* test_predict.c - the student's PREDICT lines (grader/predict.c): parsing and judging. */
+/* test_predict.c - the student's PREDICT lines (grader/compare/predict.c): parsing and judging. */
 #define _POSIX_C_SOURCE 200809L
 #include "labs/lab_table.h"
 #include "compare/predict.h"

@@ -1,4 +1,4 @@
-/* test_score.c - points and the exit status (grader/score.c). */
+/* test_score.c - points and the exit status (grader/score/score.c). */
 #include "base/exit_codes.h"
 #include "score/score.h"
 

@@ -1,5 +1,5 @@
 /*
- * test_trace.c - the trace analysis (grader/access/): recorded traces of the
+ * test_trace.c - the trace analysis (grader/measure/access/): recorded traces of the
  * lab access patterns (tests/traces/, from `make traces`) to requests and
  * wavefronts, the 64-bit rule, races, nvdisasm line information, the bank
  * map, and the checks built from them.

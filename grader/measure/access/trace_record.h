@@ -4,7 +4,7 @@
  *
  * Plain C with fixed-width fields only: the same header is included by the
  * patch functions (grader/measure/trace/trace_patches.cu, compiled by nvcc) and by
- * the host analysis (grader/access/trace.c, compiled by the C compiler), so the
+ * the host analysis (grader/measure/access/trace.c, compiled by the C compiler), so the
  * layout is one and the same on both sides.
  *
  * The capture aggregates on the GPU: the lanes of a warp that execute one

@@ -3,7 +3,7 @@
  * (docs/emulator.md): device_emulator runs the student's kernels on the CPU
  * (run/device.h); measure_emulator_backend records every access of the
  * launches a measurement makes, in the trace backend's format, for the one
- * analysis in grader/access/.
+ * analysis in grader/measure/access/.
  */
 #ifndef SMEMLAB_EMU_DEVICE_H
 #define SMEMLAB_EMU_DEVICE_H

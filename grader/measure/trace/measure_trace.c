@@ -16,7 +16,7 @@
  *            (sanitizerSetCallbackData); the patches append one record per
  *            warp-level instruction execution.
  *   measure  runs the launcher, synchronizes, copies the records back,
- *            analyses them (grader/access/trace.c) and names lines with
+ *            analyses them (grader/measure/access/trace.c) and names lines with
  *            nvdisasm --print-line-info on the module's cubin. A buffer that
  *            overflows is grown and the launch repeated; past TRACE_MAX_RECORDS
  *            only every n-th block is traced and the totals are scaled.

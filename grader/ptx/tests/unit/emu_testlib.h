@@ -1,13 +1,13 @@
 /*
  * emu_testlib.h - what the emulator's unit tests share: PTX loaded from
- * build/tests/emulator (tests/emulator/ kernels compiled by nvcc -ptx at test
+ * build/tests/emulator (tests/kernels/ kernels compiled by nvcc -ptx at test
  * build time, and every lab file), buffers, launches with parameters laid
  * out as the kernel says, and the records a launch wrote.
  */
 #ifndef SMEMLAB_EMU_TESTLIB_H
 #define SMEMLAB_EMU_TESTLIB_H
 
-#include "ptx/emu.h"
+#include "../../emu.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -34,7 +34,7 @@ const char *et_ptx_dir(void);
 /* Read a whole file; NULL if it cannot. */
 char *et_read_file(const char *path, size_t *len);
 
-/* A device with module name (tests/emulator/NAME.cu) or PTX text loaded; the test fails if
+/* A device with module name (tests/kernels/NAME.cu) or PTX text loaded; the test fails if
    it does not load. */
 et *et_load(const char *name);
 et *et_load_text(const char *ptx);

@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 
 #include "emu_testlib.h"
-#include "ptx/emu_internal.h"
+#include "../../emu_internal.h"
 
 /* --- every lab file ------------------------------------------------------------------- */
 

@@ -1,5 +1,5 @@
 /*
- * test_emu_mem.c - the emulator's memory (tests/emulator/mem_ops.cu):
+ * test_emu_mem.c - the emulator's memory (tests/kernels/mem_ops.cu):
  * device allocations, shared accesses of every width and their records,
  * generic addressing, local arrays, module variables with initialisers,
  * atomics, and the faults of bad addresses.

@@ -1,6 +1,6 @@
 /*
  * test_emu_half.c - the emulator's f16 and bf16 arithmetic and conversions
- * (tests/emulator/half_ops.cu) against a reference that shares nothing with
+ * (tests/kernels/half_ops.cu) against a reference that shares nothing with
  * it: the nearest value of the format found by searching all its values,
  * ties to the even one.
  */

@@ -1,6 +1,6 @@
 /*
  * test_emu_int.c - the emulator's integer instructions against C
- * (tests/emulator/int_ops.cu): every operation on edge values (0, 1, -1,
+ * (tests/kernels/int_ops.cu): every operation on edge values (0, 1, -1,
  * the extremes, shift counts past the width, division by zero) and on a
  * fixed pseudo-random mix.
  */

@@ -1,6 +1,6 @@
 /*
  * test_emu_simt.c - the emulator's control flow and barriers
- * (tests/emulator/control.cu and PTX written here): reconvergence after
+ * (tests/kernels/control.cu and PTX written here): reconvergence after
  * nested divergence, loops with break/continue and early returns, calls,
  * brx.idx, barriers with and without counts, bar.arrive, bar.red, a warp
  * that exits before a barrier, a deadlock, an endless loop within a small

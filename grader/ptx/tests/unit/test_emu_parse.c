@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "emu_testlib.h"
-#include "ptx/ptx.h"
+#include "../../ptx.h"
 
 #define HEAD ".version 8.0\n.target sm_90\n.address_size 64\n"
 

@@ -1,6 +1,6 @@
 /*
  * test_emu_warp.c - the emulator's warp-wide instructions
- * (tests/emulator/warp_ops.cu): shuffles of every mode and segment width,
+ * (tests/kernels/warp_ops.cu): shuffles of every mode and segment width,
  * votes, match, redux, activemask in a branch, elect, and a member mask
  * naming lanes that are not there (refused).
  */

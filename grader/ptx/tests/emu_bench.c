@@ -7,7 +7,7 @@
  * Built with EMU_STATS, which counts the lanes of every instruction.
  */
 #define _POSIX_C_SOURCE 200809L
-#include "ptx/emu_internal.h"
+#include "../emu_internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>

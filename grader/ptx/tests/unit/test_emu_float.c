@@ -1,6 +1,6 @@
 /*
  * test_emu_float.c - the emulator's f32/f64 arithmetic, comparisons and
- * conversions against C (tests/emulator/float_ops.cu): rounding modes by
+ * conversions against C (tests/kernels/float_ops.cu): rounding modes by
  * the host's fesetround, .ftz, .sat, NaN rules of min/max and comparisons,
  * approximations within the GPU's documented error, cvt in every direction.
  */

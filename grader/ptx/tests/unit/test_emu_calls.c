@@ -1,5 +1,5 @@
 /*
- * test_emu_calls.c - calls in the emulator (tests/emulator/call_ops.cu):
+ * test_emu_calls.c - calls in the emulator (tests/kernels/call_ops.cu):
  * indirect calls through a __device__ table of function pointers and
  * through a pointer made in the kernel, lanes of one warp calling different
  * functions; device printf formatted from its argument buffer, with what

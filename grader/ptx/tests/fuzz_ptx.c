@@ -4,7 +4,7 @@
  * Nothing may crash or trip a sanitizer. The deterministic fuzz test of
  * make check is tests/unit/test_emu_fuzz.c; this one searches further.
  */
-#include "ptx/emu.h"
+#include "../emu.h"
 
 #include <stdint.h>
 #include <string.h>

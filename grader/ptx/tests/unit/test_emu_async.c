@@ -1,6 +1,6 @@
 /*
  * test_emu_async.c - what current CUDA code writes beyond plain loads and
- * stores (tests/emulator/async_ops.cu): cp.async of 4, 8 and 16 bytes with
+ * stores (tests/kernels/async_ops.cu): cp.async of 4, 8 and 16 bytes with
  * its zero fill and its groups (bytes land when the lane waits, not when
  * it issues the copy), ldmatrix/stmatrix, shared atomics, and the records
  * each leaves for the analysis.
