@@ -70,9 +70,20 @@ $(BUILD)/tests/expect: tests/expect.c
 
 # When make started: make check says how long it took (make bench-loops reads it).
 CHECK_T0 := $(shell date +%s)
+# make check counts what each stage costs: every recipe line runs through
+# tests/timed-shell, which logs its target, wall and CPU time to CHECK_COSTS, and
+# check prints the sums at the end (tests/check-costs.awk).
+ifneq ($(filter check,$(MAKECMDGOALS)),)
+CHECK_COSTS := $(BUILD)/tests/check-costs.log
+$(shell mkdir -p $(BUILD)/tests && rm -f $(CHECK_COSTS))
+export SMEMLAB_CHECK_COSTS := $(abspath $(CHECK_COSTS))
+SHELL = $(CURDIR)/tests/timed-shell
+.SHELLFLAGS = --target=$@ -c
+endif
 .PHONY: check check-unit check-compile check-contract check-launches check-cli check-make check-gpu check-student-kit check-batch check-hostile check-exports check-jail
 check: check-unit check-traces check-compile check-contract check-launches check-cli check-make check-docs check-batch check-hostile check-exports check-jail check-emulated check-truth
 	@secs=$$(( $$(date +%s) - $(CHECK_T0) )); echo "$$secs $$(hostname), $$(nproc) cores" > $(BUILD)/tests/check-time.txt; \
+	 awk -v total=$$secs -v ticks=$$(getconf CLK_TCK) -f tests/check-costs.awk $(CHECK_COSTS); \
 	 echo "make check: all passed ($$secs s)"
 
 # The image tests read a real library built by nvcc (no GPU needed to build one),
