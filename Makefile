@@ -93,9 +93,10 @@ JAIL = $(BUILD_JAIL) --timeout $(BUILD_TIMEOUT) --memory $(BUILD_MEMORY) --max-o
        --max-log $(BUILD_LOG) --sandbox $(BUILD_SANDBOX) $(if $(BUILD_VERDICT),--verdict $(BUILD_VERDICT)) \
        $(addprefix --keep-env ,$(BUILD_KEEP_ENV))
 
-# $(call lab_lib,FLAGS,SRC,OUT[,RUNNER[,PTX]]): a lab library OUT (X.so) and beside it
+# $(call lab_lib,FLAGS,SRC,OUT[,RUNNER[,PTX[,CUBINS]]]): a lab library OUT (X.so) and beside it
 # X.fatbin, the device code of SRC alone, kept from the same nvcc run (--keep);
-# PTX: where to keep SRC's compute_90 PTX too (FLAGS then include compute_90).
+# PTX: where to keep SRC's compute_90 PTX too (FLAGS then include compute_90);
+# CUBINS: keep each architecture's cubin too, as CUBINS.smXX.cubin.
 # The grader runs GPU code from X.fatbin only, so device code put into the
 # library some other way (host assembly, a section attribute) is never run.
 # nvcc runs in the jail, writing only into OUT.keep/ (its temporaries too);
@@ -105,6 +106,7 @@ lab_lib = keep=$(3).keep; rm -rf "$$keep" && mkdir -p "$$keep" && cp $(SUPPORT_O
     && $(if $(4),$(4),$(JAIL) --source $(2) --read $(LAB_COMMON) --out "$$keep" --) \
        $(NVCC) $(1) -shared $(2) "$$keep/support.o" -o "$$keep/$(notdir $(3))" --keep --keep-dir "$$keep" \
     && mv "$$keep/$(notdir $(3))" $(3) $(if $(5),&& mv "$$keep/$(basename $(notdir $(2))).compute_90.ptx" $(5)) \
+    $(if $(6),&& for c in "$$keep/$(basename $(notdir $(2)))".*.cubin; do [ -e "$$c" ] || continue; a=$${c%.cubin}; mv "$$c" $(6).sm$${a##*_}.cubin; done) \
     && { mv "$$keep/$(basename $(notdir $(2))).fatbin" $(patsubst %.so,%.fatbin,$(3)) \
          || { echo "nvcc kept no $(basename $(notdir $(2))).fatbin in $$keep: this kit needs the file names of nvcc --keep (CUDA 12.6 or newer)" >&2; false; }; }; \
     rc=$$?; rm -rf "$$keep"; [ $$rc = 0 ]

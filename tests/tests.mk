@@ -42,9 +42,11 @@ $(UNIT_BIN): $(UNIT_SRC) $(wildcard tests/unit/*.h grader/ptx/tests/unit/*.h) te
 
 EMU_PTX_DIR := $(BUILD)/tests/emulator
 # $(call COMPILE_ONE,LIB,PTX): the library of $< and its PTX, from one nvcc run
-# (either target asked for makes both: $@ is only the one asked for).
+# (either target asked for makes both: $@ is only the one asked for), and the
+# cubin of each architecture beside LIB (LIB without .so, then .smXX.cubin: the
+# SASS reader's tests read the solutions' from there).
 COMPILE_ONE = @mkdir -p $(dir $(1)) $(dir $(2)); \
-    $(call lab_lib,$(NVCC_BASE) $(COMPILE_ARCH),$<,$(1),,$(2)) && echo "compiles: $<"
+    $(call lab_lib,$(NVCC_BASE) $(COMPILE_ARCH),$<,$(1),,$(2),$(basename $(1))) && echo "compiles: $<"
 # (FATBIN_GONE as for any library, but asked of the library when the PTX is the target.)
 $(BUILD)/compile-check/planted/%.so $(EMU_PTX_DIR)/labs/planted/%.ptx: $(BUILD)/planted/src/%.cu $(SUPPORT_OBJ) common/smemlab.h \
         $$(if $$(wildcard $(BUILD)/compile-check/planted/$$*.fatbin),,FORCE) | $(BUILD_JAIL)
@@ -122,11 +124,17 @@ SASS_CUBINS := $(patsubst tests/sass/listings/%.txt,$(SASS_CUBIN_DIR)/%.cubin,$(
 sass_part = $(word $(2),$(subst ., ,$(1)))
 sass_dirs = $(if $(filter sass,$(1)),tests/sass,$(if $(filter emulator,$(1)),grader/ptx/tests/kernels,solutions/$(1) solutions/*/$(1)))
 sass_src = $(firstword $(wildcard $(addsuffix /$(call sass_part,$(1),2).cu,$(call sass_dirs,$(call sass_part,$(1),1)))))
-$(SASS_CUBIN_DIR)/%.cubin: $$(call sass_src,$$*) $(wildcard common/*.h)
+# A solution's cubin for an architecture of COMPILE_ARCH is the one the compile
+# check's nvcc run kept (the same flags for the device code: the same bytes), not
+# compiled again; where that run kept none (another COMPILE_ARCH), nvcc makes it.
+sass_kept = $(if $(filter solutions/%,$(call sass_src,$(1))),$(BUILD)/compile-check/$(basename $(call sass_src,$(1))))
+$(SASS_CUBIN_DIR)/%.cubin: $$(call sass_src,$$*) $(wildcard common/*.h) $$(addsuffix .so,$$(call sass_kept,$$*))
 	@test -n "$(call sass_src,$*)" || { echo "no source for tests/sass/listings/$*.txt" >&2; exit 1; }
 	@mkdir -p $(@D)
-	$(call step,NVCC,$@)$(NVCC) -std=c++17 -Icommon -O3 -lineinfo -arch=$(patsubst sm%,sm_%,$(call sass_part,$*,3)) \
-	    -cubin $(call sass_src,$*) -o $@
+	$(if $(call sass_kept,$*),@if [ -f $(call sass_kept,$*).$(call sass_part,$*,3).cubin ]; then \
+	    cp $(call sass_kept,$*).$(call sass_part,$*,3).cubin $@; else printf '  %-6s %s\n' NVCC $@; ,$(call step,NVCC,$@))$(SASS_NVCC)$(if $(call sass_kept,$*),; fi)
+SASS_NVCC = $(NVCC) -std=c++17 -Icommon -O3 -lineinfo -arch=$(patsubst sm%,sm_%,$(call sass_part,$*,3)) \
+    -cubin $(call sass_src,$*) -o $@
 
 # A libFuzzer target for the PTX reader and the interpreter (needs clang):
 # make emu-fuzz [EMU_FUZZ_SECONDS=60]. The corpus starts from the tests' and labs' PTX;
