@@ -151,13 +151,12 @@ typedef struct emu_launch {
 
 /* One warp-level shared-memory access or barrier. */
 typedef struct emu_shared_record {
-    uint64_t pc;     /* instruction index * 16 */
-    uint32_t block;  /* linear block index in the grid */
-    uint32_t warp;   /* warp of the block (linear thread index / 32) */
-    uint32_t active; /* bit i: lane i executed the instruction */
-    uint8_t width;   /* bytes each lane accesses: 1, 2, 4, 8 or 16 */
-    uint8_t lines;   /* the shared side of cp.async: 128-byte lines its source touched */
-    uint16_t flags;  /* EMU_REC_* */
+    uint64_t pc;                  /* instruction index * 16 */
+    uint32_t block, warp, active; /* linear block index in the grid; warp of the block
+                                     (linear thread index / 32); bit i: lane i executed it */
+    uint8_t width, lines;         /* bytes each lane accesses: 1, 2, 4, 8 or 16; the shared
+                                     side of cp.async: 128-byte lines its source touched */
+    uint16_t flags;               /* EMU_REC_* */
     uint32_t addr[EMU_RECORD_LANES]; /* offset in the block's shared memory, per active lane */
 } emu_shared_record;
 
