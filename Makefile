@@ -48,7 +48,7 @@ endif
 # CFLAGS and NVCCFLAGS are yours to set (make CFLAGS=-O0 ...); what the kit
 # cannot do without is added in C_ALL and NVCC_ALL.
 CFLAGS ?= -O2 -g
-C_ALL = -std=c11 -Wall -Wextra -Werror=implicit-function-declaration $(CFLAGS)
+C_ALL = -std=c11 -Wall -Wextra -Werror=implicit-function-declaration -Werror=incompatible-pointer-types $(CFLAGS)
 CPPFLAGS += $(addprefix -I,$(CUDA_INC) $(DEPS_INC) $(DEPS_INC:%=%/cjson)) -I/usr/include/cjson
 LDLIBS_CUDA := $(addprefix -L,$(CUDA_LIB) $(DEPS_LIB)) $(addprefix -Wl$(comma)-rpath$(comma),$(CUDA_LIB) $(DEPS_LIB)) \
                -lcupti -lcudart -lcjson -lzstd -ldl -lm
