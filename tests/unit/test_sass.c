@@ -12,6 +12,8 @@
 #include "image/elf_view.h"
 #include "image/sass.h"
 
+#include "emu_testlib.h"
+
 #include <check.h>
 #include <ctype.h>
 #include <dirent.h>
@@ -178,19 +180,6 @@ static int expected(const insn *in, sass_access *e)
 
 /* --- the comparison --------------------------------------------------------------- */
 
-static unsigned char *slurp(const char *path, size_t *n)
-{
-    FILE *f = fopen(path, "rb");
-    ck_assert_msg(f != NULL, "cannot read %s (make check-unit builds it)", path);
-    fseek(f, 0, SEEK_END);
-    *n = (size_t)ftell(f);
-    rewind(f);
-    unsigned char *d = malloc(*n);
-    ck_assert_uint_eq(fread(d, 1, *n, f), *n);
-    fclose(f);
-    return d;
-}
-
 static const char *cubin_dir(void)
 {
     const char *d = getenv("SMEMLAB_SASS_CUBINS");
@@ -202,7 +191,7 @@ static unsigned char *cubin_of(const char *stem, size_t *n)
 {
     char path[512];
     snprintf(path, sizeof path, "%s/%s.cubin", cubin_dir(), stem);
-    return slurp(path, n);
+    return et_slurp(path, n);
 }
 
 static uint64_t word(const unsigned char *p)
