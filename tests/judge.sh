@@ -50,6 +50,10 @@ judge_row() { # JSON FILE KERNEL CHECK TEXT [WHERE]
             [ -z "$why" ] && ok "$name$where: full marks on the GPU" || bad "$name$where: $why"
         fi
         return ;;
+    not-graded-all) # an instruction no backend measures: not graded everywhere, nothing lost
+        why=$("$expect" "$json" measures-not-graded "$kernel" "$text")$("$expect" "$json" others-correct "$kernel")
+        [ -z "$why" ] && ok "$name$where: $kernel's measured checks not graded (\"$text\"), nothing failed, the others graded" || bad "$name$where: $why"
+        return ;;
     not-graded) # the library is refused as a whole
         why=$("$expect" "$json" not-graded "$text")
         [ -z "$why" ] && ok "$name$where: not graded, \"$text\"" || bad "$name$where: $why"
