@@ -33,11 +33,17 @@ CU_CHECKED := $(CU_FILES:%.cu=$(BUILD)/compile-check/%.so) \
               $(PLANTED_NAMES:%=$(BUILD)/compile-check/planted/%.so)
 
 UNIT_OBJ := $(filter-out $(BUILD)/obj/grader/main.o,$(GRADER_OBJ))
-$(UNIT_BIN): $(UNIT_SRC) $(wildcard tests/unit/*.h) tests/unit/suites.def $(UNIT_OBJ)
+# One object a test file (their headers tracked by -MMD): a change to one
+# grader file relinks the tests instead of compiling all of them again
+# (make check-mutants does that for every mutant).
+UNIT_TEST_OBJ := $(UNIT_SRC:%.c=$(BUILD)/obj/%.o)
+$(BUILD)/obj/tests/unit/%.o: tests/unit/%.c
 	@mkdir -p $(@D)
 	@pkg-config --exists check || { echo "Check (the C unit-test library) is missing: sudo apt-get install check" >&2; exit 3; }
-	$(call step,CC,$@)$(CC) $(CPPFLAGS) -iquote grader -iquote grader/reference $(CHECK_CFLAGS) $(C_ALL) $(UNIT_SRC) $(UNIT_OBJ) \
-	    -o $@ $(CHECK_LIBS) $(LDLIBS_CUDA)
+	$(call step,CC,$<)$(CC) $(DEPFLAGS) $(CPPFLAGS) -iquote grader -iquote grader/reference $(CHECK_CFLAGS) $(C_ALL) -c $< -o $@
+$(UNIT_BIN): $(UNIT_TEST_OBJ) $(UNIT_OBJ)
+	@mkdir -p $(@D)
+	$(call step,LINK,$@)$(CC) $(C_ALL) $(UNIT_TEST_OBJ) $(UNIT_OBJ) -o $@ $(CHECK_LIBS) $(LDLIBS_CUDA)
 
 EMU_PTX_DIR := $(BUILD)/tests/emulator
 # $(call COMPILE_ONE,LIB,PTX): the library of $< and its PTX, from one nvcc run
