@@ -75,7 +75,7 @@ $(BUILD)/tests/expect: tests/expect.c
 
 # When make started: make check says how long it took (make bench-loops reads it).
 CHECK_T0 := $(shell date +%s)
-.PHONY: check check-unit check-compile check-contract check-launches check-cli check-make check-gpu check-student-kit check-batch check-hostile check-exports check-jail
+.PHONY: check-mutants check check-unit check-compile check-contract check-launches check-cli check-make check-gpu check-student-kit check-batch check-hostile check-exports check-jail
 check: check-unit check-traces check-compile check-contract check-launches check-cli check-make check-docs check-batch check-hostile check-exports check-jail check-emulated check-truth
 	@secs=$$(( $$(date +%s) - $(CHECK_T0) )); echo "$$secs $$(hostname), $$(nproc) cores" > $(BUILD)/tests/check-time.txt; \
 	 echo "make check: all passed ($$secs s)"
@@ -232,6 +232,20 @@ else
 check-gpu:
 	@echo "make check-gpu: skipped: it grades solutions/ and tests/planted/, which the student kit does not have."
 	@echo "Grade your own lab with make labN && make grade."
+endif
+
+# The grader's own tests, mutation-tested (tests/mutants/mutants.tsv): each
+# one-line bug of grading code is applied in a scratch copy of the tree and
+# its build, the tests its row names run, and one must fail. Before every
+# change to grading code (CONTRIBUTING.md). MUTANTS=id,id runs those alone.
+ifeq ($(words $(wildcard tests/mutants/mutants.tsv solutions)),2)
+check-mutants: $(UNIT_BIN) $(UNIT_TEST_LIB) $(INJECTED_LIB) $(EMU_TEST_PTX) $(EMU_LAB_PTX) $(SASS_CUBINS) \
+               $(CU_CHECKED) $(GRADER_ALL) $(BUILD)/tests/expect $(BATCH) $(BUILD_JAIL) $(SUPPORT_OBJ) \
+               $(BUILD)/tests/gen-traces
+	python3 tests/mutants/run-mutants.py --build $(BUILD) $(if $(MUTANTS),--only $(MUTANTS))
+else
+check-mutants:
+	@echo "make check-mutants: skipped: it mutates the grader and grades solutions/ and tests/planted/, which the student kit does not have."
 endif
 
 # smemlab-batch without a GPU: fakes for nvcc and the grader where needed
