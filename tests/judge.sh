@@ -15,14 +15,14 @@ full_marks() { [ -n "${EMULATED:-}" ] && echo full-but-speed || echo full; }
 
 judge_solution() { # JSON RC LABEL: full marks, exit 0 (or 4 when emulated)
     local why
-    why=$("$expect" "$1" "$(full_marks)")$("$expect" "$1" scores)
+    why=$("$expect" "$1" "$(full_marks)"; "$expect" "$1" scores)
     case $2 in 0|${EMULATED:+4}) ;; *) why="exit $2 $why" ;; esac
     [ -z "$why" ] && ok "$3: full marks" || bad "$3: $why"
 }
 
 judge_skeleton() { # JSON RC LABEL [SCORE]: points lost, exit 1
     local why
-    why=$("$expect" "$1" not-full)$("$expect" "$1" scores)
+    why=$("$expect" "$1" not-full; "$expect" "$1" scores)
     [ "$2" = 1 ] && [ -z "$why" ] && ok "$3: ${4:-loses points}" || bad "$3 (exit $2): $why"
 }
 

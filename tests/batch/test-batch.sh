@@ -120,6 +120,8 @@ mkdir -p "$C/with space" && variant "$C/with space/lab3.cu" space
 mkdir -p "$C/josé" && variant "$C/josé/lab3.cu" jose
 mkdir -p "$C/gus" && variant "$C/gus/lab3.cu" gus
 mkdir -p "$T/src/gus" && variant "$T/src/gus/lab3.cu" gus2 && tar -czf "$C/gus.tar.gz" -C "$T/src" gus
+# names a spreadsheet would read as formulas: the gradebook keeps them as text
+for f in "=1+2" "+1" "-1" "@SUM(A1)"; do mkdir -p "$C/$f" && variant "$C/$f/lab3.cu" formula; done
 mkdir -p "$C/linky" && ln -s /etc/hostname "$C/linky/lab3.cu"
 ln -s "$C/alice" "$C/toplink"
 echo "hello" > "$C/notes.txt"
@@ -147,6 +149,12 @@ tgz("many", [reg("m/lab3.cu")] + [reg("m/f%d" % i, b"") for i in range(40)])
 tgz("bomb", [reg("b/lab3.cu"), reg("b/zeros", b"\0" * 300000)])
 with zipfile.ZipFile(f"{C}/zipdot.zip", "w") as z:
     z.writestr("../lab3.cu", sol)
+# a zip bomb in small pieces: each entry under the cap, together over it (a zip is
+# read compressed, so only the entries' sizes add up to what it unpacks to)
+with zipfile.ZipFile(f"{C}/sum.zip", "w", zipfile.ZIP_DEFLATED) as z:
+    z.writestr("t/lab3.cu", sol)
+    for i in range(3):
+        z.writestr("t/z%d" % i, b"\0" * 90000)
 with zipfile.ZipFile(f"{C}/zipempty.zip", "w") as z:
     pass
 open(f"{C}/junk.zip", "wb").write(b"this is not a zip file at all")
@@ -183,12 +191,23 @@ reason_has hardout "hard link 'h/p' points outside"
 reason_has symin "is a link, not a file"
 reason_has many "more than 30 entries"
 reason_has bomb "more than 200000 bytes"
+reason_has sum "more than 200000 bytes"
+python3 - "$T/res/gradebook.csv" <<'EOF' && ok "names that look like formulas: the text, each with a leading ' in a quoted cell" || no "a name that is a formula in the gradebook"
+import csv, sys
+raw = open(sys.argv[1], newline="").read()
+names = [r["name"] for r in csv.DictReader(raw.splitlines(keepends=True))]
+want = ["'=1+2", "'+1", "'-1", "'@SUM(A1)"]
+bad = [w for w in want if w not in names or '"%s"' % w not in raw]
+bad += [v for r in csv.reader(raw.splitlines()) for v in r if v[:1] in ("=", "+", "-", "@")]
+print("  ", bad) if bad else None
+sys.exit(1 if bad else 0)
+EOF
 reason_has zipdot "hostile archive zipdot.zip"
 reason_has zipempty "empty archive"
 reason_has junk "not a readable archive"
 [ "$(field .DS_Store status)" = "<missing>" ] && ok "hidden files are not submissions" || no ".DS_Store listed"
 [ -e /tmp/evil/lab3.cu ] && no "an archive wrote outside" || ok "nothing unpacked outside"
-grep -q "not usable" "$T/run.log" && grep -q "full marks        6" "$T/run.log" && ok "summary table" || { no "summary table"; cat "$T/run.log"; }
+grep -q "not usable" "$T/run.log" && grep -q "full marks       10" "$T/run.log" && ok "summary table" || { no "summary table"; cat "$T/run.log"; }
 validate "$T/res"
 want='        at lab3.cu:41  load  32-way (1024 wavefronts / 32 requests)'
 grep -qxF "$want" "$T/res/feedback/lines.txt" && grep -qxF '        bank   0: lanes 0-31 (32-way)' "$T/res/feedback/lines.txt" \

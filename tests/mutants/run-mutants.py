@@ -14,7 +14,7 @@ Columns of mutants.tsv (tab-separated; '#' lines and blank lines are skipped):
     id       a name, unique
     file     the file mutated, from the top of the tree
     find     the exact text replaced: it must occur once in the file
-    replace  what replaces it
+    replace  what replaces it (in both: \n a newline, \t a tab, \\ a backslash)
     tests    the tests to run, in order, until one kills it (space-separated):
                unit:SUITE         make check-unit, that Check suite alone
                unit:SUITE:TEST    ... and TEST (a test function) must be among
@@ -94,6 +94,23 @@ def spec_text(spec):
     return kind if arg is None else f"{kind}:{arg}"
 
 
+def unescape(text):
+    """A find or replace column: \\n, \\t and \\\\ as in C; any other backslash is an error."""
+    out, i = [], 0
+    while i < len(text):
+        c = text[i]
+        if c == "\\":
+            nxt = text[i + 1:i + 2]
+            if nxt not in ("n", "t", "\\"):
+                raise ListError(f"'\\{nxt}' in '{text}': only \\n, \\t and \\\\ are escapes")
+            out.append({"n": "\n", "t": "\t", "\\": "\\"}[nxt])
+            i += 2
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)
+
+
 def read_list(path, top):
     """The rows of the list, each checked against the tree: a row that
     cannot be applied is an error here, before anything runs."""
@@ -112,6 +129,7 @@ def read_list(path, top):
                     raise ListError(f"{where}: {len(cols)} columns, not 6 (id, file, find, "
                                     "replace, tests, breaks)")
                 mid, file, find, replace, tests, breaks = cols
+                find, replace = unescape(find), unescape(replace)
                 if mid in ids:
                     raise ListError(f"{where}: the id {mid} twice")
                 ids.add(mid)
@@ -248,21 +266,21 @@ def unit_tests_passed(out):
 
 
 def kill(spec, rc, out):
-    """(killed?, what killed it) for one test run of a mutant."""
+    """(killed?, what killed it, every test that failed) for one test run of a mutant."""
     if rc == "timeout":
-        return True, f"{spec_text(spec)}: timed out after {TIMEOUT} s"
+        return True, f"{spec_text(spec)}: timed out after {TIMEOUT} s", []
     names = failures(spec, out)
     if spec[0] == "unit" and spec[2]:
         wanted = [n for n in names if n.split(":")[0].split("/")[1] == spec[2]]
         if wanted:
-            return True, f"{spec_text(spec)}: {wanted[0]}"
+            return True, f"{spec_text(spec)}: {wanted[0]}", names
         if rc != 0:
             return False, (f"{spec_text(spec)}: its named test passed; the mutant failed only "
-                           f"{'; '.join(names) or 'the run'}")
-        return False, None
+                           f"{'; '.join(names) or 'the run'}"), names
+        return False, None, names
     if rc == 0:
-        return False, None
-    return True, f"{spec_text(spec)}: " + (names[0] if names else f"exit {rc}")
+        return False, None, names
+    return True, f"{spec_text(spec)}: " + (names[0] if names else f"exit {rc}"), names
 
 
 def main():
@@ -338,7 +356,7 @@ def mutate_all(rows, args, scratch, t0):
             original = f.read()
         with open(path, "w", encoding="utf-8") as f:
             f.write(original.replace(r["find"], r["replace"], 1))
-        status, why = "SURVIVED", "every test passed"
+        status, why, failed = "SURVIVED", "every test passed", []
         try:
             need = sorted({os.path.join(args.build, t) for s in r["specs"] for t in BUILT[s[0]]})
             rc, out = run(["make", f"-j{args.jobs}", f"BUILD={args.build}"] + need, tree) \
@@ -351,7 +369,8 @@ def mutate_all(rows, args, scratch, t0):
                 for spec in r["specs"]:
                     cmd, env = test_command(spec, args.build, args.jobs)
                     rc, out = run(cmd, tree, env)
-                    killed, what = kill(spec, rc, out)
+                    killed, what, names = kill(spec, rc, out)
+                    failed += [f"{spec_text(spec)}: {n}" for n in names]
                     if killed:
                         status, why = "KILLED", what
                         break
@@ -363,25 +382,26 @@ def mutate_all(rows, args, scratch, t0):
             os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
             restore_build(build_dir, pristine, snap)
         secs = time.monotonic() - m0
-        results.append((r, status, why, secs))
+        results.append((r, status, why, secs, failed))
         print(f"  {status:8s} {r['id']:28s} {secs:5.1f} s  {why}", flush=True)
 
     total = time.monotonic() - t0
-    killed = sum(1 for _, s, _, _ in results if s == "KILLED")
+    killed = sum(1 for _, s, _, _, _ in results if s == "KILLED")
     by_test = {}
-    for _, s, why, _ in results:
+    for _, s, why, _, _ in results:
         if s == "KILLED":
             key = why.split(": ")[0]
             by_test[key] = by_test.get(key, 0) + 1
     report = args.report or os.path.join(TOP, args.build, "mutants", "report.tsv")
     os.makedirs(os.path.dirname(report), exist_ok=True)
     with open(report, "w", encoding="utf-8") as f:
-        f.write("id\tstatus\tseconds\tkilled_by\tfile\tbreaks\n")
-        for r, s, why, secs in results:
-            f.write(f"{r['id']}\t{s}\t{secs:.1f}\t{why}\t{r['file']}\t{r['breaks']}\n")
+        f.write("id\tstatus\tseconds\tkilled_by\tfile\tbreaks\tevery_failure\n")
+        for r, s, why, secs, failed in results:
+            every = " | ".join(n.replace("\t", " ") for n in failed)
+            f.write(f"{r['id']}\t{s}\t{secs:.1f}\t{why}\t{r['file']}\t{r['breaks']}\t{every}\n")
     print("killed by: " + ", ".join(f"{k} {v}" for k, v in sorted(by_test.items(),
                                                                       key=lambda kv: -kv[1])))
-    bad = [(r, s, why) for r, s, why, _ in results if s != "KILLED"]
+    bad = [(r, s, why) for r, s, why, _, _ in results if s != "KILLED"]
     for r, s, why in bad:
         print(f"{s}: {r['id']} ({r['file']}: {r['breaks']}): {why}")
     print(f"check-mutants: {killed} of {len(results)} mutants killed in {total:.0f} s "

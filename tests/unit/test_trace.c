@@ -612,6 +612,29 @@ START_TEST(test_race_either_direction)
 END_TEST
 
 /*
+ * Each block has its own shared memory: one word written by a warp of each of
+ * two blocks is no race, however the records line up (one lane each, so the
+ * two blocks' touches of the word sort side by side), while the same two
+ * warps in one block race.
+ */
+START_TEST(test_blocks_share_no_word)
+{
+    for (uint32_t word = 0; word < 40; word += 13) {
+        trace_record r[2] = {access(0x10, 0, 0, TRACE_WRITE, 4 * word, 0),
+                             access(0x10, 1, 1, TRACE_WRITE, 4 * word, 0)};
+        r[0].active = r[1].active = 1;
+        trace_summary s;
+        ck_assert_msg(races_in(r, 2, &s) == 0, "word %u of blocks 0 and 1: %d races", word,
+                      s.n_races);
+        trace_summary_free(&s);
+        r[1].block = 0;
+        ck_assert_int_eq(races_in(r, 2, &s), 1);
+        trace_summary_free(&s);
+    }
+}
+END_TEST
+
+/*
  * Races do not depend on the order the warps' records arrive in (a GPU
  * writes them as warps run): the same trace shuffled, warp order kept within
  * each warp, finds the same races, reported at the same block, warps and
@@ -1189,6 +1212,7 @@ Suite *trace_suite(void)
     tcase_add_test(tc, test_64bit_rule_catches_a_wide_tile);
     tcase_add_test(tc, test_race_rules);
     tcase_add_test(tc, test_race_either_direction);
+    tcase_add_test(tc, test_blocks_share_no_word);
     tcase_add_test(tc, test_races_independent_of_record_order);
     tcase_add_test(tc, test_checked_blocks_are_the_lowest);
     tcase_add_test(tc, test_bad_records);
