@@ -180,7 +180,7 @@ def copy_tree(top, build, scratch):
         else:
             shutil.copy2(src, dst)
     shutil.copytree(os.path.join(top, build), os.path.join(scratch, build), symlinks=True,
-                    ignore=shutil.ignore_patterns("mutants"))
+                    ignore=shutil.ignore_patterns("mutants", "student-kit"))
 
 
 def snapshot(root):
