@@ -39,7 +39,7 @@ mkdir -p "$KIT"
 n=0
 while IFS= read -r -d '' f; do
     case $f in
-    solutions/* | tests/planted/* | tests/gpu/* | grader/bench/* | docs/instructors.md) continue ;;
+    solutions/* | tests/planted/* | tests/gpu/* | tests/mutants/* | grader/bench/* | docs/instructors.md | CONTRIBUTING.md) continue ;;
     esac
     [ -f "$f" ] || continue # deleted in the working tree
     mkdir -p "$KIT/$(dirname "$f")"
