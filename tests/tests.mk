@@ -152,7 +152,7 @@ emu-bench: $(EMU_BENCH) $(EMU_PTX_DIR)/labs/solutions/lab5-matmul/lab5.ptx
 check-unit: $(UNIT_BIN) $(UNIT_TEST_LIB) $(INJECTED_LIB) $(EMU_TEST_PTX) $(EMU_LAB_PTX) $(SASS_CUBINS)
 	SMEMLAB_TEST_LIB=$(UNIT_TEST_LIB) SMEMLAB_INJECTED_LIB=$(INJECTED_LIB) \
 	SMEMLAB_EMU_PTX=$(EMU_PTX_DIR) SMEMLAB_EMU_LABS=$(words $(EMU_LAB_PTX)) \
-	SMEMLAB_SASS_CUBINS=$(SASS_CUBIN_DIR) SMEMLAB_WIDE_LIB=$(BUILD)/compile-check/planted/lab1-long-low.so \
+	SMEMLAB_SASS_CUBINS=$(SASS_CUBIN_DIR) $(if $(PLANTED_NAMES),SMEMLAB_WIDE_LIB=$(BUILD)/compile-check/planted/lab1-long-low.so) \
 	$(UNIT_BIN)
 
 check-compile: $(CU_CHECKED) $(if $(wildcard tests/gpu),$(TRACE_PROBE) $(BUILD)/tests/truth-run)
