@@ -17,6 +17,7 @@ typedef struct emu_meter {
     int failed;
     char why[256];
     unsigned long long global_loads; /* warp-level global load instructions */
+    unsigned long long global_stores, shuffles; /* ... store and shfl.sync instructions */
     trace_summary last;
     int have_last;
     char function[256];
@@ -35,6 +36,10 @@ static uint32_t launch_bits(void)
 static void on_shared(void *ctx, const trace_record *r)
 {
     emu_meter *m = ctx;
+    if (r->flags & TRACE_SHFL) { /* counted; nothing for the analysis */
+        m->shuffles++;
+        return;
+    }
     trace_record x = *r;
     x.block |= launch_bits();
     if (!m->failed && trace_analyzer_add(m->analyzer, &x, m->why, sizeof m->why) != 0)
@@ -46,6 +51,8 @@ static void on_shared(void *ctx, const trace_record *r)
 static void on_global(void *ctx, const emu_global_record *g)
 {
     emu_meter *m = ctx;
+    if ((g->flags & TRACE_WRITE) && !(g->flags & TRACE_READ))
+        m->global_stores++;
     if (!(g->flags & TRACE_READ) || (g->flags & TRACE_WRITE))
         return;
     m->global_loads++;
@@ -99,7 +106,7 @@ static measure_status emu_measure(measure_backend *self, void (*launch)(void *),
         trace_summary_free(&m->last);
     m->have_last = 0;
     m->failed = 0;
-    m->global_loads = 0;
+    m->global_loads = m->global_stores = m->shuffles = 0;
     bank_geometry_for(9, 0, 32, 0, &g); /* 32 banks of 4 bytes, as on every GPU the kit grades */
     if (!(m->analyzer = trace_analyzer_new(&g))) {
         snprintf(why, n, "out of memory starting the analysis");
@@ -127,6 +134,8 @@ static measure_status emu_measure(measure_backend *self, void (*launch)(void *),
     attribute(&m->last);
     trace_to_measurement(&m->last, out);
     out->value[METRIC_GLOBAL_LD_REQUESTS] = (double)m->global_loads;
+    out->value[METRIC_GLOBAL_ST_REQUESTS] = (double)m->global_stores;
+    out->value[METRIC_SHUFFLES] = (double)m->shuffles;
     return MEASURE_OK;
 }
 
