@@ -46,6 +46,9 @@ static const char *const check_ids[R_CHECKS] = {"correct", "global-traffic", "sm
 #define TREE_DEGREE_TOLERANCE 0.10
 /* Step 1: its global traffic within this factor of the tree's round trips, either way. */
 #define GMEM_MODEL_FACTOR 1.5
+/* Ints past the output of the measured run, beyond one a warp (a block's warps' worth,
+   times two): a kernel that writes past its partial sums is still measured. */
+#define MEASURED_SLACK_INTS 64
 
 typedef struct red {
     worker_env *env;
@@ -209,7 +212,24 @@ static void sum_hint(red *r, const int32_t *x, long n, const int32_t *got, long 
     char list[64];
     list_blocks(shown, n_shown, list, sizeof list);
     long last = blocks - 1, last_count = n - last * per;
-    if (unwritten > 0) {
+    /* every wrong block's sum a multiple of its elements' sum: elements counted k times */
+    int times = 0;
+    for (int k = 2; k <= 64 && !times && first_wrong >= 0 && ref[first_wrong] != 0; k++) {
+        int all = 1;
+        for (long b = 0; b < blocks && all; b++)
+            all = got[b] == ref[b] || (int32_t)((uint32_t)ref[b] * (uint32_t)k) == got[b];
+        if (all)
+            times = k;
+    }
+    if (times) {
+        check_field(c->hint, sizeof c->hint, "Your kernel counts every element %d times: %s "
+                    "sum is %d where its elements add up to %d. A level of a tree or of the "
+                    "shuffles adds a value to itself: in a shuffle whose source lane lies outside "
+                    "the segment (a laneMask or delta at least the width, or a width narrower "
+                    "than the warp), a lane keeps its own value, and adding it counts it twice.",
+                    times, blocks == 1 ? "its block's" : "block 0's", got[first_wrong],
+                    ref[first_wrong]);
+    } else if (unwritten > 0) {
         check_field(c->hint, sizeof c->hint, "%ld of your %ld blocks wrote no partial sum "
                     "(partial[%ld] still holds the grader's poison): every block's thread 0 "
                     "must write its sum, also a block with fewer elements than the others.",
@@ -219,12 +239,13 @@ static void sum_hint(red *r, const int32_t *x, long n, const int32_t *got, long 
         char part[160] = "";
         if (k > 0)
             snprintf(part, sizeof part, ": it is the sum of its first %ld elements only", k);
-        check_field(c->hint, sizeof c->hint, "Only the last block is wrong, the one that holds "
-                    "%ld elements (n is no multiple of %ld): its partial sum is %d where its "
-                    "elements add up to %d%s. Elements past n must add nothing (0 in the tile), "
-                    "and every element before n something; a tree over a count that is no "
-                    "power of two loses elements at the levels that halve an odd count.",
-                    last_count, per, got[last], ref[last], part);
+        check_field(c->hint, sizeof c->hint, "%s, which holds %ld element%s (fewer than its "
+                    "%ld, n being no multiple of it): its partial sum is %d where its elements "
+                    "add up to %d%s. Elements past n must add nothing (0 in the tile), and every "
+                    "element before n something; a tree over a count that is no power of two "
+                    "loses elements at the levels that halve an odd count.",
+                    blocks == 1 ? "Your one block is wrong" : "Only the last block is wrong",
+                    last_count, last_count == 1 ? "" : "s", per, got[last], ref[last], part);
     } else if (wrong == blocks) {
         long k = prefix_matching(x, n < per ? n : per, got[0]);
         char part[160] = "";
@@ -536,7 +557,10 @@ static int prepare_measured(red *r, long *n, long *blocks, int32_t *want, char *
         reduce_fill(x, (size_t)*n, (reduce_values)s->height, env->opt->seed + 99);
         *want = ref_sum(x, (size_t)*n);
     }
-    size_t out_n = exercise(r) ? (size_t)*n : (size_t)*blocks;
+    /* room past the output: a kernel that writes past it (correct says so) is still
+       measured, rather than faulting here */
+    size_t out_n = (exercise(r) ? (size_t)*n : (size_t)*blocks * (size_t)(r->dim / 32)) +
+                   MEASURED_SLACK_INTS;
     r->call = i;
     r->in = r->out = NULL;
     int rc = dev_malloc((void **)&r->in, (size_t)*n * sizeof(int)) == cudaSuccess &&
@@ -991,11 +1015,11 @@ static void grade_dynamic(red *r)
         if (plan->calls[i].n_launches > 0) {
             uint32_t need = (uint32_t)r->dim * sizeof(int);
             worker_judge_dynamic(r->env, &plan->calls[i], need, c);
-            if (c->status == CHECK_FAIL)
-                check_field(c->hint, sizeof c->hint, "%s The tile is `extern __shared__ int "
-                            "smem[];` with no size in the kernel, and its DIM ints, %u bytes, "
-                            "the third launch argument: kernel<<<grid, DIM, %u>>>(in, partial, "
-                            "n).", c->message, need, need);
+            if (c->status == CHECK_FAIL) /* the message says what this kernel did */
+                check_field(c->hint, sizeof c->hint, "Step 4's tile is `extern __shared__ int "
+                            "smem[];`, with no size and no static __shared__ array beside it, "
+                            "and its DIM ints, %u bytes, are the launch's third argument: "
+                            "kernel<<<grid, DIM, %u>>>(in, partial, n).", need, need);
             return;
         }
     check_set(c, CHECK_FAIL, "no kernel was launched");
