@@ -340,10 +340,10 @@ install-packages:
 	    || { cat $$log >&2; rm -f $$log; echo "apt-get failed (its output above): install these by hand:" $$missing >&2; exit 3; }; \
 	rm -f $$log
 
-# --- benchmark: lab 5 and 6 solutions against cuBLAS and the copy roof --------------
+# --- benchmark: lab 5 to 8 solutions against cuBLAS, the copy roof and CUB ----------
 BENCH := $(BUILD)/smemlab-bench
 BENCH_OBJ := grader/bench/bench.c grader/timing.c $(filter-out grader/reference/tile_ref.c,$(wildcard grader/reference/*.c))
-$(BENCH): $(BENCH_OBJ:%.c=$(BUILD)/obj/%.o)
+$(BENCH): $(BENCH_OBJ:%.c=$(BUILD)/obj/%.o) $(CUB_OBJ)
 	$(call step,LINK,$@)$(CC) $(C_ALL) $^ -o $@ $(LDLIBS_CUDA) -lcublas
 .PHONY: bench
 ifeq ($(words $(wildcard solutions grader/bench)),2)
@@ -356,8 +356,9 @@ $(MILESTONES_SO): $(MILESTONES_SRC) common/support.cu common/smemlab.h
 # First how long grading takes by emulation; then, on a GPU, the kernels' speed.
 bench: $(BENCH) $(GRADER_ALL) $(LABS:%=$(BUILD)/solutions/%.so) $(MILESTONES_SO)
 	bash grader/bench/emulated.sh $(BUILD) $(GRADER)
-	@nvidia-smi -L > /dev/null 2>&1 || { echo "No GPU here: the kernels' speed against cuBLAS and the copy roof needs one."; exit 0; }; \
-	 $(BENCH) $(BUILD)/solutions/lab5.so $(BUILD)/solutions/lab6.so --milestones $(MILESTONES_SO) $(BENCH_FLAGS)
+	@nvidia-smi -L > /dev/null 2>&1 || { echo "No GPU here: the kernels' speed against cuBLAS, the copy roof and CUB needs one."; exit 0; }; \
+	 $(BENCH) $(BUILD)/solutions/lab5.so $(BUILD)/solutions/lab6.so --milestones $(MILESTONES_SO) \
+	     --reduce $(BUILD)/solutions/lab7.so $(BUILD)/solutions/lab8.so $(BENCH_FLAGS)
 else
 bench:
 	@echo "$(NO_SOLUTIONS_MSG) time. make bench is for the full kit." >&2; exit 3
