@@ -865,9 +865,15 @@ static int draw_reduce_tree(int interleaved, FILE *o, char *summary, size_t n)
              "wavefronts where %ld would do, %ld store requests;", cost.ld_requests,
              cost.ld_wavefronts, cost.ld_ideal, cost.st_requests);
     svg_text(o, 14, yb + 6, 13, "start", NULL, t);
-    snprintf(t, sizeof t, "with the tile's fill and the read of the sum: %ld shared requests, "
-             "loads %.2f-way (what the grader expects of this tree).", cost.block_requests,
-             reduce_tree_load_degree(&cost));
+    if (interleaved)
+        snprintf(t, sizeof t, "with the tile's fill and the read of the sum: %ld shared requests, "
+                 "loads %.2f-way (%.2f-way where nvcc merges stride 1's pair into one 8-byte load).",
+                 cost.block_requests, reduce_tree_load_degree(&cost),
+                 reduce_tree_load_degree_merged(&cost));
+    else
+        snprintf(t, sizeof t, "with the tile's fill and the read of the sum: %ld shared requests, "
+                 "loads %.2f-way (what the grader expects of this tree).", cost.block_requests,
+                 reduce_tree_load_degree(&cost));
     svg_text(o, 14, yb + 24, 13, "start", NULL, t);
     svg_text(o, 14, yb + 50, 14, "start", "font-weight=\"bold\"", interleaved
              ? "Lane t reads word 2 * stride * t: the lanes crowd into fewer banks as the stride grows."

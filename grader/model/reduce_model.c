@@ -60,10 +60,32 @@ int reduce_tree_model(const bank_geometry *g, int dim, int interleaved, tree_cos
         out->st_ideal += L->st_ideal;
     }
     out->block_requests = out->ld_requests + out->st_requests + warps + 1;
+    out->merged_ld_requests = out->ld_requests;
+    out->merged_ld_wavefronts = out->ld_wavefronts;
+    out->merged_ld_ideal = out->ld_ideal;
+    if (interleaved) { /* stride 1: the two loads of a warp become one 8 bytes wide */
+        const tree_level *L = &out->level[0];
+        long waves = 0, ideal = 0;
+        for (int w = 0; w < L->warps; w++) {
+            warp_access a;
+            reduce_tree_access(dim, 1, 1, 0, w, &a);
+            a.width = 8;
+            waves += bank_wavefronts(g, &a);
+            ideal += bank_ideal_wavefronts(g, &a);
+        }
+        out->merged_ld_requests -= L->warps;
+        out->merged_ld_wavefronts += waves - L->ld_wavefronts;
+        out->merged_ld_ideal += ideal - L->ld_ideal;
+    }
     return 0;
 }
 
 double reduce_tree_load_degree(const tree_cost *c)
 {
     return (double)(c->ld_wavefronts + 1) / (double)(c->ld_ideal + 1);
+}
+
+double reduce_tree_load_degree_merged(const tree_cost *c)
+{
+    return (double)(c->merged_ld_wavefronts + 1) / (double)(c->merged_ld_ideal + 1);
 }
