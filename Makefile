@@ -42,7 +42,8 @@ stage_line = $(if $(filter 1,$(V)),:,awk -v name='$(1)' -v since=$(MAKE_T0) -v n
 ifeq ($(filter -j% --jobs%,$(MAKEFLAGS)),)
 MAKEFLAGS += -j$(shell nproc 2>/dev/null || echo 2)
 endif
-ifneq ($(filter check%,$(MAKECMDGOALS)),)
+# (check-mutants alone prints as it goes: it runs for minutes.)
+ifneq ($(filter-out check-mutants,$(filter check%,$(MAKECMDGOALS))),)
 MAKEFLAGS += --output-sync=target
 endif
 # CFLAGS and NVCCFLAGS are yours to set (make CFLAGS=-O0 ...); what the kit
@@ -402,6 +403,7 @@ help:
 	@echo "  make check                unit tests, compile tests (no GPU needed)"
 	@echo "  make check-gpu            full tests on a GPU: solutions, skeletons, planted bugs"
 	@echo "  make check-student-kit    build the student kit and run make check inside it (CI)"
+	@echo "  make check-mutants        the grader's tests, mutation-tested: before any change to grading code"
 	@echo "  make bench                time the lab 5-8 solutions against cuBLAS, a copy and CUB"
 	@echo "  make bench-loops          time a clean build, make grade of every lab and the kit's tests"
 	@echo "  make trace-backend        build the counter-free trace backend (needs compute-sanitizer)"

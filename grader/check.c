@@ -86,8 +86,9 @@ int check_why_not_graded(const char *why)
 
 const char CHECK_HINT_NOT_GRADED[] =
     "This is a limit of the grading tool, not a fault of your kernel: no points are lost "
-    "and none are given for it. Grade the lab on a GPU (make grade there) to have it "
-    "measured, or write the kernel without the instruction named.";
+    "and none are given for it. Where the message names the emulator, a GPU measures it "
+    "(make grade there); to have it graded anywhere, write the kernel without the "
+    "instruction named.";
 
 int check_fail_launch(check_result *c, const char *at, const char *why, const char *hint)
 {

@@ -270,14 +270,25 @@ static int load_code(worker_env *env, const lab_image *img, char *why, size_t n)
 #define INSTRUMENTED_SLOWDOWN 200.0
 #define INSTRUMENTED_MAX_FACTOR 6.0
 
-/* The hardware counters count device printf's own shared accesses with the kernel's:
-   where a launched kernel calls it, they measure something else (1, with why). */
-static int counters_see_printf(const worker_env *env, char *why, size_t why_size)
+/*
+ * What the backend that measured cannot see, in a launched kernel: the hardware
+ * counters count device printf's own shared accesses with the kernel's, and
+ * neither they nor the trace see the tensor memory accelerator's bulk copies
+ * (lab_decls_unmeasured). 1 with why ("not graded: ..." where no GPU backend
+ * could measure it: an instrument's limit), else 0.
+ */
+static int meter_cannot_see(const worker_env *env, char *why, size_t why_size)
 {
     const call_plan *p = &env->plan->calls[0];
+    char what[300];
     for (int i = 0; env->decls && i < p->n_launches; i++) {
         const char *name = env->img->kernels[p->launches[i].kernel].name;
-        if (lab_decls_calls(env->decls, name, "vprintf")) {
+        if (lab_decls_unmeasured(env->decls, name, what, sizeof what)) {
+            snprintf(why, why_size, "not graded: the kernel uses %s, whose shared-memory traffic "
+                     "neither the trace nor the hardware counters see", what);
+            return 1;
+        }
+        if (!env->meter->last_trace && lab_decls_calls(env->decls, name, "vprintf")) {
             snprintf(why, why_size, "the kernel calls printf, whose own shared accesses the "
                      "hardware counters count with yours; the trace measures yours alone "
                      "(--measure trace, the default where the Compute Sanitizer is installed)");
@@ -319,7 +330,7 @@ measure_status worker_measure(worker_env *env, void (*launch)(void *), void *arg
     gpu_watchdog_arm_for(limit);
     measure_status st = env->meter->measure(env->meter, launch, arg, out, why, why_size);
     gpu_watchdog_disarm();
-    if (st == MEASURE_OK && !env->meter->last_trace && counters_see_printf(env, why, why_size))
+    if (st == MEASURE_OK && !device_is_emulator() && meter_cannot_see(env, why, why_size))
         st = MEASURE_UNSUPPORTED;
     if (plain > 0)
         fprintf(stderr, "[timing] %s %s: measured launch %.3f s, the plain launch %.6f s (%.0fx)\n",

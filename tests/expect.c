@@ -4,7 +4,12 @@
  *   expect FILE full                      every lab got full marks, exit_code 0
  *   expect FILE full-but-speed            every check passed but speed, not measured
  *                                         (the emulator), exit_code 0 or 4
- *   expect FILE not-full                  some points were lost
+ *   expect FILE not-full                  some points were lost (fewer points than the
+ *                                         maximum, whatever the exit code)
+ *   expect FILE scores                    every passed check has its points, every other
+ *                                         check 0; the labs' and the total's points and
+ *                                         maxima are their checks' sums; a failed check
+ *                                         means less than full marks and exit_code 1
  *   expect FILE others-correct KERNEL     every other kernel's correct check passed
  *   expect FILE not-graded TEXT           exit_code 3, a lab not graded for TEXT
  *   expect FILE printed TEXT              the student's host code printed TEXT, shown
@@ -15,6 +20,9 @@
  *                                         every check of KERNEL (speed aside) is not-graded,
  *                                         0 points, its message holding TEXT; no check
  *                                         failed; exit_code 4
+ *   expect FILE measures-not-graded KERNEL TEXT
+ *                                         the same, but its correct check may pass (the
+ *                                         kernel ran as compiled; only measuring it failed)
  *   expect FILE check KERNEL CHECK STATUS [TEXT]
  *                                         that check has STATUS (pass/fail/...) and
  *                                         its message contains TEXT (case-insensitive)
@@ -62,7 +70,9 @@ static const char *string(const cJSON *o, const char *key)
 static int expect_full(const cJSON *root, int want_full)
 {
     double pts = number(root, "points"), max = number(root, "max_points");
-    int full = max > 0 && pts == max && number(root, "exit_code") == 0;
+    /* not-full is points lost: an exit code of 1 with every point kept is no skeleton's */
+    int full = want_full ? max > 0 && pts == max && number(root, "exit_code") == 0
+                         : !(max > 0 && pts < max);
     if (full == want_full)
         return 0;
     printf("expected %s marks, got %g/%g (exit_code %g)\n", want_full ? "full" : "less than full",
@@ -120,6 +130,53 @@ static int expect_check(const cJSON *root, const char *kernel, const char *check
     return 1;
 }
 
+/* Points follow the statuses: a pass earns its check's points, anything else
+   none; the sums add up; a failed check costs marks and exits 1. */
+static int expect_scores(const cJSON *root)
+{
+    const cJSON *lab, *c;
+    double total = 0, total_max = 0;
+    int failed = 0;
+    cJSON_ArrayForEach(lab, cJSON_GetObjectItemCaseSensitive(root, "labs")) {
+        double pts = 0, max = 0;
+        cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(lab, "checks")) {
+            const char *st = string(c, "status");
+            double p = number(c, "points"), m = number(c, "max_points");
+            double want = strcmp(st, "pass") == 0 ? m : 0;
+            if (p != want || m < 0) {
+                printf("%s %s: %s with %g of %g points (expected %g)\n", string(c, "kernel"),
+                       string(c, "check"), st, p, m, want);
+                return 1;
+            }
+            failed += strcmp(st, "fail") == 0;
+            pts += p;
+            max += m;
+        }
+        if (number(lab, "points") != pts || number(lab, "max_points") != max) {
+            printf("%s: %g/%g points, its checks add up to %g/%g\n", string(lab, "id"),
+                   number(lab, "points"), number(lab, "max_points"), pts, max);
+            return 1;
+        }
+        total += pts;
+        total_max += max;
+    }
+    if (number(root, "points") != total || number(root, "max_points") != total_max) {
+        printf("total %g/%g points, the labs add up to %g/%g\n", number(root, "points"),
+               number(root, "max_points"), total, total_max);
+        return 1;
+    }
+    if (number(root, "failed") != failed) {
+        printf("\"failed\": %g, but %d checks failed\n", number(root, "failed"), failed);
+        return 1;
+    }
+    if (failed && (!(total < total_max) || number(root, "exit_code") != 1)) {
+        printf("%d checks failed, yet %g/%g points, exit_code %g\n", failed, total, total_max,
+               number(root, "exit_code"));
+        return 1;
+    }
+    return 0;
+}
+
 /* A library the grader refused: exit 3, the reason names TEXT. */
 static int expect_not_graded(const cJSON *root, const char *text)
 {
@@ -157,7 +214,8 @@ static int expect_others_correct(const cJSON *root, const char *kernel)
 }
 
 /* An instrument's limit: the kernel's checks not graded, never failed, no points. */
-static int expect_kernel_not_graded(const cJSON *root, const char *kernel, const char *text)
+static int expect_kernel_not_graded(const cJSON *root, const char *kernel, const char *text,
+                                    int correct_may_pass)
 {
     const cJSON *lab, *c;
     int seen = 0;
@@ -171,6 +229,8 @@ static int expect_kernel_not_graded(const cJSON *root, const char *kernel, const
             }
             if (strcmp(string(c, "kernel"), kernel) || !strcmp(string(c, "check"), "speed"))
                 continue;
+            if (correct_may_pass && !strcmp(string(c, "check"), "correct") && !strcmp(st, "pass"))
+                continue; /* run as compiled: only the measuring was out of reach */
             seen++;
             if (strcmp(st, "not-graded") || number(c, "points") != 0 ||
                 !strcasestr(string(c, "message"), text)) {
@@ -213,6 +273,8 @@ int main(int argc, char **argv)
     int rc = 2;
     if (!strcmp(argv[2], "full") || !strcmp(argv[2], "not-full"))
         rc = expect_full(root, !strcmp(argv[2], "full"));
+    else if (!strcmp(argv[2], "scores"))
+        rc = expect_scores(root);
     else if (!strcmp(argv[2], "full-but-speed"))
         rc = expect_full_but_speed(root);
     else if (!strcmp(argv[2], "not-graded") && argc == 4)
@@ -222,7 +284,9 @@ int main(int argc, char **argv)
     else if (!strcmp(argv[2], "device-printed") && argc == 4)
         rc = expect_printed(root, "device_printed", argv[3]);
     else if (!strcmp(argv[2], "kernel-not-graded") && argc == 5)
-        rc = expect_kernel_not_graded(root, argv[3], argv[4]);
+        rc = expect_kernel_not_graded(root, argv[3], argv[4], 0);
+    else if (!strcmp(argv[2], "measures-not-graded") && argc == 5)
+        rc = expect_kernel_not_graded(root, argv[3], argv[4], 1);
     else if (!strcmp(argv[2], "others-correct") && argc == 4)
         rc = expect_others_correct(root, argv[3]);
     else if (!strcmp(argv[2], "check") && argc >= 6)

@@ -6,6 +6,8 @@
 #   judge_skeleton JSON RC LABEL     some points lost, exit 1
 #   judge_row JSON FILE KERNEL CHECK TEXT [WHERE]
 #                                    one row of tests/planted/manifest.tsv
+# Each also holds the report's points to its statuses (expect FILE scores):
+# a failed check scores 0, the totals are the checks' sums, a failure costs marks.
 
 # What full marks are: everything (a GPU), or everything but speed, which the
 # emulator does not measure (EMULATED=1; exit 4 where a lab has speed checks).
@@ -13,14 +15,14 @@ full_marks() { [ -n "${EMULATED:-}" ] && echo full-but-speed || echo full; }
 
 judge_solution() { # JSON RC LABEL: full marks, exit 0 (or 4 when emulated)
     local why
-    why=$("$expect" "$1" "$(full_marks)")
+    why=$("$expect" "$1" "$(full_marks)"; "$expect" "$1" scores)
     case $2 in 0|${EMULATED:+4}) ;; *) why="exit $2 $why" ;; esac
     [ -z "$why" ] && ok "$3: full marks" || bad "$3: $why"
 }
 
 judge_skeleton() { # JSON RC LABEL [SCORE]: points lost, exit 1
     local why
-    why=$("$expect" "$1" not-full)
+    why=$("$expect" "$1" not-full; "$expect" "$1" scores)
     [ "$2" = 1 ] && [ -z "$why" ] && ok "$3: ${4:-loses points}" || bad "$3 (exit $2): $why"
 }
 
@@ -28,6 +30,8 @@ judge_row() { # JSON FILE KERNEL CHECK TEXT [WHERE]
     local json=$1 file=$2 kernel=$3 check=$4 text=$5 where=${6:-} name why
     name=${file%.cu}
     [ -f "$json" ] || { bad "$name$where: not graded (no $json)"; return; }
+    why=$("$expect" "$json" scores)
+    [ -z "$why" ] || { bad "$name$where: $why"; return; }
     case $check in
     host-printed) # graded in full; what it printed is kept apart
         why=$("$expect" "$json" "$(full_marks)")$("$expect" "$json" printed "$text")
@@ -49,6 +53,10 @@ judge_row() { # JSON FILE KERNEL CHECK TEXT [WHERE]
             why=$("$expect" "$json" full)
             [ -z "$why" ] && ok "$name$where: full marks on the GPU" || bad "$name$where: $why"
         fi
+        return ;;
+    not-graded-all) # an instruction no backend measures: not graded everywhere, nothing lost
+        why=$("$expect" "$json" measures-not-graded "$kernel" "$text")$("$expect" "$json" others-correct "$kernel")
+        [ -z "$why" ] && ok "$name$where: $kernel's measured checks not graded (\"$text\"), nothing failed, the others graded" || bad "$name$where: $why"
         return ;;
     not-graded) # the library is refused as a whole
         why=$("$expect" "$json" not-graded "$text")

@@ -33,11 +33,17 @@ CU_CHECKED := $(CU_FILES:%.cu=$(BUILD)/compile-check/%.so) \
               $(PLANTED_NAMES:%=$(BUILD)/compile-check/planted/%.so)
 
 UNIT_OBJ := $(filter-out $(BUILD)/obj/grader/main.o,$(GRADER_OBJ))
-$(UNIT_BIN): $(UNIT_SRC) $(wildcard tests/unit/*.h) tests/unit/suites.def $(UNIT_OBJ)
+# One object a test file (their headers tracked by -MMD): a change to one
+# grader file relinks the tests instead of compiling all of them again
+# (make check-mutants does that for every mutant).
+UNIT_TEST_OBJ := $(UNIT_SRC:%.c=$(BUILD)/obj/%.o)
+$(BUILD)/obj/tests/unit/%.o: tests/unit/%.c
 	@mkdir -p $(@D)
 	@pkg-config --exists check || { echo "Check (the C unit-test library) is missing: sudo apt-get install check" >&2; exit 3; }
-	$(call step,CC,$@)$(CC) $(CPPFLAGS) -iquote grader -iquote grader/reference $(CHECK_CFLAGS) $(C_ALL) $(UNIT_SRC) $(UNIT_OBJ) \
-	    -o $@ $(CHECK_LIBS) $(LDLIBS_CUDA)
+	$(call step,CC,$<)$(CC) $(DEPFLAGS) $(CPPFLAGS) -iquote grader -iquote grader/reference $(CHECK_CFLAGS) $(C_ALL) -c $< -o $@
+$(UNIT_BIN): $(UNIT_TEST_OBJ) $(UNIT_OBJ)
+	@mkdir -p $(@D)
+	$(call step,LINK,$@)$(CC) $(C_ALL) $(UNIT_TEST_OBJ) $(UNIT_OBJ) -o $@ $(CHECK_LIBS) $(LDLIBS_CUDA)
 
 EMU_PTX_DIR := $(BUILD)/tests/emulator
 # $(call COMPILE_ONE,LIB,PTX): the library of $< and its PTX, from one nvcc run
@@ -69,7 +75,7 @@ $(BUILD)/tests/expect: tests/expect.c
 
 # When make started: make check says how long it took (make bench-loops reads it).
 CHECK_T0 := $(shell date +%s)
-.PHONY: check check-unit check-compile check-contract check-launches check-cli check-make check-gpu check-student-kit check-batch check-hostile check-exports check-jail
+.PHONY: check-mutants check check-unit check-compile check-contract check-launches check-cli check-make check-gpu check-student-kit check-batch check-hostile check-exports check-jail
 check: check-unit check-traces check-compile check-contract check-launches check-cli check-make check-docs check-batch check-hostile check-exports check-jail check-emulated check-truth
 	@secs=$$(( $$(date +%s) - $(CHECK_T0) )); echo "$$secs $$(hostname), $$(nproc) cores" > $(BUILD)/tests/check-time.txt; \
 	 echo "make check: all passed ($$secs s)"
@@ -146,7 +152,7 @@ emu-bench: $(EMU_BENCH) $(EMU_PTX_DIR)/labs/solutions/lab5-matmul/lab5.ptx
 check-unit: $(UNIT_BIN) $(UNIT_TEST_LIB) $(INJECTED_LIB) $(EMU_TEST_PTX) $(EMU_LAB_PTX) $(SASS_CUBINS)
 	SMEMLAB_TEST_LIB=$(UNIT_TEST_LIB) SMEMLAB_INJECTED_LIB=$(INJECTED_LIB) \
 	SMEMLAB_EMU_PTX=$(EMU_PTX_DIR) SMEMLAB_EMU_LABS=$(words $(EMU_LAB_PTX)) \
-	SMEMLAB_SASS_CUBINS=$(SASS_CUBIN_DIR) SMEMLAB_WIDE_LIB=$(BUILD)/compile-check/planted/lab1-long-low.so \
+	SMEMLAB_SASS_CUBINS=$(SASS_CUBIN_DIR) $(if $(PLANTED_NAMES),SMEMLAB_WIDE_LIB=$(BUILD)/compile-check/planted/lab1-long-low.so) \
 	$(UNIT_BIN)
 
 check-compile: $(CU_CHECKED) $(if $(wildcard tests/gpu),$(TRACE_PROBE) $(BUILD)/tests/truth-run)
@@ -226,6 +232,20 @@ else
 check-gpu:
 	@echo "make check-gpu: skipped: it grades solutions/ and tests/planted/, which the student kit does not have."
 	@echo "Grade your own lab with make labN && make grade."
+endif
+
+# The grader's own tests, mutation-tested (tests/mutants/mutants.tsv): each
+# one-line bug of grading code is applied in a scratch copy of the tree and
+# its build, the tests its row names run, and one must fail. Before every
+# change to grading code (CONTRIBUTING.md). MUTANTS=id,id runs those alone.
+ifeq ($(words $(wildcard tests/mutants/mutants.tsv solutions)),2)
+check-mutants: $(UNIT_BIN) $(UNIT_TEST_LIB) $(INJECTED_LIB) $(EMU_TEST_PTX) $(EMU_LAB_PTX) $(SASS_CUBINS) \
+               $(CU_CHECKED) $(GRADER_ALL) $(BUILD)/tests/expect $(BATCH) $(BUILD_JAIL) $(SUPPORT_OBJ) \
+               $(BUILD)/tests/gen-traces
+	python3 tests/mutants/run-mutants.py --build $(BUILD) $(if $(MUTANTS),--only $(MUTANTS))
+else
+check-mutants:
+	@echo "make check-mutants: skipped: it mutates the grader and grades solutions/ and tests/planted/, which the student kit does not have."
 endif
 
 # smemlab-batch without a GPU: fakes for nvcc and the grader where needed

@@ -2,7 +2,8 @@
 # student-kit.sh OUTDIR - the kit to hand to students, as OUTDIR/smemlab-student/
 # and OUTDIR/smemlab-student.tar.gz (run by `make student-kit`).
 #
-# It holds every file git tracks except the reference solutions (solutions/),
+# It holds every file git tracks except the reference solutions (solutions/) and
+# the SASS listings made of them (tests/sass/listings/labN-*, milestones.*),
 # the planted wrong variants (tests/planted/), the GPU self-test that grades
 # them (tests/gpu/), the benchmark of the solutions (grader/bench/) and the
 # instructors' page, which is replaced by a short page that keeps its anchors
@@ -39,7 +40,9 @@ mkdir -p "$KIT"
 n=0
 while IFS= read -r -d '' f; do
     case $f in
-    solutions/* | tests/planted/* | tests/gpu/* | grader/bench/* | docs/instructors.md) continue ;;
+    solutions/* | tests/planted/* | tests/gpu/* | tests/mutants/* | grader/bench/* | docs/instructors.md | CONTRIBUTING.md) continue ;;
+    tests/sass/listings/emulator.* | tests/sass/listings/sass.* | tests/sass/listings/NVDISASM_VERSION.txt) ;;
+    tests/sass/listings/*) continue ;; # the solutions' machine code: as good as their source
     esac
     [ -f "$f" ] || continue # deleted in the working tree
     mkdir -p "$KIT/$(dirname "$f")"

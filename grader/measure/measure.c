@@ -1,7 +1,6 @@
 /* measure.c - metric names and the backend that measures nothing. */
 #include "measure.h"
 
-#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -185,12 +184,4 @@ measure_backend *measure_choose(measure_mode mode, measure_backend *counters,
     else
         snprintf(line, line_size, "not measured: --measure counters, but %s", why_counters);
     return NULL;
-}
-
-double measure_ideal_from_bytes(double bytes, double requests)
-{
-    if (!(requests > 0) || !(bytes > 0))
-        return 0.0;
-    double waves = ceil(bytes / 128.0 / requests - 1e-9) * requests;
-    return waves > requests ? waves : requests;
 }

@@ -75,14 +75,6 @@ void measure_clear(measurement *m);
 /* The hardware counters' raw values folded into the sides (see metric_id). */
 void measure_fold_counters(measurement *m);
 
-/*
- * The ideal for a counters backend that also reads the bytes moved
- * (smsp__sass_data_bytes_mem_shared_op_{ld,st}.sum): one wavefront per 128
- * bytes, at least one per request. Exact when every request of a side moves
- * the same number of bytes (as in labs 1-4); 0 when nothing was measured.
- */
-double measure_ideal_from_bytes(double bytes, double requests);
-
 struct trace_summary; /* grader/access/trace.h */
 
 typedef struct measure_backend measure_backend;

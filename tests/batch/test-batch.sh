@@ -9,6 +9,7 @@
 # random points (and what a killed run leaves, ended by the next), every report
 # against its schema, checks neither passed nor failed, the grading machine's
 # failures (never the student's), provenance, --slurm through a fake sbatch.
+# BATCH_TESTS=discovery: the first two sections only (15 s; make check-mutants).
 set -u
 BUILD=${1:-build}
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -30,6 +31,7 @@ printf '#!/bin/bash\ncase " $* " in *" lab-lib "*) [ -n "${MAKE_LOG:-}" ] && ech
     "$REAL_MAKE" > "$T/bin/make"
 chmod +x "$T/bin/make"
 KERNELS=(setRowReadColPad setRowReadColDynPad)
+case ${BATCH_TESTS:-} in ""|discovery) ;; *) echo "BATCH_TESTS=$BATCH_TESTS: empty (all) or discovery" >&2; exit 2;; esac
 fails=0 passes=0
 
 ok() { passes=$((passes + 1)); echo "  ok    $*"; }
@@ -121,6 +123,8 @@ mkdir -p "$C/with space" && variant "$C/with space/lab3.cu" space
 mkdir -p "$C/josé" && variant "$C/josé/lab3.cu" jose
 mkdir -p "$C/gus" && variant "$C/gus/lab3.cu" gus
 mkdir -p "$T/src/gus" && variant "$T/src/gus/lab3.cu" gus2 && tar -czf "$C/gus.tar.gz" -C "$T/src" gus
+# names a spreadsheet would read as formulas: the gradebook keeps them as text
+for f in "=1+2" "+1" "-1" "@SUM(A1)"; do mkdir -p "$C/$f" && variant "$C/$f/lab3.cu" formula; done
 mkdir -p "$C/linky" && ln -s /etc/hostname "$C/linky/lab3.cu"
 ln -s "$C/alice" "$C/toplink"
 echo "hello" > "$C/notes.txt"
@@ -148,6 +152,12 @@ tgz("many", [reg("m/lab3.cu")] + [reg("m/f%d" % i, b"") for i in range(40)])
 tgz("bomb", [reg("b/lab3.cu"), reg("b/zeros", b"\0" * 300000)])
 with zipfile.ZipFile(f"{C}/zipdot.zip", "w") as z:
     z.writestr("../lab3.cu", sol)
+# a zip bomb in small pieces: each entry under the cap, together over it (a zip is
+# read compressed, so only the entries' sizes add up to what it unpacks to)
+with zipfile.ZipFile(f"{C}/sum.zip", "w", zipfile.ZIP_DEFLATED) as z:
+    z.writestr("t/lab3.cu", sol)
+    for i in range(3):
+        z.writestr("t/z%d" % i, b"\0" * 90000)
 with zipfile.ZipFile(f"{C}/zipempty.zip", "w") as z:
     pass
 open(f"{C}/junk.zip", "wb").write(b"this is not a zip file at all")
@@ -184,12 +194,23 @@ reason_has hardout "hard link 'h/p' points outside"
 reason_has symin "is a link, not a file"
 reason_has many "more than 30 entries"
 reason_has bomb "more than 200000 bytes"
+reason_has sum "more than 200000 bytes"
+python3 - "$T/res/gradebook.csv" <<'EOF' && ok "names that look like formulas: the text, each with a leading ' in a quoted cell" || no "a name that is a formula in the gradebook"
+import csv, sys
+raw = open(sys.argv[1], newline="").read()
+names = [r["name"] for r in csv.DictReader(raw.splitlines(keepends=True))]
+want = ["'=1+2", "'+1", "'-1", "'@SUM(A1)"]
+bad = [w for w in want if w not in names or '"%s"' % w not in raw]
+bad += [v for r in csv.reader(raw.splitlines()) for v in r if v[:1] in ("=", "+", "-", "@")]
+print("  ", bad) if bad else None
+sys.exit(1 if bad else 0)
+EOF
 reason_has zipdot "hostile archive zipdot.zip"
 reason_has zipempty "empty archive"
 reason_has junk "not a readable archive"
 [ "$(field .DS_Store status)" = "<missing>" ] && ok "hidden files are not submissions" || no ".DS_Store listed"
 [ -e /tmp/evil/lab3.cu ] && no "an archive wrote outside" || ok "nothing unpacked outside"
-grep -q "not usable" "$T/run.log" && grep -q "full marks        6" "$T/run.log" && ok "summary table" || { no "summary table"; cat "$T/run.log"; }
+grep -q "not usable" "$T/run.log" && grep -q "full marks       10" "$T/run.log" && ok "summary table" || { no "summary table"; cat "$T/run.log"; }
 validate "$T/res"
 want='        at lab3.cu:41  load  32-way (1024 wavefronts / 32 requests)'
 grep -qxF "$want" "$T/res/feedback/lines.txt" && grep -qxF '        bank   0: lanes 0-31 (32-way)' "$T/res/feedback/lines.txt" \
@@ -203,6 +224,10 @@ mkdir -p "$T/one-student/zed" && variant "$T/one-student/zed/lab3 (1).cu" a && v
 reason_has zed "2 files could be lab3.cu (zed/Lab3 (2).cu and zed/lab3 (1).cu): the export does not say which is the newest" "$T/res-one"
 grep -q '&lt;script&gt;' "$T/res/feedback/carol.html" && ! grep -q '<script>' "$T/res/feedback/carol.html" && ok "HTML escaped" || no "HTML not escaped"
 
+if [ "${BATCH_TESTS:-}" = discovery ]; then
+    echo "batch tests (command line and discovery only): $passes passed, $fails failed"
+    [ $fails = 0 ]; exit
+fi
 echo "[$SECONDS s] == identical sources are built and graded once"
 S=$T/same
 mkdir -p "$S"

@@ -5,6 +5,9 @@
 # and every row of tests/planted/manifest.tsv holds with the message a
 # student would see, but the rows that need a GPU (speed). The libraries are
 # those check-compile built (their sm_75 code carries compute_75 PTX).
+# CHECK_ONLY="NAME ...": only these are graded and judged (lab1-solution,
+# lab1-skeleton, a planted variant's name): make check-mutants runs the few a
+# mutant concerns.
 set -u
 build=${1:?usage: check-labs.sh BUILD GRADER}
 grader=${2:?usage: check-labs.sh BUILD GRADER}
@@ -17,6 +20,8 @@ rm -rf "$out" && mkdir -p "$out"
 passed=0 failed=0 skipped=0
 ok() { passed=$((passed + 1)); echo "ok    $*"; }
 bad() { failed=$((failed + 1)); echo "FAIL  $*"; }
+only=" ${CHECK_ONLY:-} "
+wanted() { [ -z "${CHECK_ONLY:-}" ] || [[ $only == *" $1 "* ]]; }
 EMULATED=1
 planted=$here/../planted # the student kit has no solutions and no planted variants
 . "$here/../judge.sh"
@@ -25,24 +30,28 @@ labs=$("$grader" --list | awk '/^lab[0-9]/ {print $1}')
 t0=$(date +%s)
 {
     for lab in $labs; do
-        [ -d solutions ] && echo "$lab-solution $lab $(ls "$lib"/solutions/"$lab"-*/"$lab".so)"
-        echo "$lab-skeleton $lab $(ls "$lib"/labs/"$lab"-*/"$lab".so) $(ls labs/"$lab"-*/"$lab".cu)"
+        [ -d solutions ] && wanted "$lab-solution" && echo "$lab-solution $lab $(ls "$lib"/solutions/"$lab"-*/"$lab".so)"
+        wanted "$lab-skeleton" && echo "$lab-skeleton $lab $(ls "$lib"/labs/"$lab"-*/"$lab".so) $(ls labs/"$lab"-*/"$lab".cu)"
     done
     [ -d "$planted" ] && for so in "$lib"/planted/*.so; do
         name=$(basename "$so" .so)
-        echo "$name ${name%%-*} $so"
+        wanted "$name" && echo "$name ${name%%-*} $so"
     done
 } | xargs -P "$jobs" -L 1 sh -c \
     '"$0" --measure emulator --lib "$4" ${5:+--source "$5"} --json "$1/$2.json" "$3" > "$1/$2.txt" 2>&1; echo $? > "$1/$2.rc"' \
     "$grader" "$out" || true # each line: NAME LAB LIBRARY [SOURCE], after the grader and the folder
+for name in ${CHECK_ONLY:-}; do # a name that is nothing here is a mistake, not a pass
+    [ -f "$out/$name.rc" ] || { echo "CHECK_ONLY: '$name' is no solution, skeleton or planted variant here" >&2; exit 2; }
+done
 echo "time: $(ls "$out"/*.rc | wc -l) grades by emulation in $(( $(date +%s) - t0 )) s ($jobs at a time)"
 
 [ -d solutions ] || echo "note: there is no solutions/ here (the student kit): the skeletons alone"
 for lab in $labs; do
-    if [ -d solutions ]; then
+    if [ -d solutions ] && wanted "$lab-solution"; then
         judge_solution "$out/$lab-solution.json" "$(cat "$out/$lab-solution.rc")" "$lab solution (emulated)"
         grep -E '^lab[0-9]+:' "$out/$lab-solution.txt"
     fi
+    wanted "$lab-skeleton" || continue
     judge_skeleton "$out/$lab-skeleton.json" "$(cat "$out/$lab-skeleton.rc")" "$lab skeleton (emulated)" \
         "$(grep '^Score' "$out/$lab-skeleton.txt")"
     # a fresh skeleton is one screen: a line a kernel, each naming its TODO, and Next: last
@@ -57,6 +66,7 @@ for lab in $labs; do
 done
 while IFS=$'\t' read -r file lab kernel check text; do
     [ "$file" = file ] && continue
+    wanted "${file%.cu}" || continue
     if [ "$check" = speed ]; then # timing is the GPU's alone
         skipped=$((skipped + 1))
         continue

@@ -33,6 +33,13 @@ char *et_read_file(const char *path, size_t *len)
     return buf;
 }
 
+unsigned char *et_slurp(const char *path, size_t *len)
+{
+    char *d = et_read_file(path, len);
+    ck_assert_msg(d != NULL, "cannot read %s (make check-unit builds it)", path);
+    return (unsigned char *)d;
+}
+
 static void on_shared(void *ctx, const trace_record *r)
 {
     et_records *rec = ctx;

@@ -33,6 +33,8 @@ typedef struct et {
 const char *et_ptx_dir(void);
 /* Read a whole file; NULL if it cannot. */
 char *et_read_file(const char *path, size_t *len);
+/* The same, failing the test when the file cannot be read. */
+unsigned char *et_slurp(const char *path, size_t *len);
 
 /* A device with module name (tests/emulator/NAME.cu) or PTX text loaded; the test fails if
    it does not load. */

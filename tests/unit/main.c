@@ -12,7 +12,7 @@ int main(void)
 #define SUITE(name) srunner_add_suite(runner, name##_suite());
 #include "suites.def"
 #undef SUITE
-    srunner_run_all(runner, CK_NORMAL);
+    srunner_run_all(runner, CK_ENV); /* CK_VERBOSITY=verbose names every test */
     int failed = srunner_ntests_failed(runner);
     srunner_free(runner);
     return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;

@@ -257,6 +257,58 @@ START_TEST(test_128bit_consecutive)
 }
 END_TEST
 
+/*
+ * Wide loads whose lanes pair up on 8-byte words, as neighbours (lanes 0 and 1
+ * of each four on one word, 2 and 3 on another) or by stride (0 and 2, 1 and
+ * 3): sixteen words side by side, which a load serves in one pass (1
+ * wavefront, below the ideal of 2 for its bytes). A store never pairs: a
+ * half-warp a pass, 2 wavefronts. Four words in a group of four lanes: no
+ * pairs, 2 for a load too.
+ */
+START_TEST(test_wide_load_pairs)
+{
+    bank_geometry g = modern();
+    for (int shape = 0; shape < 3; shape++) {
+        warp_access a = strided(0, 0, 8, ALL_LANES);
+        for (int lane = 0; lane < 32; lane++) {
+            int q = lane / 4, i = lane % 4;
+            int word = shape == 0 ? 2 * q + i / 2 : shape == 1 ? 2 * q + i % 2 : lane;
+            a.addr[lane] = 8u * (uint32_t)word;
+        }
+        a.load = 1;
+        ck_assert_msg(bank_wavefronts(&g, &a) == (shape < 2 ? 1 : 2), "shape %d load: %d", shape,
+                      bank_wavefronts(&g, &a));
+        ck_assert_int_eq(bank_phase_lanes(&g, &a), shape < 2 ? 32 : 16);
+        a.load = 0;
+        ck_assert_msg(bank_wavefronts(&g, &a) == 2, "shape %d store: %d", shape,
+                      bank_wavefronts(&g, &a));
+        ck_assert_int_eq(bank_phase_lanes(&g, &a), 16);
+        ck_assert_int_eq(bank_ideal_wavefronts(&g, &a), 2);
+        assert_lane_wavefronts_consistent(&g, &a);
+    }
+}
+END_TEST
+
+/* Atomics as the H100 serves them: lanes on one word share it when the atomic
+   combines (add), take a wavefront each for exch, and twice that for cas; on 32
+   different words, one pass (cas: its read and its write). */
+START_TEST(test_atomics_on_one_word)
+{
+    bank_geometry g = modern();
+    static const struct { int kind, one_word, distinct; } want[] = {
+        {BANK_PLAIN, 1, 1}, {BANK_ATOMIC, 1, 1}, {BANK_EXCH, 32, 1}, {BANK_CAS, 64, 2}};
+    for (size_t k = 0; k < sizeof want / sizeof want[0]; k++) {
+        warp_access one = strided(64, 0, 4, ALL_LANES), all = strided(0, 4, 4, ALL_LANES);
+        one.kind = all.kind = want[k].kind;
+        ck_assert_msg(bank_wavefronts(&g, &one) == want[k].one_word, "kind %d on one word: %d",
+                      want[k].kind, bank_wavefronts(&g, &one));
+        ck_assert_msg(bank_wavefronts(&g, &all) == want[k].distinct, "kind %d on 32 words: %d",
+                      want[k].kind, bank_wavefronts(&g, &all));
+        ck_assert_int_eq(bank_ideal_wavefronts(&g, &one), 1);
+    }
+}
+END_TEST
+
 START_TEST(test_kepler_eight_byte)
 {
     bank_geometry g;
@@ -364,6 +416,8 @@ Suite *bank_suite(void)
     tcase_add_test(tc, test_64bit_stride2);
     tcase_add_test(tc, test_128bit_consecutive);
     tcase_add_test(tc, test_kepler_eight_byte);
+    tcase_add_test(tc, test_wide_load_pairs);
+    tcase_add_test(tc, test_atomics_on_one_word);
     tcase_add_test(tc, test_geometry_rejects);
     tcase_add_test(tc, test_small_warp);
     tcase_add_test(tc, test_lane_wavefronts_consistent);

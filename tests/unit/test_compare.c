@@ -1,5 +1,6 @@
 /* test_compare.c - measured counters against the bank model (grader/compare.c). */
 #include "compare.h"
+#include "problems/traffic.h"
 
 #include <check.h>
 #include <string.h>
@@ -467,6 +468,51 @@ START_TEST(test_not_measured_or_not_graded)
 }
 END_TEST
 
+/* Labs 5 and 6: global load instructions at the limit pass, one past it fails,
+   and none at all is no pass (a kernel that loaded nothing computed nothing). */
+START_TEST(test_global_loads_limit)
+{
+    static const struct { double got; int pass; } cases[] = {
+        {9011, 1}, {1, 1}, {9012, 0}, {2 * 9011, 0}, {0, 0}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        measurement m;
+        for (int k = 0; k < METRIC_COUNT; k++)
+            m.value[k] = 0;
+        m.value[METRIC_GLOBAL_LD_REQUESTS] = cases[i].got;
+        check_result c = fresh("global-loads");
+        check_global_loads(&c, &m, 9011, "naive model 131072 / TILE 16, +10%", "hint");
+        ck_assert_msg(c.status == (cases[i].pass ? CHECK_PASS : CHECK_FAIL), "%g loads: %s",
+                      cases[i].got, c.message);
+        ck_assert_double_eq(c.points, cases[i].pass ? 1.0 : 0.0);
+    }
+}
+END_TEST
+
+/* Labs 5 and 6: shared loads and stores each within 1.25-way of conflict-free;
+   either side past it fails the check, whatever the other side does. */
+START_TEST(test_smem_near_free_limit)
+{
+    static const struct { double ld_waves, st_waves; int pass; } cases[] = {
+        {100, 100, 1}, {125, 125, 1}, {130, 100, 0}, {100, 130, 0}, {200, 100, 0}, {100, 200, 0}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        measurement m;
+        for (int k = 0; k < METRIC_COUNT; k++)
+            m.value[k] = 0;
+        m.ideal_set = 0;
+        m.value[METRIC_SHARED_LD_REQUESTS] = m.value[METRIC_SHARED_ST_REQUESTS] = 100;
+        m.value[METRIC_SHARED_LD_WAVEFRONTS] = cases[i].ld_waves;
+        m.value[METRIC_SHARED_LD_CONFLICTS] = cases[i].ld_waves - 100;
+        m.value[METRIC_SHARED_ST_WAVEFRONTS] = cases[i].st_waves;
+        m.value[METRIC_SHARED_ST_CONFLICTS] = cases[i].st_waves - 100;
+        check_result c = fresh("smem-conflicts");
+        check_smem_near_free(&c, &m, "hint");
+        ck_assert_msg(c.status == (cases[i].pass ? CHECK_PASS : CHECK_FAIL),
+                      "loads %g, stores %g wavefronts over 100: %s", cases[i].ld_waves,
+                      cases[i].st_waves, c.message);
+    }
+}
+END_TEST
+
 Suite *compare_suite(void)
 {
     Suite *s = suite_create("compare");
@@ -488,6 +534,8 @@ Suite *compare_suite(void)
     tcase_add_test(tc, test_not_measured_or_not_graded);
     tcase_add_test(tc, test_check_records);
     tcase_add_test(tc, test_fail_launch_words);
+    tcase_add_test(tc, test_global_loads_limit);
+    tcase_add_test(tc, test_smem_near_free_limit);
     suite_add_tcase(s, tc);
     return s;
 }

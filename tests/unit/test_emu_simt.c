@@ -240,6 +240,61 @@ START_TEST(test_brx_idx)
 }
 END_TEST
 
+/*
+ * Guards, written as nvcc rarely writes them: @!p on an add and on a branch,
+ * setp.lt at equality (lane 12 against 12), setp.geu against NaN (unordered:
+ * true); and lanes that exit inside a function called on one side of a
+ * divergent branch (the caller's paths still meet at JOIN, so the entry
+ * waiting there holds them), which must not come back where the paths meet:
+ * their out[] keeps the value put there before.
+ */
+static const char *guards_ptx =
+    ".version 8.0\n.target sm_90\n.address_size 64\n"
+    ".func quit(.param .b32 t)\n{\n"
+    "  .reg .b32 %r<3>;\n  .reg .pred %p<2>;\n"
+    "  ld.param.b32 %r1, [t];\n  rem.u32 %r2, %r1, 3;\n"
+    "  setp.eq.u32 %p1, %r2, 0;\n  @%p1 exit;\n  ret;\n}\n"
+    ".visible .entry guards(.param .u64 out, .param .f32 nan)\n{\n"
+    "  .reg .b32 %r<8>;\n  .reg .f32 %f<2>;\n  .reg .b64 %rd<4>;\n  .reg .pred %p<6>;\n"
+    "  ld.param.u64 %rd1, [out];\n  ld.param.f32 %f1, [nan];\n"
+    "  mov.u32 %r1, %tid.x;\n"
+    "  mul.wide.u32 %rd2, %r1, 4;\n  add.s64 %rd3, %rd1, %rd2;\n"
+    "  mov.u32 %r2, 0;\n"
+    "  setp.lt.s32 %p1, %r1, 12;\n"
+    "  @%p1 add.u32 %r2, %r2, 1;\n"
+    "  @!%p1 add.u32 %r2, %r2, 10;\n"
+    "  setp.geu.f32 %p4, %f1, 0f3F800000;\n"
+    "  @%p4 add.u32 %r2, %r2, 100000;\n"
+    "  and.b32 %r3, %r1, 1;\n"
+    "  setp.eq.u32 %p2, %r3, 1;\n"
+    "  @!%p2 bra EVEN;\n"
+    "  add.u32 %r2, %r2, 100;\n"
+    "  { .param .b32 p0; st.param.b32 [p0], %r1; call quit, (p0); }\n"
+    "  add.u32 %r2, %r2, 1000;\n"
+    "  bra.uni JOIN;\n"
+    "EVEN:\n  add.u32 %r2, %r2, 10000;\n"
+    "JOIN:\n  st.global.u32 [%rd3], %r2;\n"
+    "  ret;\n}\n";
+
+START_TEST(test_negated_guards_and_exits)
+{
+    et *e = et_load_text(guards_ptx);
+    int out[32];
+    for (int t = 0; t < 32; t++)
+        out[t] = -7;
+    uint64_t params[2] = {et_buf(e, out, sizeof out), et_f2u(__builtin_nanf(""))};
+    ck_assert_int_eq(et_run(e, "guards", 1, 32, 1, 0, params, 2), EMU_OK);
+    et_get(e, out, params[0], sizeof out);
+    for (int t = 0; t < 32; t++) {
+        int want = (t < 12 ? 1 : 10) + 100000 + (t & 1 ? 100 + 1000 : 10000);
+        if ((t & 1) && t % 3 == 0)
+            want = -7; /* exited on the odd path: never stores */
+        ck_assert_msg(out[t] == want, "thread %d: got %d, want %d", t, out[t], want);
+    }
+    et_free(e);
+}
+END_TEST
+
 /* An instruction the emulator does not run: refused with its text and line, but only
    when a warp executes it. */
 static const char *unsupported_ptx =
@@ -312,6 +367,7 @@ Suite *emu_simt_suite(void)
     tcase_add_test(tc, test_trap_and_assert);
     tcase_add_test(tc, test_special_registers);
     tcase_add_test(tc, test_brx_idx);
+    tcase_add_test(tc, test_negated_guards_and_exits);
     tcase_add_test(tc, test_unsupported_instruction);
     tcase_add_test(tc, test_bad_launches);
     suite_add_tcase(s, tc);

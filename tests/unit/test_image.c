@@ -9,6 +9,8 @@
 #include "image/lab_image.h"
 #include "lab_table.h"
 
+#include "emu_testlib.h"
+
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,19 +36,6 @@ static const char *injected_lib(void)
     ck_assert_msg(p && access(p, R_OK) == 0,
                   "SMEMLAB_INJECTED_LIB must name tests/unit/injected/lab1-injected.so's build");
     return p;
-}
-
-static unsigned char *slurp(const char *path, size_t *n)
-{
-    FILE *f = fopen(path, "rb");
-    ck_assert_ptr_nonnull(f);
-    fseek(f, 0, SEEK_END);
-    *n = (size_t)ftell(f);
-    rewind(f);
-    unsigned char *d = malloc(*n);
-    ck_assert_uint_eq(fread(d, 1, *n, f), *n);
-    fclose(f);
-    return d;
 }
 
 static const char *device_of(const char *lib)
@@ -149,7 +138,7 @@ END_TEST
 START_TEST(test_no_device_file)
 {
     size_t n, m;
-    unsigned char *d = slurp(test_lib(), &n), *fb = slurp(device_of(test_lib()), &m);
+    unsigned char *d = et_slurp(test_lib(), &n), *fb = et_slurp(device_of(test_lib()), &m);
     ck_assert_int_eq(lab_image_open(write_tmp(d, n, NULL, 0), &img, why, sizeof why), -1);
     ck_assert_ptr_nonnull(strstr(why, ".fatbin is missing"));
     ck_assert_ptr_nonnull(strstr(why, "make labN"));
@@ -174,7 +163,7 @@ START_TEST(test_injected_device_code)
     ck_assert_msg(lib && access(lib, R_OK) == 0,
                   "SMEMLAB_INJECTED_LIB must name tests/unit/injected/lab1-injected.so's build");
     size_t n;
-    unsigned char *d = slurp(lib, &n);
+    unsigned char *d = et_slurp(lib, &n);
     static const char foreign[] = "_Z13foreignKernelPi";
     ck_assert_msg(memmem(d, n, foreign, sizeof foreign - 1) != NULL,
                   "the test library does not hold the injected kernel: the test proves nothing");
@@ -193,7 +182,7 @@ END_TEST
 START_TEST(test_truncated_copies)
 {
     size_t n, m;
-    unsigned char *d = slurp(test_lib(), &n), *fb = slurp(device_of(test_lib()), &m);
+    unsigned char *d = et_slurp(test_lib(), &n), *fb = et_slurp(device_of(test_lib()), &m);
     for (size_t cut = 0; cut < n; cut += n / 97 + 1) {
         int rc = lab_image_open(write_tmp(d, cut ? cut : 1, fb, m), &img, why, sizeof why);
         ck_assert(rc == -1 || img.n_kernels > 0);
@@ -224,7 +213,7 @@ static void scribble(unsigned char *copy, const unsigned char *orig, size_t n, i
 START_TEST(test_scribbled_copies)
 {
     size_t n, m;
-    unsigned char *d = slurp(test_lib(), &n), *fb = slurp(device_of(test_lib()), &m);
+    unsigned char *d = et_slurp(test_lib(), &n), *fb = et_slurp(device_of(test_lib()), &m);
     unsigned char *copy = malloc(n > m ? n : m);
     unsigned seed = 12345;
     for (int round = 0; round < 120; round++) {

@@ -157,21 +157,6 @@ START_TEST(test_measure_clear)
 }
 END_TEST
 
-START_TEST(test_ideal_from_bytes)
-{
-    /* 32 warps of 32 ints: 128 bytes a request, one wavefront each */
-    ck_assert_double_eq(measure_ideal_from_bytes(32 * 128, 32), 32);
-    /* the same with long long: 256 bytes a request, two each (the 64-bit rule) */
-    ck_assert_double_eq(measure_ideal_from_bytes(32 * 256, 32), 64);
-    /* 16-byte lanes: four each */
-    ck_assert_double_eq(measure_ideal_from_bytes(32 * 512, 32), 128);
-    /* half warps of ints: still one each, never less than one a request */
-    ck_assert_double_eq(measure_ideal_from_bytes(32 * 64, 32), 32);
-    ck_assert_double_eq(measure_ideal_from_bytes(0, 32), 0);
-    ck_assert_double_eq(measure_ideal_from_bytes(100, 0), 0);
-}
-END_TEST
-
 Suite *measure_suite(void)
 {
     Suite *s = suite_create("measure");
@@ -183,7 +168,6 @@ Suite *measure_suite(void)
     tcase_add_test(tc, test_mode_names);
     tcase_add_test(tc, test_trace_library_missing);
     tcase_add_test(tc, test_measure_clear);
-    tcase_add_test(tc, test_ideal_from_bytes);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -219,6 +219,42 @@ START_TEST(test_empty)
 }
 END_TEST
 
+/* Only a pass earns points: a check that failed, was not measured, skipped or
+   not graded scores 0 whatever it held before, however it was set (check_set,
+   a failed launch, a not-graded check copied from its cause). */
+START_TEST(test_only_a_pass_scores)
+{
+    static const check_status all[] = {CHECK_PASS, CHECK_FAIL, CHECK_NOT_MEASURED,
+                                       CHECK_SKIPPED, CHECK_NOT_GRADED};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        for (size_t before = 0; before < sizeof all / sizeof all[0]; before++) {
+            check_result c;
+            check_init(&c, "lab1", "setRowReadRow", "correct", 3);
+            check_set(&c, all[before], "before");
+            check_set(&c, all[i], "now %s", check_status_name(all[i]));
+            ck_assert_msg(c.points == (all[i] == CHECK_PASS ? 3.0 : 0.0), "%s after %s: %g points",
+                          check_status_name(all[i]), check_status_name(all[before]), c.points);
+            ck_assert_double_eq(c.max_points, 3);
+        }
+    check_result c, cause;
+    check_init(&c, "lab1", "setRowReadRow", "correct", 2);
+    check_set(&c, CHECK_PASS, "passed first");
+    check_fail_launch(&c, "setRowReadRow", "an illegal address", "hint");
+    ck_assert_int_eq(c.status, CHECK_FAIL);
+    ck_assert_double_eq(c.points, 0);
+    check_set(&c, CHECK_PASS, "passed again");
+    check_init(&cause, "lab1", "setRowReadRow", "correct", 2);
+    check_set(&cause, CHECK_NOT_GRADED, "not graded: the emulator does not support it");
+    check_not_graded_like(&c, &cause);
+    ck_assert_int_eq(c.status, CHECK_NOT_GRADED);
+    ck_assert_double_eq(c.points, 0);
+    /* a fresh check has failed until it is set, and scores nothing */
+    check_init(&c, "lab1", "setRowReadRow", "correct", 2);
+    ck_assert_int_eq(c.status, CHECK_FAIL);
+    ck_assert_double_eq(c.points, 0);
+}
+END_TEST
+
 /* A kernel that dies gets one check carrying all its points (runner.c). */
 START_TEST(test_kernel_max_points)
 {
@@ -253,6 +289,7 @@ Suite *score_suite(void)
     tcase_add_test(tc, test_skipped_not_failures);
     tcase_add_test(tc, test_empty);
     tcase_add_test(tc, test_kernel_max_points);
+    tcase_add_test(tc, test_only_a_pass_scores);
     suite_add_tcase(s, tc);
     return s;
 }

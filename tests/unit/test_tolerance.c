@@ -209,6 +209,102 @@ START_TEST(large_results_compared_in_blocks)
 }
 END_TEST
 
+/*
+ * The limits at their boundaries, on outputs as large as the labs' (2^20
+ * elements) with the floor each lab computes: one element at 0.9 of the
+ * per-element limit (1e-3 of max(|ref|, floor)) passes, at 1.5 of it fails,
+ * the norm check quiet both times, so the per-element limit alone decides;
+ * then every element off by 0.9 and 1.5 of the norm limit (1e-5), each far
+ * inside the per-element one, so the norm alone decides. The limits are the
+ * numbers the course states, not the macros: a doubled limit fails here.
+ */
+enum { BIG_ROWS = 1024, BIG_COLS = 1024 };
+
+static double big_floor(int lab)
+{
+    enum { K = 1024, TAPS = 7 };
+    if (lab == 5) { /* lab 5: a K-term product of inputs in [-1, 1) */
+        float *A = malloc(sizeof(float) * 64 * K), *B = malloc(sizeof(float) * K * 64);
+        ck_assert(A && B);
+        prng_fill(A, 64 * K, 21);
+        prng_fill(B, K * 64, 22);
+        double f = tol_floor_matmul(A, 64 * K, B, K * 64, K);
+        free(A), free(B);
+        return f;
+    }
+    float in[4096], mask[TAPS]; /* lab 6: a TAPS-tap convolution */
+    prng_fill(in, 4096, 23);
+    prng_fill(mask, TAPS, 24);
+    return tol_floor_conv(in, 4096, mask, TAPS);
+}
+
+/* A reference of elements between a half and one and a half floors, signs mixed. */
+static float *big_reference(double floor)
+{
+    long n = (long)BIG_ROWS * BIG_COLS;
+    float *ref = malloc(sizeof(float) * (size_t)n);
+    ck_assert_ptr_nonnull(ref);
+    for (long i = 0; i < n; i++)
+        ref[i] = (float)(floor * (0.5 + (double)(i * 7919 % 1000) / 1000.0) * (i % 3 ? 1 : -1));
+    return ref;
+}
+
+START_TEST(element_limit_at_its_boundary)
+{
+    int lab = _i ? 6 : 5;
+    long n = (long)BIG_ROWS * BIG_COLS, at = 654321;
+    double floor = big_floor(lab);
+    float *ref = big_reference(floor), *got = malloc(sizeof(float) * (size_t)n);
+    ck_assert_ptr_nonnull(got);
+    static const double times[] = {0.9, 1.5};
+    for (int k = 0; k < 2; k++) {
+        memcpy(got, ref, sizeof(float) * (size_t)n);
+        double denom = fabs((double)ref[at]) > floor ? fabs((double)ref[at]) : floor;
+        got[at] = (float)((double)ref[at] + times[k] * 1e-3 * denom);
+        tol_report rep;
+        tol_limits lim = tol_default_limits();
+        int pass = tol_compare(got, ref, BIG_ROWS, BIG_COLS, floor, lim, &rep);
+        char text[400];
+        tol_describe(&rep, &lim, text, sizeof text);
+        ck_assert_msg(rep.overall_rel < 0.5e-5, "lab %d, %.1fx: the norm check is not quiet: %s",
+                      lab, times[k], text);
+        ck_assert_msg(pass == (k == 0), "lab %d, an element at %.1fx the limit: %s", lab,
+                      times[k], text);
+        ck_assert_int_eq(rep.over, k);
+        ck_assert_double_eq_tol(rep.max_rel, times[k] * 1e-3, 1e-3 * 1e-3);
+        ck_assert_msg(strstr(text, k ? "1 of 1048576 elements differ (limit 1e-03"
+                                     : "all 1048576 elements match (limit 1e-03"),
+                      "lab %d, an element at %.1fx the limit of 1e-3: %s", lab, times[k], text);
+    }
+    ck_assert_double_eq(tol_default_limits().elem, 1e-3); /* the number the course states */
+    free(ref), free(got);
+}
+END_TEST
+
+START_TEST(norm_limit_at_its_boundary)
+{
+    int lab = _i ? 6 : 5;
+    long n = (long)BIG_ROWS * BIG_COLS;
+    double floor = big_floor(lab);
+    float *ref = big_reference(floor), *got = malloc(sizeof(float) * (size_t)n);
+    ck_assert_ptr_nonnull(got);
+    static const double times[] = {0.9, 1.5};
+    for (int k = 0; k < 2; k++) {
+        for (long i = 0; i < n; i++)
+            got[i] = (float)((double)ref[i] * (1.0 + times[k] * 1e-5));
+        tol_report rep;
+        int pass = tol_compare(got, ref, BIG_ROWS, BIG_COLS, floor, tol_default_limits(), &rep);
+        ck_assert_int_eq(rep.over, 0);
+        ck_assert_msg(rep.max_rel < 1e-4, "lab %d: an element is off by %g", lab, rep.max_rel);
+        ck_assert_double_eq_tol(rep.overall_rel, times[k] * 1e-5, 0.05e-5);
+        ck_assert_msg(pass == (k == 0), "lab %d, every element off by %.1fx the norm limit: "
+                      "overall %g", lab, times[k], rep.overall_rel);
+    }
+    ck_assert_double_eq(tol_default_limits().overall, 1e-5);
+    free(ref), free(got);
+}
+END_TEST
+
 START_TEST(describe_names_the_worst)
 {
     const float ref[] = {1, 2, 3, 4, 5, 6};
@@ -251,6 +347,8 @@ Suite *tolerance_suite(void)
     tcase_add_test(tc, describe_names_the_worst);
     tcase_add_test(tc, large_results_compared_in_blocks);
     tcase_add_test(tc, floors);
+    tcase_add_loop_test(tc, element_limit_at_its_boundary, 0, 2);
+    tcase_add_loop_test(tc, norm_limit_at_its_boundary, 0, 2);
     suite_add_tcase(s, tc);
     return s;
 }

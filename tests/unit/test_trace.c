@@ -577,6 +577,64 @@ START_TEST(test_race_rules)
 END_TEST
 
 /*
+ * A race is found whichever warp writes: the writer the lower-numbered warp
+ * and the reader the higher, then the other way round, each with the
+ * records in either order (a check that compared a write only with the
+ * warps above it, or below, misses one of the two). The race names the
+ * writer as its first side, whichever warp that is, and the check fails.
+ */
+START_TEST(test_race_either_direction)
+{
+    static const uint32_t warps[][2] = {{0, 1}, {1, 0}, {2, 5}, {5, 2}}; /* writer, reader */
+    for (int k = 0; k < 4; k++)
+        for (int reader_first = 0; reader_first < 2; reader_first++) {
+            uint32_t wr = warps[k][0], rd = warps[k][1];
+            trace_record w = access(0x10, 0, wr, TRACE_WRITE, 0, 4),
+                         r = access(0x20, 0, rd, TRACE_READ, 0, 4);
+            trace_record recs[2] = {reader_first ? r : w, reader_first ? w : r};
+            trace_summary s;
+            ck_assert_msg(races_in(recs, 2, &s) == 1, "warp %u writes, warp %u reads%s: %d races",
+                          wr, rd, reader_first ? " (reader's records first)" : "", s.n_races);
+            ck_assert_uint_eq(s.races[0].warp_a, wr);
+            ck_assert_uint_eq(s.races[0].warp_b, rd);
+            ck_assert_uint_eq(s.races[0].pc_a, 0x10);
+            ck_assert_uint_eq(s.races[0].pc_b, 0x20);
+            ck_assert_int_eq(s.races[0].b_writes, 0);
+            ck_assert_int_eq(s.races[0].words, 32);
+            check_result c;
+            check_init(&c, "lab1", "setRowReadCol", "race", 1);
+            compare_races(&c, &s, NULL);
+            ck_assert_int_eq(c.status, CHECK_FAIL);
+            ck_assert_double_eq(c.points, 0);
+            trace_summary_free(&s);
+        }
+}
+END_TEST
+
+/*
+ * Each block has its own shared memory: one word written by a warp of each of
+ * two blocks is no race, however the records line up (one lane each, so the
+ * two blocks' touches of the word sort side by side), while the same two
+ * warps in one block race.
+ */
+START_TEST(test_blocks_share_no_word)
+{
+    for (uint32_t word = 0; word < 40; word += 13) {
+        trace_record r[2] = {access(0x10, 0, 0, TRACE_WRITE, 4 * word, 0),
+                             access(0x10, 1, 1, TRACE_WRITE, 4 * word, 0)};
+        r[0].active = r[1].active = 1;
+        trace_summary s;
+        ck_assert_msg(races_in(r, 2, &s) == 0, "word %u of blocks 0 and 1: %d races", word,
+                      s.n_races);
+        trace_summary_free(&s);
+        r[1].block = 0;
+        ck_assert_int_eq(races_in(r, 2, &s), 1);
+        trace_summary_free(&s);
+    }
+}
+END_TEST
+
+/*
  * Races do not depend on the order the warps' records arrive in (a GPU
  * writes them as warps run): the same trace shuffled, warp order kept within
  * each warp, finds the same races, reported at the same block, warps and
@@ -1155,6 +1213,8 @@ Suite *trace_suite(void)
     tcase_add_test(tc, test_global_repeats);
     tcase_add_test(tc, test_64bit_rule_catches_a_wide_tile);
     tcase_add_test(tc, test_race_rules);
+    tcase_add_test(tc, test_race_either_direction);
+    tcase_add_test(tc, test_blocks_share_no_word);
     tcase_add_test(tc, test_races_independent_of_record_order);
     tcase_add_test(tc, test_checked_blocks_are_the_lowest);
     tcase_add_test(tc, test_bad_records);

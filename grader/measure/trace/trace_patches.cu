@@ -46,6 +46,28 @@ static __device__ __forceinline__ bool traced(const trace_buffer *b, uint32_t bl
     return b->sample <= 1 || block % b->sample == 0;
 }
 
+/* A slot for one record of the lanes `together` (their leader reserves it); capacity or
+   more when the buffer is full (the host sees count > capacity). */
+static __device__ __forceinline__ uint32_t reserve(trace_buffer *b, uint32_t together)
+{
+    uint32_t leader = __ffs(together) - 1, slot = 0;
+    if (lane_id() == leader)
+        slot = atomicAdd(&b->count, 1u);
+    return __shfl_sync(together, slot, leader);
+}
+
+static __device__ __forceinline__ void fill(trace_record *r, uint64_t pc, uint32_t block,
+                                            uint32_t active, uint32_t width, uint32_t flags)
+{
+    r->pc = pc;
+    r->block = block;
+    r->warp = warp_in_block();
+    r->active = active;
+    r->width = (uint8_t)width;
+    r->lines = 0;
+    r->flags = (uint16_t)flags;
+}
+
 extern "C" __device__ __noinline__ SanitizerPatchResult
 smemlab_shared_access(void *userdata, uint64_t pc, void *ptr, uint32_t accessSize,
                       uint32_t flags, const void *newValue)
@@ -56,23 +78,13 @@ smemlab_shared_access(void *userdata, uint64_t pc, void *ptr, uint32_t accessSiz
     if (!traced(b, block))
         return SANITIZER_PATCH_SUCCESS;
     uint32_t together = __match_any_sync(__activemask(), pc);
-    uint32_t lane = lane_id(), leader = __ffs(together) - 1;
-    uint32_t slot = 0;
-    if (lane == leader)
-        slot = atomicAdd(&b->count, 1u);
-    slot = __shfl_sync(together, slot, leader);
+    uint32_t lane = lane_id(), slot = reserve(b, together);
     if (slot >= b->capacity)
         return SANITIZER_PATCH_SUCCESS; /* full: the host sees count > capacity */
     trace_record *r = &b->records[slot];
     r->addr[lane] = (uint32_t)(uintptr_t)ptr; /* an offset in the shared window */
-    if (lane == leader) {
-        r->pc = pc; /* the host subtracts the function's first PC */
-        r->block = block;
-        r->warp = warp_in_block();
-        r->active = together;
-        r->width = (uint8_t)accessSize;
-        r->flags = (uint16_t)(flags & (TRACE_READ | TRACE_WRITE));
-    }
+    if (lane == (uint32_t)(__ffs(together) - 1)) /* the host subtracts the function's first PC */
+        fill(r, pc, block, together, accessSize, flags & (TRACE_READ | TRACE_WRITE));
     return SANITIZER_PATCH_SUCCESS;
 }
 
@@ -97,13 +109,7 @@ smemlab_barrier(void *userdata, uint64_t pc, uint32_t barIndex, uint32_t threadC
     uint32_t slot = atomicAdd(&b->count, 1u);
     if (slot >= b->capacity)
         return SANITIZER_PATCH_SUCCESS;
-    trace_record *r = &b->records[slot];
-    r->pc = pc;
-    r->block = block;
-    r->warp = warp_in_block();
-    r->active = together;
-    r->width = 0;
-    r->flags = TRACE_BARRIER;
+    fill(&b->records[slot], pc, block, together, 0, TRACE_BARRIER);
     return SANITIZER_PATCH_SUCCESS;
 }
 
@@ -132,22 +138,13 @@ smemlab_global_access(void *userdata, uint64_t pc, void *ptr, uint32_t accessSiz
         atomicAdd(&b->global_loads, 1ull);
     if (block >= TRACE_GLOBAL_BLOCKS)
         return SANITIZER_PATCH_SUCCESS;
-    uint32_t slot = 0;
-    if (lane == leader)
-        slot = atomicAdd(&b->count, 1u);
-    slot = __shfl_sync(together, slot, leader);
+    uint32_t slot = reserve(b, together);
     if (slot >= b->capacity)
         return SANITIZER_PATCH_SUCCESS;
     trace_record *r = &b->records[slot];
     r->addr[lane] = (uint32_t)(uintptr_t)ptr; /* the low half: elements of one buffer differ there */
-    if (lane == leader) {
-        r->pc = pc;
-        r->block = block;
-        r->warp = warp_in_block();
-        r->active = together;
-        r->width = (uint8_t)accessSize;
-        r->flags = (uint16_t)(TRACE_READ | TRACE_GLOBAL);
-    }
+    if (lane == leader)
+        fill(r, pc, block, together, accessSize, TRACE_READ | TRACE_GLOBAL);
     return SANITIZER_PATCH_SUCCESS;
 }
 
@@ -162,19 +159,12 @@ smemlab_syncwarp(void *userdata, uint64_t pc, uint32_t mask)
     if (!traced(b, block))
         return SANITIZER_PATCH_SUCCESS;
     uint32_t together = __match_any_sync(__activemask(), pc);
-    uint32_t lane = lane_id(), leader = __ffs(together) - 1, slot = 0;
-    if (lane == leader)
-        slot = atomicAdd(&b->count, 1u);
-    if (lane != leader || slot >= b->capacity)
+    if (lane_id() != (uint32_t)(__ffs(together) - 1))
         return SANITIZER_PATCH_SUCCESS;
-    trace_record *r = &b->records[slot];
-    r->pc = pc;
-    r->block = block;
-    r->warp = warp_in_block();
-    r->active = together;
-    r->width = 0;
-    r->lines = 0;
-    r->flags = TRACE_SYNCWARP;
+    uint32_t slot = atomicAdd(&b->count, 1u);
+    if (slot >= b->capacity)
+        return SANITIZER_PATCH_SUCCESS;
+    fill(&b->records[slot], pc, block, together, 0, TRACE_SYNCWARP);
     return SANITIZER_PATCH_SUCCESS;
 }
 
@@ -188,28 +178,6 @@ extern "C" __device__ __noinline__ SanitizerPatchResult smemlab_shfl(void *userd
     if (lane_id() == (uint32_t)(__ffs(together) - 1))
         atomicAdd(&b->shuffles, 1ull);
     return SANITIZER_PATCH_SUCCESS;
-}
-
-/* A slot for one record of the lanes `together` (their leader reserves it); capacity or
-   more when the buffer is full (the host sees count > capacity). */
-static __device__ __forceinline__ uint32_t reserve(trace_buffer *b, uint32_t together)
-{
-    uint32_t leader = __ffs(together) - 1, slot = 0;
-    if (lane_id() == leader)
-        slot = atomicAdd(&b->count, 1u);
-    return __shfl_sync(together, slot, leader);
-}
-
-static __device__ __forceinline__ void fill(trace_record *r, uint64_t pc, uint32_t block,
-                                            uint32_t active, uint32_t width, uint32_t flags)
-{
-    r->pc = pc;
-    r->block = block;
-    r->warp = warp_in_block();
-    r->active = active;
-    r->width = (uint8_t)width;
-    r->lines = 0;
-    r->flags = (uint16_t)flags;
 }
 
 /* cp.async (LDGSTS): a global load request, and a store into shared memory whose bytes

@@ -1,0 +1,65 @@
+/*
+ * test_lab_decls.c - what the grader reads from a lab's PTX without running it:
+ * the instructions no GPU backend measures (tests/emulator/bulk_ops.cu), in a
+ * kernel or in a function it calls, named with the student's line; and the
+ * emulator's own refusal of the same instruction.
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "emu_testlib.h"
+#include "measure/emulator/lab_decls.h"
+
+static lab_decls *bulk_decls(void)
+{
+    char path[512], why[256];
+    size_t len;
+    snprintf(path, sizeof path, "%s/bulk_ops.ptx", et_ptx_dir());
+    char *text = et_read_file(path, &len);
+    ck_assert_msg(text != NULL, "cannot read %s (make check-unit builds it)", path);
+    lab_decls *d = lab_decls_from_ptx(text, len, why, sizeof why);
+    ck_assert_msg(d != NULL, "%s", why);
+    free(text);
+    return d;
+}
+
+START_TEST(test_unmeasured_found)
+{
+    lab_decls *d = bulk_decls();
+    char what[300];
+    ck_assert_int_eq(lab_decls_unmeasured(d, "bulk_store", what, sizeof what), 1);
+    ck_assert_str_eq(what, "`cp.async.bulk.global.shared::cta.bulk_group` (bulk_ops.cu:28)");
+    ck_assert_int_eq(lab_decls_unmeasured(d, "bulk_reduce", what, sizeof what), 1);
+    ck_assert_ptr_nonnull(strstr(what, "`cp.reduce.async.bulk.global.shared::cta.bulk_group.add.u32`"));
+    /* through a call: the callee's line */
+    ck_assert_int_eq(lab_decls_unmeasured(d, "bulk_through_call", what, sizeof what), 1);
+    ck_assert_str_eq(what, "`cp.async.bulk.global.shared::cta.bulk_group` (bulk_ops.cu:14)");
+    /* cp.async is measured; no such kernel is nothing found */
+    ck_assert_int_eq(lab_decls_unmeasured(d, "plain_async", what, sizeof what), 0);
+    ck_assert_int_eq(lab_decls_unmeasured(d, "no_such_kernel", what, sizeof what), 0);
+    lab_decls_free(d);
+}
+END_TEST
+
+START_TEST(test_emulator_refuses_bulk)
+{
+    et *e = et_load("bulk_ops");
+    uint64_t p[1] = {et_buf(e, NULL, 128)};
+    ck_assert_int_eq(et_run(e, "bulk_store", 1, 32, 1, 0, p, 1), EMU_UNSUPPORTED);
+    ck_assert_ptr_nonnull(strstr(e->res.why, "cp.async.bulk"));
+    ck_assert_int_eq(e->res.line, 28);
+    et_free(e);
+}
+END_TEST
+
+Suite *lab_decls_suite(void)
+{
+    Suite *s = suite_create("lab_decls");
+    TCase *tc = tcase_create("lab_decls");
+    tcase_add_test(tc, test_unmeasured_found);
+    tcase_add_test(tc, test_emulator_refuses_bulk);
+    suite_add_tcase(s, tc);
+    return s;
+}
