@@ -190,9 +190,10 @@ int pipeline_run(const batch_opts *o, submission *subs, int n, result *results);
 int reports_write(const batch_opts *o, const result *rs, int n, char *err, size_t errlen);
 void summary_print(FILE *f, const batch_opts *o, const result *rs, int n);
 
-/* A run's scratch folder, noted in RESULTS while it works; the next run ends what a
- * killed one left working there and removes it (leftovers.c). */
-void leftovers_note(const char *results, const char *scratch);
+/* A run's scratch folder, noted in RESULTS before it is made and while the run works;
+ * the next run ends what a killed one left working there and removes it (leftovers.c).
+ * leftovers_make_scratch makes it in root: 0, or -1 (errno). */
+int leftovers_make_scratch(const batch_opts *o, char *root, size_t size);
 void leftovers_forget(const char *results);
 void leftovers_clean(const batch_opts *o);
 

@@ -18,18 +18,49 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #define RUN_FILE ".smemlab-batch.run"
 
-void leftovers_note(const char *results, const char *scratch)
+static void leftovers_note(const char *results, const char *scratch)
 {
     char err[512];
     if (write_file_atomic(results, RUN_FILE, scratch, strlen(scratch), err, sizeof err))
         fprintf(stderr, "smemlab-batch: %s (a run killed now would leave its scratch folder)\n",
                 err);
+}
+
+/*
+ * The scratch folder, TMPDIR/smemlab-batch.XXXXXX: its name is noted before the
+ * folder is made, so that a run killed at any moment leaves nothing the next one
+ * does not know of (noted and never made is nothing to remove). A Slurm task's is
+ * Slurm's, and not noted.
+ */
+int leftovers_make_scratch(const batch_opts *o, char *root, size_t size)
+{
+    static const char chars[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+    const char *tmp = getenv("TMPDIR");
+    for (int attempt = 0; attempt < 100; attempt++) {
+        unsigned char r[6];
+        char name[7];
+        if (getrandom(r, sizeof r, 0) != (ssize_t)sizeof r)
+            return -1;
+        for (int i = 0; i < 6; i++)
+            name[i] = chars[r[i] % (sizeof chars - 1)];
+        name[6] = 0;
+        snprintf(root, size, "%s/smemlab-batch.%s", tmp && *tmp ? tmp : "/tmp", name);
+        if (o->task < 0)
+            leftovers_note(o->results, root);
+        if (mkdir(root, 0700) == 0)
+            return 0;
+        if (errno != EEXIST)
+            return -1;
+    }
+    errno = EEXIST;
+    return -1;
 }
 
 void leftovers_forget(const char *results)

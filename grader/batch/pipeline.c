@@ -647,16 +647,11 @@ static int grading_where(const batch_opts *o, const job *jobs, int n_jobs, char 
 
 int pipeline_run(const batch_opts *o, submission *subs, int n, result *results)
 {
-    const char *tmp = getenv("TMPDIR");
-    snprintf(scratch_root, sizeof scratch_root, "%s/smemlab-batch.XXXXXX",
-             tmp && *tmp ? tmp : "/tmp");
-    if (!mkdtemp(scratch_root)) {
-        fprintf(stderr, "smemlab-batch: cannot make a scratch folder in %s: %s\n",
-                tmp && *tmp ? tmp : "/tmp", strerror(errno));
+    if (leftovers_make_scratch(o, scratch_root, sizeof scratch_root) != 0) {
+        fprintf(stderr, "smemlab-batch: cannot make a scratch folder %s: %s\n", scratch_root,
+                strerror(errno));
         return -1;
     }
-    if (o->task < 0) /* a Slurm task's leftovers are Slurm's to end */
-        leftovers_note(o->results, scratch_root);
 
     /* Jobs: one per distinct source, in the order of the (sorted) submissions. */
     job *jobs = calloc((size_t)(n ? n : 1), sizeof *jobs);
