@@ -3,7 +3,7 @@
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
 
-LABS := lab1 lab2 lab3 lab4 lab5 lab6
+LABS := lab1 lab2 lab3 lab4 lab5 lab6 lab7 lab8
 BUILD := build
 
 # --- toolchain ---------------------------------------------------------------
@@ -52,7 +52,7 @@ CFLAGS ?= -O2 -g
 C_ALL = -std=c11 -Wall -Wextra -Werror=implicit-function-declaration -Werror=incompatible-pointer-types $(CFLAGS)
 CPPFLAGS += $(addprefix -I,$(CUDA_INC) $(DEPS_INC) $(DEPS_INC:%=%/cjson)) -I/usr/include/cjson
 LDLIBS_CUDA := $(addprefix -L,$(CUDA_LIB) $(DEPS_LIB)) $(addprefix -Wl$(comma)-rpath$(comma),$(CUDA_LIB) $(DEPS_LIB)) \
-               -lcupti -lcudart -lcjson -lzstd -ldl -lm
+               -lcupti -lcudart -lcjson -lzstd -ldl -lm -lstdc++
 
 # GPU architecture: that of GPU 0 when nvcc knows it; else a list that covers
 # compute capability 7.5 (Turing) to 9.0 (Hopper) plus PTX that newer GPUs
@@ -158,7 +158,17 @@ $(BUILD)/obj/grader/device/grader_fatbin.o: grader/device/grader_fatbin.S $(GRAD
 	@mkdir -p $(@D)
 	$(call step,CC,$@)$(CC) -c -DGRADER_FATBIN='"$(GRADER_FATBIN)"' $< -o $@
 
-GRADER_OBJ := $(GRADER_SRC:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/grader/device/grader_fatbin.o
+# CUB's device-wide sum, the speed reference of labs 7 and 8 (grader/device/cub_sum.cu):
+# host code that nvcc compiles, linked into the grader. For the GPU at hand; where
+# there is none, as compute_75 PTX only (quick to build, never run there: speed is
+# the GPU's, and a GPU of 7.5 or newer compiles it when it first runs).
+CUB_ARCH = $(if $(GPU_ARCH_KNOWN),-arch=sm_$(GPU_CC),-gencode arch=compute_75$(comma)code=compute_75)
+CUB_OBJ := $(BUILD)/obj/grader/device/cub_sum.o
+$(CUB_OBJ): grader/device/cub_sum.cu grader/run/cub.h
+	@mkdir -p $(@D)
+	$(call step,NVCC,$<)$(NVCC) -std=c++17 -c $(CUB_ARCH) $< -o $@
+
+GRADER_OBJ := $(GRADER_SRC:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/grader/device/grader_fatbin.o $(CUB_OBJ)
 $(GRADER): $(GRADER_OBJ) | $(RECORDER) $(FAKE_CUDART)
 	$(call step,LINK,$@)$(CC) $(C_ALL) $(GRADER_OBJ) -o $@ $(LDLIBS_CUDA)
 
@@ -187,7 +197,7 @@ TRACE_LIB := $(BUILD)/libsmemlab-trace.so
 TRACE_PATCHES := $(BUILD)/smemlab-trace-patches.fatbin
 TRACE_SRC := grader/measure/trace/measure_trace.c grader/measure/measure.c grader/measure/access/trace.c \
              grader/measure/access/lineinfo.c grader/image/elf_view.c grader/image/sass.c grader/model/bank.c \
-             grader/base/check.c
+             grader/base/check.c grader/measure/access/lane_race.c
 TRACE := $(if $(HAVE_SANITIZER),$(TRACE_LIB) $(TRACE_PATCHES))
 
 $(TRACE_LIB): $(TRACE_SRC) $(shell find grader -name '*.h')
@@ -306,7 +316,7 @@ grade:
 endif
 else
 grade: $(STAMP_GRADER) $(if $(filter $(LAB_ID),$(LABS)),$(BUILD)/$(LAB_ID).so)
-	@if [ -z "$(LAB)" ]; then echo "No lab built yet: run make lab1 (or lab2 ... lab6) first, or make grade LAB=lab1." >&2; exit 2; fi
+	@if [ -z "$(LAB)" ]; then echo "No lab built yet: run make lab1 (or lab2 ... lab8) first, or make grade LAB=lab1." >&2; exit 2; fi
 	@case " $(LABS) " in *" $(LAB_ID) "*) ;; *) echo "Unknown lab '$(LAB)': the labs are $(LABS)." >&2; exit 2;; esac
 	@$(call GRADE_RUN,$(GRADER) $(GRADE_FLAGS) $(if $(KERNEL),--kernel $(KERNEL)) $(LAB_ID))
 endif
@@ -336,10 +346,10 @@ install-packages:
 	    || { cat $$log >&2; rm -f $$log; echo "apt-get failed (its output above): install these by hand:" $$missing >&2; exit 3; }; \
 	rm -f $$log
 
-# --- benchmark: lab 5 and 6 solutions against cuBLAS and the copy roof --------------
+# --- benchmark: lab 5 to 8 solutions against cuBLAS, the copy roof and CUB ----------
 BENCH := $(BUILD)/smemlab-bench
-BENCH_OBJ := grader/bench/bench.c grader/run/timing.c grader/labs/sizes.c $(filter-out grader/reference/tile_ref.c,$(wildcard grader/reference/*.c))
-$(BENCH): $(BENCH_OBJ:%.c=$(BUILD)/obj/%.o)
+BENCH_OBJ := grader/bench/bench.c grader/run/timing.c grader/labs/sizes.c grader/labs/reduce_sizes.c $(filter-out grader/reference/tile_ref.c,$(wildcard grader/reference/*.c))
+$(BENCH): $(BENCH_OBJ:%.c=$(BUILD)/obj/%.o) $(CUB_OBJ)
 	$(call step,LINK,$@)$(CC) $(C_ALL) $^ -o $@ $(LDLIBS_CUDA) -lcublas
 .PHONY: bench
 ifeq ($(words $(wildcard solutions grader/bench)),2)
@@ -352,8 +362,9 @@ $(MILESTONES_SO): $(MILESTONES_SRC) common/support.cu common/smemlab.h
 # First how long grading takes by emulation; then, on a GPU, the kernels' speed.
 bench: $(BENCH) $(GRADER_ALL) $(LABS:%=$(BUILD)/solutions/%.so) $(MILESTONES_SO)
 	bash grader/bench/emulated.sh $(BUILD) $(GRADER)
-	@nvidia-smi -L > /dev/null 2>&1 || { echo "No GPU here: the kernels' speed against cuBLAS and the copy roof needs one."; exit 0; }; \
-	 $(BENCH) $(BUILD)/solutions/lab5.so $(BUILD)/solutions/lab6.so --milestones $(MILESTONES_SO) $(BENCH_FLAGS)
+	@nvidia-smi -L > /dev/null 2>&1 || { echo "No GPU here: the kernels' speed against cuBLAS, the copy roof and CUB needs one."; exit 0; }; \
+	 $(BENCH) $(BUILD)/solutions/lab5.so $(BUILD)/solutions/lab6.so --milestones $(MILESTONES_SO) \
+	     --reduce $(BUILD)/solutions/lab7.so $(BUILD)/solutions/lab8.so $(BENCH_FLAGS)
 else
 bench:
 	@echo "$(NO_SOLUTIONS_MSG) time. make bench is for the full kit." >&2; exit 3
@@ -389,7 +400,7 @@ include grader/integrations/integrations.mk
 help:
 	@echo "smemlab - CUDA shared-memory labs that grade themselves"
 	@echo
-	@echo "  make lab1 ... make lab6   build a lab from labs/ (and the grader)"
+	@echo "  make lab1 ... make lab8   build a lab from labs/ (and the grader)"
 	@echo "  make grade                grade the lab built last"
 	@echo "  make grade LAB=lab3       grade a given lab"
 	@echo "  make grade KERNEL=NAME    grade one kernel of the lab (e.g. KERNEL=matmulTiled)"
@@ -398,7 +409,7 @@ help:
 	@echo "  make check-gpu            full tests on a GPU: solutions, skeletons, planted bugs"
 	@echo "  make check-student-kit    build the student kit and run make check inside it (CI)"
 	@echo "  make check-mutants        the grader's tests, mutation-tested: before any change to grading code"
-	@echo "  make bench                time the lab 5/6 solutions against cuBLAS and a copy"
+	@echo "  make bench                time the lab 5-8 solutions against cuBLAS, a copy and CUB"
 	@echo "  make bench-loops          time a clean build, make grade of every lab and the kit's tests"
 	@echo "  make trace-backend        build the counter-free trace backend (needs compute-sanitizer)"
 	@echo "  make batch LAB=lab3 SUBMISSIONS=dir [RESULTS=dir]   grade a class (docs/instructors.md)"

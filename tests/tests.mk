@@ -7,7 +7,7 @@ UNIT_SRC := $(wildcard tests/unit/*.c grader/ptx/tests/unit/*.c)
 # The trace backend's GPU probe (check-trace-gpu); compiled in check-compile.
 TRACE_PROBE := $(BUILD)/tests/trace-probe
 TRACE_PROBE_SRC := tests/gpu/trace-probe.c grader/measure/trace/measure_trace_loader.c grader/compare/compare.c \
-    grader/base/check.c grader/measure/measure.c grader/measure/access/trace.c grader/measure/access/bankmap.c \
+    grader/base/check.c grader/measure/measure.c grader/measure/access/trace.c grader/measure/access/lane_race.c grader/measure/access/bankmap.c \
     grader/measure/access/lineinfo.c grader/image/elf_view.c grader/model/bank.c grader/model/tile_model.c grader/model/tile_access.c
 
 UNIT_BIN := $(BUILD)/tests/unit-tests
@@ -188,7 +188,7 @@ check-cli: $(GRADER_ALL) $(BUILD)/compile-check/labs/lab1-square/lab1.so
 
 # Recorded traces of the lab access patterns (tests/traces/), from the tile model.
 $(BUILD)/tests/gen-traces: tests/traces/gen-traces.c grader/model/tile_model.c grader/model/tile_access.c grader/model/bank.c \
-                           grader/measure/access/trace.c grader/base/check.c grader/measure/measure.c
+                           grader/measure/access/trace.c grader/measure/access/lane_race.c grader/base/check.c grader/measure/measure.c
 	@mkdir -p $(@D)
 	$(call step,CC,$@)$(CC) -iquote grader $(C_ALL) $^ -o $@ -lm
 .PHONY: traces check-traces

@@ -13,10 +13,17 @@
  * with tile_model_cost(), exactly as the grader does, so a figure cannot
  * disagree with what `make grade` expects.
  *
- * Pure C11; link with grader/model/bank.c and grader/model/tile_model.c.
+ * The reduction figures of lab 7 take each level's accesses and wavefronts
+ * from grader/model/reduce_model.c, the grader's model of the tree; lab 8's
+ * shuffle arrows come from the grader's host reference (reduce_ref.c).
+ *
+ * Pure C11; link with grader/model/bank.c, tile_model.c, reduce_model.c and
+ * grader/reference/reduce_ref.c, reduce_sizes.c, prng.c.
  */
 #include "bank.h"
+#include "reduce_model.h"
 #include "tile_model.h"
+#include "../reference/reduce_ref.h"
 
 #include <errno.h>
 #include <math.h>
@@ -789,6 +796,168 @@ static int draw_conv2d_halo(const diagram *d, FILE *o, char *summary, size_t n)
     return ferror(o) ? -1 : 0;
 }
 
+/* --- lab 7: the reduction tree, warp 0's banks at each level --- */
+static int draw_reduce_tree(int interleaved, FILE *o, char *summary, size_t n)
+{
+    bank_geometry g;
+    tree_cost cost;
+    const int dim = 256;
+    if (bank_geometry_for(9, 0, 32, 0, &g) != 0 || reduce_tree_model(&g, dim, interleaved, &cost))
+        return -1;
+    const double cs = 26, x0 = 132, row = 50, y0 = 96;
+    int fw = 980, fh = (int)(y0 + cost.levels * row + 82);
+    char t[200], d[400];
+    snprintf(t, sizeof t, "The %s tree of a block of %d threads: warp 0's loads, level by level",
+             interleaved ? "interleaved" : "sequential", dim);
+    snprintf(d, sizeof d, "For each level (stride) of the tree, the bank each lane of warp 0 reads "
+             "(smem[%s + stride]) and the wavefront the bank model serves it in; grey lanes sit "
+             "the level out.", interleaved ? "2 * stride * tid" : "tid");
+    svg_open(o, fw, fh, t, d);
+    svg_text(o, 14, 26, 17, "start", "font-weight=\"bold\"", interleaved
+             ? "Interleaved: if (index < DIM) smem[index] += smem[index + stride], index = 2 * stride * tid"
+             : "Sequential: if (tid < stride) smem[tid] += smem[tid + stride], stride halving");
+    svg_text(o, 14, 50, 13, "start", NULL, "Each box is a lane of warp 0 at one level: the "
+             "number is the bank of the word smem[... + stride] it reads, the colour the "
+             "wavefront that serves it.");
+    for (int lane = 0; lane < 32; lane++) {
+        snprintf(t, sizeof t, "%d", lane);
+        svg_text(o, x0 + lane * cs + cs / 2, y0 - 8, 10, "middle", NULL, t);
+    }
+    svg_text(o, x0 - 10, y0 - 8, 11, "end", NULL, "lane");
+    long waves_total = 0;
+    for (int l = 0; l < cost.levels; l++) {
+        const tree_level *L = &cost.level[l];
+        warp_access a;
+        int wave[BANK_MAX_LANES];
+        reduce_tree_access(dim, interleaved, L->stride, 1, 0, &a);
+        int total = bank_lane_wavefronts(&g, &a, wave);
+        int ideal = bank_ideal_wavefronts(&g, &a);
+        double y = y0 + l * row;
+        snprintf(t, sizeof t, "stride %d", L->stride);
+        svg_text(o, x0 - 10, y + 17, 13, "end", "font-weight=\"bold\"", t);
+        for (int lane = 0; lane < 32; lane++) {
+            char fill[8] = "#eeeeee";
+            int on = a.active >> lane & 1u;
+            if (on)
+                wave_colour(wave[lane], total, fill);
+            svg_rect(o, x0 + lane * cs + 1, y, cs - 2, 24, fill, "#7a7a7a", 0.6);
+            if (on) {
+                char b[8], style[40];
+                snprintf(b, sizeof b, "%d", bank_of(&g, a.addr[lane]));
+                snprintf(style, sizeof style, "fill=\"%s\"", text_on(fill));
+                svg_text(o, x0 + lane * cs + cs / 2, y + 16, 11, "middle", style, b);
+            }
+        }
+        snprintf(t, sizeof t, "%d lane%s of warp 0 and %d warp%s in all take part: %d wavefront%s "
+                 "for %d (%s)", L->lanes, L->lanes == 1 ? "" : "s", L->warps,
+                 L->warps == 1 ? "" : "s", total, total == 1 ? "" : "s", ideal,
+                 total == ideal ? "conflict-free" : "");
+        if (total != ideal) {
+            char deg[32];
+            snprintf(deg, sizeof deg, "%d-way conflict", total / (ideal > 0 ? ideal : 1));
+            snprintf(t + strlen(t) - 1, sizeof t - strlen(t) + 1, "%s)", deg);
+        }
+        svg_text(o, x0, y + 39, 12, "start", NULL, t);
+        waves_total += total;
+    }
+    double yb = y0 + cost.levels * row + 18;
+    snprintf(t, sizeof t, "All warps of a block, all levels: %ld load requests needing %ld "
+             "wavefronts where %ld would do, %ld store requests;", cost.ld_requests,
+             cost.ld_wavefronts, cost.ld_ideal, cost.st_requests);
+    svg_text(o, 14, yb + 6, 13, "start", NULL, t);
+    if (interleaved)
+        snprintf(t, sizeof t, "with the tile's fill and the read of the sum: %ld shared requests, "
+                 "loads %.2f-way (%.2f-way where nvcc merges stride 1's pair into one 8-byte load).",
+                 cost.block_requests, reduce_tree_load_degree(&cost),
+                 reduce_tree_load_degree_merged(&cost));
+    else
+        snprintf(t, sizeof t, "with the tile's fill and the read of the sum: %ld shared requests, "
+                 "loads %.2f-way (what the grader expects of this tree).", cost.block_requests,
+                 reduce_tree_load_degree(&cost));
+    svg_text(o, 14, yb + 24, 13, "start", NULL, t);
+    svg_text(o, 14, yb + 50, 14, "start", "font-weight=\"bold\"", interleaved
+             ? "Lane t reads word 2 * stride * t: the lanes crowd into fewer banks as the stride grows."
+             : "Active lanes are the first ones, on consecutive words: every level conflict-free.");
+    snprintf(summary, n, "dim %d: %ld load wavefronts / %ld ideal, warp 0 %ld, %ld requests a "
+             "block", dim, cost.ld_wavefronts, cost.ld_ideal, waves_total, cost.block_requests);
+    fprintf(o, "</svg>\n");
+    return ferror(o) ? -1 : 0;
+}
+
+static int draw_reduce_sequential(const struct diagram *d, FILE *o, char *summary, size_t n)
+{
+    (void)d;
+    return draw_reduce_tree(0, o, summary, n);
+}
+
+static int draw_reduce_interleaved(const struct diagram *d, FILE *o, char *summary, size_t n)
+{
+    (void)d;
+    return draw_reduce_tree(1, o, summary, n);
+}
+
+/* --- lab 8: the shuffles, lane to lane --- */
+static int draw_shuffles(const struct diagram *d, FILE *o, char *summary, size_t n)
+{
+    (void)d;
+    static const struct {
+        reduce_exercise ex;
+        int param;
+        const char *code, *words;
+    } panels[] = {
+        {EXERCISE_BROADCAST, 5, "__shfl_sync(mask, v, 5, 32)", "broadcast: every lane reads lane 5"},
+        {EXERCISE_UP, 2, "__shfl_up_sync(mask, v, 2, 32)", "shift up: lane t reads t - 2; lanes 0, 1 keep theirs"},
+        {EXERCISE_DOWN, 2, "__shfl_down_sync(mask, v, 2, 32)", "shift down: lane t reads t + 2; lanes 30, 31 keep theirs"},
+        {EXERCISE_WRAP, 2, "__shfl_sync(mask, v, t + 2, 32)", "wrap-around: lane t reads (t + 2) % 32"},
+        {EXERCISE_XOR, 1, "__shfl_xor_sync(mask, v, 1, 32)", "butterfly: lane t reads t ^ 1 (pairs swap)"},
+        {EXERCISE_XOR, 16, "__shfl_xor_sync(mask, v, 16, 32)", "butterfly: lane t reads t ^ 16 (halves swap)"},
+    };
+    const int np = (int)(sizeof panels / sizeof panels[0]);
+    const double cs = 28, x0 = 60, ph = 118, y0 = 60;
+    int fw = 980, fh = (int)(y0 + np * ph + 30);
+    svg_open(o, fw, fh, "Warp shuffles: which lane each lane reads",
+             "Six shuffles of lab 8 on one warp: each arrow goes from the lane whose register is "
+             "read (top row) to the lane that receives the value (bottom row).");
+    svg_text(o, 14, 26, 17, "start", "font-weight=\"bold\"",
+             "Each shuffle: every lane reads one lane's register, in one instruction, no shared memory");
+    fprintf(o, "<defs><marker id=\"arrow\" viewBox=\"0 0 10 10\" refX=\"9\" refY=\"5\" "
+               "markerWidth=\"5\" markerHeight=\"5\" orient=\"auto-start-reverse\"><path "
+               "d=\"M 0 0 L 10 5 L 0 10 z\" fill=\"%s\"/></marker></defs>\n", OKABE_BLUE);
+    int moved = 0;
+    for (int p = 0; p < np; p++) {
+        int32_t in[32], out[32];
+        for (int t = 0; t < 32; t++)
+            in[t] = t;
+        ref_shuffle(panels[p].ex, panels[p].param, in, out);
+        double y = y0 + p * ph;
+        char t[160];
+        snprintf(t, sizeof t, "%s  -  %s", panels[p].code, panels[p].words);
+        svg_text(o, 14, y + 4, 13, "start", "font-weight=\"bold\"", t);
+        for (int r = 0; r < 2; r++)
+            for (int lane = 0; lane < 32; lane++) {
+                double yy = y + 14 + r * 70;
+                svg_rect(o, x0 + lane * cs + 2, yy, cs - 4, 18, r ? "#f4f4f4" : "#dde8f3", "#7a7a7a",
+                         0.6);
+                snprintf(t, sizeof t, "%d", lane);
+                svg_text(o, x0 + lane * cs + cs / 2, yy + 13, 10, "middle", NULL, t);
+            }
+        for (int lane = 0; lane < 32; lane++) {
+            int src = out[lane];
+            double xs = x0 + src * cs + cs / 2, xd = x0 + lane * cs + cs / 2;
+            const char *colour = src == lane ? "#9a9a9a" : OKABE_BLUE;
+            moved += src != lane;
+            fprintf(o, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
+                       "stroke-width=\"1.1\" marker-end=\"url(#arrow)\"/>\n", xs, y + 33, xd,
+                    y + 82, colour);
+        }
+        svg_text(o, x0 - 8, y + 28, 10, "end", NULL, "from");
+        svg_text(o, x0 - 8, y + 98, 10, "end", NULL, "to");
+    }
+    snprintf(summary, n, "%d panels, %d values moved", np, moved);
+    fprintf(o, "</svg>\n");
+    return ferror(o) ? -1 : 0;
+}
+
 #define TILEMAP(n, ord, pit, bx, by, warp, title) \
     {n, draw_tile_map, {.order = ord, .pitch = pit}, bx, by, warp, title, 0}
 #define TILEQUIZ(n, ord, pit, bx, by, warp, title) \
@@ -814,6 +983,9 @@ static const diagram diagrams[] = {
     DRAWING("coarse-tiles", draw_coarse_tiles),
     DRAWING("conv1d-halo", draw_conv1d_halo),
     DRAWING("conv2d-halo", draw_conv2d_halo),
+    DRAWING("reduce-sequential", draw_reduce_sequential),
+    DRAWING("reduce-interleaved", draw_reduce_interleaved),
+    DRAWING("shuffles", draw_shuffles),
 };
 #define N_DIAGRAMS ((int)(sizeof diagrams / sizeof diagrams[0]))
 

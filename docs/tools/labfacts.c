@@ -14,8 +14,11 @@
  *   labN.check.CHECK       1 for every check id the lab has
  *   lab5.sizes.gpu|emulator, lab5.largest.gpu|emulator, lab5.traffic,
  *   lab6.sizes1d.*, lab6.sizes2d.*, lab6.masks1d, lab6.masks2d
+ *   reduce.sizes.gpu|emulator (labs 7 and 8), reduce.traffic.gpu|emulator,
+ *   reduce.speed, shfl.values (lab 8's exercises: the values each is tried with)
  */
 #include "../../grader/labs/lab_table.h"
+#include "../../grader/labs/reduce_sizes.h"
 #include "../../grader/labs/sizes.h"
 
 #include <stdio.h>
@@ -104,7 +107,13 @@ static void size_facts(void)
         printf("lab6.sizes1d.%s %d\n", on[d].name, n);
         COUNT_ON(sizes_conv2d, sizes_conv2d_count, on[d].where, n);
         printf("lab6.sizes2d.%s %d\n", on[d].name, n);
+        COUNT_ON(sizes_reduce, sizes_reduce_count, on[d].where, n);
+        printf("reduce.sizes.%s %d\n", on[d].name, n);
     }
+    printf("reduce.traffic.gpu %d\nreduce.traffic.emulator %d\nreduce.speed %d\n",
+           sizes_reduce_traffic.n, sizes_reduce_traffic_emulated.n, sizes_reduce_speed.n);
+    printf("shfl.values %d\n", sizes_shfl_broadcast_count + 2 * sizes_shfl_delta_count +
+                                   sizes_shfl_wrap_count + 2 * sizes_shfl_xor_count);
     print_size("lab5.traffic", sizes_matmul_traffic.M, sizes_matmul_traffic.N,
                sizes_matmul_traffic.K);
     printf("lab6.masks1d %d\nlab6.masks2d %d\n", sizes_conv1d_mask_count, sizes_conv2d_mask_count);

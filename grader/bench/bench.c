@@ -1,8 +1,13 @@
 /*
- * bench.c - how fast are the lab 5 and lab 6 solutions, next to the roofs?
+ * bench.c - how fast are the lab 5 to 8 solutions, next to the roofs?
  *
- *   bench LAB5_SO LAB6_SO [--milestones SO] [--reps N] [--warmup N] [--seed S] [--quick]
+ *   bench [LAB5_SO LAB6_SO] [--milestones SO] [--reduce LAB7_SO LAB8_SO] [--reps N]
+ *         [--warmup N] [--seed S] [--quick]      (LAB5_SO LAB6_SO: unless --reduce)
  *   e.g. bench build/solutions/lab5.so build/solutions/lab6.so
+ *
+ * --reduce: the reductions of labs 7 and 8 against CUB's
+ * cub::DeviceReduce::Sum (grader/device/cub_sum.cu) on 2^26 ints, each
+ * result (the partial sums added up) checked against CUB's sum.
  *
  * --milestones SO: also time the step-3 milestones of lab 5 that SO exports
  * (launch_matmulReg1d, launch_matmulReg2d, launch_matmulReg2dVec; built from
@@ -32,8 +37,10 @@
 #include <string.h>
 
 #include "../reference/prng.h"
+#include "../reference/reduce_ref.h"
 #include "../reference/reference.h"
 #include "../labs/sizes.h"
+#include "../run/cub.h"
 #include "../reference/tolerance.h"
 #include "../run/timing.h"
 
@@ -79,15 +86,15 @@ static float *device_floats(size_t n)
 /* ---------------------------------------------------------------- options */
 
 typedef struct options {
-    const char *lab5, *lab6, *milestones;
+    const char *lab5, *lab6, *milestones, *lab7, *lab8;
     int reps, warmup, quick;
     uint64_t seed;
 } options;
 
 static void usage(void)
 {
-    fprintf(stderr, "usage: bench LAB5_SO LAB6_SO [--milestones SO] [--reps N] [--warmup N] "
-                    "[--seed S] [--quick]\n");
+    fprintf(stderr, "usage: bench LAB5_SO LAB6_SO [--milestones SO] [--reduce LAB7_SO LAB8_SO] "
+                    "[--reps N] [--warmup N] [--seed S] [--quick]\n");
     exit(2);
 }
 
@@ -102,7 +109,7 @@ static int int_arg(const char *s, int lo, int hi)
 
 static options parse_options(int argc, char **argv)
 {
-    options o = {NULL, NULL, NULL, 20, 3, 0, PRNG_DEFAULT_SEED};
+    options o = {NULL, NULL, NULL, NULL, NULL, 20, 3, 0, PRNG_DEFAULT_SEED};
     for (int i = 1; i < argc; i++) {
         int has_value = i + 1 < argc;
         if (!strcmp(argv[i], "--reps") && has_value)
@@ -114,6 +121,10 @@ static options parse_options(int argc, char **argv)
                 usage();
         } else if (!strcmp(argv[i], "--milestones") && has_value)
             o.milestones = argv[++i];
+        else if (!strcmp(argv[i], "--reduce") && i + 2 < argc) {
+            o.lab7 = argv[++i];
+            o.lab8 = argv[++i];
+        }
         else if (!strcmp(argv[i], "--quick"))
             o.quick = 1;
         else if (argv[i][0] == '-' || o.lab6 != NULL)
@@ -123,7 +134,7 @@ static options parse_options(int argc, char **argv)
         else
             o.lab6 = argv[i];
     }
-    if (o.lab6 == NULL)
+    if (o.lab6 == NULL && o.lab7 == NULL) /* --reduce alone: labs 7 and 8 only */
         usage();
     return o;
 }
@@ -496,6 +507,98 @@ static int bench_lab6(const options *o)
     return ok;
 }
 
+/* ---------------------------------------------------------------- labs 7 and 8 */
+
+typedef void (*reduce_fn)(const int *, int *, int);
+
+typedef struct reduce_job {
+    reduce_fn fn;       /* NULL: CUB */
+    const int *in;
+    int *partial, *sum;
+    int n;
+    void *temp;
+    size_t temp_bytes;
+} reduce_job;
+
+static void run_reduce(void *ctx)
+{
+    reduce_job *j = ctx;
+    if (j->fn)
+        j->fn(j->in, j->partial, j->n);
+    else
+        CUDA_CHECK(cub_sum_int(j->temp, &j->temp_bytes, j->in, j->sum, j->n, 0));
+}
+
+/* One launcher (or CUB) timed on the input in j, its partial sums (blocks of
+   per_block elements) added up against CUB's sum `want`. */
+static int bench_reduce_one(reduce_job *j, const char *name, int per_block, int32_t want,
+                            double *cub_ms, const options *o)
+{
+    long blocks = per_block > 0 ? ((long)j->n + per_block - 1) / per_block : 1;
+    int32_t *got = xmalloc((size_t)blocks * sizeof *got), sum = 0;
+    row r = {.kernel = name, .unit = "GB/s"};
+    snprintf(r.size, sizeof r.size, "n=%d", j->n);
+    run_reduce(j);
+    CUDA_CHECK(cudaGetLastError());
+    CUDA_CHECK(cudaDeviceSynchronize());
+    if (j->fn) {
+        CUDA_CHECK(cudaMemcpy(got, j->partial, (size_t)blocks * sizeof(int), cudaMemcpyDeviceToHost));
+        sum = ref_sum_partials(got, (size_t)blocks);
+    } else {
+        CUDA_CHECK(cudaMemcpy(&sum, j->sum, sizeof sum, cudaMemcpyDeviceToHost));
+    }
+    r.ok = sum == want;
+    r.check = r.ok ? 0.0 : 1.0;
+    r.t = time_work(run_reduce, j, o);
+    r.rate = (double)j->n * sizeof(int) / (r.t.median_ms * 1e6); /* read once */
+    if (!j->fn)
+        *cub_ms = r.t.median_ms;
+    r.fraction = *cub_ms / r.t.median_ms;
+    print_row(&r);
+    free(got);
+    return r.ok;
+}
+
+static int bench_reduce(const options *o)
+{
+    int n = o->quick ? sizes_reduce_speed.n / 16 : sizes_reduce_speed.n, ok = 1;
+    int32_t *h = xmalloc((size_t)n * sizeof *h), want;
+    reduce_job j = {NULL, NULL, NULL, NULL, n, NULL, 0};
+    double cub_ms = 0;
+    reduce_fill(h, (size_t)n, VALUES_SMALL, o->seed + 5);
+    want = ref_sum(h, (size_t)n);
+    CUDA_CHECK(cudaMalloc((void **)&j.in, (size_t)n * sizeof(int)));
+    CUDA_CHECK(cudaMalloc((void **)&j.partial, ((size_t)n / 32 + 1) * sizeof(int)));
+    CUDA_CHECK(cudaMalloc((void **)&j.sum, sizeof(int)));
+    CUDA_CHECK(cudaMemcpy((void *)j.in, h, (size_t)n * sizeof(int), cudaMemcpyHostToDevice));
+    CUDA_CHECK(cub_sum_int(NULL, &j.temp_bytes, j.in, j.sum, n, 0));
+    CUDA_CHECK(cudaMalloc(&j.temp, j.temp_bytes > 0 ? j.temp_bytes : 1));
+    ok &= bench_reduce_one(&j, "CUB Sum", 0, want, &cub_ms, o);
+    static const struct { int lab; const char *name; int per_thread; } kernels[] = {
+        {7, "reduceSmemUnroll", 4}, {7, "reduceSmemUnrollDyn", 4}, {7, "reduceSmem", 1},
+        {8, "reduceShflUnroll", 4}, {8, "reduceShfl", 1}, {7, "reduceGmem", 1}};
+    void *lib7 = open_lab(o->lab7), *lib8 = open_lab(o->lab8);
+    for (size_t k = 0; k < sizeof kernels / sizeof kernels[0]; k++) {
+        char launcher[64];
+        const char *path = kernels[k].lab == 7 ? o->lab7 : o->lab8;
+        snprintf(launcher, sizeof launcher, "launch_%s", kernels[k].name);
+        j.fn = (reduce_fn)symbol(kernels[k].lab == 7 ? lib7 : lib8, launcher, path);
+        /* reduceGmem works in place: a fresh copy of the input before it, timed runs
+           sum what the earlier runs left (its result is checked on the first run) */
+        if (!strcmp(kernels[k].name, "reduceGmem"))
+            CUDA_CHECK(cudaMemcpy((void *)j.in, h, (size_t)n * sizeof(int), cudaMemcpyHostToDevice));
+        ok &= bench_reduce_one(&j, kernels[k].name, 256 * kernels[k].per_thread, want, &cub_ms, o);
+    }
+    dlclose(lib7);
+    dlclose(lib8);
+    CUDA_CHECK(cudaFree((void *)j.in));
+    CUDA_CHECK(cudaFree(j.partial));
+    CUDA_CHECK(cudaFree(j.sum));
+    CUDA_CHECK(cudaFree(j.temp));
+    free(h);
+    return ok;
+}
+
 /* ---------------------------------------------------------------- main */
 
 int main(int argc, char **argv)
@@ -509,8 +612,13 @@ int main(int argc, char **argv)
            prop.name, prop.major, prop.minor, prop.multiProcessorCount,
            (unsigned long long)o.seed, o.warmup, o.reps);
     print_header();
-    int ok = bench_lab5(&o);
-    ok &= bench_lab6(&o);
+    int ok = 1;
+    if (o.lab5 && o.lab6) {
+        ok &= bench_lab5(&o);
+        ok &= bench_lab6(&o);
+    }
+    if (o.lab7 && o.lab8)
+        ok &= bench_reduce(&o);
     printf("# %s\n", ok ? "every result checked out" : "SOME RESULTS ARE WRONG");
     return ok ? 0 : 1;
 }

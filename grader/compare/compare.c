@@ -363,7 +363,17 @@ void compare_race_spoils_correct(check_result *correct, const trace_summary *s)
     if (!s || s->n_races == 0)
         return;
     check_set(correct, CHECK_FAIL, "unreliable: your kernel races, so its output depends on "
-              "which warp runs first: %.200s", trace_race_text(&s->races[0], text, sizeof text));
+              "which %s runs first: %.200s", s->races[0].in_warp ? "lane" : "warp",
+              trace_race_text(&s->races[0], text, sizeof text));
+    if (s->races[0].in_warp) {
+        check_field(correct->hint, sizeof correct->hint,
+                    "A race makes a right answer luck: the lanes of a warp are not in lockstep "
+                    "(since Volta), so one may read a word before the lane that stores it has "
+                    "run its store, and the grader does not count the answer. Put __syncwarp() "
+                    "between one lane's store and another lane's access of the same word; the "
+                    "race check below names the two lines.");
+        return;
+    }
     check_field(correct->hint, sizeof correct->hint,
                 "A race makes a right answer luck: it can come out right on one run or GPU and "
                 "wrong on the next, so the grader does not count it. Put __syncthreads() "
@@ -415,6 +425,26 @@ void compare_races(check_result *c, const trace_summary *s, const char *why)
     set_line(&c->lines[c->n_lines++], r->file_a, r->line_a, r->pc_a, "store");
     set_line(&c->lines[c->n_lines++], r->file_b, r->line_b, r->pc_b, r->b_writes ? "store" : "load");
     check_set(c, CHECK_FAIL, "%s", trace_race_text(r, text, sizeof text));
+    if (r->in_warp && r->read_first) {
+        check_field(c->hint, sizeof c->hint,
+                    "Lane %u stores this word (line %d) after lane %u read it (line %d), with no "
+                    "__syncwarp() between: the lanes of a warp run independently (since Volta), "
+                    "so the store may land before the read, whatever the code's order. A "
+                    "volatile pointer does not order them. Put __syncwarp() between the read "
+                    "and the store.", r->lane_a, r->line_a, r->lane_b, r->line_b);
+        return;
+    }
+    if (r->in_warp) {
+        check_field(c->hint, sizeof c->hint,
+                    "Lane %u %s this word (line %d) after lane %u stored it (line %d), with no "
+                    "__syncwarp() between: the lanes of a warp run independently (since Volta), "
+                    "so lane %u may %s it before lane %u's store, whatever the code's order. A "
+                    "volatile pointer does not order them. Put __syncwarp() between the store "
+                    "and the other lane's access.", r->lane_b, r->b_writes ? "writes" : "reads",
+                    r->line_b, r->lane_a, r->line_a, r->lane_b, r->b_writes ? "write" : "read",
+                    r->lane_a);
+        return;
+    }
     if (r->across_passes) {
         int a_later = r->pc_a > r->pc_b; /* the later line ran in the earlier pass */
         check_line *later = &c->lines[a_later ? 0 : 1];

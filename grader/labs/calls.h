@@ -27,6 +27,9 @@ typedef struct call_arg {
 #define CALL_CORRECT 1
 #define CALL_TRAFFIC 2
 #define CALL_SPEED 4
+/* A call with nothing to do (a reduction of n = 0): its launcher may launch
+   nothing, and a launch of 0 blocks is kept for the problem to fail by name. */
+#define CALL_EMPTY 8
 
 typedef struct call_spec {
     int n_args;
@@ -41,6 +44,7 @@ typedef struct call_spec {
 
 /*
  * The calls of kernel k, in the order the measuring process uses them:
+ * PROBLEM_REDUCE: reduce_calls (reduce_calls.c).
  * PROBLEM_TILE: one call (out). PROBLEM_MATMUL: every size of the list, then
  * the traffic size, the speed size and the emulator's traffic size.
  * PROBLEM_CONV: every size with every mask width the kernel takes, then the
@@ -49,6 +53,10 @@ typedef struct call_spec {
  * Returns how many (at most CALL_MAX).
  */
 int lab_calls(const lab_def *lab, const lab_kernel *k, call_spec *out);
+
+/* Labs 7 and 8's calls (reduce_calls.c): every size of the list, the traffic
+   inputs and the speed input; a shuffle exercise's, one a value it takes. */
+int reduce_calls(const lab_def *lab, const lab_kernel *k, call_spec *out);
 
 /* Index of the first of n calls with a role in `role` that runs on the
    emulator (emulated) or the GPU, or -1. */

@@ -15,8 +15,33 @@ typedef enum problem_kind {
     PROBLEM_TILE,   /* labs 1-4: one block writes an int tile and reads it back */
     PROBLEM_MATMUL, /* lab 5 */
     PROBLEM_CONV,   /* lab 6 */
-    PROBLEM_IDIOM   /* the idiom corpus (tests/truth/gen-idioms.py): what ran, measured */
+    PROBLEM_IDIOM,  /* the idiom corpus (tests/truth/gen-idioms.py): what ran, measured */
+    PROBLEM_REDUCE  /* labs 7 and 8: int sums, partial sums a block; the shuffle exercises */
 } problem_kind;
+
+/*
+ * A kernel of labs 7 and 8 (PROBLEM_REDUCE, grader/problems/reduce.c): a
+ * reduction whose blocks of DIM threads write one partial sum each, or one
+ * of lab 8's shuffle exercises (a warp moving 32 values between lanes).
+ */
+typedef enum reduce_tree {
+    TREE_SEQUENTIAL,  /* smem[tid] += smem[tid + stride], stride halving: conflict-free */
+    TREE_INTERLEAVED  /* index = 2 * stride * tid: the chapter's first try, conflicts */
+} reduce_tree;
+
+typedef enum reduce_exercise {
+    EXERCISE_NONE,    /* a reduction */
+    EXERCISE_BROADCAST, EXERCISE_UP, EXERCISE_DOWN, EXERCISE_WRAP, EXERCISE_XOR,
+    EXERCISE_XOR_ARRAY
+} reduce_exercise;
+
+typedef struct reduce_spec {
+    int per_thread;          /* elements a thread adds from global memory first (1, UNROLL) */
+    int in_place;            /* step 1: the tree runs in global memory, in place */
+    int shuffle;             /* lab 8: warps reduce with shuffles, shared holds a word a warp */
+    reduce_tree tree;        /* the shared tree the exercise asks for (no shuffle) */
+    reduce_exercise exercise; /* lab 8 step 1; EXERCISE_NONE for a reduction */
+} reduce_spec;
 
 /*
  * A tile kernel stores idx = threadIdx.y * BDIMX + threadIdx.x through `store`
@@ -53,6 +78,7 @@ typedef struct check_points {
     double speed;
     double race;      /* no two warps touch one shared word between barriers */
     double dynamic;   /* tile labs: the tile is dynamic (extern __shared__, bytes at launch) */
+    double shuffle;   /* lab 8: shuffles executed, shared memory only where asked */
 } check_points;
 
 typedef struct lab_kernel {
@@ -68,6 +94,7 @@ typedef struct lab_kernel {
     const char *max_mask_param; /* PROBLEM_CONV: widest mask the kernel takes */
     const char *mask_symbol;    /* PROBLEM_CONV: __constant__ mask, exported with
                                    SMEMLAB_SYMBOL; NULL: the mask is an argument */
+    reduce_spec reduce;         /* PROBLEM_REDUCE */
     double speed_fraction; /* speed check: at least this fraction of the reference */
     check_points points;
 } lab_kernel;

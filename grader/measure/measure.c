@@ -16,6 +16,7 @@ static const char *const names[METRIC_COUNT] = {
     [METRIC_GLOBAL_LD_REQUESTS] = "smsp__inst_executed_op_global_ld_pred_on_any.sum",
     [METRIC_SHARED_ATOM_REQUESTS] = "smsp__inst_executed_op_shared_atom_pred_on_any.sum",
     [METRIC_SHARED_ATOM_WAVEFRONTS] = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom.sum",
+    [METRIC_GLOBAL_ST_REQUESTS] = "smsp__inst_executed_op_global_st_pred_on_any.sum",
     [METRIC_LDSM_REQUESTS] = "smsp__inst_executed_op_ldsm_pred_on_any.sum",
     [METRIC_STSM_REQUESTS] = "smsp__inst_executed_op_shared_stsm_pred_on_any.sum",
     [METRIC_LDGSTS_REQUESTS] = "smsp__inst_executed_op_ldgsts_pred_on_any.sum",
@@ -33,13 +34,14 @@ void measure_fold_counters(measurement *m)
     v[METRIC_SHARED_ST_REQUESTS] += v[METRIC_STSM_REQUESTS] + v[METRIC_LDGSTS_REQUESTS];
     v[METRIC_SHARED_ST_WAVEFRONTS] += async_waves;
     v[METRIC_GLOBAL_LD_REQUESTS] += v[METRIC_LDGSTS_REQUESTS];
-    for (int i = METRIC_FIRST_RAW; i < METRIC_COUNT; i++)
+    for (int i = METRIC_FIRST_RAW; i < METRIC_COUNTER_COUNT; i++)
         v[i] = 0;
+    v[METRIC_SHUFFLES] = -1; /* no counter counts them */
 }
 
 const char *metric_name(metric_id id)
 {
-    return id >= 0 && id < METRIC_COUNT ? names[id] : "?";
+    return id >= 0 && id < METRIC_COUNT && names[id] ? names[id] : "?";
 }
 
 const char *measure_status_advice(measure_status s)

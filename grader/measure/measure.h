@@ -20,6 +20,7 @@ typedef enum metric_id {
     METRIC_GLOBAL_LD_REQUESTS,  /* warp-level global load instructions, cp.async's too */
     METRIC_SHARED_ATOM_REQUESTS, /* shared atomics (ATOMS): a side of their own */
     METRIC_SHARED_ATOM_WAVEFRONTS,
+    METRIC_GLOBAL_ST_REQUESTS,  /* warp-level global store instructions (labs 7, 8) */
     /* What the counters read beside, folded into the sides above by
        measure_fold_counters (the trace and the emulator fill the sides directly):
        ldmatrix requests are loads, stmatrix and cp.async's shared side stores, and
@@ -28,8 +29,14 @@ typedef enum metric_id {
     METRIC_STSM_REQUESTS,
     METRIC_LDGSTS_REQUESTS,
     METRIC_SHARED_ALL_WAVEFRONTS,
+    /* Warp-level shuffle instructions (shfl.sync; lab 8): counted by the trace and
+       the emulator; the counters have no such counter and give -1 (not counted). */
+    METRIC_SHUFFLES,
     METRIC_COUNT
 } metric_id;
+
+/* The metrics the hardware counters read: all but the shuffles. */
+#define METRIC_COUNTER_COUNT METRIC_SHUFFLES
 
 /* The first metric a backend that records accesses leaves at 0 (see above). */
 #define METRIC_FIRST_RAW METRIC_LDSM_REQUESTS

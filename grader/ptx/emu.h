@@ -148,8 +148,11 @@ typedef struct emu_launch {
                                     one by one */
 #define EMU_REC_ATOM_CAS 0x80u   /* an atomic cas, or a compare-and-swap loop's */
 #define EMU_REC_ASYNC_SKEW 0x100u /* cp.async whose lanes' shared and global layouts differ */
+#define EMU_REC_SYNCWARP 0x200u  /* bar.warp.sync (__syncwarp); no address: it orders the
+                                    accesses of the lanes in active */
+#define EMU_REC_SHFL 0x400u      /* a shuffle (shfl.sync); no address, counted */
 
-/* One warp-level shared-memory access or barrier. */
+/* One warp-level shared-memory access, barrier, __syncwarp or shuffle. */
 typedef struct emu_shared_record {
     uint64_t pc;                  /* instruction index * 16 */
     uint32_t block, warp, active; /* linear block index in the grid; warp of the block

@@ -26,6 +26,23 @@ static int members(emu_warp *w, const ptx_instr *in, int k, uint32_t m, uint32_t
     return 0;
 }
 
+/* A shuffle or a __syncwarp, for the meter (a record with no address: EMU_REC_SHFL is
+   counted, EMU_REC_SYNCWARP orders the lanes' accesses in the race check). */
+static void record_warp_op(emu_warp *w, const ptx_instr *in, uint32_t m, uint16_t flags)
+{
+    emu_ctx *x = w->b->x;
+    if (!x->sink || !x->sink->shared)
+        return;
+    emu_shared_record r;
+    memset(&r, 0, sizeof r);
+    r.pc = (uint64_t)(in - x->prog->code) * 16;
+    r.block = w->b->index;
+    r.warp = w->index;
+    r.active = m;
+    r.flags = flags;
+    x->sink->shared(x->sink->ctx, &r);
+}
+
 static void pred_write(emu_warp *w, const ptx_operand *o, uint32_t v, uint32_t m)
 {
     if (o->kind == PO_PRED)
@@ -62,6 +79,7 @@ static int w_shfl(emu_warp *w, const ptx_instr *in, uint32_t m)
     uint64_t *d = emu_reg(w, in->o[0].r);
     EMU_LANES(m, l, d[l] = out[l]);
     pred_write(w, &in->o[1], pv, m);
+    record_warp_op(w, in, m, EMU_REC_SHFL);
     return 0;
 }
 
@@ -164,7 +182,10 @@ static int w_elect(emu_warp *w, const ptx_instr *in, uint32_t m)
 static int w_bar_warp(emu_warp *w, const ptx_instr *in, uint32_t m)
 {
     uint32_t mask;
-    return members(w, in, 0, m, &mask);
+    if (members(w, in, 0, m, &mask))
+        return -1;
+    record_warp_op(w, in, m, EMU_REC_SYNCWARP);
+    return 0;
 }
 
 emu_fn emu_bind_warp(const ptx_instr *in)

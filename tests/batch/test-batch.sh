@@ -63,9 +63,12 @@ status_is() { # status_is STUDENT STATUS POINTS [RESULTS]
     local s p; s=$(field "$1" status "${4:-$T/res}"); p=$(field "$1" points "${4:-$T/res}")
     if [ "$s" = "$2" ] && [ "$p" = "$3" ]; then ok "$1: $2 $3"; else no "$1: want $2 $3, got $s $p"; fi
 }
-validate() { # validate RESULTS: every format against its schema
-    if python3 "$HERE/validate.py" "$1" lab3 "${KERNELS[@]}" > "$T/validate.log" 2>&1 &&
-       xmllint --noout --schema "$HERE/junit.xsd" "$1/junit.xml" 2>> "$T/validate.log"; then
+validate() { # validate RESULTS [LAB KERNEL...]: every format against its schema (default: lab 3's)
+    local results=$1
+    shift
+    [ $# -gt 0 ] || set -- lab3 "${KERNELS[@]}"
+    if python3 "$HERE/validate.py" "$results" "$@" > "$T/validate.log" 2>&1 &&
+       xmllint --noout --schema "$HERE/junit.xsd" "$results/junit.xml" 2>> "$T/validate.log"; then
         ok "reports valid: $(tail -n1 "$T/validate.log")"
     else
         no "reports invalid:"; cat "$T/validate.log"
@@ -447,6 +450,25 @@ if command -v "${NVCC:-nvcc}" > /dev/null; then
             && ok "the grader's own exit status recorded (1: the skeleton loses points)" || no "grader_exit"
     fi
     validate "$T/res-real"
+    # labs 7 and 8 through the real batch: a solution and a skeleton each
+    for lab in lab7 lab8; do
+        L=$T/real-$lab
+        mkdir -p "$L"
+        cp "$KIT"/solutions/$lab-*/$lab.cu "$L/sol.cu"
+        cp "$KIT"/labs/$lab-*/$lab.cu "$L/skel.cu"
+        "$BATCH" --plain --grader "$GRADER" --nvcc-arch=-arch=sm_75 $lab "$L" -o "$T/res-$lab" > "$T/run.log" 2>&1
+        if nvidia-smi > /dev/null 2>&1; then
+            python3 -c "import json,sys; a=json.load(open(sys.argv[1])); b=json.load(open(sys.argv[2])); sys.exit(not (a['status'] == 'graded' and a['points'] == a['max_points'] > 0 and b['points'] < b['max_points']))" \
+                "$T/res-$lab/sol.json" "$T/res-$lab/skel.json" \
+                && ok "$lab through the batch: the solution full marks, the skeleton less" || no "$lab through the batch: $(head -3 "$T/run.log")"
+        else
+            python3 -c "import json,sys; a=json.load(open(sys.argv[1])); b=json.load(open(sys.argv[2])); sys.exit(not (a['status'] == b['status'] == 'graded' and a['points'] == a['max_points'] - 3 and b['points'] < a['points']))" \
+                "$T/res-$lab/sol.json" "$T/res-$lab/skel.json" \
+                && ok "$lab through the batch, emulated: the solution all but speed's 3 points, the skeleton less" \
+                || no "$lab through the batch: $(python3 -c "import json,sys; print([(x, json.load(open(sys.argv[1]+'/'+x+'.json'))['points']) for x in ('sol','skel')])" "$T/res-$lab")"
+        fi
+        validate "$T/res-$lab" $lab $("$GRADER" --list | awk -v lab=$lab '/^lab[0-9]/ { on = $1 == lab; next } on { print $1 }')
+    done
 else
     echo "  skip  (no nvcc)"
 fi

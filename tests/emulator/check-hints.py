@@ -108,5 +108,32 @@ expect("lab5-no-second-sync", "matmulTiled", "race", "hint",
 expect("lab1-no-sync", "setRowReadCol", "race", "message", has=("(store) and",),
        lacks=("in one pass",))
 
+# Labs 7 and 8: the hint says what the reduction or the shuffle did.
+# The last lane-race: the volatile warp's store and the next level's load, by their lines.
+st = line_of("lab7-volatile-warp", "vsmem[tid] += vsmem[tid + 2];")
+ld = line_of("lab7-volatile-warp", "vsmem[tid] += vsmem[tid + 1];")
+expect("lab7-volatile-warp", "reduceSmemUnroll", "race", "message",
+       has=(f"lab7-volatile-warp.cu:{st} (store) and lab7-volatile-warp.cu:{ld} (load)",
+            "no __syncwarp() between"))
+expect("lab7-volatile-warp", "reduceSmemUnroll", "race", "hint",
+       has=(f"(line {ld}) after lane", f"(line {st})", "A volatile pointer does not order them"))
+# A tree right only for powers of two: n = 33 loses its 33rd element.
+expect("lab7-pow2-only", "reduceSmem", "correct", "hint",
+       has=("holds 33 elements", "the sum of its first 32 elements only"))
+# The width of the planted shuffle, read from its source.
+width = int(re.search(r"__shfl_sync\(FULL_MASK, value, srcLane, (\d+)\)",
+                      source("lab8-width16")).group(1))
+expect("lab8-width16", "shflBroadcast", "correct", "hint",
+       has=(f"segments of {width} lanes", f"as with a width of {width}"))
+# Half-warp shuffles in the reduction: every element counted more than once.
+expect("lab8-half-warp", "reduceShfl", "correct", "hint", has=("counts every element",))
+# A warp's tree in shared memory: the requests a block, and its lines.
+expect("lab8-smem-warp", "reduceShfl", "shuffle", "message",
+       has=("shared requests a block where one word a warp needs at most 17",))
+expect("lab8-smem-warp", "reduceShfl", "shuffle", "hint", has=("a tree in the tile",))
+# Partial sums written back into the input: the stores a block.
+expect("lab7-partials-global", "reduceSmemUnroll", "global-traffic", "hint",
+       has=("Your blocks store", "back into the input"))
+
 print(f"hints: {passed} passed, {failed} failed")
 sys.exit(1 if failed else 0)

@@ -228,6 +228,26 @@ if cluster_start "$TMP/cluster-cpu" 0; then
     if [ -z "$ref_reason" ] && ! gpu_present && grep -q "graded by         4  emulated on the CPU: no GPU found; speed not measured" "$TMP/batch-cpu.out"; then
         ok "cpu: the 4 that compile graded by emulation, as the summary says"
     elif [ -z "$ref_reason" ] && ! gpu_present; then not_ok "cpu: the summary's provenance" "$TMP/batch-cpu.out"; fi
+    # labs 7 and 8 through the same cluster: a solution and a skeleton each, one task
+    for lab in lab7 lab8; do
+        c=$TMP/class-$lab
+        mkdir -p "$c"
+        cp solutions/$lab-*/$lab.cu "$c/sol.cu"
+        cp labs/$lab-*/$lab.cu "$c/skel.cu"
+        r=$TMP/results-$lab
+        timeout 300 "$BUILD/smemlab-batch" --slurm --chunk-size 2 --plain --time-limit 60 "${arch[@]}" \
+            --sbatch-arg=--partition=cpu -o "$r" $lab "$c" >"$TMP/batch-$lab.out" 2>&1
+        if [ -n "$ref_reason" ]; then
+            check "$lab through Slurm: not graded, as lab 3 ($ref_reason)" "$r/sol.json" '.status == "not-graded"'
+        elif gpu_present; then
+            check "$lab through Slurm: the solution full marks" "$r/sol.json" '.status == "graded" and .points == .max_points and .max_points > 0'
+        else
+            check "$lab through Slurm, emulated: the solution all but speed's 3 points" "$r/sol.json" \
+                '.status == "graded" and .points == .max_points - 3 and .max_points > 0'
+        fi
+        [ -n "$ref_reason" ] || check "$lab through Slurm: the skeleton graded, not full marks" "$r/skel.json" \
+            '.status == "graded" and .points < .max_points'
+    done
 else
     not_ok "the CPU-only cluster did not start"
 fi

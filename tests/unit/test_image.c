@@ -10,7 +10,7 @@
 #include "labs/lab_table.h"
 #include "record/contract.h"
 
-#include "emu_testlib.h"
+#include "ptx/tests/unit/emu_testlib.h"
 
 #include <check.h>
 #include <stdio.h>

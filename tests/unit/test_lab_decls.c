@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "emu_testlib.h"
+#include "ptx/tests/unit/emu_testlib.h"
 #include "measure/emulator/lab_decls.h"
 
 static lab_decls *bulk_decls(void)

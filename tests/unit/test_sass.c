@@ -12,7 +12,7 @@
 #include "image/elf_view.h"
 #include "image/sass.h"
 
-#include "emu_testlib.h"
+#include "ptx/tests/unit/emu_testlib.h"
 
 #include <check.h>
 #include <ctype.h>

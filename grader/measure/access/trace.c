@@ -2,6 +2,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "trace.h"
 
+#include "lane_race.h"
+
 #include "../../base/check.h"
 
 #include <ctype.h>
@@ -508,6 +510,7 @@ struct trace_analyzer {
     long repeats_of[TRACE_GLOBAL_BLOCKS]; /* global reads of an address read before */
     uint64_t repeat_pc_of[TRACE_GLOBAL_BLOCKS];
     touches ts;
+    lane_races *lanes;  /* races between the lanes of a warp (lane_race.h) */
     address_set loaded; /* global addresses of the first blocks */
     size_t index;       /* records added, for messages */
 };
@@ -519,7 +522,10 @@ trace_analyzer *trace_analyzer_new(const bank_geometry *g)
         return NULL;
     a->g = *g;
     a->out.threads = calloc(TRACE_FLOW_THREADS, sizeof *a->out.threads);
-    if (!a->out.threads) {
+    a->lanes = lane_races_new();
+    if (!a->out.threads || !a->lanes) {
+        free(a->out.threads);
+        lane_races_free(a->lanes);
         free(a);
         return NULL;
     }
@@ -533,6 +539,7 @@ void trace_analyzer_free(trace_analyzer *a)
     trace_summary_free(&a->out);
     free(a->loaded.key);
     free(a->ts.t);
+    lane_races_free(a->lanes);
     free(a->epochs.key);
     free(a->epochs.count);
     free(a);
@@ -548,6 +555,8 @@ static int add_touches(trace_analyzer *a, const trace_record *x, uint32_t epoch,
         return 0;
     if (!race_block(a->race_blocks, &a->n_race_blocks, a->fixed_blocks, x->block))
         return 0;
+    if (lane_races_add(a->lanes, x, op == TRACE_OP_STORE, a->index) != 0)
+        return -1;
     for (int lane = 0; lane < TRACE_LANES; lane++) {
         if (!(x->active >> lane & 1u))
             continue;
@@ -646,12 +655,18 @@ int trace_analyzer_add(trace_analyzer *a, const trace_record *x, char *why, size
     if (!epoch)
         goto oom;
     out->records++;
-    if (x->flags & TRACE_BARRIER) {
+    if (x->flags & (TRACE_BARRIER | TRACE_SYNCWARP)) { /* both order a warp's lanes */
+        if (lane_races_sync(a->lanes, x->block, x->warp) != 0)
+            goto oom;
+        if (x->flags & TRACE_SYNCWARP) /* no barrier between warps */
+            return 0;
         (*epoch)++;
         out->barriers++;
         note_barrier_pc(out, x->pc);
         return 0;
     }
+    if (x->flags & TRACE_SHFL) /* counted by the emulator's meter, nothing to analyse */
+        return 0;
     if (!valid_width(x->width)) {
         snprintf(why, why_size, "record %zu (pc 0x%" PRIx64 "): access width %u bytes; "
                  "shared accesses are 1, 2, 4, 8 or 16 bytes wide", i, x->pc, x->width);
@@ -691,7 +706,8 @@ int trace_analyzer_finish(trace_analyzer *a, trace_summary *out, char *why, size
     int rc = 0;
     a->out.race_blocks = a->n_race_blocks;
     pick_repeat_block(a);
-    if (find_races(&a->out, &a->ts, a->race_blocks, a->n_race_blocks) != 0) {
+    if (find_races(&a->out, &a->ts, a->race_blocks, a->n_race_blocks) != 0 ||
+        lane_races_finish(a->lanes, &a->out) != 0) {
         snprintf(why, why_size, "out of memory finding races in %zu trace records", a->index);
         rc = -1;
     } else {
@@ -869,6 +885,15 @@ const char *trace_race_text(const trace_race *race, char *buf, size_t size)
                  race->word_offset, race->words, race->words == 1 ? "" : "s");
         return buf;
     }
+    if (race->in_warp) {
+        snprintf(buf, size, "%s (store) and %s (%s) race: lanes %u and %u of warp %u of block %u "
+                 "touch shared byte 0x%x with no __syncwarp() between (%ld word%s)",
+                 where(race->file_a, race->line_a, race->pc_a, a, sizeof a),
+                 where(race->file_b, race->line_b, race->pc_b, b, sizeof b),
+                 race->b_writes ? "store" : "load", race->lane_a, race->lane_b, race->warp_a,
+                 race->block, race->word_offset, race->words, race->words == 1 ? "" : "s");
+        return buf;
+    }
     snprintf(buf, size, "%s (store) and %s (%s) race: warps %u and %u of block %u touch shared "
              "byte 0x%x with no barrier between (%ld word%s)",
              where(race->file_a, race->line_a, race->pc_a, a, sizeof a),
@@ -897,6 +922,7 @@ static const struct {
     {"gl", TRACE_READ | TRACE_GLOBAL},
     {"gcp", TRACE_READ | TRACE_GLOBAL | TRACE_ASYNC},
     {"bar", TRACE_BARRIER},
+    {"sync", TRACE_SYNCWARP},
 };
 
 int trace_write_record(FILE *f, const trace_record *r)
@@ -907,9 +933,9 @@ int trace_write_record(FILE *f, const trace_record *r)
             op = text_ops[i].name;
     if (!op)
         return -1;
-    if (r->flags & TRACE_BARRIER)
-        return fprintf(f, "bar 0x%" PRIx64 " %u %u %08x\n", r->pc, r->block, r->warp, r->active) < 0
-                   ? -1 : 0;
+    if (r->flags & (TRACE_BARRIER | TRACE_SYNCWARP))
+        return fprintf(f, "%s 0x%" PRIx64 " %u %u %08x\n", op, r->pc, r->block, r->warp,
+                       r->active) < 0 ? -1 : 0;
     if (fprintf(f, "%s 0x%" PRIx64 " %u %u %u", op, r->pc, r->block, r->warp, r->width) < 0 ||
         ((r->flags & TRACE_ASYNC) && !(r->flags & TRACE_GLOBAL) && fprintf(f, " %u", r->lines) < 0) ||
         fprintf(f, " %08x", r->active) < 0)
@@ -983,10 +1009,10 @@ trace_record *trace_read(FILE *f, const char *name, size_t *n, char *why, size_t
             }
         if (!known) {
             snprintf(why, why_size, "%s:%zu: unknown record '%s' (ld, st, atom, atomx, atomc, "
-                     "ldm, stm, cp, cpx, gl, gcp or bar)", name, line_no, op);
+                     "ldm, stm, cp, cpx, gl, gcp, bar or sync)", name, line_no, op);
             goto bad;
         }
-        is_bar = r->flags == TRACE_BARRIER;
+        is_bar = r->flags == TRACE_BARRIER || r->flags == TRACE_SYNCWARP;
         int has_lines = (r->flags & TRACE_ASYNC) && !(r->flags & TRACE_GLOBAL);
         uint64_t lines = 0;
         if (field(&p, 16, UINT64_MAX, &pc) || field(&p, 10, UINT32_MAX, &block) ||

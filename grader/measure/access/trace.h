@@ -50,7 +50,8 @@ typedef struct trace_site {
     int line;
 } trace_site;
 
-/* Two warps touching one shared word between the same two barriers. */
+/* Two warps touching one shared word between the same two barriers; or (in_warp)
+   two lanes of one warp with no __syncwarp() or barrier between (lane_race.h). */
 typedef struct trace_race {
     uint64_t pc_a, pc_b;     /* pc_a writes; pc_b reads or writes */
     int b_writes;
@@ -63,6 +64,9 @@ typedef struct trace_race {
     long words;              /* words in conflict for this pair of PCs */
     const char *file_a, *file_b;
     int line_a, line_b;
+    int in_warp;             /* lanes lane_a and lane_b of warp_a (= warp_b) race */
+    uint32_t lane_a, lane_b;
+    int read_first;          /* in_warp: lane_b's load came first in program order */
 } trace_race;
 
 /* What one thread of the lowest block traced did: where its first shared load
@@ -77,7 +81,8 @@ typedef struct trace_thread {
 typedef struct trace_summary {
     trace_site *sites;   /* sorted by pc */
     int n_sites;
-    trace_race *races;   /* one per pair of PCs, most words first */
+    trace_race *races;   /* one per pair of PCs, most words first: those between warps,
+                            then those between the lanes of a warp (in_warp) */
     int n_races;
     long requests[3], wavefronts[3], ideal[3]; /* [0] loads, [1] stores, [2] atomics
                                                   (trace_op); ldmatrix is a load, stmatrix

@@ -36,6 +36,10 @@
 #define TRACE_ATOM_CAS 0x80u   /* an atomic cas, or a compare-and-swap loop's */
 #define TRACE_ASYNC_SKEW 0x100u /* cp.async whose lanes' shared and global layouts differ
                                    (the shared offset minus the source is not one value) */
+#define TRACE_SYNCWARP 0x200u  /* __syncwarp (bar.warp.sync, WARPSYNC); no address: it
+                                  orders the accesses of the warp's lanes (labs 7, 8) */
+#define TRACE_SHFL 0x400u      /* a shuffle (shfl.sync), from the emulator to its meter,
+                                  which counts it; no address, never analysed */
 
 /* Blocks whose global loads are recorded, address by address (the halo check). */
 #define TRACE_GLOBAL_BLOCKS 16
@@ -63,6 +67,8 @@ typedef struct trace_buffer {
     uint32_t max_block; /* record only blocks below this index (0: no limit) */
     uint32_t reserved;
     unsigned long long global_loads; /* warp-level global load instructions (traced blocks) */
+    unsigned long long global_stores; /* warp-level global store instructions (traced blocks) */
+    unsigned long long shuffles;      /* warp-level shfl.sync instructions (traced blocks) */
     trace_record *records;
 } trace_buffer;
 

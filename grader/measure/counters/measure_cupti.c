@@ -158,7 +158,7 @@ static measure_status cupti_open(measure_backend *self, char *why, size_t why_si
     measure_status st;
 
     memset(s, 0, sizeof *s);
-    for (int m = 0; m < METRIC_COUNT; m++)
+    for (int m = 0; m < METRIC_COUNTER_COUNT; m++)
         s->metrics[s->n_metrics++] = metric_name((metric_id)m);
     if ((st = current_context(&ctx, why, why_size)) != MEASURE_OK)
         return st;
@@ -223,7 +223,7 @@ static measure_status evaluate(cupti_state *s, measurement *out, char *why, size
     for (int m = 0; m < METRIC_COUNT; m++)
         out->value[m] = 0.0;
     for (size_t r = 0; r < info.numTotalRanges; r++) {
-        double values[METRIC_COUNT];
+        double values[METRIC_COUNTER_COUNT];
         CUpti_Profiler_Host_EvaluateToGpuValues_Params ev = {
             .structSize = CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE};
         ev.pHostObject = s->host;

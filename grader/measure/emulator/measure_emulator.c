@@ -26,6 +26,7 @@ _Static_assert(EMU_REC_READ == TRACE_READ && EMU_REC_WRITE == TRACE_WRITE &&
                EMU_REC_BARRIER == TRACE_BARRIER && EMU_REC_ASYNC == TRACE_ASYNC &&
                EMU_REC_MATRIX == TRACE_MATRIX && EMU_REC_ATOM_EXCH == TRACE_ATOM_EXCH &&
                EMU_REC_ATOM_CAS == TRACE_ATOM_CAS && EMU_REC_ASYNC_SKEW == TRACE_ASYNC_SKEW &&
+               EMU_REC_SYNCWARP == TRACE_SYNCWARP && EMU_REC_SHFL == TRACE_SHFL &&
                EMU_RECORD_LANES == TRACE_LANES,
                "the machine's record flags are not the trace's");
 
@@ -34,6 +35,7 @@ typedef struct emu_meter {
     int failed;
     char why[256];
     unsigned long long global_loads; /* warp-level global load instructions */
+    unsigned long long global_stores, shuffles; /* ... store and shfl.sync instructions */
     trace_summary last;
     int have_last;
     char function[256];
@@ -52,6 +54,10 @@ static uint32_t launch_bits(void)
 static void on_shared(void *ctx, const emu_shared_record *r)
 {
     emu_meter *m = ctx;
+    if (r->flags & EMU_REC_SHFL) { /* counted; nothing for the analysis */
+        m->shuffles++;
+        return;
+    }
     trace_record x;
     memcpy(&x, r, sizeof x);
     x.block |= launch_bits();
@@ -64,6 +70,8 @@ static void on_shared(void *ctx, const emu_shared_record *r)
 static void on_global(void *ctx, const emu_global_record *g)
 {
     emu_meter *m = ctx;
+    if ((g->flags & EMU_REC_WRITE) && !(g->flags & EMU_REC_READ))
+        m->global_stores++;
     if (!(g->flags & EMU_REC_READ) || (g->flags & EMU_REC_WRITE))
         return;
     m->global_loads++;
@@ -117,7 +125,7 @@ static measure_status emu_measure(measure_backend *self, void (*launch)(void *),
         trace_summary_free(&m->last);
     m->have_last = 0;
     m->failed = 0;
-    m->global_loads = 0;
+    m->global_loads = m->global_stores = m->shuffles = 0;
     bank_geometry_for(9, 0, 32, 0, &g); /* 32 banks of 4 bytes, as on every GPU the kit grades */
     if (!(m->analyzer = trace_analyzer_new(&g))) {
         snprintf(why, n, "out of memory starting the analysis");
@@ -145,6 +153,8 @@ static measure_status emu_measure(measure_backend *self, void (*launch)(void *),
     attribute(&m->last);
     trace_to_measurement(&m->last, out);
     out->value[METRIC_GLOBAL_LD_REQUESTS] = (double)m->global_loads;
+    out->value[METRIC_GLOBAL_ST_REQUESTS] = (double)m->global_stores;
+    out->value[METRIC_SHUFFLES] = (double)m->shuffles;
     return MEASURE_OK;
 }
 

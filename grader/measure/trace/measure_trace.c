@@ -194,6 +194,8 @@ static const struct {
     {SANITIZER_INSTRUCTION_GLOBAL_MEMORY_ACCESS, "smemlab_global_access", 1},
     {SANITIZER_INSTRUCTION_MEMCPY_ASYNC, "smemlab_memcpy_async", 0},
     {SANITIZER_INSTRUCTION_MATRIX_MEMORY_ACCESS, "smemlab_matrix_access", 0},
+    {SANITIZER_INSTRUCTION_SYNCWARP, "smemlab_syncwarp", 0},
+    {SANITIZER_INSTRUCTION_SHFL, "smemlab_shfl", 0},
 };
 
 static void module_loaded(trace_state *s, const Sanitizer_ResourceModuleData *m)
@@ -626,16 +628,21 @@ static measure_status trace_measure(measure_backend *self, void (*launch)(void *
 
     /* global loads, and the scale of a sampled trace */
     double traced_blocks = 0, all_blocks = 0;
-    unsigned long long global_loads = 0;
+    unsigned long long global_loads = 0, global_stores = 0, shuffles = 0;
     for (int i = 0; i < s->n_launches; i++) {
         trace_buffer h;
         if (sanitizerMemcpyDeviceToHost(&h, s->launches[i].device_buffer, sizeof h,
-                                        s->launches[i].stream) == SANITIZER_SUCCESS)
+                                        s->launches[i].stream) == SANITIZER_SUCCESS) {
             global_loads += h.global_loads;
+            global_stores += h.global_stores;
+            shuffles += h.shuffles;
+        }
         all_blocks += (double)s->launches[i].blocks;
         traced_blocks += (double)((s->launches[i].blocks + s->sample - 1) / s->sample);
     }
     out->value[METRIC_GLOBAL_LD_REQUESTS] = (double)global_loads;
+    out->value[METRIC_GLOBAL_ST_REQUESTS] = (double)global_stores;
+    out->value[METRIC_SHUFFLES] = (double)shuffles;
     if (s->sample > 1 && traced_blocks > 0) {
         double k = all_blocks / traced_blocks;
         for (int m = 0; m < METRIC_COUNT; m++)

@@ -113,8 +113,9 @@ smemlab_barrier(void *userdata, uint64_t pc, uint32_t barIndex, uint32_t threadC
     return SANITIZER_PATCH_SUCCESS;
 }
 
-/* Global loads: counted (labs 5 and 6 check how many warp-level load
- * instructions reach global memory, one count per warp and instruction), and
+/* Global loads: counted (labs 5 to 8 check how many warp-level load
+ * instructions reach global memory, one count per warp and instruction; labs 7
+ * and 8 count the stores too), and
  * those of the first TRACE_GLOBAL_BLOCKS blocks recorded address by address
  * (lab 6: does a block read an input element from global memory twice?). */
 extern "C" __device__ __noinline__ SanitizerPatchResult
@@ -124,10 +125,15 @@ smemlab_global_access(void *userdata, uint64_t pc, void *ptr, uint32_t accessSiz
     (void)newValue;
     trace_buffer *b = (trace_buffer *)userdata;
     uint32_t block = linear_block();
-    if (!traced(b, block) || (flags & TRACE_WRITE))
+    if (!traced(b, block))
         return SANITIZER_PATCH_SUCCESS;
     uint32_t together = __match_any_sync(__activemask(), pc);
     uint32_t lane = lane_id(), leader = __ffs(together) - 1;
+    if (flags & TRACE_WRITE) { /* a store (or an atomic): counted, labs 7 and 8 */
+        if (lane == leader && !(flags & TRACE_READ))
+            atomicAdd(&b->global_stores, 1ull);
+        return SANITIZER_PATCH_SUCCESS;
+    }
     if (lane == leader)
         atomicAdd(&b->global_loads, 1ull);
     if (block >= TRACE_GLOBAL_BLOCKS)
@@ -139,6 +145,38 @@ smemlab_global_access(void *userdata, uint64_t pc, void *ptr, uint32_t accessSiz
     r->addr[lane] = (uint32_t)(uintptr_t)ptr; /* the low half: elements of one buffer differ there */
     if (lane == leader)
         fill(r, pc, block, together, accessSize, TRACE_READ | TRACE_GLOBAL);
+    return SANITIZER_PATCH_SUCCESS;
+}
+
+/* __syncwarp(): a record of its own, which orders the accesses of the warp's lanes
+ * (an unrolled last warp of a reduction without it races; labs 7 and 8). */
+extern "C" __device__ __noinline__ SanitizerPatchResult
+smemlab_syncwarp(void *userdata, uint64_t pc, uint32_t mask)
+{
+    (void)mask;
+    trace_buffer *b = (trace_buffer *)userdata;
+    uint32_t block = linear_block();
+    if (!traced(b, block))
+        return SANITIZER_PATCH_SUCCESS;
+    uint32_t together = __match_any_sync(__activemask(), pc);
+    if (lane_id() != (uint32_t)(__ffs(together) - 1))
+        return SANITIZER_PATCH_SUCCESS;
+    uint32_t slot = atomicAdd(&b->count, 1u);
+    if (slot >= b->capacity)
+        return SANITIZER_PATCH_SUCCESS;
+    fill(&b->records[slot], pc, block, together, 0, TRACE_SYNCWARP);
+    return SANITIZER_PATCH_SUCCESS;
+}
+
+/* Shuffles: counted, one a warp and instruction (lab 8: the reduction shuffles). */
+extern "C" __device__ __noinline__ SanitizerPatchResult smemlab_shfl(void *userdata, uint64_t pc)
+{
+    trace_buffer *b = (trace_buffer *)userdata;
+    if (!traced(b, linear_block()))
+        return SANITIZER_PATCH_SUCCESS;
+    uint32_t together = __match_any_sync(__activemask(), pc);
+    if (lane_id() == (uint32_t)(__ffs(together) - 1))
+        atomicAdd(&b->shuffles, 1ull);
     return SANITIZER_PATCH_SUCCESS;
 }
 
@@ -218,6 +256,10 @@ static_assert(std::is_same<decltype(&smemlab_global_access), SanitizerCallbackMe
               "smemlab_global_access does not match SanitizerCallbackMemoryAccess");
 static_assert(std::is_same<decltype(&smemlab_barrier), SanitizerCallbackBarrier>::value,
               "smemlab_barrier does not match SanitizerCallbackBarrier");
+static_assert(std::is_same<decltype(&smemlab_syncwarp), SanitizerCallbackSyncwarp>::value,
+              "smemlab_syncwarp does not match SanitizerCallbackSyncwarp");
+static_assert(std::is_same<decltype(&smemlab_shfl), SanitizerCallbackShfl>::value,
+              "smemlab_shfl does not match SanitizerCallbackShfl");
 static_assert(std::is_same<decltype(&smemlab_memcpy_async), SanitizerCallbackMemcpyAsync>::value,
               "smemlab_memcpy_async does not match SanitizerCallbackMemcpyAsync");
 static_assert(std::is_same<decltype(&smemlab_matrix_access),

@@ -1,0 +1,42 @@
+/* lab7.c - parallel reduction: the tree in global memory, in a shared tile,
+   unrolled, with a dynamic tile. */
+#include "lab_table.h"
+
+static const lab_kernel kernels[] = {
+    {.name = "reduceGmem", .launcher = "launch_reduceGmem", .section = "gmem", .step = 1,
+     .teaches = "the tree in place in global memory: every level a round trip",
+     .reduce = {.per_thread = 1, .in_place = 1},
+     .points = {.correct = 3, .global_loads = 1}},
+    {.name = "reduceSmem", .launcher = "launch_reduceSmem", .section = "smem", .step = 2,
+     .teaches = "the tree in a shared tile: each element loaded once, one store a block",
+     .reduce = {.per_thread = 1},
+     .points = {.correct = 3, .global_loads = 2, .conflicts = 2, .race = RACE_POINTS}},
+    {.name = "reduceSmemUnroll", .launcher = "launch_reduceSmemUnroll", .section = "unroll",
+     .step = 3,
+     .teaches = "four elements a thread first, the last warp unrolled with __syncwarp()",
+     .reduce = {.per_thread = 4},
+     /* The student's speed points at 60% of CUB; the solution aims at 90%. */
+     .speed_fraction = 0.6,
+     .points = {.correct = 3, .global_loads = 2, .conflicts = 1, .race = RACE_POINTS,
+                .speed = 3}},
+    {.name = "reduceSmemUnrollDyn", .launcher = "launch_reduceSmemUnrollDyn", .section = "dynamic",
+     .step = 4, .teaches = "step 3 with its tile sized at launch (extern __shared__)",
+     .reduce = {.per_thread = 4},
+     .points = {.correct = 2, .global_loads = 1, .conflicts = 1, .race = RACE_POINTS,
+                .dynamic = 1}},
+    {.name = "reduceSmemInterleaved", .launcher = "launch_reduceSmemInterleaved",
+     .optional = 1, .section = "conflicts", .step = 2,
+     .teaches = "the interleaved tree (index = 2 * stride * tid): its bank conflicts",
+     .reduce = {.per_thread = 1, .tree = TREE_INTERLEAVED},
+     .points = {.correct = 1, .global_loads = 1, .conflicts = 1, .race = RACE_POINTS}},
+};
+
+const lab_def lab7_def = {
+    .id = "lab7", .title = "Parallel reduction",
+    .source = "labs/lab7-reduction/lab7.cu", .kind = PROBLEM_REDUCE,
+    /* Threads (and tile ints) of a block, elements a thread loads in steps 3 and 4:
+       the traffic and tree models and the partial-sum array's size assume them. */
+    .params = {{"DIM", 256}, {"UNROLL", 4}},
+    .limits = {.launches = 1, .shared_bytes = 48 * 1024},
+    .kernels = kernels, .n_kernels = (int)(sizeof kernels / sizeof kernels[0]),
+};

@@ -1,0 +1,35 @@
+/* lab8.c - the warp shuffle: the chapter's exercises, and the reduction with shuffles. */
+#include "lab_table.h"
+
+/* An exercise: right for every value the grader tries, with shuffles and no shared memory. */
+#define EXERCISE(kname, ex, what)                                                             \
+    {.name = #kname, .launcher = "launch_" #kname, .section = "exercises", .step = 1,         \
+     .teaches = what, .reduce = {.exercise = ex}, .points = {.correct = 1, .shuffle = 1}}
+
+static const lab_kernel kernels[] = {
+    EXERCISE(shflBroadcast, EXERCISE_BROADCAST, "every lane reads one lane's register"),
+    EXERCISE(shflUp, EXERCISE_UP, "lane t reads lane t - delta; the first lanes keep theirs"),
+    EXERCISE(shflDown, EXERCISE_DOWN, "lane t reads lane t + delta; the last lanes keep theirs"),
+    EXERCISE(shflWrap, EXERCISE_WRAP, "a shift that wraps around the warp"),
+    EXERCISE(shflXor, EXERCISE_XOR, "the butterfly: lane t swaps with lane t ^ laneMask"),
+    EXERCISE(shflXorArray, EXERCISE_XOR_ARRAY, "four registers a lane, each exchanged"),
+    {.name = "reduceShfl", .launcher = "launch_reduceShfl", .section = "reduce", .step = 2,
+     .teaches = "warps reduce in registers; shared memory holds one word a warp",
+     .reduce = {.per_thread = 1, .shuffle = 1},
+     .points = {.correct = 3, .global_loads = 1, .shuffle = 2, .race = RACE_POINTS}},
+    {.name = "reduceShflUnroll", .launcher = "launch_reduceShflUnroll", .section = "unroll",
+     .step = 3, .teaches = "four elements a thread first, then the shuffle reduction",
+     .reduce = {.per_thread = 4, .shuffle = 1},
+     /* The student's speed points at 60% of CUB; the solution aims at 95%. */
+     .speed_fraction = 0.6,
+     .points = {.correct = 3, .global_loads = 1, .shuffle = 1, .race = RACE_POINTS,
+                .speed = 3}},
+};
+
+const lab_def lab8_def = {
+    .id = "lab8", .title = "The warp shuffle",
+    .source = "labs/lab8-shuffle/lab8.cu", .kind = PROBLEM_REDUCE,
+    .params = {{"WARP", 32}, {"DIM", 256}, {"UNROLL", 4}},
+    .limits = {.launches = 1, .shared_bytes = 48 * 1024},
+    .kernels = kernels, .n_kernels = (int)(sizeof kernels / sizeof kernels[0]),
+};

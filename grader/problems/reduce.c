@@ -1,0 +1,1118 @@
+/*
+ * reduce.c - grading one kernel of labs 7 and 8 (PROBLEM_REDUCE).
+ *
+ * A reduction (int sums, wrapping): its blocks of DIM threads write one
+ * partial sum each into an array the grader sizes from the launch
+ * (gridDim.x ints, guarded), and the grader adds them up. Checks:
+ *   correct         every size of labs/reduce_sizes.c (n = 0: nothing
+ *                   launched, or partial sums that add up to 0)
+ *   global-traffic  loads and stores against the step's model: step 1 the
+ *                   tree's round trips, later steps each element once and
+ *                   one store a block
+ *   smem-conflicts  the tree's bank conflicts and shared requests (warps
+ *                   that sit out a level but still issue it), against
+ *                   model/reduce_model.c
+ *   shuffle         lab 8: shuffles executed; shared memory no more than a
+ *                   word a warp (none at all in the exercises)
+ *   dynamic-tile    step 4: extern __shared__, its bytes at launch
+ *   race            between warps (barriers) and between lanes (__syncwarp)
+ *   speed           against CUB's cub::DeviceReduce::Sum on the same input
+ * A shuffle exercise of lab 8 (one warp, 32 ints in and out) gets correct
+ * and shuffle.
+ */
+#include "../compare/compare.h"
+#include "../model/reduce_model.h"
+#include "../reference/reduce_ref.h"
+#include "../run/cub.h"
+#include "../run/device.h"
+#include "../run/gpu.h"
+#include "../run/timing.h"
+#include "problem.h"
+#include "traffic.h"
+
+#include <cuda_runtime_api.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { R_CORRECT, R_TRAFFIC, R_SMEM, R_SHUFFLE, R_DYNAMIC, R_RACE, R_SPEED, R_CHECKS };
+static const char *const check_ids[R_CHECKS] = {"correct", "global-traffic", "smem-conflicts",
+                                                "shuffle", "dynamic-tile", "race", "speed"};
+
+/* A relative slack on the request count of the tree: styles of the same tree
+   differ (a barrier a level, the last warp unrolled); divergence costs 3x. */
+#define TREE_REQUEST_SLACK 1.5
+/* The interleaved tree's degree against its model's range (a kernel's other loads dilute it). */
+#define TREE_DEGREE_TOLERANCE 0.05
+/* Step 1: its global traffic within this factor of the tree's round trips, either way. */
+#define GMEM_MODEL_FACTOR 1.5
+/* Ints past the output of the measured run, beyond one a warp (a block's warps' worth,
+   times two): a kernel that writes past its partial sums is still measured. */
+#define MEASURED_SLACK_INTS 64
+
+typedef struct red {
+    worker_env *env;
+    const lab_kernel *k;
+    int call;
+    int *in, *out; /* the input; the partial sums (or an exercise's output) */
+    /* Step 1's tree runs in place: its measured launch starts from this copy of the
+       input every time (a backend may run it more than once: the trace does when
+       its buffer was too small) */
+    int *pristine;
+    size_t in_bytes;
+    int dim;       /* DIM: threads of a block */
+    check_result c[R_CHECKS];
+    int listed[R_CHECKS]; /* the lab table gives the kernel this check (0 points when optional) */
+    int sent[R_CHECKS];
+} red;
+
+/* A launch that failed (a fault, a time-out, an instruction not emulated). */
+static run_outcome fail_launch(check_result *c, const char *label, const char *why)
+{
+    check_fail_launch(c, label, why, "The kernel faulted or could not launch at this size. "
+                      "Check every index against n (the last block may hold fewer elements), "
+                      "the tile's index against DIM, and the partial sum's against the blocks "
+                      "launched (partial holds gridDim.x ints).");
+    return dev_context_lost() ? RUN_LOST : RUN_FAILED;
+}
+
+static void launch_red(void *p)
+{
+    red *r = p;
+    if (r->pristine)
+        dev_copy(r->in, r->pristine, r->in_bytes, cudaMemcpyDeviceToDevice);
+    replay rp = {&r->env->mod, &r->env->plan->calls[r->call], {r->in, r->out}};
+    replay_launch(&rp);
+}
+
+static int exercise(const red *r)
+{
+    return r->k->reduce.exercise != EXERCISE_NONE;
+}
+
+/* Blocks of the call's launch (0: none launched, or a grid of 0). */
+static long blocks_of(const call_plan *p)
+{
+    if (p->n_launches == 0)
+        return 0;
+    const plan_launch *l = &p->launches[0];
+    return (long)l->grid[0] * l->grid[1] * l->grid[2];
+}
+
+/* The elements one block of this kernel covers: DIM * per_thread. */
+static long per_block(const red *r)
+{
+    int per = r->k->reduce.per_thread > 0 ? r->k->reduce.per_thread : 1;
+    return (long)r->dim * per;
+}
+
+static void emit(red *r, int i)
+{
+    if (r->sent[i])
+        return;
+    if (r->listed[i])
+        worker_emit(r->env, &r->c[i]);
+    r->sent[i] = 1;
+}
+
+static int has(const red *r, int i)
+{
+    return r->listed[i];
+}
+
+/* --- the contract ------------------------------------------------------------ */
+
+/*
+ * The block (and for an exercise the grid) every launch must have: a named
+ * failure, never a run with a shape the models and the partial-sum array do
+ * not assume. 0, or -1 with c[R_CORRECT] failed.
+ */
+static int check_shapes(red *r)
+{
+    const kernel_plan *plan = r->env->plan;
+    int want = exercise(r) ? 32 : r->dim;
+    for (int i = 0; i < plan->n_calls; i++) {
+        const call_plan *p = &plan->calls[i];
+        for (int j = 0; j < p->n_launches; j++) {
+            const plan_launch *l = &p->launches[j];
+            long blocks = (long)l->grid[0] * l->grid[1] * l->grid[2];
+            int bad_block = l->block[0] != (unsigned)want || l->block[1] != 1 || l->block[2] != 1;
+            int bad_grid = exercise(r) ? blocks != 1 : l->grid[1] != 1 || l->grid[2] != 1;
+            if (!bad_block && !bad_grid)
+                continue;
+            if (bad_block)
+                check_set(&r->c[R_CORRECT], CHECK_FAIL, "at %s: %s launches blocks of %ux%ux%u "
+                          "threads; the exercise's blocks are %d x 1 x 1", plan->specs[i].label,
+                          r->k->launcher, l->block[0], l->block[1], l->block[2], want);
+            else
+                check_set(&r->c[R_CORRECT], CHECK_FAIL, "at %s: %s launches a grid of %ux%ux%u "
+                          "blocks; the exercise's is %s", plan->specs[i].label, r->k->launcher,
+                          l->grid[0], l->grid[1], l->grid[2],
+                          exercise(r) ? "one block (one warp)" : "1-D (blocks along x)");
+            check_field(r->c[R_CORRECT].hint, sizeof r->c[R_CORRECT].hint, "%s",
+                        exercise(r) ? "Each exercise runs on one warp: <<<1, WARP>>>, WARP = 32."
+                                    : "The contract fixes DIM threads a block, in 1-D: the "
+                                      "tile, the tree's levels and one partial sum a block "
+                                      "assume it, and so do the grader's models. Launch "
+                                      "<<<blocks, DIM>>> (blocks along x).");
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* --- correctness: the sums --------------------------------------------------- */
+
+/* Up to `max` blocks' numbers "3, 7 and 9" into buf. */
+static void list_blocks(const long *b, int n, char *buf, size_t size)
+{
+    buf[0] = '\0';
+    for (int i = 0; i < n; i++) {
+        size_t at = strlen(buf);
+        snprintf(buf + at, size - at, "%s%ld", i == 0 ? "" : i == n - 1 ? " and " : ", ", b[i]);
+    }
+}
+
+/* k such that the first k of a block's elements add up to got, or -1 (k < count). */
+static long prefix_matching(const int32_t *x, long count, int32_t got)
+{
+    uint32_t s = 0;
+    for (long k = 0; k < count; k++) {
+        if ((int32_t)s == got && k > 0)
+            return k;
+        s += (uint32_t)x[k];
+    }
+    return -1;
+}
+
+/*
+ * The hint of a wrong sum, from the partial sums the kernel wrote against
+ * those of the exercise's partition (block b: elements b * DIM * per_thread
+ * on). Says what the kernel did: which blocks are wrong, and what a wrong
+ * block's sum is when it is a part of its elements.
+ */
+static void sum_hint(red *r, const int32_t *x, long n, const int32_t *got, long blocks,
+                     check_result *c)
+{
+    long per = per_block(r), want_blocks = (n + per - 1) / per;
+    if (blocks != want_blocks) {
+        check_field(c->hint, sizeof c->hint, "Your launch has %ld block%s where the exercise's "
+                    "has %ld (each covers DIM x %d = %ld elements): the grader adds every block's "
+                    "partial sum, so each element must be in exactly one block's.", blocks,
+                    blocks == 1 ? "" : "s", want_blocks, r->k->reduce.per_thread, per);
+        return;
+    }
+    int32_t *ref = malloc((size_t)blocks * sizeof *ref);
+    long wrong = 0, unwritten = 0, first_wrong = -1, shown[4];
+    int n_shown = 0;
+    ref_partials(x, (size_t)n, (size_t)per, ref, (size_t)blocks);
+    for (long b = 0; b < blocks; b++) {
+        if (got[b] == ref[b])
+            continue;
+        wrong++;
+        unwritten += got[b] == GPU_POISON_INT;
+        if (first_wrong < 0)
+            first_wrong = b;
+        if (n_shown < 4)
+            shown[n_shown++] = b;
+    }
+    char list[64];
+    list_blocks(shown, n_shown, list, sizeof list);
+    long last = blocks - 1, last_count = n - last * per;
+    /* every wrong block's sum a multiple of its elements' sum: elements counted k times */
+    int times = 0;
+    for (int k = 2; k <= 64 && !times && first_wrong >= 0 && ref[first_wrong] != 0; k++) {
+        int all = 1;
+        for (long b = 0; b < blocks && all; b++)
+            all = got[b] == ref[b] || (int32_t)((uint32_t)ref[b] * (uint32_t)k) == got[b];
+        if (all)
+            times = k;
+    }
+    if (times) {
+        check_field(c->hint, sizeof c->hint, "Your kernel counts every element %d times: %s "
+                    "sum is %d where its elements add up to %d. A level of a tree or of the "
+                    "shuffles adds a value to itself: in a shuffle whose source lane lies outside "
+                    "the segment (a laneMask or delta at least the width, or a width narrower "
+                    "than the warp), a lane keeps its own value, and adding it counts it twice.",
+                    times, blocks == 1 ? "its block's" : "block 0's", got[first_wrong],
+                    ref[first_wrong]);
+    } else if (unwritten > 0) {
+        check_field(c->hint, sizeof c->hint, "%ld of your %ld blocks wrote no partial sum "
+                    "(partial[%ld] still holds the grader's poison): every block's thread 0 "
+                    "must write its sum, also a block with fewer elements than the others.",
+                    unwritten, blocks, first_wrong);
+    } else if (wrong == 1 && first_wrong == last && last_count < per) {
+        long k = prefix_matching(x + last * per, last_count, got[last]);
+        char part[160] = "";
+        if (k > 0)
+            snprintf(part, sizeof part, ": it is the sum of its first %ld elements only", k);
+        check_field(c->hint, sizeof c->hint, "%s, which holds %ld element%s (fewer than its "
+                    "%ld, n being no multiple of it): its partial sum is %d where its elements "
+                    "add up to %d%s. Elements past n must add nothing (0 in the tile), and every "
+                    "element before n something; a tree over a count that is no power of two "
+                    "loses elements at the levels that halve an odd count.",
+                    blocks == 1 ? "Your one block is wrong" : "Only the last block is wrong",
+                    last_count, last_count == 1 ? "" : "s", per, got[last], ref[last], part);
+    } else if (wrong == blocks) {
+        long k = prefix_matching(x, n < per ? n : per, got[0]);
+        char part[160] = "";
+        if (k > 0)
+            snprintf(part, sizeof part, " Block 0's is the sum of its first %ld elements only "
+                     "(of %ld): the tree stops early, or a thread adds fewer of its elements.",
+                     k, n < per ? n : per);
+        check_field(c->hint, sizeof c->hint, "Every block's partial sum is wrong (block 0: %d, "
+                    "its elements add up to %d).%s Work out, for one thread, which elements it "
+                    "adds and which words of the tile it reads at each level.", got[0], ref[0],
+                    part);
+    } else {
+        check_field(c->hint, sizeof c->hint, "%ld of %ld blocks' partial sums are wrong (blocks "
+                    "%s%s), whole blocks among them: a level that reads before the level above "
+                    "has written (a missing __syncthreads() or __syncwarp(): then the wrong "
+                    "blocks change from run to run), or an index that is off for some threads.",
+                    wrong, blocks, list, wrong > n_shown ? ", ..." : "");
+    }
+    free(ref);
+}
+
+/* Call i: random input, the kernel, its partial sums added up against the reference. */
+static run_outcome run_sum(red *r, int i, check_result *c)
+{
+    worker_env *env = r->env;
+    const call_spec *s = &env->plan->specs[i];
+    const call_plan *p = &env->plan->calls[i];
+    long n = s->width, blocks = blocks_of(p);
+    char why[256];
+    long guard = 0;
+    int lost = 0;
+    guarded out;
+    run_outcome res = RUN_RIGHT;
+
+    if (n == 0 && p->n_launches == 0)
+        return RUN_RIGHT; /* nothing to add, nothing launched: right */
+    if (blocks == 0) {
+        check_set(c, CHECK_FAIL, "at %s: the launch has a grid of 0 blocks, which CUDA refuses "
+                  "(invalid configuration)", s->label);
+        check_field(c->hint, sizeof c->hint, "With n = 0 there is nothing to add: launch "
+                    "nothing (if (n == 0) return; in the launcher). The grader then takes the "
+                    "sum as 0.");
+        return RUN_WRONG;
+    }
+    int32_t *x = malloc((size_t)(n > 0 ? n : 1) * sizeof *x);
+    int32_t *got = malloc((size_t)blocks * sizeof *got);
+    reduce_fill(x, (size_t)n, (reduce_values)s->height, env->opt->seed + (unsigned)i);
+    r->call = i;
+    r->in = NULL;
+    if (dev_malloc((void **)&r->in, (size_t)(n > 0 ? n : 1) * sizeof(int)) != cudaSuccess ||
+        (n > 0 && dev_copy(r->in, x, (size_t)n * sizeof(int), cudaMemcpyHostToDevice) !=
+                      cudaSuccess)) {
+        res = fail_launch(c, s->label, "uploading the input failed");
+        goto done_in;
+    }
+    if (guarded_alloc(&out, (size_t)blocks * sizeof(int), why, sizeof why) != 0) {
+        res = fail_launch(c, s->label, why);
+        goto done_in;
+    }
+    r->out = out.data;
+    if (module_scrub(&env->mod, GPU_SCRUB_INT) != cudaSuccess)
+        res = fail_launch(c, s->label, "filling shared memory with junk failed");
+    else if (gpu_run(launch_red, r, &lost, why, sizeof why) != 0)
+        res = fail_launch(c, s->label, why);
+    else if (guarded_read(&out, got, &guard, why, sizeof why) != 0)
+        res = fail_launch(c, s->label, why);
+    if (res != RUN_RIGHT)
+        goto done_out;
+    if (guard > 0) {
+        check_set(c, CHECK_FAIL, "at %s: wrote past its partial-sum array (partial holds %ld "
+                  "int%s, one a block launched; %ld guard bytes after or before it changed)",
+                  s->label, blocks, blocks == 1 ? "" : "s", guard);
+        check_field(c->hint, sizeof c->hint, "Block b writes its sum to partial[blockIdx.x] "
+                    "and nowhere else in partial: the array has gridDim.x ints. Is an index "
+                    "off by one, or does more than one thread of a block store?");
+        res = RUN_WRONG;
+        goto done_out;
+    }
+    long poisoned = 0;
+    for (long b = 0; b < blocks; b++)
+        poisoned += got[b] == GPU_POISON_INT;
+    int32_t sum = ref_sum_partials(got, (size_t)blocks), want = ref_sum(x, (size_t)n);
+    if (poisoned == blocks) {
+        check_set(c, CHECK_FAIL, "at %s: the output was never written (all %ld partial sums "
+                  "still hold the poison value)", s->label, blocks);
+        check_field(c->hint, sizeof c->hint, "Does every block's thread 0 store its sum in "
+                    "partial[blockIdx.x]?");
+        res = RUN_WRONG;
+    } else if (sum != want) {
+        check_set(c, CHECK_FAIL, "at %s: your %ld partial sum%s add%s up to %d; the elements add "
+                  "up to %d", s->label, blocks, blocks == 1 ? "" : "s", blocks == 1 ? "s" : "",
+                  sum, want);
+        sum_hint(r, x, n, got, blocks, c);
+        res = RUN_WRONG;
+    }
+done_out:
+    if (!dev_context_lost())
+        guarded_free(&out);
+    r->out = NULL;
+done_in:
+    if (!dev_context_lost())
+        dev_free(r->in);
+    r->in = NULL;
+    free(x);
+    free(got);
+    if (res != RUN_RIGHT && res != RUN_WRONG && dev_context_lost())
+        res = RUN_LOST;
+    return res;
+}
+
+/* --- correctness: the shuffle exercises -------------------------------------- */
+
+/* Distinct values, one a lane (and element), from the seed: where a value went tells
+   which lane it came from. */
+static void exercise_input(int32_t *x, int n, unsigned long long seed)
+{
+    reduce_fill(x, (size_t)n, VALUES_SMALL, seed);
+    for (int t = 0; t < n; t++)
+        x[t] = (int32_t)((uint32_t)x[t] * 1024u + (uint32_t)t); /* low bits: the index */
+}
+
+/* The lane whose value v is (in holds distinct values, `per` a lane), or -1. */
+static int source_lane(const int32_t *in, int per, int32_t v)
+{
+    for (int j = 0; j < 32 * per; j++)
+        if (in[j] == v)
+            return j / per;
+    return -1;
+}
+
+/* The lane lane reads with the exercise's shuffle at width `width` (PTX shfl.sync's
+   rule, as the CUDA intrinsics set its c operand: segment mask 32 - width). */
+static int shfl_source(reduce_exercise ex, int lane, int param, int width)
+{
+    int seg = 32 - width, clamp = ex == EXERCISE_UP ? 0 : 31;
+    int max_lane = (lane & seg) | (clamp & ~seg), min_lane = lane & seg, j, ok;
+    switch (ex) {
+    case EXERCISE_UP: j = lane - (param & 31); ok = j >= max_lane; break;
+    case EXERCISE_DOWN: j = lane + (param & 31); ok = j <= max_lane; break;
+    case EXERCISE_XOR: case EXERCISE_XOR_ARRAY: j = lane ^ (param & 31); ok = j <= max_lane; break;
+    case EXERCISE_WRAP: j = min_lane | ((lane + param) & 31 & ~seg); ok = j <= max_lane; break;
+    default: j = min_lane | (param & 31 & ~seg); ok = j <= max_lane; break;
+    }
+    return ok && j >= 0 && j < 32 ? j : lane;
+}
+
+/* What the kernel did, lane by lane: whose value each lane got, and whether that is
+   the exercise's shuffle with a narrower width. */
+static void exercise_hint(const red *r, const int32_t *in, const int32_t *got,
+                          const int32_t *want, int param, check_result *c)
+{
+    reduce_exercise ex = r->k->reduce.exercise;
+    int per = ex == EXERCISE_XOR_ARRAY ? 4 : 1;
+    int got_src[32], bad = -1, n_bad = 0;
+    for (int t = 0; t < 32; t++) {
+        got_src[t] = source_lane(in, per, got[per * t]);
+        for (int k = 0; k < per; k++)
+            if (got[per * t + k] != want[per * t + k]) {
+                n_bad++;
+                if (bad < 0)
+                    bad = t;
+            }
+    }
+    if (bad < 0)
+        return;
+    int seg = 0;
+    for (int w = 16; w >= 2 && !seg; w /= 2) {
+        int fits = 1;
+        for (int t = 0; t < 32 && fits; t++)
+            fits = got_src[t] == shfl_source(ex, t, param, w);
+        if (fits)
+            seg = w;
+    }
+    int should = source_lane(in, per, want[per * bad]);
+    char whose[96];
+    if (got_src[bad] >= 0)
+        snprintf(whose, sizeof whose, "lane %d's value", got_src[bad]);
+    else
+        snprintf(whose, sizeof whose, "%d, no lane's value", got[per * bad]);
+    if (seg)
+        check_field(c->hint, sizeof c->hint, "Lane %d got %s where the exercise gives it lane "
+                    "%d's (%d value%s wrong): your shuffle works within segments of %d lanes, "
+                    "as with a width of %d. The width (the last argument) is the segment the "
+                    "lanes exchange in: WARP (32) for the whole warp.", bad, whose, should,
+                    n_bad, n_bad == 1 ? "" : "s", seg, seg);
+    else
+        check_field(c->hint, sizeof c->hint, "Lane %d got %s where the exercise gives it lane "
+                    "%d's (with %d; %d value%s wrong). Which shuffle reads which lane: "
+                    "__shfl_sync reads srcLane, __shfl_up_sync lane t - delta, __shfl_down_sync "
+                    "lane t + delta, __shfl_xor_sync lane t ^ laneMask; a lane with no source "
+                    "keeps its own value.", bad, whose, should, param, n_bad,
+                    n_bad == 1 ? "" : "s");
+}
+
+static run_outcome run_exercise(red *r, int i, check_result *c)
+{
+    worker_env *env = r->env;
+    const call_spec *s = &env->plan->specs[i];
+    int n = ref_shuffle_elems(r->k->reduce.exercise), lost = 0;
+    int32_t in[128], want[128], got[128];
+    char why[256];
+    long guard = 0;
+    guarded out;
+    run_outcome res = RUN_RIGHT;
+
+    exercise_input(in, n, env->opt->seed + (unsigned)i);
+    ref_shuffle(r->k->reduce.exercise, s->depth, in, want);
+    r->call = i;
+    r->in = NULL;
+    if (dev_malloc((void **)&r->in, (size_t)n * sizeof(int)) != cudaSuccess ||
+        dev_copy(r->in, in, (size_t)n * sizeof(int), cudaMemcpyHostToDevice) != cudaSuccess) {
+        dev_free(r->in);
+        r->in = NULL;
+        return fail_launch(c, s->label, "uploading the input failed");
+    }
+    if (guarded_alloc(&out, (size_t)n * sizeof(int), why, sizeof why) != 0) {
+        dev_free(r->in);
+        r->in = NULL;
+        return fail_launch(c, s->label, why);
+    }
+    r->out = out.data;
+    if (module_scrub(&env->mod, GPU_SCRUB_INT) != cudaSuccess)
+        res = fail_launch(c, s->label, "filling shared memory with junk failed");
+    else if (gpu_run(launch_red, r, &lost, why, sizeof why) != 0)
+        res = fail_launch(c, s->label, why);
+    else if (guarded_read(&out, got, &guard, why, sizeof why) != 0)
+        res = fail_launch(c, s->label, why);
+    if (res == RUN_RIGHT) {
+        int poisoned = 0, wrong = 0;
+        for (int e = 0; e < n; e++) {
+            poisoned += got[e] == GPU_POISON_INT;
+            wrong += got[e] != want[e];
+        }
+        if (guard > 0) {
+            check_set(c, CHECK_FAIL, "at %s: wrote outside out (%ld guard bytes changed)",
+                      s->label, guard);
+            check_field(c->hint, sizeof c->hint, "Lane t writes out[t] (out[4t] .. out[4t + 3] "
+                        "in the array exercise) and nothing else.");
+            res = RUN_WRONG;
+        } else if (poisoned == n) {
+            check_set(c, CHECK_FAIL, "at %s: the output was never written (all %d elements still "
+                      "hold the poison value)", s->label, n);
+            check_field(c->hint, sizeof c->hint, "Each lane stores the value it got: "
+                        "out[threadIdx.x] = value;");
+            res = RUN_WRONG;
+        } else if (wrong) {
+            check_set(c, CHECK_FAIL, "at %s: %d of %d elements differ from the exercise's "
+                      "shuffle", s->label, wrong, n);
+            exercise_hint(r, in, got, want, s->depth, c);
+            res = RUN_WRONG;
+        }
+    }
+    if (res != RUN_LOST && !dev_context_lost())
+        guarded_free(&out), dev_free(r->in);
+    r->in = r->out = NULL;
+    if (res == RUN_FAILED && dev_context_lost())
+        res = RUN_LOST;
+    return res;
+}
+
+static run_outcome grade_correct(red *r)
+{
+    const kernel_plan *plan = r->env->plan;
+    int runs = 0;
+    for (int i = 0; i < plan->n_calls; i++) {
+        const call_spec *s = &plan->specs[i];
+        if (!(s->role & CALL_CORRECT) || !call_runs_on(s, device_is_emulator()))
+            continue;
+        runs++;
+        run_outcome out = exercise(r) ? run_exercise(r, i, &r->c[R_CORRECT])
+                                      : run_sum(r, i, &r->c[R_CORRECT]);
+        if (out != RUN_RIGHT)
+            return out;
+    }
+    if (exercise(r))
+        check_set(&r->c[R_CORRECT], CHECK_PASS, "right for all %d values it was tried with", runs);
+    else
+        check_set(&r->c[R_CORRECT], CHECK_PASS, "all %d sizes right, n = 0 and n = 1 among "
+                  "them (seed %llu)", runs, r->env->opt->seed);
+    return RUN_RIGHT;
+}
+
+/* --- the measured run ------------------------------------------------------------ */
+
+/* The traffic call of this device, its input and partial sums on the device; the
+   reference sum in *want. 0, or -1 with why. */
+static int prepare_measured(red *r, long *n, long *blocks, int32_t *want, char *why, size_t size)
+{
+    worker_env *env = r->env;
+    int i = calls_find(env->plan->specs, env->plan->n_calls, CALL_TRAFFIC, device_is_emulator());
+    if (i < 0) {
+        snprintf(why, size, "internal: no traffic input for this device");
+        return -1;
+    }
+    const call_spec *s = &env->plan->specs[i];
+    *n = exercise(r) ? ref_shuffle_elems(r->k->reduce.exercise) : s->width;
+    *blocks = blocks_of(&env->plan->calls[i]);
+    if (*blocks <= 0) {
+        snprintf(why, size, "nothing was launched at %s", s->label);
+        return -1;
+    }
+    int32_t *x = malloc((size_t)*n * sizeof *x);
+    if (exercise(r)) {
+        int32_t ref[128];
+        exercise_input(x, (int)*n, env->opt->seed + 99);
+        ref_shuffle(r->k->reduce.exercise, s->depth, x, ref);
+        *want = ref_sum(ref, (size_t)*n); /* a fingerprint of the whole output */
+    } else {
+        reduce_fill(x, (size_t)*n, (reduce_values)s->height, env->opt->seed + 99);
+        *want = ref_sum(x, (size_t)*n);
+    }
+    /* room past the output: a kernel that writes past it (correct says so) is still
+       measured, rather than faulting here */
+    size_t out_n = (exercise(r) ? (size_t)*n : (size_t)*blocks * (size_t)(r->dim / 32)) +
+                   MEASURED_SLACK_INTS;
+    r->call = i;
+    r->in = r->out = NULL;
+    int rc = dev_malloc((void **)&r->in, (size_t)*n * sizeof(int)) == cudaSuccess &&
+                     dev_copy(r->in, x, (size_t)*n * sizeof(int), cudaMemcpyHostToDevice) ==
+                         cudaSuccess &&
+                     dev_malloc((void **)&r->out, out_n * sizeof(int)) == cudaSuccess
+                 ? 0 : -1;
+    if (rc == 0 && r->k->reduce.in_place) {
+        r->in_bytes = (size_t)*n * sizeof(int);
+        if (dev_malloc((void **)&r->pristine, r->in_bytes) != cudaSuccess ||
+            dev_copy(r->pristine, x, r->in_bytes, cudaMemcpyHostToDevice) != cudaSuccess)
+            rc = -1;
+    }
+    if (rc != 0)
+        snprintf(why, size, "no device memory for the measured run");
+    free(x);
+    return rc;
+}
+
+/* The measured run's output against *want; 1 when right. */
+static int measured_right(red *r, long n, long blocks, int32_t want)
+{
+    size_t out_n = exercise(r) ? (size_t)n : (size_t)blocks;
+    int32_t *got = malloc(out_n * sizeof *got);
+    int right = dev_copy(got, r->out, out_n * sizeof(int), cudaMemcpyDeviceToHost) ==
+                    cudaSuccess &&
+                ref_sum(got, out_n) == want;
+    free(got);
+    return right;
+}
+
+/* global-traffic: loads and stores against the step's model. */
+static void judge_traffic(red *r, const measurement *m, const trace_summary *s, long n,
+                          long blocks, check_result *c)
+{
+    double loads = m->value[METRIC_GLOBAL_LD_REQUESTS], stores = m->value[METRIC_GLOBAL_ST_REQUESTS];
+    check_field(c->measured, sizeof c->measured, "%.0f global load and %.0f store instructions "
+                "(%ld blocks, n = %ld)", loads, stores, blocks, n);
+    if (r->k->reduce.in_place) {
+        tree_cost t;
+        reduce_tree_model(&r->env->gpu.banks, r->dim, 0, &t);
+        double ld_model = (double)blocks * (double)(t.ld_requests + 1);
+        double st_model = (double)blocks * (double)(t.st_requests + 1);
+        check_field(c->expected, sizeof c->expected, "about %.0f loads and %.0f stores (the "
+                    "tree's %ld levels in global memory, %ld + 1 and %ld + 1 a block)", ld_model,
+                    st_model, (long)t.levels, t.ld_requests, t.st_requests);
+        int ld_ok = loads >= ld_model / GMEM_MODEL_FACTOR && loads <= ld_model * GMEM_MODEL_FACTOR;
+        int st_ok = stores >= st_model / GMEM_MODEL_FACTOR &&
+                    stores <= st_model * GMEM_MODEL_FACTOR;
+        if (ld_ok && st_ok) {
+            check_set(c, CHECK_PASS, "the tree's round trips through global memory: %.1f loads "
+                      "and %.1f stores a block (model %ld and %ld)", loads / blocks,
+                      stores / blocks, t.ld_requests + 1, t.st_requests + 1);
+            return;
+        }
+        check_set(c, CHECK_FAIL, "%.1f global loads and %.1f stores a block; the tree in global "
+                  "memory makes about %ld and %ld", loads / blocks, stores / blocks,
+                  t.ld_requests + 1, t.st_requests + 1);
+        check_field(c->hint, sizeof c->hint, "Step 1 is the baseline the later steps are "
+                    "measured against: every level of its tree reads two words of global memory "
+                    "and writes one, in place (data[tid] += data[tid + stride] on in itself), "
+                    "and thread 0 stores the block's sum. %s",
+                    loads < ld_model / GMEM_MODEL_FACTOR
+                        ? "Yours makes fewer round trips: does it keep the levels in shared "
+                          "memory or registers? That is step 2's lesson."
+                        : "Yours makes more: does a level read an element more than twice, or "
+                          "do several threads store the sum?");
+        return;
+    }
+    int per = r->k->reduce.per_thread > 0 ? r->k->reduce.per_thread : 1;
+    double warp = r->env->gpu.banks.warp_size;
+    double ideal = (double)((n + (long)warp - 1) / (long)warp) + (double)blocks * per;
+    double limit = ideal * (1.0 + GLOBAL_LOAD_SLACK);
+    check_field(c->expected, sizeof c->expected, "at most %.0f loads (each element once: n/32 "
+                "warp loads, a partial warp a load a block) and %ld stores (one a block)", limit,
+                blocks);
+    if (loads <= 0) {
+        check_set(c, CHECK_FAIL, "no global loads measured: the kernel reads none of its input");
+        check_field(c->hint, sizeof c->hint, "Each element is read from global memory once.");
+        return;
+    }
+    if (stores > (double)blocks) { /* first: what makes the extra loads too, if any */
+        check_set(c, CHECK_FAIL, "%.0f global store instructions, %.1f a block: partial sums go "
+                  "through global memory", stores, stores / blocks);
+        check_field(c->hint, sizeof c->hint, "Only the block's sum leaves the block: one store "
+                    "a block, by thread 0, to partial[blockIdx.x]. Your blocks store %.1f times "
+                    "each%s: intermediate sums written to global memory (back into the input, "
+                    "say, as the chapter's global-memory kernels do) and read again cost a "
+                    "round trip each, where the tile or registers cost none.", stores / blocks,
+                    loads > limit ? " and load more than the elements" : "");
+    } else if (loads > limit) {
+        check_set(c, CHECK_FAIL, "%.0f global load instructions, %.2f times the %.0f that read "
+                  "each element once", loads, loads / ideal, ideal);
+        check_field(c->hint, sizeof c->hint, "Your kernel reads its input %.1f times over. Each "
+                    "element should come from global memory once: into a register (the first "
+                    "%d-element sum) or the tile, and every later level reads the tile or "
+                    "registers, never in[] again.", loads / ideal, per);
+    } else {
+        check_set(c, CHECK_PASS, "each element loaded once (%.0f warp loads, at most %.0f), %.0f "
+                  "store%s for %ld blocks", loads, limit, stores, stores == 1 ? "" : "s", blocks);
+        check_global_repeats(c, s, "Each element should be read from global memory once; "
+                             "your block reads some twice: the later levels read the tile or "
+                             "registers, never in[] again.");
+    }
+}
+
+/* smem-conflicts: the tree's degree and requests against the model of the exercise's tree. */
+static void judge_tree(red *r, const measurement *m, const trace_summary *s, long blocks,
+                       check_result *c)
+{
+    tree_cost seq, want;
+    int interleaved = r->k->reduce.tree == TREE_INTERLEAVED;
+    reduce_tree_model(&r->env->gpu.banks, r->dim, 0, &seq);
+    reduce_tree_model(&r->env->gpu.banks, r->dim, interleaved, &want);
+    double ld = measured_degree(m, &SIDE_LOAD), st = measured_degree(m, &SIDE_STORE);
+    double req = (m->value[METRIC_SHARED_LD_REQUESTS] + m->value[METRIC_SHARED_ST_REQUESTS]) /
+                 (double)blocks;
+    double req_limit = TREE_REQUEST_SLACK * (double)seq.block_requests;
+    /* the interleaved tree: as written, or with its stride-1 pair merged into one
+       8-byte load, as nvcc -O3 compiles it (reduce_model.h) */
+    double want_ld = interleaved ? reduce_tree_load_degree(&want) : 1.0;
+    double want_lo = interleaved ? reduce_tree_load_degree_merged(&want) : 1.0;
+    char ld_text[48], st_text[48], want_text[96];
+    c->degree = ld;
+    degree_text(ld, ld_text, sizeof ld_text);
+    degree_text(st, st_text, sizeof st_text);
+    if (interleaved)
+        snprintf(want_text, sizeof want_text, "%.2f- to %.2f-way conflict", want_lo, want_ld);
+    else
+        degree_text(want_ld, want_text, sizeof want_text);
+    check_field(c->measured, sizeof c->measured, "loads %.2f-way, stores %.2f-way; %.1f shared "
+                "requests a block", ld, st, req);
+    check_field(c->expected, sizeof c->expected, "loads %s; at most %.0f requests a block (the "
+                "sequential tree's %ld, x %.1f)", want_text, req_limit, seq.block_requests,
+                TREE_REQUEST_SLACK);
+    if (m->value[METRIC_SHARED_LD_REQUESTS] <= 0 || m->value[METRIC_SHARED_ST_REQUESTS] <= 0) {
+        check_set(c, CHECK_FAIL, "no shared memory used: %.0f shared loads, %.0f shared stores",
+                  m->value[METRIC_SHARED_LD_REQUESTS], m->value[METRIC_SHARED_ST_REQUESTS]);
+        check_field(c->hint, sizeof c->hint, "This step's tree runs in a shared tile: "
+                    "__shared__ int smem[DIM], one element a thread copied in, the levels read "
+                    "and write smem.");
+        return;
+    }
+    double limit = 1.0 + MANY_BLOCK_DEGREE_SLACK;
+    int ld_ok = interleaved ? ld >= want_lo * (1 - TREE_DEGREE_TOLERANCE) &&
+                                  ld <= want_ld * (1 + TREE_DEGREE_TOLERANCE)
+                            : ld <= limit;
+    if (ld_ok && st <= (interleaved ? 32.0 : limit) && req <= req_limit) {
+        check_set(c, CHECK_PASS, "tree loads %s (the %s tree's model: %s), %.1f shared requests "
+                  "a block", ld_text, interleaved ? "interleaved" : "sequential", want_text, req);
+        return;
+    }
+    if (!ld_ok || st > limit) {
+        if (interleaved)
+            check_set(c, CHECK_FAIL, "tree loads %s (the interleaved tree's model: %s)", ld_text,
+                      want_text);
+        else
+            check_set(c, CHECK_FAIL, "tree loads %s, stores %s (expected conflict-free)", ld_text,
+                      st_text);
+        check_field(c->hint, sizeof c->hint, interleaved
+                    ? "The exercise's tree reads smem[index] and smem[index + stride] with index "
+                      "= 2 * stride * tid: its conflicts grow with the stride (2-way, 4-way, "
+                      "8-way ...; docs/lab7.md#conflicts draws them). Yours measure otherwise: "
+                      "is its indexing the exercise's?"
+                    : "Your tree's lanes read words that share banks: lanes whose indices "
+                      "differ by a multiple of 32 words wait for each other. With index = 2 * "
+                      "stride * tid, lane t reads word 2 * stride * t: at stride 16 every lane "
+                      "is on bank 0. Sequential addressing (if (tid < stride) smem[tid] += "
+                      "smem[tid + stride], the stride halving from DIM / 2) keeps a warp's "
+                      "lanes on consecutive words: conflict-free.");
+    } else {
+        check_set(c, CHECK_FAIL, "%.1f shared requests a block; the sequential tree needs %ld "
+                  "(at most %.0f allowed)", req, seq.block_requests, req_limit);
+        check_field(c->hint, sizeof c->hint, "Your warps issue the tree's loads and stores at "
+                    "levels where few of their lanes take part: with if (tid %% (2 * stride) == "
+                    "0), every warp keeps a lane or two busy at the first levels, so all %d "
+                    "warps issue every level (divergence). With if (tid < stride) the active "
+                    "lanes are the first ones, and whole warps drop out of each level.",
+                    r->dim / 32);
+    }
+    if (s)
+        compare_trace_lines(c, s, -1, &r->env->gpu.banks);
+}
+
+/* shuffle: shuffles executed, and shared memory at most a word a warp (none in an exercise). */
+static void judge_shuffle(red *r, const measurement *m, const trace_summary *s, long blocks,
+                          check_result *c)
+{
+    double shfl = m->value[METRIC_SHUFFLES];
+    double shared = m->value[METRIC_SHARED_LD_REQUESTS] + m->value[METRIC_SHARED_ST_REQUESTS] +
+                    m->value[METRIC_SHARED_ATOM_REQUESTS];
+    long warps = exercise(r) ? 1 : blocks * (r->dim / 32);
+    double per_block = exercise(r) ? shared : shared / (double)blocks;
+    double shared_limit = exercise(r) ? 0 : 2.0 * (r->dim / 32) + 1;
+    double shfl_need = exercise(r) ? 1.0 : 5.0 * (double)warps; /* a warp's five levels */
+    if (shfl >= 0)
+        check_field(c->measured, sizeof c->measured, "%.0f shuffles; %.0f shared requests%s",
+                    shfl, exercise(r) ? shared : per_block, exercise(r) ? "" : " a block");
+    else
+        check_field(c->measured, sizeof c->measured, "shuffles not counted; %.0f shared "
+                    "requests%s", exercise(r) ? shared : per_block, exercise(r) ? "" : " a block");
+    check_field(c->expected, sizeof c->expected, exercise(r)
+                ? "a shuffle or more, no shared memory"
+                : "at least 5 shuffles a warp (%ld warps); at most %.0f shared requests a block "
+                  "(a store a warp and warp 0's read)", warps, shared_limit);
+    if (per_block > shared_limit) {
+        if (exercise(r))
+            check_set(c, CHECK_FAIL, "the exercise used shared memory: %.0f shared requests",
+                      shared);
+        else
+            check_set(c, CHECK_FAIL, "%.1f shared requests a block where one word a warp needs "
+                      "at most %.0f: shared memory used where the shuffle was asked", per_block,
+                      shared_limit);
+        check_field(c->hint, sizeof c->hint, exercise(r)
+                    ? "The lanes exchange values through their registers with a shuffle: "
+                      "__shfl_*_sync(FULL_MASK, value, ..., WARP). A value written to shared "
+                      "memory and read back by another lane is the old way, and what this lab "
+                      "replaces."
+                    : "Within a warp the sum is made in registers with shuffles (v += "
+                      "__shfl_xor_sync(FULL_MASK, v, mask, WARP) for mask = 16 .. 1); shared "
+                      "memory only carries each warp's sum to warp 0: a store by each warp's "
+                      "lane 0, one read by warp 0. Your block makes more shared accesses than "
+                      "that: a tree in the tile for the warp's own 32 values?");
+        if (s)
+            compare_trace_lines(c, s, -1, &r->env->gpu.banks);
+        return;
+    }
+    if (shfl < 0) {
+        check_set(c, CHECK_NOT_MEASURED, "shared memory as asked (%.0f requests%s); shuffles "
+                  "not measured: the hardware counters have no count of shuffle instructions "
+                  "(the trace and the emulator count them)", exercise(r) ? shared : per_block,
+                  exercise(r) ? "" : " a block");
+        return;
+    }
+    if (shfl < shfl_need) {
+        check_set(c, CHECK_FAIL, "%.0f shuffle%s executed; the exercise needs %s", shfl,
+                  shfl == 1 ? "" : "s", exercise(r) ? "one or more" : "five a warp or more");
+        check_field(c->hint, sizeof c->hint, exercise(r)
+                    ? "The exercise moves the values between the lanes' registers with a "
+                      "__shfl_*_sync: the output came out some other way."
+                    : "Each warp adds up its 32 values with five shuffles (v += "
+                      "__shfl_xor_sync(FULL_MASK, v, mask, WARP), mask = 16, 8, 4, 2, 1). Your "
+                      "kernel executes fewer: does every warp reduce with shuffles, or does it "
+                      "add its values some other way (atomics, a loop in one lane)?");
+        return;
+    }
+    check_set(c, CHECK_PASS, "%.0f shuffle%s (%.1f a warp), %.0f shared requests%s", shfl,
+              shfl == 1 ? "" : "s",
+              shfl / (double)warps, exercise(r) ? shared : per_block,
+              exercise(r) ? "" : " a block");
+}
+
+static void measure_kernel(red *r, run_outcome right, int *lost)
+{
+    worker_env *env = r->env;
+    measurement m;
+    char why[256];
+    long n = 0, blocks = 0;
+    int32_t want = 0;
+    measure_status st = env->meter_status;
+    snprintf(why, sizeof why, "%.250s", env->meter_why);
+    if (st == MEASURE_OK && prepare_measured(r, &n, &blocks, &want, why, sizeof why) != 0)
+        st = MEASURE_ERROR;
+    if (st == MEASURE_OK) {
+        st = worker_measure(env, launch_red, r, &m, why, sizeof why);
+        if (st == MEASURE_OK && !measured_right(r, n, blocks, want)) {
+            st = MEASURE_WRONG_RESULT;
+            snprintf(why, sizeof why, "the measured run gave a wrong result");
+        }
+    }
+    *lost = st == MEASURE_ERROR && dev_context_lost();
+    if (!*lost) {
+        dev_free(r->in);
+        dev_free(r->out);
+        dev_free(r->pristine);
+    }
+    r->in = r->out = r->pristine = NULL;
+    char trace_why[256];
+    const trace_summary *s = NULL;
+    if (st == MEASURE_OK || st == MEASURE_WRONG_RESULT)
+        s = worker_trace(env, trace_why, sizeof trace_why);
+    if (has(r, R_RACE))
+        worker_judge_races(env, &r->c[R_RACE], st, why);
+    if (has(r, R_RACE) && s && s->n_races > 0) { /* a proven race: the output is luck */
+        compare_race_spoils_correct(&r->c[R_CORRECT], s);
+        if (st == MEASURE_WRONG_RESULT)
+            st = MEASURE_OK;
+    }
+    if (s && env->plan->n_calls > 0) /* past the shared memory it has: named */
+        worker_judge_bounds(env, &env->plan->calls[r->call], s, &r->c[R_CORRECT]);
+    (void)right;
+    if (st != MEASURE_OK) {
+        for (int i = R_TRAFFIC; i <= R_SHUFFLE; i++)
+            if (has(r, i))
+                compare_not_measured(&r->c[i], st, why);
+        return;
+    }
+    if (has(r, R_TRAFFIC))
+        judge_traffic(r, &m, s, n, blocks, &r->c[R_TRAFFIC]);
+    if (has(r, R_SMEM))
+        judge_tree(r, &m, s, blocks, &r->c[R_SMEM]);
+    if (has(r, R_SHUFFLE))
+        judge_shuffle(r, &m, s, blocks, &r->c[R_SHUFFLE]);
+}
+
+/* --- speed --------------------------------------------------------------------- */
+
+typedef struct cub_run {
+    const int *in;
+    int *out;
+    int n;
+    void *temp;
+    size_t temp_bytes;
+    cudaError_t err;
+} cub_run;
+
+static void launch_cub(void *p)
+{
+    cub_run *c = p;
+    c->err = cub_sum_int(c->temp, &c->temp_bytes, c->in, c->out, c->n, 0);
+}
+
+/* Median time of launch(arg) over reps runs after 2 warm-ups, the input refilled
+   before each (from seed + run): 0, or -1 with why. */
+static int time_runs(red *r, void (*launch)(void *), void *arg, long n, int reps,
+                     double *median, char *why, size_t size)
+{
+    double t[TIMING_MAX_REPS];
+    cudaEvent_t start = NULL, stop = NULL;
+    cudaError_t err = cudaEventCreate(&start);
+    if (err == cudaSuccess)
+        err = cudaEventCreate(&stop);
+    for (int run = 0; run < 2 + reps && err == cudaSuccess; run++) {
+        float ms = 0;
+        err = module_fill(&r->env->mod, (float *)r->in, (size_t)n,
+                          r->env->opt->seed * 7919ull + (unsigned)run);
+        if (err == cudaSuccess)
+            err = dev_sync();
+        cudaGetLastError();
+        gpu_watchdog_arm();
+        if (err == cudaSuccess)
+            err = cudaEventRecord(start, 0);
+        if (err == cudaSuccess) {
+            launch(arg);
+            err = cudaGetLastError();
+        }
+        if (err == cudaSuccess)
+            err = cudaEventRecord(stop, 0);
+        if (err == cudaSuccess)
+            err = cudaEventSynchronize(stop);
+        gpu_watchdog_disarm();
+        if (err == cudaSuccess)
+            err = cudaEventElapsedTime(&ms, start, stop);
+        if (run >= 2)
+            t[run - 2] = ms;
+    }
+    if (start)
+        cudaEventDestroy(start);
+    if (stop)
+        cudaEventDestroy(stop);
+    if (err != cudaSuccess) {
+        snprintf(why, size, "%s", dev_error_text(err));
+        return -1;
+    }
+    timing_stats stats;
+    timing_summarise(t, reps, &stats);
+    *median = stats.median_ms;
+    return 0;
+}
+
+/* The kernel's partial sums of the input now in r->in against CUB's sum of it. */
+static int speed_right(red *r, cub_run *cub, long blocks, char *why, size_t size)
+{
+    int32_t *got = malloc((size_t)blocks * sizeof *got), want = 0;
+    int right = 0;
+    cudaError_t err = dev_memset(r->out, GPU_POISON_BYTE, (size_t)blocks * sizeof(int));
+    int lost = 0;
+    if (err == cudaSuccess && gpu_run(launch_red, r, &lost, why, size) != 0)
+        err = cudaErrorLaunchFailure;
+    else if (err == cudaSuccess) {
+        launch_cub(cub);
+        err = cub->err == cudaSuccess ? dev_sync() : cub->err;
+    }
+    if (err == cudaSuccess)
+        err = dev_copy(got, r->out, (size_t)blocks * sizeof(int), cudaMemcpyDeviceToHost);
+    if (err == cudaSuccess)
+        err = dev_copy(&want, cub->out, sizeof want, cudaMemcpyDeviceToHost);
+    if (err == cudaSuccess) {
+        int32_t sum = ref_sum_partials(got, (size_t)blocks);
+        right = sum == want;
+        if (!right)
+            snprintf(why, size, "the timed input's partial sums add up to %d; CUB's sum is %d: "
+                     "a fast wrong answer earns nothing", sum, want);
+    } else if (!why[0]) {
+        snprintf(why, size, "%s", dev_error_text(err));
+    }
+    free(got);
+    return right;
+}
+
+static void grade_speed(red *r, int *lost)
+{
+    worker_env *env = r->env;
+    check_result *c = &r->c[R_SPEED];
+    char why[256] = "";
+    int i = calls_find(env->plan->specs, env->plan->n_calls, CALL_SPEED, 0);
+    if (i < 0 || blocks_of(&env->plan->calls[i]) <= 0) {
+        check_set(c, CHECK_FAIL, "nothing was launched for the timed input");
+        return;
+    }
+    long n = env->plan->specs[i].width, blocks = blocks_of(&env->plan->calls[i]);
+    cub_run cub = {0};
+    double t_kernel = 0, t_cub = 0;
+    r->call = i;
+    r->in = r->out = NULL;
+    int ok = dev_malloc((void **)&r->in, (size_t)n * sizeof(int)) == cudaSuccess &&
+             dev_malloc((void **)&r->out, (size_t)blocks * sizeof(int)) == cudaSuccess &&
+             dev_malloc((void **)&cub.out, sizeof(int)) == cudaSuccess;
+    cub.in = r->in;
+    cub.n = (int)n;
+    if (ok && (cub_sum_int(NULL, &cub.temp_bytes, cub.in, cub.out, cub.n, 0) != cudaSuccess ||
+               dev_malloc(&cub.temp, cub.temp_bytes > 0 ? cub.temp_bytes : 1) != cudaSuccess)) {
+        ok = 0;
+        snprintf(why, sizeof why, "CUB's DeviceReduce::Sum could not be set up");
+    }
+    if (!ok) {
+        check_set(c, CHECK_FAIL, "could not prepare the timed input: %s",
+                  why[0] ? why : "no device memory");
+    } else if (time_runs(r, launch_red, r, n, 10, &t_kernel, why, sizeof why) != 0) {
+        check_set(c, CHECK_FAIL, "%s", why);
+        *lost = dev_context_lost();
+    } else if (time_runs(r, launch_cub, &cub, n, 10, &t_cub, why, sizeof why) != 0 ||
+               cub.err != cudaSuccess) {
+        check_set(c, CHECK_FAIL, "timing CUB failed: %s", why[0] ? why : dev_error_text(cub.err));
+    } else if (!speed_right(r, &cub, blocks, why, sizeof why)) {
+        check_set(c, CHECK_FAIL, "%s", why);
+        *lost = dev_context_lost();
+    } else {
+        double bytes = (double)n * sizeof(int);
+        check_speed(c, t_kernel, t_cub, r->k->speed_fraction, "GB/s", bytes / 1e6,
+                    "CUB's DeviceReduce::Sum");
+        if (c->status == CHECK_FAIL)
+            check_field(c->hint, sizeof c->hint, "A reduction streams its input once: its "
+                        "speed is the memory's. Enough loads in flight (the %d-element sum "
+                        "a thread makes first, coalesced), few blocks' worth of tree and "
+                        "barriers against them, and no global round trips in between bring "
+                        "it close to CUB.", r->k->reduce.per_thread);
+    }
+    if (!*lost) {
+        dev_free(r->in);
+        dev_free(r->out);
+        dev_free(cub.out);
+        dev_free(cub.temp);
+    }
+    r->in = r->out = NULL;
+}
+
+/* --- one kernel ------------------------------------------------------------------ */
+
+/* step 4's dynamic tile: judged on the first call that launched */
+static void grade_dynamic(red *r)
+{
+    const kernel_plan *plan = r->env->plan;
+    check_result *c = &r->c[R_DYNAMIC];
+    for (int i = 0; i < plan->n_calls; i++)
+        if (plan->calls[i].n_launches > 0) {
+            uint32_t need = (uint32_t)r->dim * sizeof(int);
+            worker_judge_dynamic(r->env, &plan->calls[i], need, c);
+            if (c->status == CHECK_FAIL) /* the message says what this kernel did */
+                check_field(c->hint, sizeof c->hint, "Step 4's tile is `extern __shared__ int "
+                            "smem[];`, with no size and no static __shared__ array beside it, "
+                            "and its DIM ints, %u bytes, are the launch's third argument: "
+                            "kernel<<<grid, DIM, %u>>>(in, partial, n).", need, need);
+            return;
+        }
+    check_set(c, CHECK_FAIL, "no kernel was launched");
+}
+
+int reduce_grade_kernel(worker_env *env, const lab_kernel *k)
+{
+    static red r;
+    kernel_check checks[KERNEL_MAX_CHECKS];
+    int n = kernel_checks(env->lab, k, checks), lost = 0;
+
+    memset(&r, 0, sizeof r);
+    r.env = env;
+    r.k = k;
+    r.dim = lab_param_value(env->lab, "DIM");
+    if (r.dim < 32)
+        r.dim = 256;
+    for (int i = 0; i < R_CHECKS; i++)
+        check_init(&r.c[i], env->lab->id, k->name, check_ids[i], 0);
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i < R_CHECKS; i++)
+            if (strcmp(check_ids[i], checks[j].id) == 0) {
+                r.c[i].max_points = checks[j].points;
+                r.listed[i] = 1;
+            }
+
+    if (has(&r, R_DYNAMIC))
+        grade_dynamic(&r), emit(&r, R_DYNAMIC);
+    if (check_shapes(&r) != 0) {
+        for (int i = R_TRAFFIC; i < R_CHECKS; i++)
+            if (i != R_DYNAMIC)
+                check_set(&r.c[i], CHECK_FAIL, "not run: the launch breaks the contract (see "
+                          "correct)");
+        for (int i = 0; i < R_CHECKS; i++)
+            emit(&r, i);
+        return 0;
+    }
+    run_outcome right = grade_correct(&r);
+    worker_mark(env, "correct");
+    /* a measured run's race can still take correct's pass back: it waits for it */
+    if ((right != RUN_RIGHT && right != RUN_WRONG) || !has(&r, R_RACE))
+        emit(&r, R_CORRECT);
+    lost = right == RUN_LOST;
+    if (right == RUN_RIGHT || right == RUN_WRONG) {
+        measure_kernel(&r, right, &lost);
+        worker_mark(env, "measure");
+    } else {
+        for (int i = R_TRAFFIC; i < R_CHECKS; i++)
+            if (i == R_DYNAMIC || i == R_SPEED)
+                continue;
+            else if (r.c[R_CORRECT].status == CHECK_NOT_GRADED)
+                check_not_graded_like(&r.c[i], &r.c[R_CORRECT]);
+            else
+                check_set(&r.c[i], CHECK_FAIL, "not run: the kernel did not run");
+    }
+    if (r.c[R_CORRECT].status != CHECK_PASS && right == RUN_RIGHT)
+        right = RUN_WRONG; /* a race took the pass back: not timed */
+    emit(&r, R_CORRECT);
+    for (int i = R_TRAFFIC; i <= R_RACE; i++)
+        emit(&r, i);
+    if (has(&r, R_SPEED)) {
+        if (r.c[R_CORRECT].status == CHECK_NOT_GRADED)
+            check_not_graded_like(&r.c[R_SPEED], &r.c[R_CORRECT]);
+        else if (right == RUN_RIGHT && device_is_emulator())
+            check_set(&r.c[R_SPEED], CHECK_NOT_MEASURED, "not measured: emulated on the CPU "
+                      "(speed is the GPU's to tell)");
+        else if (right == RUN_RIGHT && !lost)
+            grade_speed(&r, &lost), worker_mark(env, "speed");
+        else
+            check_set(&r.c[R_SPEED], CHECK_FAIL, "not timed: the kernel is not correct yet");
+    }
+    for (int i = 0; i < R_CHECKS; i++)
+        emit(&r, i);
+    return lost ? KERNEL_CONTEXT_LOST : 0;
+}

@@ -1,0 +1,251 @@
+/*
+ * test_reduce.c - what labs 7 and 8 rest on: the host references (sums that
+ * wrap, partial sums, the shuffles), the size lists, the tree model the grader
+ * and the figures share, the lane race rule, and the plan of a call with
+ * nothing to do (n = 0).
+ */
+#include "measure/access/lane_race.h"
+#include "measure/access/trace.h"
+#include "labs/calls.h"
+#include "model/reduce_model.h"
+#include "record/plan.h"
+#include "reduce_ref.h"
+#include "labs/reduce_sizes.h"
+
+#include <check.h>
+#include <limits.h>
+#include <string.h>
+
+extern const lab_def lab7_def, lab8_def;
+
+START_TEST(test_sum_wraps)
+{
+    int32_t x[3] = {INT32_MAX, 1, 5};
+    ck_assert_int_eq(ref_sum(x, 3), INT32_MIN + 5);
+    ck_assert_int_eq(ref_sum(x, 0), 0);
+    int32_t y[4] = {-3, -4, 10, 0};
+    ck_assert_int_eq(ref_sum(y, 4), 3);
+}
+END_TEST
+
+START_TEST(test_partials)
+{
+    int32_t x[10], p[4];
+    for (int i = 0; i < 10; i++)
+        x[i] = i + 1;
+    ref_partials(x, 10, 4, p, 4); /* 1..4, 5..8, 9..10, past n */
+    ck_assert_int_eq(p[0], 10);
+    ck_assert_int_eq(p[1], 26);
+    ck_assert_int_eq(p[2], 19);
+    ck_assert_int_eq(p[3], 0);
+    ck_assert_int_eq(ref_sum_partials(p, 4), 55);
+}
+END_TEST
+
+START_TEST(test_fill_kinds)
+{
+    static int32_t x[5000];
+    reduce_fill(x, 5000, VALUES_NEGATIVE, 1);
+    for (int i = 0; i < 5000; i++)
+        ck_assert(x[i] < 0 && x[i] >= -1000);
+    reduce_fill(x, 5000, VALUES_WRAP, 2);
+    int64_t exact = 0;
+    for (int i = 0; i < 5000; i++)
+        exact += x[i];
+    ck_assert_msg(exact > INT32_MAX || exact < INT32_MIN, "the wrap input's sum must overflow int");
+    ck_assert_int_eq(ref_sum(x, 5000), (int32_t)(uint32_t)(uint64_t)exact);
+}
+END_TEST
+
+START_TEST(test_shuffles)
+{
+    int32_t in[128], out[128];
+    for (int i = 0; i < 128; i++)
+        in[i] = i;
+    ref_shuffle(EXERCISE_BROADCAST, 5, in, out);
+    ck_assert_int_eq(out[0], 5);
+    ck_assert_int_eq(out[31], 5);
+    ref_shuffle(EXERCISE_UP, 3, in, out);
+    ck_assert_int_eq(out[2], 2); /* below delta: its own */
+    ck_assert_int_eq(out[3], 0);
+    ck_assert_int_eq(out[31], 28);
+    ref_shuffle(EXERCISE_DOWN, 3, in, out);
+    ck_assert_int_eq(out[0], 3);
+    ck_assert_int_eq(out[29], 29); /* past the end: its own */
+    ref_shuffle(EXERCISE_WRAP, 7, in, out);
+    ck_assert_int_eq(out[30], 5);
+    ref_shuffle(EXERCISE_XOR, 16, in, out);
+    ck_assert_int_eq(out[3], 19);
+    ref_shuffle(EXERCISE_XOR_ARRAY, 1, in, out);
+    ck_assert_int_eq(out[0], 4);
+    ck_assert_int_eq(out[7], 3);
+    ck_assert_int_eq(ref_shuffle_elems(EXERCISE_XOR_ARRAY), 128);
+}
+END_TEST
+
+/* The sizes the issue asks for are there: 0, 1, a warp, a block, no power of two,
+   2^24 + 7 on a GPU; negative and wrapping inputs. */
+START_TEST(test_sizes)
+{
+    int have0 = 0, have1 = 0, warp = 0, block = 0, odd = 0, big = 0, neg = 0, wrap = 0;
+    for (int i = 0; i < sizes_reduce_count; i++) {
+        const reduce_size *s = &sizes_reduce[i];
+        int both = (s->devices & SIZE_BOTH) == SIZE_BOTH;
+        have0 |= s->n == 0 && both;
+        have1 |= s->n == 1 && both;
+        warp |= s->n == 32 && both;
+        block |= s->n == 256 && both;
+        odd |= (s->n & (s->n - 1)) != 0 && s->n % 256 != 0 && both;
+        big |= s->n == (1 << 24) + 7 && (s->devices & SIZE_GPU);
+        neg |= s->values == VALUES_NEGATIVE;
+        wrap |= s->values == VALUES_WRAP;
+    }
+    ck_assert(have0 && have1 && warp && block && odd && big && neg && wrap);
+    ck_assert_int_eq(sizes_reduce_speed.n, 1 << 26);
+    ck_assert(sizes_reduce_traffic_emulated.n % 1024 != 0); /* a ragged last block */
+}
+END_TEST
+
+START_TEST(test_tree_model)
+{
+    bank_geometry g;
+    tree_cost seq, il;
+    ck_assert_int_eq(bank_geometry_for(9, 0, 32, 0, &g), 0);
+    ck_assert_int_eq(reduce_tree_model(&g, 256, 0, &seq), 0);
+    ck_assert_int_eq(reduce_tree_model(&g, 256, 1, &il), 0);
+    ck_assert_int_eq(seq.levels, 8);
+    ck_assert_int_eq(seq.ld_requests, 24); /* warps 4, 2, 1, 1, 1, 1, 1, 1: two loads each */
+    ck_assert_int_eq(seq.st_requests, 12);
+    ck_assert_int_eq(seq.block_requests, 45);
+    ck_assert_int_eq(seq.ld_wavefronts, seq.ld_ideal);
+    ck_assert_double_eq_tol(reduce_tree_load_degree(&seq), 1.0, 1e-12);
+    ck_assert_int_eq(il.ld_requests, 24);
+    ck_assert_int_eq(il.ld_wavefronts, 94);
+    ck_assert_int_eq(il.level[2].degree, 8); /* stride 4: 8-way */
+    ck_assert_double_eq_tol(reduce_tree_load_degree(&il), 95.0 / 25.0, 1e-12);
+    /* nvcc -O3 loads stride 1's pair as one 8-byte load: 4 requests, 8 wavefronts fewer,
+       what the trace measured on an H100 (3.48-way) */
+    ck_assert_int_eq(il.merged_ld_requests, 20);
+    ck_assert_double_eq_tol(reduce_tree_load_degree_merged(&il), 87.0 / 25.0, 1e-12);
+    ck_assert_double_eq_tol(reduce_tree_load_degree_merged(&seq), 1.0, 1e-12);
+    ck_assert_int_eq(reduce_tree_model(&g, 100, 0, &seq), -1);
+}
+END_TEST
+
+static trace_record rec(uint64_t pc, uint32_t active, int stride, uint16_t flags)
+{
+    trace_record r;
+    memset(&r, 0, sizeof r);
+    r.pc = pc;
+    r.active = active;
+    r.width = flags & (TRACE_READ | TRACE_WRITE) ? 4 : 0;
+    r.flags = flags;
+    for (int l = 0; l < 32; l++)
+        r.addr[l] = (uint32_t)(l + stride) * 4u;
+    return r;
+}
+
+static int lane_races_of(const trace_record *r, int n, trace_summary *s)
+{
+    bank_geometry g;
+    char why[256];
+    bank_geometry_for(9, 0, 32, 0, &g);
+    ck_assert_msg(trace_analyze(&g, r, (size_t)n, s, why, sizeof why) == 0, "%s", why);
+    int in_warp = 0;
+    for (int i = 0; i < s->n_races; i++)
+        in_warp += s->races[i].in_warp;
+    return in_warp;
+}
+
+/* The unrolled last warp: each lane stores its word, then reads the word 16 up. */
+START_TEST(test_lane_races)
+{
+    trace_summary s;
+    trace_record unsafe[] = {rec(0x10, 0xffffffffu, 0, TRACE_WRITE),
+                             rec(0x20, 0x0000ffffu, 16, TRACE_READ)};
+    ck_assert_int_eq(lane_races_of(unsafe, 2, &s), 1);
+    ck_assert(s.races[0].in_warp && s.races[0].lane_a == 16 && s.races[0].lane_b == 0);
+    ck_assert_int_eq(s.races[0].words, 16);
+    char text[400];
+    ck_assert_ptr_nonnull(strstr(trace_race_text(&s.races[0], text, sizeof text),
+                                 "lanes 16 and 0 of warp 0 of block 0"));
+    trace_summary_free(&s);
+
+    trace_record safe[] = {rec(0x10, 0xffffffffu, 0, TRACE_WRITE),
+                           rec(0x18, 0xffffffffu, 0, TRACE_SYNCWARP),
+                           rec(0x20, 0x0000ffffu, 16, TRACE_READ),
+                           rec(0x28, 0xffffffffu, 0, TRACE_SYNCWARP),
+                           rec(0x30, 0xffffffffu, 0, TRACE_WRITE)};
+    ck_assert_int_eq(lane_races_of(safe, 5, &s), 0);
+    trace_summary_free(&s);
+
+    /* a read, then another lane's store of that word with no __syncwarp: read first */
+    trace_record war[] = {rec(0x20, 0x0000ffffu, 16, TRACE_READ),
+                          rec(0x30, 0xffffffffu, 0, TRACE_WRITE)};
+    ck_assert_int_eq(lane_races_of(war, 2, &s), 1);
+    ck_assert(s.races[0].read_first);
+    trace_summary_free(&s);
+
+    /* a lane reading its own word is no race */
+    trace_record own[] = {rec(0x10, 0xffffffffu, 0, TRACE_WRITE),
+                          rec(0x20, 0xffffffffu, 0, TRACE_READ)};
+    ck_assert_int_eq(lane_races_of(own, 2, &s), 0);
+    trace_summary_free(&s);
+}
+END_TEST
+
+/* n = 0: the call may launch nothing; the other calls may not. */
+START_TEST(test_calls_and_empty_plan)
+{
+    static call_spec specs[CALL_MAX];
+    const lab_kernel *k = &lab7_def.kernels[1];
+    int n = lab_calls(&lab7_def, k, specs), empty = -1, one = -1;
+    ck_assert_int_gt(n, sizes_reduce_count);
+    for (int i = 0; i < n; i++) {
+        if (specs[i].width == 0 && (specs[i].role & CALL_CORRECT))
+            empty = i;
+        if (specs[i].width == 1)
+            one = i;
+    }
+    ck_assert_int_ge(empty, 0);
+    ck_assert(specs[empty].role & CALL_EMPTY);
+    ck_assert(!(specs[one].role & CALL_EMPTY));
+    ck_assert_int_eq(specs[one].n_args, 3);
+
+    lab_image img;
+    rec_call a;
+    call_plan plan;
+    char why[512];
+    memset(&img, 0, sizeof img);
+    memset(&a, 0, sizeof a);
+    a.magic = REC_MAGIC;
+    a.status = REC_RETURNED;
+    ck_assert_int_eq(plan_from_records(&lab7_def, k, &img, &specs[empty], &a, &a, &plan, why,
+                                       sizeof why), 0);
+    ck_assert_int_eq(plan.n_launches, 0);
+    ck_assert_int_eq(plan_from_records(&lab7_def, k, &img, &specs[one], &a, &a, &plan, why,
+                                       sizeof why), -1);
+    ck_assert_ptr_nonnull(strstr(why, "launched no kernel"));
+
+    /* an exercise of lab 8: one call a value it takes */
+    n = lab_calls(&lab8_def, &lab8_def.kernels[0], specs);
+    ck_assert_int_eq(n, sizes_shfl_broadcast_count);
+    ck_assert(specs[0].role & CALL_TRAFFIC);
+}
+END_TEST
+
+Suite *reduce_suite(void)
+{
+    Suite *s = suite_create("reduce");
+    TCase *tc = tcase_create("reduce");
+    tcase_add_test(tc, test_sum_wraps);
+    tcase_add_test(tc, test_partials);
+    tcase_add_test(tc, test_fill_kinds);
+    tcase_add_test(tc, test_shuffles);
+    tcase_add_test(tc, test_sizes);
+    tcase_add_test(tc, test_tree_model);
+    tcase_add_test(tc, test_lane_races);
+    tcase_add_test(tc, test_calls_and_empty_plan);
+    suite_add_tcase(s, tc);
+    return s;
+}
