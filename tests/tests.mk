@@ -88,8 +88,8 @@ export SMEMLAB_CHECK_COSTS := $(abspath $(CHECK_COSTS))
 SHELL = $(CURDIR)/tests/timed-shell
 .SHELLFLAGS = --target=$@ -c
 endif
-.PHONY: check-mutants check check-unit check-compile check-contract check-launches check-cli check-make check-gpu check-student-kit check-batch check-hostile check-exports check-jail
-check: check-unit check-traces check-compile check-contract check-launches check-cli check-make check-docs check-batch check-hostile check-exports check-jail check-emulated check-truth
+.PHONY: check-house check-mutants check check-unit check-compile check-contract check-launches check-cli check-make check-gpu check-student-kit check-batch check-hostile check-exports check-jail
+check: check-house check-unit check-traces check-compile check-contract check-launches check-cli check-make check-docs check-batch check-hostile check-exports check-jail check-emulated check-truth
 	@secs=$$(( $$(date +%s) - $(CHECK_T0) )); echo "$$secs $$(hostname), $$(nproc) cores" > $(BUILD)/tests/check-time.txt; \
 	 awk -v total=$$secs -v ticks=$$(getconf CLK_TCK) -f tests/check-costs.awk $(CHECK_COSTS); \
 	 echo "make check: all passed ($$secs s)"
@@ -235,6 +235,11 @@ check-truth: $(GRADER_ALL) $(BUILD_JAIL) $(SUPPORT_OBJ)
 	bash tests/truth/check-truth.sh $(BUILD) $(GRADER)
 check-truth-gpu: $(GRADER_ALL) $(TRACE) $(BUILD_JAIL) $(SUPPORT_OBJ) $(BUILD)/tests/truth-run
 	bash tests/truth/check-truth.sh $(BUILD) $(GRADER) gpu
+
+# The grader's folders keep to ARCHITECTURE.md's floors: no include up or
+# sideways, none out of the PTX machine, no circle between files.
+check-house:
+	python3 tests/make/check-house.py
 
 # make grade ends with the grader's exit status (a fake grader; no GPU, no nvcc).
 check-make:

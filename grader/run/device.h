@@ -11,10 +11,15 @@
 #ifndef SMEMLAB_DEVICE_H
 #define SMEMLAB_DEVICE_H
 
-#include "module.h"
-
 #include <cuda_runtime_api.h>
 #include <stddef.h>
+
+/* The types of run/module.h the table names, declared here rather than included:
+   module.c dispatches to the device, so module.h must not be device.h's to read. */
+typedef struct device_module device_module;
+typedef struct device_diff device_diff;
+typedef struct lab_image lab_image;
+typedef struct call_plan call_plan;
 
 /* What a device does, for dev_* and run/module.h to dispatch to. */
 typedef struct device_ops {

@@ -222,16 +222,16 @@ static int by_words(const void *a, const void *b)
     return (p > q) - (p < q);
 }
 
-int lane_races_finish(lane_races *l, trace_summary *s)
+int lane_races_finish(lane_races *l, trace_race **races, int *n_races)
 {
     if (l->n_races == 0)
         return 0;
     qsort(l->races, (size_t)l->n_races, sizeof *l->races, by_words);
-    trace_race *nr = realloc(s->races, (size_t)(s->n_races + l->n_races) * sizeof *nr);
+    trace_race *nr = realloc(*races, (size_t)(*n_races + l->n_races) * sizeof *nr);
     if (!nr)
         return -1;
-    memcpy(nr + s->n_races, l->races, (size_t)l->n_races * sizeof *nr);
-    s->races = nr;
-    s->n_races += l->n_races;
+    memcpy(nr + *n_races, l->races, (size_t)l->n_races * sizeof *nr);
+    *races = nr;
+    *n_races += l->n_races;
     return 0;
 }

@@ -17,7 +17,8 @@
 #ifndef SMEMLAB_LANE_RACE_H
 #define SMEMLAB_LANE_RACE_H
 
-#include "trace.h"
+#include "trace_race.h"
+#include "trace_record.h"
 
 typedef struct lane_races lane_races;
 
@@ -31,8 +32,8 @@ int lane_races_sync(lane_races *l, uint32_t block, uint32_t warp);
    one instruction from another). 0, or -1 out of memory. */
 int lane_races_add(lane_races *l, const trace_record *r, int writes, uint64_t index);
 
-/* The races found, appended to s->races (one per pair of instructions, most
-   words first) after those between warps. 0, or -1 out of memory. */
-int lane_races_finish(lane_races *l, trace_summary *s);
+/* The races found, appended to *races (one per pair of instructions, most words
+   first: after those between warps), *n_races counting them. 0, or -1 out of memory. */
+int lane_races_finish(lane_races *l, trace_race **races, int *n_races);
 
 #endif

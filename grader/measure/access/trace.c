@@ -707,7 +707,7 @@ int trace_analyzer_finish(trace_analyzer *a, trace_summary *out, char *why, size
     a->out.race_blocks = a->n_race_blocks;
     pick_repeat_block(a);
     if (find_races(&a->out, &a->ts, a->race_blocks, a->n_race_blocks) != 0 ||
-        lane_races_finish(a->lanes, &a->out) != 0) {
+        lane_races_finish(a->lanes, &a->out.races, &a->out.n_races) != 0) {
         snprintf(why, why_size, "out of memory finding races in %zu trace records", a->index);
         rc = -1;
     } else {

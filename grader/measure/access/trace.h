@@ -23,6 +23,7 @@
 #include "../measure.h"
 #include "../../model/bank.h"
 #include "trace_record.h"
+#include "trace_race.h"
 
 #include <stddef.h>
 #include <stdio.h>
@@ -50,24 +51,6 @@ typedef struct trace_site {
     int line;
 } trace_site;
 
-/* Two warps touching one shared word between the same two barriers; or (in_warp)
-   two lanes of one warp with no __syncwarp() or barrier between (lane_race.h). */
-typedef struct trace_race {
-    uint64_t pc_a, pc_b;     /* pc_a writes; pc_b reads or writes */
-    int b_writes;
-    /* A barrier lies between the two in program order, yet they met between the
-       same two barriers: a loop brought the earlier one round again. The one
-       at the higher PC ran in one pass, the other in the next. */
-    int across_passes;
-    uint32_t block, warp_a, warp_b;
-    uint32_t word_offset;    /* byte offset of the first word found */
-    long words;              /* words in conflict for this pair of PCs */
-    const char *file_a, *file_b;
-    int line_a, line_b;
-    int in_warp;             /* lanes lane_a and lane_b of warp_a (= warp_b) race */
-    uint32_t lane_a, lane_b;
-    int read_first;          /* in_warp: lane_b's load came first in program order */
-} trace_race;
 
 /* What one thread of the lowest block traced did: where its first shared load
    and store went, and how many of each it made (the tile-flow check). */

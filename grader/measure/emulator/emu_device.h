@@ -9,6 +9,7 @@
 #define SMEMLAB_EMU_DEVICE_H
 
 #include "../../run/device.h"
+#include "../../run/module.h"
 #include "../measure.h"
 #include "../../ptx/emu.h"
 
