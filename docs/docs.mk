@@ -31,7 +31,7 @@ DOCS_FIGS := $(DOCS_FIGDIR)/.stamp
 DOCS_BANKMAP := $(DOCS_OUT)/tools/bankmap
 DOCS_PDF := $(DOCS_OUT)/smemlab.pdf
 DOCS_MODEL := grader/model/bank.c grader/model/tile_model.c grader/model/tile_access.c \
-    grader/model/reduce_model.c grader/reference/reduce_ref.c grader/reference/reduce_sizes.c \
+    grader/model/reduce_model.c grader/reference/reduce_ref.c grader/labs/reduce_sizes.c \
     grader/reference/prng.c grader/reference/parallel.c
 DOCS_FILTERS := $(DOCS_TOOLS)/nav.lua $(DOCS_TOOLS)/check-links.lua $(DOCS_TOOLS)/extract-code.lua \
     $(DOCS_TOOLS)/facts.lua
