@@ -1,6 +1,6 @@
 /*
  * test_lab_decls.c - what the grader reads from a lab's PTX without running it:
- * the instructions no GPU backend measures (tests/emulator/bulk_ops.cu), in a
+ * the instructions no GPU backend measures (grader/ptx/tests/kernels/bulk_ops.cu), in a
  * kernel or in a function it calls, named with the student's line; and the
  * emulator's own refusal of the same instruction.
  */
