@@ -21,6 +21,9 @@ typedef enum metric_id {
     METRIC_SHARED_ATOM_REQUESTS, /* shared atomics (ATOMS): a side of their own */
     METRIC_SHARED_ATOM_WAVEFRONTS,
     METRIC_GLOBAL_ST_REQUESTS,  /* warp-level global store instructions (labs 7, 8) */
+    /* 32-byte sectors the global loads and stores touched (model/sector.h; lab 9) */
+    METRIC_GLOBAL_LD_SECTORS,
+    METRIC_GLOBAL_ST_SECTORS,
     /* What the counters read beside, folded into the sides above by
        measure_fold_counters (the trace and the emulator fill the sides directly):
        ldmatrix requests are loads, stmatrix and cp.async's shared side stores, and
@@ -32,6 +35,11 @@ typedef enum metric_id {
     /* Warp-level shuffle instructions (shfl.sync; lab 8): counted by the trace and
        the emulator; the counters have no such counter and give -1 (not counted). */
     METRIC_SHUFFLES,
+    /* The sectors those global loads and stores would take for their widths and lanes
+       laid end to end (sector_ideal): the trace and the emulator know them; the
+       counters give 0 (unknown), and the grader takes the exercise's model. */
+    METRIC_GLOBAL_LD_IDEAL,
+    METRIC_GLOBAL_ST_IDEAL,
     METRIC_COUNT
 } metric_id;
 

@@ -78,6 +78,44 @@ else
         --differences "$here/idiom-differences.tsv" || idioms_bad=1
 fi
 
+# The global-access corpus (tests/truth/gen-global.py): a warp's global loads and
+# stores, their requests and 32-byte sectors, every backend against Nsight Compute
+# (or, without a GPU, the emulator against what it measured on an H100,
+# tests/truth/h100-global.tsv).
+glo=$out/global
+python3 "$here/gen-global.py" "$glo" || exit 1
+gparts=$(cd "$glo" && ls global-*.cu | sed 's/\.cu$//')
+printf '%s\n' $gparts | xargs -P "$(nproc)" -I{} \
+    make -s --no-print-directory lab-lib LAB=lab1 SRC="$glo/{}.cu" OUT="$glo/{}.so" ${arch:+"$arch"} 2>/dev/null || {
+    echo "check-truth: a global part did not build" >&2; exit 1; }
+for b in $backends; do
+    mkdir -p "$glo/$b"
+    for p in $gparts; do
+        "$grader" --corpus "$glo/$p.tsv" --lib "$glo/$p.so" --measure "$b" --repeats 1 \
+            --json "$glo/$b/$p.json" > "$glo/$b/$p.txt" 2>&1
+        rc=$?
+        [ "$rc" -le 1 ] || { echo "check-truth: $b on $p: exit $rc"; tail -n 5 "$glo/$b/$p.txt"; exit 1; }
+    done
+done
+gargs=()
+for b in $backends; do gargs+=("$b=$glo/$b"); done
+if [ "$mode" = gpu ]; then
+    grun=()
+    for p in $gparts; do grun+=("$glo/$p.so" "$glo/$p.tsv"); done
+    gncu=()
+    for pass in 1 2; do
+        ncu --csv --metrics "$(python3 "$here/compare-global.py" --metrics)" "$build/tests/truth-run" \
+            "${grun[@]}" > "$glo/ncu-$pass.csv" 2> "$glo/ncu.err" || {
+            echo "check-truth: ncu failed on the global corpus:"; tail -n 5 "$glo/ncu.err"; exit 1; }
+        gncu+=(--ncu "$glo/ncu-$pass.csv")
+    done
+    python3 "$here/compare-global.py" "$glo/global.tsv" "${gargs[@]}" "${gncu[@]}" \
+        --write-fixture "$out/global.tsv" || global_bad=1
+else
+    python3 "$here/compare-global.py" "$glo/global.tsv" "${gargs[@]}" \
+        --fixture "$here/h100-global.tsv" || global_bad=1
+fi
+
 args=()
 for b in $backends; do args+=("$b=$out/$b"); done
 if [ "$mode" = gpu ]; then
@@ -105,3 +143,4 @@ else
         --problems "$out/problems.txt" || exit 1
 fi
 [ -z "${idioms_bad:-}" ] || { echo "check-truth: the idiom corpus differs (above)"; exit 1; }
+[ -z "${global_bad:-}" ] || { echo "check-truth: the global-access corpus differs (above)"; exit 1; }

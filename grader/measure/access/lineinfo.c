@@ -233,6 +233,8 @@ void trace_attribute(trace_summary *s, const line_table *t, const char *function
     }
     if (s->global_repeats > 0)
         name(t, function, s->repeat_pc, &s->repeat_file, &s->repeat_line);
+    for (int i = 0; i < s->global.n; i++)
+        name(t, function, s->global.v[i].pc, &s->global.v[i].file, &s->global.v[i].line);
 }
 
 /* --- the line table straight from a cubin's .debug_line (DWARF 2-4) ---------------------- */

@@ -643,7 +643,9 @@ int trace_analyzer_add(trace_analyzer *a, const trace_record *x, char *why, size
     trace_summary *out = &a->out;
     size_t i = a->index++;
     if (x->flags & TRACE_GLOBAL) {
-        if (note_global(a, x) != 0)
+        if ((x->flags & TRACE_READ) && note_global(a, x) != 0)
+            goto oom;
+        if (x->block < TRACE_GLOBAL_BLOCKS && coalesce_add(&out->global, x) != 0)
             goto oom;
         return 0;
     }
@@ -777,6 +779,7 @@ void trace_summary_free(trace_summary *s)
     free(s->sites);
     free(s->races);
     free(s->threads);
+    coalesce_free(&s->global);
     memset(s, 0, sizeof *s);
 }
 
@@ -794,8 +797,14 @@ void trace_to_measurement(const trace_summary *s, measurement *m)
     m->ideal_ld = (double)s->ideal[0];
     m->ideal_st = (double)s->ideal[1];
     m->ideal_set = MEASURE_IDEAL_SET;
-    /* Global loads are not traced: the trace patches shared accesses only. */
+    /* Global requests are counted where they happen (every block; the backends set
+       them); the sectors here are the first blocks', which the backends replace. */
     m->value[METRIC_GLOBAL_LD_REQUESTS] = 0.0;
+    for (int i = 0; i < s->global.n; i++) {
+        const coalesce_site *g = &s->global.v[i];
+        m->value[g->store ? METRIC_GLOBAL_ST_SECTORS : METRIC_GLOBAL_LD_SECTORS] += (double)g->sectors;
+        m->value[g->store ? METRIC_GLOBAL_ST_IDEAL : METRIC_GLOBAL_LD_IDEAL] += (double)g->ideal;
+    }
 }
 
 const trace_site *trace_find_site(const trace_summary *s, uint64_t pc)
@@ -921,6 +930,7 @@ static const struct {
     {"cpx", TRACE_WRITE | TRACE_ASYNC | TRACE_ASYNC_SKEW},
     {"gl", TRACE_READ | TRACE_GLOBAL},
     {"gcp", TRACE_READ | TRACE_GLOBAL | TRACE_ASYNC},
+    {"gs", TRACE_WRITE | TRACE_GLOBAL},
     {"bar", TRACE_BARRIER},
     {"sync", TRACE_SYNCWARP},
 };
@@ -1009,7 +1019,7 @@ trace_record *trace_read(FILE *f, const char *name, size_t *n, char *why, size_t
             }
         if (!known) {
             snprintf(why, why_size, "%s:%zu: unknown record '%s' (ld, st, atom, atomx, atomc, "
-                     "ldm, stm, cp, cpx, gl, gcp, bar or sync)", name, line_no, op);
+                     "ldm, stm, cp, cpx, gl, gcp, gs, bar or sync)", name, line_no, op);
             goto bad;
         }
         is_bar = r->flags == TRACE_BARRIER || r->flags == TRACE_SYNCWARP;

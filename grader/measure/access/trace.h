@@ -22,6 +22,7 @@
 
 #include "../measure.h"
 #include "../../model/bank.h"
+#include "coalesce.h"
 #include "trace_record.h"
 #include "trace_race.h"
 
@@ -88,6 +89,9 @@ typedef struct trace_summary {
     const char *repeat_file;
     int repeat_line;
     long repeat_count;        /* in that block */
+    /* Global loads and stores of the first TRACE_GLOBAL_BLOCKS blocks, per
+       instruction: requests, sectors, ideal, the worst warp (coalesce.h). */
+    coalesce_sites global;
 } trace_summary;
 
 /*
@@ -145,8 +149,9 @@ const trace_site *trace_worst_site(const trace_summary *s, trace_op op);
 
 /*
  * Text traces (tests/traces/NAME.trace), one record a line; '#' starts a comment:
- *   ld|st|atom|gl PC BLOCK WARP WIDTH MASK ADDR...   (one ADDR per active lane, hex;
- *                                                 gl: a global load, the address's low half)
+ *   ld|st|atom|gl|gs PC BLOCK WARP WIDTH MASK ADDR...   (one ADDR per active lane, hex;
+ *                                                 gl: a global load, the address's low half;
+ *                                                 gs: a global store, the same)
  *   bar PC BLOCK WARP MASK
  * PC, MASK and ADDR in hex (0x optional), BLOCK, WARP and WIDTH in decimal.
  * trace_read returns the records (free them) and their count in *n, or NULL

@@ -24,9 +24,9 @@
 #define TRACE_READ 0x1u    /* a load (READ and WRITE together: an atomic) */
 #define TRACE_WRITE 0x2u   /* a store */
 #define TRACE_BARRIER 0x4u /* a block-wide barrier (__syncthreads); no address */
-#define TRACE_GLOBAL 0x8u  /* with TRACE_READ: a global load of one of the first
-                              TRACE_GLOBAL_BLOCKS blocks; addr[] holds the low 32
-                              bits of each lane's address */
+#define TRACE_GLOBAL 0x8u  /* with TRACE_READ or TRACE_WRITE: a global load or store
+                              of one of the first TRACE_GLOBAL_BLOCKS blocks; addr[]
+                              holds the low 32 bits of each lane's address */
 #define TRACE_ASYNC 0x10u  /* cp.async (LDGSTS): with TRACE_WRITE its shared side,
                               with TRACE_READ | TRACE_GLOBAL its global side */
 #define TRACE_MATRIX 0x20u /* ldmatrix / stmatrix (LDSM, STSM): addr[] holds the row
@@ -41,7 +41,8 @@
 #define TRACE_SHFL 0x400u      /* a shuffle (shfl.sync), from the emulator to its meter,
                                   which counts it; no address, never analysed */
 
-/* Blocks whose global loads are recorded, address by address (the halo check). */
+/* Blocks whose global loads and stores are recorded, address by address (the halo
+   check, coalescing per line). */
 #define TRACE_GLOBAL_BLOCKS 16
 
 typedef struct trace_record {
@@ -69,6 +70,9 @@ typedef struct trace_buffer {
     unsigned long long global_loads; /* warp-level global load instructions (traced blocks) */
     unsigned long long global_stores; /* warp-level global store instructions (traced blocks) */
     unsigned long long shuffles;      /* warp-level shfl.sync instructions (traced blocks) */
+    /* 32-byte sectors of the global loads [0] and stores [1], and their ideal
+       (model/sector.h, counted on the GPU lane by lane; traced blocks) */
+    unsigned long long sectors[2], ideal[2];
     trace_record *records;
 } trace_buffer;
 

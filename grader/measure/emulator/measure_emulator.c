@@ -36,6 +36,7 @@ typedef struct emu_meter {
     char why[256];
     unsigned long long global_loads; /* warp-level global load instructions */
     unsigned long long global_stores, shuffles; /* ... store and shfl.sync instructions */
+    unsigned long long sectors[2], ideal[2];    /* of the global loads [0] and stores [1] */
     trace_summary last;
     int have_last;
     char function[256];
@@ -65,16 +66,34 @@ static void on_shared(void *ctx, const emu_shared_record *r)
         m->failed = 1;
 }
 
-/* Global loads: counted, and those of the first blocks analysed address by
-   address as the trace's patches record them (the low half of each). */
+/* A plain global load or store (not an atomic, not cp.async's source) into the kernel's
+   sector totals, by the sector model the trace's patches count by too. */
+static void count_sectors(emu_meter *m, const emu_global_record *g, int store)
+{
+    global_access a;
+    a.active = g->active;
+    a.width = g->width;
+    for (int lane = 0; lane < SECTOR_LANES; lane++)
+        a.addr[lane] = g->addr[lane];
+    m->sectors[store] += (unsigned long long)sector_count(&a);
+    m->ideal[store] += (unsigned long long)sector_ideal(&a);
+}
+
+/* Global loads and stores: counted, their sectors too, and those of the first blocks
+   analysed address by address as the trace's patches record them (the low half of each). */
 static void on_global(void *ctx, const emu_global_record *g)
 {
     emu_meter *m = ctx;
-    if ((g->flags & EMU_REC_WRITE) && !(g->flags & EMU_REC_READ))
+    int read = (g->flags & EMU_REC_READ) != 0, write = (g->flags & EMU_REC_WRITE) != 0;
+    int async = (g->flags & EMU_REC_ASYNC) != 0;
+    if (read == write)
+        return; /* an atomic */
+    if (write)
         m->global_stores++;
-    if (!(g->flags & EMU_REC_READ) || (g->flags & EMU_REC_WRITE))
-        return;
-    m->global_loads++;
+    else
+        m->global_loads++;
+    if (!async && g->active)
+        count_sectors(m, g, write);
     if (g->block >= TRACE_GLOBAL_BLOCKS || m->failed || !g->active)
         return; /* (a cp.async whose lanes all read nothing is a request all the same) */
     trace_record r;
@@ -83,8 +102,8 @@ static void on_global(void *ctx, const emu_global_record *g)
     r.block = g->block | launch_bits();
     r.warp = g->warp;
     r.active = g->active;
-    r.width = g->width;
-    r.flags = TRACE_READ | TRACE_GLOBAL;
+    r.width = (uint8_t)g->width;
+    r.flags = (uint16_t)((write ? TRACE_WRITE : TRACE_READ) | TRACE_GLOBAL | (async ? TRACE_ASYNC : 0));
     for (int lane = 0; lane < TRACE_LANES; lane++)
         r.addr[lane] = (uint32_t)g->addr[lane];
     if (trace_analyzer_add(m->analyzer, &r, m->why, sizeof m->why) != 0)
@@ -108,6 +127,8 @@ static void attribute(trace_summary *s)
     snprintf(meter.function, sizeof meter.function, "%s", name);
     for (int i = 0; i < s->n_sites; i++)
         emu_line(mod, k, s->sites[i].pc, &s->sites[i].file, &s->sites[i].line);
+    for (int i = 0; i < s->global.n; i++)
+        emu_line(mod, k, s->global.v[i].pc, &s->global.v[i].file, &s->global.v[i].line);
     for (int i = 0; i < s->n_races; i++) {
         emu_line(mod, k, s->races[i].pc_a, &s->races[i].file_a, &s->races[i].line_a);
         emu_line(mod, k, s->races[i].pc_b, &s->races[i].file_b, &s->races[i].line_b);
@@ -126,6 +147,8 @@ static measure_status emu_measure(measure_backend *self, void (*launch)(void *),
     m->have_last = 0;
     m->failed = 0;
     m->global_loads = m->global_stores = m->shuffles = 0;
+    memset(m->sectors, 0, sizeof m->sectors);
+    memset(m->ideal, 0, sizeof m->ideal);
     bank_geometry_for(9, 0, 32, 0, &g); /* 32 banks of 4 bytes, as on every GPU the kit grades */
     if (!(m->analyzer = trace_analyzer_new(&g))) {
         snprintf(why, n, "out of memory starting the analysis");
@@ -155,6 +178,10 @@ static measure_status emu_measure(measure_backend *self, void (*launch)(void *),
     out->value[METRIC_GLOBAL_LD_REQUESTS] = (double)m->global_loads;
     out->value[METRIC_GLOBAL_ST_REQUESTS] = (double)m->global_stores;
     out->value[METRIC_SHUFFLES] = (double)m->shuffles;
+    out->value[METRIC_GLOBAL_LD_SECTORS] = (double)m->sectors[0];
+    out->value[METRIC_GLOBAL_ST_SECTORS] = (double)m->sectors[1];
+    out->value[METRIC_GLOBAL_LD_IDEAL] = (double)m->ideal[0];
+    out->value[METRIC_GLOBAL_ST_IDEAL] = (double)m->ideal[1];
     return MEASURE_OK;
 }
 

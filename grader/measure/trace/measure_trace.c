@@ -629,6 +629,7 @@ static measure_status trace_measure(measure_backend *self, void (*launch)(void *
     /* global loads, and the scale of a sampled trace */
     double traced_blocks = 0, all_blocks = 0;
     unsigned long long global_loads = 0, global_stores = 0, shuffles = 0;
+    unsigned long long sectors[2] = {0, 0}, ideal[2] = {0, 0};
     for (int i = 0; i < s->n_launches; i++) {
         trace_buffer h;
         if (sanitizerMemcpyDeviceToHost(&h, s->launches[i].device_buffer, sizeof h,
@@ -636,6 +637,10 @@ static measure_status trace_measure(measure_backend *self, void (*launch)(void *
             global_loads += h.global_loads;
             global_stores += h.global_stores;
             shuffles += h.shuffles;
+            for (int k = 0; k < 2; k++) {
+                sectors[k] += h.sectors[k];
+                ideal[k] += h.ideal[k];
+            }
         }
         all_blocks += (double)s->launches[i].blocks;
         traced_blocks += (double)((s->launches[i].blocks + s->sample - 1) / s->sample);
@@ -643,6 +648,10 @@ static measure_status trace_measure(measure_backend *self, void (*launch)(void *
     out->value[METRIC_GLOBAL_LD_REQUESTS] = (double)global_loads;
     out->value[METRIC_GLOBAL_ST_REQUESTS] = (double)global_stores;
     out->value[METRIC_SHUFFLES] = (double)shuffles;
+    out->value[METRIC_GLOBAL_LD_SECTORS] = (double)sectors[0];
+    out->value[METRIC_GLOBAL_ST_SECTORS] = (double)sectors[1];
+    out->value[METRIC_GLOBAL_LD_IDEAL] = (double)ideal[0];
+    out->value[METRIC_GLOBAL_ST_IDEAL] = (double)ideal[1];
     if (s->sample > 1 && traced_blocks > 0) {
         double k = all_blocks / traced_blocks;
         for (int m = 0; m < METRIC_COUNT; m++)

@@ -113,11 +113,26 @@ smemlab_barrier(void *userdata, uint64_t pc, uint32_t barIndex, uint32_t threadC
     return SANITIZER_PATCH_SUCCESS;
 }
 
-/* Global loads: counted (labs 5 to 8 check how many warp-level load
- * instructions reach global memory, one count per warp and instruction; labs 7
- * and 8 count the stores too), and
- * those of the first TRACE_GLOBAL_BLOCKS blocks recorded address by address
- * (lab 6: does a block read an input element from global memory twice?). */
+/* The sectors of one warp's global access and their ideal, as model/sector.c counts them:
+ * distinct 32-byte sectors of the lanes' bytes (at most 16 aligned bytes a lane: one
+ * sector each), and ceil(lanes * width / 32). Every lane of `together` calls it. */
+static __device__ __forceinline__ void count_sectors(trace_buffer *b, uint32_t together,
+                                                     const void *ptr, uint32_t width, int store)
+{
+    unsigned long long sector = (unsigned long long)(uintptr_t)ptr / 32u;
+    uint32_t same = __match_any_sync(together, sector);
+    uint32_t firsts = __ballot_sync(together, lane_id() == (uint32_t)(__ffs(same) - 1));
+    if (lane_id() == (uint32_t)(__ffs(together) - 1)) {
+        atomicAdd(&b->sectors[store], (unsigned long long)__popc(firsts));
+        atomicAdd(&b->ideal[store], (unsigned long long)((__popc(together) * width + 31u) / 32u));
+    }
+}
+
+/* Global loads and stores: counted (labs 5 to 8 check how many warp-level
+ * instructions reach global memory, one count per warp and instruction), their
+ * sectors counted (coalescing, lab 9), and those of the first TRACE_GLOBAL_BLOCKS
+ * blocks recorded address by address (lab 6: does a block read an input element
+ * twice? lab 9: which line is not coalesced?). Atomics are counted by none. */
 extern "C" __device__ __noinline__ SanitizerPatchResult
 smemlab_global_access(void *userdata, uint64_t pc, void *ptr, uint32_t accessSize,
                       uint32_t flags, const void *newValue)
@@ -129,13 +144,15 @@ smemlab_global_access(void *userdata, uint64_t pc, void *ptr, uint32_t accessSiz
         return SANITIZER_PATCH_SUCCESS;
     uint32_t together = __match_any_sync(__activemask(), pc);
     uint32_t lane = lane_id(), leader = __ffs(together) - 1;
-    if (flags & TRACE_WRITE) { /* a store (or an atomic): counted, labs 7 and 8 */
-        if (lane == leader && !(flags & TRACE_READ))
-            atomicAdd(&b->global_stores, 1ull);
+    uint32_t kind = flags & (TRACE_READ | TRACE_WRITE);
+    if (kind == (TRACE_READ | TRACE_WRITE)) /* an atomic */
         return SANITIZER_PATCH_SUCCESS;
-    }
+    if (!kind) /* neither (a prefetch): a load, as before stores were told apart */
+        kind = TRACE_READ;
+    int store = kind == TRACE_WRITE;
     if (lane == leader)
-        atomicAdd(&b->global_loads, 1ull);
+        atomicAdd(store ? &b->global_stores : &b->global_loads, 1ull);
+    count_sectors(b, together, ptr, accessSize, store);
     if (block >= TRACE_GLOBAL_BLOCKS)
         return SANITIZER_PATCH_SUCCESS;
     uint32_t slot = reserve(b, together);
@@ -144,7 +161,7 @@ smemlab_global_access(void *userdata, uint64_t pc, void *ptr, uint32_t accessSiz
     trace_record *r = &b->records[slot];
     r->addr[lane] = (uint32_t)(uintptr_t)ptr; /* the low half: elements of one buffer differ there */
     if (lane == leader)
-        fill(r, pc, block, together, accessSize, TRACE_READ | TRACE_GLOBAL);
+        fill(r, pc, block, together, accessSize, kind | TRACE_GLOBAL);
     return SANITIZER_PATCH_SUCCESS;
 }
 
