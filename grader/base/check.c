@@ -49,6 +49,16 @@ const char *check_status_name(check_status s)
 
 const char *check_line_text(const check_line *l, char *buf, size_t size)
 {
+    if (strcmp(l->op, "gload") == 0 || strcmp(l->op, "gstore") == 0) { /* sectors, not banks */
+        char gat[sizeof l->file + 16];
+        snprintf(gat, sizeof gat, l->line > 0 ? "%s:%d" : "%s", l->file, l->line);
+        double r = l->ideal > 0 ? (double)l->wavefronts / (double)l->ideal : 1.0;
+        snprintf(buf, size, "%s  global %s  %s%.2f sectors a request (%ld sectors / %ld requests, "
+                 "ideal %ld)", gat, l->op + 1, r < 1.005 ? "coalesced, " : "", l->requests
+                 ? (double)l->wavefronts / (double)l->requests : 0.0, l->wavefronts, l->requests,
+                 l->ideal);
+        return buf;
+    }
     double d = l->ideal > 0 ? (double)l->wavefronts / (double)l->ideal : 1.0;
     char degree[32];
     if (d < 1.005)

@@ -465,3 +465,89 @@ void compare_races(check_result *c, const trace_summary *s, const char *why)
                 "before a tile is overwritten while others may still read it).",
                 r->b_writes ? "writes" : "reads", r->b_writes ? "holds" : "reads");
 }
+
+/* --- global coalescing (lab 9) ------------------------------------------------------- */
+
+/* The lines of one side's global sites, most sectors beyond the ideal first; the worst
+   drawn over its sectors where the check failed. */
+static void coalesce_lines(check_result *c, const trace_summary *s, int store)
+{
+    int used[CHECK_MAX_LINES], n = 0;
+    const coalesce_sites *g = &s->global;
+    while (n < CHECK_MAX_LINES) {
+        int best = -1;
+        for (int i = 0; i < g->n; i++) {
+            int taken = g->v[i].store != store;
+            for (int k = 0; k < n; k++)
+                taken |= used[k] == i;
+            if (!taken && (best < 0 || g->v[i].sectors - g->v[i].ideal >
+                                           g->v[best].sectors - g->v[best].ideal))
+                best = i;
+        }
+        if (best < 0)
+            break;
+        used[n++] = best;
+    }
+    for (int k = 0; k < n; k++) {
+        const coalesce_site *x = &g->v[used[k]];
+        check_line *l = &c->lines[c->n_lines++];
+        set_line(l, x->file, x->line, x->pc, store ? "gstore" : "gload");
+        l->requests = x->requests;
+        l->wavefronts = x->sectors;
+        l->ideal = x->ideal;
+    }
+    if (c->status == CHECK_FAIL && n > 0) {
+        const coalesce_site *w = &g->v[used[0]];
+        char title[160], at[64];
+        if (w->file)
+            snprintf(at, sizeof at, "%s:%d", base_name(w->file), w->line);
+        else
+            snprintf(at, sizeof at, "pc 0x%llx", (unsigned long long)w->pc);
+        snprintf(title, sizeof title, "your worst global %s (%s), warp %u of block %u, %d-byte lanes",
+                 store ? "store" : "load", at, w->worst_warp, w->worst_block & 0xFFFFFFu,
+                 w->worst.width);
+        sector_map_text(&w->worst, title, "        ", c->bank_map, sizeof c->bank_map);
+    }
+}
+
+void compare_coalescing(check_result *c, int store, const measurement *m, double model_ideal,
+                        const trace_summary *s, const char *code)
+{
+    const char *side = store ? "store" : "load";
+    double req = m->value[store ? METRIC_GLOBAL_ST_REQUESTS : METRIC_GLOBAL_LD_REQUESTS];
+    double sec = m->value[store ? METRIC_GLOBAL_ST_SECTORS : METRIC_GLOBAL_LD_SECTORS];
+    double ideal = m->value[store ? METRIC_GLOBAL_ST_IDEAL : METRIC_GLOBAL_LD_IDEAL];
+    if (ideal <= 0) /* the counters know no ideal: the exercise's */
+        ideal = model_ideal;
+    c->n_lines = 0;
+    c->bank_map[0] = '\0';
+    c->requests = req;
+    c->wavefronts = sec;
+    c->ideal = ideal;
+    check_field(c->measured, sizeof c->measured, "%.0f sectors / %.0f %s requests", sec, req, side);
+    check_field(c->expected, sizeof c->expected, "at most %.2f x %.0f sectors (the ideal)",
+                COALESCE_TOLERANCE, ideal);
+    if (req <= 0 || ideal <= 0) {
+        check_set(c, CHECK_FAIL, "the kernel made no global %s: it must %s the matrix", side,
+                  store ? "write" : "read");
+        return;
+    }
+    double per = sec / req, ideal_per = ideal / req;
+    if (sec <= COALESCE_TOLERANCE * ideal) {
+        check_set(c, CHECK_PASS, "%ss coalesced: %.2f sectors a request, ideal %.2f", side, per,
+                  ideal_per);
+    } else {
+        check_set(c, CHECK_FAIL, "%ss not coalesced: %.2f sectors a request where %.2f would do "
+                  "(%.1fx the ideal)", side, per, ideal_per, sec / ideal);
+        check_field(c->hint, sizeof c->hint,
+                    "A warp's %s is served a 32-byte sector at a time: its 32 lanes should %s 32 "
+                    "neighbouring elements (threadIdx.x along a row), %.0f sectors of 4-byte "
+                    "elements. Yours fall in a sector each or nearly (the drawing: the sector each "
+                    "lane touched). %s%sGo through a shared tile: %s the rows coalesced, and "
+                    "transpose inside the tile.", side, store ? "write" : "read", ideal_per,
+                    code ? code : "", code ? " walks a column. " : "",
+                    store ? "read and write" : "read and write");
+    }
+    if (s)
+        coalesce_lines(c, s, store);
+}

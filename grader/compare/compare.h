@@ -86,4 +86,19 @@ void compare_race_spoils_correct(check_result *correct, const trace_summary *s);
  */
 void compare_races(check_result *c, const trace_summary *s, const char *why);
 
+/* Sectors a global side may take beyond its ideal and still count as coalesced: a
+   row that starts mid-sector takes 5 where 4 would do (1.25x), a column 8x and more. */
+#define COALESCE_TOLERANCE 1.5
+
+/*
+ * The coalescing check of one side (store 0: the global loads, 1: the stores):
+ * the sectors measured against the ideal for the widths and lanes of the
+ * accesses (the trace's and the emulator's, or model_ideal where the
+ * backend knows none: the counters). With a trace (s not NULL), the lines
+ * of that side, worst first, and on failure the worst warp drawn over its
+ * sectors. code: the access as the exercise names it, for the hint, or NULL.
+ */
+void compare_coalescing(check_result *c, int store, const measurement *m, double model_ideal,
+                        const trace_summary *s, const char *code);
+
 #endif /* SMEMLAB_COMPARE_H */

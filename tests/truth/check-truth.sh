@@ -5,7 +5,8 @@
 #            and every kernel profiled by Nsight Compute (ncu) in the same run;
 #            build/truth/ncu.tsv is written in tests/truth/h100-ncu.tsv's format.
 #   no gpu:  every part graded by the emulator, against tests/truth/h100-ncu.tsv.
-# TRUTH_SEED and TRUTH_COUNT choose another corpus (the seed is printed).
+# TRUTH_SEED and TRUTH_COUNT choose another corpus (the seed is printed);
+# TRUTH_ONLY=main|idioms|global runs that corpus alone (a fixture recorded anew).
 set -u
 build=${1:?usage: check-truth.sh BUILD GRADER [gpu]}
 grader=${2:?usage: check-truth.sh BUILD GRADER [gpu]}
@@ -14,22 +15,25 @@ here=$(dirname "$0")
 out=$build/truth
 seed=${TRUTH_SEED:-20261124}
 rm -rf "$out" && mkdir -p "$out" || exit 1
-python3 "$here/gen-corpus.py" --seed "$seed" ${TRUTH_COUNT:+--count "$TRUTH_COUNT"} "$out" || exit 1
-parts=$(cd "$out" && ls part-*.cu | sed 's/\.cu$//')
-t0=$(date +%s)
+only=${TRUTH_ONLY:-all}
+wants() { [ "$only" = all ] || [ "$only" = "$1" ]; }
 # One library a part, the kit's flags, as many at once as there are cores; the
 # emulator reads the compute_90 PTX alone, so no other architecture is built for it.
 arch=
 [ "$mode" = gpu ] || arch="NVCC_ARCH=-gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90"
-printf '%s\n' $parts | xargs -P "$(nproc)" -I{} \
-    make -s --no-print-directory lab-lib LAB=lab1 SRC="$out/{}.cu" OUT="$out/{}.so" ${arch:+"$arch"} || {
-    echo "check-truth: a corpus part did not build" >&2; exit 1; }
-echo "check-truth: $(echo $parts | wc -w) parts built in $(( $(date +%s) - t0 )) s"
 if [ "$mode" = gpu ]; then
     backends="counters trace emulator"
 else
     backends="emulator"
 fi
+if wants main; then
+python3 "$here/gen-corpus.py" --seed "$seed" ${TRUTH_COUNT:+--count "$TRUTH_COUNT"} "$out" || exit 1
+parts=$(cd "$out" && ls part-*.cu | sed 's/\.cu$//')
+t0=$(date +%s)
+printf '%s\n' $parts | xargs -P "$(nproc)" -I{} \
+    make -s --no-print-directory lab-lib LAB=lab1 SRC="$out/{}.cu" OUT="$out/{}.so" ${arch:+"$arch"} || {
+    echo "check-truth: a corpus part did not build" >&2; exit 1; }
+echo "check-truth: $(echo $parts | wc -w) parts built in $(( $(date +%s) - t0 )) s"
 for b in $backends; do
     mkdir -p "$out/$b"
     t0=$(date +%s)
@@ -41,6 +45,8 @@ for b in $backends; do
     done
     echo "check-truth: graded by $b in $(( $(date +%s) - t0 )) s"
 done
+fi
+if wants idioms; then
 # The idiom corpus (tests/truth/gen-idioms.py): what current CUDA code writes beyond
 # plain loads and stores, every backend against Nsight Compute (or, without a GPU,
 # the emulator against what it measured on an H100, tests/truth/h100-idioms.tsv).
@@ -78,6 +84,8 @@ else
         --differences "$here/idiom-differences.tsv" || idioms_bad=1
 fi
 
+fi
+if wants global; then
 # The global-access corpus (tests/truth/gen-global.py): a warp's global loads and
 # stores, their requests and 32-byte sectors, every backend against Nsight Compute
 # (or, without a GPU, the emulator against what it measured on an H100,
@@ -116,6 +124,8 @@ else
         --fixture "$here/h100-global.tsv" || global_bad=1
 fi
 
+fi
+if wants main; then
 args=()
 for b in $backends; do args+=("$b=$out/$b"); done
 if [ "$mode" = gpu ]; then
@@ -141,6 +151,7 @@ if [ "$mode" = gpu ]; then
 else
     python3 "$here/compare-truth.py" "$out/corpus.tsv" "${args[@]}" --fixture "$here/h100-ncu.tsv" \
         --problems "$out/problems.txt" || exit 1
+fi
 fi
 [ -z "${idioms_bad:-}" ] || { echo "check-truth: the idiom corpus differs (above)"; exit 1; }
 [ -z "${global_bad:-}" ] || { echo "check-truth: the global-access corpus differs (above)"; exit 1; }

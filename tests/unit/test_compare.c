@@ -513,11 +513,105 @@ START_TEST(test_smem_near_free_limit)
 }
 END_TEST
 
+/* Global sides: a measurement with the sectors of both, the others -1. */
+static measurement global_counts(double ld_req, double ld_sec, double ld_ideal, double st_req,
+                                 double st_sec, double st_ideal)
+{
+    measurement m;
+    for (int i = 0; i < METRIC_COUNT; i++)
+        m.value[i] = -1.0;
+    m.value[METRIC_GLOBAL_LD_REQUESTS] = ld_req;
+    m.value[METRIC_GLOBAL_LD_SECTORS] = ld_sec;
+    m.value[METRIC_GLOBAL_LD_IDEAL] = ld_ideal;
+    m.value[METRIC_GLOBAL_ST_REQUESTS] = st_req;
+    m.value[METRIC_GLOBAL_ST_SECTORS] = st_sec;
+    m.value[METRIC_GLOBAL_ST_IDEAL] = st_ideal;
+    return m;
+}
+
+/* The naive transpose: rows read (a row starting mid-sector: 5 of 4 still passes),
+   a column written (32 sectors a request fails, with the numbers). */
+START_TEST(test_coalescing)
+{
+    measurement m = global_counts(100, 500, 400, 100, 3200, 400);
+    check_result c = fresh("load-coalescing");
+    compare_coalescing(&c, 0, &m, 0, NULL, NULL);
+    ck_assert_int_eq(c.status, CHECK_PASS);
+    ck_assert_str_eq(c.message, "loads coalesced: 5.00 sectors a request, ideal 4.00");
+    c = fresh("store-coalescing");
+    compare_coalescing(&c, 1, &m, 0, NULL, "out[x * ny + y]");
+    ck_assert_int_eq(c.status, CHECK_FAIL);
+    ck_assert_str_eq(c.message, "stores not coalesced: 32.00 sectors a request where 4.00 would "
+                                "do (8.0x the ideal)");
+    ck_assert_msg(strstr(c.hint, "out[x * ny + y] walks a column") != NULL, "%s", c.hint);
+    /* the counters know no ideal: the exercise's model stands in */
+    m = global_counts(100, 3200, 0, 100, 400, 0);
+    c = fresh("load-coalescing");
+    compare_coalescing(&c, 0, &m, 400, NULL, NULL);
+    ck_assert_int_eq(c.status, CHECK_FAIL);
+    c = fresh("store-coalescing");
+    compare_coalescing(&c, 1, &m, 400, NULL, NULL);
+    ck_assert_int_eq(c.status, CHECK_PASS);
+    /* just past the tolerance fails; no stores at all fails */
+    m = global_counts(100, 601, 400, 0, 0, 0);
+    c = fresh("load-coalescing");
+    compare_coalescing(&c, 0, &m, 0, NULL, NULL);
+    ck_assert_int_eq(c.status, CHECK_FAIL);
+    c = fresh("store-coalescing");
+    compare_coalescing(&c, 1, &m, 0, NULL, NULL);
+    ck_assert_int_eq(c.status, CHECK_FAIL);
+    ck_assert_str_eq(c.message, "the kernel made no global store: it must write the matrix");
+}
+END_TEST
+
+/* With a trace: the failing side's lines, worst first, and its worst warp drawn. */
+START_TEST(test_coalescing_lines)
+{
+    trace_summary s;
+    memset(&s, 0, sizeof s);
+    trace_record r;
+    memset(&r, 0, sizeof r);
+    r.active = 0xFFFFFFFFu;
+    r.width = 4;
+    r.flags = TRACE_WRITE | TRACE_GLOBAL;
+    r.pc = 0x90;
+    for (int i = 0; i < 32; i++)
+        r.addr[i] = 0x10000 + 4096u * (uint32_t)i;
+    ck_assert_int_eq(coalesce_add(&s.global, &r), 0);
+    r.pc = 0x40;
+    r.flags = TRACE_READ | TRACE_GLOBAL;
+    for (int i = 0; i < 32; i++)
+        r.addr[i] = 0x10000 + 4u * (uint32_t)i;
+    ck_assert_int_eq(coalesce_add(&s.global, &r), 0);
+    s.global.v[1].file = "/x/lab9.cu";
+    s.global.v[1].line = 33;
+    measurement m = global_counts(1, 4, 4, 1, 32, 4);
+    check_result c = fresh("store-coalescing");
+    compare_coalescing(&c, 1, &m, 0, &s, NULL);
+    ck_assert_int_eq(c.status, CHECK_FAIL);
+    ck_assert_int_eq(c.n_lines, 1);
+    char line[160];
+    ck_assert_str_eq(check_line_text(&c.lines[0], line, sizeof line),
+                     "lab9.cu:33  global store  32.00 sectors a request (32 sectors / 1 requests, ideal 4)");
+    ck_assert_msg(strstr(c.bank_map, "your worst global store (lab9.cu:33), warp 0 of block 0, "
+                                     "4-byte lanes: 32 sectors, ideal 4") != NULL, "%s", c.bank_map);
+    c = fresh("load-coalescing");
+    compare_coalescing(&c, 0, &m, 0, &s, NULL);
+    ck_assert_int_eq(c.status, CHECK_PASS);
+    ck_assert_str_eq(c.bank_map, ""); /* drawn only where it failed */
+    ck_assert_str_eq(check_line_text(&c.lines[0], line, sizeof line),
+                     "pc 0x40  global load  coalesced, 4.00 sectors a request (4 sectors / 1 requests, ideal 4)");
+    coalesce_free(&s.global);
+}
+END_TEST
+
 Suite *compare_suite(void)
 {
     Suite *s = suite_create("compare");
     TCase *tc = tcase_create("compare");
     tcase_add_test(tc, test_degree_text);
+    tcase_add_test(tc, test_coalescing);
+    tcase_add_test(tc, test_coalescing_lines);
     tcase_add_test(tc, test_degree_text_near_one);
     tcase_add_test(tc, test_measured_degree);
     tcase_add_test(tc, test_conflicts_match);

@@ -803,7 +803,7 @@ static const char *read_error(const char *text)
 
 START_TEST(test_text_format)
 {
-    ck_assert_str_eq(read_error("xx 0x10 0 0 4 1 0\n"), "t.trace:1: unknown record 'xx' (ld, st, atom, atomx, atomc, ldm, stm, cp, cpx, gl, gcp, bar or sync)");
+    ck_assert_str_eq(read_error("xx 0x10 0 0 4 1 0\n"), "t.trace:1: unknown record 'xx' (ld, st, atom, atomx, atomc, ldm, stm, cp, cpx, gl, gcp, gs, bar or sync)");
     ck_assert_str_eq(read_error("# c\nld 0x10 0 0 4 3 0\n"),
                      "t.trace:2: mask 00000003 has lane 1 active but the line gives no address for it");
     ck_assert_str_eq(read_error("st 0x10 0 0 4 1 0 4\n"), "t.trace:1: more fields than the mask has active lanes");
