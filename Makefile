@@ -3,7 +3,7 @@
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
 
-LABS := lab1 lab2 lab3 lab4 lab5 lab6 lab7 lab8
+LABS := lab1 lab2 lab3 lab4 lab5 lab6 lab7 lab8 lab9
 BUILD := build
 
 # --- toolchain ---------------------------------------------------------------
@@ -316,7 +316,7 @@ grade:
 endif
 else
 grade: $(STAMP_GRADER) $(if $(filter $(LAB_ID),$(LABS)),$(BUILD)/$(LAB_ID).so)
-	@if [ -z "$(LAB)" ]; then echo "No lab built yet: run make lab1 (or lab2 ... lab8) first, or make grade LAB=lab1." >&2; exit 2; fi
+	@if [ -z "$(LAB)" ]; then echo "No lab built yet: run make lab1 (or lab2 ... lab9) first, or make grade LAB=lab1." >&2; exit 2; fi
 	@case " $(LABS) " in *" $(LAB_ID) "*) ;; *) echo "Unknown lab '$(LAB)': the labs are $(LABS)." >&2; exit 2;; esac
 	@$(call GRADE_RUN,$(GRADER) $(GRADE_FLAGS) $(if $(KERNEL),--kernel $(KERNEL)) $(LAB_ID))
 endif
@@ -400,7 +400,7 @@ include grader/integrations/integrations.mk
 help:
 	@echo "smemlab - CUDA shared-memory labs that grade themselves"
 	@echo
-	@echo "  make lab1 ... make lab8   build a lab from labs/ (and the grader)"
+	@echo "  make lab1 ... make lab9   build a lab from labs/ (and the grader)"
 	@echo "  make grade                grade the lab built last"
 	@echo "  make grade LAB=lab3       grade a given lab"
 	@echo "  make grade KERNEL=NAME    grade one kernel of the lab (e.g. KERNEL=matmulTiled)"

@@ -468,6 +468,8 @@ void compare_races(check_result *c, const trace_summary *s, const char *why)
 
 /* --- global coalescing (lab 9) ------------------------------------------------------- */
 
+static void draw_worst(check_result *c, const trace_summary *s, int store);
+
 /* The lines of one side's global sites, most sectors beyond the ideal first; the worst
    drawn over its sectors where the check failed. */
 static void coalesce_lines(check_result *c, const trace_summary *s, int store)
@@ -496,8 +498,15 @@ static void coalesce_lines(check_result *c, const trace_summary *s, int store)
         l->wavefronts = x->sectors;
         l->ideal = x->ideal;
     }
-    if (c->status == CHECK_FAIL && n > 0) {
-        const coalesce_site *w = &g->v[used[0]];
+    if (c->status == CHECK_FAIL && n > 0)
+        draw_worst(c, s, store);
+}
+
+/* The worst warp of the side's worst site over its sectors, into c->bank_map. */
+static void draw_worst(check_result *c, const trace_summary *s, int store)
+{
+    const coalesce_site *w = coalesce_worst(&s->global, store);
+    if (w) {
         char title[160], at[64];
         if (w->file)
             snprintf(at, sizeof at, "%s:%d", base_name(w->file), w->line);
@@ -511,7 +520,7 @@ static void coalesce_lines(check_result *c, const trace_summary *s, int store)
 }
 
 void compare_coalescing(check_result *c, int store, const measurement *m, double model_ideal,
-                        const trace_summary *s, const char *code)
+                        const trace_summary *s, const char *code, int expect_strided)
 {
     const char *side = store ? "store" : "load";
     double req = m->value[store ? METRIC_GLOBAL_ST_REQUESTS : METRIC_GLOBAL_LD_REQUESTS];
@@ -533,6 +542,24 @@ void compare_coalescing(check_result *c, int store, const measurement *m, double
         return;
     }
     double per = sec / req, ideal_per = ideal / req;
+    if (expect_strided) { /* a naive step: the side is meant to walk a column */
+        int strided = sec > COALESCE_TOLERANCE * ideal;
+        check_field(c->expected, sizeof c->expected, "strided: more than %.2f x %.0f sectors",
+                    COALESCE_TOLERANCE, ideal);
+        if (strided)
+            check_set(c, CHECK_PASS, "%ss strided, as this step's are: %.2f sectors a request "
+                      "where %.2f would do (%.1fx the ideal), what a tile saves", side, per,
+                      ideal_per, sec / ideal);
+        else
+            check_set(c, CHECK_FAIL, "%ss coalesced (%.2f sectors a request): this step %ss "
+                      "columns straight through global memory, no tile", side, per,
+                      store ? "write" : "read");
+        if (s)
+            coalesce_lines(c, s, store);
+        if (strided && s) /* the cost drawn, as a failure would be */
+            draw_worst(c, s, store);
+        return;
+    }
     if (sec <= COALESCE_TOLERANCE * ideal) {
         check_set(c, CHECK_PASS, "%ss coalesced: %.2f sectors a request, ideal %.2f", side, per,
                   ideal_per);

@@ -97,8 +97,10 @@ void compare_races(check_result *c, const trace_summary *s, const char *why);
  * backend knows none: the counters). With a trace (s not NULL), the lines
  * of that side, worst first, and on failure the worst warp drawn over its
  * sectors. code: the access as the exercise names it, for the hint, or NULL.
+ * expect_strided: the step walks a column of this side on purpose (a naive
+ * transpose): the check holds it to being strided, and draws what it costs.
  */
 void compare_coalescing(check_result *c, int store, const measurement *m, double model_ideal,
-                        const trace_summary *s, const char *code);
+                        const trace_summary *s, const char *code, int expect_strided);
 
 #endif /* SMEMLAB_COMPARE_H */

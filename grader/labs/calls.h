@@ -58,6 +58,10 @@ int lab_calls(const lab_def *lab, const lab_kernel *k, call_spec *out);
    inputs and the speed input; a shuffle exercise's, one a value it takes. */
 int reduce_calls(const lab_def *lab, const lab_kernel *k, call_spec *out);
 
+/* Lab 9's calls (transpose_calls.c): every matrix of the list, the measured
+   matrices (GPU, emulator) and the timed one. */
+int transpose_calls(const lab_def *lab, const lab_kernel *k, call_spec *out);
+
 /* Index of the first of n calls with a role in `role` that runs on the
    emulator (emulated) or the GPU, or -1. */
 int calls_find(const call_spec *specs, int n, int role, int emulated);

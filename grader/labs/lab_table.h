@@ -16,8 +16,25 @@ typedef enum problem_kind {
     PROBLEM_MATMUL, /* lab 5 */
     PROBLEM_CONV,   /* lab 6 */
     PROBLEM_IDIOM,  /* the idiom corpus (tests/truth/gen-idioms.py): what ran, measured */
-    PROBLEM_REDUCE  /* labs 7 and 8: int sums, partial sums a block; the shuffle exercises */
+    PROBLEM_REDUCE, /* labs 7 and 8: int sums, partial sums a block; the shuffle exercises */
+    PROBLEM_TRANSPOSE /* lab 9: a float matrix copied or transposed, global coalescing */
 } problem_kind;
+
+/*
+ * A kernel of lab 9 (PROBLEM_TRANSPOSE, grader/problems/transpose.c): in holds
+ * ny rows of nx floats; a transpose writes out[x * ny + y] = in[y * nx + x],
+ * the copy out = in. Which global side the step leaves strided (the naive
+ * transposes: the coalescing check then holds the side to being strided, and
+ * shows what it costs) and how its shared tile is laid out (the conflict model).
+ */
+typedef struct transpose_spec {
+    int copy;           /* step 1: out = in */
+    int strided_load;   /* naiveCol: the load walks columns */
+    int strided_store;  /* naiveRow: the store walks columns */
+    int tile_pad;       /* steps 3-5: words a tile row is padded by (-1: no tile); step 3
+                           none (its 16-way column read), the others IPAD */
+    int unroll;         /* elements a thread moves (1, 2) */
+} transpose_spec;
 
 /*
  * A kernel of labs 7 and 8 (PROBLEM_REDUCE, grader/problems/reduce.c): a
@@ -79,6 +96,7 @@ typedef struct check_points {
     double race;      /* no two warps touch one shared word between barriers */
     double dynamic;   /* tile labs: the tile is dynamic (extern __shared__, bytes at launch) */
     double shuffle;   /* lab 8: shuffles executed, shared memory only where asked */
+    double coalescing; /* lab 9: each of load-coalescing and store-coalescing */
 } check_points;
 
 typedef struct lab_kernel {
@@ -95,6 +113,7 @@ typedef struct lab_kernel {
     const char *mask_symbol;    /* PROBLEM_CONV: __constant__ mask, exported with
                                    SMEMLAB_SYMBOL; NULL: the mask is an argument */
     reduce_spec reduce;         /* PROBLEM_REDUCE */
+    transpose_spec transpose;   /* PROBLEM_TRANSPOSE */
     double speed_fraction; /* speed check: at least this fraction of the reference */
     check_points points;
 } lab_kernel;

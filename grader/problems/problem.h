@@ -117,5 +117,6 @@ int matmul_grade_kernel(worker_env *env, const lab_kernel *k);
 int conv_grade_kernel(worker_env *env, const lab_kernel *k);
 int idiom_grade_kernel(worker_env *env, const lab_kernel *k);
 int reduce_grade_kernel(worker_env *env, const lab_kernel *k);
+int transpose_grade_kernel(worker_env *env, const lab_kernel *k);
 
 #endif /* SMEMLAB_PROBLEM_H */

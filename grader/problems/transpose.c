@@ -1,0 +1,423 @@
+/*
+ * transpose.c - grading one kernel of lab 9 (PROBLEM_TRANSPOSE).
+ *
+ * A float matrix, ny rows of nx, copied (step 1) or transposed: out[x * ny + y]
+ * = in[y * nx + x], blocks of BDIMX x BDIMY threads. Checks:
+ *   correct           every matrix of labs/transpose_calls.c, exactly (one
+ *                     element, one row, one column, non-multiples both ways)
+ *   load-coalescing   sectors of the global loads against their ideal (model/
+ *   store-coalescing  sector.h); a naive step's strided side held to being strided,
+ *                     its cost drawn over the sectors
+ *   smem-conflicts    the tile's stores conflict-free, its column read as the
+ *                     tile's layout makes it (model/transpose_model.h)
+ *   dynamic-tile      extern __shared__, its bytes at launch
+ *   race              between warps of a block (the barrier between the tile's
+ *                     writes and reads)
+ *   speed             against a device-to-device copy of the same matrix (the
+ *                     roof copyRow reaches), 8192 x 8192; GPU only
+ */
+#include "../compare/compare.h"
+#include "../model/transpose_model.h"
+#include "../run/device.h"
+#include "../run/gpu.h"
+#include "float_run.h"
+#include "problem.h"
+#include "traffic.h"
+
+#include <cuda_runtime_api.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { T_CORRECT, T_LOAD, T_STORE, T_SMEM, T_DYNAMIC, T_RACE, T_SPEED, T_CHECKS };
+static const char *const check_ids[T_CHECKS] = {"correct", "load-coalescing", "store-coalescing",
+                                                "smem-conflicts", "dynamic-tile", "race", "speed"};
+
+typedef struct tr {
+    worker_env *env;
+    const lab_kernel *k;
+    int call;
+    float *in, *out;
+    int bdimx, bdimy, pad;
+    check_result c[T_CHECKS];
+    int listed[T_CHECKS];
+    int sent[T_CHECKS];
+} tr;
+
+static void emit(tr *t, int i)
+{
+    if (t->sent[i])
+        return;
+    if (t->listed[i])
+        worker_emit(t->env, &t->c[i]);
+    t->sent[i] = 1;
+}
+
+static void launch_tr(void *p)
+{
+    tr *t = p;
+    replay rp = {&t->env->mod, &t->env->plan->calls[t->call], {t->in, t->out}};
+    replay_launch(&rp);
+}
+
+/* The block every launch must have: a named failure, never a run the models do not
+   assume. 0, or -1 with correct failed. */
+static int check_shapes(tr *t)
+{
+    const kernel_plan *plan = t->env->plan;
+    for (int i = 0; i < plan->n_calls; i++)
+        for (int j = 0; j < plan->calls[i].n_launches; j++) {
+            const plan_launch *l = &plan->calls[i].launches[j];
+            if (l->block[0] == (unsigned)t->bdimx && l->block[1] == (unsigned)t->bdimy &&
+                l->block[2] == 1)
+                continue;
+            check_set(&t->c[T_CORRECT], CHECK_FAIL, "at %s: %s launches blocks of %ux%ux%u "
+                      "threads; the lab's blocks are %d x %d", plan->specs[i].label,
+                      t->k->launcher, l->block[0], l->block[1], l->block[2], t->bdimx, t->bdimy);
+            check_field(t->c[T_CORRECT].hint, sizeof t->c[T_CORRECT].hint, "The contract fixes "
+                        "blocks of BDIMX x BDIMY = %d x %d threads: the tile, its index mapping "
+                        "and the grader's models assume them. Launch dim3(BDIMX, BDIMY) blocks "
+                        "and a grid that covers the matrix.", t->bdimx, t->bdimy);
+            return -1;
+        }
+    return 0;
+}
+
+/* --- correct ------------------------------------------------------------------- */
+
+/* The host reference: the copy, or the transpose (out nx rows of ny). */
+static void reference(const tr *t, const float *in, int nx, int ny, float *ref)
+{
+    for (int y = 0; y < ny; y++)
+        for (int x = 0; x < nx; x++) {
+            float v = in[(size_t)y * nx + x];
+            if (t->k->transpose.copy)
+                ref[(size_t)y * nx + x] = v;
+            else
+                ref[(size_t)x * ny + y] = v;
+        }
+}
+
+static run_outcome run_case(tr *t, int i, check_result *c)
+{
+    const call_spec *s = &t->env->plan->specs[i];
+    int nx = s->width, ny = s->height;
+    size_t n = (size_t)nx * ny;
+    char why[256];
+    float *host = host_random(n, t->env->opt->seed + (unsigned)i), *ref = malloc(n * sizeof *ref);
+    reference(t, host, nx, ny, ref);
+    t->call = i;
+    t->in = dev_upload(host, n, why, sizeof why);
+    run_outcome out;
+    if (!t->in) {
+        out = fail_cuda(c, s->label, why);
+    } else {
+        int copy = t->k->transpose.copy;
+        float_case fc = {s->label, launch_tr, t, &t->out, ref, copy ? ny : nx, copy ? nx : ny,
+                         1e-30, copy ? t->bdimy : t->bdimx, copy ? t->bdimx : t->bdimy,
+                         copy ? "a row segment" : "a tile, read by rows, written transposed"};
+        out = float_run_case(t->env, &fc, c);
+        if (out != RUN_LOST)
+            dev_free(t->in);
+    }
+    t->in = NULL;
+    free(host);
+    free(ref);
+    return out;
+}
+
+static run_outcome grade_correct(tr *t)
+{
+    const kernel_plan *plan = t->env->plan;
+    int runs = 0;
+    for (int i = 0; i < plan->n_calls; i++) {
+        const call_spec *s = &plan->specs[i];
+        if (!(s->role & CALL_CORRECT) || !call_runs_on(s, device_is_emulator()))
+            continue;
+        runs++;
+        run_outcome out = run_case(t, i, &t->c[T_CORRECT]);
+        if (out != RUN_RIGHT)
+            return out;
+    }
+    check_set(&t->c[T_CORRECT], CHECK_PASS, "all %d matrices right, one element, one row and "
+              "one column among them (seed %llu)", runs, t->env->opt->seed);
+    return RUN_RIGHT;
+}
+
+/* --- the measured run ------------------------------------------------------------ */
+
+/* The measured matrix of this device on the device (in random, out zeroed); 0, or -1. */
+static int prepare_measured(tr *t, int *nx, int *ny, char *why, size_t size)
+{
+    worker_env *env = t->env;
+    int i = calls_find(env->plan->specs, env->plan->n_calls, CALL_TRAFFIC, device_is_emulator());
+    if (i < 0) {
+        snprintf(why, size, "internal: no measured matrix for this device");
+        return -1;
+    }
+    *nx = env->plan->specs[i].width, *ny = env->plan->specs[i].height;
+    size_t n = (size_t)*nx * *ny;
+    float *host = host_random(n, env->opt->seed + 99);
+    t->call = i;
+    t->in = dev_upload(host, n, why, size);
+    free(host);
+    if (!t->in || dev_malloc((void **)&t->out, n * sizeof(float)) != cudaSuccess ||
+        dev_memset(t->out, 0, n * sizeof(float)) != cudaSuccess) {
+        snprintf(why, size, "no device memory for the measured run");
+        return -1;
+    }
+    return 0;
+}
+
+/* "a 16-way conflict" or "conflict-free", to follow "is". */
+static const char *is_degree(double d, char *buf, size_t size)
+{
+    char t[40];
+    degree_text(d, t, sizeof t);
+    snprintf(buf, size, "%s%s", strcmp(t, "conflict-free") ? "a " : "", t);
+    return buf;
+}
+
+/* The tile's banks: stores conflict-free, the column read as the layout makes it. */
+static void judge_tile(tr *t, const measurement *m, const trace_summary *s, check_result *c)
+{
+    int words = t->k->transpose.unroll * t->bdimx + t->k->transpose.tile_pad;
+    double want = transpose_read_degree(&t->env->gpu.banks, t->bdimx, t->bdimy, words);
+    double ld = measured_degree(m, &SIDE_LOAD), st = measured_degree(m, &SIDE_STORE);
+    char a[48], b[48];
+    check_field(c->measured, sizeof c->measured, "tile reads %s, writes %s",
+                degree_text(ld, a, sizeof a), degree_text(st, b, sizeof b));
+    check_field(c->expected, sizeof c->expected, "reads %s (rows of %d words), writes conflict-free",
+                degree_text(want, a, sizeof a), words);
+    c->degree = ld;
+    if (m->value[METRIC_SHARED_LD_REQUESTS] <= 0 || m->value[METRIC_SHARED_ST_REQUESTS] <= 0) {
+        check_set(c, CHECK_FAIL, "no shared %s: this step goes through a shared tile",
+                  m->value[METRIC_SHARED_ST_REQUESTS] <= 0 ? "stores" : "loads");
+    } else if (st > 1 + DEGREE_TOLERANCE) {
+        check_set(c, CHECK_FAIL, "the tile's writes have a %s: a warp writes a row of the "
+                  "tile, tile[threadIdx.y][threadIdx.x]", degree_text(st, b, sizeof b));
+    } else if (ld > want * (1 + DEGREE_TOLERANCE) || ld < want * (1 - DEGREE_TOLERANCE)) {
+        check_set(c, CHECK_FAIL, "the tile's column read is %s where its layout (rows of %d "
+                  "words) makes it %s", is_degree(ld, a, sizeof a), words,
+                  is_degree(want, b, sizeof b));
+        check_field(c->hint, sizeof c->hint, want > 1.5
+                    ? "This step's tile is unpadded: tile[BDIMY][BDIMX] (two elements a thread: "
+                      "BDIMY x 2 * BDIMX), read at tile[icol][irow] as the skeleton maps it."
+                    : "Pad each tile row by IPAD = 2 words: lanes (icol, irow) then fall in bank "
+                      "2 * icol + irow, a warp's two columns in the even and the odd banks.");
+    } else {
+        check_set(c, CHECK_PASS, "the tile's column read is %s, as rows of %d words make it; "
+                  "its writes conflict-free", is_degree(ld, a, sizeof a), words);
+    }
+    if (s)
+        compare_trace_lines(c, s, -1, &t->env->gpu.banks);
+}
+
+static void measure_kernel(tr *t, int *lost)
+{
+    worker_env *env = t->env;
+    measurement m;
+    char why[256];
+    int nx = 0, ny = 0;
+    measure_status st = env->meter_status;
+    snprintf(why, sizeof why, "%.250s", env->meter_why);
+    if (st == MEASURE_OK && prepare_measured(t, &nx, &ny, why, sizeof why) != 0)
+        st = MEASURE_ERROR;
+    if (st == MEASURE_OK)
+        st = worker_measure(env, launch_tr, t, &m, why, sizeof why);
+    *lost = st == MEASURE_ERROR && dev_context_lost();
+    if (!*lost) {
+        dev_free(t->in);
+        dev_free(t->out);
+    }
+    t->in = t->out = NULL;
+    char trace_why[256];
+    const trace_summary *s = st == MEASURE_OK ? worker_trace(env, trace_why, sizeof trace_why)
+                                              : NULL;
+    if (t->listed[T_RACE])
+        worker_judge_races(env, &t->c[T_RACE], st, why);
+    if (t->listed[T_RACE] && s && s->n_races > 0)
+        compare_race_spoils_correct(&t->c[T_CORRECT], s);
+    if (s)
+        worker_judge_bounds(env, &env->plan->calls[t->call], s, &t->c[T_CORRECT]);
+    if (st != MEASURE_OK) {
+        for (int i = T_LOAD; i <= T_SMEM; i++)
+            compare_not_measured(&t->c[i], st, why);
+        return;
+    }
+    double ideal = (double)nx * ny * sizeof(float) / 32.0; /* every element once, each way */
+    const transpose_spec *x = &t->k->transpose;
+    compare_coalescing(&t->c[T_LOAD], 0, &m, ideal, s,
+                       x->strided_load ? "in[x * nx + y]" : NULL, x->strided_load);
+    compare_coalescing(&t->c[T_STORE], 1, &m, ideal, s,
+                       x->strided_store ? "out[x * ny + y]" : NULL, x->strided_store);
+    if (t->listed[T_SMEM])
+        judge_tile(t, &m, s, &t->c[T_SMEM]);
+}
+
+/* --- speed ---------------------------------------------------------------------- */
+
+static void launch_copy(void *p)
+{
+    tr *t = p;
+    const call_spec *s = &t->env->plan->specs[t->call];
+    cudaMemcpyAsync(t->out, t->in, (size_t)s->width * s->height * sizeof(float),
+                    cudaMemcpyDeviceToDevice, 0);
+}
+
+/* The last timed run's output against its input, on the host: a fast wrong answer
+   earns nothing. 1 when right. */
+static int speed_right(tr *t, char *why, size_t size)
+{
+    const call_spec *s = &t->env->plan->specs[t->call];
+    size_t n = (size_t)s->width * s->height;
+    float *in = malloc(n * sizeof *in), *out = malloc(n * sizeof *out);
+    float *ref = malloc(n * sizeof *ref);
+    int right = in && out && ref &&
+                dev_copy(in, t->in, n * sizeof(float), cudaMemcpyDeviceToHost) == cudaSuccess &&
+                dev_copy(out, t->out, n * sizeof(float), cudaMemcpyDeviceToHost) == cudaSuccess;
+    if (right) {
+        reference(t, in, s->width, s->height, ref);
+        right = memcmp(out, ref, n * sizeof(float)) == 0;
+    }
+    if (!right)
+        snprintf(why, size, "the timed matrix came out wrong: a fast wrong answer earns nothing");
+    free(in);
+    free(out);
+    free(ref);
+    return right;
+}
+
+static void grade_speed(tr *t, int *lost)
+{
+    worker_env *env = t->env;
+    check_result *c = &t->c[T_SPEED];
+    char why[256] = "";
+    int i = calls_find(env->plan->specs, env->plan->n_calls, CALL_SPEED, 0);
+    if (i < 0 || env->plan->calls[i].n_launches == 0) {
+        check_set(c, CHECK_FAIL, "nothing was launched for the timed matrix");
+        return;
+    }
+    size_t n = (size_t)env->plan->specs[i].width * env->plan->specs[i].height;
+    double t_kernel = 0, t_copy = 0;
+    t->call = i;
+    t->in = t->out = NULL;
+    if (dev_malloc((void **)&t->in, n * sizeof(float)) != cudaSuccess ||
+        dev_malloc((void **)&t->out, n * sizeof(float)) != cudaSuccess) {
+        check_set(c, CHECK_FAIL, "could not prepare the timed matrix: no device memory");
+    } else {
+        timed_work kernel = {launch_tr, t, {t->in}, {n}, 1, NULL, 0, NULL, NULL, NULL};
+        timed_work copy = {launch_copy, t, {t->in}, {n}, 1, NULL, 0, NULL, NULL, NULL};
+        if (time_fresh(env, &kernel, 10, &t_kernel, why, sizeof why) != 0) {
+            check_set(c, CHECK_FAIL, "%s", why);
+            *lost = dev_context_lost();
+        } else if (!speed_right(t, why, sizeof why)) {
+            check_set(c, CHECK_FAIL, "%s", why);
+        } else if (time_fresh(env, &copy, 10, &t_copy, why, sizeof why) != 0) {
+            check_set(c, CHECK_FAIL, "timing the copy failed: %s", why);
+        } else {
+            double bytes = 2.0 * n * sizeof(float); /* read in, write out */
+            check_speed(c, t_kernel, t_copy, t->k->speed_fraction, "GB/s", bytes / 1e6,
+                        "a device-to-device copy (copyRow's roof)");
+            if (c->status == CHECK_FAIL)
+                check_field(c->hint, sizeof c->hint, "A transpose through a tile moves each "
+                            "element once each way, coalesced: it can run near copy speed. "
+                            "Conflict-free tile reads (the pad), every element's load issued "
+                            "before the barrier and enough blocks in flight bring it there.");
+        }
+    }
+    if (!*lost) {
+        dev_free(t->in);
+        dev_free(t->out);
+    }
+    t->in = t->out = NULL;
+}
+
+/* --- one kernel ------------------------------------------------------------------ */
+
+static void grade_dynamic(tr *t)
+{
+    const kernel_plan *plan = t->env->plan;
+    check_result *c = &t->c[T_DYNAMIC];
+    uint32_t need = (uint32_t)(t->bdimy * (t->k->transpose.unroll * t->bdimx + t->pad) *
+                               (int)sizeof(float));
+    for (int i = 0; i < plan->n_calls; i++)
+        if (plan->calls[i].n_launches > 0) {
+            worker_judge_dynamic(t->env, &plan->calls[i], need, c);
+            if (c->status == CHECK_FAIL)
+                check_field(c->hint, sizeof c->hint, "This step's tile is `extern __shared__ "
+                            "float tile[];`, no size and no static __shared__ array beside it; "
+                            "its BDIMY * (2 * BDIMX + IPAD) floats, %u bytes, are the launch's "
+                            "third argument.", need);
+            return;
+        }
+    check_set(c, CHECK_FAIL, "no kernel was launched");
+}
+
+int transpose_grade_kernel(worker_env *env, const lab_kernel *k)
+{
+    static tr t;
+    kernel_check checks[KERNEL_MAX_CHECKS];
+    int n = kernel_checks(env->lab, k, checks), lost = 0;
+
+    memset(&t, 0, sizeof t);
+    t.env = env;
+    t.k = k;
+    t.bdimx = env->lab->bdimx, t.bdimy = env->lab->bdimy;
+    t.pad = lab_param_value(env->lab, "IPAD");
+    for (int i = 0; i < T_CHECKS; i++)
+        check_init(&t.c[i], env->lab->id, k->name, check_ids[i], 0);
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i < T_CHECKS; i++)
+            if (strcmp(check_ids[i], checks[j].id) == 0) {
+                t.c[i].max_points = checks[j].points;
+                t.listed[i] = 1;
+            }
+    if (t.listed[T_DYNAMIC])
+        grade_dynamic(&t), emit(&t, T_DYNAMIC);
+    if (check_shapes(&t) != 0) {
+        for (int i = T_LOAD; i < T_CHECKS; i++)
+            if (i != T_DYNAMIC)
+                check_set(&t.c[i], CHECK_FAIL, "not run: the launch breaks the contract (see "
+                          "correct)");
+        for (int i = 0; i < T_CHECKS; i++)
+            emit(&t, i);
+        return 0;
+    }
+    run_outcome right = grade_correct(&t);
+    worker_mark(env, "correct");
+    if ((right != RUN_RIGHT && right != RUN_WRONG) || !t.listed[T_RACE])
+        emit(&t, T_CORRECT);
+    lost = right == RUN_LOST;
+    if (right == RUN_RIGHT || right == RUN_WRONG) {
+        measure_kernel(&t, &lost);
+        worker_mark(env, "measure");
+    } else {
+        for (int i = T_LOAD; i < T_CHECKS; i++)
+            if (i == T_DYNAMIC || i == T_SPEED)
+                continue;
+            else if (t.c[T_CORRECT].status == CHECK_NOT_GRADED)
+                check_not_graded_like(&t.c[i], &t.c[T_CORRECT]);
+            else
+                check_set(&t.c[i], CHECK_FAIL, "not run: the kernel did not run");
+    }
+    if (t.c[T_CORRECT].status != CHECK_PASS && right == RUN_RIGHT)
+        right = RUN_WRONG; /* a race took the pass back: not timed */
+    emit(&t, T_CORRECT);
+    for (int i = T_LOAD; i <= T_RACE; i++)
+        emit(&t, i);
+    if (t.listed[T_SPEED]) {
+        if (t.c[T_CORRECT].status == CHECK_NOT_GRADED)
+            check_not_graded_like(&t.c[T_SPEED], &t.c[T_CORRECT]);
+        else if (right == RUN_RIGHT && device_is_emulator())
+            check_set(&t.c[T_SPEED], CHECK_NOT_MEASURED, "not measured: emulated on the CPU "
+                      "(speed is the GPU's to tell)");
+        else if (right == RUN_RIGHT && !lost)
+            grade_speed(&t, &lost), worker_mark(env, "speed");
+        else
+            check_set(&t.c[T_SPEED], CHECK_FAIL, "not timed: the kernel is not correct yet");
+    }
+    for (int i = 0; i < T_CHECKS; i++)
+        emit(&t, i);
+    return lost ? KERNEL_CONTEXT_LOST : 0;
+}
