@@ -197,7 +197,8 @@ TRACE_LIB := $(BUILD)/libsmemlab-trace.so
 TRACE_PATCHES := $(BUILD)/smemlab-trace-patches.fatbin
 TRACE_SRC := grader/measure/trace/measure_trace.c grader/measure/measure.c grader/measure/access/trace.c \
              grader/measure/access/lineinfo.c grader/image/elf_view.c grader/image/sass.c grader/model/bank.c \
-             grader/base/check.c grader/measure/access/lane_race.c
+             grader/base/check.c grader/measure/access/lane_race.c grader/measure/access/coalesce.c \
+             grader/model/sector.c
 TRACE := $(if $(HAVE_SANITIZER),$(TRACE_LIB) $(TRACE_PATCHES))
 
 $(TRACE_LIB): $(TRACE_SRC) $(shell find grader -name '*.h')

@@ -30,7 +30,7 @@ DOCS_FIGDIR := $(DOCS_OUT)/figures
 DOCS_FIGS := $(DOCS_FIGDIR)/.stamp
 DOCS_BANKMAP := $(DOCS_OUT)/tools/bankmap
 DOCS_PDF := $(DOCS_OUT)/smemlab.pdf
-DOCS_MODEL := grader/model/bank.c grader/model/tile_model.c grader/model/tile_access.c \
+DOCS_MODEL := grader/model/bank.c grader/model/tile_model.c grader/model/tile_access.c grader/model/sector.c \
     grader/model/reduce_model.c grader/reference/reduce_ref.c grader/labs/reduce_sizes.c \
     grader/reference/prng.c grader/reference/parallel.c
 DOCS_FILTERS := $(DOCS_TOOLS)/nav.lua $(DOCS_TOOLS)/check-links.lua $(DOCS_TOOLS)/extract-code.lua \
@@ -60,7 +60,7 @@ docs: docs-html docs-pdf
 docs-html: $(DOCS_HTML) $(DOCS_OUT)/style.css
 
 # --- figures: generated from the grader's model, never drawn by hand ---------
-$(DOCS_BANKMAP): $(DOCS_TOOLS)/bankmap.c $(DOCS_MODEL) grader/model/bank.h grader/model/tile_model.h \
+$(DOCS_BANKMAP): $(DOCS_TOOLS)/bankmap.c $(DOCS_MODEL) grader/model/bank.h grader/model/tile_model.h grader/model/sector.h \
                  grader/model/reduce_model.h grader/reference/reduce_ref.h
 	@mkdir -p $(@D)
 	$(call step,CC,$@)$(CC) $(CFLAGS) -std=c11 -Igrader/model $(DOCS_TOOLS)/bankmap.c $(DOCS_MODEL) -o $@ -lm -lpthread

@@ -22,6 +22,7 @@
  */
 #include "bank.h"
 #include "reduce_model.h"
+#include "sector.h"
 #include "tile_model.h"
 #include "../reference/reduce_ref.h"
 
@@ -958,6 +959,68 @@ static int draw_shuffles(const struct diagram *d, FILE *o, char *summary, size_t
     return ferror(o) ? -1 : 0;
 }
 
+/* --- lab 9: a warp's global accesses over 32-byte sectors --- */
+static int draw_sectors(const struct diagram *d, FILE *o, char *summary, size_t n)
+{
+    (void)d;
+    /* nx = ny = 1024 floats; warp 0 of block (0, 0): tx = lane (ty 0), or bidx = lane */
+    static const struct {
+        const char *code, *words;
+        int kind; /* 0: a row segment, 1: a column, 2: two half rows (the tile's store) */
+    } panels[] = {
+        {"in[iy * nx + ix]", "copyRow, naiveRow, the tile's load: a row, 32 neighbouring floats", 0},
+        {"out[ix * ny + iy]", "naiveRow's store: a column of out, ny = 1024 floats between lanes", 1},
+        {"out[oy * ny + ox]", "the tile's store: rows irow = 0 and 1 of the block's piece, 16 floats each", 2},
+    };
+    const int np = (int)(sizeof panels / sizeof panels[0]);
+    static const char *const colours[] = {OKABE_BLUE, OKABE_ORANGE, OKABE_GREEN, OKABE_PINK,
+                                          OKABE_SKY, OKABE_VERMILION};
+    const double cs = 28, x0 = 60, ph = 96, y0 = 70;
+    int fw = 980, fh = (int)(y0 + np * ph + 20);
+    svg_open(o, fw, fh, "A warp's global accesses over 32-byte sectors",
+             "Three float accesses of warp 0 in lab 9: each box is a lane, the number the 32-byte "
+             "sector its float falls in (numbered in address order), the colour the same.");
+    svg_text(o, 14, 26, 17, "start", "font-weight=\"bold\"",
+             "A warp's load or store is served a 32-byte sector at a time");
+    svg_text(o, 14, 48, 13, "start", NULL, "Each box is a lane of warp 0; the number is the "
+             "sector its 4-byte float falls in, sectors numbered in address order.");
+    char t[200];
+    int counts[3];
+    for (int p = 0; p < np; p++) {
+        global_access a;
+        memset(&a, 0, sizeof a);
+        a.active = 0xFFFFFFFFu;
+        a.width = 4;
+        for (int lane = 0; lane < 32; lane++) {
+            uint64_t e = panels[p].kind == 0 ? (uint64_t)lane
+                         : panels[p].kind == 1 ? (uint64_t)lane * 1024
+                                               : (uint64_t)(lane / 16) * 1024 + (uint64_t)(lane % 16);
+            a.addr[lane] = 4 * e;
+        }
+        int num[SECTOR_LANES];
+        int total = sector_lane_numbers(&a, num);
+        counts[p] = total;
+        double y = y0 + p * ph;
+        snprintf(t, sizeof t, "%s  -  %s: %d sector%s (ideal %d)", panels[p].code, panels[p].words,
+                 total, total == 1 ? "" : "s", sector_ideal(&a));
+        svg_text(o, 14, y + 4, 13, "start", "font-weight=\"bold\"", t);
+        for (int lane = 0; lane < 32; lane++) {
+            double x = x0 + lane * cs;
+            svg_rect(o, x + 2, y + 16, cs - 4, 24, colours[(num[lane] - 1) % 6], "#1a1a1a", 0.6);
+            snprintf(t, sizeof t, "%d", num[lane]);
+            svg_text(o, x + cs / 2, y + 33, 11, "middle", "fill=\"#ffffff\"", t);
+            if (p == 0) {
+                snprintf(t, sizeof t, "%d", lane);
+                svg_text(o, x + cs / 2, y + 56, 9, "middle", "fill=\"#555555\"", t);
+            }
+        }
+    }
+    fprintf(o, "</svg>\n");
+    snprintf(summary, n, "row %d sectors, column %d, the tile's store %d", counts[0], counts[1],
+             counts[2]);
+    return 0;
+}
+
 #define TILEMAP(n, ord, pit, bx, by, warp, title) \
     {n, draw_tile_map, {.order = ord, .pitch = pit}, bx, by, warp, title, 0}
 #define TILEQUIZ(n, ord, pit, bx, by, warp, title) \
@@ -986,6 +1049,7 @@ static const diagram diagrams[] = {
     DRAWING("reduce-sequential", draw_reduce_sequential),
     DRAWING("reduce-interleaved", draw_reduce_interleaved),
     DRAWING("shuffles", draw_shuffles),
+    DRAWING("sectors", draw_sectors),
 };
 #define N_DIAGRAMS ((int)(sizeof diagrams / sizeof diagrams[0]))
 

@@ -535,11 +535,11 @@ START_TEST(test_coalescing)
 {
     measurement m = global_counts(100, 500, 400, 100, 3200, 400);
     check_result c = fresh("load-coalescing");
-    compare_coalescing(&c, 0, &m, 0, NULL, NULL);
+    compare_coalescing(&c, 0, &m, 0, NULL, NULL, 0);
     ck_assert_int_eq(c.status, CHECK_PASS);
     ck_assert_str_eq(c.message, "loads coalesced: 5.00 sectors a request, ideal 4.00");
     c = fresh("store-coalescing");
-    compare_coalescing(&c, 1, &m, 0, NULL, "out[x * ny + y]");
+    compare_coalescing(&c, 1, &m, 0, NULL, "out[x * ny + y]", 0);
     ck_assert_int_eq(c.status, CHECK_FAIL);
     ck_assert_str_eq(c.message, "stores not coalesced: 32.00 sectors a request where 4.00 would "
                                 "do (8.0x the ideal)");
@@ -547,18 +547,18 @@ START_TEST(test_coalescing)
     /* the counters know no ideal: the exercise's model stands in */
     m = global_counts(100, 3200, 0, 100, 400, 0);
     c = fresh("load-coalescing");
-    compare_coalescing(&c, 0, &m, 400, NULL, NULL);
+    compare_coalescing(&c, 0, &m, 400, NULL, NULL, 0);
     ck_assert_int_eq(c.status, CHECK_FAIL);
     c = fresh("store-coalescing");
-    compare_coalescing(&c, 1, &m, 400, NULL, NULL);
+    compare_coalescing(&c, 1, &m, 400, NULL, NULL, 0);
     ck_assert_int_eq(c.status, CHECK_PASS);
     /* just past the tolerance fails; no stores at all fails */
     m = global_counts(100, 601, 400, 0, 0, 0);
     c = fresh("load-coalescing");
-    compare_coalescing(&c, 0, &m, 0, NULL, NULL);
+    compare_coalescing(&c, 0, &m, 0, NULL, NULL, 0);
     ck_assert_int_eq(c.status, CHECK_FAIL);
     c = fresh("store-coalescing");
-    compare_coalescing(&c, 1, &m, 0, NULL, NULL);
+    compare_coalescing(&c, 1, &m, 0, NULL, NULL, 0);
     ck_assert_int_eq(c.status, CHECK_FAIL);
     ck_assert_str_eq(c.message, "the kernel made no global store: it must write the matrix");
 }
@@ -587,7 +587,7 @@ START_TEST(test_coalescing_lines)
     s.global.v[1].line = 33;
     measurement m = global_counts(1, 4, 4, 1, 32, 4);
     check_result c = fresh("store-coalescing");
-    compare_coalescing(&c, 1, &m, 0, &s, NULL);
+    compare_coalescing(&c, 1, &m, 0, &s, NULL, 0);
     ck_assert_int_eq(c.status, CHECK_FAIL);
     ck_assert_int_eq(c.n_lines, 1);
     char line[160];
@@ -596,7 +596,7 @@ START_TEST(test_coalescing_lines)
     ck_assert_msg(strstr(c.bank_map, "your worst global store (lab9.cu:33), warp 0 of block 0, "
                                      "4-byte lanes: 32 sectors, ideal 4") != NULL, "%s", c.bank_map);
     c = fresh("load-coalescing");
-    compare_coalescing(&c, 0, &m, 0, &s, NULL);
+    compare_coalescing(&c, 0, &m, 0, &s, NULL, 0);
     ck_assert_int_eq(c.status, CHECK_PASS);
     ck_assert_str_eq(c.bank_map, ""); /* drawn only where it failed */
     ck_assert_str_eq(check_line_text(&c.lines[0], line, sizeof line),

@@ -98,9 +98,15 @@ static int corpus_access(const char *name, char *side, global_access *a)
     if (sscanf(name, "%c%d%n", side, &w, &at) != 2 || (*side != 'l' && *side != 's'))
         return -1;
     const char *p = name + at;
-    size_t len = strcspn(p, "om");
-    if (strncmp(p, "mod", 3) == 0)
-        len = 3 + strcspn(p + 3, "om");
+    size_t len = 0; /* rev, perm, or a letter run and its number (s33, mod16, div2) */
+    if (strncmp(p, "rev", 3) == 0 || strncmp(p, "perm", 4) == 0)
+        len = p[0] == 'r' ? 3 : 4;
+    else {
+        while (p[len] >= 'a' && p[len] <= 'z')
+            len++;
+        while (p[len] >= '0' && p[len] <= '9')
+            len++;
+    }
     if (len == 0 || len >= sizeof pat)
         return -1;
     memcpy(pat, p, len);
