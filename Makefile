@@ -347,7 +347,7 @@ install-packages:
 	    || { cat $$log >&2; rm -f $$log; echo "apt-get failed (its output above): install these by hand:" $$missing >&2; exit 3; }; \
 	rm -f $$log
 
-# --- benchmark: lab 5 to 8 solutions against cuBLAS, the copy roof and CUB ----------
+# --- benchmark: lab 5 to 9 solutions against cuBLAS, the copy roof and CUB ----------
 BENCH := $(BUILD)/smemlab-bench
 BENCH_OBJ := grader/bench/bench.c grader/run/timing.c grader/labs/sizes.c grader/labs/reduce_sizes.c $(filter-out grader/reference/tile_ref.c,$(wildcard grader/reference/*.c))
 $(BENCH): $(BENCH_OBJ:%.c=$(BUILD)/obj/%.o) $(CUB_OBJ)
@@ -365,7 +365,8 @@ bench: $(BENCH) $(GRADER_ALL) $(LABS:%=$(BUILD)/solutions/%.so) $(MILESTONES_SO)
 	bash grader/bench/emulated.sh $(BUILD) $(GRADER)
 	@nvidia-smi -L > /dev/null 2>&1 || { echo "No GPU here: the kernels' speed against cuBLAS, the copy roof and CUB needs one."; exit 0; }; \
 	 $(BENCH) $(BUILD)/solutions/lab5.so $(BUILD)/solutions/lab6.so --milestones $(MILESTONES_SO) \
-	     --reduce $(BUILD)/solutions/lab7.so $(BUILD)/solutions/lab8.so $(BENCH_FLAGS)
+	     --reduce $(BUILD)/solutions/lab7.so $(BUILD)/solutions/lab8.so \
+	     --transpose $(BUILD)/solutions/lab9.so $(BENCH_FLAGS)
 else
 bench:
 	@echo "$(NO_SOLUTIONS_MSG) time. make bench is for the full kit." >&2; exit 3

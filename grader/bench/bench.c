@@ -5,6 +5,9 @@
  *         [--warmup N] [--seed S] [--quick]      (LAB5_SO LAB6_SO: unless --reduce)
  *   e.g. bench build/solutions/lab5.so build/solutions/lab6.so
  *
+ * --transpose LAB9_SO: lab 9's kernels on an 8192 x 8192 float matrix against a
+ * device-to-device copy of it, each output checked exactly.
+ *
  * --reduce: the reductions of labs 7 and 8 against CUB's
  * cub::DeviceReduce::Sum (grader/device/cub_sum.cu) on 2^26 ints, each
  * result (the partial sums added up) checked against CUB's sum.
@@ -86,7 +89,7 @@ static float *device_floats(size_t n)
 /* ---------------------------------------------------------------- options */
 
 typedef struct options {
-    const char *lab5, *lab6, *milestones, *lab7, *lab8;
+    const char *lab5, *lab6, *milestones, *lab7, *lab8, *lab9;
     int reps, warmup, quick;
     uint64_t seed;
 } options;
@@ -94,7 +97,7 @@ typedef struct options {
 static void usage(void)
 {
     fprintf(stderr, "usage: bench LAB5_SO LAB6_SO [--milestones SO] [--reduce LAB7_SO LAB8_SO] "
-                    "[--reps N] [--warmup N] [--seed S] [--quick]\n");
+                    "[--transpose LAB9_SO] [--reps N] [--warmup N] [--seed S] [--quick]\n");
     exit(2);
 }
 
@@ -109,7 +112,7 @@ static int int_arg(const char *s, int lo, int hi)
 
 static options parse_options(int argc, char **argv)
 {
-    options o = {NULL, NULL, NULL, NULL, NULL, 20, 3, 0, PRNG_DEFAULT_SEED};
+    options o = {NULL, NULL, NULL, NULL, NULL, NULL, 20, 3, 0, PRNG_DEFAULT_SEED};
     for (int i = 1; i < argc; i++) {
         int has_value = i + 1 < argc;
         if (!strcmp(argv[i], "--reps") && has_value)
@@ -121,6 +124,8 @@ static options parse_options(int argc, char **argv)
                 usage();
         } else if (!strcmp(argv[i], "--milestones") && has_value)
             o.milestones = argv[++i];
+        else if (!strcmp(argv[i], "--transpose") && has_value)
+            o.lab9 = argv[++i];
         else if (!strcmp(argv[i], "--reduce") && i + 2 < argc) {
             o.lab7 = argv[++i];
             o.lab8 = argv[++i];
@@ -134,7 +139,7 @@ static options parse_options(int argc, char **argv)
         else
             o.lab6 = argv[i];
     }
-    if (o.lab6 == NULL && o.lab7 == NULL) /* --reduce alone: labs 7 and 8 only */
+    if (o.lab6 == NULL && o.lab7 == NULL && o.lab9 == NULL) /* --reduce or --transpose alone */
         usage();
     return o;
 }
@@ -599,6 +604,86 @@ static int bench_reduce(const options *o)
     return ok;
 }
 
+/* ---------------------------------------------------------------- lab 9 */
+
+typedef void (*transpose_fn)(const float *, float *, int, int);
+
+typedef struct transpose_job {
+    transpose_fn fn; /* NULL: a device-to-device copy */
+    const float *in;
+    float *out;
+    int nx, ny;
+} transpose_job;
+
+static void run_transpose(void *ctx)
+{
+    transpose_job *j = ctx;
+    if (j->fn)
+        j->fn(j->in, j->out, j->nx, j->ny);
+    else
+        CUDA_CHECK(cudaMemcpyAsync(j->out, j->in, (size_t)j->nx * j->ny * sizeof(float),
+                                   cudaMemcpyDeviceToDevice, 0));
+}
+
+/* One launcher (or the copy) timed on nx x ny floats, its output checked exactly
+   against the host's copy or transpose of the input h. */
+static int bench_transpose_one(transpose_job *j, const char *name, int copy, const float *h,
+                               float *got, double *copy_ms, const options *o)
+{
+    size_t n = (size_t)j->nx * j->ny, bad = 0;
+    CUDA_CHECK(cudaMemset(j->out, 0xff, n * sizeof(float)));
+    run_transpose(j);
+    CUDA_CHECK(cudaGetLastError());
+    CUDA_CHECK(cudaDeviceSynchronize());
+    CUDA_CHECK(cudaMemcpy(got, j->out, n * sizeof(float), cudaMemcpyDeviceToHost));
+    for (int y = 0; y < j->ny; y++)
+        for (int x = 0; x < j->nx; x++)
+            bad += got[copy ? (size_t)y * j->nx + x : (size_t)x * j->ny + y] !=
+                   h[(size_t)y * j->nx + x];
+    row r = {.kernel = name, .unit = "GB/s"};
+    snprintf(r.size, sizeof r.size, "%dx%d", j->nx, j->ny);
+    r.ok = bad == 0;
+    r.check = (double)bad / (double)n;
+    r.t = time_work(run_transpose, j, o);
+    r.rate = 2.0 * (double)n * sizeof(float) / (r.t.median_ms * 1e6); /* read + write */
+    if (!j->fn)
+        *copy_ms = r.t.median_ms;
+    r.fraction = *copy_ms / r.t.median_ms;
+    print_row(&r);
+    return r.ok;
+}
+
+/* Lab 9 on an 8192 x 8192 float matrix: every kernel against a device-to-device copy. */
+static int bench_transpose(const options *o)
+{
+    int side = o->quick ? 2048 : 8192, ok = 1;
+    size_t n = (size_t)side * side;
+    float *h = xmalloc(n * sizeof *h), *got = xmalloc(n * sizeof *got);
+    prng_fill(h, n, o->seed + 9);
+    transpose_job j = {NULL, NULL, NULL, side, side};
+    double copy_ms = 0;
+    CUDA_CHECK(cudaMalloc((void **)&j.in, n * sizeof(float)));
+    CUDA_CHECK(cudaMalloc((void **)&j.out, n * sizeof(float)));
+    CUDA_CHECK(cudaMemcpy((void *)j.in, h, n * sizeof(float), cudaMemcpyHostToDevice));
+    ok &= bench_transpose_one(&j, "memcpy D2D", 1, h, got, &copy_ms, o);
+    static const char *const kernels[] = {"copyRow", "naiveRow", "naiveCol", "transposeSmem",
+                                          "transposeSmemPad", "transposeSmemUnrollPad",
+                                          "transposeSmemUnrollPadDyn"};
+    void *lib = open_lab(o->lab9);
+    for (size_t k = 0; k < sizeof kernels / sizeof kernels[0]; k++) {
+        char launcher[64];
+        snprintf(launcher, sizeof launcher, "launch_%s", kernels[k]);
+        j.fn = (transpose_fn)symbol(lib, launcher, o->lab9);
+        ok &= bench_transpose_one(&j, kernels[k], k == 0, h, got, &copy_ms, o);
+    }
+    dlclose(lib);
+    CUDA_CHECK(cudaFree((void *)j.in));
+    CUDA_CHECK(cudaFree(j.out));
+    free(h);
+    free(got);
+    return ok;
+}
+
 /* ---------------------------------------------------------------- main */
 
 int main(int argc, char **argv)
@@ -619,6 +704,8 @@ int main(int argc, char **argv)
     }
     if (o.lab7 && o.lab8)
         ok &= bench_reduce(&o);
+    if (o.lab9)
+        ok &= bench_transpose(&o);
     printf("# %s\n", ok ? "every result checked out" : "SOME RESULTS ARE WRONG");
     return ok ? 0 : 1;
 }

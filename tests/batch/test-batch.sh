@@ -85,7 +85,7 @@ run_usage() { # run_usage DESCRIPTION WANT-IN-STDERR ARGS...
     "$BATCH" "$@" > "$T/out" 2> "$T/err"; local rc=$?
     if [ $rc = 2 ] && grep -q -- "$want" "$T/err"; then ok "$d"; else no "$d: exit $rc, $(cat "$T/err")"; fi
 }
-run_usage "unknown lab" "unknown lab 'lab9'" lab9 "$T/empty-class" -o "$T/u1"
+run_usage "unknown lab" "unknown lab 'lab11'" lab11 "$T/empty-class" -o "$T/u1"
 [ -e "$T/u1" ] && no "unknown lab made the results folder" || ok "unknown lab: results folder not made"
 run_usage "missing submissions folder" "does not exist" lab3 "$T/nowhere" -o "$T/u2"
 touch "$T/afile"
@@ -450,8 +450,9 @@ if command -v "${NVCC:-nvcc}" > /dev/null; then
             && ok "the grader's own exit status recorded (1: the skeleton loses points)" || no "grader_exit"
     fi
     validate "$T/res-real"
-    # labs 7 and 8 through the real batch: a solution and a skeleton each
-    for lab in lab7 lab8; do
+    # labs 7 to 9 through the real batch: a solution and a skeleton each
+    for lab in lab7 lab8 lab9; do
+        speed=3; [ $lab = lab9 ] && speed=4 # the points a GPU alone measures
         L=$T/real-$lab
         mkdir -p "$L"
         cp "$KIT"/solutions/$lab-*/$lab.cu "$L/sol.cu"
@@ -462,9 +463,9 @@ if command -v "${NVCC:-nvcc}" > /dev/null; then
                 "$T/res-$lab/sol.json" "$T/res-$lab/skel.json" \
                 && ok "$lab through the batch: the solution full marks, the skeleton less" || no "$lab through the batch: $(head -3 "$T/run.log")"
         else
-            python3 -c "import json,sys; a=json.load(open(sys.argv[1])); b=json.load(open(sys.argv[2])); sys.exit(not (a['status'] == b['status'] == 'graded' and a['points'] == a['max_points'] - 3 and b['points'] < a['points']))" \
-                "$T/res-$lab/sol.json" "$T/res-$lab/skel.json" \
-                && ok "$lab through the batch, emulated: the solution all but speed's 3 points, the skeleton less" \
+            python3 -c "import json,sys; a=json.load(open(sys.argv[1])); b=json.load(open(sys.argv[2])); sys.exit(not (a['status'] == b['status'] == 'graded' and a['points'] == a['max_points'] - int(sys.argv[3]) and b['points'] < a['points']))" \
+                "$T/res-$lab/sol.json" "$T/res-$lab/skel.json" $speed \
+                && ok "$lab through the batch, emulated: the solution all but speed's $speed points, the skeleton less" \
                 || no "$lab through the batch: $(python3 -c "import json,sys; print([(x, json.load(open(sys.argv[1]+'/'+x+'.json'))['points']) for x in ('sol','skel')])" "$T/res-$lab")"
         fi
         validate "$T/res-$lab" $lab $("$GRADER" --list | awk -v lab=$lab '/^lab[0-9]/ { on = $1 == lab; next } on { print $1 }')

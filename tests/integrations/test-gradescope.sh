@@ -163,9 +163,9 @@ run_grader copy
 check "lab3.cu beside its browser copy lab3 (1).cu: score 0, both named (neither silently)" "$TMP/copy.json" \
     '.score == 0 and (.output | contains("2 files could be lab3.cu in your submission (lab3 (1).cu lab3.cu)"))'
 
-# --- labs 7 and 8 through the same autograder: their zips name them, their solutions
+# --- labs 7 to 9 through the same autograder: their zips name them, their solutions
 # graded in full but speed, which a GPU measures (emulated: "not measured", no points) ---
-for lab in lab7 lab8; do
+for lab in lab7 lab8 lab9; do
     if make -s --no-print-directory gradescope LAB=$lab BUILD="$BUILD" >"$TMP/make-$lab.out" 2>&1 &&
        [ "$(unzip -p "$BUILD/gradescope/$lab/autograder.zip" smemlab-lab)" = "$lab" ]; then
         ok "make gradescope LAB=$lab: a zip for $lab"
@@ -180,7 +180,7 @@ for lab in lab7 lab8; do
     if [ -n "$reason" ]; then
         check "$lab solution: not graded, score 0 ($reason)" "$TMP/$lab.json" '.score == 0'
     elif gpu_present; then
-        check "$lab solution: full marks, speed against CUB included" "$TMP/$lab.json" \
+        check "$lab solution: full marks, speed included" "$TMP/$lab.json" \
             '.score > 0 and .score == ([.tests[].max_score] | add) and all(.tests[]; .status == "passed")'
     else
         check "$lab solution: every test passed but speed, which says not measured" "$TMP/$lab.json" \

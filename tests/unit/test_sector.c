@@ -3,11 +3,14 @@
  * CUDA course draws, on every kernel of the global-access corpus against what
  * Nsight Compute counted on an H100 (tests/truth/h100-global.tsv, the kernel's
  * pattern read from its name: tests/truth/gen-global.py), the per-line
- * analysis (measure/access/coalesce.c) and its drawing.
+ * analysis (measure/access/coalesce.c) and its drawing; lab 9's tile model and
+ * matrices.
  */
 #include "measure/access/coalesce.h"
 #include "measure/access/trace.h"
 #include "model/sector.h"
+#include "model/transpose_model.h"
+#include "labs/calls.h"
 
 #include <check.h>
 #include <stdio.h>
@@ -231,6 +234,51 @@ START_TEST(test_sites_and_drawing)
 }
 END_TEST
 
+extern const lab_def lab9_def;
+
+/* Lab 9's tile: the chapter's numbers for a 32 x 16 block (16-way unpadded, 2-way with
+   one word of pad, conflict-free with two), for rows of one and two elements a thread. */
+START_TEST(test_transpose_tile)
+{
+    bank_geometry g;
+    bank_geometry_for(9, 0, 32, 0, &g);
+    ck_assert(transpose_read_degree(&g, 32, 16, 32) == 16.0);
+    ck_assert(transpose_read_degree(&g, 32, 16, 33) == 2.0);
+    ck_assert(transpose_read_degree(&g, 32, 16, 34) == 1.0);
+    ck_assert(transpose_read_degree(&g, 32, 16, 64) == 16.0);
+    ck_assert(transpose_read_degree(&g, 32, 16, 66) == 1.0);
+    warp_access a;
+    transpose_read_access(32, 16, 34, 1, &a); /* warp 1: irow 2 and 3 */
+    ck_assert_uint_eq(a.active, 0xFFFFFFFFu);
+    ck_assert_uint_eq(a.addr[0], 2 * 4);
+    ck_assert_uint_eq(a.addr[17], (1 * 34 + 3) * 4);
+}
+END_TEST
+
+/* Lab 9's matrices: one element, a row, a column, a measured matrix for each device,
+   the timed 8192 x 8192; every call in, out, nx, ny with room for the matrix. */
+START_TEST(test_transpose_calls)
+{
+    call_spec c[CALL_MAX];
+    int n = lab_calls(&lab9_def, &lab9_def.kernels[3], c), one = 0, row = 0, col = 0;
+    for (int i = 0; i < n; i++) {
+        ck_assert_int_eq(c[i].n_args, 4);
+        ck_assert_uint_eq(c[i].buffer_bytes[1], (size_t)c[i].width * c[i].height * sizeof(float));
+        if (!(c[i].role & CALL_CORRECT))
+            continue;
+        one += c[i].width == 1 && c[i].height == 1;
+        row += c[i].width > 1 && c[i].height == 1;
+        col += c[i].width == 1 && c[i].height > 1;
+    }
+    ck_assert(one && row && col);
+    ck_assert_int_ge(calls_find(c, n, CALL_TRAFFIC, 1), 0);
+    ck_assert_int_ge(calls_find(c, n, CALL_TRAFFIC, 0), 0);
+    int s = calls_find(c, n, CALL_SPEED, 0);
+    ck_assert(s >= 0 && c[s].width == 8192 && c[s].height == 8192);
+    ck_assert_int_lt(calls_find(c, n, CALL_SPEED, 1), 0); /* never timed emulated */
+}
+END_TEST
+
 Suite *sector_suite(void)
 {
     Suite *s = suite_create("sector");
@@ -239,6 +287,8 @@ Suite *sector_suite(void)
     tcase_add_test(tc, test_lane_numbers);
     tcase_add_test(tc, test_h100_corpus);
     tcase_add_test(tc, test_sites_and_drawing);
+    tcase_add_test(tc, test_transpose_tile);
+    tcase_add_test(tc, test_transpose_calls);
     suite_add_tcase(s, tc);
     return s;
 }
