@@ -63,14 +63,16 @@ static dim3 grid_for(int w, int h, int cols)
 
 /* ---------------------------------------------------------------- step 1 */
 
-/* The roof, given: a row read, a row written. Both sides coalesced: lane x of a
-   warp touches element x of a row segment. Every kernel below is measured
-   against what this one does. */
+/*
+ * TODO(student): the roof: a row read, a row written, both coalesced (lane x of
+ * a warp touches element x of a row segment). Every kernel below is measured
+ * against what this one does.
+ *     unsigned ix = blockIdx.x * BDIMX + threadIdx.x, iy = blockIdx.y * BDIMY + threadIdx.y;
+ *     if (ix < nx && iy < ny) out[iy * nx + ix] = in[iy * nx + ix];
+ * (size_t for the index: an 8192 x 8192 matrix has 2^26 elements, a large one more).
+ */
 __global__ void copyRow(const float *in, float *out, int nx, int ny)
 {
-    unsigned ix = blockIdx.x * BDIMX + threadIdx.x, iy = blockIdx.y * BDIMY + threadIdx.y;
-    if (ix < (unsigned)nx && iy < (unsigned)ny)
-        out[(size_t)iy * nx + ix] = in[(size_t)iy * nx + ix];
 }
 
 SMEMLAB_LAUNCHER void launch_copyRow(const float *in, float *out, int nx, int ny)
@@ -81,13 +83,10 @@ SMEMLAB_LAUNCHER void launch_copyRow(const float *in, float *out, int nx, int ny
 /* ---------------------------------------------------------------- step 2 */
 
 /*
- * TODO(student): the transpose straight through global memory, two ways.
- * naiveRow: thread (ix, iy) as in copyRow reads in[iy * nx + ix] (a row: coalesced)
- *   and writes it to out[ix * ny + iy] (a column of out: ny floats between lanes).
- * naiveCol: threads run along out's rows: ox = blockIdx.x * BDIMX + threadIdx.x
- *   (0 .. ny), oy = blockIdx.y * BDIMY + threadIdx.y (0 .. nx); out[oy * ny + ox]
- *   (a row: coalesced) = in[ox * nx + oy] (a column of in).
- * Both are right; the report shows what the strided side costs in sectors.
+ * TODO(student): the transpose straight through global memory, by rows: thread
+ * (ix, iy) as in copyRow reads in[iy * nx + ix] (a row: coalesced) and writes it
+ * to out[ix * ny + iy] (a column of out: ny floats between lanes). Right; the
+ * report shows what the strided side costs in sectors.
  */
 __global__ void naiveRow(const float *in, float *out, int nx, int ny)
 {
@@ -98,6 +97,12 @@ SMEMLAB_LAUNCHER void launch_naiveRow(const float *in, float *out, int nx, int n
     naiveRow<<<grid_for(nx, ny, BDIMX), dim3(BDIMX, BDIMY)>>>(in, out, nx, ny);
 }
 
+/*
+ * TODO(student): the same by columns: threads run along out's rows, ox =
+ * blockIdx.x * BDIMX + threadIdx.x (0 .. ny), oy = blockIdx.y * BDIMY +
+ * threadIdx.y (0 .. nx); out[oy * ny + ox] (a row: coalesced) = in[ox * nx + oy]
+ * (a column of in).
+ */
 __global__ void naiveCol(const float *in, float *out, int nx, int ny)
 {
 }
