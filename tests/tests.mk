@@ -8,7 +8,8 @@ UNIT_SRC := $(wildcard tests/unit/*.c grader/ptx/tests/unit/*.c)
 TRACE_PROBE := $(BUILD)/tests/trace-probe
 TRACE_PROBE_SRC := tests/gpu/trace-probe.c grader/measure/trace/measure_trace_loader.c grader/compare/compare.c \
     grader/base/check.c grader/measure/measure.c grader/measure/access/trace.c grader/measure/access/lane_race.c grader/measure/access/bankmap.c \
-    grader/measure/access/lineinfo.c grader/image/elf_view.c grader/model/bank.c grader/model/tile_model.c grader/model/tile_access.c
+    grader/measure/access/lineinfo.c grader/image/elf_view.c grader/model/bank.c grader/model/tile_model.c grader/model/tile_access.c \
+    grader/measure/access/coalesce.c grader/model/sector.c
 
 UNIT_BIN := $(BUILD)/tests/unit-tests
 # Compile tests build every lab file for the oldest architecture of the kit's
@@ -188,7 +189,8 @@ check-cli: $(GRADER_ALL) $(BUILD)/compile-check/labs/lab1-square/lab1.so
 
 # Recorded traces of the lab access patterns (tests/traces/), from the tile model.
 $(BUILD)/tests/gen-traces: tests/traces/gen-traces.c grader/model/tile_model.c grader/model/tile_access.c grader/model/bank.c \
-                           grader/measure/access/trace.c grader/measure/access/lane_race.c grader/base/check.c grader/measure/measure.c
+                           grader/measure/access/trace.c grader/measure/access/lane_race.c grader/base/check.c grader/measure/measure.c \
+                           grader/measure/access/coalesce.c grader/model/sector.c
 	@mkdir -p $(@D)
 	$(call step,CC,$@)$(CC) -iquote grader $(C_ALL) $^ -o $@ -lm
 .PHONY: traces check-traces
