@@ -567,13 +567,13 @@ void compare_coalescing(check_result *c, int store, const measurement *m, double
         check_set(c, CHECK_FAIL, "%ss not coalesced: %.2f sectors a request where %.2f would do "
                   "(%.1fx the ideal)", side, per, ideal_per, sec / ideal);
         check_field(c->hint, sizeof c->hint,
-                    "A warp's %s is served a 32-byte sector at a time: its 32 lanes should %s 32 "
-                    "neighbouring elements (threadIdx.x along a row), %.0f sectors of 4-byte "
-                    "elements. Yours fall in a sector each or nearly (the drawing: the sector each "
-                    "lane touched). %s%sGo through a shared tile: %s the rows coalesced, and "
-                    "transpose inside the tile.", side, store ? "write" : "read", ideal_per,
-                    code ? code : "", code ? " walks a column. " : "",
-                    store ? "read and write" : "read and write");
+                    "A warp's %s is served a 32-byte sector at a time: its lanes should %s "
+                    "neighbouring elements (threadIdx.x along a row), %.2f sectors a request "
+                    "for yours. They took %.1f times that (the drawing: the sector each lane "
+                    "touched, in address order). %s%sGo through a shared tile: both global "
+                    "sides by rows, the transpose inside the tile.", side,
+                    store ? "write" : "read", ideal_per, sec / ideal, code ? code : "",
+                    code ? " walks a column. " : "");
     }
     if (s)
         coalesce_lines(c, s, store);

@@ -135,5 +135,13 @@ expect("lab8-smem-warp", "reduceShfl", "shuffle", "hint", has=("a tree in the ti
 expect("lab7-partials-global", "reduceSmemUnroll", "global-traffic", "hint",
        has=("Your blocks store", "back into the input"))
 
+# Lab 9: the strided store named by its line, and its warp drawn over the sectors.
+st = line_of("lab9-store-strided", "out[(size_t)ix * ny + iy] = tile[threadIdx.y][threadIdx.x];")
+expect("lab9-store-strided", "transposeSmem", "store-coalescing", "bank_map",
+       has=(f"your worst global store (lab9-store-strided.cu:{st})", "32 sectors, ideal 4",
+            "sector  1  2  3  4  5"))
+expect("lab9-store-strided", "transposeSmem", "store-coalescing", "hint",
+       has=("4.00 sectors a request for yours. They took 8.0 times that",))
+
 print(f"hints: {passed} passed, {failed} failed")
 sys.exit(1 if failed else 0)
