@@ -500,6 +500,31 @@ START_TEST(test_predictions_judged_without_points)
 }
 END_TEST
 
+/* Labs 5 to 9 judge a kernel's shared conflicts in one check (smem-conflicts), its degree
+   the loads': a load prediction is held to it (lab 9's unpadded tile, 16-way). */
+START_TEST(test_predictions_of_smem_conflicts)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/tmp/smemlab-predict9-%d.cu", (int)getpid());
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("// PREDICT transposeSmem load 16\n", f);
+    fclose(f);
+    lab_result r;
+    check_result c;
+    memset(&r, 0, sizeof r);
+    check_init(&c, "lab9", "transposeSmem", "smem-conflicts", 1);
+    c.degree = 16.0;
+    r.checks = &c;
+    r.n_checks = 1;
+    report_judge_predictions(&r, path);
+    remove(path);
+    ck_assert_ptr_nonnull(r.predictions);
+    ck_assert_msg(strstr(r.predictions, "1 of 1 predictions right") != NULL, "%s", r.predictions);
+    free(r.predictions);
+}
+END_TEST
+
 START_TEST(test_text_total)
 {
     score s = {.points = 5, .max_points = 6, .passed = 5};
@@ -586,6 +611,7 @@ Suite *report_suite(void)
     tcase_add_test(tc, test_text_not_graded);
     tcase_add_test(tc, test_text_total);
     tcase_add_test(tc, test_predictions_judged_without_points);
+    tcase_add_test(tc, test_predictions_of_smem_conflicts);
     tcase_add_test(tc, test_trace_lines);
     suite_add_tcase(s, tc);
     return s;
