@@ -440,6 +440,11 @@ if command -v "${NVCC:-nvcc}" > /dev/null; then
     "$BATCH" --plain --grader "$GRADER" --nvcc-arch=-arch=sm_75 --only bare lab3 "$R" -o "$T/res-real" > "$T/run.log" 2>&1
     grep -q "launch_setRowReadColPad not found in lab3.so" "$T/res-real/feedback/bare.txt" && ! grep -rq "smemlab-batch\." "$T/res-real" \
         && ok "a file without launchers: 'not found in lab3.so', no scratch path" || { no "bare: $(grep -m2 'not found' "$T/res-real/feedback/bare.txt")"; }
+    # --nvcc as a path relative to where the batch was started (make runs it from the kit)
+    mkdir -p "$T/relnv/bin" && ln -sf "$(command -v nvcc)" "$T/relnv/bin/nvcc"
+    (cd "$T/relnv" && "$BATCH" --plain --grader "$GRADER" --nvcc bin/nvcc --nvcc-arch=-arch=sm_75 --only syn lab3 "$R" -o "$T/res-relnv" > "$T/run.log" 2>&1)
+    [ "$(field syn reason "$T/res-relnv")" = "does not compile: lab3.cu:$line: expected an expression" ] \
+        && ok "--nvcc bin/nvcc, a relative path: built with it" || no "--nvcc bin/nvcc: $(field syn reason "$T/res-relnv")"
     if nvidia-smi > /dev/null 2>&1; then
         echo "  skip  (a GPU is present: the no-GPU path is not tested here)"
     else
