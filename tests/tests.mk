@@ -233,7 +233,10 @@ check-emulated: $(CU_CHECKED) $(GRADER_ALL) $(BUILD)/tests/expect
 # would each build it at the same moment).
 check-truth: $(GRADER_ALL) $(BUILD_JAIL) $(SUPPORT_OBJ)
 	bash tests/truth/check-truth.sh $(BUILD) $(GRADER)
-check-truth-gpu: $(GRADER_ALL) $(TRACE) $(BUILD_JAIL) $(SUPPORT_OBJ) $(BUILD)/tests/truth-run
+# (and labs 7 and 8's solutions and planted variants, where the tree has them)
+TRUTH_LABS := $(if $(wildcard solutions),$(BUILD)/solutions/lab7.so $(BUILD)/solutions/lab8.so \
+              $(filter $(BUILD)/planted/lab7-% $(BUILD)/planted/lab8-%,$(PLANTED)))
+check-truth-gpu: $(GRADER_ALL) $(TRACE) $(BUILD_JAIL) $(SUPPORT_OBJ) $(BUILD)/tests/truth-run $(TRUTH_LABS)
 	bash tests/truth/check-truth.sh $(BUILD) $(GRADER) gpu
 
 # The grader's folders keep to ARCHITECTURE.md's floors: no include up or
