@@ -14,10 +14,10 @@ and warp shuffles (broadcast, up, down, wrap-around, butterfly, widths, an
 array a lane, block sums with one word a warp in shared memory), whose global
 loads and stores and shuffles are held to the hardware's as well.
 
-Every kernel runs one block of 128 threads unless its row says otherwise (a
-reduction of 256 threads, a lone warp, a dynamic tile: idioms-NN.cu: launch_NAME(int *out)),
-first fills a global buffer of its own (stores only: the loads counted are the
-idiom's), and writes 512 ints of out that depend on nothing but the code: the
+Every kernel runs one block (idioms-NN.cu: launch_NAME(int *out)) of 128
+threads, or what its k() row gives (256 threads, a lone warp, a dynamic tile's
+bytes), first fills a global buffer of its own (stores only: the loads counted
+are the idiom's), and writes up to 512 ints of out that depend on nothing but the code: the
 same on every run and device, so the emulator's output must equal the GPU's
 (the fixture keeps its hash). idioms-NN.tsv lists the kernels (idiom NAME
 CLASS); a part holds at most 56 (the grader reads 64 kernels a library).
