@@ -235,6 +235,7 @@ check-truth: $(GRADER_ALL) $(BUILD_JAIL) $(SUPPORT_OBJ)
 	bash tests/truth/check-truth.sh $(BUILD) $(GRADER)
 check-truth-gpu: $(GRADER_ALL) $(TRACE) $(BUILD_JAIL) $(SUPPORT_OBJ) $(BUILD)/tests/truth-run
 	bash tests/truth/check-truth.sh $(BUILD) $(GRADER) gpu
+	$(MAKE) --no-print-directory check-truth-labs-gpu
 # Labs 7 and 8's solutions and planted variants against ncu (tests/truth/check-labs.sh):
 # each kernel the trace and the emulator graded, profiled at the size each measured.
 .PHONY: check-truth-labs-gpu
