@@ -223,6 +223,20 @@ mkdir -p "$T/one-student/zed" && variant "$T/one-student/zed/lab3 (1).cu" a && v
 "$BATCH" "${FAKE[@]}" lab3 "$T/one-student" -o "$T/res-one" > "$T/run.log" 2>&1
 reason_has zed "2 files could be lab3.cu (zed/Lab3 (2).cu and zed/lab3 (1).cu): the export does not say which is the newest" "$T/res-one"
 grep -q '&lt;script&gt;' "$T/res/feedback/carol.html" && ! grep -q '<script>' "$T/res/feedback/carol.html" && ok "HTML escaped" || no "HTML not escaped"
+# the summary's list of unusable submissions: reasons in one column whatever the
+# names' widths (Zoë: 3 columns in 4 bytes; 李雷: 4 columns in 6 bytes)
+mkdir -p "$T/wide/Zoë" "$T/wide/李雷" "$T/wide/bob"
+touch "$T/wide/Zoë/a.txt" "$T/wide/李雷/a.txt" "$T/wide/bob/a.txt"
+"$BATCH" "${FAKE[@]}" --plain lab3 "$T/wide" -o "$T/res-wide" > "$T/wide.log" 2>&1
+python3 - "$T/wide.log" <<'PY' && ok "the summary's reasons line up after wide names (Zoë, 李雷)" || no "reasons misaligned: $(grep 'no lab3.cu' "$T/wide.log")"
+import sys, unicodedata
+cols = set()
+for line in open(sys.argv[1], encoding="utf-8"):
+    if "no lab3.cu in the folder" in line:
+        head = line[:line.index("no lab3.cu")]
+        cols.add(sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in head))
+sys.exit(not (len(cols) == 1))
+PY
 
 if [ "${BATCH_TESTS:-}" = discovery ]; then
     echo "batch tests (command line and discovery only): $passes passed, $fails failed"
