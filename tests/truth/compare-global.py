@@ -20,7 +20,7 @@ NCU = {
     "ld_l1req": "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
     "st_l1req": "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum",
 }
-COUNTS = re.compile(r"gl (\d+) gld (\d+)/(\d+) gst (\d+)/(\d+)/(\d+)")
+COUNTS = re.compile(r"gl (\d+) gst (\d+) shfl \S+ gls (\d+)/(\d+) gss (\d+)/(\d+)")
 
 
 def read_ncu(path):
@@ -52,7 +52,7 @@ def read_backend(folder, parts):
             vals = None
             if m:
                 g = list(map(int, m.groups()))
-                vals = {"ld_req": g[0], "ld_sectors": g[1], "ld_ideal": g[2], "st_req": g[3],
+                vals = {"ld_req": g[0], "st_req": g[1], "ld_sectors": g[2], "ld_ideal": g[3],
                         "st_sectors": g[4], "st_ideal": g[5]}
             got[kernel] = (fp.group(1) if fp else None, vals,
                            counts.get("status", "absent") + ": " + counts.get("message", ""))
