@@ -58,6 +58,10 @@ int lab_calls(const lab_def *lab, const lab_kernel *k, call_spec *out);
    inputs and the speed input; a shuffle exercise's, one a value it takes. */
 int reduce_calls(const lab_def *lab, const lab_kernel *k, call_spec *out);
 
+/* Lab 10's calls (stencil_calls.c): every length of lab 6's 1-D list, the speed
+   input and the traffic inputs. */
+int stencil_calls(const lab_def *lab, const lab_kernel *k, call_spec *out);
+
 /* Index of the first of n calls with a role in `role` that runs on the
    emulator (emulated) or the GPU, or -1. */
 int calls_find(const call_spec *specs, int n, int role, int emulated);

@@ -21,6 +21,7 @@ static const grade_fn grade_by_kind[] = {
     [PROBLEM_CONV] = conv_grade_kernel,
     [PROBLEM_IDIOM] = idiom_grade_kernel,
     [PROBLEM_REDUCE] = reduce_grade_kernel,
+    [PROBLEM_STENCIL] = stencil_grade_kernel,
 };
 
 int problem_grade(worker_env *env, const lab_kernel *k)

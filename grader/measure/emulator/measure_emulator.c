@@ -11,6 +11,7 @@
 #include "../access/trace.h"
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -36,12 +37,48 @@ typedef struct emu_meter {
     char why[256];
     unsigned long long global_loads; /* warp-level global load instructions */
     unsigned long long global_stores, shuffles; /* ... store and shfl.sync instructions */
+    unsigned long long const_loads, const_addresses; /* ld.const: requests, distinct addresses */
+    unsigned long long watch_plain, watch_nc; /* global loads of the watched range */
     trace_summary last;
     int have_last;
     char function[256];
 } emu_meter;
 
 static emu_meter meter;
+
+static uint64_t watch_lo, watch_hi; /* measure_watch_range; hi 0: none */
+
+void measure_watch_range(const void *lo, size_t bytes)
+{
+    watch_lo = (uint64_t)(uintptr_t)lo;
+    watch_hi = bytes ? watch_lo + bytes : 0;
+}
+
+/* Distinct addresses among the active lanes: the passes the constant cache makes. */
+static unsigned distinct_addresses(const emu_global_record *g)
+{
+    unsigned n = 0;
+    for (int l = 0; l < EMU_RECORD_LANES; l++) {
+        int seen = 0;
+        if (!(g->active >> l & 1u))
+            continue;
+        for (int k = 0; k < l && !seen; k++)
+            seen = (g->active >> k & 1u) && g->addr[k] == g->addr[l];
+        n += !seen;
+    }
+    return n;
+}
+
+/* A load of the watched range: every active lane inside it. */
+static int watched(const emu_global_record *g)
+{
+    if (!watch_hi || !g->active)
+        return 0;
+    for (int l = 0; l < EMU_RECORD_LANES; l++)
+        if ((g->active >> l & 1u) && (g->addr[l] < watch_lo || g->addr[l] >= watch_hi))
+            return 0;
+    return 1;
+}
 
 /* The launch a record belongs to, in its block's high bits, as the trace backend
    marks them: launches never race with each other (a kernel launched twice). */
@@ -70,11 +107,18 @@ static void on_shared(void *ctx, const emu_shared_record *r)
 static void on_global(void *ctx, const emu_global_record *g)
 {
     emu_meter *m = ctx;
+    if (g->flags & EMU_REC_CONST) { /* constant memory: counted apart, never a global load */
+        m->const_loads++;
+        m->const_addresses += distinct_addresses(g);
+        return;
+    }
     if ((g->flags & EMU_REC_WRITE) && !(g->flags & EMU_REC_READ))
         m->global_stores++;
     if (!(g->flags & EMU_REC_READ) || (g->flags & EMU_REC_WRITE))
         return;
     m->global_loads++;
+    if (watched(g))
+        ++*(g->flags & EMU_REC_NC ? &m->watch_nc : &m->watch_plain);
     if (g->block >= TRACE_GLOBAL_BLOCKS || m->failed || !g->active)
         return; /* (a cp.async whose lanes all read nothing is a request all the same) */
     trace_record r;
@@ -126,6 +170,7 @@ static measure_status emu_measure(measure_backend *self, void (*launch)(void *),
     m->have_last = 0;
     m->failed = 0;
     m->global_loads = m->global_stores = m->shuffles = 0;
+    m->const_loads = m->const_addresses = m->watch_plain = m->watch_nc = 0;
     bank_geometry_for(9, 0, 32, 0, &g); /* 32 banks of 4 bytes, as on every GPU the kit grades */
     if (!(m->analyzer = trace_analyzer_new(&g))) {
         snprintf(why, n, "out of memory starting the analysis");
@@ -155,6 +200,10 @@ static measure_status emu_measure(measure_backend *self, void (*launch)(void *),
     out->value[METRIC_GLOBAL_LD_REQUESTS] = (double)m->global_loads;
     out->value[METRIC_GLOBAL_ST_REQUESTS] = (double)m->global_stores;
     out->value[METRIC_SHUFFLES] = (double)m->shuffles;
+    out->value[METRIC_CONST_LD_REQUESTS] = (double)m->const_loads;
+    out->value[METRIC_CONST_LD_ADDRESSES] = (double)m->const_addresses;
+    out->value[METRIC_WATCH_LD_PLAIN] = (double)m->watch_plain;
+    out->value[METRIC_WATCH_LD_NC] = (double)m->watch_nc;
     return MEASURE_OK;
 }
 
