@@ -3,7 +3,7 @@
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
 
-LABS := lab1 lab2 lab3 lab4 lab5 lab6 lab7 lab8
+LABS := lab1 lab2 lab3 lab4 lab5 lab6 lab7 lab8 lab10
 BUILD := build
 
 # --- toolchain ---------------------------------------------------------------

@@ -62,6 +62,12 @@ static const char *data_words(const stencil_launch *a)
     return is_lookup(a) ? "table" : "coefficients";
 }
 
+/* "come" or "comes", as data_words(a) wants. */
+static const char *come(const stencil_launch *a)
+{
+    return is_lookup(a) ? "comes" : "come";
+}
+
 /* Buffers as stencil_calls numbers them: 0 in, 1 out, 2 the data argument. */
 static void launch_stencil(void *p)
 {
@@ -308,8 +314,8 @@ static void path_constant(const stencil_launch *a, const measurement *m, check_r
                     "which the grader fills before every run.", data_words(a),
                     a->k->mask_symbol);
     } else {
-        check_set(c, CHECK_PASS, "the %s come from constant memory: %.0f ld.const requests",
-                  data_words(a), konst);
+        check_set(c, CHECK_PASS, "the %s %s from constant memory: %.0f ld.const requests",
+                  data_words(a), come(a), konst);
     }
 }
 
@@ -339,8 +345,8 @@ static void path_readonly(const stencil_launch *a, const measurement *m, check_r
                     "launcher is given, through __ldg or a const __restrict__ pointer, not "
                     "from the __constant__ array of the other step.", data_words(a));
     } else {
-        check_set(c, CHECK_PASS, "the %s come through the read-only cache: %.0f ld.global.nc "
-                  "requests, no plain load", data_words(a), nc);
+        check_set(c, CHECK_PASS, "the %s %s through the read-only cache: %.0f ld.global.nc "
+                  "requests, no plain load", data_words(a), come(a), nc);
     }
 }
 
@@ -390,8 +396,16 @@ static void judge_const(const stencil_launch *a, const measurement *m, check_res
                         "i: measure what that costs before the read-only version.");
         return;
     }
+    int asked = a->k->path == MEM_PATH_CONSTANT; /* the stencil's broadcast */
     check_field(c->expected, sizeof c->expected, "1 (every lane of a warp reads the same "
-                "word: a broadcast)%s", req > 0 ? "" : ", or no constant request");
+                "word: a broadcast)%s", asked ? "" : ", or no constant request");
+    if (asked && req <= 0) {
+        check_set(c, CHECK_FAIL, "no constant-memory request: nothing to broadcast");
+        check_field(c->hint, sizeof c->hint, "Read the coefficients from c_coef, the "
+                    "__constant__ array, as the step asks (memory-path says where they came "
+                    "from).");
+        return;
+    }
     if (per <= 1.0) {
         check_set(c, CHECK_PASS, req > 0 ? "every constant request a broadcast (%.0f requests)"
                   : "no constant request (%.0f)", req);
