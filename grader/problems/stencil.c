@@ -12,11 +12,14 @@
  * the constant serialization (distinct constant addresses a warp request:
  * 1 for the stencil's broadcast, the keys' model for the lookup, none
  * serialized where the read-only path was asked) from the executed
- * instructions, which only the emulator sees state space by state space: the
- * trace and the counters say "not graded" for those two; speed against a
+ * instructions, which only the emulator sees state space by state space and
+ * lane by lane: where the meter is the trace or the counters, those two are
+ * measured on an emulated twin of the run (the lab's PTX on the emulator's
+ * traffic input), so every backend gives the same verdict; speed against a
  * device-to-device copy of the same bytes.
  */
 #include "../compare/compare.h"
+#include "../measure/emulator/emu_device.h"
 #include "../measure/emulator/lab_decls.h"
 #include "../run/device.h"
 #include "../reference/reference.h"
@@ -33,6 +36,7 @@
 typedef struct stencil_launch {
     const lab_kernel *k;
     worker_env *env;
+    const device_module *mod; /* the module launched: env->mod, or the emulator's twin */
     int call;
     void *in;          /* floats (stencil) or int keys (lookup) */
     float *data;       /* the coefficients or the table, as an argument (buffer 2) */
@@ -72,7 +76,7 @@ static const char *come(const stencil_launch *a)
 static void launch_stencil(void *p)
 {
     stencil_launch *a = p;
-    replay r = {&a->env->mod, &a->env->plan->calls[a->call], {a->in, a->out, a->data}};
+    replay r = {a->mod, &a->env->plan->calls[a->call], {a->in, a->out, a->data}};
     replay_launch(&r);
 }
 
@@ -103,7 +107,7 @@ static int fill_symbols(stencil_launch *a, const float *coef, const float *table
         size_t bytes = (size_t)count * sizeof(float), have = 0;
         if (!k->mask_symbol)
             continue;
-        cudaError_t err = module_set_global(&a->env->mod, k->mask_symbol, lookup ? table : coef,
+        cudaError_t err = module_set_global(a->mod, k->mask_symbol, lookup ? table : coef,
                                             bytes, &have);
         if (k != a->k && (err == cudaErrorSymbolNotFound || have < bytes))
             continue;
@@ -142,7 +146,7 @@ static int prepare(stencil_launch *a, unsigned long long seed, int in_on_device,
     } else if (in_on_device) {
         err = dev_malloc(&a->in, count * sizeof(float) + 4);
         if (err == cudaSuccess)
-            err = module_fill(&a->env->mod, a->in, count, seed);
+            err = module_fill(a->mod, a->in, count, seed);
     } else {
         a->host_in = host_random(count, seed);
         a->in = dev_upload(a->host_in, count ? count : 1, why, n);
@@ -287,10 +291,6 @@ static int emulated_meter(const worker_env *env)
     return env->meter && strcmp(env->meter->name, "emulator") == 0;
 }
 
-static const char NOT_SEEN[] = "not graded: the %s backend does not see which state space a "
-                               "load reads (constant, read-only or plain global); the emulator "
-                               "does (make grade GRADE_FLAGS='--measure emulator')";
-
 /* Step 1 and 3: the array is declared __constant__ and constant loads ran. */
 static void path_constant(const stencil_launch *a, const measurement *m, check_result *c)
 {
@@ -354,9 +354,7 @@ static void judge_path(const stencil_launch *a, const measurement *m, check_resu
 {
     if (c->max_points <= 0)
         return;
-    if (!emulated_meter(a->env))
-        check_set(c, CHECK_NOT_GRADED, NOT_SEEN, a->env->meter ? a->env->meter->name : "no");
-    else if (a->k->path == MEM_PATH_CONSTANT)
+    if (a->k->path == MEM_PATH_CONSTANT)
         path_constant(a, m, c);
     else
         path_readonly(a, m, c);
@@ -374,10 +372,6 @@ static void judge_const(const stencil_launch *a, const measurement *m, check_res
     double per = req > 0 ? addr / req : 0;
     if (c->max_points <= 0)
         return;
-    if (!emulated_meter(a->env)) {
-        check_set(c, CHECK_NOT_GRADED, NOT_SEEN, a->env->meter ? a->env->meter->name : "no");
-        return;
-    }
     check_field(c->measured, sizeof c->measured, "%.2f distinct addresses per constant request "
                 "(%.0f requests)", per, req);
     if (a->k->path == MEM_PATH_CONSTANT && is_lookup(a)) {
@@ -422,6 +416,58 @@ static void judge_const(const stencil_launch *a, const measurement *m, check_res
                   "warp's different addresses together.");
 }
 
+/*
+ * The memory path and the serialization where the meter cannot see them (the
+ * trace, the counters): the same kernel's PTX run by the emulator on its traffic
+ * input, and judged as an emulated grade judges it. The GPU's buffers are
+ * released before, the emulator's after; the device is the GPU again on return.
+ */
+static void judge_emulated_twin(stencil_launch *a, check_result *c)
+{
+    worker_env *env = a->env;
+    const device_ops *was = device_current();
+    measure_backend *meter = measure_emulator_backend();
+    device_module twin;
+    measurement m;
+    char why[256];
+    measure_status st = MEASURE_ERROR;
+    device_use(&device_emulator);
+    if (module_load(&twin, env->img, why, sizeof why) == 0) {
+        a->mod = &twin;
+        if (big_input(env, a, CALL_TRAFFIC, 0, why, sizeof why) == 0) {
+            if (a->k->path == MEM_PATH_READONLY)
+                measure_watch_range(a->data, (size_t)data_count(a) * sizeof(float));
+            st = meter->measure(meter, launch_stencil, a, &m, why, sizeof why);
+            measure_watch_range(NULL, 0);
+            if (st == MEASURE_OK && !measured_right(a, why, sizeof why))
+                st = MEASURE_WRONG_RESULT;
+        }
+        if (st == MEASURE_OK) {
+            judge_path(a, &m, &c[FLOAT_PATH]);
+            judge_const(a, &m, &c[FLOAT_CONST]);
+        }
+        release(a);
+        module_unload(&twin);
+    }
+    device_use(was);
+    a->mod = &env->mod;
+    for (int i = FLOAT_PATH; i <= FLOAT_CONST && st != MEASURE_OK; i++)
+        if (c[i].max_points > 0 && st == MEASURE_WRONG_RESULT)
+            compare_not_measured(&c[i], st, why);
+        else if (c[i].max_points > 0)
+            check_set(&c[i], CHECK_NOT_GRADED, "not graded: the emulator, which sees each "
+                      "load's state space, could not run the kernel: %s", why);
+    for (int i = FLOAT_PATH; i <= FLOAT_CONST && st == MEASURE_OK; i++)
+        if (c[i].max_points > 0) {
+            char was_measured[sizeof c[i].measured];
+            snprintf(was_measured, sizeof was_measured, "%s", c[i].measured);
+            check_field(c[i].measured, sizeof c[i].measured, "emulated: %s", was_measured);
+            check_field(c[i].expected + strlen(c[i].expected),
+                        sizeof c[i].expected - strlen(c[i].expected), "%s",
+                        " (the lab's PTX on the emulator: the GPU's tools see no state space)");
+        }
+}
+
 static void counters_stencil(worker_env *env, const lab_kernel *k, void *state,
                              check_result *c, int *lost)
 {
@@ -450,8 +496,10 @@ static void counters_stencil(worker_env *env, const lab_kernel *k, void *state,
             if (i != FLOAT_SPEED && i != FLOAT_RACE)
                 compare_not_measured(&c[i], st, why);
     } else {
-        judge_path(a, &m, &c[FLOAT_PATH]);
-        judge_const(a, &m, &c[FLOAT_CONST]);
+        if (emulated_meter(env)) {
+            judge_path(a, &m, &c[FLOAT_PATH]);
+            judge_const(a, &m, &c[FLOAT_CONST]);
+        }
         if (c[FLOAT_LOADS].max_points > 0) {
             char trace_why[256];
             check_global_loads(&c[FLOAT_LOADS], &m, tiled_load_limit(a, model, sizeof model),
@@ -473,6 +521,9 @@ static void counters_stencil(worker_env *env, const lab_kernel *k, void *state,
     }
     if (!*lost)
         release(a);
+    if (st == MEASURE_OK && !*lost && !emulated_meter(env) &&
+        (c[FLOAT_PATH].max_points > 0 || c[FLOAT_CONST].max_points > 0))
+        judge_emulated_twin(a, c);
 }
 
 static void launch_copy(void *p)
@@ -552,7 +603,9 @@ static void speed_stencil(worker_env *env, const lab_kernel *k, void *state, che
 
 static void bind_stencil(void *state, worker_env *env)
 {
-    ((stencil_launch *)state)->env = env;
+    stencil_launch *a = state;
+    a->env = env;
+    a->mod = &env->mod;
 }
 
 int stencil_grade_kernel(worker_env *env, const lab_kernel *k)

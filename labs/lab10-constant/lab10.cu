@@ -33,9 +33,9 @@
  * count for step 3, none serialized in step 4); global-loads (each input
  * once a tile, its halo too), smem-conflicts, race (the stencils); speed
  * (steps 1, 2 and 4, against a device-to-device copy of the same bytes).
- * The memory path and the serialization are graded by the emulator, which
- * sees each load's state space: on a GPU they say "not graded" unless you
- * ask for it (make grade GRADE_FLAGS='--measure emulator').
+ * The memory path and the serialization are measured by the emulator, which
+ * sees each load's state space and every lane's constant address: on a GPU
+ * the grader runs your kernel's PTX on the emulator too, for these two.
  *
  * Build and grade:   make lab10 && make grade
  */

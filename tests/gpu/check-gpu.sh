@@ -147,33 +147,10 @@ cat "$out/E.log"
 
 . "$here/../judge.sh"
 
-# Checks only the emulator grades (emulator-only.tsv): "not graded" on the GPU.
-emu_only=$(awk -F'\t' '!/^#/ && $1 != "check" {print $1}' "$here/emulator-only.tsv" | paste -sd, -)
-is_emu_only() { case ",$emu_only," in *",$1,"*) return 0 ;; esac; return 1; }
-has_emu_only() { grep -qE "\"check\":[[:space:]]*\"(${emu_only//,/|})\"" "$1"; }
-
-# judge_full JSON RC LABEL: full marks; a lab with emulator-only checks has them not
-# graded (exit 4), every other check passed, and its emulated grade (stage E) full.
-judge_full() {
-    local json=$1 rc=$2 label=$3 why
-    if ! has_emu_only "$json"; then
-        judge_solution "$json" "$rc" "$label"
-        return
-    fi
-    why=$("$expect" "$json" full-but "$emu_only"; "$expect" "$json" scores)
-    case $rc in 0|4) ;; *) why="exit $rc $why" ;; esac
-    [ -z "$why" ] && ok "$label: full marks but $emu_only, not graded on the GPU" || bad "$label: $why"
-}
-
 echo "== 1. solutions score full marks =="
 for lab in $labs; do
     cat "$out/A/$lab-solution.txt"
-    judge_full "$out/A/$lab-solution.json" "$(cat "$out/A/$lab-solution.rc")" "$lab solution"
-    if has_emu_only "$out/A/$lab-solution.json"; then
-        EMULATED=1
-        judge_solution "$out/E/$lab-solution.json" "$(cat "$out/E/$lab-solution.rc")" "$lab solution (emulated)"
-        unset EMULATED
-    fi
+    judge_solution "$out/A/$lab-solution.json" "$(cat "$out/A/$lab-solution.rc")" "$lab solution"
 done
 
 echo "== 2. skeletons do not pass =="
@@ -200,20 +177,13 @@ done
 echo "== 4. planted wrong variants are caught =="
 while IFS=$'\t' read -r file lab kernel check text; do
     [ "$file" = file ] && continue
-    if is_emu_only "$check"; then # graded by emulation; the trace says not graded
-        EMULATED=1
-        judge_row "$out/E/${file%.cu}.json" "$file" "$kernel" "$check" "$text" " (emulated)"
-        unset EMULATED
-        why=$("$expect" "$out/A/${file%.cu}.json" check "$kernel" "$check" not-graded "does not see")
-        [ -z "$why" ] && ok "${file%.cu}: $kernel $check not graded on the GPU" || bad "${file%.cu}: $why"
-        continue
-    fi
     judge_row "$out/A/${file%.cu}.json" "$file" "$kernel" "$check" "$text"
     case " $breaking " in *" ${file%.cu} "*)
         judge_row "$out/C/${file%.cu}.json" "$file" "$kernel" "$check" "$text" " (meter server)" ;; esac
 done < tests/planted/manifest.tsv
 for lab in $labs; do
-    judge_full "$out/C/$lab-solution.json" "$(cat "$out/C/$lab-solution.rc")" "$lab solution (meter server)"
+    why=$("$expect" "$out/C/$lab-solution.json" full)
+    [ -z "$why" ] && ok "$lab solution (meter server): full marks" || bad "$lab solution (meter server): $why"
 done
 measured=$(grep -c ': measured lab' "$out/meter.log")
 echo "meter server: $measured labs measured, $(grep -c 'measuring for graders' "$out/meter.log") server starts"
