@@ -95,8 +95,8 @@ expect "--serve-meter with a lab" 2 "serves graders: it takes no lab"
 run --serve-meter "$TMP/no-such-dir/m.sock"
 expect "--serve-meter where no socket can be made" 2 "cannot serve on $TMP/no-such-dir/m.sock"
 
-run lab10
-expect "unknown lab" 2 "lab10"
+run lab11
+expect "unknown lab" 2 "lab11"
 run 9
 expect "unknown lab by number" 2 "9"
 run lab1 banana

@@ -107,25 +107,27 @@ check "compile error: every score 0" "$TMP/broken.last" 'all(.scores[]; . == 0)'
 if grep -qF "lab3.cu($line): error" "$TMP/broken.out"; then ok "compile error: nvcc's message for line $line is shown"
 else not_ok "compile error: nvcc's message for line $line is shown" "$TMP/broken.out"; fi
 
-# Lab 8 in the same job folder (the kit already built there): its Makefile, its
-# kernels' autoresult, the solution's scores.
-if make -s --no-print-directory autolab LAB=lab8 BUILD="$BUILD" >"$TMP/make-lab8.out" 2>&1 &&
-   grep -qx 'LAB := lab8' "$BUILD/autolab/lab8/autograde-Makefile"; then
-    ok "make autolab LAB=lab8: its autograde-Makefile grades lab8"
-    cp "$BUILD/autolab/lab8/autograde-Makefile" "$job/Makefile"
-    cp solutions/lab8-shuffle/lab8.cu "$job/lab8.cu"
-    (cd "$job" && $AUTOLAB_MAKE) </dev/null >"$TMP/lab8.out" 2>&1
-    tail -n 1 "$TMP/lab8.out" >"$TMP/lab8.last"
-    k8=$("$GRADER" --list | awk '/^lab[0-9]/ { on = ($1 == "lab8"); next } on && NF { print $1 }' | jq -R . | jq -s -c .)
-    check "lab8: the last line is the autoresult, one score per kernel" "$TMP/lab8.last" "$SHAPE" --argjson k "$k8"
-    if [ -z "$reason" ]; then
-        check "lab8 solution: every kernel scores (speed only on a GPU)" "$TMP/lab8.last" 'all(.scores[]; . > 0)'
+# Labs 8 and 10 in the same job folder (the kit already built there): each its
+# Makefile, its kernels' autoresult, the solution's scores.
+for lab in lab8 lab10; do
+    if make -s --no-print-directory autolab LAB=$lab BUILD="$BUILD" >"$TMP/make-$lab.out" 2>&1 &&
+       grep -qx "LAB := $lab" "$BUILD/autolab/$lab/autograde-Makefile"; then
+        ok "make autolab LAB=$lab: its autograde-Makefile grades $lab"
+        cp "$BUILD/autolab/$lab/autograde-Makefile" "$job/Makefile"
+        cp solutions/$lab-*/$lab.cu "$job/$lab.cu"
+        (cd "$job" && $AUTOLAB_MAKE) </dev/null >"$TMP/$lab.out" 2>&1
+        tail -n 1 "$TMP/$lab.out" >"$TMP/$lab.last"
+        kl=$("$GRADER" --list | awk -v lab=$lab '/^lab[0-9]/ { on = ($1 == lab); next } on && NF { print $1 }' | jq -R . | jq -s -c .)
+        check "$lab: the last line is the autoresult, one score per kernel" "$TMP/$lab.last" "$SHAPE" --argjson k "$kl"
+        if [ -z "$reason" ]; then
+            check "$lab solution: every kernel scores (speed only on a GPU)" "$TMP/$lab.last" 'all(.scores[]; . > 0)'
+        fi
+        rm -f "$job/$lab.cu"
+        cp "$out/autograde-Makefile" "$job/Makefile"
+    else
+        not_ok "make autolab LAB=$lab" "$TMP/make-$lab.out"
     fi
-    rm -f "$job/lab8.cu"
-    cp "$out/autograde-Makefile" "$job/Makefile"
-else
-    not_ok "make autolab LAB=lab8" "$TMP/make-lab8.out"
-fi
+done
 
 rm -f "$job/lab3.cu"
 (cd "$job" && $AUTOLAB_MAKE) </dev/null >"$TMP/none.out" 2>&1

@@ -229,7 +229,7 @@ if cluster_start "$TMP/cluster-cpu" 0; then
         ok "cpu: the 4 that compile graded by emulation, as the summary says"
     elif [ -z "$ref_reason" ] && ! gpu_present; then not_ok "cpu: the summary's provenance" "$TMP/batch-cpu.out"; fi
     # labs 7 and 8 through the same cluster: a solution and a skeleton each, one task
-    for lab in lab7 lab8; do
+    for lab in lab7 lab8 lab10; do
         c=$TMP/class-$lab
         mkdir -p "$c"
         cp solutions/$lab-*/$lab.cu "$c/sol.cu"
