@@ -364,7 +364,8 @@ bench: $(BENCH) $(GRADER_ALL) $(LABS:%=$(BUILD)/solutions/%.so) $(MILESTONES_SO)
 	bash grader/bench/emulated.sh $(BUILD) $(GRADER)
 	@nvidia-smi -L > /dev/null 2>&1 || { echo "No GPU here: the kernels' speed against cuBLAS, the copy roof and CUB needs one."; exit 0; }; \
 	 $(BENCH) $(BUILD)/solutions/lab5.so $(BUILD)/solutions/lab6.so --milestones $(MILESTONES_SO) \
-	     --reduce $(BUILD)/solutions/lab7.so $(BUILD)/solutions/lab8.so $(BENCH_FLAGS)
+	     --reduce $(BUILD)/solutions/lab7.so $(BUILD)/solutions/lab8.so \
+	     --constant $(BUILD)/solutions/lab10.so $(BENCH_FLAGS)
 else
 bench:
 	@echo "$(NO_SOLUTIONS_MSG) time. make bench is for the full kit." >&2; exit 3
@@ -409,7 +410,7 @@ help:
 	@echo "  make check-gpu            full tests on a GPU: solutions, skeletons, planted bugs"
 	@echo "  make check-student-kit    build the student kit and run make check inside it (CI)"
 	@echo "  make check-mutants        the grader's tests, mutation-tested: before any change to grading code"
-	@echo "  make bench                time the lab 5-8 solutions against cuBLAS, a copy and CUB"
+	@echo "  make bench                time the lab 5-10 solutions against cuBLAS, a copy and CUB"
 	@echo "  make bench-loops          time a clean build, make grade of every lab and the kit's tests"
 	@echo "  make trace-backend        build the counter-free trace backend (needs compute-sanitizer)"
 	@echo "  make batch LAB=lab3 SUBMISSIONS=dir [RESULTS=dir]   grade a class (docs/instructors.md)"

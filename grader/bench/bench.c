@@ -1,13 +1,18 @@
 /*
  * bench.c - how fast are the lab 5 to 8 solutions, next to the roofs?
  *
- *   bench [LAB5_SO LAB6_SO] [--milestones SO] [--reduce LAB7_SO LAB8_SO] [--reps N]
- *         [--warmup N] [--seed S] [--quick]      (LAB5_SO LAB6_SO: unless --reduce)
+ *   bench [LAB5_SO LAB6_SO] [--milestones SO] [--reduce LAB7_SO LAB8_SO]
+ *         [--constant LAB10_SO] [--reps N] [--warmup N] [--seed S] [--quick]
+ *         (LAB5_SO LAB6_SO: unless --reduce or --constant)
  *   e.g. bench build/solutions/lab5.so build/solutions/lab6.so
  *
  * --reduce: the reductions of labs 7 and 8 against CUB's
  * cub::DeviceReduce::Sum (grader/device/cub_sum.cu) on 2^26 ints, each
  * result (the partial sums added up) checked against CUB's sum.
+ *
+ * --constant: lab 10's stencils and lookups against a device-to-device copy of
+ * the same bytes (2^26 elements), each result checked against the host
+ * reference (the stencil: ref_conv1d with 9 taps; the lookup: exact).
  *
  * --milestones SO: also time the step-3 milestones of lab 5 that SO exports
  * (launch_matmulReg1d, launch_matmulReg2d, launch_matmulReg2dVec; built from
@@ -36,6 +41,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../reference/lookup_ref.h"
 #include "../reference/prng.h"
 #include "../reference/reduce_ref.h"
 #include "../reference/reference.h"
@@ -86,7 +92,7 @@ static float *device_floats(size_t n)
 /* ---------------------------------------------------------------- options */
 
 typedef struct options {
-    const char *lab5, *lab6, *milestones, *lab7, *lab8;
+    const char *lab5, *lab6, *milestones, *lab7, *lab8, *lab10;
     int reps, warmup, quick;
     uint64_t seed;
 } options;
@@ -94,7 +100,7 @@ typedef struct options {
 static void usage(void)
 {
     fprintf(stderr, "usage: bench LAB5_SO LAB6_SO [--milestones SO] [--reduce LAB7_SO LAB8_SO] "
-                    "[--reps N] [--warmup N] [--seed S] [--quick]\n");
+                    "[--constant LAB10_SO] [--reps N] [--warmup N] [--seed S] [--quick]\n");
     exit(2);
 }
 
@@ -109,7 +115,7 @@ static int int_arg(const char *s, int lo, int hi)
 
 static options parse_options(int argc, char **argv)
 {
-    options o = {NULL, NULL, NULL, NULL, NULL, 20, 3, 0, PRNG_DEFAULT_SEED};
+    options o = {NULL, NULL, NULL, NULL, NULL, NULL, 20, 3, 0, PRNG_DEFAULT_SEED};
     for (int i = 1; i < argc; i++) {
         int has_value = i + 1 < argc;
         if (!strcmp(argv[i], "--reps") && has_value)
@@ -125,6 +131,8 @@ static options parse_options(int argc, char **argv)
             o.lab7 = argv[++i];
             o.lab8 = argv[++i];
         }
+        else if (!strcmp(argv[i], "--constant") && has_value)
+            o.lab10 = argv[++i];
         else if (!strcmp(argv[i], "--quick"))
             o.quick = 1;
         else if (argv[i][0] == '-' || o.lab6 != NULL)
@@ -134,7 +142,7 @@ static options parse_options(int argc, char **argv)
         else
             o.lab6 = argv[i];
     }
-    if (o.lab6 == NULL && o.lab7 == NULL) /* --reduce alone: labs 7 and 8 only */
+    if (o.lab6 == NULL && o.lab7 == NULL && o.lab10 == NULL) /* --reduce, --constant alone */
         usage();
     return o;
 }
@@ -599,6 +607,105 @@ static int bench_reduce(const options *o)
     return ok;
 }
 
+/* ---------------------------------------------------------------- lab 10 */
+
+typedef void (*stencil_fn)(const float *, float *, int);
+typedef void (*stencil_ro_fn)(const float *, const float *, float *, int);
+typedef void (*lookup_fn)(const int *, float *, int);
+typedef void (*lookup_ro_fn)(const int *, const float *, float *, int);
+
+typedef struct const_job {
+    int kind; /* 0 memcpy, 1 stencil1DConst, 2 stencil1DReadOnly, 3 lookupConst, 4 lookupReadOnly */
+    void *fn;
+    const void *in;     /* floats, or the lookup's int keys */
+    const float *data;  /* the coefficients or the table (steps 2 and 4) */
+    float *out;
+    int n;
+} const_job;
+
+static void run_const(void *ctx)
+{
+    const_job *j = ctx;
+    switch (j->kind) {
+    case 0: cudaMemcpyAsync(j->out, j->in, (size_t)j->n * sizeof(float), cudaMemcpyDeviceToDevice, 0); break;
+    case 1: ((stencil_fn)j->fn)(j->in, j->out, j->n); break;
+    case 2: ((stencil_ro_fn)j->fn)(j->in, j->data, j->out, j->n); break;
+    case 3: ((lookup_fn)j->fn)(j->in, j->out, j->n); break;
+    default: ((lookup_ro_fn)j->fn)(j->in, j->data, j->out, j->n); break;
+    }
+}
+
+/* One kernel of lab 10: its result against ref (exact for a lookup), then timed. */
+static int bench_const_kernel(const_job *j, const char *name, const float *ref, float *got,
+                              double *copy_ms, const options *o)
+{
+    size_t bytes = (size_t)j->n * sizeof(float);
+    CUDA_CHECK(cudaMemset(j->out, 0xff, bytes));
+    run_const(j);
+    CUDA_CHECK(cudaGetLastError());
+    CUDA_CHECK(cudaDeviceSynchronize());
+    CUDA_CHECK(cudaMemcpy(got, j->out, bytes, cudaMemcpyDeviceToHost));
+    row r = {.kernel = name, .unit = "GB/s"};
+    snprintf(r.size, sizeof r.size, "n=%d", j->n);
+    r.check = ref ? rel_frobenius(got, ref, (size_t)j->n) : 0.0;
+    r.ok = r.check <= TOL_OVERALL;
+    r.t = time_work(run_const, j, o);
+    r.rate = 2.0 * (double)bytes / (r.t.median_ms * 1e6); /* read once + write once */
+    if (j->kind == 0)
+        *copy_ms = r.t.median_ms;
+    r.fraction = *copy_ms / r.t.median_ms;
+    print_row(&r);
+    return r.ok;
+}
+
+static int bench_lab10(const options *o)
+{
+    void *lib = open_lab(o->lab10);
+    int n = o->quick ? sizes_conv1d_speed_n / 16 : sizes_conv1d_speed_n, taps = 9, table = 256;
+    size_t bytes = (size_t)n * sizeof(float);
+    float *h_in = xmalloc(bytes), *ref = xmalloc(bytes), *got = xmalloc(bytes);
+    float h_coef[9], h_table[256];
+    int32_t *h_keys = xmalloc((size_t)n * sizeof(int32_t));
+    prng_fill(h_in, (size_t)n, o->seed + 2);
+    prng_fill(h_coef, (size_t)taps, o->seed + 3);
+    prng_fill(h_table, (size_t)table, o->seed + 4);
+    lookup_keys(h_keys, (size_t)n, table, o->seed + 5);
+    float *d_in = device_floats((size_t)n), *d_out = device_floats((size_t)n);
+    float *d_coef = device_floats((size_t)taps), *d_table = device_floats((size_t)table);
+    int *d_keys = NULL;
+    CUDA_CHECK(cudaMalloc((void **)&d_keys, (size_t)n * sizeof(int)));
+    CUDA_CHECK(cudaMemcpy(d_in, h_in, bytes, cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(d_keys, h_keys, (size_t)n * sizeof(int), cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(d_coef, h_coef, sizeof h_coef, cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(d_table, h_table, sizeof h_table, cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpyToSymbol(device_symbol(lib, "c_coef", o->lab10), h_coef, sizeof h_coef,
+                                  0, cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpyToSymbol(device_symbol(lib, "c_table", o->lab10), h_table,
+                                  sizeof h_table, 0, cudaMemcpyHostToDevice));
+    double copy_ms = 0;
+    const_job j = {0, NULL, d_in, d_coef, d_out, n};
+    int ok = bench_const_kernel(&j, "memcpy D2D", h_in, got, &copy_ms, o);
+    ref_conv1d(h_in, h_coef, ref, n, taps);
+    j.kind = 1, j.fn = symbol(lib, "launch_stencil1DConst", o->lab10);
+    ok &= bench_const_kernel(&j, "stencil1DConst", ref, got, &copy_ms, o);
+    j.kind = 2, j.fn = symbol(lib, "launch_stencil1DReadOnly", o->lab10);
+    ok &= bench_const_kernel(&j, "stencil1DReadOnly", ref, got, &copy_ms, o);
+    ref_lookup(h_keys, h_table, ref, (size_t)n);
+    j.in = d_keys, j.data = d_table;
+    j.kind = 4, j.fn = symbol(lib, "launch_lookupReadOnly", o->lab10);
+    ok &= bench_const_kernel(&j, "lookupReadOnly", ref, got, &copy_ms, o);
+    j.kind = 3, j.fn = symbol(lib, "launch_lookupConst", o->lab10);
+    ok &= bench_const_kernel(&j, "lookupConst", ref, got, &copy_ms, o);
+    CUDA_CHECK(cudaFree(d_in));
+    CUDA_CHECK(cudaFree(d_out));
+    CUDA_CHECK(cudaFree(d_coef));
+    CUDA_CHECK(cudaFree(d_table));
+    CUDA_CHECK(cudaFree(d_keys));
+    free(h_in), free(ref), free(got), free(h_keys);
+    dlclose(lib);
+    return ok;
+}
+
 /* ---------------------------------------------------------------- main */
 
 int main(int argc, char **argv)
@@ -619,6 +726,8 @@ int main(int argc, char **argv)
     }
     if (o.lab7 && o.lab8)
         ok &= bench_reduce(&o);
+    if (o.lab10)
+        ok &= bench_lab10(&o);
     printf("# %s\n", ok ? "every result checked out" : "SOME RESULTS ARE WRONG");
     return ok ? 0 : 1;
 }
