@@ -271,7 +271,7 @@ $(BUILD)/obj/grader/batch/%.o: grader/batch/%.c $(wildcard grader/batch/*.h) gra
 	$(call step,CC,$@)$(CC) $(CPPFLAGS) $(C_ALL) -Wno-format-truncation -c $< -o $@
 # The lab tables (grader/labs/ but the launchers' calls and the sizes they take).
 LAB_TABLES_SRC := $(filter-out grader/labs/calls.c grader/labs/sizes.c grader/labs/stencil_calls.c,$(wildcard grader/labs/*.c))
-$(BATCH): $(BATCH_SRC:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/grader/base/check.o \
+$(BATCH): $(BATCH_SRC:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/grader/base/check.o $(BUILD)/obj/grader/base/provenance.o \
           $(BUILD)/obj/grader/model/tile_access.o $(patsubst %.c,$(BUILD)/obj/%.o,$(LAB_TABLES_SRC))
 	$(call step,LINK,$@)$(CC) $(C_ALL) $^ -o $@ $(BATCH_LIBS)
 # make batch LAB=lab3 SUBMISSIONS=dir [RESULTS=dir] [BATCH_FLAGS='--gpus 0,1']

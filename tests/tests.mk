@@ -235,6 +235,18 @@ check-truth: $(GRADER_ALL) $(BUILD_JAIL) $(SUPPORT_OBJ)
 	bash tests/truth/check-truth.sh $(BUILD) $(GRADER)
 check-truth-gpu: $(GRADER_ALL) $(TRACE) $(BUILD_JAIL) $(SUPPORT_OBJ) $(BUILD)/tests/truth-run
 	bash tests/truth/check-truth.sh $(BUILD) $(GRADER) gpu
+	$(MAKE) --no-print-directory check-truth-labs-gpu
+# Labs 7 and 8's solutions and planted variants against ncu (tests/truth/check-labs.sh):
+# each kernel the trace and the emulator graded, profiled at the size each measured.
+.PHONY: check-truth-labs-gpu
+ifeq ($(words $(wildcard solutions tests/planted)),2)
+check-truth-labs-gpu: $(GRADER_ALL) $(TRACE) $(BUILD)/tests/truth-run $(BUILD)/solutions/lab7.so \
+                      $(BUILD)/solutions/lab8.so $(filter $(BUILD)/planted/lab7-% $(BUILD)/planted/lab8-%,$(PLANTED))
+	bash tests/truth/check-labs.sh $(BUILD) $(GRADER)
+else
+check-truth-labs-gpu:
+	@echo "make check-truth-labs-gpu: skipped: it grades solutions/ and tests/planted/, which the student kit does not have."
+endif
 
 # The grader's folders keep to ARCHITECTURE.md's floors: no include up or
 # sideways, none out of the PTX machine, no circle between files.

@@ -212,8 +212,6 @@ int write_file_atomic(const char *dir, const char *name, const void *data, size_
 int write_file(const char *path, const void *data, size_t len);
 char *read_file_all(const char *path, size_t *len, long long cap);
 void result_init_from_sub(result *r, const submission *s, const lab_def *lab);
-/* The grader's device line, short: "trace on NAME, sm_90", "emulated on the CPU: ...". */
-void provenance_of(const char *device, char *out, size_t size);
 /* Every "DIR/" in the result's texts removed (a scratch folder: no student sees it). */
 void result_scrub(result *r, const char *dir);
 /* "1 check", "2 checks": n and the noun, singular or plural. */

@@ -156,6 +156,19 @@ static char *absolute(const char *p)
     return r ? r : strdup(p);
 }
 
+/* p (relative) as a path from the current folder, whether or not it exists. */
+static char *from_here(const char *p)
+{
+    char *r = realpath(p, NULL), cwd[4096];
+    if (r || !getcwd(cwd, sizeof cwd))
+        return r ? r : strdup(p);
+    size_t n = strlen(cwd) + strlen(p) + 2;
+    char *out = malloc(n);
+    if (out)
+        snprintf(out, n, "%s/%s", cwd, p);
+    return out ? out : strdup(p);
+}
+
 static int cores(void)
 {
     cpu_set_t set;
@@ -438,6 +451,12 @@ int main(int argc, char **argv)
     snprintf(grader_guess, sizeof grader_guess, "%s/smemlab-grade", exe_dir);
     o.kit = absolute(o.kit ? o.kit : kit_guess);
     o.grader = absolute(o.grader ? o.grader : grader_guess);
+    /* A relative path (not a name PATH finds) is taken from here: make runs in the
+       kit (-C) and a Slurm task wherever the cluster starts it. It need not exist
+       here (a login node without the toolkit): a build that cannot find it is
+       the machine's failure, said for each submission. */
+    if (o.nvcc && strchr(o.nvcc, '/') && o.nvcc[0] != '/')
+        o.nvcc = from_here(o.nvcc);
     char mk[4200];
     snprintf(mk, sizeof mk, "%s/common/smemlab.h", o.kit);
     if (access(mk, R_OK))

@@ -20,6 +20,7 @@
  */
 #define _GNU_SOURCE
 #include "batch.h"
+#include "../base/provenance.h"
 #include "../base/exit_codes.h"
 
 #include <dirent.h>
@@ -631,7 +632,7 @@ static int grading_where(const batch_opts *o, const job *jobs, int n_jobs, char 
             gpu++;
     }
     char prov[256] = "";
-    provenance_of(emu, prov, sizeof prov);
+    device_provenance(emu, prov, sizeof prov);
     if (gpu)
         snprintf(out, size, "%d GPU%s x %d grader%s%s%s%s", o->n_gpus, o->n_gpus > 1 ? "s" : "",
                  o->per_gpu, o->per_gpu > 1 ? "s" : "", o->no_meter_server ? "" : " with a meter server each",

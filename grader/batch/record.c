@@ -5,6 +5,7 @@
  */
 #define _GNU_SOURCE
 #include "batch.h"
+#include "../base/provenance.h"
 
 #include <cJSON.h>
 #include <dirent.h>
@@ -261,7 +262,7 @@ int result_from_grader_json(result *r, const char *json_path, int exit_status,
     }
     const cJSON *ng = cJSON_GetObjectItemCaseSensitive(lab, "not_graded");
     snprintf(r->device, sizeof r->device, "%s", str(lab, "device"));
-    provenance_of(r->device, r->provenance, sizeof r->provenance);
+    device_provenance(r->device, r->provenance, sizeof r->provenance);
     read_checks(r, cJSON_GetObjectItemCaseSensitive(lab, "checks"));
     if (cJSON_IsString(ng)) {
         r->status = ST_NOT_GRADED;

@@ -19,6 +19,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <wchar.h>
 #include <sys/stat.h>
 #include <time.h>
 
@@ -568,6 +569,29 @@ int reports_write(const batch_opts *o, const result *rs, int n, char *err, size_
 
 typedef struct why { const char *text; int count; } why;
 
+/* name and the spaces that fill it to `cols` columns on a terminal: a name's
+   bytes are not its width (Zoë, 李), and %-20s pads by bytes. */
+static void print_padded(FILE *f, const char *name, int cols)
+{
+    int width = 0;
+    mbstate_t st = {0};
+    const char *p = name;
+    size_t left = strlen(name);
+    while (left > 0) {
+        wchar_t wc;
+        size_t len = mbrtowc(&wc, p, left, &st);
+        if (len == (size_t)-1 || len == (size_t)-2) { /* not UTF-8: a byte a column */
+            width += (int)left;
+            break;
+        }
+        int w = wcwidth(wc);
+        width += w > 0 ? w : 0;
+        p += len ? len : 1;
+        left -= len ? len : 1;
+    }
+    fprintf(f, "%s%*s", name, width < cols ? cols - width : 0, "");
+}
+
 static void reasons_print(FILE *f, const result *rs, int n, sub_status st)
 {
     if (st == ST_REJECTED || st == ST_NOT_COMPILED) { /* each its own: name them */
@@ -576,8 +600,9 @@ static void reasons_print(FILE *f, const result *rs, int n, sub_status st)
             if (rs[i].status != st)
                 continue;
             if (total++ < 30) {
-                fprintf(f, "      %-20s %.160s\n", rs[i].name[0] ? rs[i].name : rs[i].student,
-                        rs[i].reason);
+                fprintf(f, "      ");
+                print_padded(f, rs[i].name[0] ? rs[i].name : rs[i].student, 20);
+                fprintf(f, " %.160s\n", rs[i].reason);
                 shown++;
             }
         }

@@ -193,27 +193,6 @@ static cudaError_t prepare_run(worker_env *env, const timed_work *w, int run)
     return err == cudaSuccess ? dev_sync() : err;
 }
 
-/* One timed run: events around the launch only. */
-static cudaError_t timed_run(const timed_work *w, cudaEvent_t start, cudaEvent_t stop, double *ms)
-{
-    float elapsed = 0;
-    cudaGetLastError();
-    gpu_watchdog_arm();
-    cudaError_t err = cudaEventRecord(start, 0);
-    if (err == cudaSuccess) {
-        w->launch(w->arg);
-        err = cudaGetLastError();
-    }
-    if (err == cudaSuccess)
-        err = cudaEventRecord(stop, 0);
-    if (err == cudaSuccess)
-        err = cudaEventSynchronize(stop);
-    gpu_watchdog_disarm();
-    if (err == cudaSuccess)
-        err = cudaEventElapsedTime(&elapsed, start, stop);
-    *ms = elapsed;
-    return err;
-}
 
 /*
  * The output of run `run` against its reference; 0 when right. The reference
@@ -259,7 +238,7 @@ int time_fresh(worker_env *env, const timed_work *w, int reps, double *median_ms
         double ms = 0;
         err = prepare_run(env, w, run);
         if (err == cudaSuccess)
-            err = timed_run(w, start, stop, &ms);
+            err = gpu_timed_launch(w->launch, w->arg, start, stop, &ms);
         if (err == cudaSuccess && w->out)
             rc = check_run(env, w, run, why, n);
         if (run >= WARMUP)

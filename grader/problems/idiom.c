@@ -3,8 +3,9 @@
  * no exercise and no model, only what happened. `correct` says whether the
  * kernel ran and the hash of its output (the GPU's and the emulator's must be
  * the same); `counts` what the measurement saw, every side, in words a script
- * reads ("ld R/W/I st R/W/I atom R/W gl G"), which make check-truth holds to
- * Nsight Compute's.
+ * reads ("ld R/W/I st R/W/I atom R/W gl G gst S shfl H"), which make check-truth
+ * holds to Nsight Compute's. A backend that cannot count shuffles (the
+ * counters) says "shfl -": not counted, never 0.
  */
 #include "../compare/compare.h"
 #include "../run/device.h"
@@ -55,12 +56,15 @@ static int run_once(worker_env *env, replay *r, guarded *buf, uint64_t *hash, ch
 static void say_counts(const measurement *m, check_result *c)
 {
     const double *v = m->value;
+    char shfl[32] = "-";
+    if (v[METRIC_SHUFFLES] >= 0)
+        snprintf(shfl, sizeof shfl, "%.0f", v[METRIC_SHUFFLES]);
     check_field(c->measured, sizeof c->measured,
-                "ld %.0f/%.0f/%.0f st %.0f/%.0f/%.0f atom %.0f/%.0f gl %.0f",
+                "ld %.0f/%.0f/%.0f st %.0f/%.0f/%.0f atom %.0f/%.0f gl %.0f gst %.0f shfl %s",
                 v[METRIC_SHARED_LD_REQUESTS], v[METRIC_SHARED_LD_WAVEFRONTS], m->ideal_ld,
                 v[METRIC_SHARED_ST_REQUESTS], v[METRIC_SHARED_ST_WAVEFRONTS], m->ideal_st,
                 v[METRIC_SHARED_ATOM_REQUESTS], v[METRIC_SHARED_ATOM_WAVEFRONTS],
-                v[METRIC_GLOBAL_LD_REQUESTS]);
+                v[METRIC_GLOBAL_LD_REQUESTS], v[METRIC_GLOBAL_ST_REQUESTS], shfl);
     check_set(c, CHECK_PASS, "%s", c->measured);
 }
 

@@ -901,26 +901,13 @@ static int time_runs(red *r, void (*launch)(void *), void *arg, long n, int reps
     if (err == cudaSuccess)
         err = cudaEventCreate(&stop);
     for (int run = 0; run < 2 + reps && err == cudaSuccess; run++) {
-        float ms = 0;
+        double ms = 0;
         err = module_fill(&r->env->mod, (float *)r->in, (size_t)n,
                           r->env->opt->seed * 7919ull + (unsigned)run);
         if (err == cudaSuccess)
             err = dev_sync();
-        cudaGetLastError();
-        gpu_watchdog_arm();
         if (err == cudaSuccess)
-            err = cudaEventRecord(start, 0);
-        if (err == cudaSuccess) {
-            launch(arg);
-            err = cudaGetLastError();
-        }
-        if (err == cudaSuccess)
-            err = cudaEventRecord(stop, 0);
-        if (err == cudaSuccess)
-            err = cudaEventSynchronize(stop);
-        gpu_watchdog_disarm();
-        if (err == cudaSuccess)
-            err = cudaEventElapsedTime(&ms, start, stop);
+            err = gpu_timed_launch(launch, arg, start, stop, &ms);
         if (run >= 2)
             t[run - 2] = ms;
     }

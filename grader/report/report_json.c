@@ -1,5 +1,6 @@
 /* report_json.c - results for machines (instructors' scripts, LMS import). */
 #include "report.h"
+#include "../base/provenance.h"
 
 #include "../../common/smemlab.h"
 
@@ -53,6 +54,9 @@ static cJSON *lab_json(const lab_result *r)
     cJSON_AddStringToObject(o, "title", r->lab->title);
     cJSON_AddStringToObject(o, "source", r->lab->source);
     cJSON_AddStringToObject(o, "device", r->device);
+    char prov[256];
+    device_provenance(r->device, prov, sizeof prov);
+    cJSON_AddStringToObject(o, "provenance", prov);
     if (r->env_code)
         cJSON_AddStringToObject(o, "not_graded", r->env_text);
     else

@@ -265,3 +265,25 @@ int gpu_absent(void)
 {
     return access("/dev/nvidiactl", F_OK) != 0;
 }
+
+cudaError_t gpu_timed_launch(void (*launch)(void *), void *arg, cudaEvent_t start,
+                             cudaEvent_t stop, double *ms)
+{
+    float elapsed = 0;
+    cudaGetLastError();
+    gpu_watchdog_arm();
+    cudaError_t err = cudaEventRecord(start, 0);
+    if (err == cudaSuccess) {
+        launch(arg);
+        err = cudaGetLastError();
+    }
+    if (err == cudaSuccess)
+        err = cudaEventRecord(stop, 0);
+    if (err == cudaSuccess)
+        err = cudaEventSynchronize(stop);
+    gpu_watchdog_disarm();
+    if (err == cudaSuccess)
+        err = cudaEventElapsedTime(&elapsed, start, stop);
+    *ms = elapsed;
+    return err;
+}

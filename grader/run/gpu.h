@@ -9,6 +9,7 @@
 
 #include "../model/bank.h"
 
+#include <cuda_runtime_api.h>
 #include <stddef.h>
 
 typedef enum gpu_status {
@@ -90,6 +91,11 @@ void gpu_watchdog_arm(void);
 void gpu_watchdog_last_words(int fd, const void *msg, size_t len);
 void gpu_watchdog_disarm(void);
 
+/* One timed run of launch(arg) under the watchdog: events around the launch
+   alone (start and stop made by the caller), its time in *ms. */
+cudaError_t gpu_timed_launch(void (*launch)(void *), void *arg, cudaEvent_t start,
+                             cudaEvent_t stop, double *ms);
+
 /* What one graded run of a kernel came to. */
 typedef enum run_outcome {
     RUN_RIGHT,  /* ran, output right */
@@ -102,7 +108,6 @@ typedef enum run_outcome {
 int gpu_context_lost(void);
 
 /* The GPU's memory calls and errors, for device_gpu (run/device.h): CUDA's. */
-#include <cuda_runtime_api.h>
 cudaError_t cuda_malloc(void **p, size_t bytes);
 cudaError_t cuda_copy(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind);
 cudaError_t cuda_memset(void *p, int byte, size_t bytes);

@@ -223,6 +223,20 @@ mkdir -p "$T/one-student/zed" && variant "$T/one-student/zed/lab3 (1).cu" a && v
 "$BATCH" "${FAKE[@]}" lab3 "$T/one-student" -o "$T/res-one" > "$T/run.log" 2>&1
 reason_has zed "2 files could be lab3.cu (zed/Lab3 (2).cu and zed/lab3 (1).cu): the export does not say which is the newest" "$T/res-one"
 grep -q '&lt;script&gt;' "$T/res/feedback/carol.html" && ! grep -q '<script>' "$T/res/feedback/carol.html" && ok "HTML escaped" || no "HTML not escaped"
+# the summary's list of unusable submissions: reasons in one column whatever the
+# names' widths (Zoë: 3 columns in 4 bytes; 李雷: 4 columns in 6 bytes)
+mkdir -p "$T/wide/Zoë" "$T/wide/李雷" "$T/wide/bob"
+touch "$T/wide/Zoë/a.txt" "$T/wide/李雷/a.txt" "$T/wide/bob/a.txt"
+"$BATCH" "${FAKE[@]}" --plain lab3 "$T/wide" -o "$T/res-wide" > "$T/wide.log" 2>&1
+python3 - "$T/wide.log" <<'PY' && ok "the summary's reasons line up after wide names (Zoë, 李雷)" || no "reasons misaligned: $(grep 'no lab3.cu' "$T/wide.log")"
+import sys, unicodedata
+cols = set()
+for line in open(sys.argv[1], encoding="utf-8"):
+    if "no lab3.cu in the folder" in line:
+        head = line[:line.index("no lab3.cu")]
+        cols.add(sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in head))
+sys.exit(not (len(cols) == 1))
+PY
 
 if [ "${BATCH_TESTS:-}" = discovery ]; then
     echo "batch tests (command line and discovery only): $passes passed, $fails failed"
@@ -440,6 +454,11 @@ if command -v "${NVCC:-nvcc}" > /dev/null; then
     "$BATCH" --plain --grader "$GRADER" --nvcc-arch=-arch=sm_75 --only bare lab3 "$R" -o "$T/res-real" > "$T/run.log" 2>&1
     grep -q "launch_setRowReadColPad not found in lab3.so" "$T/res-real/feedback/bare.txt" && ! grep -rq "smemlab-batch\." "$T/res-real" \
         && ok "a file without launchers: 'not found in lab3.so', no scratch path" || { no "bare: $(grep -m2 'not found' "$T/res-real/feedback/bare.txt")"; }
+    # --nvcc as a path relative to where the batch was started (make runs it from the kit)
+    mkdir -p "$T/relnv/bin" && ln -sf "$(command -v nvcc)" "$T/relnv/bin/nvcc"
+    (cd "$T/relnv" && "$BATCH" --plain --grader "$GRADER" --nvcc bin/nvcc --nvcc-arch=-arch=sm_75 --only syn lab3 "$R" -o "$T/res-relnv" > "$T/run.log" 2>&1)
+    [ "$(field syn reason "$T/res-relnv")" = "does not compile: lab3.cu:$line: expected an expression" ] \
+        && ok "--nvcc bin/nvcc, a relative path: built with it" || no "--nvcc bin/nvcc: $(field syn reason "$T/res-relnv")"
     if nvidia-smi > /dev/null 2>&1; then
         echo "  skip  (a GPU is present: the no-GPU path is not tested here)"
     else
@@ -451,9 +470,12 @@ if command -v "${NVCC:-nvcc}" > /dev/null; then
     fi
     validate "$T/res-real"
     # labs 7, 8 and 10 through the real batch: a solution and a skeleton each (the
-    # student kit has no solutions: there, nothing to grade)
-    [ -d "$KIT/solutions" ] || echo "  skip  labs 7, 8 and 10 through the batch (no solutions/ here: the student kit)"
-    for lab in $([ -d "$KIT/solutions" ] && echo lab7 lab8 lab10); do
+    # student kit has no solutions: nothing to hold the skeleton against)
+    for lab in lab7 lab8 lab10; do
+        if ! ls "$KIT"/solutions/$lab-*/$lab.cu > /dev/null 2>&1; then
+            echo "  skip  $lab through the batch (no solutions/ here: the student kit)"
+            continue
+        fi
         L=$T/real-$lab
         mkdir -p "$L"
         cp "$KIT"/solutions/$lab-*/$lab.cu "$L/sol.cu"

@@ -3,14 +3,17 @@
 [--differences TSV] [--write-fixture TSV] - the idiom corpus
 (tests/truth/gen-idioms.py) as each backend measured it, against Nsight
 Compute: for every kernel, shared requests and wavefronts of each side (loads
-with ldmatrix, stores with stmatrix and cp.async's shared side, atomics) and
-global load requests (cp.async's included) must be ncu's, and every backend's
-output fingerprint the GPU's. A kernel, backend and field named in
+with ldmatrix, stores with stmatrix and cp.async's shared side, atomics),
+global load requests (cp.async's included), global store requests and warp
+shuffles must be ncu's, and every backend's output fingerprint the GPU's. A
+backend that cannot count shuffles (the counters) says so ("shfl -"), which
+is a difference where the hardware executed any. A kernel, backend and field named in
 --differences (tests/truth/idiom-differences.tsv; the kernel a pattern: cp*)
 may differ: it is printed with its reason. Exit 1 on any other difference."""
 import argparse, collections, csv, fnmatch, json, re, sys
 
-FIELDS = ("ld_req", "ld_waves", "st_req", "st_waves", "atom_req", "atom_waves", "gl")
+FIELDS = ("ld_req", "ld_waves", "st_req", "st_waves", "atom_req", "atom_waves", "gl", "gst",
+          "shfl")
 # The ideal wavefronts of each side, for the widths the GPU executed: the trace's
 # (it sees the SASS), which the emulator must equal (ncu has no such counter).
 IDEALS = ("ld_ideal", "st_ideal")
@@ -29,11 +32,17 @@ NCU = {
     "atom_waves": ("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom.sum",),
     "gl": ("smsp__inst_executed_op_global_ld_pred_on_any.sum",
            "smsp__inst_executed_op_ldgsts_pred_on_any.sum"),
+    "gst": ("smsp__inst_executed_op_global_st_pred_on_any.sum",),
+    # ncu counts shuffles by the thread (SASS patching: SHFL is the class's only
+    # instruction these kernels execute); a warp's shuffle is 32 of them
+    "shfl": ("smsp__sass_thread_inst_executed_op_inter_thread_communication_pred_on.sum",),
 }
+PER_THREAD = {"shfl": 32}
 METRICS = sorted({m for ms in NCU.values() for m in ms})
-COUNTS = re.compile(r"ld (\d+)/(\d+)/(\d+) st (\d+)/(\d+)/(\d+) atom (\d+)/(\d+) gl (\d+)")
+COUNTS = re.compile(r"ld (\d+)/(\d+)/(\d+) st (\d+)/(\d+)/(\d+) atom (\d+)/(\d+) gl (\d+)"
+                    r" gst (\d+) shfl (\d+|-)")
 ORDER = ("ld_req", "ld_waves", "ld_ideal", "st_req", "st_waves", "st_ideal", "atom_req",
-         "atom_waves", "gl")
+         "atom_waves", "gl", "gst", "shfl")
 
 
 def read_ncu(path):
@@ -48,7 +57,13 @@ def read_ncu(path):
     for r in rows[1:]:
         if len(r) == len(head):
             raw[r[ki].split("(")[0]][r[mi]] = float(r[vi].replace(",", ""))
-    return {k: {f: int(sum(m.get(x, 0) for x in NCU[f])) for f in FIELDS} for k, m in raw.items()}
+    return {k: {f: number(sum(m.get(x, 0) for x in NCU[f]) / PER_THREAD.get(f, 1))
+                for f in FIELDS} for k, m in raw.items()}
+
+
+def number(v):
+    """An integer where the count is whole (a fraction is a partial warp's)."""
+    return int(v) if float(v).is_integer() else round(float(v), 3)
 
 
 def read_backend(folder, parts):
@@ -64,7 +79,8 @@ def read_backend(folder, parts):
             fp = re.search(r"fingerprint ([0-9a-f]{16})", corr.get("message", ""))
             m = COUNTS.search(counts.get("measured", ""))
             got[kernel] = (fp.group(1) if fp else None,
-                           dict(zip(ORDER, map(int, m.groups()))) if m else None,
+                           dict(zip(ORDER, (None if g == "-" else int(g) for g in m.groups())))
+                           if m else None,
                            counts.get("status", "absent") + ": " + counts.get("message", ""))
     return got
 
@@ -85,12 +101,16 @@ def main():
     parts = sorted({r[0] for r in rows})
     truth, prints = {}, {}
     if a.fixture:
+        head = None
         for l in open(a.fixture):
+            f = l.rstrip("\n").split("\t")
+            if l.startswith("name\t"):
+                head = f
             if l.startswith("#") or l.startswith("name\t"):
                 continue
-            f = l.rstrip("\n").split("\t")
             prints[f[0]] = f[1]
-            truth[f[0]] = dict(zip(FIELDS + IDEALS, map(int, f[2:11])))
+            # by the header's names: a column the fixture lacks is not compared
+            truth[f[0]] = {h: number(v) for h, v in zip(head[2:], f[2:])}
     passes = [read_ncu(p) for p in a.ncu]
     allowed = {}
     if a.differences:
@@ -119,6 +139,10 @@ def main():
             if gpu and gpu[1]:
                 truth[kernel].update({f: gpu[1][f] for f in IDEALS})
         want = truth.get(kernel)
+        if a.fixture and not passes and not want:
+            bad += 1
+            print("FAIL  %s (%s): not in %s (make check-truth-gpu records it)" % (kernel, cls, a.fixture))
+            continue
         for b, got in backends.items():
             fp, counts, status = got.get(kernel, (None, None, "absent"))
             problems = []
@@ -128,8 +152,12 @@ def main():
                 problems.append(("counts", "not measured (%s)" % status))
             elif want:
                 for f in FIELDS:
-                    if counts[f] != want[f]:
-                        problems.append((f, "%d, ncu %d" % (counts[f], want[f])))
+                    if f not in want:
+                        continue
+                    if counts[f] is None and want[f]:
+                        problems.append((f, "not counted, ncu %s" % want[f]))
+                    elif counts[f] is not None and counts[f] != want[f]:
+                        problems.append((f, "%d, ncu %s" % (counts[f], want[f])))
                 for f in IDEALS: # the counters know no ideal (0)
                     if f in want and counts[f] and counts[f] != want[f]:
                         problems.append((f, "%d, the trace's %d" % (counts[f], want[f])))

@@ -8,11 +8,16 @@ Classes: cp.async of 4, 8 and 16 bytes (strides on either side, zero fill,
 idle lanes), shared atomics of every kind on distinct, shared and conflicting
 words, ldmatrix and stmatrix, loads and stores ptxas narrows or fuses, half
 precision tiles, device printf beside shared accesses, and faults (a write past
-out, a shared overrun).
+out, a shared overrun); reductions (labs 7 and 8: trees in global and shared
+memory, sequential and interleaved, the last warp unrolled, a dynamic tile)
+and warp shuffles (broadcast, up, down, wrap-around, butterfly, widths, an
+array a lane, block sums with one word a warp in shared memory), whose global
+loads and stores and shuffles are held to the hardware's as well.
 
-Every kernel runs one block of 128 threads (idioms-NN.cu: launch_NAME(int *out)),
-first fills a global buffer of its own (stores only: the loads counted are the
-idiom's), and writes 512 ints of out that depend on nothing but the code: the
+Every kernel runs one block (idioms-NN.cu: launch_NAME(int *out)) of 128
+threads, or what its k() row gives (256 threads, a lone warp, a dynamic tile's
+bytes), first fills a global buffer of its own (stores only: the loads counted
+are the idiom's), and writes up to 512 ints of out that depend on nothing but the code: the
 same on every run and device, so the emulator's output must equal the GPU's
 (the fixture keeps its hash). idioms-NN.tsv lists the kernels (idiom NAME
 CLASS); a part holds at most 56 (the grader reads 64 kernels a library).
@@ -35,14 +40,31 @@ static __device__ void fill_source()
     __syncthreads();
 }
 
+/* The reductions' and shuffles' input, filled by the block itself as above:
+   mixed signs, so that a sum that drops an element shows. */
+__device__ int gin[2048];
+__device__ int gpart[256]; /* partial sums through global memory (a planted mistake) */
+
+static __device__ void fill_input(int n)
+{
+    for (int i = threadIdx.x; i < n; i += blockDim.x)
+        gin[i] = (int)((unsigned)i * 2654435761u >> 9) - (1 << 22);
+    __threadfence_block();
+    __syncthreads();
+}
+
+#define FULL 0xffffffffu
 #define LAUNCH(n) extern "C" void launch_##n(int *out) { n<<<1, 128>>>(out); }
+#define LAUNCH_T(n, threads, bytes) \
+    extern "C" void launch_##n(int *out) { n<<<1, threads, bytes>>>(out); }
 """
 
-kernels = []  # (name, class, body)
+kernels = []  # (name, class, body, launch: None for 128 threads, or (threads, bytes))
 
 
-def k(name, cls, body):
-    kernels.append((name, cls, body))
+def k(name, cls, body, launch=None):
+    assert len(name) <= 15, name  # the corpus lab keeps 15 characters of a name
+    kernels.append((name, cls, body, launch))
 
 
 # --- cp.async -------------------------------------------------------------------------
@@ -236,7 +258,234 @@ k("printf_tile", "printf", """
         printf("tile[%d] = %d\\n", 127 - t, s[127 - t]);
     out[t] = s[127 - t];""")
 
-assert len({n for n, _, _ in kernels}) == len(kernels)
+# --- reductions (lab 7) ------------------------------------------------------------------
+# One block sums D of gin's ints; thread 0 stores the sum (one store a block). The
+# trees as the chapter writes them: sequential addressing (conflict-free), the
+# interleaved tid % (2 stride) and index = 2 stride tid (conflicts, divergence).
+TREES = {
+    "seq": "for (int st = D / 2; st > 0; st >>= 1) {\n        if (t < st)\n"
+           "            s[t] += s[t + st];\n        __syncthreads();\n    }",
+    "inter": "for (int st = 1; st < D; st *= 2) {\n        if (t % (2 * st) == 0)\n"
+             "            s[t] += s[t + st];\n        __syncthreads();\n    }",
+    "idx": "for (int st = 1; st < D; st *= 2) {\n        int i = 2 * st * t;\n"
+           "        if (i < D)\n            s[i] += s[i + st];\n        __syncthreads();\n    }",
+}
+for d in (128, 256):
+    for tree, code in TREES.items():
+        k("red_%s_%d" % (tree, d), "reduce", """
+    const int D = %(d)d;
+    __shared__ int s[D];
+    int t = threadIdx.x;
+    fill_input(D);
+    s[t] = gin[t];
+    __syncthreads();
+    %(code)s
+    if (t == 0)
+        out[0] = s[0];""" % dict(d=d, code=code), None if d == 128 else (d, 0))
+k("red_gmem", "reduce", """
+    int t = threadIdx.x;
+    fill_input(128);
+    for (int st = 64; st > 0; st >>= 1) { /* the tree in place in global memory */
+        if (t < st)
+            gin[t] += gin[t + st];
+        __syncthreads();
+    }
+    if (t == 0)
+        out[0] = gin[0];""")
+k("red_seq_n100", "reduce", """
+    __shared__ int s[128];
+    int t = threadIdx.x, n = 100; /* not a power of two: the tree guards its pairs */
+    fill_input(n);
+    s[t] = t < n ? gin[t] : 0;
+    __syncthreads();
+    for (int st = 64; st > 0; st >>= 1) {
+        if (t < st && t + st < n)
+            s[t] += s[t + st];
+        __syncthreads();
+    }
+    if (t == 0)
+        out[0] = s[0];""")
+# Four elements a thread from global memory first (coalesced, independent loads).
+UNROLL4 = """fill_input(512);
+    int v = (gin[t] + gin[t + 128]) + (gin[t + 256] + gin[t + 384]);"""
+LAST_WARP = {
+    "sync": """if (t < 32) {
+        int v = s[t] + s[t + 32];
+        for (int w = 16; w > 0; w >>= 1) {
+            s[t] = v;
+            __syncwarp();
+            v += s[t + w];
+            __syncwarp();
+        }
+        if (t == 0)
+            out[0] = v;
+    }""",
+    "vol": """if (t < 32) { /* the pre-Volta idiom: volatile and no __syncwarp */
+        volatile int *vs = s;
+        vs[t] += vs[t + 32];
+        vs[t] += vs[t + 16];
+        vs[t] += vs[t + 8];
+        vs[t] += vs[t + 4];
+        vs[t] += vs[t + 2];
+        vs[t] += vs[t + 1];
+    }
+    if (t == 0)
+        out[0] = s[0];""",
+}
+for name, last in LAST_WARP.items():
+    k("red_warp_%s" % name, "reduce", """
+    __shared__ int s[128];
+    int t = threadIdx.x;
+    %(load)s
+    s[t] = v;
+    __syncthreads();
+    if (t < 64)
+        s[t] += s[t + 64];
+    __syncthreads();
+    %(last)s""" % dict(load=UNROLL4, last=last))
+k("red_unroll4", "reduce", """
+    __shared__ int s[128];
+    int t = threadIdx.x;
+    %(load)s
+    s[t] = v;
+    __syncthreads();
+    %(tree)s
+    if (t == 0)
+        out[0] = s[0];""" % dict(load=UNROLL4, tree=TREES["seq"].replace("D / 2", "64")))
+k("red_dyn", "reduce", """
+    extern __shared__ int s[]; /* the tile's bytes come at launch */
+    int t = threadIdx.x;
+    %(load)s
+    s[t] = v;
+    __syncthreads();
+    %(tree)s
+    if (t == 0)
+        out[0] = s[0];""" % dict(load=UNROLL4, tree=TREES["seq"].replace("D / 2", "64")), (128, 512))
+k("red_twice", "reduce", """
+    __shared__ int s[128];
+    int t = threadIdx.x;
+    fill_input(128);
+    s[t] = gin[t] + gin[t ^ 1]; /* every element read twice */
+    __syncthreads();
+    %(tree)s
+    if (t == 0)
+        out[0] = s[0];""" % dict(tree=TREES["seq"].replace("D / 2", "64")))
+k("red_part_gmem", "reduce", """
+    __shared__ int s[128];
+    int t = threadIdx.x;
+    fill_input(128);
+    s[t] = gin[t];
+    __syncthreads();
+    for (int st = 64; st > 0; st >>= 1) { /* each level's sums through global memory */
+        if (t < st)
+            gpart[t] = s[t] + s[t + st];
+        __syncthreads();
+        if (t < st)
+            s[t] = gpart[t];
+        __syncthreads();
+    }
+    if (t == 0)
+        out[0] = s[0];""")
+
+# --- warp shuffles (lab 8) -------------------------------------------------------------
+# Each lane's value from gin, shuffled, stored to out: what moved shows in the output.
+SHFL = {
+    "shfl_bcast": "__shfl_sync(FULL, v, 3)",
+    "shfl_bcast_var": "__shfl_sync(FULL, v, t / 32 + 5)",
+    "shfl_up": "__shfl_up_sync(FULL, v, 2)",
+    "shfl_down": "__shfl_down_sync(FULL, v, 5)",
+    "shfl_wrap": "__shfl_sync(FULL, v, t + 7)",  # the source lane modulo the width
+    "shfl_xor": "__shfl_xor_sync(FULL, v, 1)",
+    "shfl_bcast_w16": "__shfl_sync(FULL, v, 0, 16)",
+    "shfl_up_w16": "__shfl_up_sync(FULL, v, 3, 16)",
+    "shfl_xor_w16": "__shfl_xor_sync(FULL, v, 9, 16)",
+}
+for name, call in SHFL.items():
+    k(name, "shuffle", """
+    int t = threadIdx.x;
+    fill_input(128);
+    int v = gin[t];
+    v = %s;
+    out[t] = v;""" % call)
+k("shfl_lone_warp", "shuffle", """
+    int t = threadIdx.x;
+    fill_input(32);
+    int v = gin[t %% 32];
+    v = %s;
+    out[t] = v;""" % SHFL["shfl_down"], (32, 0))
+k("shfl_butterfly", "shuffle", """
+    int t = threadIdx.x;
+    fill_input(128);
+    int v = gin[t];
+    for (int m = 16; m > 0; m >>= 1) /* every lane ends with its warp's sum */
+        v += __shfl_xor_sync(FULL, v, m);
+    out[t] = v;""")
+k("shfl_sum_down", "shuffle", """
+    int t = threadIdx.x;
+    fill_input(128);
+    int v = gin[t];
+    for (int d = 16; d > 0; d >>= 1) /* lane 0 ends with its warp's sum */
+        v += __shfl_down_sync(FULL, v, d);
+    if (t % 32 == 0)
+        out[t / 32] = v;""")
+k("shfl_array4", "shuffle", """
+    int t = threadIdx.x;
+    fill_input(512);
+    int a[4];
+    for (int j = 0; j < 4; j++) /* four values a lane, in registers */
+        a[j] = gin[4 * t + j];
+    for (int j = 0; j < 4; j++)
+        a[j] = __shfl_xor_sync(FULL, a[j], 1 << j);
+    for (int j = 0; j < 4; j++)
+        out[4 * t + j] = a[j];""")
+k("shfl_one_warp", "shuffle", """
+    int t = threadIdx.x;
+    fill_input(128);
+    int v = gin[t];
+    if (t / 32 == 1) /* one warp of four shuffles */
+        v = __shfl_xor_sync(FULL, v, 3);
+    out[t] = v;""")
+k("shfl_half_mask", "shuffle", """
+    int t = threadIdx.x;
+    fill_input(128);
+    int v = gin[t];
+    if (t % 32 < 16) /* half a warp, its mask saying so */
+        v = __shfl_sync(0x0000ffffu, v, 2, 16);
+    out[t] = v;""")
+k("shfl_ll", "shuffle", """
+    int t = threadIdx.x;
+    fill_input(256);
+    long long v = ((long long)gin[t] << 32) | (unsigned)gin[t + 128];
+    v = __shfl_down_sync(FULL, v, 1); /* 64 bits: two shuffles of 32 */
+    out[t] = (int)(v >> 32) ^ (int)v;""")
+# The block's sum: each warp with shuffles, one word a warp in shared memory, warp 0 last.
+BLOCK_SUM = """for (int m = 16; m > 0; m >>= 1)
+        v += __shfl_xor_sync(FULL, v, m);
+    if (t %% 32 == 0)
+        w[t / 32] = v;
+    __syncthreads();
+    if (t < 32) {
+        v = t < %(warps)d ? w[t] : 0;
+        for (int m = 16; m > 0; m >>= 1)
+            v += __shfl_xor_sync(FULL, v, m);
+        if (t == 0)
+            out[0] = v;
+    }"""
+for d in (128, 256):
+    k("shfl_block_%d" % d, "shuffle", """
+    __shared__ int w[%(warps)d];
+    int t = threadIdx.x;
+    fill_input(%(d)d);
+    int v = gin[t];
+    %(sum)s""" % dict(d=d, warps=d // 32, sum=BLOCK_SUM % dict(warps=d // 32)),
+      None if d == 128 else (d, 0))
+k("shfl_blk_unroll", "shuffle", """
+    __shared__ int w[4];
+    int t = threadIdx.x;
+    %(load)s
+    %(sum)s""" % dict(load=UNROLL4, sum=BLOCK_SUM % dict(warps=4)))
+
+assert len({n for n, _, _, _ in kernels}) == len(kernels)
 PER_PART = 56
 
 
@@ -250,11 +499,12 @@ def main():
         part = "idioms-%02d" % (p // PER_PART)
         with open(os.path.join(outdir, part + ".cu"), "w") as f:
             f.write("/* Generated by tests/truth/gen-idioms.py: do not edit. */\n" + PROLOGUE)
-            for name, cls, body in kernels[p:p + PER_PART]:
-                f.write("\n/* %s */\n__global__ void %s(int *out)\n{%s\n}\nLAUNCH(%s)\n" % (cls, name, body, name))
+            for name, cls, body, launch in kernels[p:p + PER_PART]:
+                how = "LAUNCH(%s)" % name if not launch else "LAUNCH_T(%s, %d, %d)" % ((name,) + launch)
+                f.write("\n/* %s */\n__global__ void %s(int *out)\n{%s\n}\n%s\n" % (cls, name, body, how))
         with open(os.path.join(outdir, part + ".tsv"), "w") as f:
             f.write("# idiom NAME CLASS (tests/truth/gen-idioms.py)\n")
-            for name, cls, _ in kernels[p:p + PER_PART]:
+            for name, cls, _, _ in kernels[p:p + PER_PART]:
                 f.write("idiom\t%s\t%s\n" % (name, cls))
                 rows.append((part, name, cls))
     with open(os.path.join(outdir, "idioms.tsv"), "w") as f:

@@ -3,7 +3,11 @@
  * Compute to profile (make check-truth-gpu):
  *
  *   truth-run LIB TSV [LIB TSV ...]    launch_<name>(out) for every row (idiom
- *                                      parts: idiom NAME CLASS)
+ *                                      parts: idiom NAME CLASS); a row "call
+ *                                      NAME ARG" calls a lab's launcher as
+ *                                      labs 7 and 8 declare theirs,
+ *                                      launch_NAME(in, out, ARG), on buffers
+ *                                      of max(ARG, 4096) ints
  *
  * It dlopens the parts, whose host code is the generator's own
  * (tests/truth/gen-corpus.py): a test tool, never used on a student's file.
@@ -16,6 +20,34 @@
 #include <string.h>
 
 typedef void (*launcher_fn)(int *out);
+typedef void (*call_fn)(int *in, int *out, int arg);
+
+/* launch_NAME(in, out, arg) of a lab (tests/truth/check-labs.sh): 0, or 1 when it failed. */
+static int call_lab(void *lib, const char *name, int arg)
+{
+    char sym[96];
+    size_t n = arg > 4096 ? (size_t)arg : 4096;
+    int *in = NULL, *out = NULL, bad = 0;
+    call_fn call;
+    snprintf(sym, sizeof sym, "launch_%s", name);
+    *(void **)&call = dlsym(lib, sym);
+    if (!call || cudaMalloc((void **)&in, n * sizeof(int)) != cudaSuccess ||
+        cudaMalloc((void **)&out, n * sizeof(int)) != cudaSuccess) {
+        fprintf(stderr, "truth-run: no %s, or no memory for it\n", sym);
+        cudaFree(in);
+        return 1;
+    }
+    cudaMemset(in, 1, n * sizeof(int)); /* the counts depend on no value */
+    call(in, out, arg);
+    cudaError_t err = cudaDeviceSynchronize();
+    if (err != cudaSuccess) {
+        printf("%s: %s\n", name, cudaGetErrorString(err));
+        bad = 1;
+    }
+    cudaFree(in);
+    cudaFree(out);
+    return bad;
+}
 
 /* Every row of one part; returns how many launches failed, or -1. */
 static int run_part(const char *lib_path, const char *tsv_path, int *out)
@@ -33,6 +65,12 @@ static int run_part(const char *lib_path, const char *tsv_path, int *out)
     while (fgets(line, sizeof line, tsv)) {
         if (line[0] == '#' || strncmp(line, "name\t", 5) == 0 || sscanf(line, "%63s", name) != 1)
             continue;
+        int arg;
+        if (strcmp(name, "call") == 0) {
+            if (sscanf(line, "call %63s %d", name, &arg) == 2)
+                bad += call_lab(lib, name, arg);
+            continue;
+        }
         if (strcmp(name, "idiom") == 0 && sscanf(line, "idiom %63s", name) != 1)
             continue; /* an idiom part's row: idiom NAME CLASS */
         snprintf(sym, sizeof sym, "launch_%s", name);

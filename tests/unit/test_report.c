@@ -1,6 +1,7 @@
 /* test_report.c - the text and JSON reports (grader/report/). */
 #define _POSIX_C_SOURCE 200809L
 #include "base/exit_codes.h"
+#include "base/provenance.h"
 #include "report/report.h"
 
 #include <cJSON.h>
@@ -137,6 +138,7 @@ START_TEST(test_json_structure)
     ck_assert_str_eq(get_str(lab1, "title"), results[0].lab->title);
     ck_assert_str_eq(get_str(lab1, "source"), "labs/lab1-square/lab1.cu");
     ck_assert_str_eq(get_str(lab1, "device"), "NVIDIA H100 80GB HBM3 (cupti)");
+    ck_assert_str_eq(get_str(lab1, "provenance"), "NVIDIA H100 80GB HBM3 (cupti)");
     ck_assert(cJSON_IsNull(get(lab1, "not_graded")));
     ck_assert_double_eq_tol(get_num(lab1, "points"), 2, 1e-12);
     ck_assert_double_eq_tol(get_num(lab1, "max_points"), 4, 1e-12);
@@ -568,12 +570,29 @@ START_TEST(test_trace_lines)
 }
 END_TEST
 
+/* The grader's three device lines (grade/worker.c describe_device), short. */
+START_TEST(test_provenance)
+{
+    char p[256];
+    device_provenance("NVIDIA H100 80GB HBM3 (sm_90, 132 SMs, 32 banks x 4 bytes); measured by "
+                      "trace (Compute Sanitizer): it sees widths, lines and races", p, sizeof p);
+    ck_assert_str_eq(p, "trace on NVIDIA H100 80GB HBM3, sm_90");
+    device_provenance("emulated on the CPU: no GPU found; speed not measured (the PTX emulator, "
+                      "32 banks x 4 bytes)", p, sizeof p);
+    ck_assert_str_eq(p, "emulated on the CPU: no GPU found; speed not measured");
+    device_provenance("Tesla T4 (sm_75, 40 SMs, 32 banks x 4 bytes); counters NOT measured: "
+                      "ERR_NVGPUCTRPERM", p, sizeof p);
+    ck_assert_str_eq(p, "Tesla T4, sm_75, counters not measured");
+}
+END_TEST
+
 Suite *report_suite(void)
 {
     Suite *s = suite_create("report");
     TCase *tc = tcase_create("report");
     tcase_add_checked_fixture(tc, setup, NULL);
     tcase_add_test(tc, test_json_structure);
+    tcase_add_test(tc, test_provenance);
     tcase_add_test(tc, test_json_escaping);
     tcase_add_test(tc, test_json_exit_code_passed_through);
     tcase_add_test(tc, test_json_write_error);
