@@ -3,7 +3,7 @@
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
 
-LABS := lab1 lab2 lab3 lab4 lab5 lab6 lab7 lab8 lab9
+LABS := lab1 lab2 lab3 lab4 lab5 lab6 lab7 lab8 lab9 lab10
 BUILD := build
 
 # --- toolchain ---------------------------------------------------------------
@@ -271,7 +271,7 @@ $(BUILD)/obj/grader/batch/%.o: grader/batch/%.c $(wildcard grader/batch/*.h) gra
 	@mkdir -p $(@D)
 	$(call step,CC,$@)$(CC) $(CPPFLAGS) $(C_ALL) -Wno-format-truncation -c $< -o $@
 # The lab tables (grader/labs/ but the launchers' calls and the sizes they take).
-LAB_TABLES_SRC := $(filter-out grader/labs/calls.c grader/labs/sizes.c,$(wildcard grader/labs/*.c))
+LAB_TABLES_SRC := $(filter-out grader/labs/calls.c grader/labs/sizes.c grader/labs/stencil_calls.c,$(wildcard grader/labs/*.c))
 $(BATCH): $(BATCH_SRC:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/grader/base/check.o $(BUILD)/obj/grader/base/provenance.o \
           $(BUILD)/obj/grader/model/tile_access.o $(patsubst %.c,$(BUILD)/obj/%.o,$(LAB_TABLES_SRC))
 	$(call step,LINK,$@)$(CC) $(C_ALL) $^ -o $@ $(BATCH_LIBS)
@@ -366,7 +366,7 @@ bench: $(BENCH) $(GRADER_ALL) $(LABS:%=$(BUILD)/solutions/%.so) $(MILESTONES_SO)
 	@nvidia-smi -L > /dev/null 2>&1 || { echo "No GPU here: the kernels' speed against cuBLAS, the copy roof and CUB needs one."; exit 0; }; \
 	 $(BENCH) $(BUILD)/solutions/lab5.so $(BUILD)/solutions/lab6.so --milestones $(MILESTONES_SO) \
 	     --reduce $(BUILD)/solutions/lab7.so $(BUILD)/solutions/lab8.so \
-	     --transpose $(BUILD)/solutions/lab9.so $(BENCH_FLAGS)
+	     --transpose $(BUILD)/solutions/lab9.so --constant $(BUILD)/solutions/lab10.so $(BENCH_FLAGS)
 else
 bench:
 	@echo "$(NO_SOLUTIONS_MSG) time. make bench is for the full kit." >&2; exit 3
@@ -411,7 +411,7 @@ help:
 	@echo "  make check-gpu            full tests on a GPU: solutions, skeletons, planted bugs"
 	@echo "  make check-student-kit    build the student kit and run make check inside it (CI)"
 	@echo "  make check-mutants        the grader's tests, mutation-tested: before any change to grading code"
-	@echo "  make bench                time the lab 5-8 solutions against cuBLAS, a copy and CUB"
+	@echo "  make bench                time the lab 5-10 solutions against cuBLAS, a copy and CUB"
 	@echo "  make bench-loops          time a clean build, make grade of every lab and the kit's tests"
 	@echo "  make trace-backend        build the counter-free trace backend (needs compute-sanitizer)"
 	@echo "  make batch LAB=lab3 SUBMISSIONS=dir [RESULTS=dir]   grade a class (docs/instructors.md)"

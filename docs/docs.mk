@@ -32,14 +32,14 @@ DOCS_BANKMAP := $(DOCS_OUT)/tools/bankmap
 DOCS_PDF := $(DOCS_OUT)/smemlab.pdf
 DOCS_MODEL := grader/model/bank.c grader/model/tile_model.c grader/model/tile_access.c grader/model/sector.c \
     grader/model/reduce_model.c grader/reference/reduce_ref.c grader/labs/reduce_sizes.c \
-    grader/reference/prng.c grader/reference/parallel.c
+    grader/reference/prng.c grader/reference/parallel.c grader/reference/lookup_ref.c
 DOCS_FILTERS := $(DOCS_TOOLS)/nav.lua $(DOCS_TOOLS)/check-links.lua $(DOCS_TOOLS)/extract-code.lua \
     $(DOCS_TOOLS)/facts.lua
 # The numbers the pages state (points, check names, sizes), printed from the
 # grader's lab tables; facts.lua holds every page to them.
 DOCS_LABFACTS := $(DOCS_OUT)/tools/labfacts
 DOCS_FACTS := $(DOCS_OUT)/facts.txt
-DOCS_FACTS_SRC := $(filter-out grader/labs/calls.c grader/labs/reduce_calls.c,$(wildcard grader/labs/*.c)) \
+DOCS_FACTS_SRC := $(filter-out grader/labs/calls.c grader/labs/reduce_calls.c grader/labs/stencil_calls.c,$(wildcard grader/labs/*.c)) \
     grader/model/tile_access.c
 
 # The HTML command, without the page list: the self-test runs it too.
@@ -61,7 +61,7 @@ docs-html: $(DOCS_HTML) $(DOCS_OUT)/style.css
 
 # --- figures: generated from the grader's model, never drawn by hand ---------
 $(DOCS_BANKMAP): $(DOCS_TOOLS)/bankmap.c $(DOCS_MODEL) grader/model/bank.h grader/model/tile_model.h grader/model/sector.h \
-                 grader/model/reduce_model.h grader/reference/reduce_ref.h
+                 grader/model/reduce_model.h grader/reference/reduce_ref.h grader/reference/lookup_ref.h
 	@mkdir -p $(@D)
 	$(call step,CC,$@)$(CC) $(CFLAGS) -std=c11 -Igrader/model $(DOCS_TOOLS)/bankmap.c $(DOCS_MODEL) -o $@ -lm -lpthread
 

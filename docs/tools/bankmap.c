@@ -15,15 +15,19 @@
  *
  * The reduction figures of lab 7 take each level's accesses and wavefronts
  * from grader/model/reduce_model.c, the grader's model of the tree; lab 8's
- * shuffle arrows come from the grader's host reference (reduce_ref.c).
+ * shuffle arrows come from the grader's host reference (reduce_ref.c); lab
+ * 10's constant figure from the keys the grader draws and its model of the
+ * constant cache (lookup_ref.c).
  *
  * Pure C11; link with grader/model/bank.c, tile_model.c, reduce_model.c and
- * grader/reference/reduce_ref.c, reduce_sizes.c, prng.c.
+ * grader/reference/reduce_ref.c, reduce_sizes.c, lookup_ref.c, prng.c.
  */
 #include "bank.h"
 #include "reduce_model.h"
 #include "sector.h"
 #include "tile_model.h"
+#include "../reference/lookup_ref.h"
+#include "../reference/prng.h"
 #include "../reference/reduce_ref.h"
 
 #include <errno.h>
@@ -1021,6 +1025,89 @@ static int draw_sectors(const struct diagram *d, FILE *o, char *summary, size_t 
     return 0;
 }
 
+/* --- lab 10: one warp's constant request, a broadcast against a per-lane lookup --- */
+
+/* Lanes on top, the array's words below (cells of width cw from x0), a line from each
+   lane to its word coloured by the pass of the constant cache that serves it (passes in
+   order of first appearance, as the distinct addresses). Returns the passes. */
+static int constant_panel(FILE *o, double y, const int32_t *word, int words, double cw,
+                          const char *code, const char *array)
+{
+    const double cs = 28, x0 = 60;
+    int order[32], passes = 0;
+    char t[200];
+    for (int l = 0; l < 32; l++) {
+        order[l] = -1;
+        for (int k = 0; k < l && order[l] < 0; k++)
+            if (word[k] == word[l])
+                order[l] = order[k];
+        if (order[l] < 0)
+            order[l] = passes++;
+    }
+    svg_text(o, 14, y + 4, 13, "start", "font-weight=\"bold\"", code);
+    for (int l = 0; l < 32; l++) {
+        char fill[8], style[24];
+        wave_colour(order[l], passes, fill);
+        snprintf(style, sizeof style, "fill=\"%s\"", text_on(fill));
+        svg_rect(o, x0 + l * cs + 2, y + 14, cs - 4, 18, fill, "#7a7a7a", 0.6);
+        snprintf(t, sizeof t, "%d", l);
+        svg_text(o, x0 + l * cs + cs / 2, y + 27, 10, "middle", style, t);
+    }
+    for (int w = 0; w < words; w++)
+        svg_rect(o, x0 + w * cw, y + 110, cw, 16, "#f4f4f4", "#b0b0b0", 0.4);
+    for (int l = 0; l < 32; l++) {
+        char colour[8];
+        wave_colour(order[l], passes, colour);
+        fprintf(o, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
+                   "stroke-width=\"1.1\"/>\n", x0 + l * cs + cs / 2, y + 33,
+                x0 + word[l] * cw + cw / 2, y + 110, colour);
+    }
+    snprintf(t, sizeof t, "%s: %d words", array, words);
+    svg_text(o, x0, y + 142, 11, "start", NULL, t);
+    snprintf(t, sizeof t, "%d distinct address%s: %d pass%s of the constant cache%s", passes,
+             passes == 1 ? "" : "es", passes, passes == 1 ? "" : "es, one after another",
+             passes == 1 ? " (a broadcast)" : "");
+    svg_text(o, x0 + 32 * cs, y + 142, 12, "end", "font-weight=\"bold\"", t);
+    return passes;
+}
+
+static int draw_constant_paths(const struct diagram *d, FILE *o, char *summary, size_t n)
+{
+    (void)d;
+    int32_t tap[32], keys[32];
+    for (int l = 0; l < 32; l++)
+        tap[l] = 3;
+    lookup_keys(keys, 32, 256, PRNG_DEFAULT_SEED); /* the grader's keys, its default seed */
+    int fw = 980, fh = 392;
+    svg_open(o, fw, fh, "Constant memory: a broadcast against a per-lane lookup",
+             "One warp's constant-memory request in lab 10: in the stencil every lane reads the "
+             "same coefficient, served at once; in the lookup each lane reads the table entry "
+             "of its own key, and the constant cache serves the distinct addresses one after "
+             "another.");
+    svg_text(o, 14, 24, 17, "start", "font-weight=\"bold\"",
+             "The constant cache serves a warp's request one distinct address at a time");
+    int one = constant_panel(o, 50, tap, 9, 28 * 32 / 9.0,
+                             "stencil1DConst, tap j = 3: every lane reads c_coef[3]", "c_coef");
+    int many = constant_panel(o, 210, keys, 256, 28 * 32 / 256.0,
+                              "lookupConst: lane l reads c_table[keys[l]] (the grader's first 32 keys)",
+                              "c_table");
+    int sectors = 0;
+    for (int l = 0; l < 32; l++) {
+        int k = 0;
+        while (k < l && keys[k] / 8 != keys[l] / 8)
+            k++;
+        sectors += k == l;
+    }
+    char t[200];
+    snprintf(t, sizeof t, "Through the read-only cache (lookupReadOnly) the same %d addresses "
+             "fall in %d 32-byte sectors, served together.", many, sectors);
+    svg_text(o, 60, fh - 12, 12, "start", NULL, t);
+    snprintf(summary, n, "broadcast %d pass, lookup %d passes (%d sectors read-only), model %.1f "
+             "a warp", one, many, sectors, lookup_distinct_per_warp(keys, 32));
+    fprintf(o, "</svg>\n");
+    return ferror(o) ? -1 : 0;
+}
+
 #define TILEMAP(n, ord, pit, bx, by, warp, title) \
     {n, draw_tile_map, {.order = ord, .pitch = pit}, bx, by, warp, title, 0}
 #define TILEQUIZ(n, ord, pit, bx, by, warp, title) \
@@ -1050,6 +1137,7 @@ static const diagram diagrams[] = {
     DRAWING("reduce-interleaved", draw_reduce_interleaved),
     DRAWING("shuffles", draw_shuffles),
     DRAWING("sectors", draw_sectors),
+    DRAWING("constant-paths", draw_constant_paths),
 };
 #define N_DIAGRAMS ((int)(sizeof diagrams / sizeof diagrams[0]))
 

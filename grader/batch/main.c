@@ -29,7 +29,7 @@ static void usage(FILE *f)
 "flags (make lab-lib) in the build jail beside a copy of common/, graded by\n"
 "smemlab-grade, and recorded at once in RESULTS_DIR/ID.json.\n"
 "\n"
-"  LAB                  lab1 ... lab9 (or 1 ... 9)\n"
+"  LAB                  lab1 ... lab10 (or 1 ... 10)\n"
 "  -o, --results DIR    results folder (default: results-LAB); made if missing\n"
 "  --roster FILE        CSV with the columns id, name (and email): ids, names and\n"
 "                       emails for what the export names; everyone on it without\n"
@@ -393,7 +393,7 @@ int main(int argc, char **argv)
                                            : "too many arguments: give LAB and SUBMISSIONS_DIR");
     o.lab = lab_find(argv[optind]);
     if (!o.lab)
-        return bad("unknown lab '%s' (the labs are lab1 ... lab9)", argv[optind]);
+        return bad("unknown lab '%s' (the labs are lab1 ... lab10)", argv[optind]);
     if ((o.task >= 0) != (o.chunk_file != NULL))
         return bad("%s", "--task and --chunk-file go together (what a Slurm array task runs)");
     if (o.slurm && o.task >= 0)

@@ -1,12 +1,17 @@
 /*
  * bench.c - how fast are the lab 5 to 8 solutions, next to the roofs?
  *
- *   bench [LAB5_SO LAB6_SO] [--milestones SO] [--reduce LAB7_SO LAB8_SO] [--reps N]
- *         [--warmup N] [--seed S] [--quick]      (LAB5_SO LAB6_SO: unless --reduce)
+ *   bench [LAB5_SO LAB6_SO] [--milestones SO] [--reduce LAB7_SO LAB8_SO]
+ *         [--transpose LAB9_SO] [--constant LAB10_SO] [--reps N] [--warmup N] [--seed S]
+ *         [--quick]     (LAB5_SO LAB6_SO: unless --reduce, --transpose or --constant)
  *   e.g. bench build/solutions/lab5.so build/solutions/lab6.so
  *
  * --transpose LAB9_SO: lab 9's kernels on an 8192 x 8192 float matrix against a
  * device-to-device copy of it, each output checked exactly.
+ *
+ * --constant: lab 10's stencils and lookups against a device-to-device copy of
+ * the same bytes (2^26 elements), each result checked against the host
+ * reference (the stencil: ref_conv1d with 9 taps; the lookup: exact).
  *
  * --reduce: the reductions of labs 7 and 8 against CUB's
  * cub::DeviceReduce::Sum (grader/device/cub_sum.cu) on 2^26 ints, each
@@ -40,6 +45,7 @@
 #include <string.h>
 
 #include "../reference/prng.h"
+#include "../reference/lookup_ref.h"
 #include "../reference/reduce_ref.h"
 #include "../reference/reference.h"
 #include "../labs/sizes.h"
@@ -89,7 +95,7 @@ static float *device_floats(size_t n)
 /* ---------------------------------------------------------------- options */
 
 typedef struct options {
-    const char *lab5, *lab6, *milestones, *lab7, *lab8, *lab9;
+    const char *lab5, *lab6, *milestones, *lab7, *lab8, *lab9, *lab10;
     int reps, warmup, quick;
     uint64_t seed;
 } options;
@@ -97,7 +103,8 @@ typedef struct options {
 static void usage(void)
 {
     fprintf(stderr, "usage: bench LAB5_SO LAB6_SO [--milestones SO] [--reduce LAB7_SO LAB8_SO] "
-                    "[--transpose LAB9_SO] [--reps N] [--warmup N] [--seed S] [--quick]\n");
+                    "[--transpose LAB9_SO] [--constant LAB10_SO] [--reps N] [--warmup N] [--seed S] "
+                    "[--quick]\n");
     exit(2);
 }
 
@@ -126,6 +133,8 @@ static options parse_options(int argc, char **argv)
             o.milestones = argv[++i];
         else if (!strcmp(argv[i], "--transpose") && has_value)
             o.lab9 = argv[++i];
+        else if (!strcmp(argv[i], "--constant") && has_value)
+            o.lab10 = argv[++i];
         else if (!strcmp(argv[i], "--reduce") && i + 2 < argc) {
             o.lab7 = argv[++i];
             o.lab8 = argv[++i];
@@ -139,7 +148,7 @@ static options parse_options(int argc, char **argv)
         else
             o.lab6 = argv[i];
     }
-    if (o.lab6 == NULL && o.lab7 == NULL && o.lab9 == NULL) /* --reduce or --transpose alone */
+    if (o.lab6 == NULL && o.lab7 == NULL && o.lab9 == NULL && o.lab10 == NULL) /* --reduce, --transpose, --constant alone */
         usage();
     return o;
 }
@@ -684,6 +693,105 @@ static int bench_transpose(const options *o)
     return ok;
 }
 
+/* ---------------------------------------------------------------- lab 10 */
+
+typedef void (*stencil_fn)(const float *, float *, int);
+typedef void (*stencil_ro_fn)(const float *, const float *, float *, int);
+typedef void (*lookup_fn)(const int *, float *, int);
+typedef void (*lookup_ro_fn)(const int *, const float *, float *, int);
+
+typedef struct const_job {
+    int kind; /* 0 memcpy, 1 stencil1DConst, 2 stencil1DReadOnly, 3 lookupConst, 4 lookupReadOnly */
+    void *fn;
+    const void *in;     /* floats, or the lookup's int keys */
+    const float *data;  /* the coefficients or the table (steps 2 and 4) */
+    float *out;
+    int n;
+} const_job;
+
+static void run_const(void *ctx)
+{
+    const_job *j = ctx;
+    switch (j->kind) {
+    case 0: cudaMemcpyAsync(j->out, j->in, (size_t)j->n * sizeof(float), cudaMemcpyDeviceToDevice, 0); break;
+    case 1: ((stencil_fn)j->fn)(j->in, j->out, j->n); break;
+    case 2: ((stencil_ro_fn)j->fn)(j->in, j->data, j->out, j->n); break;
+    case 3: ((lookup_fn)j->fn)(j->in, j->out, j->n); break;
+    default: ((lookup_ro_fn)j->fn)(j->in, j->data, j->out, j->n); break;
+    }
+}
+
+/* One kernel of lab 10: its result against ref (exact for a lookup), then timed. */
+static int bench_const_kernel(const_job *j, const char *name, const float *ref, float *got,
+                              double *copy_ms, const options *o)
+{
+    size_t bytes = (size_t)j->n * sizeof(float);
+    CUDA_CHECK(cudaMemset(j->out, 0xff, bytes));
+    run_const(j);
+    CUDA_CHECK(cudaGetLastError());
+    CUDA_CHECK(cudaDeviceSynchronize());
+    CUDA_CHECK(cudaMemcpy(got, j->out, bytes, cudaMemcpyDeviceToHost));
+    row r = {.kernel = name, .unit = "GB/s"};
+    snprintf(r.size, sizeof r.size, "n=%d", j->n);
+    r.check = ref ? rel_frobenius(got, ref, (size_t)j->n) : 0.0;
+    r.ok = r.check <= TOL_OVERALL;
+    r.t = time_work(run_const, j, o);
+    r.rate = 2.0 * (double)bytes / (r.t.median_ms * 1e6); /* read once + write once */
+    if (j->kind == 0)
+        *copy_ms = r.t.median_ms;
+    r.fraction = *copy_ms / r.t.median_ms;
+    print_row(&r);
+    return r.ok;
+}
+
+static int bench_lab10(const options *o)
+{
+    void *lib = open_lab(o->lab10);
+    int n = o->quick ? sizes_conv1d_speed_n / 16 : sizes_conv1d_speed_n, taps = 9, table = 256;
+    size_t bytes = (size_t)n * sizeof(float);
+    float *h_in = xmalloc(bytes), *ref = xmalloc(bytes), *got = xmalloc(bytes);
+    float h_coef[9], h_table[256];
+    int32_t *h_keys = xmalloc((size_t)n * sizeof(int32_t));
+    prng_fill(h_in, (size_t)n, o->seed + 2);
+    prng_fill(h_coef, (size_t)taps, o->seed + 3);
+    prng_fill(h_table, (size_t)table, o->seed + 4);
+    lookup_keys(h_keys, (size_t)n, table, o->seed + 5);
+    float *d_in = device_floats((size_t)n), *d_out = device_floats((size_t)n);
+    float *d_coef = device_floats((size_t)taps), *d_table = device_floats((size_t)table);
+    int *d_keys = NULL;
+    CUDA_CHECK(cudaMalloc((void **)&d_keys, (size_t)n * sizeof(int)));
+    CUDA_CHECK(cudaMemcpy(d_in, h_in, bytes, cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(d_keys, h_keys, (size_t)n * sizeof(int), cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(d_coef, h_coef, sizeof h_coef, cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(d_table, h_table, sizeof h_table, cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpyToSymbol(device_symbol(lib, "c_coef", o->lab10), h_coef, sizeof h_coef,
+                                  0, cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpyToSymbol(device_symbol(lib, "c_table", o->lab10), h_table,
+                                  sizeof h_table, 0, cudaMemcpyHostToDevice));
+    double copy_ms = 0;
+    const_job j = {0, NULL, d_in, d_coef, d_out, n};
+    int ok = bench_const_kernel(&j, "memcpy D2D", h_in, got, &copy_ms, o);
+    ref_conv1d(h_in, h_coef, ref, n, taps);
+    j.kind = 1, j.fn = symbol(lib, "launch_stencil1DConst", o->lab10);
+    ok &= bench_const_kernel(&j, "stencil1DConst", ref, got, &copy_ms, o);
+    j.kind = 2, j.fn = symbol(lib, "launch_stencil1DReadOnly", o->lab10);
+    ok &= bench_const_kernel(&j, "stencil1DReadOnly", ref, got, &copy_ms, o);
+    ref_lookup(h_keys, h_table, ref, (size_t)n);
+    j.in = d_keys, j.data = d_table;
+    j.kind = 4, j.fn = symbol(lib, "launch_lookupReadOnly", o->lab10);
+    ok &= bench_const_kernel(&j, "lookupReadOnly", ref, got, &copy_ms, o);
+    j.kind = 3, j.fn = symbol(lib, "launch_lookupConst", o->lab10);
+    ok &= bench_const_kernel(&j, "lookupConst", ref, got, &copy_ms, o);
+    CUDA_CHECK(cudaFree(d_in));
+    CUDA_CHECK(cudaFree(d_out));
+    CUDA_CHECK(cudaFree(d_coef));
+    CUDA_CHECK(cudaFree(d_table));
+    CUDA_CHECK(cudaFree(d_keys));
+    free(h_in), free(ref), free(got), free(h_keys);
+    dlclose(lib);
+    return ok;
+}
+
 /* ---------------------------------------------------------------- main */
 
 int main(int argc, char **argv)
@@ -706,6 +814,8 @@ int main(int argc, char **argv)
         ok &= bench_reduce(&o);
     if (o.lab9)
         ok &= bench_transpose(&o);
+    if (o.lab10)
+        ok &= bench_lab10(&o);
     printf("# %s\n", ok ? "every result checked out" : "SOME RESULTS ARE WRONG");
     return ok ? 0 : 1;
 }

@@ -17,7 +17,7 @@ void cli_usage(FILE *f)
         "usage: smemlab-grade [options] [LAB...]\n"
         "Grade the lab libraries built by `make labN`: correctness against a host\n"
         "reference, shared-memory requests and bank conflicts against the bank model.\n\n"
-        "  LAB               lab1 ... lab9 (or 1 ... 9); default: the lab built last\n"
+        "  LAB               lab1 ... lab10 (or 1 ... 10); default: the lab built last\n"
         "  --solutions       grade build/solutions/LAB.so instead of build/LAB.so\n"
         "  --lib FILE        grade this library (one LAB only)\n"
         "  --source FILE     the lab file whose PREDICT lines to judge (default: the\n"
@@ -80,7 +80,7 @@ static int add_lab(cli_options *o, const char *id, FILE *err)
 {
     const lab_def *lab = lab_find(id);
     if (!lab)
-        return bad(err, "unknown lab '%s' (labs are lab1 ... lab9; --list shows them)", id);
+        return bad(err, "unknown lab '%s' (labs are lab1 ... lab10; --list shows them)", id);
     if (o->n_labs == CLI_MAX_LABS)
         return bad(err, "too many labs given (%s)", id);
     o->labs[o->n_labs++] = lab;

@@ -3,7 +3,7 @@
 # the kit's flags and grade it; the Gradescope and Autolab autograders call it.
 #
 #   KIT      the kit's top folder, its grader built (make build/smemlab-grade)
-#   LAB      lab1 ... lab9
+#   LAB      lab1 ... lab10
 #   SOURCE   the student's labN.cu
 #   OUT_DIR  receives result.json (below), build.log and report.txt
 #
@@ -49,7 +49,7 @@ die() { echo "$me: $*" >&2; exit "${2:-3}"; }
 [ $# -eq 4 ] || die "usage: $0 KIT LAB SOURCE OUT_DIR" 2
 KIT=$(cd "$1" 2>/dev/null && pwd) || die "kit folder $1 not found" 2
 LAB=$2 SOURCE=$3 OUT=$4
-case $LAB in lab[1-9]) ;; *) die "unknown lab '$LAB': the labs are lab1 ... lab9" 2 ;; esac
+case $LAB in lab[1-9]|lab10) ;; *) die "unknown lab '$LAB': the labs are lab1 ... lab10" 2 ;; esac
 [ -f "$SOURCE" ] || die "no file $SOURCE" 2
 mkdir -p "$OUT" || die "cannot create $OUT" 2
 OUT=$(cd "$OUT" && pwd)

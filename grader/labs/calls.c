@@ -147,6 +147,7 @@ int lab_calls(const lab_def *lab, const lab_kernel *k, call_spec *out)
     case PROBLEM_CONV: return conv_calls(lab, k, out);
     case PROBLEM_REDUCE: return reduce_calls(lab, k, out);
     case PROBLEM_TRANSPOSE: return transpose_calls(lab, k, out);
+    case PROBLEM_STENCIL: return stencil_calls(lab, k, out);
     }
     return 0;
 }

@@ -61,6 +61,9 @@ int reduce_calls(const lab_def *lab, const lab_kernel *k, call_spec *out);
 /* Lab 9's calls (transpose_calls.c): every matrix of the list, the measured
    matrices (GPU, emulator) and the timed one. */
 int transpose_calls(const lab_def *lab, const lab_kernel *k, call_spec *out);
+/* Lab 10's calls (stencil_calls.c): every length of lab 6's 1-D list, the speed
+   input and the traffic inputs. */
+int stencil_calls(const lab_def *lab, const lab_kernel *k, call_spec *out);
 
 /* Index of the first of n calls with a role in `role` that runs on the
    emulator (emulated) or the GPU, or -1. */

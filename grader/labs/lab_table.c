@@ -78,11 +78,12 @@ int kernel_checks(const lab_def *lab, const lab_kernel *k, kernel_check out[KERN
                 out[n++] = (kernel_check){tr[i].id, scale * tr[i].points};
         return n;
     }
-    /* Labs 5 and 6: a check with no points in the table is not run. */
+    /* Labs 5, 6 and 10: a check with no points in the table is not run. */
     const kernel_check flt[] = {{"correct", p->correct}, {"global-loads", p->global_loads},
                                 {"smem-conflicts", p->conflicts}, {"speed", p->speed},
-                                {"race", p->race}};
-    for (int i = 0; i < 5; i++)
+                                {"race", p->race}, {"memory-path", p->memory_path},
+                                {"const-serialization", p->const_serial}};
+    for (int i = 0; i < 7; i++)
         if (flt[i].points > 0)
             out[n++] = (kernel_check){flt[i].id, scale * flt[i].points};
     return n;

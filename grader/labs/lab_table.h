@@ -17,8 +17,16 @@ typedef enum problem_kind {
     PROBLEM_CONV,   /* lab 6 */
     PROBLEM_IDIOM,  /* the idiom corpus (tests/truth/gen-idioms.py): what ran, measured */
     PROBLEM_REDUCE, /* labs 7 and 8: int sums, partial sums a block; the shuffle exercises */
-    PROBLEM_TRANSPOSE /* lab 9: a float matrix copied or transposed, global coalescing */
+    PROBLEM_TRANSPOSE, /* lab 9: a float matrix copied or transposed, global coalescing */
+    PROBLEM_STENCIL /* lab 10: a 1-D stencil and a per-lane lookup, constant against read-only */
 } problem_kind;
+
+/* Lab 10: where a kernel must read its coefficients or its table from. */
+typedef enum mem_path {
+    MEM_PATH_NONE,
+    MEM_PATH_CONSTANT, /* __constant__ memory (ld.const; the SASS's c[bank][offset], LDC) */
+    MEM_PATH_READONLY  /* the read-only data cache: ld.global.nc (__ldg, const __restrict__) */
+} mem_path;
 
 /*
  * A kernel of lab 9 (PROBLEM_TRANSPOSE, grader/problems/transpose.c): in holds
@@ -97,6 +105,8 @@ typedef struct check_points {
     double dynamic;   /* tile labs: the tile is dynamic (extern __shared__, bytes at launch) */
     double shuffle;   /* lab 8: shuffles executed, shared memory only where asked */
     double coalescing; /* lab 9: each of load-coalescing and store-coalescing */
+    double memory_path;  /* lab 10: coefficients or table read through the path asked */
+    double const_serial; /* lab 10: distinct constant addresses a warp request, as modelled */
 } check_points;
 
 typedef struct lab_kernel {
@@ -107,13 +117,17 @@ typedef struct lab_kernel {
     const char *section;  /* the section of docs/<lab id>.md that teaches it (the
                              report's Next: line); NULL: "exercise" */
     tile_spec tile;       /* PROBLEM_TILE */
-    int step;             /* PROBLEM_MATMUL / PROBLEM_CONV: which step (1, 2, 3) */
+    int step;             /* PROBLEM_MATMUL / PROBLEM_CONV: which step (1, 2, 3);
+                             PROBLEM_STENCIL: 1, 2 the stencil, 3, 4 the lookup */
     const char *tile_param;     /* contract parameter the traffic model divides by */
     const char *max_mask_param; /* PROBLEM_CONV: widest mask the kernel takes */
     const char *mask_symbol;    /* PROBLEM_CONV: __constant__ mask, exported with
-                                   SMEMLAB_SYMBOL; NULL: the mask is an argument */
+                                   SMEMLAB_SYMBOL; NULL: the mask is an argument;
+                                   PROBLEM_STENCIL: the __constant__ array of the kernel's
+                                   data (c_coef, c_table), filled for every kernel */
     reduce_spec reduce;         /* PROBLEM_REDUCE */
     transpose_spec transpose;   /* PROBLEM_TRANSPOSE */
+    mem_path path;              /* PROBLEM_STENCIL: where the coefficients or table come from */
     double speed_fraction; /* speed check: at least this fraction of the reference */
     check_points points;
 } lab_kernel;

@@ -40,6 +40,16 @@ typedef enum metric_id {
        counters give 0 (unknown), and the grader takes the exercise's model. */
     METRIC_GLOBAL_LD_IDEAL,
     METRIC_GLOBAL_ST_IDEAL,
+    /* Lab 10, the emulator alone (the trace and the counters leave them 0; the checks
+       built on them say "not graded" there): warp-level constant-memory loads
+       (ld.const), the distinct addresses of each summed (the constant cache serves a
+       warp's request one distinct address after another), and the global loads of the
+       range measure_watch_range names, plain and through the read-only cache
+       (ld.global.nc). */
+    METRIC_CONST_LD_REQUESTS,
+    METRIC_CONST_LD_ADDRESSES,
+    METRIC_WATCH_LD_PLAIN,
+    METRIC_WATCH_LD_NC,
     METRIC_COUNT
 } metric_id;
 
@@ -105,6 +115,13 @@ struct measure_backend {
      */
     const struct trace_summary *(*last_trace)(measure_backend *self, const char **function);
 };
+
+/*
+ * Lab 10: count the global loads of the device bytes [lo, lo + bytes) apart
+ * (METRIC_WATCH_LD_*) in the measurements that follow; bytes 0 ends it. Only
+ * the emulator's meter, which sees each load's state space, counts them.
+ */
+void measure_watch_range(const void *lo, size_t bytes);
 
 /* The counter names a hardware backend reads, by id. */
 const char *metric_name(metric_id id);

@@ -298,7 +298,8 @@ int float_grade_kernel(worker_env *env, const lab_kernel *k, const float_ops *op
     int n = kernel_checks(env->lab, k, checks);
 
     static const char *const ids[FLOAT_CHECKS] = {"correct", "global-loads", "smem-conflicts",
-                                                  "speed", "race"};
+                                                  "speed", "race", "memory-path",
+                                                  "const-serialization"};
     /* Checks the table gives no points are not run: max_points 0 marks them. */
     for (int i = 0; i < FLOAT_CHECKS; i++)
         check_init(&c[i], env->lab->id, k->name, ids[i], 0);
@@ -319,7 +320,8 @@ int float_grade_kernel(worker_env *env, const lab_kernel *k, const float_ops *op
         /* Traffic is worth seeing even while an edge case is wrong. */
         if ((right == RUN_RIGHT || right == RUN_WRONG) &&
             (c[FLOAT_LOADS].max_points > 0 || c[FLOAT_CONFLICTS].max_points > 0 ||
-             c[FLOAT_RACE].max_points > 0))
+             c[FLOAT_RACE].max_points > 0 || c[FLOAT_PATH].max_points > 0 ||
+             c[FLOAT_CONST].max_points > 0))
             ops->counters(env, k, state, c, &lost), worker_mark(env, "measure");
         else
             for (int i = FLOAT_LOADS; i < FLOAT_CHECKS; i++)
@@ -335,6 +337,8 @@ int float_grade_kernel(worker_env *env, const lab_kernel *k, const float_ops *op
         decide(env, &c[FLOAT_LOADS], &sent[FLOAT_LOADS]);
         decide(env, &c[FLOAT_CONFLICTS], &sent[FLOAT_CONFLICTS]);
         decide(env, &c[FLOAT_RACE], &sent[FLOAT_RACE]);
+        decide(env, &c[FLOAT_PATH], &sent[FLOAT_PATH]);
+        decide(env, &c[FLOAT_CONST], &sent[FLOAT_CONST]);
         if (c[FLOAT_CORRECT].status == CHECK_NOT_GRADED)
             check_not_graded_like(&c[FLOAT_SPEED], &c[FLOAT_CORRECT]);
         else if (right == RUN_RIGHT && device_is_emulator() && c[FLOAT_SPEED].max_points > 0)

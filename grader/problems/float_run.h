@@ -79,16 +79,19 @@ measure_status float_race_rule(worker_env *env, measure_status st, check_result 
 /* Fill *c for a CUDA failure outside the student's kernel; returns the outcome. */
 run_outcome fail_cuda(check_result *c, const char *label, const char *why);
 
-/* The checks of a lab 5 or 6 kernel, in report order (kernel_checks). */
-enum { FLOAT_CORRECT, FLOAT_LOADS, FLOAT_CONFLICTS, FLOAT_SPEED, FLOAT_RACE, FLOAT_CHECKS };
+/* The checks of a lab 5, 6 or 10 kernel, in report order (kernel_checks); the last two
+   are lab 10's. */
+enum { FLOAT_CORRECT, FLOAT_LOADS, FLOAT_CONFLICTS, FLOAT_SPEED, FLOAT_RACE, FLOAT_PATH,
+       FLOAT_CONST, FLOAT_CHECKS };
 
 /* What a problem module plugs into float_grade_kernel. */
 typedef struct float_ops {
     void (*bind)(void *state, worker_env *env); /* the kernel's validated launches */
     run_outcome (*correct)(worker_env *env, const lab_kernel *k, void *state,
                            check_result *c);
-    /* Fill c[FLOAT_LOADS], c[FLOAT_CONFLICTS] and c[FLOAT_RACE] (float_trace_races)
-       from one measured run; set *lost if the context died. */
+    /* Fill c[FLOAT_LOADS], c[FLOAT_CONFLICTS] and c[FLOAT_RACE] (float_trace_races),
+       and lab 10's c[FLOAT_PATH] and c[FLOAT_CONST], from one measured run; set *lost if
+       the context died. */
     void (*counters)(worker_env *env, const lab_kernel *k, void *state, check_result *c,
                      int *lost);
     void (*speed)(worker_env *env, const lab_kernel *k, void *state, check_result *c,

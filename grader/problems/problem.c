@@ -22,6 +22,7 @@ static const grade_fn grade_by_kind[] = {
     [PROBLEM_IDIOM] = idiom_grade_kernel,
     [PROBLEM_REDUCE] = reduce_grade_kernel,
     [PROBLEM_TRANSPOSE] = transpose_grade_kernel,
+    [PROBLEM_STENCIL] = stencil_grade_kernel,
 };
 
 int problem_grade(worker_env *env, const lab_kernel *k)

@@ -1,7 +1,7 @@
 /*
  * problem.h - a problem kind: how the kernels of one kind of lab are graded
- * (tile.c: labs 1 to 4, matmul.c: lab 5, conv.c: lab 6, idiom.c: the truth
- * corpus), and what every kind is given and may call.
+ * (tile.c: labs 1 to 4, matmul.c: lab 5, conv.c: lab 6, reduce.c: labs 7 and 8,
+ * stencil.c: lab 10, idiom.c: the truth corpus), and what every kind is given and may call.
  *
  * The worker (grade/worker.c) loads the student's code, opens the device and
  * the meter, fills a worker_env and calls problem_grade for each kernel. A
@@ -118,5 +118,6 @@ int conv_grade_kernel(worker_env *env, const lab_kernel *k);
 int idiom_grade_kernel(worker_env *env, const lab_kernel *k);
 int reduce_grade_kernel(worker_env *env, const lab_kernel *k);
 int transpose_grade_kernel(worker_env *env, const lab_kernel *k);
+int stencil_grade_kernel(worker_env *env, const lab_kernel *k);
 
 #endif /* SMEMLAB_PROBLEM_H */

@@ -137,7 +137,7 @@ typedef struct emu_launch {
 
 #define EMU_RECORD_LANES 32
 
-/* emu_shared_record.flags (and emu_global_record.flags: READ and WRITE) */
+/* emu_shared_record.flags (and emu_global_record.flags: READ and WRITE, and the two below) */
 #define EMU_REC_READ 0x1u        /* a load (READ and WRITE together: an atomic) */
 #define EMU_REC_WRITE 0x2u       /* a store */
 #define EMU_REC_BARRIER 0x4u     /* a block-wide barrier (bar.sync); no address */
@@ -151,6 +151,10 @@ typedef struct emu_launch {
 #define EMU_REC_SYNCWARP 0x200u  /* bar.warp.sync (__syncwarp); no address: it orders the
                                     accesses of the lanes in active */
 #define EMU_REC_SHFL 0x400u      /* a shuffle (shfl.sync); no address, counted */
+/* emu_global_record.flags only: */
+#define EMU_REC_CONST 0x800u     /* a constant-memory load (ld.const): addr[] in the module's
+                                    .const variables; never a global load */
+#define EMU_REC_NC 0x1000u       /* a global load through the read-only cache (ld.global.nc) */
 
 /* One warp-level shared-memory access, barrier, __syncwarp or shuffle. */
 typedef struct emu_shared_record {
@@ -168,7 +172,8 @@ typedef struct emu_global_record {
     uint64_t pc;
     uint32_t block, warp, active;
     uint16_t width;            /* bytes per lane */
-    uint16_t flags;            /* EMU_REC_READ, EMU_REC_WRITE (both: an atomic) */
+    uint16_t flags;            /* EMU_REC_READ, EMU_REC_WRITE (both: an atomic), EMU_REC_CONST,
+                                  EMU_REC_NC */
     uint64_t addr[EMU_RECORD_LANES];
 } emu_global_record;
 

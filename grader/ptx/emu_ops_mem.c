@@ -19,6 +19,7 @@
 typedef struct access {
     uint8_t *ptr[32];
     uint32_t shared, global;     /* lanes that touched shared / global memory */
+    uint32_t konst;              /* lanes that read constant memory (in gaddr) */
     uint32_t soff[32];           /* their shared offsets */
     uint64_t gaddr[32];          /* their global addresses */
 } access;
@@ -39,10 +40,11 @@ static int lane_global(emu_warp *w, const ptx_instr *in, access *ac, int l, uint
     if (!r)
         return fault(w, in, l, a, size, "an illegal memory access was encountered");
     ac->ptr[l] = r->host + (a - r->addr);
-    if (space == PS_GLOBAL) {
+    if (space == PS_GLOBAL)
         ac->global |= 1u << l;
-        ac->gaddr[l] = a;
-    }
+    else
+        ac->konst |= 1u << l;
+    ac->gaddr[l] = a;
     return 0;
 }
 
@@ -160,10 +162,11 @@ static int resolve_fast(emu_warp *w, int space_asked, uint32_t m, const uint64_t
             return 0;
         uint8_t *host = r->host - r->addr;
         EMU_LANES(m, l, ac->ptr[l] = host + a[l]);
-        if (space == PS_GLOBAL) {
+        if (space == PS_GLOBAL)
             ac->global = m;
-            EMU_LANES(m, l, ac->gaddr[l] = a[l]);
-        }
+        else
+            ac->konst = m;
+        EMU_LANES(m, l, ac->gaddr[l] = a[l]);
         return 1;
     }
     return 0;
@@ -217,7 +220,7 @@ static int resolve_in(emu_warp *w, const ptx_instr *in, int space, int k, uint32
 {
     const ptx_operand *o = &in->o[k];
     uint64_t off = (uint64_t)o->imm, a[32], lo, hi, odd;
-    ac->shared = ac->global = 0;
+    ac->shared = ac->global = ac->konst = 0;
     if (o->r != PTX_NONE) {
         const uint64_t *B = emu_reg(w, o->r);
         EMU_LANES(m, l, a[l] = B[l] + off);
@@ -227,7 +230,7 @@ static int resolve_in(emu_warp *w, const ptx_instr *in, int space, int k, uint32
     warp_bounds(a, m, &lo, &hi, &odd);
     if (!(odd & (size - 1)) && resolve_fast(w, space, m, a, lo, hi, size, how, ac))
         return 0;
-    ac->shared = ac->global = 0;
+    ac->shared = ac->global = ac->konst = 0;
     return resolve_lanes(w, in, space, m, a, size, how, ac);
 }
 
@@ -272,16 +275,21 @@ static void record_as(emu_warp *w, const ptx_instr *in, const access *ac, uint32
         }
         s->shared(s->ctx, &r);
     }
-    if (ac->global && s && s->global) {
+    if ((ac->global || ac->konst) && s && s->global) {
         emu_global_record g;
+        uint32_t lanes = ac->global ? ac->global : ac->konst;
         memset(&g, 0, sizeof g);
         g.pc = (uint64_t)pc * 16;
         g.block = w->b->index;
         g.warp = w->index;
-        g.active = ac->global;
+        g.active = lanes;
         g.width = (uint16_t)width;
         g.flags = flags & (EMU_REC_READ | EMU_REC_WRITE); /* the kinds are shared memory's */
-        for (uint32_t mm = ac->global; mm; mm &= mm - 1) {
+        if (!ac->global)
+            g.flags |= EMU_REC_CONST;
+        else if (in->flags & PF_NC)
+            g.flags |= EMU_REC_NC;
+        for (uint32_t mm = lanes; mm; mm &= mm - 1) {
             int l = __builtin_ctz(mm);
             g.addr[l] = ac->gaddr[l];
         }

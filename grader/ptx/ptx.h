@@ -106,6 +106,7 @@ enum {
     PF_HI = 1u << 4, PF_LO = 1u << 5, PF_WIDE = 1u << 6, PF_CC = 1u << 7,
     PF_UNI = 1u << 8, PF_NAN = 1u << 9, PF_SYNC = 1u << 10, PF_TO = 1u << 11,
     PF_RELU = 1u << 12, /* f16/bf16 fma, min, max, cvt: negative results become +0 */
+    PF_NC = 1u << 13,   /* ld.global.nc: through the read-only (texture) cache */
     PF_UNSUPPORTED = 1u << 15 /* a form the emulator does not run: fails when executed */
 };
 

@@ -1053,6 +1053,8 @@ static void mem_mods(dctx *c)
 {
     ptx_instr *in = c->in;
     in->space = (uint8_t)m_space(c);
+    if (m_has(c, "nc"))
+        in->flags |= PF_NC; /* recorded: lab 10 asks for the read-only path */
     in->vec = 1;
     if (m_has(c, "v2"))
         in->vec = 2;

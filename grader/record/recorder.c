@@ -63,7 +63,8 @@ typedef void (*fn_pppiii)(void *, void *, void *, int, int, int);
 typedef void (*fn_pppii)(void *, void *, void *, int, int);
 typedef void (*fn_ppii)(void *, void *, int, int);
 typedef void (*fn_ppiii)(void *, void *, int, int, int);
-typedef void (*fn_ppi)(void *, void *, int); /* labs 7 and 8 */
+typedef void (*fn_ppi)(void *, void *, int); /* labs 7, 8 and 10 */
+typedef void (*fn_pppi)(void *, void *, void *, int); /* lab 10 */
 
 /* Call the launcher with the call's arguments: the shapes of the labs' launchers. */
 static int invoke(void *sym, const call_spec *c)
@@ -91,6 +92,8 @@ static int invoke(void *sym, const call_spec *c)
         ((fn_ppiii)sym)(p[0], p[1], v[0], v[1], v[2]);
     else if (!strcmp(shape, "ppi"))
         ((fn_ppi)sym)(p[0], p[1], v[0]);
+    else if (!strcmp(shape, "pppi"))
+        ((fn_pppi)sym)(p[0], p[1], p[2], v[0]);
     else
         return -1;
     return 0;

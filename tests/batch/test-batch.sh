@@ -469,9 +469,9 @@ if command -v "${NVCC:-nvcc}" > /dev/null; then
             && ok "the grader's own exit status recorded (1: the skeleton loses points)" || no "grader_exit"
     fi
     validate "$T/res-real"
-    # labs 7 to 9 through the real batch: a solution and a skeleton each (the
+    # labs 7 to 10 through the real batch: a solution and a skeleton each (the
     # student kit has no solutions: nothing to hold the skeleton against)
-    for lab in lab7 lab8 lab9; do
+    for lab in lab7 lab8 lab9 lab10; do
         speed=3; [ $lab = lab9 ] && speed=4 # the points a GPU alone measures
         if ! ls "$KIT"/solutions/$lab-*/$lab.cu > /dev/null 2>&1; then
             echo "  skip  $lab through the batch (no solutions/ here: the student kit)"

@@ -107,9 +107,9 @@ check "compile error: every score 0" "$TMP/broken.last" 'all(.scores[]; . == 0)'
 if grep -qF "lab3.cu($line): error" "$TMP/broken.out"; then ok "compile error: nvcc's message for line $line is shown"
 else not_ok "compile error: nvcc's message for line $line is shown" "$TMP/broken.out"; fi
 
-# Labs 8 and 9 in the same job folder (the kit already built there): each one's Makefile,
+# Labs 8, 9 and 10 in the same job folder (the kit already built there): each one's Makefile,
 # its kernels' autoresult, the solution's scores.
-for lab in lab8 lab9; do
+for lab in lab8 lab9 lab10; do
 if make -s --no-print-directory autolab LAB=$lab BUILD="$BUILD" >"$TMP/make-$lab.out" 2>&1 &&
    grep -qx "LAB := $lab" "$BUILD/autolab/$lab/autograde-Makefile"; then
     ok "make autolab LAB=$lab: its autograde-Makefile grades $lab"

@@ -165,7 +165,7 @@ check "lab3.cu beside its browser copy lab3 (1).cu: score 0, both named (neither
 
 # --- labs 7 to 9 through the same autograder: their zips name them, their solutions
 # graded in full but speed, which a GPU measures (emulated: "not measured", no points) ---
-for lab in lab7 lab8 lab9; do
+for lab in lab7 lab8 lab9 lab10; do
     if make -s --no-print-directory gradescope LAB=$lab BUILD="$BUILD" >"$TMP/make-$lab.out" 2>&1 &&
        [ "$(unzip -p "$BUILD/gradescope/$lab/autograder.zip" smemlab-lab)" = "$lab" ]; then
         ok "make gradescope LAB=$lab: a zip for $lab"

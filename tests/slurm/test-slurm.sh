@@ -228,8 +228,8 @@ if cluster_start "$TMP/cluster-cpu" 0; then
     if [ -z "$ref_reason" ] && ! gpu_present && grep -q "graded by         4  emulated on the CPU: no GPU found; speed not measured" "$TMP/batch-cpu.out"; then
         ok "cpu: the 4 that compile graded by emulation, as the summary says"
     elif [ -z "$ref_reason" ] && ! gpu_present; then not_ok "cpu: the summary's provenance" "$TMP/batch-cpu.out"; fi
-    # labs 7 to 9 through the same cluster: a solution and a skeleton each, one task
-    for lab in lab7 lab8 lab9; do
+    # labs 7 to 10 through the same cluster: a solution and a skeleton each, one task
+    for lab in lab7 lab8 lab9 lab10; do
         speed=3; [ $lab = lab9 ] && speed=4 # the points a GPU alone measures
         c=$TMP/class-$lab
         mkdir -p "$c"

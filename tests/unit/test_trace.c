@@ -417,6 +417,36 @@ START_TEST(test_shared_extent)
 }
 END_TEST
 
+/* A broadcast (two or more lanes, all on one address: a coefficient each warp loads,
+ * lab 10's step 2) is no element read twice, and counts no lane; a single lane's
+ * load, or lanes on two addresses, read again, is. */
+START_TEST(test_global_broadcast_not_repeat)
+{
+    static const char text[] =
+        "gl 0x10 0 0 4 ffffffff"
+        " 2000 2000 2000 2000 2000 2000 2000 2000 2000 2000 2000 2000 2000 2000 2000 2000"
+        " 2000 2000 2000 2000 2000 2000 2000 2000 2000 2000 2000 2000 2000 2000 2000 2000\n"
+        "gl 0x10 0 1 4 00000003 2000 2000\n"  /* another warp's broadcast of it */
+        "gl 0x20 0 0 4 00000001 3000\n"
+        "gl 0x20 0 1 4 00000001 3000\n"       /* one lane again: a repeat */
+        "gl 0x30 0 0 4 00000003 3000 3004\n"; /* two addresses, one again */
+    FILE *f = fmemopen((void *)text, sizeof text - 1, "r");
+    size_t n;
+    char why[256];
+    trace_record *r = trace_read(f, "b.trace", &n, why, sizeof why);
+    fclose(f);
+    ck_assert_msg(r != NULL, "%s", why);
+    bank_geometry g = modern();
+    trace_summary s;
+    ck_assert_int_eq(trace_analyze(&g, r, n, &s, why, sizeof why), 0);
+    ck_assert_int_eq(s.global_lanes, 4);
+    ck_assert_int_eq(s.global_repeats, 2);
+    ck_assert_uint_eq(s.repeat_pc, 0x20);
+    trace_summary_free(&s);
+    free(r);
+}
+END_TEST
+
 /* Global loads of the first blocks, address by address: a block that reads
  * an element twice (a halo read from global memory at each tap) is named. */
 START_TEST(test_global_repeats)
@@ -1211,6 +1241,7 @@ Suite *trace_suite(void)
     tcase_add_test(tc, test_race_spoils_correct);
     tcase_add_test(tc, test_shared_extent);
     tcase_add_test(tc, test_global_repeats);
+    tcase_add_test(tc, test_global_broadcast_not_repeat);
     tcase_add_test(tc, test_64bit_rule_catches_a_wide_tile);
     tcase_add_test(tc, test_race_rules);
     tcase_add_test(tc, test_race_either_direction);

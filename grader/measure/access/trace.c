@@ -604,10 +604,27 @@ static void add_counts(trace_analyzer *a, trace_site *site, const trace_record *
 
 /* A global load of one of the first blocks: which lanes read an address the
    block had read before (a tile's halo read from global memory at every tap). */
+/* Whether two or more lanes of x, and all of its active ones, read one address: a
+   broadcast (a coefficient each warp loads for itself, lab 10), not a tile's input. */
+static int one_address(const trace_record *x)
+{
+    int first = -1, lanes = 0;
+    for (int lane = 0; lane < TRACE_LANES; lane++) {
+        if (!(x->active >> lane & 1u))
+            continue;
+        lanes++;
+        if (first < 0)
+            first = lane;
+        else if (x->addr[lane] != x->addr[first])
+            return 0;
+    }
+    return lanes >= 2;
+}
+
 static int note_global(trace_analyzer *a, const trace_record *x)
 {
     trace_summary *out = &a->out;
-    if (x->block >= TRACE_GLOBAL_BLOCKS)
+    if (x->block >= TRACE_GLOBAL_BLOCKS || one_address(x))
         return 0;
     for (int lane = 0; lane < TRACE_LANES; lane++) {
         if (!(x->active >> lane & 1u))

@@ -82,7 +82,8 @@ typedef struct trace_summary {
     uint32_t flow_block;      /* the block threads[] describes: the lowest one traced */
     trace_thread *threads;    /* TRACE_FLOW_THREADS of them (NULL: none) */
     /* Global loads of the first TRACE_GLOBAL_BLOCKS blocks, lane by lane: how
-       many, and how many read an address their block had read already. */
+       many, and how many read an address their block had read already; a
+       broadcast (every active lane, two or more, on one address) is neither. */
     long global_lanes, global_repeats;
     uint32_t repeat_block;    /* the lowest block that read an address twice */
     uint64_t repeat_pc;       /* a load that did, and its line (trace_attribute) */

@@ -11,6 +11,7 @@
 #include "../access/trace.h"
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -37,12 +38,48 @@ typedef struct emu_meter {
     unsigned long long global_loads; /* warp-level global load instructions */
     unsigned long long global_stores, shuffles; /* ... store and shfl.sync instructions */
     unsigned long long sectors[2], ideal[2];    /* of the global loads [0] and stores [1] */
+    unsigned long long const_loads, const_addresses; /* ld.const: requests, distinct addresses */
+    unsigned long long watch_plain, watch_nc; /* global loads of the watched range */
     trace_summary last;
     int have_last;
     char function[256];
 } emu_meter;
 
 static emu_meter meter;
+
+static uint64_t watch_lo, watch_hi; /* measure_watch_range; hi 0: none */
+
+void measure_watch_range(const void *lo, size_t bytes)
+{
+    watch_lo = (uint64_t)(uintptr_t)lo;
+    watch_hi = bytes ? watch_lo + bytes : 0;
+}
+
+/* Distinct addresses among the active lanes: the passes the constant cache makes. */
+static unsigned distinct_addresses(const emu_global_record *g)
+{
+    unsigned n = 0;
+    for (int l = 0; l < EMU_RECORD_LANES; l++) {
+        int seen = 0;
+        if (!(g->active >> l & 1u))
+            continue;
+        for (int k = 0; k < l && !seen; k++)
+            seen = (g->active >> k & 1u) && g->addr[k] == g->addr[l];
+        n += !seen;
+    }
+    return n;
+}
+
+/* A load of the watched range: every active lane inside it. */
+static int watched(const emu_global_record *g)
+{
+    if (!watch_hi || !g->active)
+        return 0;
+    for (int l = 0; l < EMU_RECORD_LANES; l++)
+        if ((g->active >> l & 1u) && (g->addr[l] < watch_lo || g->addr[l] >= watch_hi))
+            return 0;
+    return 1;
+}
 
 /* The launch a record belongs to, in its block's high bits, as the trace backend
    marks them: launches never race with each other (a kernel launched twice). */
@@ -84,6 +121,11 @@ static void count_sectors(emu_meter *m, const emu_global_record *g, int store)
 static void on_global(void *ctx, const emu_global_record *g)
 {
     emu_meter *m = ctx;
+    if (g->flags & EMU_REC_CONST) { /* constant memory: counted apart, never a global load */
+        m->const_loads++;
+        m->const_addresses += distinct_addresses(g);
+        return;
+    }
     int read = (g->flags & EMU_REC_READ) != 0, write = (g->flags & EMU_REC_WRITE) != 0;
     int async = (g->flags & EMU_REC_ASYNC) != 0;
     if (read == write)
@@ -92,6 +134,8 @@ static void on_global(void *ctx, const emu_global_record *g)
         m->global_stores++;
     else
         m->global_loads++;
+    if (!write && watched(g))
+        ++*(g->flags & EMU_REC_NC ? &m->watch_nc : &m->watch_plain);
     if (!async && g->active)
         count_sectors(m, g, write);
     if (g->block >= TRACE_GLOBAL_BLOCKS || m->failed || !g->active)
@@ -149,6 +193,7 @@ static measure_status emu_measure(measure_backend *self, void (*launch)(void *),
     m->global_loads = m->global_stores = m->shuffles = 0;
     memset(m->sectors, 0, sizeof m->sectors);
     memset(m->ideal, 0, sizeof m->ideal);
+    m->const_loads = m->const_addresses = m->watch_plain = m->watch_nc = 0;
     bank_geometry_for(9, 0, 32, 0, &g); /* 32 banks of 4 bytes, as on every GPU the kit grades */
     if (!(m->analyzer = trace_analyzer_new(&g))) {
         snprintf(why, n, "out of memory starting the analysis");
@@ -182,6 +227,10 @@ static measure_status emu_measure(measure_backend *self, void (*launch)(void *),
     out->value[METRIC_GLOBAL_ST_SECTORS] = (double)m->sectors[1];
     out->value[METRIC_GLOBAL_LD_IDEAL] = (double)m->ideal[0];
     out->value[METRIC_GLOBAL_ST_IDEAL] = (double)m->ideal[1];
+    out->value[METRIC_CONST_LD_REQUESTS] = (double)m->const_loads;
+    out->value[METRIC_CONST_LD_ADDRESSES] = (double)m->const_addresses;
+    out->value[METRIC_WATCH_LD_PLAIN] = (double)m->watch_plain;
+    out->value[METRIC_WATCH_LD_NC] = (double)m->watch_nc;
     return MEASURE_OK;
 }
 

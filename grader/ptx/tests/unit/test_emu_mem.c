@@ -190,6 +190,46 @@ START_TEST(test_module_variables)
 }
 END_TEST
 
+/* ld.const is recorded as EMU_REC_CONST with every lane's address (never a global load);
+   ld.global.nc as a global load marked EMU_REC_NC; a plain load and a store unmarked. */
+START_TEST(test_const_and_nc_records)
+{
+    et *e = et_load("const_ops");
+    float t[32], p[32], out[32];
+    for (int i = 0; i < 32; i++)
+        t[i] = (float)i, p[i] = 1000.0f;
+    uint64_t cm, size;
+    emu_space space;
+    ck_assert_int_eq(emu_module_symbol(e->m, "cmask", &cm, &size, &space), 0);
+    uint64_t params[3] = {et_buf(e, t, sizeof t), et_buf(e, p, sizeof p),
+                          et_buf(e, NULL, sizeof out)};
+    ck_assert_int_eq(et_run(e, "const_and_nc", 1, 32, 1, 0, params, 3), EMU_OK);
+    int per_lane = 0, broadcast = 0, nc = 0, plain = 0, stores = 0;
+    for (size_t j = 0; j < e->rec.n_global; j++) {
+        const emu_global_record *g = &e->rec.global[j];
+        ck_assert_uint_eq(g->active, 0xffffffffu);
+        if (g->flags & EMU_REC_CONST) {
+            ck_assert(!(g->flags & (EMU_REC_WRITE | EMU_REC_NC)));
+            int lane7 = g->addr[7] == cm + 28, all0 = g->addr[7] == cm;
+            per_lane += lane7 && g->addr[8] == cm;
+            broadcast += all0 && g->addr[31] == cm;
+        } else if (g->flags & EMU_REC_WRITE) {
+            stores += !(g->flags & EMU_REC_NC);
+        } else if (g->flags & EMU_REC_NC) {
+            nc += g->addr[5] == params[0] + 20;
+        } else {
+            plain += g->addr[5] == params[1] + 20;
+        }
+    }
+    ck_assert_int_eq(per_lane, 1);
+    ck_assert_int_eq(broadcast, 1);
+    ck_assert_int_eq(nc, 1);
+    ck_assert_int_eq(plain, 1);
+    ck_assert_int_eq(stores, 1);
+    et_free(e);
+}
+END_TEST
+
 START_TEST(test_atomics)
 {
     et *e = et_load("mem_ops");
@@ -316,6 +356,7 @@ Suite *emu_mem_suite(void)
     tcase_add_test(tc, test_device_memory);
     tcase_add_test(tc, test_shared_widths_and_records);
     tcase_add_test(tc, test_generic_addressing);
+    tcase_add_test(tc, test_const_and_nc_records);
     tcase_add_test(tc, test_local_array);
     tcase_add_test(tc, test_module_variables);
     tcase_add_test(tc, test_atomics);

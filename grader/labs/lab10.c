@@ -1,0 +1,38 @@
+/* lab10.c - constant memory against the read-only cache: a 9-point 1-D stencil with its
+   coefficients in each, and a table each lane indexes differently, through each. */
+#include "lab_table.h"
+
+static const lab_kernel kernels[] = {
+    {.name = "stencil1DConst", .launcher = "launch_stencil1DConst", .section = "constant",
+     .step = 1, .path = MEM_PATH_CONSTANT, .mask_symbol = "c_coef", .tile_param = "TILE",
+     .teaches = "the tile and its halo in shared memory, the coefficients in constant "
+                "memory: every lane reads the same one, a broadcast",
+     .speed_fraction = 0.6,
+     .points = {.correct = 3, .global_loads = 2, .conflicts = 1, .speed = 1,
+                .race = RACE_POINTS, .memory_path = 2, .const_serial = 1}},
+    {.name = "stencil1DReadOnly", .launcher = "launch_stencil1DReadOnly", .section = "read-only",
+     .step = 2, .path = MEM_PATH_READONLY, .tile_param = "TILE",
+     .teaches = "the same stencil, the coefficients through the read-only cache "
+                "(__ldg, const __restrict__)",
+     .speed_fraction = 0.6,
+     .points = {.correct = 3, .global_loads = 2, .conflicts = 1, .speed = 1,
+                .race = RACE_POINTS, .memory_path = 2}},
+    {.name = "lookupConst", .launcher = "launch_lookupConst", .section = "lookup", .step = 3,
+     .path = MEM_PATH_CONSTANT, .mask_symbol = "c_table",
+     .teaches = "a table each lane indexes differently, in constant memory: a warp's "
+                "request is served one distinct address at a time",
+     .points = {.correct = 2, .memory_path = 1, .const_serial = 2}},
+    {.name = "lookupReadOnly", .launcher = "launch_lookupReadOnly", .section = "lookup",
+     .step = 4, .path = MEM_PATH_READONLY,
+     .teaches = "the same lookup through the read-only cache: no serialization",
+     .speed_fraction = 0.6,
+     .points = {.correct = 2, .memory_path = 2, .const_serial = 1, .speed = 1}},
+};
+
+const lab_def lab10_def = {
+    .id = "lab10", .title = "Constant memory and the read-only cache",
+    .source = "labs/lab10-constant/lab10.cu", .kind = PROBLEM_STENCIL,
+    /* Outputs a block, the stencil's radius (9 points), the lookup table's entries. */
+    .params = {{"TILE", 1024}, {"RADIUS", 4}, {"TABLE", 256}},
+    .kernels = kernels, .n_kernels = (int)(sizeof kernels / sizeof kernels[0]),
+};

@@ -1,0 +1,614 @@
+/*
+ * stencil.c - grading one kernel of lab 10 (constant memory against the
+ * read-only cache): a 9-point 1-D stencil (a 1-D convolution of 2 RADIUS + 1
+ * taps, ghost cells 0) with its coefficients in __constant__ memory (step 1)
+ * or through the read-only cache (step 2), and a table each lane indexes
+ * differently, through each (steps 3 and 4).
+ *
+ * Checks: correct on every length; the stencils' global loads against the
+ * tiled model and their halo loaded once, shared conflicts, races (as lab 6);
+ * the memory path (the coefficients or the table come from where the step
+ * asks: constant-memory loads, or global loads that are all ld.global.nc) and
+ * the constant serialization (distinct constant addresses a warp request:
+ * 1 for the stencil's broadcast, the keys' model for the lookup, none
+ * serialized where the read-only path was asked) from the executed
+ * instructions, which only the emulator sees state space by state space and
+ * lane by lane: where the meter is the trace or the counters, those two are
+ * measured on an emulated twin of the run (the lab's PTX on the emulator's
+ * traffic input), so every backend gives the same verdict; speed against a
+ * device-to-device copy of the same bytes.
+ */
+#include "../compare/compare.h"
+#include "../measure/emulator/emu_device.h"
+#include "../measure/emulator/lab_decls.h"
+#include "../run/device.h"
+#include "../reference/reference.h"
+#include "../reference/lookup_ref.h"
+#include "../reference/tolerance.h"
+#include "float_run.h"
+#include "traffic.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct stencil_launch {
+    const lab_kernel *k;
+    worker_env *env;
+    const device_module *mod; /* the module launched: env->mod, or the emulator's twin */
+    int call;
+    void *in;          /* floats (stencil) or int keys (lookup) */
+    float *data;       /* the coefficients or the table, as an argument (buffer 2) */
+    float *out;
+    int n;
+    float *host_in, *host_data; /* the inputs as given, for references */
+    int32_t *host_keys;
+} stencil_launch;
+
+static int is_lookup(const stencil_launch *a)
+{
+    return a->k->step >= 3;
+}
+
+static int taps(const worker_env *env)
+{
+    return 2 * lab_param_value(env->lab, "RADIUS") + 1;
+}
+
+static int data_count(const stencil_launch *a)
+{
+    return is_lookup(a) ? lab_param_value(a->env->lab, "TABLE") : taps(a->env);
+}
+
+static const char *data_words(const stencil_launch *a)
+{
+    return is_lookup(a) ? "table" : "coefficients";
+}
+
+/* "come" or "comes", as data_words(a) wants. */
+static const char *come(const stencil_launch *a)
+{
+    return is_lookup(a) ? "comes" : "come";
+}
+
+/* Buffers as stencil_calls numbers them: 0 in, 1 out, 2 the data argument. */
+static void launch_stencil(void *p)
+{
+    stencil_launch *a = p;
+    replay r = {a->mod, &a->env->plan->calls[a->call], {a->in, a->out, a->data}};
+    replay_launch(&r);
+}
+
+static void release(stencil_launch *a)
+{
+    dev_free(a->in);
+    dev_free(a->data);
+    dev_free(a->out);
+    free(a->host_in), free(a->host_data), free(a->host_keys);
+    a->in = a->data = a->out = NULL;
+    a->host_in = a->host_data = NULL;
+    a->host_keys = NULL;
+}
+
+/*
+ * Every __constant__ array the lab's kernels name gets their data: the
+ * coefficients for a stencil's, the table for a lookup's, so that a kernel
+ * reading the other step's array still computes the right thing and loses
+ * the points of its lesson alone. Only this kernel's own array must exist.
+ */
+static int fill_symbols(stencil_launch *a, const float *coef, const float *table, char *why,
+                        size_t n)
+{
+    const lab_def *lab = a->env->lab;
+    for (int i = 0; i < lab->n_kernels; i++) {
+        const lab_kernel *k = &lab->kernels[i];
+        int lookup = k->step >= 3, count = lookup ? lab_param_value(lab, "TABLE") : taps(a->env);
+        size_t bytes = (size_t)count * sizeof(float), have = 0;
+        if (!k->mask_symbol)
+            continue;
+        cudaError_t err = module_set_global(a->mod, k->mask_symbol, lookup ? table : coef,
+                                            bytes, &have);
+        if (k != a->k && (err == cudaErrorSymbolNotFound || have < bytes))
+            continue;
+        if (err == cudaErrorSymbolNotFound || have < bytes) {
+            snprintf(why, n, "__constant__ float %s[] is not in your GPU code, or holds fewer "
+                     "than %d values: keep its declaration from the skeleton", k->mask_symbol,
+                     count);
+            return -1;
+        }
+        if (err != cudaSuccess) {
+            snprintf(why, n, "filling %s: %s", k->mask_symbol, dev_error_text(err));
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* The inputs of a's current size from seed, on the host and the device, the
+   constant arrays filled; in_on_device 0: the input is filled on the device
+   (the speed input) and a->host_in stays NULL. */
+static int prepare(stencil_launch *a, unsigned long long seed, int in_on_device, char *why,
+                   size_t n)
+{
+    int table = lab_param_value(a->env->lab, "TABLE");
+    size_t count = (size_t)a->n;
+    float *coef = host_random((size_t)taps(a->env), seed + 7);
+    float *tab = host_random((size_t)(table > 0 ? table : 1), seed + 11);
+    cudaError_t err = cudaSuccess;
+    a->host_data = is_lookup(a) ? tab : coef;
+    if (is_lookup(a)) {
+        a->host_keys = malloc(count * sizeof *a->host_keys + 1);
+        lookup_keys(a->host_keys, count, table, seed);
+        err = dev_malloc(&a->in, count * 4 + 4);
+        if (err == cudaSuccess)
+            err = dev_copy(a->in, a->host_keys, count * 4, cudaMemcpyHostToDevice);
+    } else if (in_on_device) {
+        err = dev_malloc(&a->in, count * sizeof(float) + 4);
+        if (err == cudaSuccess)
+            err = module_fill(a->mod, a->in, count, seed);
+    } else {
+        a->host_in = host_random(count, seed);
+        a->in = dev_upload(a->host_in, count ? count : 1, why, n);
+    }
+    if (err != cudaSuccess) {
+        snprintf(why, n, "uploading the input: %s", dev_error_text(err));
+    } else if (a->in) {
+        a->data = dev_upload(a->host_data, (size_t)data_count(a), why, n);
+        if (a->data && fill_symbols(a, coef, tab, why, n) == 0) {
+            free(is_lookup(a) ? coef : tab);
+            return 0;
+        }
+    }
+    free(is_lookup(a) ? coef : tab);
+    return -1;
+}
+
+/* The reference output of a's host inputs (host_in NULL for a stencil: none). */
+static float *host_reference(const stencil_launch *a)
+{
+    float *ref = malloc(((size_t)a->n + 1) * sizeof *ref);
+    if (is_lookup(a))
+        ref_lookup(a->host_keys, a->host_data, ref, (size_t)a->n);
+    else
+        ref_conv1d(a->host_in, a->host_data, ref, a->n, taps(a->env));
+    return ref;
+}
+
+static double floor_of(const stencil_launch *a)
+{
+    if (is_lookup(a))
+        return 1.0; /* a lookup copies: exact, the floor never matters */
+    return tol_floor_conv(a->host_in, (size_t)a->n, a->host_data, taps(a->env));
+}
+
+static run_outcome run_size(worker_env *env, stencil_launch *a, unsigned long long seed,
+                            const char *label, check_result *c)
+{
+    char why[256];
+    run_outcome out;
+    if (prepare(a, seed, 0, why, sizeof why) != 0) {
+        out = fail_cuda(c, label, why);
+    } else {
+        float *ref = host_reference(a);
+        const call_plan *call = &env->plan->calls[a->call];
+        float_case fc = {label, launch_stencil, a, &a->out, ref, 1, a->n, floor_of(a), 0, 0,
+                         is_lookup(a) ? "the keys (out[i] = table[keys[i]])"
+                                      : "the tile starts RADIUS elements before the block's "
+                                        "first output (the halo), and an input index outside "
+                                        "the signal is a ghost cell worth 0"};
+        if (call->n_launches > 0 && !is_lookup(a))
+            fc.block_rows = 1, fc.block_cols = lab_param_value(env->lab, "TILE");
+        out = float_run_case(env, &fc, c);
+        free(ref);
+    }
+    if (out != RUN_LOST)
+        release(a);
+    return out;
+}
+
+static run_outcome correct_stencil(worker_env *env, const lab_kernel *k, void *state,
+                                   check_result *c)
+{
+    stencil_launch *a = state;
+    const kernel_plan *plan = env->plan;
+    int runs = 0;
+    (void)k;
+    for (int i = 0; i < plan->n_calls; i++) {
+        const call_spec *spec = &plan->specs[i];
+        if (!(spec->role & CALL_CORRECT) || !call_runs_on(spec, device_is_emulator()))
+            continue;
+        runs++;
+        a->call = i;
+        a->n = spec->width;
+        run_outcome out = run_size(env, a, env->opt->seed + (unsigned)i, spec->label, c);
+        if (out != RUN_RIGHT)
+            return out;
+    }
+    if (runs <= 0) {
+        check_set(c, CHECK_FAIL, "no length was run: the lab table lists none");
+        return RUN_FAILED;
+    }
+    check_set(c, CHECK_PASS, "all %d lengths right (seed %llu)", runs, env->opt->seed);
+    return RUN_RIGHT;
+}
+
+/* The call with `role` on this device, its inputs ready and an output buffer. */
+static int big_input(worker_env *env, stencil_launch *a, int role, int in_on_device, char *why,
+                     size_t n)
+{
+    int call = calls_find(env->plan->specs, env->plan->n_calls, role, device_is_emulator());
+    if (call < 0) {
+        snprintf(why, n, "internal: no input for this device");
+        return -1;
+    }
+    a->call = call;
+    a->n = env->plan->specs[call].width;
+    if (prepare(a, env->opt->seed, in_on_device, why, n) != 0)
+        return -1;
+    if (dev_malloc((void **)&a->out, (size_t)a->n * sizeof(float)) != cudaSuccess) {
+        snprintf(why, n, "no device memory for the output");
+        return -1;
+    }
+    return 0;
+}
+
+/* The measured run's output against the host reference: 1 when right. */
+static int measured_right(stencil_launch *a, char *why, size_t n)
+{
+    size_t count = (size_t)a->n;
+    float *got = malloc(count * sizeof *got + 1), *ref = host_reference(a);
+    double floor = floor_of(a);
+    size_t wrong = count;
+    if (dev_copy(got, a->out, count * sizeof *got, cudaMemcpyDeviceToHost) == cudaSuccess) {
+        wrong = 0;
+        for (size_t i = 0; i < count; i++)
+            wrong += !(fabs((double)got[i] - ref[i]) <= 1e-3 * fmax(fabs(ref[i]), floor));
+    }
+    if (wrong)
+        snprintf(why, n, "the measured run gave a wrong result (%zu of %zu outputs wrong)",
+                 wrong, count);
+    free(got), free(ref);
+    return wrong == 0;
+}
+
+/* The tiled model of lab 6 with the stencil's taps: each input once a tile, halo
+   included, one element a lane; twice that allowed. Step 2 may also load every
+   coefficient once an output (a load of registers a warp is far fewer). */
+static double tiled_load_limit(const stencil_launch *a, char *model, size_t n)
+{
+    int tile = lab_param_value(a->env->lab, a->k->tile_param), t = taps(a->env);
+    double warp = a->env->gpu.banks.warp_size, outputs = a->n;
+    double ideal = outputs * (1.0 + (double)(t - 1) / (tile > 0 ? tile : 1)) / warp;
+    double extra = a->k->path == MEM_PATH_READONLY ? t * outputs / warp : 0;
+    snprintf(model, n, "2 x tiled model %.0f: (1 + (%d-1)/%d) loads per output, %.0f outputs%s",
+             ideal, t, tile, outputs, extra > 0 ? ", + the coefficients once an output" : "");
+    return 2.0 * ideal + extra;
+}
+
+static int emulated_meter(const worker_env *env)
+{
+    return env->meter && strcmp(env->meter->name, "emulator") == 0;
+}
+
+/* Step 1 and 3: the array is declared __constant__ and constant loads ran. */
+static void path_constant(const stencil_launch *a, const measurement *m, check_result *c)
+{
+    const char *space = a->env->decls ? lab_decls_space(a->env->decls, a->k->mask_symbol) : NULL;
+    double konst = m->value[METRIC_CONST_LD_REQUESTS];
+    check_field(c->measured, sizeof c->measured, "%.0f constant-memory loads (ld.const)", konst);
+    check_field(c->expected, sizeof c->expected, "the %s read from __constant__ %s",
+                data_words(a), a->k->mask_symbol);
+    if (space && strcmp(space, "const") != 0) {
+        check_set(c, CHECK_FAIL, "the %s %s is not in constant memory: it is declared in %s "
+                  "memory, so every read of it is a global load", data_words(a),
+                  a->k->mask_symbol, strcmp(space, "global") == 0 ? "global (__device__)" : space);
+        check_field(c->hint, sizeof c->hint, "Declare it `__constant__ float %s[...]` as the "
+                    "skeleton does: constant memory has a cache of its own that serves a "
+                    "warp's request in one broadcast when every lane reads the same word.",
+                    a->k->mask_symbol);
+    } else if (konst <= 0) {
+        check_set(c, CHECK_FAIL, "no constant-memory load ran: the %s did not come from %s",
+                  data_words(a), a->k->mask_symbol);
+        check_field(c->hint, sizeof c->hint, "Read the %s from the __constant__ array %s, "
+                    "which the grader fills before every run.", data_words(a),
+                    a->k->mask_symbol);
+    } else {
+        check_set(c, CHECK_PASS, "the %s %s from constant memory: %.0f ld.const requests",
+                  data_words(a), come(a), konst);
+    }
+}
+
+/* Steps 2 and 4: every global load of the argument is ld.global.nc. */
+static void path_readonly(const stencil_launch *a, const measurement *m, check_result *c)
+{
+    double plain = m->value[METRIC_WATCH_LD_PLAIN], nc = m->value[METRIC_WATCH_LD_NC];
+    double konst = m->value[METRIC_CONST_LD_REQUESTS];
+    check_field(c->measured, sizeof c->measured, "loads of the %s argument: %.0f ld.global.nc, "
+                "%.0f plain ld.global; %.0f ld.const", data_words(a), nc, plain, konst);
+    check_field(c->expected, sizeof c->expected, "every load of the %s through the read-only "
+                "cache (ld.global.nc)", data_words(a));
+    if (plain > 0) {
+        check_set(c, CHECK_FAIL, "%.0f of %.0f loads of the %s are plain global loads "
+                  "(ld.global), not the read-only path (ld.global.nc)", plain, plain + nc,
+                  data_words(a));
+        check_field(c->hint, sizeof c->hint, "Read them with __ldg(&p[i]), or declare the "
+                    "pointer `const float *__restrict__` (and the output __restrict__ too): "
+                    "the compiler then knows nothing writes them during the kernel and loads "
+                    "them through the read-only data cache.");
+    } else if (nc <= 0) {
+        check_set(c, CHECK_FAIL, konst > 0 ? "the %s argument is never read: %.0f "
+                  "constant-memory loads instead, where this step asks for the read-only path"
+                  : "the %s argument is never read (%.0f constant-memory loads)",
+                  data_words(a), konst);
+        check_field(c->hint, sizeof c->hint, "This step reads the %s from the pointer the "
+                    "launcher is given, through __ldg or a const __restrict__ pointer, not "
+                    "from the __constant__ array of the other step.", data_words(a));
+    } else {
+        check_set(c, CHECK_PASS, "the %s %s through the read-only cache: %.0f ld.global.nc "
+                  "requests, no plain load", data_words(a), come(a), nc);
+    }
+}
+
+static void judge_path(const stencil_launch *a, const measurement *m, check_result *c)
+{
+    if (c->max_points <= 0)
+        return;
+    if (a->k->path == MEM_PATH_CONSTANT)
+        path_constant(a, m, c);
+    else
+        path_readonly(a, m, c);
+}
+
+/*
+ * Distinct constant addresses a warp request, measured: the stencil's
+ * broadcast wants 1; the lookup through constant memory the keys' model
+ * (lookup_distinct_per_warp) within 10%; where the read-only path was asked,
+ * no request above 1.
+ */
+static void judge_const(const stencil_launch *a, const measurement *m, check_result *c)
+{
+    double req = m->value[METRIC_CONST_LD_REQUESTS], addr = m->value[METRIC_CONST_LD_ADDRESSES];
+    double per = req > 0 ? addr / req : 0;
+    if (c->max_points <= 0)
+        return;
+    check_field(c->measured, sizeof c->measured, "%.2f distinct addresses per constant request "
+                "(%.0f requests)", per, req);
+    if (a->k->path == MEM_PATH_CONSTANT && is_lookup(a)) {
+        double model = lookup_distinct_per_warp(a->host_keys, (size_t)a->n);
+        check_field(c->expected, sizeof c->expected, "%.2f (the distinct keys of a warp's 32 "
+                    "lanes, from the input), within 10%%", model);
+        if (req > 0 && fabs(per - model) <= 0.1 * model)
+            check_set(c, CHECK_PASS, "%.1f distinct addresses a warp request (model %.1f): the "
+                      "constant cache serves them one after another", per, model);
+        else
+            check_set(c, CHECK_FAIL, req > 0 ? "%.1f distinct constant addresses a warp request "
+                      "(the keys make %.1f)" : "no constant-memory request (%.0f; the keys "
+                      "make %.1f)", per, model);
+        if (c->status == CHECK_FAIL)
+            check_field(c->hint, sizeof c->hint, "Each lane reads c_table[keys[i]] for its own "
+                        "i: measure what that costs before the read-only version.");
+        return;
+    }
+    int asked = a->k->path == MEM_PATH_CONSTANT; /* the stencil's broadcast */
+    check_field(c->expected, sizeof c->expected, "1 (every lane of a warp reads the same "
+                "word: a broadcast)%s", asked ? "" : ", or no constant request");
+    if (asked && req <= 0) {
+        check_set(c, CHECK_FAIL, "no constant-memory request: nothing to broadcast");
+        check_field(c->hint, sizeof c->hint, "Read the coefficients from c_coef, the "
+                    "__constant__ array, as the step asks (memory-path says where they came "
+                    "from).");
+        return;
+    }
+    if (per <= 1.0) {
+        check_set(c, CHECK_PASS, req > 0 ? "every constant request a broadcast (%.0f requests)"
+                  : "no constant request (%.0f)", req);
+        return;
+    }
+    check_set(c, CHECK_FAIL, "constant requests serialized: %.2f distinct addresses a warp "
+              "request (expected 1)", per);
+    check_field(c->hint, sizeof c->hint, a->k->path == MEM_PATH_CONSTANT
+                ? "The constant cache serves one address at a time: lanes that read different "
+                  "words of c_coef at once wait for each other. Have every lane read "
+                  "c_coef[j] for the same j at the same time."
+                : "Lanes that read different words of a __constant__ array serialize: this "
+                  "step's table goes through the read-only cache (__ldg), which serves a "
+                  "warp's different addresses together.");
+}
+
+/*
+ * The memory path and the serialization where the meter cannot see them (the
+ * trace, the counters): the same kernel's PTX run by the emulator on its traffic
+ * input, its shared memory filled as an emulated grade's is, and judged as an
+ * emulated grade judges it. Its output is not held to the reference: the GPU's
+ * run was, and a racing kernel's emulated output is luck (an emulated grade
+ * judges its counts all the same, float_race_rule). The GPU's buffers are
+ * released before, the emulator's after; the device is the GPU again on return.
+ */
+static void judge_emulated_twin(stencil_launch *a, check_result *c)
+{
+    worker_env *env = a->env;
+    const device_ops *was = device_current();
+    measure_backend *meter = measure_emulator_backend();
+    device_module twin;
+    measurement m;
+    char why[256];
+    measure_status st = MEASURE_ERROR;
+    device_use(&device_emulator);
+    if (module_load(&twin, env->img, why, sizeof why) == 0) {
+        a->mod = &twin;
+        if (big_input(env, a, CALL_TRAFFIC, 0, why, sizeof why) == 0 &&
+            module_scrub(&twin, GPU_SCRUB_INT) == cudaSuccess) {
+            if (a->k->path == MEM_PATH_READONLY)
+                measure_watch_range(a->data, (size_t)data_count(a) * sizeof(float));
+            st = meter->measure(meter, launch_stencil, a, &m, why, sizeof why);
+            measure_watch_range(NULL, 0);
+        }
+        if (st == MEASURE_OK) {
+            judge_path(a, &m, &c[FLOAT_PATH]);
+            judge_const(a, &m, &c[FLOAT_CONST]);
+        }
+        release(a);
+        module_unload(&twin);
+    }
+    device_use(was);
+    a->mod = &env->mod;
+    for (int i = FLOAT_PATH; i <= FLOAT_CONST && st != MEASURE_OK; i++)
+        if (c[i].max_points > 0)
+            check_set(&c[i], CHECK_NOT_GRADED, "not graded: the emulator, which sees each "
+                      "load's state space, could not run the kernel: %s", why);
+    for (int i = FLOAT_PATH; i <= FLOAT_CONST && st == MEASURE_OK; i++)
+        if (c[i].max_points > 0) {
+            char was_measured[sizeof c[i].measured];
+            snprintf(was_measured, sizeof was_measured, "%s", c[i].measured);
+            check_field(c[i].measured, sizeof c[i].measured, "emulated: %s", was_measured);
+        }
+}
+
+static void counters_stencil(worker_env *env, const lab_kernel *k, void *state,
+                             check_result *c, int *lost)
+{
+    stencil_launch *a = state;
+    measurement m;
+    char why[256], model[192];
+    measure_status st = env->meter_status;
+    (void)k;
+    snprintf(why, sizeof why, "%.250s", env->meter_why);
+    if (st == MEASURE_OK && big_input(env, a, CALL_TRAFFIC, 0, why, sizeof why) != 0)
+        st = MEASURE_ERROR;
+    if (st == MEASURE_OK) {
+        if (a->k->path == MEM_PATH_READONLY)
+            measure_watch_range(a->data, (size_t)data_count(a) * sizeof(float));
+        st = worker_measure(env, launch_stencil, a, &m, why, sizeof why);
+        measure_watch_range(NULL, 0);
+        if (st == MEASURE_OK && !measured_right(a, why, sizeof why))
+            st = MEASURE_WRONG_RESULT;
+    }
+    *lost = st == MEASURE_ERROR && dev_context_lost();
+    if (c[FLOAT_RACE].max_points > 0)
+        worker_judge_races(env, &c[FLOAT_RACE], st, why);
+    st = float_race_rule(env, st, c);
+    if (st != MEASURE_OK) {
+        for (int i = FLOAT_LOADS; i < FLOAT_CHECKS; i++)
+            if (i != FLOAT_SPEED && i != FLOAT_RACE)
+                compare_not_measured(&c[i], st, why);
+    } else {
+        if (emulated_meter(env)) {
+            judge_path(a, &m, &c[FLOAT_PATH]);
+            judge_const(a, &m, &c[FLOAT_CONST]);
+        }
+        if (c[FLOAT_LOADS].max_points > 0) {
+            char trace_why[256];
+            check_global_loads(&c[FLOAT_LOADS], &m, tiled_load_limit(a, model, sizeof model),
+                               model, "Each input element should be read from global memory "
+                               "once per tile: load the tile and its halo (2 RADIUS extra "
+                               "elements) into shared memory, __syncthreads(), then read "
+                               "every tap from the tile.");
+            check_global_repeats(&c[FLOAT_LOADS], worker_trace(env, trace_why, sizeof trace_why),
+                                 "A tiled stencil reads each input element from global memory "
+                                 "once per block: the tile and its halo go into shared memory "
+                                 "together, and every tap, the halo's too, reads shared memory.");
+        }
+        if (c[FLOAT_CONFLICTS].max_points > 0) {
+            check_smem_near_free(&c[FLOAT_CONFLICTS], &m, "Neighbouring threads should read "
+                                 "neighbouring tile elements (tile[o + j] with o the thread's "
+                                 "output, varying fastest across the warp).");
+            float_trace_lines(env, &c[FLOAT_CONFLICTS]);
+        }
+    }
+    if (!*lost)
+        release(a);
+    if (st == MEASURE_OK && !*lost && !emulated_meter(env) &&
+        (c[FLOAT_PATH].max_points > 0 || c[FLOAT_CONST].max_points > 0))
+        judge_emulated_twin(a, c);
+}
+
+static void launch_copy(void *p)
+{
+    stencil_launch *a = p;
+    cudaMemcpyAsync(a->out, a->in, (size_t)a->n * sizeof(float), cudaMemcpyDeviceToDevice, 0);
+}
+
+typedef struct speed_ref {
+    stencil_launch *a;
+    float *ref;
+} speed_ref;
+
+static cudaError_t make_stencil_ref(worker_env *env, void *p)
+{
+    speed_ref *r = p;
+    return module_conv(&env->mod, r->a->in, r->a->data, r->ref, r->a->n, 1, taps(env));
+}
+
+/* The lookup's keys stay (fresh random keys are the grader's to draw): its reference
+   is made once, and the output is poisoned and checked before and after each run. */
+static float *lookup_device_ref(stencil_launch *a)
+{
+    float *host = host_reference(a), *dev = NULL;
+    char why[64];
+    dev = dev_upload(host, (size_t)a->n, why, sizeof why);
+    free(host);
+    return dev;
+}
+
+static void speed_stencil(worker_env *env, const lab_kernel *k, void *state, check_result *c,
+                          int *lost)
+{
+    stencil_launch *a = state;
+    char why[256];
+    double t_kernel = 0, t_copy = 0;
+    speed_ref r = {a, NULL};
+    if (big_input(env, a, CALL_SPEED, 1, why, sizeof why) != 0) {
+        check_set(c, CHECK_FAIL, "could not prepare the timed input: %s", why);
+        *lost = dev_context_lost();
+        if (!*lost)
+            release(a);
+        return;
+    }
+    size_t count = (size_t)a->n;
+    if (is_lookup(a))
+        r.ref = lookup_device_ref(a);
+    else if (dev_malloc((void **)&r.ref, count * sizeof(float)) != cudaSuccess)
+        r.ref = NULL;
+    timed_work kernel = {launch_stencil, a, {(float *)a->in}, {count}, is_lookup(a) ? 0 : 1,
+                         a->out, count, r.ref, is_lookup(a) ? NULL : make_stencil_ref, &r};
+    timed_work copy = {launch_copy, a, {NULL}, {0}, 0, NULL, 0, NULL, NULL, NULL};
+    if (!r.ref) {
+        check_set(c, CHECK_FAIL, "could not prepare the timed input: no device memory");
+    } else if (time_fresh(env, &kernel, 10, &t_kernel, why, sizeof why) != 0) {
+        check_set(c, CHECK_FAIL, "%s", why);
+        *lost = dev_context_lost();
+    } else if (time_fresh(env, &copy, 10, &t_copy, why, sizeof why) != 0) {
+        check_set(c, CHECK_FAIL, "timing the copy failed: %s", why);
+    } else {
+        double bytes = 2.0 * count * sizeof(float); /* read in, write out */
+        check_speed(c, t_kernel, t_copy, k->speed_fraction, "GB/s", bytes / 1e6,
+                    "a device-to-device copy");
+        if (c->status == CHECK_FAIL)
+            check_field(c->hint, sizeof c->hint, "%s", is_lookup(a)
+                        ? "A lookup through the read-only cache streams its keys and outputs "
+                          "as a copy does: wide, coalesced accesses (four keys a thread) and "
+                          "the table's gathers served from the cache."
+                        : "A tiled stencil should stream close to copy speed: coalesced tile "
+                          "loads (16 bytes a lane), the coefficients from their cache, and "
+                          "several outputs a thread.");
+    }
+    dev_free(r.ref);
+    if (!*lost)
+        release(a);
+}
+
+static void bind_stencil(void *state, worker_env *env)
+{
+    stencil_launch *a = state;
+    a->env = env;
+    a->mod = &env->mod;
+}
+
+int stencil_grade_kernel(worker_env *env, const lab_kernel *k)
+{
+    static const float_ops ops = {bind_stencil, correct_stencil, counters_stencil,
+                                  speed_stencil};
+    stencil_launch state = {.k = k};
+    return float_grade_kernel(env, k, &ops, &state);
+}
