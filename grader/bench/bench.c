@@ -119,7 +119,7 @@ static int int_arg(const char *s, int lo, int hi)
 
 static options parse_options(int argc, char **argv)
 {
-    options o = {NULL, NULL, NULL, NULL, NULL, NULL, 20, 3, 0, PRNG_DEFAULT_SEED};
+    options o = {.reps = 20, .warmup = 3, .seed = PRNG_DEFAULT_SEED};
     for (int i = 1; i < argc; i++) {
         int has_value = i + 1 < argc;
         if (!strcmp(argv[i], "--reps") && has_value)

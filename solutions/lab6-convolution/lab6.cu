@@ -15,7 +15,7 @@
  *   smemlab_symbol_c_mask1d / smemlab_symbol_c_mask2d; c_mask2d holds the
  *   mask_width x mask_width mask packed row-major: entry (i, j) at i * mask_width + j.
  *   Params: TILE1D (1024), THREADS1D (256), MAX_MASK1D (31),
- *           TILE2D (32), ROWS2D (4), MAX_MASK2D (7).
+ *           TILE2D (32), ROWS2D (8), MAX_MASK2D (7).
  *   Grader tolerance: per element 1e-3 of max(|ref|, sqrt(taps)*max|in|*max|mask|),
  *   overall ||out - ref||_2 / ||ref||_2 <= 1e-5 (grader/reference/tolerance.h).
  *   Build and grade: make lab6 && make grade
@@ -26,7 +26,7 @@
 #define THREADS1D 256 /* threads of one 1-D block: TILE1D / THREADS1D outputs each */
 #define MAX_MASK1D 31
 #define TILE2D 32     /* a 2-D block makes a TILE2D x TILE2D square of outputs */
-#define ROWS2D 4      /* ... with TILE2D x (TILE2D / ROWS2D) threads, ROWS2D outputs each */
+#define ROWS2D 8      /* ... with TILE2D x (TILE2D / ROWS2D) threads, ROWS2D outputs each */
 #define MAX_MASK2D 7
 SMEMLAB_PARAM(TILE1D, TILE1D);
 SMEMLAB_PARAM(THREADS1D, THREADS1D);
