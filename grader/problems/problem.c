@@ -164,6 +164,17 @@ static int launch_shared(const worker_env *env, const plan_launch *l, uint32_t *
     return env->decls ? lab_decls_shared(env->decls, name, static_bytes, dynamic) : -1;
 }
 
+void worker_checks_not_run(check_result *c, int correct, int from, int to, unsigned long skip)
+{
+    for (int i = from; i < to; i++)
+        if (skip >> i & 1ul)
+            continue;
+        else if (c[correct].status == CHECK_NOT_GRADED)
+            check_not_graded_like(&c[i], &c[correct]);
+        else
+            check_set(&c[i], CHECK_FAIL, "not run: the kernel did not run");
+}
+
 void worker_judge_dynamic(worker_env *env, const call_plan *call, uint32_t need,
                           check_result *c)
 {

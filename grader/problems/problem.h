@@ -92,6 +92,11 @@ void worker_mark(const worker_env *env, const char *phase);
  * kernel the call launches declares no static __shared__ bytes, takes an
  * extern __shared__ array, and the launch gives at least `need` bytes.
  */
+/* Checks from .. to-1 of a kernel that did not run, but those whose bit is set in skip:
+   not graded like correct where correct was not graded (an instrument's limit), else
+   failed "not run". */
+void worker_checks_not_run(check_result *c, int correct, int from, int to, unsigned long skip);
+
 void worker_judge_dynamic(worker_env *env, const call_plan *call, uint32_t need,
                           check_result *c);
 

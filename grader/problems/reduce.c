@@ -1075,13 +1075,8 @@ int reduce_grade_kernel(worker_env *env, const lab_kernel *k)
         measure_kernel(&r, right, &lost);
         worker_mark(env, "measure");
     } else {
-        for (int i = R_TRAFFIC; i < R_CHECKS; i++)
-            if (i == R_DYNAMIC || i == R_SPEED)
-                continue;
-            else if (r.c[R_CORRECT].status == CHECK_NOT_GRADED)
-                check_not_graded_like(&r.c[i], &r.c[R_CORRECT]);
-            else
-                check_set(&r.c[i], CHECK_FAIL, "not run: the kernel did not run");
+        worker_checks_not_run(r.c, R_CORRECT, R_TRAFFIC, R_CHECKS,
+                              1ul << R_DYNAMIC | 1ul << R_SPEED);
     }
     if (r.c[R_CORRECT].status != CHECK_PASS && right == RUN_RIGHT)
         right = RUN_WRONG; /* a race took the pass back: not timed */

@@ -415,13 +415,8 @@ int transpose_grade_kernel(worker_env *env, const lab_kernel *k)
         measure_kernel(&t, &lost);
         worker_mark(env, "measure");
     } else {
-        for (int i = T_LOAD; i < T_CHECKS; i++)
-            if (i == T_DYNAMIC || i == T_SPEED)
-                continue;
-            else if (t.c[T_CORRECT].status == CHECK_NOT_GRADED)
-                check_not_graded_like(&t.c[i], &t.c[T_CORRECT]);
-            else
-                check_set(&t.c[i], CHECK_FAIL, "not run: the kernel did not run");
+        worker_checks_not_run(t.c, T_CORRECT, T_LOAD, T_CHECKS,
+                              1ul << T_DYNAMIC | 1ul << T_SPEED);
     }
     if (t.c[T_CORRECT].status != CHECK_PASS && right == RUN_RIGHT)
         right = RUN_WRONG; /* a race took the pass back: not timed */
