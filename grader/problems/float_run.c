@@ -292,21 +292,14 @@ static void decide(worker_env *env, check_result *c, int *sent)
 
 int float_grade_kernel(worker_env *env, const lab_kernel *k, const float_ops *ops, void *state)
 {
-    kernel_check checks[KERNEL_MAX_CHECKS];
     check_result c[FLOAT_CHECKS];
     int sent[FLOAT_CHECKS] = {0}, lost = 0;
-    int n = kernel_checks(env->lab, k, checks);
 
     static const char *const ids[FLOAT_CHECKS] = {"correct", "global-loads", "smem-conflicts",
                                                   "speed", "race", "memory-path",
                                                   "const-serialization"};
     /* Checks the table gives no points are not run: max_points 0 marks them. */
-    for (int i = 0; i < FLOAT_CHECKS; i++)
-        check_init(&c[i], env->lab->id, k->name, ids[i], 0);
-    for (int j = 0; j < n; j++)
-        for (int i = 0; i < FLOAT_CHECKS; i++)
-            if (strcmp(c[i].check, checks[j].id) == 0)
-                c[i].max_points = checks[j].points;
+    worker_init_checks(env, k, ids, FLOAT_CHECKS, c, NULL);
 
     {
         ops->bind(state, env);

@@ -164,6 +164,25 @@ static int launch_shared(const worker_env *env, const plan_launch *l, uint32_t *
     return env->decls ? lab_decls_shared(env->decls, name, static_bytes, dynamic) : -1;
 }
 
+void worker_init_checks(const worker_env *env, const lab_kernel *k, const char *const *ids,
+                        int n, check_result *c, int *listed)
+{
+    kernel_check checks[KERNEL_MAX_CHECKS];
+    int m = kernel_checks(env->lab, k, checks);
+    for (int i = 0; i < n; i++) {
+        check_init(&c[i], env->lab->id, k->name, ids[i], 0);
+        if (listed)
+            listed[i] = 0;
+    }
+    for (int j = 0; j < m; j++)
+        for (int i = 0; i < n; i++)
+            if (strcmp(ids[i], checks[j].id) == 0) {
+                c[i].max_points = checks[j].points;
+                if (listed)
+                    listed[i] = 1;
+            }
+}
+
 void worker_checks_not_run(check_result *c, int correct, int from, int to, unsigned long skip)
 {
     for (int i = from; i < to; i++)

@@ -92,6 +92,12 @@ void worker_mark(const worker_env *env, const char *phase);
  * kernel the call launches declares no static __shared__ bytes, takes an
  * extern __shared__ array, and the launch gives at least `need` bytes.
  */
+/* The kernel's check slots c[0 .. n), named ids[i]: each initialised, with the points
+   the lab table gives it; listed[i] (listed may be NULL) set where the table names
+   it, 0 points or more. A check the table does not name keeps 0 points: not run. */
+void worker_init_checks(const worker_env *env, const lab_kernel *k, const char *const *ids,
+                        int n, check_result *c, int *listed);
+
 /* Checks from .. to-1 of a kernel that did not run, but those whose bit is set in skip:
    not graded like correct where correct was not graded (an instrument's limit), else
    failed "not run". */

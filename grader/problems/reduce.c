@@ -1036,8 +1036,7 @@ static void grade_dynamic(red *r)
 int reduce_grade_kernel(worker_env *env, const lab_kernel *k)
 {
     static red r;
-    kernel_check checks[KERNEL_MAX_CHECKS];
-    int n = kernel_checks(env->lab, k, checks), lost = 0;
+    int lost = 0;
 
     memset(&r, 0, sizeof r);
     r.env = env;
@@ -1045,14 +1044,7 @@ int reduce_grade_kernel(worker_env *env, const lab_kernel *k)
     r.dim = lab_param_value(env->lab, "DIM");
     if (r.dim < 32)
         r.dim = 256;
-    for (int i = 0; i < R_CHECKS; i++)
-        check_init(&r.c[i], env->lab->id, k->name, check_ids[i], 0);
-    for (int j = 0; j < n; j++)
-        for (int i = 0; i < R_CHECKS; i++)
-            if (strcmp(check_ids[i], checks[j].id) == 0) {
-                r.c[i].max_points = checks[j].points;
-                r.listed[i] = 1;
-            }
+    worker_init_checks(env, k, check_ids, R_CHECKS, r.c, r.listed);
 
     if (has(&r, R_DYNAMIC))
         grade_dynamic(&r), emit(&r, R_DYNAMIC);

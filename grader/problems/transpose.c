@@ -379,22 +379,14 @@ static void grade_dynamic(tr *t)
 int transpose_grade_kernel(worker_env *env, const lab_kernel *k)
 {
     static tr t;
-    kernel_check checks[KERNEL_MAX_CHECKS];
-    int n = kernel_checks(env->lab, k, checks), lost = 0;
+    int lost = 0;
 
     memset(&t, 0, sizeof t);
     t.env = env;
     t.k = k;
     t.bdimx = env->lab->bdimx, t.bdimy = env->lab->bdimy;
     t.pad = lab_param_value(env->lab, "IPAD");
-    for (int i = 0; i < T_CHECKS; i++)
-        check_init(&t.c[i], env->lab->id, k->name, check_ids[i], 0);
-    for (int j = 0; j < n; j++)
-        for (int i = 0; i < T_CHECKS; i++)
-            if (strcmp(check_ids[i], checks[j].id) == 0) {
-                t.c[i].max_points = checks[j].points;
-                t.listed[i] = 1;
-            }
+    worker_init_checks(env, k, check_ids, T_CHECKS, t.c, t.listed);
     if (t.listed[T_DYNAMIC])
         grade_dynamic(&t), emit(&t, T_DYNAMIC);
     if (check_shapes(&t) != 0) {
