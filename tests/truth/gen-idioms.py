@@ -6,10 +6,11 @@ H100's recorded figures (make check-truth, tests/truth/h100-idioms.tsv).
 
 Classes: cp.async of 4, 8 and 16 bytes (strides on either side, zero fill,
 idle lanes), shared atomics of every kind on distinct, shared and conflicting
-words, ldmatrix and stmatrix, loads and stores ptxas narrows or fuses, half
-precision tiles, device printf beside shared accesses, and faults (a write past
-out, a shared overrun); reductions (labs 7 and 8: trees in global and shared
-memory, sequential and interleaved, the last warp unrolled, a dynamic tile)
+words, ldmatrix and stmatrix, loads and stores ptxas narrows or fuses, float4
+loads with a word never used, half precision tiles, device printf beside
+shared accesses, and faults (a write past out, a shared overrun); reductions
+(labs 7 and 8: trees in global and shared memory, sequential and interleaved,
+the last warp unrolled, a dynamic tile)
 and warp shuffles (broadcast, up, down, wrap-around, butterfly, widths, an
 array a lane, block sums with one word a warp in shared memory), whose global
 loads and stores and shuffles are held to the hardware's as well.
@@ -220,6 +221,29 @@ k("fuse_col", "fused", """
     s[x][2 * y + 1] = -t;
     __syncthreads();
     out[t] = s[y][2 * x] + s[y][2 * x + 1] * 3;""")
+
+# --- a dead word: a float4 load one of whose words is never used --------------------------
+# ptxas keeps the LDS.128, the Compute Sanitizer reports it 12 bytes wide, and the
+# hardware serves all 16 (a 7-wide stencil's window read as float4 does this).
+for dead, use in (("w", "v.x + v.y * 3.0f + v.z * 5.0f"), ("x", "v.y + v.z * 3.0f + v.w * 5.0f")):
+    for stride in (1, 2, 5):
+        k("dead_%s_s%d" % (dead, stride), "dead word", """
+    __shared__ float4 d[128 * %(s)d];
+    int t = threadIdx.x;
+    d[t * %(s)d] = make_float4(t, t * 2, t * 3, t * 4);
+    __syncthreads();
+    float4 v = d[((t * 7) %% 128) * %(s)d];
+    out[t] = (int)(%(use)s);""" % dict(s=stride, use=use))
+k("dead_w_rows", "dead word", """
+    __shared__ __align__(16) float d[16 * 40];
+    int t = threadIdx.x;
+    for (int j = t; j < 16 * 40; j += 128)
+        d[j] = j * 0.5f;
+    __syncthreads();
+    /* 8 threads a row of pitch 40, three float4 each, the last word of the third unused */
+    const float4 *p = (const float4 *)(d + (t / 8) * 40 + 4 * (t % 8));
+    float4 a = p[0], b = p[1], c = p[2];
+    out[t] = (int)(a.x + a.y + a.z + a.w + b.x + b.y + b.z + b.w + c.x + c.y + c.z);""")
 
 # --- half precision ---------------------------------------------------------------------
 k("h2_row", "half", """
