@@ -360,12 +360,19 @@ MILESTONES_SO := $(BUILD)/solutions/lab5-milestones.so
 $(MILESTONES_SO): $(MILESTONES_SRC) common/support.cu common/smemlab.h
 	@mkdir -p $(@D)
 	$(call step,NVCC,$@)$(NVCC) $(NVCC_ALL) -shared $(MILESTONES_SRC) common/support.cu -o $@
+# Lab 6's earlier 2-D kernel (one column a thread), timed beside the solution's.
+CONV_MILESTONES_SRC := $(wildcard solutions/lab6-convolution/milestones/*.cu)
+CONV_MILESTONES_SO := $(BUILD)/solutions/lab6-milestones.so
+$(CONV_MILESTONES_SO): $(CONV_MILESTONES_SRC) common/support.cu common/smemlab.h
+	@mkdir -p $(@D)
+	$(call step,NVCC,$@)$(NVCC) $(NVCC_ALL) -shared $(CONV_MILESTONES_SRC) common/support.cu -o $@
 # First how long grading takes by emulation; then, on a GPU, the kernels' speed.
-bench: $(BENCH) $(GRADER_ALL) $(LABS:%=$(BUILD)/solutions/%.so) $(MILESTONES_SO)
+bench: $(BENCH) $(GRADER_ALL) $(LABS:%=$(BUILD)/solutions/%.so) $(MILESTONES_SO) \
+       $(CONV_MILESTONES_SO)
 	bash grader/bench/emulated.sh $(BUILD) $(GRADER)
 	@nvidia-smi -L > /dev/null 2>&1 || { echo "No GPU here: the kernels' speed against cuBLAS, the copy roof and CUB needs one."; exit 0; }; \
 	 $(BENCH) $(BUILD)/solutions/lab5.so $(BUILD)/solutions/lab6.so --milestones $(MILESTONES_SO) \
-	     --reduce $(BUILD)/solutions/lab7.so $(BUILD)/solutions/lab8.so \
+	     --conv-milestones $(CONV_MILESTONES_SO) --reduce $(BUILD)/solutions/lab7.so $(BUILD)/solutions/lab8.so \
 	     --transpose $(BUILD)/solutions/lab9.so --constant $(BUILD)/solutions/lab10.so $(BENCH_FLAGS)
 else
 bench:

@@ -1,8 +1,9 @@
 /*
  * bench.c - how fast are the lab 5 to 8 solutions, next to the roofs?
  *
- *   bench [LAB5_SO LAB6_SO] [--milestones SO] [--reduce LAB7_SO LAB8_SO]
- *         [--transpose LAB9_SO] [--constant LAB10_SO] [--reps N] [--warmup N] [--seed S]
+ *   bench [LAB5_SO LAB6_SO] [--milestones SO] [--conv-milestones SO]
+ *         [--reduce LAB7_SO LAB8_SO] [--transpose LAB9_SO] [--constant LAB10_SO]
+ *         [--reps N] [--warmup N] [--seed S]
  *         [--quick]     (LAB5_SO LAB6_SO: unless --reduce, --transpose or --constant)
  *   e.g. bench build/solutions/lab5.so build/solutions/lab6.so
  *
@@ -21,6 +22,10 @@
  * (launch_matmulReg1d, launch_matmulReg2d, launch_matmulReg2dVec; built from
  * solutions/lab5-matmul/milestones/), so docs/lab5.md can say what fraction
  * of cuBLAS each reaches.
+ *
+ * --conv-milestones SO: also time lab 6's earlier conv2dTiled, one column a
+ * thread (launch_conv2dColumn, solutions/lab6-convolution/milestones/): the
+ * before beside the solution's after.
  *
  * Lab 5: the three matrix-product launchers against cuBLAS SGEMM (float32
  * math, no TF32) at the sizes in sizes_matmul_bench. Lab 6: the three
@@ -95,14 +100,15 @@ static float *device_floats(size_t n)
 /* ---------------------------------------------------------------- options */
 
 typedef struct options {
-    const char *lab5, *lab6, *milestones, *lab7, *lab8, *lab9, *lab10;
+    const char *lab5, *lab6, *milestones, *conv_milestones, *lab7, *lab8, *lab9, *lab10;
     int reps, warmup, quick;
     uint64_t seed;
 } options;
 
 static void usage(void)
 {
-    fprintf(stderr, "usage: bench LAB5_SO LAB6_SO [--milestones SO] [--reduce LAB7_SO LAB8_SO] "
+    fprintf(stderr, "usage: bench LAB5_SO LAB6_SO [--milestones SO] [--conv-milestones SO] "
+                    "[--reduce LAB7_SO LAB8_SO] "
                     "[--transpose LAB9_SO] [--constant LAB10_SO] [--reps N] [--warmup N] [--seed S] "
                     "[--quick]\n");
     exit(2);
@@ -131,6 +137,8 @@ static options parse_options(int argc, char **argv)
                 usage();
         } else if (!strcmp(argv[i], "--milestones") && has_value)
             o.milestones = argv[++i];
+        else if (!strcmp(argv[i], "--conv-milestones") && has_value)
+            o.conv_milestones = argv[++i];
         else if (!strcmp(argv[i], "--transpose") && has_value)
             o.lab9 = argv[++i];
         else if (!strcmp(argv[i], "--constant") && has_value)
@@ -507,6 +515,15 @@ static int bench_conv2d(void *lib, const options *o)
     ref_conv2d(d.h_in, d.h_mask, ref, s.width, s.height, mw);
     cc.ref = ref;
     ok &= bench_conv_kernel(&cc, "conv2dTiled", 3, symbol(lib, "launch_conv2dTiled", o->lab6), o);
+    if (o->conv_milestones != NULL) { /* the before: its own c_mask2d, the same mask */
+        void *mlib = open_lab(o->conv_milestones);
+        CUDA_CHECK(cudaMemcpyToSymbol(device_symbol(mlib, "c_mask2d", o->conv_milestones),
+                                      d.h_mask, (size_t)(mw * mw) * sizeof(float), 0,
+                                      cudaMemcpyHostToDevice));
+        ok &= bench_conv_kernel(&cc, "conv2dColumn (before)", 3,
+                                symbol(mlib, "launch_conv2dColumn", o->conv_milestones), o);
+        dlclose(mlib);
+    }
     conv_teardown(&d);
     free(ref), free(got);
     return ok;

@@ -321,12 +321,13 @@ END_TEST
 
 START_TEST(test_conv2d_solutions)
 {
-    static const int dims[][2] = {{7, 5}, {33, 31}, {61, 67}, {1, 129}};
+    /* widths that are multiples of 4 run the float4 kernels (VEC), the others the scalar ones */
+    static const int dims[][2] = {{7, 5}, {33, 31}, {61, 67}, {1, 129}, {64, 36}, {4, 1}};
     static const int mws[] = {1, 3, 5, 7};
     et *e = load_lab("lab6-convolution/lab6");
-    for (size_t a = 0; a < 4; a++)
+    for (size_t a = 0; a < sizeof dims / sizeof dims[0]; a++)
         for (size_t b = 0; b < 4; b++) {
-            int w = dims[a][0], h = dims[a][1], mw = mws[b], r = mw / 2;
+            int w = dims[a][0], h = dims[a][1], mw = mws[b], r = mw / 2, vec = w % 4 == 0;
             size_t n = (size_t)w * h;
             uint64_t s = (uint64_t)(w * 7 + h * 13 + mw);
             float *in = malloc(n * 4), *out = malloc(n * 4), mask[49];
@@ -339,9 +340,11 @@ START_TEST(test_conv2d_solutions)
                                   (uint64_t)h, (uint64_t)mw};
             char name[64];
             for (int generic = 0; generic < 2; generic++) {
-                snprintf(name, sizeof name, "_Z11conv2dTiledILi%dEEvPKfPfiii", generic ? 0 : mw);
+                snprintf(name, sizeof name, "_Z11conv2dTiledILi%dELb%dEEvPKfPfiii",
+                         generic ? 0 : mw, vec);
+                /* 32 x 32 outputs a block, 4 columns x 2 rows a thread (TILE2D, ROWS2D) */
                 unsigned grid[3] = {(unsigned)(w + 31) / 32, (unsigned)(h + 31) / 32, 1};
-                unsigned block[3] = {32, 8, 1};
+                unsigned block[3] = {8, 16, 1};
                 ck_assert_int_eq(et_run3(e, name, grid, block, 0, params, 5, EMU_DEFAULT_BUDGET),
                                  EMU_OK);
                 et_get(e, out, params[1], n * 4);
