@@ -93,3 +93,36 @@ extern "C" __global__ void smemlab_grader_copy_rows(const float *in, float *out,
     if (ix < (unsigned)nx && iy < (unsigned)ny)
         out[(size_t)iy * nx + ix] = in[(size_t)iy * nx + ix];
 }
+
+/* Lab 9's reference for checking each timed run on the device: out (nx rows of ny) is in
+   (ny rows of nx) transposed. Plain, not fast: it only has to be right. */
+extern "C" __global__ void smemlab_grader_transpose(const float *in, float *out, int nx, int ny)
+{
+    unsigned ix = blockIdx.x * 32 + threadIdx.x, iy = blockIdx.y * 16 + threadIdx.y;
+    if (ix < (unsigned)nx && iy < (unsigned)ny)
+        out[(size_t)ix * ny + iy] = in[(size_t)iy * nx + ix];
+}
+
+/* Lab 10's lookup keys for one timed run: keys[i] uniform in [0, table) from a hash of
+   (seed, i), so that no run's answer is an earlier one's. */
+extern "C" __global__ void smemlab_grader_keys(int *keys, unsigned long long n,
+                                               unsigned long long seed, int table)
+{
+    for (unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x; i < n;
+         i += (unsigned long long)gridDim.x * blockDim.x) {
+        unsigned long long z = seed + (i + 1) * 0x9E3779B97F4A7C15ull;
+        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+        z ^= z >> 31;
+        keys[i] = (int)((z >> 32) % (unsigned)table);
+    }
+}
+
+/* The lookup's reference: out[i] = table[keys[i]]. */
+extern "C" __global__ void smemlab_grader_gather(const int *keys, const float *table, float *out,
+                                                 unsigned long long n)
+{
+    for (unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x; i < n;
+         i += (unsigned long long)gridDim.x * blockDim.x)
+        out[i] = table[keys[i]];
+}

@@ -349,9 +349,9 @@ static void speed_conv(worker_env *env, const lab_kernel *k, void *state, check_
         r.host_mask = mask;
         /* Both timed alike: a fresh input before every run; the kernel's output checked each time. */
         timed_work kernel = {launch_conv, a, {(float *)a->in}, {count}, 1, a->out, count, r.ref,
-                             make_ref, &r};
+                             make_ref, &r, NULL};
         timed_work copy = {launch_copy, a, {(float *)a->in}, {count}, 1, NULL, 0, NULL, NULL,
-                           NULL};
+                           NULL, NULL};
         if (time_fresh(env, &kernel, 10, &t_kernel, why, sizeof why) != 0) {
             check_set(c, CHECK_FAIL, "%s", why);
             *lost = dev_context_lost();

@@ -178,6 +178,8 @@ run_outcome float_run_case(worker_env *env, const float_case *fc, check_result *
 static cudaError_t fill_inputs(worker_env *env, const timed_work *w, int run)
 {
     cudaError_t err = cudaSuccess;
+    if (w->refill)
+        return w->refill(env, w->ref_arg, run);
     for (int i = 0; i < w->n_inputs && err == cudaSuccess; i++)
         err = module_fill(&env->mod, w->inputs[i], w->input_n[i],
                           env->opt->seed * 1000003ull + (unsigned long long)(run * 8 + i));

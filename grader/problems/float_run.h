@@ -58,6 +58,9 @@ typedef struct timed_work {
     float *ref;  /* where make_ref puts the expected output */
     cudaError_t (*make_ref)(worker_env *env, void *ref_arg);
     void *ref_arg;
+    /* Optional: fills run `run`'s inputs itself, the same each time for that run, where
+       they are not uniform floats (lab 10's integer keys); given ref_arg. */
+    cudaError_t (*refill)(worker_env *env, void *ref_arg, int run);
 } timed_work;
 
 /* Median time of w over `reps` runs after 2 warm-ups; 0, or -1 with why. */

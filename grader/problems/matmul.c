@@ -318,9 +318,10 @@ static void speed_mm(worker_env *env, const lab_kernel *k, void *state, check_re
     int prepared = dev_malloc((void **)&ref.C, n * sizeof(float)) == cudaSuccess;
     /* Both timed alike: fresh A and B before every run; the kernel's C checked each time. */
     timed_work kernel = {launch_mm, a, {(float *)a->A, (float *)a->B}, {(size_t)s->M * s->K,
-                         (size_t)s->K * s->N}, 2, a->C, n, ref.C, ref_cublas, &ref};
+                         (size_t)s->K * s->N}, 2, a->C, n, ref.C, ref_cublas, &ref, NULL};
     timed_work blas = {launch_cublas, &ref, {(float *)a->A, (float *)a->B},
-                       {(size_t)s->M * s->K, (size_t)s->K * s->N}, 2, NULL, 0, NULL, NULL, NULL};
+                       {(size_t)s->M * s->K, (size_t)s->K * s->N}, 2, NULL, 0, NULL, NULL, NULL,
+                       NULL};
     if (!prepared) {
         check_set(c, CHECK_FAIL, "no device memory for the cuBLAS result at %dx%dx%d", s->M,
                   s->N, s->K);

@@ -374,6 +374,8 @@ static void judge_const(const stencil_launch *a, const measurement *m, check_res
         return;
     check_field(c->measured, sizeof c->measured, "%.2f distinct addresses per constant request "
                 "(%.0f requests)", per, req);
+    if (req > 0)
+        c->degree = per; /* what a PREDICT ... const line is judged against */
     if (a->k->path == MEM_PATH_CONSTANT && is_lookup(a)) {
         double model = lookup_distinct_per_warp(a->host_keys, (size_t)a->n);
         check_field(c->expected, sizeof c->expected, "%.2f (the distinct keys of a warp's 32 "
@@ -532,6 +534,7 @@ static void launch_copy(void *p)
 typedef struct speed_ref {
     stencil_launch *a;
     float *ref;
+    float *table; /* the lookup's: the grader's own copy of it, for the reference */
 } speed_ref;
 
 static cudaError_t make_stencil_ref(worker_env *env, void *p)
@@ -540,15 +543,36 @@ static cudaError_t make_stencil_ref(worker_env *env, void *p)
     return module_conv(&env->mod, r->a->in, r->a->data, r->ref, r->a->n, 1, taps(env));
 }
 
-/* The lookup's keys stay (fresh random keys are the grader's to draw): its reference
-   is made once, and the output is poisoned and checked before and after each run. */
-static float *lookup_device_ref(stencil_launch *a)
+/* A grid-stride kernel of the grader's (device/grader_kernels.cu) over n elements. */
+static cudaError_t launch_own(worker_env *env, const char *name, void **args)
 {
-    float *host = host_reference(a), *dev = NULL;
-    char why[64];
-    dev = dev_upload(host, (size_t)a->n, why, sizeof why);
-    free(host);
-    return dev;
+    cudaKernel_t k = module_own_kernel(&env->mod, name);
+    dim3 grid = {(unsigned)(env->mod.sm_count > 0 ? env->mod.sm_count * 8 : 256), 1, 1};
+    dim3 block = {256, 1, 1};
+    return k ? cudaLaunchKernel((const void *)k, grid, block, args, 0, 0)
+             : cudaErrorInvalidDeviceFunction;
+}
+
+/* The lookup's keys of timed run `run`, fresh on the device: no run's output is an
+   earlier one's, so a kernel that keeps its answers gains nothing. */
+static cudaError_t lookup_keys_of_run(worker_env *env, void *p, int run)
+{
+    speed_ref *r = p;
+    void *keys = r->a->in;
+    unsigned long long n = (unsigned long long)r->a->n;
+    unsigned long long seed = env->opt->seed * 1000003ull + (unsigned long long)run * 8;
+    int table = data_count(r->a);
+    void *args[] = {&keys, &n, &seed, &table};
+    return launch_own(env, "smemlab_grader_keys", args);
+}
+
+static cudaError_t make_lookup_ref(worker_env *env, void *p)
+{
+    speed_ref *r = p;
+    const void *keys = r->a->in;
+    unsigned long long n = (unsigned long long)r->a->n;
+    void *args[] = {&keys, &r->table, &r->ref, &n};
+    return launch_own(env, "smemlab_grader_gather", args);
 }
 
 static void speed_stencil(worker_env *env, const lab_kernel *k, void *state, check_result *c,
@@ -557,7 +581,7 @@ static void speed_stencil(worker_env *env, const lab_kernel *k, void *state, che
     stencil_launch *a = state;
     char why[256];
     double t_kernel = 0, t_copy = 0;
-    speed_ref r = {a, NULL};
+    speed_ref r = {a, NULL, NULL};
     if (big_input(env, a, CALL_SPEED, 1, why, sizeof why) != 0) {
         check_set(c, CHECK_FAIL, "could not prepare the timed input: %s", why);
         *lost = dev_context_lost();
@@ -566,13 +590,18 @@ static void speed_stencil(worker_env *env, const lab_kernel *k, void *state, che
         return;
     }
     size_t count = (size_t)a->n;
-    if (is_lookup(a))
-        r.ref = lookup_device_ref(a);
-    else if (dev_malloc((void **)&r.ref, count * sizeof(float)) != cudaSuccess)
+    if (dev_malloc((void **)&r.ref, count * sizeof(float)) != cudaSuccess)
         r.ref = NULL;
+    if (is_lookup(a) && r.ref && !(r.table = dev_upload(a->host_data, (size_t)data_count(a),
+                                                        why, sizeof why))) {
+        dev_free(r.ref);
+        r.ref = NULL;
+    }
+    /* Fresh inputs every run (warm-up too), each run's output checked on the device. */
     timed_work kernel = {launch_stencil, a, {(float *)a->in}, {count}, is_lookup(a) ? 0 : 1,
-                         a->out, count, r.ref, is_lookup(a) ? NULL : make_stencil_ref, &r};
-    timed_work copy = {launch_copy, a, {NULL}, {0}, 0, NULL, 0, NULL, NULL, NULL};
+                         a->out, count, r.ref, is_lookup(a) ? make_lookup_ref : make_stencil_ref,
+                         &r, is_lookup(a) ? lookup_keys_of_run : NULL};
+    timed_work copy = {launch_copy, a, {NULL}, {0}, 0, NULL, 0, NULL, NULL, NULL, NULL};
     if (!r.ref) {
         check_set(c, CHECK_FAIL, "could not prepare the timed input: no device memory");
     } else if (time_fresh(env, &kernel, 10, &t_kernel, why, sizeof why) != 0) {
@@ -594,6 +623,7 @@ static void speed_stencil(worker_env *env, const lab_kernel *k, void *state, che
                           "several outputs a thread.");
     }
     dev_free(r.ref);
+    dev_free(r.table);
     if (!*lost)
         release(a);
 }

@@ -325,6 +325,14 @@ cudaError_t module_conv(const device_module *m, const float *in, const float *ma
     return device_current()->conv(m, in, mask, out, width, height, mw);
 }
 
+cudaKernel_t module_own_kernel(const device_module *m, const char *name)
+{
+    cudaKernel_t k = NULL;
+    if (!m->own || cudaLibraryGetKernel(&k, m->own, name) != cudaSuccess)
+        return NULL;
+    return k;
+}
+
 cudaError_t module_matmul(const device_module *m, const float *A, const float *B, float *C,
                           int M, int N, int K)
 {

@@ -85,6 +85,10 @@ cudaError_t module_diff(const device_module *m, const float *got, const float *w
 cudaError_t module_conv(const device_module *m, const float *in, const float *mask, float *out,
                         int width, int height, int mw);
 
+/* One of the grader's own kernels (device/grader_kernels.cu) by name, for the timed runs
+   that only a GPU makes; NULL where none is loaded (the emulator) or the code lacks it. */
+cudaKernel_t module_own_kernel(const device_module *m, const char *name);
+
 /* The reference product C = A * B (cuBLAS on a GPU), finished when it returns. */
 cudaError_t module_matmul(const device_module *m, const float *A, const float *B, float *C,
                           int M, int N, int K);
