@@ -38,7 +38,8 @@ typedef struct check_result {
     char expected[128]; /* what the model or reference says */
     char message[256];  /* one line for the student */
     char hint[640];     /* why, and what to change */
-    double degree;      /* conflict checks: the measured conflict degree (0: none measured) */
+    double degree;      /* conflict checks: the measured conflict degree; const-serialization:
+                           distinct addresses a request (0: none measured) */
     /* Conflict checks: what was counted (JSON "counts"; 0: nothing measured).
        ideal: wavefronts with no conflict for the bytes moved; width: bytes
        a lane the accesses moved (0: unknown, as with the counters, or mixed). */

@@ -24,7 +24,7 @@ static const char EXAMPLE[] = "e.g. // PREDICT setRowReadCol store 1 load 32";
 
 const char *predict_access_name(predict_access a)
 {
-    return a == PREDICT_STORE ? "store" : "load";
+    return a == PREDICT_STORE ? "store" : a == PREDICT_LOAD ? "load" : "const";
 }
 
 static void note(predict_set *s, int line, const char *fmt, ...)
@@ -154,20 +154,24 @@ static void parse_line(predict_set *s, char *buf, int lineno, int too_long)
         return;
     }
     if (nt == 1 || nt % 2 == 0) {
-        note(s, lineno, "after the kernel name write 'store N' and/or 'load N' (%s)", EXAMPLE);
+        note(s, lineno, "after the kernel name write 'store N' and/or 'load N', or 'const N' "
+             "(%s)", EXAMPLE);
         return;
     }
     /* Check the whole line before keeping anything from it. */
-    double deg[2] = {0, 0};
-    int have[2] = {0, 0}, given[2] = {0, 0};
+    double deg[3] = {0, 0, 0};
+    int have[3] = {0, 0, 0}, given[3] = {0, 0, 0};
     for (int i = 1; i + 1 < nt; i += 2) {
         int a;
         if (strcmp(tok[i], "store") == 0)
             a = PREDICT_STORE;
         else if (strcmp(tok[i], "load") == 0)
             a = PREDICT_LOAD;
+        else if (strcmp(tok[i], "const") == 0)
+            a = PREDICT_CONST;
         else {
-            note(s, lineno, "expected 'store' or 'load' where word %d is (%s)", i + 1, EXAMPLE);
+            note(s, lineno, "expected 'store', 'load' or 'const' where word %d is (%s)", i + 1,
+                 EXAMPLE);
             return;
         }
         if (given[a]) {
@@ -178,13 +182,17 @@ static void parse_line(predict_set *s, char *buf, int lineno, int too_long)
         if (strcmp(tok[i + 1], "?") == 0)
             continue; /* not predicted yet */
         if (parse_degree(tok[i + 1], &deg[a]) != 0) {
-            note(s, lineno, "the %s degree must be a number from 1 (conflict-free) to 32, or ?",
-                 predict_access_name((predict_access)a));
+            if (a == PREDICT_CONST)
+                note(s, lineno, "the const count must be a number of addresses from 1 (a "
+                     "broadcast) to 32, or ?");
+            else
+                note(s, lineno, "the %s degree must be a number from 1 (conflict-free) to 32, "
+                     "or ?", predict_access_name((predict_access)a));
             return;
         }
         have[a] = 1;
     }
-    for (int a = 0; a < 2; a++) {
+    for (int a = 0; a < 3; a++) {
         if (!have[a])
             continue;
         prediction *old = find_mut(s, tok[0], (predict_access)a);
@@ -290,22 +298,35 @@ int predict_parse(const char *path, predict_set *out, char *err, size_t err_size
     return 0;
 }
 
+/* "32-way conflict", or for const "30 distinct addresses a request". */
+static const char *amount_text(predict_access a, double v, char *buf, size_t size)
+{
+    if (a != PREDICT_CONST)
+        return degree_text(v, buf, size);
+    snprintf(buf, size, "%.3g distinct address%s a request", v, v == 1.0 ? "" : "es");
+    return buf;
+}
+
 predict_verdict predict_judge(const prediction *p, double measured_degree, char *text,
                               size_t text_size)
 {
     char want[48], got[48];
-    degree_text(p->degree, want, sizeof want);
+    amount_text(p->access, p->degree, want, sizeof want);
     if (!isfinite(measured_degree) || measured_degree < 1.0 - DEGREE_TOLERANCE) {
         snprintf(text, text_size, "%s %s: you predicted %s; not measured, so not compared",
                  p->kernel, predict_access_name(p->access), want);
         return PREDICT_NOT_MEASURED;
     }
     double m = measured_degree < 1.0 ? 1.0 : measured_degree;
-    degree_text(m, got, sizeof got);
+    amount_text(p->access, m, got, sizeof got);
     double larger = m > p->degree ? m : p->degree;
     int right = fabs(m - p->degree) <= DEGREE_TOLERANCE * larger;
     snprintf(text, text_size, "%s %s: you predicted %s, measured %s: %s", p->kernel,
              predict_access_name(p->access), want, got,
-             right ? "right" : "not this time (work out the banks of lanes 0, 1 and 2)");
+             right ? "right"
+             : p->access == PREDICT_CONST ? "not this time (count the distinct words a warp's "
+                                            "32 lanes read at once)"
+                                          : "not this time (work out the banks of lanes 0, 1 "
+                                            "and 2)");
     return right ? PREDICT_RIGHT : PREDICT_WRONG;
 }

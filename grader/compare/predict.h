@@ -7,11 +7,14 @@
  *     // PREDICT setRowReadCol store 1 load 32
  *     // PREDICT setColReadCol load 32
  *     // PREDICT setRowReadColPad store ? load ?     (? = no prediction yet)
+ *     // PREDICT lookupConst const 30
  *
  * that is: `//` (or `*` inside a block comment), the word PREDICT in
  * capitals, a kernel name, then `store N` and/or `load N` in either order,
  * N being the conflict degree the student expects (1 = conflict-free, 32 =
- * 32-way; decimals such as 1.5 are allowed). The grader compares each with
+ * 32-way; decimals such as 1.5 are allowed), or `const N`: the distinct
+ * constant-memory addresses a warp request reads (lab 10: 1 is a broadcast,
+ * and the constant cache serves N addresses one after another). The grader compares each with
  * the measured degree and prints one line per prediction. Predictions earn
  * and cost no points: they are there to make the student think first.
  *
@@ -32,12 +35,12 @@
 #define PREDICT_MAX_BYTES (1L << 20) /* read at most this much of the file */
 #define PREDICT_MAX_DEGREE 32.0 /* a warp has 32 lanes: no request costs more */
 
-typedef enum predict_access { PREDICT_STORE, PREDICT_LOAD } predict_access;
+typedef enum predict_access { PREDICT_STORE, PREDICT_LOAD, PREDICT_CONST } predict_access;
 
 typedef struct prediction {
     char kernel[PREDICT_NAME_MAX];
     predict_access access;
-    double degree; /* predicted conflict degree, 1 .. PREDICT_MAX_DEGREE */
+    double degree; /* predicted conflict degree (const: addresses), 1 .. PREDICT_MAX_DEGREE */
     int line;      /* 1-based line of the file it came from */
 } prediction;
 
@@ -81,7 +84,7 @@ typedef enum predict_verdict {
 predict_verdict predict_judge(const prediction *p, double measured_degree, char *text,
                               size_t text_size);
 
-/* "store" or "load". */
+/* "store", "load" or "const". */
 const char *predict_access_name(predict_access a);
 
 #endif /* SMEMLAB_PREDICT_H */

@@ -34,12 +34,17 @@ void report_judge_predictions(lab_result *r, const char *source)
         return;
     for (int i = 0; i < r->n_checks; i++) {
         const check_result *c = &r->checks[i];
-        int store = strcmp(c->check, "store-conflicts") == 0;
-        /* labs 5 to 9 judge a kernel's shared conflicts in one check, its degree the loads' */
-        if (!store && strcmp(c->check, "load-conflicts") != 0 &&
-            strcmp(c->check, "smem-conflicts") != 0)
+        predict_access access;
+        if (strcmp(c->check, "store-conflicts") == 0)
+            access = PREDICT_STORE;
+        else if (strcmp(c->check, "load-conflicts") == 0 ||
+                 strcmp(c->check, "smem-conflicts") == 0) /* labs 5 to 10: the loads' degree */
+            access = PREDICT_LOAD;
+        else if (strcmp(c->check, "const-serialization") == 0) /* lab 10: addresses a request */
+            access = PREDICT_CONST;
+        else
             continue;
-        const prediction *p = predict_find(&set, c->kernel, store ? PREDICT_STORE : PREDICT_LOAD);
+        const prediction *p = predict_find(&set, c->kernel, access);
         if (!p)
             continue;
         predict_verdict v = predict_judge(p, c->degree > 0 ? c->degree : -1, line, sizeof line);

@@ -37,9 +37,18 @@
  * sees each load's state space and every lane's constant address: on a GPU
  * the grader runs your kernel's PTX on the emulator too, for these two.
  *
+ * Predict first: how many distinct constant-memory addresses one warp request
+ * reads (1 = a broadcast; the constant cache serves N addresses one after
+ * another) in the lines below; the grader says which were right (no points
+ * either way; ? is skipped). For the lookup: 32 lanes, each with its own key
+ * from 256 table entries.
+ *
  * Build and grade:   make lab10 && make grade
  */
 #include "smemlab.h"
+
+// PREDICT stencil1DConst const ?
+// PREDICT lookupConst const ?
 
 #define TILE 1024
 #define THREADS 1024

@@ -143,5 +143,25 @@ expect("lab9-store-strided", "transposeSmem", "store-coalescing", "bank_map",
 expect("lab9-store-strided", "transposeSmem", "store-coalescing", "hint",
        has=("4.00 sectors a request for yours. They took 8.0 times that",))
 
+# Lab 10: lanes that each start at their own tap read every coefficient at once: the
+# serialization measured is the stencil's taps (2 RADIUS + 1, from the planted file).
+taps = 2 * define("lab10-rotated-taps", "RADIUS") + 1
+if not ONLY or "lab10-rotated-taps" in ONLY:
+    try:
+        msg = check("lab10-rotated-taps", "stencil1DConst", "const-serialization")["message"]
+        got = float(re.search(r"serialized: ([\d.]+) distinct addresses", msg).group(1))
+        assert abs(got - taps) <= 0.05 * taps, f"{got} distinct addresses, the file has {taps} taps"
+        passed += 1
+        print(f"ok    hint lab10-rotated-taps: {got} distinct addresses a request for {taps} taps")
+    except (AssertionError, AttributeError, OSError, KeyError) as e:
+        failed += 1
+        print(f"FAIL  hint lab10-rotated-taps: {e}")
+# One key broadcast to the warp at a time: one address a request, against the keys' model.
+expect("lab10-lookup-by-lane", "lookupConst", "const-serialization", "message",
+       has=("1.0 distinct constant addresses a warp request (the keys make 3",))
+# Plain loads of the coefficients where the read-only path was asked: every one counted.
+expect("lab10-ro-plain-load", "stencil1DReadOnly", "memory-path", "hint",
+       has=("__ldg(&p[i])", "const float *__restrict__"))
+
 print(f"hints: {passed} passed, {failed} failed")
 sys.exit(1 if failed else 0)

@@ -95,7 +95,7 @@ START_TEST(bad_lines_get_a_note_and_keep_nothing)
     ck_assert_ptr_nonnull(strstr(set.notes[0], "line 1: "));
     ck_assert_ptr_nonnull(strstr(set.notes[0], "kernel name"));
     ck_assert_ptr_nonnull(strstr(set.notes[1], "line 2: "));
-    ck_assert(notes_mention("line 5: expected 'store' or 'load'"));
+    ck_assert(notes_mention("line 5: expected 'store', 'load' or 'const'"));
     ck_assert(notes_mention("line 6: the load degree must be a number from 1"));
     ck_assert(notes_mention("line 7: the load degree"));
 }
@@ -249,6 +249,32 @@ START_TEST(judges_against_the_measured_degree)
 }
 END_TEST
 
+/* lab 10's prediction: the distinct constant addresses a warp request reads */
+START_TEST(const_predictions_count_addresses)
+{
+    parse("// PREDICT lookupConst const 30\n"
+          "// PREDICT stencil1DConst const 1 load 1\n"
+          "// PREDICT lookupReadOnly const ?\n"
+          "// PREDICT lookupConst const 40\n");
+    ck_assert_double_eq(degree_of("lookupConst", PREDICT_CONST), 30.0);
+    ck_assert_double_eq(degree_of("stencil1DConst", PREDICT_CONST), 1.0);
+    ck_assert_double_eq(degree_of("stencil1DConst", PREDICT_LOAD), 1.0);
+    ck_assert_double_eq(degree_of("lookupConst", PREDICT_LOAD), -1.0);
+    ck_assert_ptr_null(predict_find(&set, "lookupReadOnly", PREDICT_CONST));
+    ck_assert_int_eq(set.n_notes, 1); /* 40 addresses: a warp has 32 lanes */
+    ck_assert_msg(notes_mention("const count must be a number of addresses"), "%s", set.notes[0]);
+
+    prediction p = {"lookupConst", PREDICT_CONST, 30.0, 1};
+    char text[256];
+    ck_assert_int_eq(predict_judge(&p, 30.2, text, sizeof text), PREDICT_RIGHT);
+    ck_assert_str_eq(text, "lookupConst const: you predicted 30 distinct addresses a request, "
+                           "measured 30.2 distinct addresses a request: right");
+    ck_assert_int_eq(predict_judge(&p, 1.0, text, sizeof text), PREDICT_WRONG);
+    ck_assert_ptr_nonnull(strstr(text, "measured 1 distinct address a request"));
+    ck_assert_ptr_nonnull(strstr(text, "count the distinct words"));
+}
+END_TEST
+
 /*
  * The skeletons of labs 1-4 carry one PREDICT line per kernel with ? marks:
  * they must parse without a note, predict nothing yet, and once the ? are
@@ -301,6 +327,7 @@ Suite *predict_suite(void)
     tcase_add_test(tc, reads_a_file_and_refuses_what_is_not_one);
     tcase_add_test(tc, a_huge_file_is_read_only_in_part);
     tcase_add_test(tc, judges_against_the_measured_degree);
+    tcase_add_test(tc, const_predictions_count_addresses);
     tcase_add_test(tc, the_skeletons_prediction_lines_name_their_kernels);
     suite_add_tcase(s, tc);
     return s;
