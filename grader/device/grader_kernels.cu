@@ -17,18 +17,22 @@ extern "C" __global__ void smemlab_grader_scrub(int words, int poison)
         __trap();
 }
 
+/* 64 random bits from (seed, i): splitmix64's mix of the i-th step. */
+static __device__ unsigned long long hash_of(unsigned long long seed, unsigned long long i)
+{
+    unsigned long long z = seed + (i + 1) * 0x9E3779B97F4A7C15ull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
 /* x[i] uniform in [-1, 1) from a hash of (seed, i): fresh inputs for every timed run. */
 extern "C" __global__ void smemlab_grader_fill(float *x, unsigned long long n,
                                                unsigned long long seed)
 {
     for (unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x; i < n;
-         i += (unsigned long long)gridDim.x * blockDim.x) {
-        unsigned long long z = seed + (i + 1) * 0x9E3779B97F4A7C15ull;
-        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-        z ^= z >> 31;
-        x[i] = (float)((double)(z >> 40) / (double)(1ull << 24) * 2.0 - 1.0);
-    }
+         i += (unsigned long long)gridDim.x * blockDim.x)
+        x[i] = (float)((double)(hash_of(seed, i) >> 40) / (double)(1ull << 24) * 2.0 - 1.0);
 }
 
 /*
@@ -109,13 +113,8 @@ extern "C" __global__ void smemlab_grader_keys(int *keys, unsigned long long n,
                                                unsigned long long seed, int table)
 {
     for (unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x; i < n;
-         i += (unsigned long long)gridDim.x * blockDim.x) {
-        unsigned long long z = seed + (i + 1) * 0x9E3779B97F4A7C15ull;
-        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-        z ^= z >> 31;
-        keys[i] = (int)((z >> 32) % (unsigned)table);
-    }
+         i += (unsigned long long)gridDim.x * blockDim.x)
+        keys[i] = (int)((hash_of(seed, i) >> 32) % (unsigned)table);
 }
 
 /* The lookup's reference: out[i] = table[keys[i]]. */
