@@ -376,13 +376,15 @@ static void next_for(FILE *f, const lab_result *r, const kernel_view *k, const r
 void report_text_next(FILE *f, const lab_result *results, int n, const report_style *st)
 {
     const lab_result *last = NULL;
+    kernel_view k;
+    const char *kernel = NULL; /* the last lab's last kernel */
+    int graded = 0;            /* kernels of the last lab: fewer than its table's under --kernel */
     for (int i = 0; i < n; i++) {
         const lab_result *r = &results[i];
-        kernel_view k;
         int at = 0;
         if (r->env_code)
             return; /* its reason says what to do */
-        while (next_kernel(r, &at, &k))
+        for (graded = 0; next_kernel(r, &at, &k); graded++, kernel = k.c[0].kernel)
             if (!done(&k)) {
                 next_for(f, r, &k, st);
                 return;
@@ -393,6 +395,11 @@ void report_text_next(FILE *f, const lab_result *results, int n, const report_st
         return;
     fputs("\n", f);
     paint(f, st, 1, "Next:");
+    if (graded == 1 && last->lab->n_kernels > 1) {
+        fprintf(f, " %s has nothing left to fix; make grade grades the rest of %s\n", kernel,
+                last->lab->id);
+        return;
+    }
     const lab_def *after = NULL;
     for (int i = 0; i + 1 < lab_registry_count; i++)
         if (lab_registry[i] == last->lab)
