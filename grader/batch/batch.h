@@ -71,6 +71,7 @@ typedef struct result {
     char provenance[256];    /* the same, short ("trace on NVIDIA H100 80GB HBM3, sm_90") */
     char compiler[2048];     /* not compiled: the compiler's first lines about the file */
     int not_measured;        /* checks graded neither pass nor fail (not measured, not graded) */
+    char predictions[2048];  /* the student's PREDICT lines judged (no points; "" if none) */
     int final;               /* a re-run keeps it (unless --regrade) */
     check_rec *checks;
     int n_checks;

@@ -320,8 +320,9 @@ static int gpu_of_slot(const batch_opts *o, int slot)
 
 static void start_grade(const batch_opts *o, job *j, int slot)
 {
-    char so[4300], json[4300], dev[16], log[4300];
+    char so[4300], src[4300], json[4300], dev[16], log[4300];
     snprintf(so, sizeof so, "%s/%s.so", j->dir, o->lab->id);
+    snprintf(src, sizeof src, "%s/%s.cu", j->dir, o->lab->id); /* its PREDICT lines */
     snprintf(json, sizeof json, "%s/grade.json", j->dir);
     snprintf(log, sizeof log, "%s/grade.log", j->dir);
     snprintf(dev, sizeof dev, "%d", gpu_of_slot(o, slot));
@@ -333,6 +334,8 @@ static void start_grade(const batch_opts *o, job *j, int slot)
     argv[n++] = (char *)o->grader;
     argv[n++] = "--lib";
     argv[n++] = so;
+    argv[n++] = "--source";
+    argv[n++] = src;
     argv[n++] = "--json";
     argv[n++] = json;
     argv[n++] = "--device";
@@ -463,6 +466,7 @@ static void finish_job(const batch_opts *o, job *j, submission *subs, result *re
         snprintf(r->provenance, sizeof r->provenance, "%s", j->outcome.provenance);
         snprintf(r->compiler, sizeof r->compiler, "%s", j->outcome.compiler);
         r->not_measured = j->outcome.not_measured;
+        snprintf(r->predictions, sizeof r->predictions, "%s", j->outcome.predictions);
         r->final = j->outcome.final;
         if (j->outcome.n_checks) {
             r->checks = calloc((size_t)j->outcome.n_checks, sizeof *r->checks);

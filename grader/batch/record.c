@@ -102,6 +102,7 @@ int record_write(const char *results_dir, const result *r, char *err, size_t err
     cJSON_AddStringToObject(o, "provenance", r->provenance);
     cJSON_AddStringToObject(o, "compiler", r->compiler);
     cJSON_AddNumberToObject(o, "not_measured", r->not_measured);
+    cJSON_AddStringToObject(o, "predictions", r->predictions);
     cJSON_AddBoolToObject(o, "final", r->final);
     for (int i = 0; i < r->n_checks; i++) {
         const check_rec *k = &r->checks[i];
@@ -169,6 +170,7 @@ int record_read(const char *path, result *r)
     snprintf(r->provenance, sizeof r->provenance, "%s", str(o, "provenance"));
     snprintf(r->compiler, sizeof r->compiler, "%s", str(o, "compiler"));
     r->not_measured = (int)num(o, "not_measured", 0);
+    snprintf(r->predictions, sizeof r->predictions, "%s", str(o, "predictions"));
     r->final = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "final"));
     read_checks(r, cJSON_GetObjectItemCaseSensitive(o, "checks"));
     cJSON_Delete(o);
@@ -262,6 +264,7 @@ int result_from_grader_json(result *r, const char *json_path, int exit_status,
     }
     const cJSON *ng = cJSON_GetObjectItemCaseSensitive(lab, "not_graded");
     snprintf(r->device, sizeof r->device, "%s", str(lab, "device"));
+    snprintf(r->predictions, sizeof r->predictions, "%s", str(lab, "predictions"));
     device_provenance(r->device, r->provenance, sizeof r->provenance);
     read_checks(r, cJSON_GetObjectItemCaseSensitive(lab, "checks"));
     if (cJSON_IsString(ng)) {

@@ -231,6 +231,8 @@ static void feedback_text(sb *b, const lab_def *lab, const result *r)
             sb_printf(b, "        hint: %s\n", c->hint);
         detail_text(b, c);
     }
+    if (r->predictions[0]) /* lines that each end in a newline */
+        sb_printf(b, "\nYour predictions (no points):\n%s", r->predictions);
     sb_printf(b, "\nScore: %g/%g\n", r->points, r->max_points);
 }
 
@@ -309,6 +311,11 @@ static void feedback_html(sb *b, const lab_def *lab, const result *r)
             sb_puts(b, "</td></tr>\n");
         }
         sb_puts(b, "</table>\n");
+    }
+    if (r->predictions[0]) {
+        sb_puts(b, "<p>Your predictions (no points):</p>\n<pre>");
+        sb_xml(b, r->predictions);
+        sb_puts(b, "</pre>\n");
     }
     sb_printf(b, "<p><strong>Score: %g/%g</strong></p>\n</body>\n</html>\n", r->points,
               r->max_points);
@@ -650,6 +657,14 @@ static void provenance_print(FILE *f, const result *rs, int n)
     }
 }
 
+static int failed_checks(const result *r)
+{
+    int n = 0;
+    for (int i = 0; i < r->n_checks; i++)
+        n += r->checks[i].status && strcmp(r->checks[i].status, "fail") == 0;
+    return n;
+}
+
 void summary_print(FILE *f, const batch_opts *o, const result *rs, int n)
 {
     int graded = 0, full = 0, failed = 0, nc = 0, ng = 0, rej = 0, nm = 0;
@@ -659,8 +674,8 @@ void summary_print(FILE *f, const batch_opts *o, const result *rs, int n)
             graded++;
             if (rs[i].points >= rs[i].max_points && rs[i].max_points > 0)
                 full++;
-            else
-                failed++;
+            failed += failed_checks(&rs[i]) > 0; /* short of full marks by unmeasured
+                                                    checks alone is no failure */
             nm += rs[i].not_measured > 0;
             break;
         case ST_NOT_COMPILED: nc++; break;

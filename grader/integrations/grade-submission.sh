@@ -154,13 +154,13 @@ if [ $status = graded ]; then
     # grader has to run as that user.
     json=$TRUSTED/grade.json
     if [ -n "$run_as" ] && "$GRADER" --help 2>&1 | grep -q -- '--run-as'; then
-        cmd=("$GRADER" --verbose --run-as "$run_as" --lib "$WORK/$LAB.so" --json "$json" "$LAB")
+        cmd=("$GRADER" --verbose --run-as "$run_as" --lib "$WORK/$LAB.so" --source "$WORK/$LAB.cu" --json "$json" "$LAB")
     elif [ -n "$run_as" ]; then
         echo "$me: warning: this grader has no --run-as: running all of it as $run_as" >&2
         json=$WORK/grade.json
-        cmd=("${as_user[@]}" "$GRADER" --verbose --lib "$WORK/$LAB.so" --json "$json" "$LAB")
+        cmd=("${as_user[@]}" "$GRADER" --verbose --lib "$WORK/$LAB.so" --source "$WORK/$LAB.cu" --json "$json" "$LAB")
     else
-        cmd=("$GRADER" --verbose --lib "$WORK/$LAB.so" --json "$json" "$LAB")
+        cmd=("$GRADER" --verbose --lib "$WORK/$LAB.so" --source "$WORK/$LAB.cu" --json "$json" "$LAB")
     fi
     (cd "$KIT" && NO_COLOR=1 timeout -k 10 "$GRADE_TIMEOUT" "${cmd[@]}") </dev/null >"$OUT/report.txt" 2>&1
     rc=$?

@@ -505,6 +505,7 @@ variant "$A/nm.cu" nm "FAKE-APART: not-measured" FAKE-EMULATED
 variant "$A/ng.cu" ng "FAKE-APART: not-graded"
 variant "$A/odd.cu" odd "FAKE-APART: newfangled"
 variant "$A/one.cu" one "FAKE-POINTS: 5 6"
+echo "// PREDICT setRowReadColPad load 2" >> "$A/one.cu"
 "$BATCH" "${FAKE[@]}" lab3 "$A" -o "$T/res-apart" > "$T/run.log" 2>&1
 reason_has nm "2 checks not measured: setRowReadColPad load-conflicts, setRowReadColDynPad load-conflicts" "$T/res-apart"
 reason_has ng "2 checks not graded: setRowReadColPad load-conflicts" "$T/res-apart"
@@ -514,7 +515,10 @@ status_is odd graded 10 "$T/res-apart"
 grep -q "^  N/G   load-conflicts" "$T/res-apart/feedback/ng.txt" && grep -q "^  ?     load-conflicts" "$T/res-apart/feedback/odd.txt" \
     && python3 -c 'import json,sys; t=json.load(open(sys.argv[1]))["tests"]; sys.exit(not any(x["name"].endswith("load-conflicts") and x["status"] == "failed" for x in t))' "$T/res-apart/gradescope/odd/results.json" \
     && grep -q "(3 with checks not measured or not graded" "$T/run.log" \
-    && ok "not-graded is N/G, an unknown status '?', failed in Gradescope, counted apart in the summary" || no "apart: $(grep -A1 'failed checks' "$T/run.log")"
+    && grep -q "^    failed checks     1$" "$T/run.log" \
+    && grep -A1 -q "^Your predictions (no points):" "$T/res-apart/feedback/one.txt" \
+    && grep -q "^setRowReadColPad load 2: judged$" "$T/res-apart/feedback/one.txt" \
+    && ok "not-graded is N/G, an unknown status '?', failed in Gradescope, counted apart in the summary (failed checks: one alone); the PREDICT lines in the feedback" || no "apart: $(grep -A1 'failed checks' "$T/run.log")"
 [ "$(field nm provenance "$T/res-apart")" = "emulated on the CPU: no GPU found; speed not measured" ] &&
     [ "$(field one provenance "$T/res-apart")" = "trace on NVIDIA H100 80GB HBM3, sm_90" ] &&
     grep -q "graded by         3  trace on NVIDIA H100 80GB HBM3, sm_90" "$T/run.log" && grep -q "graded by         1  emulated on the CPU" "$T/run.log" &&
