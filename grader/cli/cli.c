@@ -27,7 +27,7 @@ void cli_usage(FILE *f)
         "  --timeout SEC     time limit for each launch of a kernel (default 10)\n"
         "  --repeats N       correctness runs per kernel (default 3)\n"
         "  --device N        CUDA device to use (default 0)\n"
-        "  --seed N          seed for random inputs (labs 5, 6)\n"
+        "  --seed N          seed for random inputs (labs 5 to 10)\n"
         "  --measure HOW     how conflicts are measured: auto (default: a trace with the\n"
         "                    Compute Sanitizer where it is installed, no permission\n"
         "                    needed; else the hardware counters; with no usable GPU,\n"
