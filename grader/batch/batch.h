@@ -79,6 +79,10 @@ typedef struct result {
 
 void result_free_checks(result *r);
 
+/* How a result's reason begins when the student's library broke the lab's contract
+   (rejected, 0 points, final: the student's to fix, not the machine's). */
+#define CONTRACT_BROKEN "breaks the lab's contract: "
+
 /* One student's submission after discovery. */
 typedef struct submission {
     char student[ID_MAX];      /* safe id: letters, digits, '.', '_', '-' (names.c) */

@@ -267,7 +267,13 @@ int result_from_grader_json(result *r, const char *json_path, int exit_status,
     snprintf(r->predictions, sizeof r->predictions, "%s", str(lab, "predictions"));
     device_provenance(r->device, r->provenance, sizeof r->provenance);
     read_checks(r, cJSON_GetObjectItemCaseSensitive(lab, "checks"));
-    if (cJSON_IsString(ng)) {
+    if (cJSON_IsString(ng) && !strcmp(str(lab, "not_graded_cause"), "contract")) {
+        /* the student's file broke the lab's contract: final, 0 points, the reason theirs */
+        r->status = ST_REJECTED;
+        r->final = 1;
+        r->points = 0;
+        snprintf(r->reason, sizeof r->reason, CONTRACT_BROKEN "%s", ng->valuestring);
+    } else if (cJSON_IsString(ng)) {
         r->status = ST_NOT_GRADED;
         r->points = 0;
         snprintf(r->reason, sizeof r->reason, "not graded: %s", ng->valuestring);

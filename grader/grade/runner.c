@@ -460,8 +460,9 @@ void run_lab(const lab_def *lab, const grade_options *opt, lab_result *out)
     memset(out, 0, sizeof *out);
     out->lab = lab;
     child_become_subreaper();
-    if (lab_image_open(opt->lib_path, &img, out->env_text, sizeof out->env_text) != 0 ||
-        contract_check(&img, lab, out->env_text, sizeof out->env_text) != 0 ||
+    int opened = lab_image_open(opt->lib_path, &img, out->env_text, sizeof out->env_text) == 0;
+    out->refused = opened && contract_check(&img, lab, out->env_text, sizeof out->env_text) != 0;
+    if (!opened || out->refused ||
         record_lab(lab, &img, opt, plans, host, out->env_text, sizeof out->env_text) != 0) {
         out->env_code = EXIT_ENVIRONMENT;
     } else {

@@ -18,7 +18,9 @@
 # for the machine (the student's user cannot read the kit, the toolchain is
 # missing, a library will not load) is "not-graded: the grading machine ...",
 # with the cause and the fix; an empty or whitespace-only file is "rejected"
-# ("empty submission"). No temporary path reaches the student.
+# ("empty submission"), and so is a file that breaks the lab's contract (a
+# fixed parameter changed: "breaks the lab's contract: ..."). No temporary path
+# reaches the student.
 #
 # Student code runs as SMEMLAB_RUN_AS when this runs as root: the build
 # (make lab-lib: the kit's flags, as smemlab-batch builds) as that user, and
@@ -174,7 +176,11 @@ if [ $status = graded ]; then
         scrub "$json"
         grader_json=$json
         ng=$(jq -r '.labs[0].not_graded // empty' "$grader_json")
-        [ -z "$ng" ] || status=not-graded reason=$ng
+        if [ -n "$ng" ] && [ "$(jq -r '.labs[0].not_graded_cause // empty' "$grader_json")" = contract ]; then
+            status=rejected reason="breaks the lab's contract: $ng" # the student's, as the batch says
+        elif [ -n "$ng" ]; then
+            status=not-graded reason=$ng
+        fi
     fi
 fi
 

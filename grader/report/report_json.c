@@ -52,7 +52,7 @@ static cJSON *lab_json(const lab_result *r)
 
     cJSON_AddStringToObject(o, "id", r->lab->id);
     cJSON_AddStringToObject(o, "title", r->lab->title);
-    cJSON_AddStringToObject(o, "source", r->lab->source);
+    cJSON_AddStringToObject(o, "source", r->source[0] ? r->source : r->lab->source);
     cJSON_AddStringToObject(o, "device", r->device);
     char prov[256];
     device_provenance(r->device, prov, sizeof prov);
@@ -61,6 +61,9 @@ static cJSON *lab_json(const lab_result *r)
         cJSON_AddStringToObject(o, "not_graded", r->env_text);
     else
         cJSON_AddNullToObject(o, "not_graded");
+    /* whose it is to fix: the library's own contract, or the machine that ran it */
+    cJSON_AddStringToObject(o, "not_graded_cause", !r->env_code ? "" : r->refused ? "contract"
+                                                                                  : "environment");
     for (int i = 0; i < r->n_checks; i++)
         cJSON_AddItemToArray(checks, check_json(&r->checks[i]));
     cJSON_AddNumberToObject(o, "points", r->points);

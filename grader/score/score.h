@@ -26,6 +26,8 @@ typedef struct lab_result {
     double points, max_points; /* computed once, here; every report uses these */
     char device[1024];  /* GPU and counter backend, as the worker saw them */
     int env_code;       /* 0, or EXIT_ENVIRONMENT when the lab could not run */
+    int refused;        /* with env_code: the library itself breaks the lab's contract (a
+                           fixed parameter changed): the student's to fix, not the machine's */
     char env_text[1024];
     double seconds;     /* wall time of the whole lab */
     char *host_printed;   /* what the launchers (host code) printed, capped; NULL: nothing */

@@ -339,6 +339,7 @@ variant "$L/hang.cu" hang FAKE-HANG
 variant "$L/crash.cu" crash FAKE-CRASH
 variant "$L/nogpu.cu" nogpu "FAKE-NOT-GRADED: no GPU here"
 variant "$L/broken.cu" broken FAKE-COMPILE-ERROR
+variant "$L/offcontract.cu" offcontract "FAKE-NOT-GRADED: lab3.so sets IPAD to 3, but the contract fixes it at 1" FAKE-CONTRACT
 start=$(date +%s)
 FAKE_GRADER_PIDS=$T/pids "$BATCH" "${FAKE[@]}" --time-limit 6 lab3 "$L" -o "$T/res-lim" > "$T/run.log" 2>&1
 rc=$?
@@ -354,6 +355,11 @@ status_is broken not-compiled 0 "$T/res-lim"
 want="does not compile: lab3.cu:$(grep -n FAKE-COMPILE-ERROR "$L/broken.cu" | cut -d: -f1): expected an expression"
 [ "$(field broken reason "$T/res-lim")" = "$want" ] && ok "compile error: '$want' (scratch path gone)" || no "compile error reason: $(field broken reason "$T/res-lim")"
 grep -q "grading took longer" "$T/run.log" && grep -q "not graded          3" "$T/run.log" && ok "summary says why" || { no "summary"; cat "$T/run.log"; }
+status_is offcontract rejected 0 "$T/res-lim"
+reason_has offcontract "breaks the lab's contract: lab3.so sets IPAD to 3, but the contract fixes it at 1" "$T/res-lim"
+grep -A1 -q "not usable          1" "$T/run.log" && ok "a broken contract is the student's: rejected (not usable), not the machine's not-graded" || no "contract: $(grep -A1 "not usable" "$T/run.log")"
+"$BATCH" "${FAKE[@]}" --time-limit 6 lab3 "$L" -o "$T/res-lim" > "$T/rerun.log" 2>&1
+grep -q "2 to grade, 3 already recorded" "$T/rerun.log" && ok "a re-run keeps it (final), as it keeps a compile error" || no "re-run: $(head -1 "$T/rerun.log")"
 validate "$T/res-lim"
 
 echo "[$SECONDS s] == kill -9 at random points, re-run: the same gradebook"
