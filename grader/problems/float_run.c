@@ -334,15 +334,9 @@ int float_grade_kernel(worker_env *env, const lab_kernel *k, const float_ops *op
         decide(env, &c[FLOAT_RACE], &sent[FLOAT_RACE]);
         decide(env, &c[FLOAT_PATH], &sent[FLOAT_PATH]);
         decide(env, &c[FLOAT_CONST], &sent[FLOAT_CONST]);
-        if (c[FLOAT_CORRECT].status == CHECK_NOT_GRADED)
-            check_not_graded_like(&c[FLOAT_SPEED], &c[FLOAT_CORRECT]);
-        else if (right == RUN_RIGHT && device_is_emulator() && c[FLOAT_SPEED].max_points > 0)
-            check_set(&c[FLOAT_SPEED], CHECK_NOT_MEASURED, "not measured: emulated on the CPU "
-                      "(speed is the GPU's to tell)");
-        else if (right == RUN_RIGHT && !lost && c[FLOAT_SPEED].max_points > 0)
+        if (c[FLOAT_SPEED].max_points > 0 && /* else not reported: no need to say why */
+            worker_speed_due(&c[FLOAT_CORRECT], &c[FLOAT_SPEED], right, lost))
             ops->speed(env, k, state, &c[FLOAT_SPEED], &lost), worker_mark(env, "speed");
-        else
-            check_set(&c[FLOAT_SPEED], CHECK_FAIL, "not timed: the kernel is not correct yet");
     }
     for (int i = 0; i < FLOAT_CHECKS; i++)
         if (!sent[i])

@@ -194,6 +194,21 @@ void worker_checks_not_run(check_result *c, int correct, int from, int to, unsig
             check_set(&c[i], CHECK_FAIL, "not run: the kernel did not run");
 }
 
+int worker_speed_due(const check_result *correct, check_result *speed, run_outcome right,
+                     int lost)
+{
+    if (correct->status == CHECK_NOT_GRADED)
+        check_not_graded_like(speed, correct);
+    else if (right == RUN_RIGHT && device_is_emulator())
+        check_set(speed, CHECK_NOT_MEASURED, "not measured: emulated on the CPU (speed is the "
+                  "GPU's to tell)");
+    else if (right == RUN_RIGHT && !lost)
+        return 1;
+    else
+        check_set(speed, CHECK_FAIL, "not timed: the kernel is not correct yet");
+    return 0;
+}
+
 void worker_judge_dynamic(worker_env *env, const call_plan *call, uint32_t need,
                           check_result *c)
 {

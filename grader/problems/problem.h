@@ -103,6 +103,12 @@ void worker_init_checks(const worker_env *env, const lab_kernel *k, const char *
    failed "not run". */
 void worker_checks_not_run(check_result *c, int correct, int from, int to, unsigned long skip);
 
+/* Whether a kernel's speed is to be timed now (1, right being correct's outcome and lost
+   whether the context is gone); else 0 with speed saying why: not graded like correct,
+   not measured where emulated, or not timed while the kernel is not correct. */
+int worker_speed_due(const check_result *correct, check_result *speed, run_outcome right,
+                     int lost);
+
 void worker_judge_dynamic(worker_env *env, const call_plan *call, uint32_t need,
                           check_result *c);
 

@@ -1075,17 +1075,8 @@ int reduce_grade_kernel(worker_env *env, const lab_kernel *k)
     emit(&r, R_CORRECT);
     for (int i = R_TRAFFIC; i <= R_RACE; i++)
         emit(&r, i);
-    if (has(&r, R_SPEED)) {
-        if (r.c[R_CORRECT].status == CHECK_NOT_GRADED)
-            check_not_graded_like(&r.c[R_SPEED], &r.c[R_CORRECT]);
-        else if (right == RUN_RIGHT && device_is_emulator())
-            check_set(&r.c[R_SPEED], CHECK_NOT_MEASURED, "not measured: emulated on the CPU "
-                      "(speed is the GPU's to tell)");
-        else if (right == RUN_RIGHT && !lost)
-            grade_speed(&r, &lost), worker_mark(env, "speed");
-        else
-            check_set(&r.c[R_SPEED], CHECK_FAIL, "not timed: the kernel is not correct yet");
-    }
+    if (has(&r, R_SPEED) && worker_speed_due(&r.c[R_CORRECT], &r.c[R_SPEED], right, lost))
+        grade_speed(&r, &lost), worker_mark(env, "speed");
     for (int i = 0; i < R_CHECKS; i++)
         emit(&r, i);
     return lost ? KERNEL_CONTEXT_LOST : 0;

@@ -457,17 +457,8 @@ int transpose_grade_kernel(worker_env *env, const lab_kernel *k)
     emit(&t, T_CORRECT);
     for (int i = T_LOAD; i <= T_RACE; i++)
         emit(&t, i);
-    if (t.listed[T_SPEED]) {
-        if (t.c[T_CORRECT].status == CHECK_NOT_GRADED)
-            check_not_graded_like(&t.c[T_SPEED], &t.c[T_CORRECT]);
-        else if (right == RUN_RIGHT && device_is_emulator())
-            check_set(&t.c[T_SPEED], CHECK_NOT_MEASURED, "not measured: emulated on the CPU "
-                      "(speed is the GPU's to tell)");
-        else if (right == RUN_RIGHT && !lost)
-            grade_speed(&t, &lost), worker_mark(env, "speed");
-        else
-            check_set(&t.c[T_SPEED], CHECK_FAIL, "not timed: the kernel is not correct yet");
-    }
+    if (t.listed[T_SPEED] && worker_speed_due(&t.c[T_CORRECT], &t.c[T_SPEED], right, lost))
+        grade_speed(&t, &lost), worker_mark(env, "speed");
     for (int i = 0; i < T_CHECKS; i++)
         emit(&t, i);
     return lost ? KERNEL_CONTEXT_LOST : 0;
