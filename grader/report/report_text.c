@@ -89,7 +89,7 @@ static int starts(const char *s, const char *prefix)
 static const check_result *correct_of(const kernel_view *k)
 {
     for (int i = 0; i < k->n; i++)
-        if (strcmp(k->c[i].check, "correct") == 0)
+        if (check_id_of(k->c[i].check) == CHK_CORRECT)
             return &k->c[i];
     return NULL;
 }
@@ -103,7 +103,7 @@ static int waits(const kernel_view *k, const check_result *c)
         return 0;
     return starts(c->message, "not counted: the measured run gave a wrong result") ||
            starts(c->message, "not run: ") ||
-           (strcmp(c->check, "race") == 0 && starts(c->message, "no shared "));
+           (check_id_of(c->check) == CHK_RACE && starts(c->message, "no shared "));
 }
 
 static int all_status(const kernel_view *k, check_status s)

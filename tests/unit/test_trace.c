@@ -1220,19 +1220,22 @@ END_TEST
 START_TEST(test_race_in_kernel_checks)
 {
     lab_kernel k = {.name = "k", .launcher = "launch_k",
-                    .points = {.correct = 2, .requests = 1, .conflicts = 1, .race = 1}};
+                    .points = {{[CHK_CORRECT] = 2, [CHK_STORE_REQUESTS] = 1,
+                                [CHK_LOAD_REQUESTS] = 1, [CHK_STORE_CONFLICTS] = 1,
+                                [CHK_LOAD_CONFLICTS] = 1, [CHK_RACE] = 1}}};
     lab_def lab = {.id = "labx", .kind = PROBLEM_TILE, .bdimx = 32, .bdimy = 32, .kernels = &k,
                    .n_kernels = 1};
     kernel_check out[KERNEL_MAX_CHECKS];
     ck_assert_int_eq(kernel_checks(&lab, &k, out), 6);
-    ck_assert_str_eq(out[5].id, "race");
+    ck_assert_int_eq(out[5].id, CHK_RACE);
+    ck_assert_str_eq(check_name(out[5].id), "race");
     ck_assert_double_eq(kernel_max_points(&lab, &k), 7);
-    k.points.race = 0;
+    k.points.of[CHK_RACE] = 0;
     ck_assert_int_eq(kernel_checks(&lab, &k, out), 5);
     lab.kind = PROBLEM_MATMUL;
-    k.points = (check_points){.correct = 4, .conflicts = 1, .race = 2};
+    k.points = (check_points){{[CHK_CORRECT] = 4, [CHK_SMEM_CONFLICTS] = 1, [CHK_RACE] = 2}};
     ck_assert_int_eq(kernel_checks(&lab, &k, out), 3);
-    ck_assert_str_eq(out[2].id, "race");
+    ck_assert_int_eq(out[2].id, CHK_RACE);
 }
 END_TEST
 
