@@ -25,7 +25,7 @@ void cli_usage(FILE *f)
         "  --build-dir DIR   where make put the libraries (default: build)\n"
         "  --json FILE       also write the results as JSON to FILE\n"
         "  --timeout SEC     time limit for each launch of a kernel (default 10)\n"
-        "  --repeats N       correctness runs per kernel (default 3)\n"
+        "  --repeats N       runs of each size for correct, fresh inputs each (default 3)\n"
         "  --device N        CUDA device to use (default 0)\n"
         "  --seed N          seed for random inputs (labs 5 to 10)\n"
         "  --measure HOW     how conflicts are measured: auto (default: a trace with the\n"

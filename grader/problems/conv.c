@@ -132,10 +132,10 @@ static run_outcome conv_run(problem *p, check_result *c)
     return out;
 }
 
-static void conv_passed(problem *p, int runs, int last, check_result *c)
+static void conv_passed(problem *p, int runs, int last, const char *each, check_result *c)
 {
     (void)last;
-    check_set(c, CHECK_PASS, "all %d sizes and mask widths right (seed %llu)", runs,
+    check_set(c, CHECK_PASS, "all %d sizes and mask widths right%s (seed %llu)", runs, each,
               p->env->opt->seed);
 }
 

@@ -114,7 +114,7 @@ static void say_counts(problem *p, check_id id, const measurement *m, const trac
 
 /* The idiom's one call, run once and measured on the buffer of that run. */
 const kind_desc idiom_kind = {
-    .name = "idiom", .state_bytes = sizeof(idiom_state),
+    .name = "idiom", .state_bytes = sizeof(idiom_state), .no_inputs = 1,
     .run = idiom_run, /* its pass names the output's fingerprint */
     .bind = idiom_bind, .release = idiom_release,
     .judge = {[CHK_COUNTS] = say_counts},

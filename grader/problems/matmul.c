@@ -147,11 +147,11 @@ static void whole_tile_probe(problem *p, check_result *c)
                     "reads: %s.", w->width, w->height, w->depth, COPY_WORDS);
 }
 
-static void mm_passed(problem *p, int runs, int last, check_result *c)
+static void mm_passed(problem *p, int runs, int last, const char *each, check_result *c)
 {
     const call_spec *big = &p->env->plan->specs[last];
-    check_set(c, CHECK_PASS, "all %d sizes right, 1x1x1 to %dx%dx%d (seed %llu)", runs,
-              big->width, big->height, big->depth, p->env->opt->seed);
+    check_set(c, CHECK_PASS, "all %d sizes right, 1x1x1 to %dx%dx%d%s (seed %llu)", runs,
+              big->width, big->height, big->depth, each, p->env->opt->seed);
 }
 
 /* A and B filled from the seed on the device: the same values every time. */

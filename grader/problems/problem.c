@@ -48,9 +48,13 @@ int problem_call(const problem *p, int role)
     return -1;
 }
 
+/* A repeat's step from the seed of its call's first run: odd and far from the calls'
+   small offsets (2^64 / golden ratio), so no two runs of a kernel share inputs. */
+#define FRESH_RUN_STEP 0x9E3779B97F4A7C15ull
+
 unsigned long long problem_seed(const problem *p)
 {
-    return p->env->opt->seed + (unsigned)p->call;
+    return p->env->opt->seed + (unsigned)p->call + (unsigned long long)p->run * FRESH_RUN_STEP;
 }
 
 void problem_free(const problem *p, void *dev)
@@ -348,20 +352,44 @@ static void contract_broken(problem *p)
 
 /* --- 4. correct ----------------------------------------------------------------------- */
 
-/* Every size this device runs, each as many times as the kind repeats it: the first
-   run that is not right decides. */
+/*
+ * A size right on its first run came out wrong on a later one: the kernel's output
+ * depends on what an earlier launch left (a result kept from it, or a race whose
+ * luck changed), not on this run's inputs alone. The kind's words on what is wrong
+ * stand, with which run it was; the hint says why a size is run more than once.
+ */
+static void wrong_on_repeat(problem *p, int repeats, check_result *c)
+{
+    char was[sizeof c->message];
+    const char *fresh = p->kind->no_inputs ? "" : " on fresh inputs";
+    snprintf(was, sizeof was, "%s", c->message);
+    check_set(c, CHECK_FAIL, "%.190s (run %d of %d%s; run 1 was right)", was, p->run + 1,
+              repeats, fresh);
+    check_field(c->hint, sizeof c->hint, "This size came out right on its first run and wrong "
+                "on run %d%s: your kernel's output depends on what an earlier launch left "
+                "behind. A result kept in a __device__ or static variable (for the same n, "
+                "say) and handed back later is not this run's work; a race whose luck changed "
+                "between runs does the same (the race check names it where the trace sees "
+                "it). Each run must compute its output from its own inputs.", p->run + 1,
+                p->kind->no_inputs ? "" : ", whose inputs were new");
+}
+
+/* Every size this device runs, each --repeats times on fresh inputs: the first run
+   that is not right decides. */
 static run_outcome grade_correct(problem *p)
 {
     const kernel_plan *plan = p->env->plan;
     check_result *c = &p->c[CHK_CORRECT];
-    int runs = 0, last = -1, repeats = p->kind->repeats ? p->env->opt->repeats : 1;
+    int runs = 0, last = -1, repeats = p->env->opt->repeats > 0 ? p->env->opt->repeats : 1;
     for (int i = 0; i < plan->n_calls; i++) {
         if (!(plan->specs[i].role & CALL_CORRECT) || !problem_runs(p, i))
             continue;
         for (int r = 0; r < repeats; r++) {
             p->call = i, p->run = r;
             run_outcome out = p->kind->run(p, c);
-            if (out == RUN_WRONG && p->kind->explain_wrong)
+            if (out == RUN_WRONG && r > 0)
+                wrong_on_repeat(p, repeats, c);
+            else if (out == RUN_WRONG && p->kind->explain_wrong)
                 p->kind->explain_wrong(p, c);
             if (out != RUN_RIGHT)
                 return out;
@@ -369,12 +397,16 @@ static run_outcome grade_correct(problem *p)
         runs++;
         last = i;
     }
+    p->run = 0;
     if (runs == 0) { /* cannot happen with the kit's tables: never a silent pass */
         check_set(c, CHECK_FAIL, "no size was run: the lab table lists none for this device");
         return RUN_FAILED;
     }
+    char each[64] = "";
+    if (repeats > 1 && !p->kind->no_inputs)
+        snprintf(each, sizeof each, ", each %d times on fresh inputs", repeats);
     if (p->kind->passed)
-        p->kind->passed(p, runs, last, c);
+        p->kind->passed(p, runs, last, each, c);
     return RUN_RIGHT;
 }
 

@@ -14,9 +14,11 @@
  *   2. dynamic    dynamic-tile, where listed: the first launch against tile_bytes
  *   3. shapes     the launches against the contract (shapes); a breach fails
  *                 correct and leaves every other check "not run"
- *   4. correct    every call of role CALL_CORRECT this device runs, `repeats`
- *                 times each: run, judged into correct; explain_wrong after a wrong
- *                 run; passed words the pass
+ *   4. correct    every call of role CALL_CORRECT this device runs, --repeats times
+ *                 each, every run on fresh inputs (problem_seed): run, judged into
+ *                 correct; explain_wrong after a wrong first run (a later run wrong
+ *                 after a right one is the driver's to explain: an earlier launch's
+ *                 result kept, or a race); passed words the pass
  *   5. measured   the call of role CALL_TRAFFIC: prepare, launch under the meter
  *                 (watch: a range whose loads are counted apart), right (is its
  *                 output the reference's), then the races (a proven race fails
@@ -125,8 +127,10 @@ struct kind_desc {
        kernel, its output against the reference; c untouched when right */
     run_outcome (*run)(problem *p, check_result *c);
     void (*explain_wrong)(problem *p, check_result *c);
-    void (*passed)(problem *p, int runs, int last_call, check_result *c); /* NULL: run's */
-    int repeats; /* 1: every run of a call is repeated --repeats times */
+    /* the pass of `runs` sizes, the last call_spec `last`; each: ", each 3 times on
+       fresh inputs" (or "" for one run); NULL: run's words stand */
+    void (*passed)(problem *p, int runs, int last, const char *each, check_result *c);
+    int no_inputs; /* the output is the thread's own (labs 1-4): repeats, not fresh */
     /* bind: the buffers of call p->call as the lab's calls number them (calls.h),
        made ready for a launch (lab 7's in-place tree restarts from its input); every
        launch of the kind is problem_launch(p), which replays the call on them.
@@ -175,7 +179,8 @@ int problem_call(const problem *p, int role);
 int problem_runs(const problem *p, int i);
 
 /* The seed of the inputs of the run now made (p->call, p->run): the options' seed
-   plus the call on its first run. */
+   plus the call on its first run, a seed no other run of the kernel has on each
+   repeat (fresh inputs: a result kept from an earlier launch is wrong there). */
 unsigned long long problem_seed(const problem *p);
 
 /* Free device memory the kind allocated, unless the context is lost (then nothing

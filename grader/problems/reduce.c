@@ -503,14 +503,14 @@ static run_outcome red_run(problem *p, check_result *c)
     return exercise(r) ? run_exercise(r, p->call, c) : run_sum(r, p->call, c);
 }
 
-static void red_passed(problem *p, int runs, int last, check_result *c)
+static void red_passed(problem *p, int runs, int last, const char *each, check_result *c)
 {
     (void)last;
     if (exercise(p->state))
-        check_set(c, CHECK_PASS, "right for all %d values it was tried with", runs);
+        check_set(c, CHECK_PASS, "right for all %d values it was tried with%s", runs, each);
     else
-        check_set(c, CHECK_PASS, "all %d sizes right, n = 0 and n = 1 among them (seed %llu)",
-                  runs, p->env->opt->seed);
+        check_set(c, CHECK_PASS, "all %d sizes right%s, n = 0 and n = 1 among them (seed %llu)",
+                  runs, each, p->env->opt->seed);
 }
 
 /* --- the measured run ------------------------------------------------------------ */

@@ -206,10 +206,11 @@ static run_outcome stencil_run(problem *p, check_result *c)
     return out;
 }
 
-static void stencil_passed(problem *p, int runs, int last, check_result *c)
+static void stencil_passed(problem *p, int runs, int last, const char *each, check_result *c)
 {
     (void)last;
-    check_set(c, CHECK_PASS, "all %d lengths right (seed %llu)", runs, p->env->opt->seed);
+    check_set(c, CHECK_PASS, "all %d lengths right%s (seed %llu)", runs, each,
+              p->env->opt->seed);
 }
 
 /* The call with `role` on this device, its inputs ready and an output buffer. */

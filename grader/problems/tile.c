@@ -199,9 +199,9 @@ static run_outcome tile_run(problem *p, check_result *c)
     return out;
 }
 
-static void tile_passed(problem *p, int runs, int last, check_result *c)
+static void tile_passed(problem *p, int runs, int last, const char *each, check_result *c)
 {
-    (void)runs, (void)last;
+    (void)runs, (void)last, (void)each;
     check_set(c, CHECK_PASS, "all %ld elements right (%d runs)", ((tile_state *)p->state)->n,
               p->env->opt->repeats);
 }
@@ -423,7 +423,7 @@ static uint32_t tile_bytes(const problem *p)
 const kind_desc tile_kind = {
     .name = "tile", .state_bytes = sizeof(tile_state), .setup = tile_setup,
     .tile_bytes = tile_bytes,
-    .run = tile_run, .passed = tile_passed, .repeats = 1,
+    .run = tile_run, .passed = tile_passed, .no_inputs = 1,
     .prepare = tile_prepare, .bind = tile_bind, .right = tile_right,
     .release = tile_release, .measured = tile_measured, .bounds = 1,
     .judge = {[CHK_STORE_REQUESTS] = judge_requests, [CHK_LOAD_REQUESTS] = judge_requests,

@@ -144,11 +144,11 @@ static void written_elsewhere(problem *p, check_result *c)
     }
 }
 
-static void tr_passed(problem *p, int runs, int last, check_result *c)
+static void tr_passed(problem *p, int runs, int last, const char *each, check_result *c)
 {
     (void)last;
-    check_set(c, CHECK_PASS, "all %d matrices right, one element, one row and one column among "
-              "them (seed %llu)", runs, p->env->opt->seed);
+    check_set(c, CHECK_PASS, "all %d matrices right%s, one element, one row and one column "
+              "among them (seed %llu)", runs, each, p->env->opt->seed);
 }
 
 /* --- the measured run ------------------------------------------------------------ */
