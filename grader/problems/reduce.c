@@ -57,8 +57,9 @@ typedef struct red {
     int *pristine;
     size_t in_bytes;
     int dim;       /* DIM: threads of a block */
-    long n, blocks; /* the measured run's elements and blocks */
-    int32_t want;   /* its sum (an exercise's: a fingerprint of its output) */
+    long n, blocks;          /* the measured run's elements and blocks */
+    int32_t want;            /* a reduction's: the sum its partial sums must add up to */
+    int32_t want_lanes[128]; /* an exercise's: every element of its output */
 } red;
 
 /* A launch that failed (a fault, a time-out, an instruction not emulated). */
@@ -530,10 +531,8 @@ static int red_prepare(problem *p, char *why, size_t size)
     }
     int32_t *x = malloc((size_t)r->n * sizeof *x);
     if (exercise(r)) {
-        int32_t ref[128];
         exercise_input(x, (int)r->n, env->opt->seed + 99);
-        ref_shuffle(r->k->reduce.exercise, s->depth, x, ref);
-        r->want = ref_sum(ref, (size_t)r->n); /* a fingerprint of the whole output */
+        ref_shuffle(r->k->reduce.exercise, s->depth, x, r->want_lanes);
     } else {
         reduce_fill(x, (size_t)r->n, (reduce_values)s->height, env->opt->seed + 99);
         r->want = ref_sum(x, (size_t)r->n);
@@ -560,19 +559,32 @@ static int red_prepare(problem *p, char *why, size_t size)
     return rc;
 }
 
-/* The measured run's output against r->want; 1 when right. */
+/*
+ * The measured run's output, whole: a reduction's partial sums add up to the
+ * elements' sum (its output is that sum, whichever block adds which element); an
+ * exercise's 32 lanes (128 elements) each hold the exercise's value, so lanes
+ * that swapped their values are wrong, not a sum that adds up. 1 when right.
+ */
 static int red_right(problem *p, char *why, size_t size)
 {
     red *r = p->state;
     size_t out_n = exercise(r) ? (size_t)r->n : (size_t)r->blocks;
     int32_t *got = malloc(out_n * sizeof *got);
-    int right = dev_copy(got, r->out, out_n * sizeof(int), cudaMemcpyDeviceToHost) ==
-                    cudaSuccess &&
-                ref_sum(got, out_n) == r->want;
+    long wrong = -1;
+    if (got && dev_copy(got, r->out, out_n * sizeof(int), cudaMemcpyDeviceToHost) == cudaSuccess) {
+        wrong = 0;
+        for (size_t i = 0; exercise(r) && i < out_n; i++)
+            wrong += got[i] != r->want_lanes[i];
+        if (!exercise(r))
+            wrong = ref_sum(got, out_n) != r->want;
+    }
     free(got);
-    if (!right)
+    if (wrong > 0 && exercise(r))
+        snprintf(why, size, "the measured run gave a wrong result (%ld of %zu elements wrong)",
+                 wrong, out_n);
+    else if (wrong != 0)
         snprintf(why, size, "the measured run gave a wrong result");
-    return right;
+    return wrong == 0;
 }
 
 static void red_release(problem *p)

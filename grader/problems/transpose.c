@@ -34,7 +34,8 @@ typedef struct tr {
     const lab_kernel *k;
     float *in, *out;
     int bdimx, bdimy, pad;
-    int nx, ny; /* the measured matrix */
+    int nx, ny;      /* the measured matrix */
+    float *host_ref; /* its expected output, every element */
 } tr;
 
 static void tr_bind(const problem *p, void *bufs[])
@@ -160,6 +161,8 @@ static int tr_prepare(problem *p, char *why, size_t size)
     t->nx = p->env->plan->specs[p->call].width, t->ny = p->env->plan->specs[p->call].height;
     size_t n = (size_t)t->nx * t->ny;
     float *host = host_random(n, p->env->opt->seed + 99);
+    t->host_ref = malloc(n * sizeof *t->host_ref);
+    reference(t, host, t->nx, t->ny, t->host_ref);
     t->in = dev_upload(host, n, why, size);
     free(host);
     if (!t->in || dev_malloc((void **)&t->out, n * sizeof(float)) != cudaSuccess ||
@@ -170,11 +173,32 @@ static int tr_prepare(problem *p, char *why, size_t size)
     return 0;
 }
 
+/* The measured run's whole output against the reference, element by element (the
+   floats are moved, not computed: exactly). 1 when right. */
+static int tr_right(problem *p, char *why, size_t size)
+{
+    tr *t = p->state;
+    size_t n = (size_t)t->nx * t->ny, wrong = n;
+    float *got = malloc(n * sizeof *got);
+    if (got && dev_copy(got, t->out, n * sizeof *got, cudaMemcpyDeviceToHost) == cudaSuccess) {
+        wrong = 0;
+        for (size_t i = 0; i < n; i++)
+            wrong += memcmp(&got[i], &t->host_ref[i], sizeof *got) != 0;
+    }
+    free(got);
+    if (wrong)
+        snprintf(why, size, "the measured run gave a wrong result (%zu of %zu elements wrong)",
+                 wrong, n);
+    return wrong == 0;
+}
+
 static void tr_release(problem *p)
 {
     tr *t = p->state;
     problem_drop(p, &t->in);
     problem_drop(p, &t->out);
+    free(t->host_ref);
+    t->host_ref = NULL;
 }
 
 /* "a 16-way conflict" or "conflict-free", to follow "is". */
@@ -371,7 +395,8 @@ const kind_desc transpose_kind = {
     .name = "transpose", .state_bytes = sizeof(tr), .setup = tr_setup,
     .tile_bytes = tr_tile_bytes, .dynamic_hint = tr_dynamic_hint, .shapes = tr_shapes,
     .run = tr_run, .explain_wrong = written_elsewhere, .passed = tr_passed,
-    .prepare = tr_prepare, .bind = tr_bind, .release = tr_release, .bounds = 1,
+    .prepare = tr_prepare, .bind = tr_bind, .right = tr_right, .release = tr_release,
+    .bounds = 1,
     .judge = {[CHK_LOAD_COALESCING] = judge_side, [CHK_STORE_COALESCING] = judge_side,
               [CHK_SMEM_CONFLICTS] = judge_smem},
     .speed = tr_speed,
