@@ -21,10 +21,11 @@
  *                 result kept, or a race); passed words the pass
  *   5. measured   the call of role CALL_TRAFFIC: prepare, launch under the meter
  *                 (watch: a range whose loads are counted apart), right (is its
- *                 output the reference's), then the races (a proven race fails
- *                 correct, and the counts of its run are judged whatever its
- *                 output), the shared bounds (bounds), each listed count check's
- *                 judge (measured first), release
+ *                 whole output the reference's? where not, every count check is
+ *                 "not counted"), then the race check from its trace whatever its
+ *                 output (a proven race fails correct, and the counts are judged
+ *                 whatever the output), the shared bounds (bounds), each listed
+ *                 count check's judge (measured first), release
  *   6. twin       checks only the emulator can measure (emulated), where the meter
  *                 is not the emulator: the same measured run on the emulator
  *   7. speed      where listed and due (correct passed, the device times kernels)
