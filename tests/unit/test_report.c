@@ -565,6 +565,10 @@ START_TEST(test_trace_lines)
     c->n_lines = 2;
     c->lines[0] = (check_line){"lab1.cu", 73, "load", 32, 1024, 32};
     c->lines[1] = (check_line){"lab1.cu", 68, "store", 32, 32, 32};
+    check_warp *w = &c->lines[0].worst; /* lane i down a column of 32-word rows */
+    *w = (check_warp){.active = 0xFFFFFFFFu, .width = 4, .banks = 32, .bank_bytes = 4, .warp = 3};
+    for (int lane = 0; lane < 32; lane++)
+        w->addr[lane] = 128u * (unsigned)lane;
     snprintf(c->bank_map, sizeof c->bank_map, "        your worst load (lab1.cu:73)\n"
              "        lane  0  1\n");
     char *t = lab_text(0, (report_style){0});
@@ -587,11 +591,42 @@ START_TEST(test_trace_lines)
     ck_assert_double_eq(get_num(l0, "wavefronts"), 1024);
     ck_assert_double_eq(get_num(l0, "ideal"), 32);
     ck_assert_ptr_nonnull(strstr(get_str(conf, "bank_map"), "lane  0  1"));
+    /* the line's worst warp, lane by lane; a line without one has no "warp" */
+    const cJSON *warp = get(l0, "warp"), *addr = get(warp, "addresses");
+    ck_assert_double_eq(get_num(warp, "warp"), 3);
+    ck_assert_double_eq(get_num(warp, "width"), 4);
+    ck_assert_double_eq(get_num(warp, "active"), 4294967295.0);
+    ck_assert_double_eq(get_num(warp, "banks"), 32);
+    ck_assert_int_eq(cJSON_GetArraySize(addr), 32);
+    ck_assert_double_eq(cJSON_GetArrayItem(addr, 31)->valuedouble, 128 * 31);
+    ck_assert_ptr_null(cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(lines, 1), "warp"));
     /* checks without trace lines carry neither field */
     ck_assert_ptr_null(cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(checks, 0), "lines"));
     ck_assert_ptr_null(cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(checks, 0), "bank_map"));
     cJSON_Delete(root);
     free(text);
+}
+END_TEST
+
+/* A worker's warp that no GPU could have made is dropped, not drawn. */
+START_TEST(test_warp_tidy)
+{
+    check_warp w = {.active = 1, .width = 4, .banks = 32, .bank_bytes = 4, .addr = {8}};
+    check_warp_tidy(&w);
+    ck_assert_uint_eq(w.addr[0], 8); /* a shared warp as the grader records it: kept */
+    w = (check_warp){.active = 1, .width = 16}; /* a global one: no geometry, kept */
+    check_warp_tidy(&w);
+    ck_assert_uint_eq(w.active, 1);
+    check_warp bad[] = {{.active = 1, .width = 3, .banks = 32, .bank_bytes = 4},
+                        {.active = 1, .width = 4, .banks = 7, .bank_bytes = 4},
+                        {.active = 1, .width = 4, .banks = 32, .bank_bytes = 0},
+                        {.active = 0, .width = 4, .banks = 32, .bank_bytes = 4, .addr = {9}}};
+    for (int i = 0; i < 4; i++) {
+        check_warp_tidy(&bad[i]);
+        ck_assert_uint_eq(bad[i].active, 0);
+        ck_assert_int_eq(bad[i].width, 0);
+        ck_assert_uint_eq(bad[i].addr[0], 0);
+    }
 }
 END_TEST
 
@@ -632,6 +667,7 @@ Suite *report_suite(void)
     tcase_add_test(tc, test_predictions_judged_without_points);
     tcase_add_test(tc, test_predictions_of_smem_conflicts);
     tcase_add_test(tc, test_trace_lines);
+    tcase_add_test(tc, test_warp_tidy);
     suite_add_tcase(s, tc);
     return s;
 }
