@@ -315,7 +315,11 @@ void report_text_lab(FILE *f, const lab_result *r, report_style *st)
     print_predictions(f, r->predictions);
     print_printed(f, "your launchers (host code)", r->host_printed);
     print_printed(f, "your kernels (device printf)", r->device_printed);
-    fprintf(f, "%s: %g/%g points (%.2f s)\n\n", r->lab->id, r->points, r->max_points, r->seconds);
+    fprintf(f, "%s: %g/%g points (%.2f s)\n", r->lab->id, r->points, r->max_points, r->seconds);
+    if (r->page[0]) /* the same, with the file and each line's cost: docs/lab1.md#page */
+        fprintf(f, "Page: %s (your file with each memory line's cost; open it in a browser)\n",
+                r->page);
+    fputs("\n", f);
 }
 
 void report_text_total(FILE *f, const score *s)
