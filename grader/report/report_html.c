@@ -220,6 +220,7 @@ typedef struct page {
     const lab_result *r;
     source_text src;
     int have_src;
+    char folder[512];   /* the student's file's folder, with its '/' ("": none) */
     mark *marks;
     int n_marks, cap;
     int n_figs;
@@ -357,6 +358,23 @@ static int line_worst(const page *pg, int no)
 }
 
 /* --- words ----------------------------------------------------------------------------------- */
+
+/* What a check or the grader says, escaped, with the folder of the student's file left out:
+   a grader's scratch folder (smemlab-batch's, an autograder's) is nobody's business, and
+   the page names files as the student knows them. */
+static void said(FILE *f, const page *pg, const char *text)
+{
+    size_t n = strlen(pg->folder);
+    const char *at;
+    while (n && (at = strstr(text, pg->folder))) {
+        char *part = strndup(text, (size_t)(at - text));
+        if (part)
+            svg_escape(f, part);
+        free(part);
+        text = at + n;
+    }
+    svg_escape(f, text);
+}
 
 static void degree_words(double d, char *buf, size_t n)
 {
@@ -540,7 +558,7 @@ static void header(FILE *f, page *pg)
         fputs("<p class=\"check fail\"><strong>Not graded", f);
         fputs(r->n_checks ? " from here on" : "", f);
         fputs(":</strong> ", f);
-        svg_escape(f, r->env_text);
+        said(f, pg, r->env_text);
         fputs("</p>\n", f);
     }
     fputs("<nav aria-label=\"Kernels\">\n<ul class=\"kernels\">\n", f);
@@ -594,18 +612,18 @@ static void check_block(FILE *f, const page *pg, int ci)
     fprintf(f, "<div class=\"check %s\" id=\"%s\">\n<h3><span>%s</span> <span class=\"verdict "
                "v-%s\">%s</span> <span class=\"muted\">%g/%g</span></h3>\n<p>", cls, anchor,
             c->check, cls, st, c->points, c->max_points);
-    svg_escape(f, c->message);
+    said(f, pg, c->message);
     fputs("</p>\n", f);
     if (c->measured[0] || c->expected[0]) {
         fputs("<p class=\"muted\">measured ", f);
-        svg_escape(f, c->measured[0] ? c->measured : "-");
+        said(f, pg, c->measured[0] ? c->measured : "-");
         fputs("; expected ", f);
-        svg_escape(f, c->expected[0] ? c->expected : "-");
+        said(f, pg, c->expected[0] ? c->expected : "-");
         fputs("</p>\n", f);
     }
     if (c->hint[0] && c->status != CHECK_PASS) {
         fputs("<p class=\"hint\"><strong>Hint:</strong> ", f);
-        svg_escape(f, c->hint);
+        said(f, pg, c->hint);
         fputs("</p>\n", f);
     }
     if (c->n_lines > 0) {
@@ -783,8 +801,9 @@ static void kernel_section(FILE *f, page *pg, int first, int n)
     fputs("</section>\n", f);
 }
 
-static void predictions(FILE *f, const lab_result *r)
+static void predictions(FILE *f, const page *pg)
 {
+    const lab_result *r = pg->r;
     if (!r->predictions)
         return;
     fputs("<section id=\"predictions\" aria-labelledby=\"predictions-h\">\n<h2 id=\"predictions-h\">"
@@ -797,7 +816,7 @@ static void predictions(FILE *f, const lab_result *r)
         char *line = strndup(p, n);
         if (line && *line) {
             fputs("<li>", f);
-            svg_escape(f, line);
+            said(f, pg, line);
             fputs("</li>\n", f);
         }
         free(line);
@@ -806,14 +825,14 @@ static void predictions(FILE *f, const lab_result *r)
     fputs("</ul>\n</section>\n", f);
 }
 
-static void printed(FILE *f, const char *what, const char *text)
+static void printed(FILE *f, const page *pg, const char *what, const char *text)
 {
     if (!text || !*text)
         return;
     fputs("<details>\n<summary>What ", f);
     fputs(what, f);
     fputs(" printed (not part of the grade)</summary>\n<pre class=\"out\">", f);
-    svg_escape(f, text);
+    said(f, pg, text);
     fputs("</pre>\n</details>\n", f);
 }
 
@@ -893,6 +912,9 @@ int report_html(FILE *f, const lab_result *r, const char *source)
 {
     page pg = {.r = r};
     pg.have_src = source_read(source, &pg.src) == 0;
+    const char *slash = source ? strrchr(source, '/') : NULL;
+    if (slash && slash > source)
+        snprintf(pg.folder, sizeof pg.folder, "%.*s", (int)(slash - source + 1), source);
     collect_marks(&pg);
     head(f, r);
     header(f, &pg);
@@ -903,9 +925,9 @@ int report_html(FILE *f, const lab_result *r, const char *source)
         kernel_section(f, &pg, at, n);
         at += n;
     }
-    predictions(f, r);
-    printed(f, "your launchers (host code)", r->host_printed);
-    printed(f, "your kernels (device printf)", r->device_printed);
+    predictions(f, &pg);
+    printed(f, &pg, "your launchers (host code)", r->host_printed);
+    printed(f, &pg, "your kernels (device printf)", r->device_printed);
     listing(f, &pg);
     fputs("</main>\n<footer><p class=\"muted\">Written by smemlab-grade: the same results as "
           "its text report and <code>--json</code>. The drawings come from the grader's bank "

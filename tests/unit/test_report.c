@@ -626,6 +626,7 @@ START_TEST(test_html_page)
     c->lines[0] = (check_line){"lab1.cu", 73, "load", 32, 32, 32};
     c->lines[1] = (check_line){"lab1.cu", 68, "store", 32, 32, 32};
     c->expect_load = 32; /* the exercise's column read */
+    check_set(c, CHECK_FAIL, "loads conflict-free (expected 32-way conflict) in %s/lab1.so", dir);
     check_warp *w = &c->lines[0].worst;
     *w = (check_warp){.active = 0xFFFFFFFFu, .width = 4, .banks = 32, .bank_bytes = 4};
     for (int lane = 0; lane < 32; lane++)
@@ -655,6 +656,9 @@ START_TEST(test_html_page)
     ck_assert_ptr_nonnull(strstr(page, "&quot;tile[threadIdx.x][threadIdx.y]&quot;"));
     ck_assert_ptr_null(memchr(page, '\x01', size));
     ck_assert_ptr_nonnull(strstr(page, "Measured on a GPU"));
+    /* the folder the grader found the file in (a batch's scratch folder) is left out */
+    ck_assert_ptr_null(strstr(page, dir));
+    ck_assert_ptr_nonnull(strstr(page, "(expected 32-way conflict) in lab1.so"));
     free(page);
 
     /* no file to show: the lines are named, not linked */
