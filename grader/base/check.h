@@ -36,8 +36,11 @@ typedef struct check_warp {
     unsigned block, warp; /* which execution it was */
 } check_warp;
 
-/* One source line of the kernel, as the trace backend attributes it. */
-#define CHECK_MAX_LINES 4
+/* One source line of the kernel, as the trace backend attributes it. A check keeps
+   up to CHECK_MAX_LINES, the worst first (the report page and the JSON show them
+   all: an unrolled tree has a dozen); the text report the first CHECK_TEXT_LINES. */
+#define CHECK_MAX_LINES 16
+#define CHECK_TEXT_LINES 4
 typedef struct check_line {
     char file[48];  /* base name: lab3.cu */
     int line;

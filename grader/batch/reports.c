@@ -117,7 +117,10 @@ static void detail_text(sb *b, const check_rec *c)
     if (!strcmp(c->status, "pass"))
         return;
     const cJSON *x;
+    int shown = 0;
     cJSON_ArrayForEach(x, c->lines) {
+        if (shown++ == CHECK_TEXT_LINES) /* the rest: the report page's */
+            break;
         check_line l = {.line = (int)jnum(x, "line"), .requests = jnum(x, "requests"),
                         .wavefronts = jnum(x, "wavefronts"), .ideal = jnum(x, "ideal")};
         snprintf(l.file, sizeof l.file, "%s", jstr(x, "file"));

@@ -55,7 +55,7 @@ static void print_details(FILE *f, const check_result *c, report_style *st)
         fprintf(f, "        measured %s; expected %s\n", c->measured, c->expected);
     if (st->verbose ? c->hint[0] != '\0' : say_once(st, c->hint))
         fprintf(f, "        hint: %s\n", c->hint);
-    for (int i = 0; i < c->n_lines && i < CHECK_MAX_LINES; i++) {
+    for (int i = 0; i < c->n_lines && i < CHECK_TEXT_LINES; i++) {
         char text[160];
         fprintf(f, "        at %s\n", check_line_text(&c->lines[i], text, sizeof text));
     }
