@@ -297,6 +297,7 @@ int svg_sector_warp(FILE *f, const global_access *a, const char *id, const char 
             fprintf(f, "<text x=\"%.1f\" y=\"%d\" font-size=\"11\" fill=\"#333333\">%d</text>\n",
                     cell_mid(lane), Y_LANE + BOX_H + 17, number[lane]);
     }
+    int long_labels = total > 1 && first[total] - first[1] >= 1000; /* "+1152": staggered */
     fputs("</g>\n<g font-size=\"12\" text-anchor=\"middle\">\n", f);
     for (int s = 1; s <= total && s <= SECTOR_LANES; s++) {
         char col[8], off[24];
@@ -311,7 +312,8 @@ int svg_sector_warp(FILE *f, const global_access *a, const char *id, const char 
                    "fill=\"%s\">%d</text>\n<text x=\"%.1f\" y=\"%d\" font-size=\"%d\" "
                    "fill=\"#333333\">%s</text>\n", cell_x(s - 1), Y_UNIT, BOX, BOX_H, col,
                 cell_mid(s - 1), Y_UNIT + 16, text_on(col), s, cell_mid(s - 1),
-                Y_UNIT + BOX_H + 17, strlen(off) > 4 ? 8 : 10, off);
+                Y_UNIT + BOX_H + 15 + (long_labels && s % 2 == 0 ? 11 : 0),
+                strlen(off) > 4 ? 9 : 10, off);
     }
     fputs("</g>\n", f);
     snprintf(legend, sizeof legend, "Lane colour = the sector its bytes fall in, 1st to %d%s "
