@@ -232,6 +232,14 @@ check-emulated: $(CU_CHECKED) $(GRADER_ALL) $(BUILD)/tests/expect
 .PHONY: check-report
 check-report: $(CU_CHECKED) $(GRADER_ALL) $(AXE) $(PLANTED_SRC)
 	bash tests/report/test-pages.sh $(BUILD) $(GRADER) $(AXE)
+# On a GPU: the same pages measured by the trace, written to $(BUILD)/report-pages/ for
+# check-pages.py to judge where a browser is (the spec.tsv there says how).
+REPORT_PAGE_LIBS := $(addprefix $(BUILD)/compile-check/,planted/lab3-pad-wrong-dim.so \
+    solutions/lab3-padding/lab3.so planted/lab9-store-strided.so planted/lab1-no-sync.so \
+    planted/lab1-shared-overrun.so labs/lab3-padding/lab3.so)
+.PHONY: report-pages-gpu
+report-pages-gpu: $(GRADER_ALL) $(TRACE) $(REPORT_PAGE_LIBS) $(PLANTED_SRC)
+	bash tests/report/test-pages.sh $(BUILD) $(GRADER) - trace
 
 # make check: the same corpus graded by the emulator, against what Nsight Compute
 # measured on an H100 (tests/truth/h100-ncu.tsv): no GPU needed.

@@ -3,8 +3,8 @@
 them, in headless chromium (the course's browser, docs/tools/browser-check.py),
 as on a phone 390 CSS px wide.
 
-SPEC is a file of rows, tab-separated, '#' a comment; each names a page and what
-must hold on it:
+SPEC is a file of rows, tab-separated, '#' a comment; each names a page (a path
+relative to SPEC's folder, or absolute) and what must hold on it:
 
   PAGE  page                          the generic rules below (every page of SPEC)
   PAGE  line   N  CLASS  TEXT         line N is marked CLASS (ok, near, far, info) and
@@ -218,7 +218,8 @@ def main():
         for line in f:
             if line.strip() and not line.startswith("#"):
                 cols = line.rstrip("\n").split("\t")
-                rows.setdefault(cols[0], []).append(cols[1:])
+                page = os.path.join(os.path.dirname(os.path.abspath(spec_path)), cols[0])
+                rows.setdefault(page, []).append(cols[1:])
     with open(os.path.join(HERE, "page-check.js")) as f:
         script = f.read()
     with open(axe_path) as f:

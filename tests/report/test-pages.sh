@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# test-pages.sh BUILD GRADER AXE - the report page (docs/instructors.md#page)
-# as students get it: labs graded by emulation, as on a machine without a GPU,
-# each with --html, and every page judged in headless chromium
+# test-pages.sh BUILD GRADER AXE [MEASURE] - the report page (docs/instructors.md#page)
+# as students get it: labs graded by emulation, as on a machine without a GPU
+# (MEASURE trace: by the Compute Sanitizer's trace, on a GPU), each with --html,
+# and every page judged in headless chromium
 # (check-pages.py: the lines marked, the checks, the drawings, no script, no
 # console error, axe-core clean in light and dark mode). What each page must
 # show is worked out here from the student's file, not read from the page:
@@ -19,11 +20,20 @@
 # pages alone are judged. Then check-pages.py is shown to fail on pages made
 # wrong on purpose (a line unmarked, a drawing gone, a script, faint text in light
 # or dark mode, an image).
-# Pages and screenshots: BUILD/report-pages/. Exits 1 on any failure.
+# Pages and screenshots: BUILD/report-pages/ (its spec.tsv names the pages relative
+# to itself: a GPU machine without a browser gives AXE "-", writes the pages and
+# stops, and check-pages.py judges them where a browser is). Exits 1 on any failure.
 set -u
-build=${1:?usage: test-pages.sh BUILD GRADER AXE}
-grader=${2:?usage: test-pages.sh BUILD GRADER AXE}
-axe=${3:?usage: test-pages.sh BUILD GRADER AXE}
+usage="usage: test-pages.sh BUILD GRADER AXE|- [emulator|trace]"
+build=${1:?$usage}
+grader=${2:?$usage}
+axe=${3:?$usage}
+measure=${4:-emulator}
+case $measure in
+emulator) how="Emulated on the CPU" ;;
+trace) how="Measured on a GPU" ;;
+*) echo "$usage" >&2; exit 2 ;;
+esac
 here=$(cd "$(dirname "$0")" && pwd)
 out=$build/report-pages
 lib=$build/compile-check
@@ -36,15 +46,15 @@ fail() { failed=$((failed + 1)); echo "FAIL  $*"; }
 # page NAME LAB LIB SOURCE: grade LIB (emulated) as SOURCE's page; the text report names it
 page() {
     local name=$1 lab=$2 so=$3 src=$4 rc
-    "$grader" --measure emulator --lib "$so" --source "$src" --html "$out/$name.html" \
+    "$grader" --measure "$measure" --lib "$so" --source "$src" --html "$out/$name.html" \
         --json "$out/$name.json" "$lab" >"$out/$name.txt" 2>&1
     rc=$?
     case $rc in 0 | 1 | 4) ;; *) fail "$name: the grader exited $rc"; sed 's/^/  | /' "$out/$name.txt"; return 1 ;; esac
     grep -qF "Page: $out/$name.html" "$out/$name.txt" || fail "$name: the text report does not name its page"
-    printf '%s\tpage\n' "$out/$name.html" >>"$spec"
-    printf '%s\thow\tEmulated on the CPU\n' "$out/$name.html" >>"$spec"
+    printf '%s\tpage\n' "$name.html" >>"$spec"
+    printf '%s\thow\t%s\n' "$name.html" "$how" >>"$spec"
 }
-row() { local IFS=$'\t'; echo "$out/$1.html	${*:2}" >>"$spec"; }
+row() { local IFS=$'\t'; echo "$1.html	${*:2}" >>"$spec"; }
 # line_of FILE FUNCTION TEXT: the first line of FILE that holds TEXT in FUNCTION's body
 # (after the line that defines it: not a comment)
 line_of() {
@@ -118,17 +128,24 @@ if page lab3-hostile lab3 "$hostile_lib" "$out/files/hostile/lab3.cu"; then
     row lab3-hostile text '</code></pre><script>console.error("ran")</script> & <b>bold</b>'
 fi
 
+if [ "$axe" = - ]; then # no browser here: the pages, for check-pages.py elsewhere
+    echo "report pages ($measure): $(grep -c '	page$' "$spec") written to $out/, judged by: python3 tests/report/check-pages.py AXE $spec SHOTS"
+    echo "report pages: $failed failure(s)"
+    [ "$failed" -eq 0 ]
+    exit
+fi
 python3 "$here/check-pages.py" "$axe" "$spec" "$out/screenshots" || failed=$((failed + 1))
 
 # The checker fails where a page is wrong: copies of the first page, each made wrong
 # one way, checked in one browser; each must have a failure of its own.
-first=$(head -n1 "$spec" | cut -f1)
+first=$out/$(head -n1 "$spec" | cut -f1)
 wrongs="unmarked-lines far-as-ok no-drawings script faint-text faint-in-the-dark an-image"
 : >"$out/wrong/spec.tsv"
 wrong() { # NAME SED: a copy of the first page with SED applied, and the first page's rows
     sed -e "$2" "$first" >"$out/wrong/$1.html"
     cmp -s "$first" "$out/wrong/$1.html" && fail "self-test $1: the edit changed nothing"
-    grep -F "$first	" "$spec" | sed "s|^$first	|$out/wrong/$1.html	|" >>"$out/wrong/spec.tsv"
+    awk -F'\t' -v page="${first##*/}" -v as="$1.html" 'BEGIN { OFS = FS } $1 == page { $1 = as; print }' \
+        "$spec" >>"$out/wrong/spec.tsv"
 }
 wrong unmarked-lines 's/ class="l m-[a-z]*"/ class="l"/g'
 wrong far-as-ok 's/ class="l m-far"/ class="l m-ok"/g'
