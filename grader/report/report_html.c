@@ -223,7 +223,6 @@ typedef struct page {
     char folder[512];   /* the student's file's folder, with its '/' ("": none) */
     mark *marks;
     int n_marks, cap;
-    int n_figs;
 } page;
 
 static int is_global(const check_line *l)
@@ -272,7 +271,8 @@ static void add_mark(page *pg, mark m)
         return;
     for (int i = 0; i < pg->n_marks; i++) /* a line a check names twice: once */
         if (pg->marks[i].line == m.line && pg->marks[i].check == m.check &&
-            pg->marks[i].kind == m.kind && (m.kind != MARK_COST || pg->marks[i].entry == m.entry))
+            (m.kind == MARK_NAMED ||
+             (pg->marks[i].kind == m.kind && (m.kind != MARK_COST || pg->marks[i].entry == m.entry))))
             return;
     if (pg->n_marks == pg->cap) {
         int cap = pg->cap ? 2 * pg->cap : 32;
@@ -285,20 +285,31 @@ static void add_mark(page *pg, mark m)
     pg->marks[pg->n_marks++] = m;
 }
 
-/* The lines of the student's file a check's words name ("lab3.cu:70"): a fault's, say. */
-static void named_lines(page *pg, int ci, const char *text)
+/* Where in text the next "NAME:LINE" of the student's file begins (NAME not part of a
+   longer name), with its line in *line; NULL: none. */
+static const char *next_place(const page *pg, const char *text, int *line)
 {
-    const char *name = pg->src.name;
+    const char *name = pg->have_src ? pg->src.name : NULL;
     size_t n = name ? strlen(name) : 0;
     for (const char *p = n ? strstr(text, name) : NULL; p; p = strstr(p + 1, name)) {
         if ((p > text && (isalnum((unsigned char)p[-1]) || p[-1] == '_' || p[-1] == '-')) ||
             p[n] != ':' || !isdigit((unsigned char)p[n + 1]))
             continue;
-        int line = atoi(p + n + 1);
-        const check_result *c = &pg->r->checks[ci];
+        *line = atoi(p + n + 1);
+        if (*line > 0 && *line <= pg->src.n)
+            return p;
+    }
+    return NULL;
+}
+
+/* The lines of the student's file a check's words name ("lab3.cu:70"): a fault's, say. */
+static void named_lines(page *pg, int ci, const char *text)
+{
+    const check_result *c = &pg->r->checks[ci];
+    int line;
+    for (const char *at = text; (at = next_place(pg, at, &line)); at++)
         add_mark(pg, (mark){.line = line, .check = ci, .entry = -1, .kind = MARK_NAMED,
                             .cls = c->status == CHECK_FAIL ? COST_FAR : COST_INFO});
-    }
 }
 
 /* The id of the drawing of c's line entry. */
@@ -359,21 +370,45 @@ static int line_worst(const page *pg, int no)
 
 /* --- words ----------------------------------------------------------------------------------- */
 
-/* What a check or the grader says, escaped, with the folder of the student's file left out:
-   a grader's scratch folder (smemlab-batch's, an autograder's) is nobody's business, and
-   the page names files as the student knows them. */
+static void escaped_part(FILE *f, const char *text, size_t n)
+{
+    char *part = strndup(text, n);
+    if (part)
+        svg_escape(f, part);
+    free(part);
+}
+
+/* What a check or the grader says, escaped, with the folder of the student's file left out
+   (a grader's scratch folder, smemlab-batch's or an autograder's, is nobody's business:
+   the page names files as the student knows them) and each place in the file it names
+   ("lab3.cu:73") linked to its line. */
 static void said(FILE *f, const page *pg, const char *text)
 {
-    size_t n = strlen(pg->folder);
-    const char *at;
-    while (n && (at = strstr(text, pg->folder))) {
-        char *part = strndup(text, (size_t)(at - text));
-        if (part)
-            svg_escape(f, part);
-        free(part);
-        text = at + n;
+    size_t n = strlen(pg->folder), cap = strlen(text) + 1;
+    char *flat = malloc(cap), *out = flat;
+    if (!flat) {
+        svg_escape(f, text);
+        return;
     }
-    svg_escape(f, text);
+    for (const char *at; n && (at = strstr(text, pg->folder)); text = at + n) {
+        memcpy(out, text, (size_t)(at - text));
+        out += at - text;
+    }
+    snprintf(out, cap - (size_t)(out - flat), "%s", text);
+    const char *p = flat, *place;
+    int line;
+    while ((place = next_place(pg, p, &line))) {
+        const char *end = place + strlen(pg->src.name) + 1;
+        while (isdigit((unsigned char)*end))
+            end++;
+        escaped_part(f, p, (size_t)(place - p));
+        fprintf(f, "<a href=\"#L%d\">", line);
+        escaped_part(f, place, (size_t)(end - place));
+        fputs("</a>", f);
+        p = end;
+    }
+    svg_escape(f, p);
+    free(flat);
 }
 
 static void degree_words(double d, char *buf, size_t n)
@@ -734,7 +769,7 @@ static int pad_of(const lab_def *lab, const lab_kernel *k, pad_view *v)
     return 0;
 }
 
-static void pad_figure(FILE *f, const lab_result *r, const lab_kernel *k, int *drawn)
+static void pad_figure(FILE *f, const lab_result *r, const lab_kernel *k)
 {
     pad_view v;
     bank_geometry g;
@@ -747,7 +782,6 @@ static void pad_figure(FILE *f, const lab_result *r, const lab_kernel *k, int *d
         snprintf(title, sizeof title, "%s, rows of %d words (%s): warp 0, the model",
                  v.code, side ? v.padded : v.unpadded, side ? "padded" : "no pad");
         svg_bank_warp(f, &g, side ? &v.with : &v.without, id, title);
-        (*drawn)++;
     }
     int w0 = bank_wavefronts(&g, &v.without), w1 = bank_wavefronts(&g, &v.with);
     fprintf(f, "</div>\n<figcaption>What the pad changes: the exercise's read <code>");
@@ -766,9 +800,11 @@ static void kernel_section(FILE *f, page *pg, int first, int n)
     int index = -1;
     double pts, max;
     kernel_span(r, first, &pts, &max);
-    for (int i = 0; i < r->lab->n_kernels; i++)
-        if (strcmp(r->lab->kernels[i].name, name) == 0)
-            k = &r->lab->kernels[i], index = i;
+    for (int i = 0; i < r->lab->n_kernels && !k; i++)
+        if (strcmp(r->lab->kernels[i].name, name) == 0) {
+            k = &r->lab->kernels[i];
+            index = i;
+        }
     fprintf(f, "<section id=\"k-%s\" aria-labelledby=\"k-%s-h\">\n<h2 id=\"k-%s-h\">%s "
                "<span class=\"muted\">%g/%g</span></h2>\n", name, name, name, name, pts, max);
     if (k && k->teaches) {
@@ -796,8 +832,7 @@ static void kernel_section(FILE *f, page *pg, int first, int n)
         }
     }
     if (k)
-        pad_figure(f, r, k, &drawn);
-    pg->n_figs += drawn;
+        pad_figure(f, r, k);
     fputs("</section>\n", f);
 }
 
