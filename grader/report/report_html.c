@@ -17,6 +17,7 @@
  */
 #define _GNU_SOURCE
 #include "report.h"
+#include "report_page.h"
 #include "report_svg.h"
 
 #include "../compare/compare.h"
@@ -24,349 +25,9 @@
 #include "../model/transpose_model.h"
 
 #include <ctype.h>
-#include <fcntl.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#define PAGE_MAX_SOURCE (1L << 20) /* bytes of the student's file shown */
-#define PAGE_MAX_LINES 20000
-
-/* --- the student's file ---------------------------------------------------------------- */
-
-typedef struct source_text {
-    char *text;   /* the file, NUL-separated into lines */
-    char **line;  /* line[i]: line i + 1 */
-    int n;
-    int cut;      /* the file went on past what is shown */
-    const char *name; /* its base name, as the trace names lines */
-} source_text;
-
-/* A regular file only (a FIFO or a device would hang or flood the grader), at most
-   PAGE_MAX_SOURCE bytes. 0, or -1 (nothing to show). */
-static int source_read(const char *path, source_text *s)
-{
-    memset(s, 0, sizeof *s);
-    if (!path || !*path)
-        return -1;
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    struct stat st;
-    if (fd < 0)
-        return -1;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        close(fd);
-        return -1;
-    }
-    s->text = malloc(PAGE_MAX_SOURCE + 1);
-    s->line = malloc(PAGE_MAX_LINES * sizeof *s->line);
-    size_t got = 0;
-    ssize_t k = 0;
-    while (s->text && got < PAGE_MAX_SOURCE &&
-           (k = read(fd, s->text + got, PAGE_MAX_SOURCE - got)) > 0)
-        got += (size_t)k;
-    char probe;
-    s->cut = got == PAGE_MAX_SOURCE && read(fd, &probe, 1) == 1;
-    close(fd);
-    if (!s->text || !s->line || k < 0) {
-        free(s->text);
-        free(s->line);
-        memset(s, 0, sizeof *s);
-        return -1;
-    }
-    s->text[got] = '\0';
-    for (char *p = s->text;;) {
-        if (s->n == PAGE_MAX_LINES) {
-            s->cut = 1;
-            break;
-        }
-        s->line[s->n++] = p;
-        char *end = strchr(p, '\n');
-        if (!end)
-            break;
-        *end = '\0';
-        if (end > p && end[-1] == '\r')
-            end[-1] = '\0';
-        p = end + 1;
-        if (!*p) /* the last line's newline */
-            break;
-    }
-    const char *slash = strrchr(path, '/');
-    s->name = slash ? slash + 1 : path;
-    return 0;
-}
-
-static void source_free(source_text *s)
-{
-    free(s->text);
-    free(s->line);
-}
-
-/* --- syntax highlighting: a light scanner, as report_source.c's ------------------------- */
-
-static int word_in(const char *w, size_t n, const char *const *list)
-{
-    for (; *list; list++)
-        if (strlen(*list) == n && strncmp(*list, w, n) == 0)
-            return 1;
-    return 0;
-}
-
-static const char *const KEYWORDS[] = {
-    "if", "else", "for", "while", "do", "return", "break", "continue", "switch", "case",
-    "default", "goto", "sizeof", "typedef", "struct", "union", "enum", "static", "const",
-    "volatile", "extern", "inline", "register", "restrict", "template", "typename", "class",
-    "namespace", "using", "constexpr", "true", "false", "nullptr", "NULL", "auto", NULL};
-static const char *const TYPES[] = {
-    "void", "int", "float", "double", "char", "short", "long", "unsigned", "signed", "bool",
-    "size_t", "int2", "int4", "float2", "float4", "double2", "uint32_t", "uint64_t", "dim3",
-    "__half", "half", NULL};
-static const char *const CUDA[] = {
-    "__global__", "__device__", "__host__", "__shared__", "__constant__", "__restrict__",
-    "__forceinline__", "__launch_bounds__", "__syncthreads", "__syncwarp", "threadIdx",
-    "blockIdx", "blockDim", "gridDim", "warpSize", "__ldg", "SMEMLAB_LAUNCHER",
-    "SMEMLAB_PARAM", "SMEMLAB_SYMBOL", NULL};
-
-static void span(FILE *f, const char *cls, const char *s, size_t n)
-{
-    char *part = strndup(s, n);
-    if (!part)
-        return;
-    if (cls)
-        fprintf(f, "<span class=\"%s\">", cls);
-    svg_escape(f, part);
-    if (cls)
-        fputs("</span>", f);
-    free(part);
-}
-
-/* One line, highlighted; *in_comment carries a block comment over lines. */
-static void highlight(FILE *f, const char *line, int *in_comment)
-{
-    const char *p = line;
-    if (!*in_comment) { /* a preprocessor line is one colour */
-        const char *q = line + strspn(line, " \t");
-        if (*q == '#') {
-            span(f, "pp", line, strlen(line));
-            return;
-        }
-    }
-    while (*p) {
-        const char *start = p;
-        if (*in_comment || (p[0] == '/' && p[1] == '*')) {
-            const char *end = strstr(*in_comment ? p : p + 2, "*/");
-            *in_comment = !end;
-            p = end ? end + 2 : p + strlen(p);
-            span(f, "com", start, (size_t)(p - start));
-        } else if (p[0] == '/' && p[1] == '/') {
-            span(f, "com", p, strlen(p));
-            return;
-        } else if (*p == '"' || *p == '\'') {
-            char q = *p++;
-            while (*p && *p != q)
-                p += p[0] == '\\' && p[1] ? 2 : 1;
-            p += *p == q;
-            span(f, "str", start, (size_t)(p - start));
-        } else if (isdigit((unsigned char)*p) || (*p == '.' && isdigit((unsigned char)p[1]))) {
-            while (isalnum((unsigned char)*p) || *p == '.' || *p == '_' ||
-                   ((*p == '+' || *p == '-') && strchr("eEpP", p[-1])))
-                p++;
-            span(f, "num", start, (size_t)(p - start));
-        } else if (isalpha((unsigned char)*p) || *p == '_') {
-            while (isalnum((unsigned char)*p) || *p == '_')
-                p++;
-            size_t n = (size_t)(p - start);
-            const char *cls = word_in(start, n, KEYWORDS) ? "kw" : word_in(start, n, TYPES) ? "ty"
-                              : word_in(start, n, CUDA) || strncmp(start, "__shfl", 6) == 0 ||
-                                        strncmp(start, "atomic", 6) == 0 ? "cu" : NULL;
-            span(f, cls, start, n);
-        } else {
-            while (*p && !isalnum((unsigned char)*p) && !strchr("_\"'/.", *p))
-                p++;
-            if (p == start)
-                p++;
-            span(f, NULL, start, (size_t)(p - start));
-        }
-    }
-}
-
-/* --- what each line cost, against what the exercise expects ---------------------------------- */
-
-typedef enum cost_class {
-    COST_INFO,  /* named by a check that judged nothing (not measured, not graded) */
-    COST_OK,    /* as the exercise expects */
-    COST_NEAR,  /* off, within twice */
-    COST_FAR,   /* twice or more off, a race, a fault */
-} cost_class;
-
-static const char *const CLASS_NAME[] = {"info", "ok", "near", "far"};
-static const char *const CLASS_WORDS[] = {"not judged", "as expected", "off", "far off"};
-
-typedef enum mark_kind { MARK_COST, MARK_RACE, MARK_NAMED } mark_kind;
-
-/* One line a check names, and why. */
-typedef struct mark {
-    int line;
-    int check;      /* r->checks[check] */
-    int entry;      /* its lines[entry]; -1: named in its words */
-    mark_kind kind;
-    cost_class cls;
-    int partner;    /* a race's other line (0: none) */
-    char fig[96];   /* the id of its drawing ("": none) */
-} mark;
-
-typedef struct page {
-    const lab_result *r;
-    source_text src;
-    int have_src;
-    char folder[512];   /* the student's file's folder, with its '/' ("": none) */
-    mark *marks;
-    int n_marks, cap;
-} page;
-
-static int is_global(const check_line *l)
-{
-    return l->op[0] == 'g';
-}
-
-static int is_store(const check_line *l)
-{
-    return strstr(l->op, "store") != NULL || strcmp(l->op, "atomic") == 0;
-}
-
-static double line_ratio(const check_line *l)
-{
-    return l->ideal > 0 ? (double)l->wavefronts / (double)l->ideal : 1.0;
-}
-
-/*
- * A line of a passing check is as expected, whatever it costs (lab 1's column
- * read is 32-way on purpose); a line of a failing check is as far from the
- * exercise's expectation of its side as its own cost is (check.h: expect_load,
- * expect_store; the ideal where the check does not say).
- */
-static cost_class line_class(const check_result *c, const check_line *l)
-{
-    if (c->status == CHECK_PASS)
-        return COST_OK;
-    if (c->status != CHECK_FAIL)
-        return COST_INFO;
-    double ratio = line_ratio(l), want = is_store(l) ? c->expect_store : c->expect_load;
-    if (is_global(l)) {
-        if (want == CHECK_EXPECT_STRIDED) /* a naive step: the column walk is the lesson */
-            return ratio > COALESCE_TOLERANCE ? COST_OK : COST_FAR;
-        return ratio <= COALESCE_TOLERANCE ? COST_OK : ratio <= 2 * COALESCE_TOLERANCE ? COST_NEAR
-                                                                                   : COST_FAR;
-    }
-    double q = ratio / (want > 0 ? want : 1.0);
-    if (fabs(q - 1.0) <= DEGREE_TOLERANCE)
-        return COST_OK;
-    return q >= 2.0 || q <= 0.5 ? COST_FAR : COST_NEAR;
-}
-
-static void add_mark(page *pg, mark m)
-{
-    if (m.line <= 0 || (pg->have_src && m.line > pg->src.n))
-        return;
-    for (int i = 0; i < pg->n_marks; i++) /* a line a check names twice: once */
-        if (pg->marks[i].line == m.line && pg->marks[i].check == m.check &&
-            (m.kind == MARK_NAMED ||
-             (pg->marks[i].kind == m.kind && (m.kind != MARK_COST || pg->marks[i].entry == m.entry))))
-            return;
-    if (pg->n_marks == pg->cap) {
-        int cap = pg->cap ? 2 * pg->cap : 32;
-        mark *v = realloc(pg->marks, (size_t)cap * sizeof *v);
-        if (!v)
-            return;
-        pg->marks = v;
-        pg->cap = cap;
-    }
-    pg->marks[pg->n_marks++] = m;
-}
-
-/* Where in text the next "NAME:LINE" of the student's file begins (NAME not part of a
-   longer name), with its line in *line; NULL: none. */
-static const char *next_place(const page *pg, const char *text, int *line)
-{
-    const char *name = pg->have_src ? pg->src.name : NULL;
-    size_t n = name ? strlen(name) : 0;
-    for (const char *p = n ? strstr(text, name) : NULL; p; p = strstr(p + 1, name)) {
-        if ((p > text && (isalnum((unsigned char)p[-1]) || p[-1] == '_' || p[-1] == '-')) ||
-            p[n] != ':' || !isdigit((unsigned char)p[n + 1]))
-            continue;
-        *line = atoi(p + n + 1);
-        if (*line > 0 && *line <= pg->src.n)
-            return p;
-    }
-    return NULL;
-}
-
-/* The lines of the student's file a check's words name ("lab3.cu:70"): a fault's, say. */
-static void named_lines(page *pg, int ci, const char *text)
-{
-    const check_result *c = &pg->r->checks[ci];
-    int line;
-    for (const char *at = text; (at = next_place(pg, at, &line)); at++)
-        add_mark(pg, (mark){.line = line, .check = ci, .entry = -1, .kind = MARK_NAMED,
-                            .cls = c->status == CHECK_FAIL ? COST_FAR : COST_INFO});
-}
-
-/* The id of the drawing of c's line entry. */
-static void fig_id(const check_result *c, int entry, char *buf, size_t n)
-{
-    snprintf(buf, n, "f-%s-%s-%d", c->kernel, c->check, entry);
-}
-
-static int same_file(const page *pg, const check_line *l)
-{
-    return pg->have_src && strcmp(l->file, pg->src.name) == 0;
-}
-
-/* Every line each check names: its lines (a race's two, linked to each other), and
-   the lines its words name where it did not pass. */
-static void collect_marks(page *pg)
-{
-    const lab_result *r = pg->r;
-    for (int ci = 0; ci < r->n_checks; ci++) {
-        const check_result *c = &r->checks[ci];
-        int race = strcmp(c->check, "race") == 0 && c->status == CHECK_FAIL && c->n_lines == 2;
-        for (int i = 0; i < c->n_lines && i < CHECK_MAX_LINES; i++) {
-            const check_line *l = &c->lines[i];
-            if (!same_file(pg, l))
-                continue;
-            mark m = {.line = l->line, .check = ci, .entry = i};
-            if (race) {
-                m.kind = MARK_RACE;
-                m.cls = COST_FAR;
-                m.partner = c->lines[1 - i].line;
-            } else if (l->requests > 0) {
-                m.kind = MARK_COST;
-                m.cls = line_class(c, l);
-            } else {
-                m.kind = MARK_NAMED;
-                m.cls = c->status == CHECK_FAIL ? COST_FAR : COST_INFO;
-            }
-            if (l->worst.active && l->requests > 0)
-                fig_id(c, i, m.fig, sizeof m.fig);
-            add_mark(pg, m);
-        }
-        if (c->status != CHECK_PASS && c->status != CHECK_SKIPPED) {
-            named_lines(pg, ci, c->message);
-            named_lines(pg, ci, c->hint);
-        }
-    }
-}
-
-/* The worst class of line no (COST_INFO - 1 where nothing marks it). */
-static int line_worst(const page *pg, int no)
-{
-    int worst = -1;
-    for (int i = 0; i < pg->n_marks; i++)
-        if (pg->marks[i].line == no && (int)pg->marks[i].cls > worst)
-            worst = (int)pg->marks[i].cls;
-    return worst;
-}
 
 /* --- words ----------------------------------------------------------------------------------- */
 
@@ -397,7 +58,7 @@ static void said(FILE *f, const page *pg, const char *text)
     snprintf(out, cap - (size_t)(out - flat), "%s", text);
     const char *p = flat, *place;
     int line;
-    while ((place = next_place(pg, p, &line))) {
+    while ((place = page_next_place(pg, p, &line))) {
         const char *end = place + strlen(pg->src.name) + 1;
         while (isdigit((unsigned char)*end))
             end++;
@@ -424,7 +85,7 @@ static void degree_words(double d, char *buf, size_t n)
 /* "load 32-way: 1024 wavefronts / 32 requests (ideal 32)" or the global side's sectors. */
 static void cost_words(const check_line *l, char *buf, size_t n)
 {
-    if (is_global(l)) {
+    if (line_is_global(l)) {
         snprintf(buf, n, "global %s: %.2f sectors a request (%ld sectors / %ld requests, ideal "
                  "%ld)", l->op + 1, l->requests > 0 ? (double)l->wavefronts / l->requests : 0.0,
                  l->wavefronts, l->requests, l->ideal);
@@ -439,10 +100,10 @@ static void cost_words(const check_line *l, char *buf, size_t n)
 /* What the check expects of the line's side, in words ("" where it does not say). */
 static void expect_words(const check_result *c, const check_line *l, char *buf, size_t n)
 {
-    double want = is_store(l) ? c->expect_store : c->expect_load;
+    double want = line_is_store(l) ? c->expect_store : c->expect_load;
     char d[32];
     buf[0] = '\0';
-    if (is_global(l))
+    if (line_is_global(l))
         snprintf(buf, n, "%s", want == CHECK_EXPECT_STRIDED ? "strided, on purpose"
                                : want > 0 ? "coalesced" : "");
     else if (want > 0) {
@@ -615,7 +276,7 @@ static void header(FILE *f, page *pg)
 /* "line 70" linked to the listing where the file is shown. */
 static void line_link(FILE *f, const page *pg, const check_line *l)
 {
-    if (same_file(pg, l) && l->line > 0 && l->line <= pg->src.n)
+    if (page_same_file(pg, l) && l->line > 0 && l->line <= pg->src.n)
         fprintf(f, "<a href=\"#L%d\">line %d</a>", l->line, l->line);
     else {
         fputs("<code>", f);
@@ -679,8 +340,8 @@ static void check_block(FILE *f, const page *pg, int ci)
                 if (want[0] && c->status == CHECK_FAIL)
                     fprintf(f, "; expected %s", want);
                 if (m)
-                    fprintf(f, " <span class=\"verdict v-%s\">%s</span>", CLASS_NAME[m->cls],
-                            CLASS_WORDS[m->cls]);
+                    fprintf(f, " <span class=\"verdict v-%s\">%s</span>", COST_CLASS_NAME[m->cls],
+                            COST_CLASS_WORDS[m->cls]);
                 if (m && m->fig[0])
                     fprintf(f, " <a href=\"#%s\">the warp, drawn</a>", m->fig);
             } else {
@@ -700,22 +361,22 @@ static void warp_figure(FILE *f, const page *pg, const check_result *c, const ch
 {
     const check_warp *w = &l->worst;
     char title[200], at[80], words[200];
-    if (same_file(pg, l) && l->line > 0)
+    if (page_same_file(pg, l) && l->line > 0)
         snprintf(at, sizeof at, "line %d", l->line);
     else
         snprintf(at, sizeof at, "%s", l->file);
     snprintf(title, sizeof title, "%s, %s: warp %u of block %u, your worst %s%s",
-             c->kernel, at, w->warp, w->block, is_global(l) ? "global " : "",
-             is_global(l) ? l->op + 1 : l->op);
+             c->kernel, at, w->warp, w->block, line_is_global(l) ? "global " : "",
+             line_is_global(l) ? l->op + 1 : l->op);
     fprintf(f, "<figure id=\"%s\">\n", id);
-    if (is_global(l)) {
+    if (line_is_global(l)) {
         global_access a = {.active = w->active, .width = w->width};
         for (int lane = 0; lane < SECTOR_LANES && lane < CHECK_WARP_LANES; lane++)
             a.addr[lane] = w->addr[lane];
         svg_sector_warp(f, &a, id, title);
     } else {
         bank_geometry g = {.banks = w->banks, .bank_bytes = w->bank_bytes, .warp_size = 32};
-        warp_access a = {.active = w->active, .width = w->width, .load = !is_store(l),
+        warp_access a = {.active = w->active, .width = w->width, .load = !line_is_store(l),
                          .kind = w->kind, .lines = w->lines, .skewed = w->skewed};
         for (int lane = 0; lane < BANK_MAX_LANES && lane < CHECK_WARP_LANES; lane++)
             a.addr[lane] = w->addr[lane];
@@ -726,7 +387,7 @@ static void warp_figure(FILE *f, const page *pg, const check_result *c, const ch
     svg_escape(f, title);
     fputs(". The whole line: ", f);
     svg_escape(f, words);
-    if (same_file(pg, l) && l->line > 0)
+    if (page_same_file(pg, l) && l->line > 0)
         fprintf(f, ". <a href=\"#L%d\">Back to line %d</a>", l->line, l->line);
     fputs(".</figcaption>\n</figure>\n", f);
 }
@@ -825,7 +486,7 @@ static void kernel_section(FILE *f, page *pg, int first, int n)
             char id[96];
             if (!c->lines[e].worst.active || c->lines[e].requests <= 0)
                 continue;
-            fig_id(c, e, id, sizeof id);
+            page_fig_id(c, e, id, sizeof id);
             if (!drawn++)
                 fputs("<h3>Your warps, drawn</h3>\n", f);
             warp_figure(f, pg, c, &c->lines[e], id);
@@ -883,8 +544,8 @@ static void annotation(FILE *f, const page *pg, int no)
         char anchor[96], words[200], want[64];
         check_anchor(c, anchor, sizeof anchor);
         fputs(any++ ? "<br>" : "<span class=\"ann\">", f);
-        fprintf(f, "<span class=\"verdict v-%s\">%s</span> ", CLASS_NAME[m->cls],
-                CLASS_WORDS[m->cls]);
+        fprintf(f, "<span class=\"verdict v-%s\">%s</span> ", COST_CLASS_NAME[m->cls],
+                COST_CLASS_WORDS[m->cls]);
         if (m->kind == MARK_RACE) {
             fprintf(f, "races with <a href=\"#L%d\">line %d</a> ", m->partner, m->partner);
         } else if (m->kind == MARK_COST) {
@@ -929,10 +590,10 @@ static void listing(FILE *f, const page *pg)
           "be measured here</li>\n</ul>\n<pre class=\"src\"><code>", f);
     int in_comment = 0;
     for (int i = 0; i < pg->src.n; i++) {
-        int no = i + 1, worst = line_worst(pg, no);
+        int no = i + 1, worst = page_line_worst(pg, no);
         fprintf(f, "<span class=\"l%s%s\" id=\"L%d\"><span class=\"n\">%d</span>",
-                worst >= 0 ? " m-" : "", worst >= 0 ? CLASS_NAME[worst] : "", no, no);
-        highlight(f, pg->src.line[i], &in_comment);
+                worst >= 0 ? " m-" : "", worst >= 0 ? COST_CLASS_NAME[worst] : "", no, no);
+        source_highlight(f, pg->src.line[i], &in_comment);
         fputs("</span>", f);
         annotation(f, pg, no); /* block spans: a newline between them would be a blank line */
     }
@@ -950,7 +611,7 @@ int report_html(FILE *f, const lab_result *r, const char *source)
     const char *slash = source ? strrchr(source, '/') : NULL;
     if (slash && slash > source)
         snprintf(pg.folder, sizeof pg.folder, "%.*s", (int)(slash - source + 1), source);
-    collect_marks(&pg);
+    page_collect_marks(&pg);
     head(f, r);
     header(f, &pg);
     fputs("<main id=\"main\">\n", f);
