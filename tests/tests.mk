@@ -236,7 +236,8 @@ check-report: $(CU_CHECKED) $(GRADER_ALL) $(AXE) $(PLANTED_SRC)
 # check-pages.py to judge where a browser is (the spec.tsv there says how).
 REPORT_PAGE_LIBS := $(addprefix $(BUILD)/compile-check/,planted/lab3-pad-wrong-dim.so \
     solutions/lab3-padding/lab3.so planted/lab9-store-strided.so planted/lab1-no-sync.so \
-    planted/lab1-shared-overrun.so labs/lab3-padding/lab3.so)
+    planted/lab1-shared-overrun.so planted/lab7-divergent-tree.so planted/lab1-unemulated.so \
+    labs/lab3-padding/lab3.so)
 .PHONY: report-pages-gpu
 report-pages-gpu: $(GRADER_ALL) $(TRACE) $(REPORT_PAGE_LIBS) $(PLANTED_SRC)
 	bash tests/report/test-pages.sh $(BUILD) $(GRADER) - trace

@@ -144,7 +144,8 @@ static const char STYLE[] =
     "--info-bg:#2a2a2a;--target:#4a4410}}\n"
     "*{box-sizing:border-box}\n"
     "body{margin:0 auto;max-width:64rem;padding:0 1rem 3rem;background:var(--bg);color:var(--fg);"
-    "font:16px/1.5 system-ui,'DejaVu Sans','Segoe UI',Helvetica,Arial,sans-serif}\n"
+    "font:16px/1.5 system-ui,'DejaVu Sans','Segoe UI',Helvetica,Arial,sans-serif;"
+    "overflow-wrap:anywhere}\n" /* a message's long instruction or path breaks, not the page */
     "a{color:var(--link)}a:focus-visible,summary:focus-visible{outline:3px solid var(--link);"
     "outline-offset:2px}\n"
     ".skip{position:absolute;left:-999px}.skip:focus{position:static}\n"
@@ -167,7 +168,7 @@ static const char STYLE[] =
     "border:1px solid var(--line);border-radius:.3rem}figcaption{font-size:.9rem;"
     "color:var(--muted)}\n"
     ".src{background:var(--code-bg);border:1px solid var(--line);border-radius:.3rem;"
-    "padding:.5rem 0;margin:0;white-space:pre-wrap;overflow-wrap:anywhere}\n"
+    "padding:.5rem 0;margin:0;white-space:break-spaces;overflow-wrap:anywhere}\n"
     ".src .l{display:block;padding:0 .5rem 0 4.2em;text-indent:-3.7em;min-height:1.5em}"
     ".src .n{display:inline-block;width:3.2em;margin-right:.5em;text-indent:0;text-align:right;"
     "color:var(--muted);user-select:none}\n"
@@ -183,7 +184,7 @@ static const char STYLE[] =
     ".pp{color:var(--pp)}\n"
     ".pad{display:grid;gap:.5rem;grid-template-columns:1fr}"
     "@media (min-width:50rem){.pad{grid-template-columns:1fr 1fr}}\n"
-    "pre.out{background:var(--code-bg);padding:.5rem;white-space:pre-wrap;"
+    "pre.out{background:var(--code-bg);padding:.5rem;white-space:break-spaces;"
     "overflow-wrap:anywhere}\n";
 
 static void head(FILE *f, const lab_result *r)
@@ -583,7 +584,8 @@ static void listing(FILE *f, const page *pg)
           "far that is from what the exercise expects:</p>\n<ul class=\"legend\">\n"
           "<li><span class=\"verdict v-ok\">as expected</span> what the exercise asks "
           "(a 32-way read too, where the exercise asks for one)</li>\n"
-          "<li><span class=\"verdict v-near\">off</span> within twice the expected cost</li>\n"
+          "<li><span class=\"verdict v-near\">off</span> within twice the expected cost, or "
+          "the first line of a check that failed for what its words say</li>\n"
           "<li><span class=\"verdict v-far\">far off</span> twice or more, a race, or a line "
           "a failing check names (a fault)</li>\n"
           "<li><span class=\"verdict v-info\">not judged</span> named by a check that could not "

@@ -107,6 +107,28 @@ int page_same_file(const page *pg, const check_line *l)
     return pg->have_src && strcmp(l->file, pg->src.name) == 0;
 }
 
+/*
+ * A failing check's lines all at their expected cost: it failed for something else
+ * its words say (an element wider than the exercise's, requests a divergent tree
+ * adds, shared memory where a shuffle was asked), and its worst line, the first it
+ * names, is where: off, not as expected.
+ */
+static void mark_the_worst(page *pg, int ci)
+{
+    mark *first = NULL;
+    for (int i = 0; i < pg->n_marks; i++) {
+        mark *m = &pg->marks[i];
+        if (m->check != ci)
+            continue;
+        if (m->cls >= COST_NEAR)
+            return;
+        if (m->kind == MARK_COST && (!first || m->entry < first->entry))
+            first = m;
+    }
+    if (first)
+        first->cls = COST_NEAR;
+}
+
 void page_collect_marks(page *pg)
 {
     const lab_result *r = pg->r;
@@ -133,6 +155,8 @@ void page_collect_marks(page *pg)
                 page_fig_id(c, i, m.fig, sizeof m.fig);
             add_mark(pg, m);
         }
+        if (c->status == CHECK_FAIL)
+            mark_the_worst(pg, ci);
         if (c->status != CHECK_PASS && c->status != CHECK_SKIPPED) {
             named_lines(pg, ci, c->message);
             named_lines(pg, ci, c->hint);

@@ -13,7 +13,9 @@
 #   lab9, a store that walks columns: the store's line far off, drawn over its
 #         32 sectors
 #   lab1, no barrier: the race's two lines linked to each other; a tile
-#         overrun: the line the fault names
+#         overrun: the line the fault names; a kernel the emulator cannot run:
+#         not judged, its long instruction's name no wider than the phone
+#   lab7, a divergent tree that fails for its requests: its first line off
 #   a file that holds markup (</pre><script>...): shown as text, run never
 #
 # The student kit has no solutions or planted variants: there its skeletons'
@@ -105,6 +107,19 @@ if [ -d solutions ] && [ -d tests/planted ]; then
     if page lab1-overrun lab1 "$lib/planted/lab1-shared-overrun.so" "$src"; then
         n=$(grep -oE "lab1-shared-overrun\.cu:[0-9]+ store [0-9]+ bytes into" "$out/lab1-overrun.txt" | head -1 | sed 's/.*cu:\([0-9]*\).*/\1/')
         [ -n "$n" ] && row lab1-overrun line "$n" far "named by" || fail "lab1-overrun: the report names no line"
+    fi
+    # a tree that fails for its requests, not its cost: its first line is marked off
+    src=$planted/lab7-divergent-tree.cu
+    if page lab7-divergent lab7 "$lib/planted/lab7-divergent-tree.so" "$src"; then
+        read -r n _ <<<"$(json_lines "$out/lab7-divergent.json" reduceSmem smem-conflicts)"
+        [ -n "${n:-}" ] && row lab7-divergent line "$n" near "conflict-free" ||
+            fail "lab7-divergent: the grader names no line of reduceSmem's tree"
+    fi
+    # a kernel the emulator cannot run: its checks not judged, a long instruction's
+    # name in every message (the page must not grow wider than the phone for it)
+    if page lab1-unemulated lab1 "$lib/planted/lab1-unemulated.so" "$planted/lab1-unemulated.cu" &&
+        [ "$measure" = emulator ]; then # a GPU runs it
+        row lab1-unemulated check c-setRowReadCol-correct N/G "not graded"
     fi
     skeleton_lib=$lib/labs/lab3-padding/lab3.so
     hostile_lib=$lib/solutions/lab3-padding/lab3.so
