@@ -589,7 +589,15 @@ static void listing(FILE *f, const page *pg)
           "<li><span class=\"verdict v-far\">far off</span> twice or more, a race, or a line "
           "a failing check names (a fault)</li>\n"
           "<li><span class=\"verdict v-info\">not judged</span> named by a check that could not "
-          "be measured here</li>\n</ul>\n<pre class=\"src\"><code>", f);
+          "be measured here</li>\n</ul>\n", f);
+    if (pg->n_marks == 0 && pg->r->n_checks > 0)
+        fputs(strstr(pg->r->device, "counters") && !strstr(pg->r->device, "trace")
+              ? "<p>No check names a line of your file here: the hardware counters count "
+                "without lines. The trace (the Compute Sanitizer, on a GPU) and the emulator "
+                "name them.</p>\n"
+              : "<p>No check names a line of your file: no check judged an access of "
+                "it.</p>\n", f);
+    fputs("<pre class=\"src\"><code>", f);
     int in_comment = 0;
     for (int i = 0; i < pg->src.n; i++) {
         int no = i + 1, worst = page_line_worst(pg, no);
