@@ -89,8 +89,8 @@ export SMEMLAB_CHECK_COSTS := $(abspath $(CHECK_COSTS))
 SHELL = $(CURDIR)/tests/timed-shell
 .SHELLFLAGS = --target=$@ -c
 endif
-.PHONY: check-house check-mutants check check-unit check-compile check-contract check-launches check-cli check-make check-gpu check-student-kit check-batch check-hostile check-exports check-jail
-check: check-house check-unit check-traces check-compile check-contract check-launches check-cli check-make check-docs check-batch check-hostile check-exports check-jail check-emulated check-truth
+.PHONY: check-house check-mutants check check-unit check-compile check-report check-contract check-launches check-cli check-make check-gpu check-student-kit check-batch check-hostile check-exports check-jail
+check: check-house check-unit check-traces check-compile check-contract check-launches check-cli check-make check-docs check-report check-batch check-hostile check-exports check-jail check-emulated check-truth
 	@secs=$$(( $$(date +%s) - $(CHECK_T0) )); echo "$$secs $$(hostname), $$(nproc) cores" > $(BUILD)/tests/check-time.txt; \
 	 awk -v total=$$secs -v ticks=$$(getconf CLK_TCK) -f tests/check-costs.awk $(CHECK_COSTS); \
 	 echo "make check: all passed ($$secs s)"
@@ -226,6 +226,21 @@ $(BUILD)/tests/truth-run: tests/truth/truth-run.c
 check-emulated: $(CU_CHECKED) $(GRADER_ALL) $(BUILD)/tests/expect
 	bash tests/emulator/check-labs.sh $(BUILD) $(GRADER)
 	$(if $(wildcard tests/planted),python3 tests/emulator/check-hints.py $(BUILD))
+
+# The report page (docs/instructors.md#page): labs graded by emulation with --html, each
+# page judged in headless chromium (its lines, checks and drawings; axe-core clean).
+.PHONY: check-report
+check-report: $(CU_CHECKED) $(GRADER_ALL) $(AXE) $(PLANTED_SRC)
+	bash tests/report/test-pages.sh $(BUILD) $(GRADER) $(AXE)
+# On a GPU: the same pages measured by the trace, written to $(BUILD)/report-pages/ for
+# check-pages.py to judge where a browser is (the spec.tsv there says how).
+REPORT_PAGE_LIBS := $(addprefix $(BUILD)/compile-check/,planted/lab3-pad-wrong-dim.so \
+    solutions/lab3-padding/lab3.so planted/lab9-store-strided.so planted/lab1-no-sync.so \
+    planted/lab1-shared-overrun.so planted/lab7-divergent-tree.so planted/lab1-unemulated.so \
+    labs/lab3-padding/lab3.so)
+.PHONY: report-pages-gpu
+report-pages-gpu: $(GRADER_ALL) $(TRACE) $(REPORT_PAGE_LIBS) $(PLANTED_SRC)
+	bash tests/report/test-pages.sh $(BUILD) $(GRADER) - trace
 
 # make check: the same corpus graded by the emulator, against what Nsight Compute
 # measured on an H100 (tests/truth/h100-ncu.tsv): no GPU needed.

@@ -318,9 +318,9 @@ static int gpu_of_slot(const batch_opts *o, int slot)
     return o->gpus[slot % o->n_gpus];
 }
 
-static void start_grade(const batch_opts *o, job *j, int slot)
+static void start_grade(const batch_opts *o, job *j, int slot, const char *sha256)
 {
-    char so[4300], src[4300], json[4300], dev[16], log[4300];
+    char so[4300], src[4300], json[4300], dev[16], log[4300], page[4300];
     snprintf(so, sizeof so, "%s/%s.so", j->dir, o->lab->id);
     snprintf(src, sizeof src, "%s/%s.cu", j->dir, o->lab->id); /* its PREDICT lines */
     snprintf(json, sizeof json, "%s/grade.json", j->dir);
@@ -338,6 +338,13 @@ static void start_grade(const batch_opts *o, job *j, int slot)
     argv[n++] = src;
     argv[n++] = "--json";
     argv[n++] = json;
+    /* the report page of this source, every student who sent it (reports.c links it) */
+    snprintf(page, sizeof page, "%s/pages", o->results);
+    if (mkdir_p(page, 0755) == 0) {
+        snprintf(page, sizeof page, "%s/pages/%s.html", o->results, sha256);
+        argv[n++] = "--html";
+        argv[n++] = page;
+    }
     argv[n++] = "--device";
     argv[n++] = dev;
     const char *socket = meters[slot % o->n_gpus].socket;
@@ -725,7 +732,7 @@ int pipeline_run(const batch_opts *o, submission *subs, int n, result *results)
         for (int g = 0; g < n_slots; g++)
             if (slot_job[g] < 0 && q_head < q_tail) {
                 slot_job[g] = built_queue[q_head++];
-                start_grade(o, &jobs[slot_job[g]], g);
+                start_grade(o, &jobs[slot_job[g]], g, subs[jobs[slot_job[g]].subs[0]].sha256);
             }
         int status;
         pid_t pid = waitpid(-1, &status, WNOHANG);

@@ -94,6 +94,7 @@ static int accept_check(const lab_def *lab, int current, kernel_slots *slots, wo
     for (int i = 0; i < c->n_lines; i++) {
         terminate(c->lines[i].file, sizeof c->lines[i].file);
         terminate(c->lines[i].op, sizeof c->lines[i].op);
+        check_warp_tidy(&c->lines[i].worst);
     }
     kernel_slots *s = &slots[current];
     int skipped_ok = lab->kernels[current].optional;

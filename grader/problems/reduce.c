@@ -720,6 +720,8 @@ static void judge_tree(problem *p, check_id id, const measurement *m, const trac
     if (ld_ok && st <= (interleaved ? 32.0 : limit) && req <= req_limit) {
         check_set(c, CHECK_PASS, "tree loads %s (the %s tree's model: %s), %.1f shared requests "
                   "a block", ld_text, interleaved ? "interleaved" : "sequential", want_text, req);
+        if (s) /* the tree's lines, passing too: the report page marks each */
+            compare_trace_lines(c, s, -1, &r->p->env->gpu.banks);
         return;
     }
     if (!ld_ok || st > limit) {

@@ -238,6 +238,8 @@ static void judge_tile(tr *t, const measurement *m, const trace_summary *s, chec
     check_field(c->expected, sizeof c->expected, "reads %s (rows of %d words), writes conflict-free",
                 degree_text(want, a, sizeof a), words);
     c->degree = ld;
+    c->expect_load = want; /* the report page colours the tile's lines by these */
+    c->expect_store = 1.0;
     if (m->value[METRIC_SHARED_LD_REQUESTS] <= 0 || m->value[METRIC_SHARED_ST_REQUESTS] <= 0) {
         check_set(c, CHECK_FAIL, "no shared %s: this step goes through a shared tile",
                   m->value[METRIC_SHARED_ST_REQUESTS] <= 0 ? "stores" : "loads");
