@@ -115,6 +115,12 @@ extern const char CHECK_HINT_NOT_GRADED[];
    whole and a hint of their own (returns 1 then). */
 int check_fail_launch(check_result *c, const char *at, const char *why, const char *hint);
 
+/* Whether c failed only because something else must come first: it waits for it
+   ("waits for a shared tile: ..."), or for correct (counts of a wrong result, "not
+   counted: ..."; a kernel that did not get that far, "not run: ..."; a speed "not
+   timed: ..." yet). It earns nothing; the report lists it apart, under WAIT. */
+int check_waits(const check_result *c);
+
 /* Whether why is an instrument's "not graded: ..." (the kernel is not the cause). */
 int check_why_not_graded(const char *why);
 

@@ -583,13 +583,15 @@ static void emulated_twin(problem *p)
 
 /* Whether the kernel's speed is to be timed now (1, right being correct's outcome);
    else 0 with speed saying why: not graded like correct, not measured where the
-   device times nothing, or not timed while the kernel is not correct. */
+   device times nothing (whatever correct says: the emulator never times, so a wrong
+   kernel's speed is not a failure there), or not timed while the kernel is not
+   correct. */
 static int speed_due(problem *p, run_outcome right)
 {
     check_result *correct = &p->c[CHK_CORRECT], *speed = &p->c[CHK_SPEED];
     if (correct->status == CHECK_NOT_GRADED)
         check_not_graded_like(speed, correct);
-    else if (right == RUN_RIGHT && device_untimed())
+    else if (device_untimed())
         check_set(speed, CHECK_NOT_MEASURED, "not measured: %s", device_untimed());
     else if (right == RUN_RIGHT && !p->lost)
         return 1;

@@ -101,7 +101,7 @@ assert store < bar < load
 expect("lab5-no-second-sync", "matmulTiled", "race", "message",
        has=(f"lab5-no-second-sync.cu:{load} (load) in one pass of a loop and "
             f"lab5-no-second-sync.cu:{store} (store) in the next",),
-       lacks=("no barrier between (",))
+       lacks=("no barrier between;",))
 expect("lab5-no-second-sync", "matmulTiled", "race", "hint",
        has=(f"A fast warp finishes its pass at line {load}",
             f"after the last access of the tile (line {load})"))
