@@ -49,7 +49,7 @@ def expect(name, kernel, check_id, field, *, has=(), lacks=()):
     if ONLY and name not in ONLY:
         return
     try:
-        text = check(name, kernel, check_id)[field]
+        text = check(name, kernel, check_id).get(field, "")  # an empty field is left out
         missing = [h for h in has if h not in text]
         present = [h for h in lacks if h in text]
         assert not missing and not present, (
@@ -117,14 +117,75 @@ expect("lab7-volatile-warp", "reduceSmemUnroll", "race", "message",
             "no __syncwarp() between"))
 expect("lab7-volatile-warp", "reduceSmemUnroll", "race", "hint",
        has=(f"(line {ld}) after lane", f"(line {st})", "A volatile pointer does not order them"))
-# A tree right only for powers of two: n = 33 loses its 33rd element.
+# A wrong sum, classified from what the kernel did with each element (the grader runs
+# it again on inputs 0 but for one element): none of the stock words where they do not
+# describe the mistake.
+STOCK = ("loses elements at the levels that halve an odd count",)
+# A tree right only for powers of two: n = 33 loses its 33rd element, in[32].
 expect("lab7-pow2-only", "reduceSmem", "correct", "hint",
-       has=("holds 33 elements", "the sum of its first 32 elements only"))
+       has=("Your sum misses in[32] of block 0", "holds 33 elements", "adds its first 32 only"))
+# The last warp adds smem[tid + 32] twice: at n = 33, in[32] is counted twice.
+src = source("lab7-last-warp-twice")
+assert "smem[tid + 32] + smem[tid + 32]" in src
+expect("lab7-last-warp-twice", "reduceSmemUnroll", "correct", "hint",
+       has=("Your sum counts in[32] of block 0 twice, every other element once",
+            "smem[tid + 32] added once too often"), lacks=STOCK + ("missing", "misses"))
+# Step 1 without its barrier: elements missing, the cause in its own terms (no tile).
+expect("lab7-gmem-no-sync", "reduceGmem", "correct", "hint",
+       has=("Your sum misses in[", "no __syncthreads() between the levels"),
+       lacks=STOCK + ("tile",))
+# warp_sum with __shfl_up_sync: lane 0 adds its own value at every level, twice over
+# (the warps' sums, then warp 0's): in[0] counted 32 x 32 times, the shuffle named.
+up = line_of("lab8-up-in-reduce", "v += __shfl_up_sync(FULL_MASK, v, mask, WARP);")
+expect("lab8-up-in-reduce", "reduceShfl", "correct", "hint",
+       has=("counts in[0] 1024 times", f"__shfl_up_sync (lab8-up-in-reduce.cu:{up})",
+            "1024 = 2^10"), lacks=STOCK + ("width narrower",))
+# Warp 0 reads warp_sums[lane] for every lane: past the array's DIM / WARP words, named
+# with its line and how far (one fault wording, compare/fault.h).
+ld = line_of("lab8-warp-sums-past", "v = warp_sums[lane];")
+words = define("lab8-warp-sums-past", "DIM") // define("lab8-warp-sums-past", "WARP")
+expect("lab8-warp-sums-past", "reduceShfl", "correct", "message",
+       has=(f"lab8-warp-sums-past.cu:{ld}: a load reaches byte {4 * 32} of warp_sums "
+            f"(a shared array of {4 * words} bytes), {4 * (32 - words)} bytes past its end",))
+expect("lab8-warp-sums-past", "reduceShfl", "correct", "hint",
+       has=("past the end of warp_sums",), lacks=STOCK)
+# A global overrun by emulation: the faulting line first, its call after it, the
+# argument and how far past its end, and the error named once.
+ld = line_of("lab9-unroll-overread", "tile[row + BDIMX] = in[(size_t)iy * nx + ix + BDIMX];")
+call = line_of("lab9-unroll-overread", "    transpose_unrolled(tile, in, out, nx, ny);")
+bdimx = define("lab9-unroll-overread", "BDIMX")
+expect("lab9-unroll-overread", "transposeSmemUnrollPad", "correct", "message",
+       has=(f"an illegal memory access at lab9-unroll-overread.cu:{ld} (called from "
+            f"lab9-unroll-overread.cu:{call}): a load by lane 0 of warp 0 of block 0 reaches "
+            f"byte {4 * bdimx + 4} of in (an argument of 4 bytes), {4 * bdimx} bytes past its end",),
+       lacks=("encountered: an illegal", "cudaErrorIllegalAddress"))
+expect("lab9-unroll-overread", "transposeSmemUnrollPad", "correct", "hint",
+       has=("past the end of in, which holds 4 bytes",), lacks=("matrix or image",))
 # The width of the planted shuffle, read from its source.
 width = int(re.search(r"__shfl_sync\(FULL_MASK, value, srcLane, (\d+)\)",
                       source("lab8-width16")).group(1))
 expect("lab8-width16", "shflBroadcast", "correct", "hint",
        has=(f"segments of {width} lanes", f"as with a width of {width}"))
+# A shuffle exercise gone the wrong way: the shuffle that gives what the lanes got, named,
+# and the exercise's; an exchange that never reached out, said so.
+expect("lab8-up-as-down", "shflUp", "correct", "hint",
+       has=("(at delta = 1; 32 values wrong): that is what __shfl_down_sync gives",
+            "This exercise is __shfl_up_sync"), lacks=("__shfl_xor_sync", "(with 1;"))
+expect("lab8-xor-to-partner", "shflXor", "correct", "hint",
+       has=("holds that lane's own value", "no exchange shows in out"),
+       lacks=("__shfl_up_sync", "__shfl_down_sync"))
+# A divergent tree fails for its requests: its busiest line first, no bank drawing.
+level = line_of("lab7-divergent-tree", "if (tid % (2 * stride) == 0)") + 1
+expect("lab7-divergent-tree", "reduceSmem", "smem-conflicts", "bank_map", lacks=("bank",))
+if not ONLY or "lab7-divergent-tree" in ONLY:
+    try:
+        lines = check("lab7-divergent-tree", "reduceSmem", "smem-conflicts")["lines"]
+        assert lines and lines[0]["line"] == level, f"first line {lines[0] if lines else None}, not {level}"
+        passed += 1
+        print(f"ok    hint lab7-divergent-tree: the busiest line ({level}) first")
+    except (AssertionError, OSError, KeyError) as e:
+        failed += 1
+        print(f"FAIL  hint lab7-divergent-tree: {e}")
 # Half-warp shuffles in the reduction: every element counted more than once.
 expect("lab8-half-warp", "reduceShfl", "correct", "hint", has=("counts every element",))
 # A warp's tree in shared memory: the requests a block, and its lines.
