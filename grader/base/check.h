@@ -62,6 +62,10 @@ typedef struct check_result {
     char hint[640];     /* why, and what to change */
     double degree;      /* conflict checks: the measured conflict degree; const-serialization:
                            distinct addresses a request (0: none measured) */
+    /* The degrees the check accepts for what degree measures (accept_lo .. accept_hi; 0
+       and 0: it does not say): a student's PREDICT line is judged against them, as the
+       check judges the code (report/report_predict.c). */
+    double accept_lo, accept_hi;
     /* Conflict checks: what was counted (JSON "counts"; 0: nothing measured).
        ideal: wavefronts with no conflict for the bytes moved; width: bytes
        a lane the accesses moved (0: unknown, as with the counters, or mixed). */

@@ -154,6 +154,7 @@ void compare_conflicts(check_result *c, const smem_side *side, const measurement
     }
     degree_text(got, got_text, sizeof got_text);
     c->degree = got;
+    c->accept_lo = want * (1 - tolerance), c->accept_hi = want * (1 + tolerance);
     if (fabs(got - want) <= tolerance * want) {
         check_set(c, CHECK_PASS, "%s %s (expected %s)", side->op, got_text, want_text);
         return;

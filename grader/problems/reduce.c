@@ -888,9 +888,9 @@ static void judge_tree(problem *p, check_id id, const measurement *m, const trac
         return;
     }
     double limit = 1.0 + MANY_BLOCK_DEGREE_SLACK;
-    int ld_ok = interleaved ? ld >= want_lo * (1 - TREE_DEGREE_TOLERANCE) &&
-                                  ld <= want_ld * (1 + TREE_DEGREE_TOLERANCE)
-                            : ld <= limit;
+    c->accept_lo = interleaved ? want_lo * (1 - TREE_DEGREE_TOLERANCE) : 1.0;
+    c->accept_hi = interleaved ? want_ld * (1 + TREE_DEGREE_TOLERANCE) : limit;
+    int ld_ok = interleaved ? ld >= c->accept_lo && ld <= c->accept_hi : ld <= limit;
     if (ld_ok && st <= (interleaved ? 32.0 : limit) && req <= req_limit) {
         check_set(c, CHECK_PASS, "tree loads %s (the %s tree's model: %s), %.1f shared requests "
                   "a block", ld_text, interleaved ? "interleaved" : "sequential", want_text, req);

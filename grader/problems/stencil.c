@@ -383,6 +383,7 @@ static void judge_const(problem *p, check_id id, const measurement *m, const tra
         double model = lookup_distinct_per_warp(a->host_keys, (size_t)a->n);
         check_field(c->expected, sizeof c->expected, "%.2f (the distinct keys of a warp's 32 "
                     "lanes, from the input), within 10%%", model);
+        c->accept_lo = 0.9 * model, c->accept_hi = 1.1 * model;
         if (req > 0 && fabs(per - model) <= 0.1 * model)
             check_set(c, CHECK_PASS, "%.1f distinct addresses a warp request (model %.1f): the "
                       "constant cache serves them one after another", per, model);
@@ -396,6 +397,7 @@ static void judge_const(problem *p, check_id id, const measurement *m, const tra
         return;
     }
     int asked = a->k->path == MEM_PATH_CONSTANT; /* the stencil's broadcast */
+    c->accept_lo = c->accept_hi = 1.0;
     check_field(c->expected, sizeof c->expected, "1 (every lane of a warp reads the same "
                 "word: a broadcast)%s", asked ? "" : ", or no constant request");
     if (asked && req <= 0) {

@@ -42,6 +42,8 @@ void check_smem_near_free(check_result *c, const measurement *m, const char *hin
     double ld = measured_degree(m, &SIDE_LOAD), st = measured_degree(m, &SIDE_STORE);
     double limit = 1.0 + MANY_BLOCK_DEGREE_SLACK;
 
+    c->degree = ld > 0 ? ld : 0; /* the loads': what a PREDICT line of the kernel names */
+    c->accept_lo = 1.0, c->accept_hi = limit;
     check_field(c->measured, sizeof c->measured, "loads %.3f-way over %.0f requests, stores "
                 "%.3f-way over %.0f requests", ld, m->value[METRIC_SHARED_LD_REQUESTS], st,
                 m->value[METRIC_SHARED_ST_REQUESTS]);

@@ -238,6 +238,7 @@ static void judge_tile(tr *t, const measurement *m, const trace_summary *s, chec
     check_field(c->expected, sizeof c->expected, "reads %s (rows of %d words), writes conflict-free",
                 degree_text(want, a, sizeof a), words);
     c->degree = ld;
+    c->accept_lo = want * (1 - DEGREE_TOLERANCE), c->accept_hi = want * (1 + DEGREE_TOLERANCE);
     c->expect_load = want; /* the report page colours the tile's lines by these */
     c->expect_store = 1.0;
     if (m->value[METRIC_SHARED_LD_REQUESTS] <= 0 || m->value[METRIC_SHARED_ST_REQUESTS] <= 0) {

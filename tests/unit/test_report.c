@@ -562,14 +562,30 @@ START_TEST(test_predictions_judged_without_points)
     ck_assert_ptr_nonnull(f);
     fputs("// PREDICT setColReadCol store 32 load 32\n// PREDICT setRowReadRow load 1\n", f);
     fclose(f);
+    char path2[80];
+    snprintf(path2, sizeof path2, "%s.again", path);
+    ck_assert_int_eq(link(path, path2), 0);
     results[0].checks[1].degree = 1.0; /* setColReadCol load-conflicts: measured conflict-free */
     double points = results[0].points;
     report_judge_predictions(&results[0], path);
     remove(path);
     ck_assert_ptr_nonnull(results[0].predictions);
-    /* the load was predicted 32-way and measured conflict-free: wrong */
-    ck_assert_ptr_nonnull(strstr(results[0].predictions, "setColReadCol load"));
+    /* the load was predicted 32-way, as the exercise makes it, and measured conflict-free
+       by a kernel that fails load-conflicts: the code differs, the prediction is not judged */
+    ck_assert_ptr_nonnull(strstr(results[0].predictions, "setColReadCol load: you predicted "
+                                 "32-way conflict; your kernel measured conflict-free, and "
+                                 "load-conflicts says how its code differs"));
+    ck_assert_ptr_nonnull(strstr(results[0].predictions, "0 of 0 predictions right (1 waits "
+                                 "for the code to pass its check)"));
+    ck_assert_ptr_null(strstr(results[0].predictions, "not this time"));
+    /* the same check passing, the same prediction measured otherwise: judged, wrong */
+    free(results[0].predictions);
+    results[0].checks[1].status = CHECK_PASS;
+    report_judge_predictions(&results[0], path2);
     ck_assert_ptr_nonnull(strstr(results[0].predictions, "0 of 1 predictions right"));
+    ck_assert_ptr_nonnull(strstr(results[0].predictions, "not this time"));
+    results[0].checks[1].status = CHECK_FAIL;
+    remove(path2);
     ck_assert_double_eq_tol(results[0].points, points, 1e-12);
     FILE *out = tmpfile();
     report_text_lab(out, &results[0], &(report_style){0});
@@ -597,6 +613,7 @@ START_TEST(test_predictions_of_smem_conflicts)
     check_result c;
     memset(&r, 0, sizeof r);
     check_init(&c, "lab9", "transposeSmem", "smem-conflicts", 1);
+    check_set(&c, CHECK_PASS, "the tile's column read is a 16-way conflict");
     c.degree = 16.0;
     r.checks = &c;
     r.n_checks = 1;
