@@ -38,9 +38,9 @@ float *host_random(size_t n, unsigned long long seed)
 run_outcome fail_cuda(check_result *c, const char *label, const char *why)
 {
     check_fail_launch(c, label, why, "The kernel faulted or could not launch at this "
-                      "size. Check every index against the matrix or image bounds, the shared "
-                      "array sizes, and the launch configuration for sizes that are not a "
-                      "multiple of the tile.");
+                      "size. Check every index against its own array's size (the last block "
+                      "may hold fewer elements), the shared array sizes, and the launch "
+                      "configuration for sizes that are not a multiple of the tile.");
     return dev_context_lost() ? RUN_LOST : RUN_FAILED;
 }
 

@@ -217,6 +217,13 @@ if not ONLY or "lab10-rotated-taps" in ONLY:
     except (AssertionError, AttributeError, OSError, KeyError) as e:
         failed += 1
         print(f"FAIL  hint lab10-rotated-taps: {e}")
+# Blocks whose threads do not divide TILE: the outputs left to no thread, from the launch.
+threads = define("lab10-threads-768", "CONST_THREADS")
+tile = define("lab10-threads-768", "TILE")
+expect("lab10-threads-768", "stencil1DConst", "correct", "hint",
+       has=(f"Your blocks have {threads} threads", f"does not divide TILE = {tile}",
+            f"the last TILE % THREADS = {tile % threads} of every block's {tile}"),
+       lacks=("the tile starts RADIUS",))
 # One key broadcast to the warp at a time: one address a request, against the keys' model.
 expect("lab10-lookup-by-lane", "lookupConst", "const-serialization", "message",
        has=("1.0 distinct constant addresses a warp request (the keys make 3",))
