@@ -908,7 +908,7 @@ static void judge_tree(problem *p, check_id id, const measurement *m, const trac
         check_field(c->hint, sizeof c->hint, interleaved
                     ? "The exercise's tree reads smem[index] and smem[index + stride] with index "
                       "= 2 * stride * tid: its conflicts grow with the stride (2-way, 4-way, "
-                      "8-way ...; docs/lab7.md#conflicts draws them). Yours measure otherwise: "
+                      "8-way ...; the course's lab 7 draws them, at #conflicts). Yours measure otherwise: "
                       "is its indexing the exercise's?"
                     : "Your tree's lanes read words that share banks: lanes whose indices "
                       "differ by a multiple of 32 words wait for each other. With index = 2 * "
