@@ -127,6 +127,25 @@ static long one_lane(const sum_counts *s, long *r, int32_t *k)
     return 0;
 }
 
+/* The first w lanes of every warp counted k times each, the others not at all (the
+   counts repeat every 32 elements): w, a power of two below 32, or 0. */
+static int lower_lanes(const sum_counts *s, int32_t *k)
+{
+    long m = s->probed;
+    int w = 0;
+    if (m < 64 || s->count[0] <= 0)
+        return 0;
+    while (w < 32 && s->count[w] == s->count[0])
+        w++;
+    if (w >= 32 || !power_of_two(w))
+        return 0;
+    for (long j = 0; j < m; j++)
+        if (s->count[j] != (j % 32 < w ? s->count[0] : 0))
+            return 0;
+    *k = s->count[0];
+    return w;
+}
+
 /* The cause of elements missing or counted twice, for where the tree runs. */
 static const char *level_cause(const sum_counts *s)
 {
@@ -151,7 +170,20 @@ static void say_up(const sum_counts *s, long j, int32_t k, long zeros, char *hin
                 "__shfl_down_sync in lane 0.", j, k, others, s->shfl_up, k, log2_of(k));
 }
 
+static int explain(const sum_counts *s, char *hint, size_t size);
+
 int sum_explain(const sum_counts *s, char *hint, size_t size)
+{
+    if (!s->at)
+        return explain(s, hint, size);
+    char words[640];
+    if (!explain(s, words, sizeof words))
+        return 0;
+    check_field(hint, size, "At %s: %s", s->at, words);
+    return 1;
+}
+
+static int explain(const sum_counts *s, char *hint, size_t size)
 {
     long m = s->probed;
     if (m <= 0 || !s->count)
@@ -205,6 +237,17 @@ int sum_explain(const sum_counts *s, char *hint, size_t size)
     }
     long p, r;
     int32_t k;
+    int w;
+    if ((w = lower_lanes(s, &k)) != 0) {
+        check_field(hint, size, "Only lanes 0 .. %d of each warp reach your sum, %d time%s "
+                    "each, lanes %d .. 31 not at all: your warp's shuffles work within "
+                    "segments of %d lanes (a width of %d, or no laneMask or delta reaching "
+                    "lane %d), so lane 0 never sees the upper lanes' values, and a level whose "
+                    "source lies outside the segment adds a lane's own value again. The width "
+                    "(the last argument) is WARP (32): v += __shfl_xor_sync(FULL_MASK, v, mask, "
+                    "WARP) for mask = 16 .. 1.", w - 1, k, k == 1 ? "" : "s", w, w, w, w);
+        return 1;
+    }
     if ((p = one_lane(s, &r, &k)) != 0) {
         char shfl[96] = "";
         if (s->shfl_idx)
@@ -252,6 +295,16 @@ int sum_explain(const sum_counts *s, char *hint, size_t size)
         else
             check_field(hint, size, "Your sum misses %s (%ld element%s): %s.", missing, zeros,
                         zeros == 1 ? "" : "s", level_cause(s));
+        return 1;
+    }
+    int shared_by_blocks = multi > 0 && s->adders;
+    for (long j = 0; j < m && shared_by_blocks; j++)
+        shared_by_blocks = s->count[j] <= 1 || s->adders[j] >= 2;
+    if (multi && shared_by_blocks) {
+        check_field(hint, size, "Your sum counts %s %s%s, each in the partial sums of two "
+                    "blocks or more: the blocks' elements overlap. Block b's %ld elements "
+                    "start at in[b * %ld], and no two blocks share one.", twice, how,
+                    zeros ? " (and misses others)" : "", s->per, s->per);
         return 1;
     }
     if (multi && !zeros) {

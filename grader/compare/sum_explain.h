@@ -21,6 +21,8 @@ typedef struct sum_counts {
     long per;    /* elements a block of the exercise's partition covers (DIM x per thread) */
     long probed; /* in[0 .. probed) have counts (probed == n: all of them) */
     const int32_t *count; /* probed of them: times the element is in the partial sums' total */
+    const unsigned char *adders; /* and how many blocks' partial sums it changed (NULL: not
+                                    known) */
     int32_t junk;     /* the partial sums' total with every element 0 */
     long junk_block;  /* a block whose partial sum was not 0 then, or -1 */
     int32_t junk_value; /* and that partial sum */
@@ -32,6 +34,8 @@ typedef struct sum_counts {
        below delta gets its own value back) and idx (one lane's value to every lane),
        each with the student's line ("lab8.cu:121"), NULL where it has none */
     const char *shfl_up, *shfl_idx;
+    const char *at; /* the size probed where it is not the one that failed ("n = 256, a
+                       whole block"), said first; NULL: the failing size */
 } sum_counts;
 
 /* The hint for the wrong sum into hint (size bytes): 1, or 0 where nothing was probed

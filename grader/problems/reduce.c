@@ -311,38 +311,91 @@ static int probe_counts(red *r, guarded *out, const int32_t *x, long n, const in
                         long blocks, const char *label, sum_counts *k)
 {
     int32_t *v = calloc((size_t)n, sizeof *v), *part = malloc((size_t)blocks * sizeof *part);
-    int32_t *count = calloc((size_t)n, sizeof *count), total = 0;
-    int rc = v && part && count ? 0 : -1;
+    int32_t *zero = malloc((size_t)blocks * sizeof *zero), total = 0;
+    int32_t *count = calloc((size_t)n, sizeof *count);
+    unsigned char *adders = calloc((size_t)n, 1);
+    int rc = v && part && zero && count && adders ? 0 : -1;
     if (rc == 0)
-        rc = probe_run(r, out, v, n, blocks, part, &k->junk, label);
+        rc = probe_run(r, out, v, n, blocks, zero, &k->junk, label);
     k->junk_block = -1;
     for (long b = 0; rc == 0 && b < blocks && k->junk_block < 0; b++)
-        if (part[b] != 0)
-            k->junk_block = b, k->junk_value = part[b];
+        if (zero[b] != 0)
+            k->junk_block = b, k->junk_value = zero[b];
     uint32_t predicted = (uint32_t)k->junk;
     for (long j = 0; rc == 0 && j < n; j++) {
         v[j] = 1;
         rc = probe_run(r, out, v, n, blocks, part, &total, label);
         v[j] = 0;
         count[j] = (int32_t)((uint32_t)total - (uint32_t)k->junk);
+        for (long b = 0; b < blocks && adders[j] < 255; b++) /* which blocks took it */
+            adders[j] += part[b] != zero[b];
         predicted += (uint32_t)count[j] * (uint32_t)x[j];
     }
     k->count = count;
+    k->adders = adders;
     k->probed = rc == 0 ? n : 0;
     k->consistent = predicted == (uint32_t)ref_sum_partials(got, (size_t)blocks);
     free(v);
     free(part);
+    free(zero);
     if (rc != 0) {
-        free(count);
-        k->count = NULL;
+        free(count), free(adders);
+        k->count = NULL, k->adders = NULL;
     }
+    return rc;
+}
+
+/* The correct-role call of this device that fills exactly one block, or -1. */
+static int whole_block_call(const red *r)
+{
+    const kernel_plan *plan = r->p->env->plan;
+    for (int j = 0; j < plan->n_calls; j++)
+        if ((plan->specs[j].role & CALL_CORRECT) && problem_runs(r->p, j) &&
+            plan->specs[j].width == per_block(r) && blocks_of(&plan->calls[j]) == 1)
+            return j;
+    return -1;
+}
+
+/*
+ * The counts of call j, a whole block, on buffers of its own (the failing call's are
+ * the caller's): run once on fresh inputs, and probed where that run is wrong too.
+ * 0 with k filled (k->count to free), -1 where it is right there or did not run.
+ */
+static int probe_whole_block(red *r, int j, sum_counts *k)
+{
+    problem *p = r->p;
+    const call_spec *s = &p->env->plan->specs[j];
+    long n = s->width, blocks = 1;
+    int keep_call = p->call, rc = -1;
+    int32_t *keep_in = r->in, *keep_out = r->out, got = 0;
+    int32_t *x = malloc((size_t)n * sizeof *x);
+    char why[128];
+    long guard = 0;
+    guarded out;
+    check_result scratch;
+    r->in = NULL;
+    p->call = j;
+    if (x && guarded_alloc(&out, sizeof(int), why, sizeof why) == 0) {
+        reduce_fill(x, (size_t)n, (reduce_values)s->height, problem_seed(p) + 1);
+        if (dev_malloc((void **)&r->in, (size_t)n * sizeof(int)) == cudaSuccess &&
+            dev_copy(r->in, x, (size_t)n * sizeof(int), cudaMemcpyHostToDevice) == cudaSuccess &&
+            run_into(r, &out, &got, &guard, s->label, &scratch) == RUN_RIGHT && guard == 0 &&
+            got != GPU_POISON_INT && got != ref_sum(x, (size_t)n))
+            rc = probe_counts(r, &out, x, n, &got, blocks, s->label, k);
+        if (!dev_context_lost())
+            guarded_free(&out), dev_free(r->in);
+    }
+    free(x);
+    p->call = keep_call, r->in = keep_in, r->out = keep_out;
     return rc;
 }
 
 /*
  * The hint of a wrong sum of call i: what the probes found the kernel does with its
  * elements (sum_explain), where the size is small enough to probe and every block
- * wrote its partial sum; else what the partial sums alone say (sum_hint).
+ * wrote its partial sum; else what the partial sums alone say (sum_hint). A size of
+ * less than two warps says little of a pattern: where the kernel is wrong on a whole
+ * block too, that block's counts are what the hint tells.
  */
 static void explain_sum(red *r, int i, const int32_t *x, long n, const int32_t *got,
                         long blocks, guarded *out, check_result *c)
@@ -351,17 +404,25 @@ static void explain_sum(red *r, int i, const int32_t *x, long n, const int32_t *
     for (long b = 0; b < blocks; b++)
         unwritten += got[b] == GPU_POISON_INT;
     sum_counts k = {.n = n, .per = per, .in_place = r->k->reduce.in_place};
-    char up[64], idx[64];
+    char up[64], idx[64], at[96];
     if (blocks != (n + per - 1) / per || unwritten || n > PROBE_MAX_ELEMENTS ||
         probe_counts(r, out, x, n, got, blocks, r->p->env->plan->specs[i].label, &k) != 0) {
         sum_hint(r, x, n, got, blocks, c);
         return;
     }
+    int whole = n < 64 ? whole_block_call(r) : -1;
+    sum_counts block = {.n = per, .per = per, .in_place = r->k->reduce.in_place};
+    if (whole >= 0 && probe_whole_block(r, whole, &block) == 0) {
+        free((void *)k.count), free((void *)k.adders);
+        k = block;
+        snprintf(at, sizeof at, "n = %ld, a whole block", per);
+        k.at = at;
+    }
     k.shfl_up = kernel_has(r, i, "shfl.sync.up", up, sizeof up);
     k.shfl_idx = kernel_has(r, i, "shfl.sync.idx", idx, sizeof idx);
     if (!sum_explain(&k, c->hint, sizeof c->hint))
         sum_hint(r, x, n, got, blocks, c);
-    free((void *)k.count);
+    free((void *)k.count), free((void *)k.adders);
 }
 
 /* One run of call p->call into out, shared memory scrubbed first; got: what it wrote. */

@@ -89,6 +89,34 @@ START_TEST(test_sum_explained)
     h = explain(&k);
     HAS(h, "Only in[32k] (one lane of each warp) is in your sum, 32 times");
     HAS(h, "__shfl_sync at lab8.cu:99");
+    /* the lower half of every warp, 4 times: shuffles within segments of 16 lanes */
+    k = counts_of(256, 256, 0);
+    for (int j = 0; j < 256; j++)
+        counts_buf[j] = j % 32 < 16 ? 4 : 0;
+    h = explain(&k);
+    HAS(h, "Only lanes 0 .. 15 of each warp reach your sum, 4 times each, lanes 16 .. 31 not");
+    HAS(h, "segments of 16 lanes");
+    /* twice, each in two blocks' partial sums: the blocks overlap */
+    static unsigned char adders[1024];
+    k = counts_of(1025, 1024, 1);
+    for (int j = 0; j < 1024; j++) {
+        counts_buf[j] = j >= 256 ? 2 : 1;
+        adders[j] = (unsigned char)(j >= 256 ? 2 : 1);
+    }
+    k.adders = adders;
+    h = explain(&k);
+    HAS(h, "Your sum counts in[256 .. 1023] of block 0 twice, each in the partial sums of two "
+           "blocks or more");
+    HAS(h, "start at in[b * 1024]");
+    LACKS(h, "smem[tid + 32]");
+    k.adders = NULL; /* one block's own: a level's, not the blocks' */
+    h = explain(&k);
+    HAS(h, "smem[tid + 32]");
+    /* another size probed than the one that failed: said first */
+    k = counts_of(33, 256, 2);
+    k.at = "n = 256, a whole block";
+    h = explain(&k);
+    HAS(h, "At n = 256, a whole block: Your kernel counts every element 2 times");
     /* missing and twice at once: an index off by a block */
     k = counts_of(64, 32, 1);
     for (int j = 0; j < 32; j++)
