@@ -330,13 +330,14 @@ void worker_judge_bounds(worker_env *env, const call_plan *call, const trace_sum
                   text);
     else
         check_set(correct, CHECK_FAIL, "%s", text);
+    int dynamic = m.n_vars > 0 && m.vars[m.n_vars - 1].dynamic;
     check_field(correct->hint, sizeof correct->hint, "A thread reaches past the end of %s%s: "
-                "an index past the array, a pitch it was not declared with, or a launch that "
-                "gives fewer bytes than it needs. A GPU does not always fault on it, so the "
-                "output can come out right: the bytes past the end belong to nothing, or to "
-                "another block.", f.array[0] == 's' && !strcmp(f.array, "shared memory")
-                ? "the block's shared memory" : f.array,
-                m.n_vars == 1 ? "" : " (its __shared__ arrays and the bytes the launch gives)");
+                "an index past the array, or a pitch it was not declared with%s. A GPU does "
+                "not always fault on it, so the output can come out right: the bytes past the "
+                "end belong to nothing, or to another block.",
+                !strcmp(f.array, "shared memory") ? "the block's shared memory" : f.array,
+                m.n_vars == 1 ? "" : " (its __shared__ arrays and the bytes the launch gives)",
+                dynamic ? ", or a launch that gives fewer bytes than it needs" : "");
 }
 
 /* --- the driver: 1. the kernel's checks ------------------------------------------------ */
@@ -469,9 +470,10 @@ static void worded_fault(problem *p, check_result *c)
               spec->label, text);
     if (buffer)
         check_field(c->hint, sizeof c->hint, "The %s reaches past the end of %s, which holds "
-                    "%lld bytes at this size: an index needs a guard against the array's own "
-                    "size (the last block, and a thread's second element, can fall outside "
-                    "it), and its pitch must be the array's.", d->op, buffer, d->bytes);
+                    "%lld bytes at this size: guard every access against the array's own size "
+                    "(at a size that is no multiple of a block's, a block's threads, or a "
+                    "thread's elements, reach past it), and index it with its own pitch.",
+                    d->op, buffer, d->bytes);
 }
 
 /* Every size this device runs, each --repeats times on fresh inputs: the first run
