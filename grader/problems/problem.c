@@ -264,19 +264,23 @@ static int shared_map_of(const worker_env *env, const call_plan *call, shared_ma
         int dyn = 0;
         if (launch_shared(env, l, &st, &dyn) != 0)
             return -1; /* nothing to hold the accesses to */
+        const char *name = env->img->kernels[l->kernel].name;
+        lab_shared_var vars[16];
+        int n = lab_decls_shared_vars(env->decls, name, vars, 16);
+        n = n < 0 ? 0 : n > 16 ? 16 : n;
         /* The dynamic area starts past the static bytes, aligned: allow the widest. A
-           launch without one ends with its static arrays, rounded up as a GPU's
-           allocation is (ptxas may pad between them). */
-        uint64_t end = l->shared_bytes ? ((uint64_t)st + 127) / 128 * 128 + l->shared_bytes
-                                       : ((uint64_t)st + 15) / 16 * 16;
+           launch without one ends with its static arrays: one array ends where it ends
+           (16-byte rounded, as an allocation is); between several, ptxas may lay them
+           out otherwise than the PTX's order: allow the widest alignment there too. */
+        uint64_t end = l->shared_bytes || n > 1
+                           ? ((uint64_t)st + 127) / 128 * 128 + l->shared_bytes
+                           : ((uint64_t)st + 15) / 16 * 16;
         if (end < out->end)
             continue;
         out->end = end;
         out->dynamic_bytes = l->shared_bytes;
-        const char *name = env->img->kernels[l->kernel].name;
-        int n = lab_decls_shared_vars(env->decls, name, out->vars,
-                                      (int)(sizeof out->vars / sizeof *out->vars));
-        out->n_vars = n < 0 ? 0 : n > 16 ? 16 : n;
+        memcpy(out->vars, vars, sizeof vars);
+        out->n_vars = n;
     }
     return 0;
 }
