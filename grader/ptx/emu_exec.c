@@ -370,9 +370,14 @@ static void free_ctx(emu_ctx *x)
 
 static emu_status get_program(emu_module *m, int k, emu_result *res, emu_program **out)
 {
+    emu_where_at at;
     if (!m->progs[k] && emu_link(m->ptx, m->kernel_func[k], m->fixes, m->n_fixes, &m->progs[k],
-                                 res->why, sizeof res->why)) {
+                                 res->why, sizeof res->why, &at)) {
         res->status = EMU_UNSUPPORTED;
+        res->file = at.file;
+        res->line = at.line;
+        res->call_file = at.call_file;
+        res->call_line = at.call_line;
         return EMU_UNSUPPORTED;
     }
     *out = m->progs[k];

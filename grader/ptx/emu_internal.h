@@ -128,10 +128,17 @@ typedef struct emu_program {
     emu_record_fix *record_fix; /* per instruction, or NULL: records as PTX says */
 } emu_program;
 
+/* A source line and where it was inlined (file NULL: none). */
+typedef struct emu_where_at {
+    const char *file, *call_file;
+    int line, call_line;
+} emu_where_at;
+
 /* Link kernel func of m: its code and every function it calls, one flat array.
-   0, or -1 with why (out of memory). */
+   0, or -1 with why: out of memory, or code the reader set aside (ptx_func.bad),
+   whose source line goes to *at (at may be NULL). */
 int emu_link(const ptx_module *m, uint32_t func, const emu_access_fix *fixes, int n_fixes,
-             emu_program **out, char *why, size_t why_size);
+             emu_program **out, char *why, size_t why_size, emu_where_at *at);
 void emu_program_free(emu_program *p);
 
 struct emu_module {
