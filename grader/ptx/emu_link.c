@@ -583,6 +583,10 @@ void emu_program_free(emu_program *p)
         free(p->tables[i].targets);
     free(p->tables);
     free(p->record_fix);
+    free(p->exitish);
+    free(p->bar_pc);
+    free(p->bar_branch);
+    free(p->after);
     free(p);
 }
 
@@ -614,7 +618,8 @@ static int build(linker *k, emu_program *p)
     p->param_bytes = kf->param_bytes;
     memcpy(p->maxntid, kf->maxntid, sizeof p->maxntid);
     memcpy(p->reqntid, kf->reqntid, sizeof p->reqntid);
-    if (copy_code(k, p) || copy_tables(k, p) || link_calls(k, p) || collect_inits(k, p))
+    if (copy_code(k, p) || copy_tables(k, p) || link_calls(k, p) || collect_inits(k, p) ||
+        emu_sync_cfg(p))
         return -1;
     bind_steps(p);
     return 0;

@@ -184,7 +184,7 @@ static measure_status emu_measure(measure_backend *self, void (*launch)(void *),
 {
     emu_meter *m = self->state;
     bank_geometry g;
-    emu_sink sink = {m, on_shared, on_global};
+    emu_sink sink = {m, on_shared, on_global, NULL};
     measure_clear(out);
     if (m->have_last)
         trace_summary_free(&m->last);

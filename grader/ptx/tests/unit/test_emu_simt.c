@@ -109,16 +109,19 @@ START_TEST(test_barriers)
     int out[96];
     uint64_t params[1] = {et_buf(e, NULL, sizeof out)};
     ck_assert_int_eq(et_run(e, "producer_consumer", 1, 64, 1, 0, params, 1), EMU_OK);
+    ck_assert_uint_eq(e->res.sync_errors, 0); /* every thread reaches each barrier */
     et_get(e, out, params[0], sizeof out);
     for (int t = 0; t < 32; t++)
         ck_assert_int_eq(out[t], (31 - t + 32) * 3); /* warp 0 waited for warp 1's arrival */
 
     ck_assert_int_eq(et_run(e, "bar_reductions", 1, 96, 1, 0, params, 1), EMU_OK);
+    ck_assert_uint_eq(e->res.sync_errors, 0); /* every thread reaches each barrier */
     et_get(e, out, params[0], sizeof out);
     for (int t = 0; t < 96; t++)
         ck_assert_int_eq(out[t], 32 * 1000 + 100 + 10 + 0);
 
     ck_assert_int_eq(et_run(e, "exit_before_barrier", 1, 96, 1, 0, params, 1), EMU_OK);
+    ck_assert_uint_eq(e->res.sync_errors, 0); /* every thread reaches each barrier */
     et_get(e, out, params[0], sizeof out);
     for (int t = 0; t < 32; t++)
         ck_assert_uint_eq((unsigned)out[t], 0xdeadbeefu + 1); /* never written: the fill */
@@ -127,6 +130,7 @@ START_TEST(test_barriers)
 
     et_clear_records(e);
     ck_assert_int_eq(et_run(e, "one_warp_barrier", 1, 64, 1, 0, params, 1), EMU_OK);
+    ck_assert_uint_eq(e->res.sync_errors, 0); /* every thread reaches each barrier */
     et_get(e, out, params[0], sizeof out);
     for (int t = 0; t < 64; t++)
         ck_assert_int_eq(out[t], t ^ 1);
