@@ -275,13 +275,16 @@ measure_status float_race_rule(worker_env *env, measure_status st, check_result 
 {
     char why[256];
     const trace_summary *s = NULL;
-    if (c[FLOAT_RACE].max_points <= 0 || (st != MEASURE_OK && st != MEASURE_WRONG_RESULT))
-        return st;
-    s = worker_trace(env, why, sizeof why);
-    if (!s || s->n_races == 0)
-        return st;
-    compare_race_spoils_correct(&c[FLOAT_CORRECT], s);
-    return MEASURE_OK;
+    measure_status out = st;
+    if (c[FLOAT_RACE].max_points > 0 && (st == MEASURE_OK || st == MEASURE_WRONG_RESULT))
+        s = worker_trace(env, why, sizeof why);
+    if (s && s->n_races > 0) {
+        compare_race_spoils_correct(&c[FLOAT_CORRECT], s);
+        out = MEASURE_OK;
+    }
+    worker_judge_sync(env, &c[FLOAT_CORRECT], c[FLOAT_RACE].max_points > 0 ? &c[FLOAT_RACE]
+                                                                          : NULL, st);
+    return out;
 }
 
 /* Send c now, so that a crash later cannot take it back. */
@@ -307,9 +310,10 @@ int float_grade_kernel(worker_env *env, const lab_kernel *k, const float_ops *op
         ops->bind(state, env);
         run_outcome right = ops->correct(env, k, state, &c[FLOAT_CORRECT]);
         worker_mark(env, "correct");
-        /* A run that was measured waits for the race check, which fails it with
-           the race, the same words whatever this run's output (float_race_rule). */
-        if ((right != RUN_RIGHT && right != RUN_WRONG) || c[FLOAT_RACE].max_points <= 0)
+        /* A run that was measured waits for the race check and the synchronisation
+           errors, which fail it the same words whatever this run's output
+           (float_race_rule). */
+        if (right != RUN_RIGHT && right != RUN_WRONG)
             decide(env, &c[FLOAT_CORRECT], &sent[FLOAT_CORRECT]);
         lost = right == RUN_LOST;
         /* Traffic is worth seeing even while an edge case is wrong. */

@@ -75,7 +75,8 @@ void float_trace_lines(worker_env *env, check_result *c);
  * After the measured run (st, its outcome) and its race check: a race the
  * trace proves fails c[FLOAT_CORRECT] with it (compare_race_spoils_correct),
  * and a measured run whose wrong output was that race's luck still has its
- * counts judged. Returns the status the count checks go on with.
+ * counts judged; a synchronisation error fails correct and race
+ * (worker_judge_sync). Returns the status the count checks go on with.
  */
 measure_status float_race_rule(worker_env *env, measure_status st, check_result *c);
 

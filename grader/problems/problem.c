@@ -4,6 +4,7 @@
 
 #include "../base/child.h"
 #include "../compare/compare.h"
+#include "../compare/sync.h"
 #include "../measure/emulator/lab_decls.h"
 #include "../run/device.h"
 
@@ -154,6 +155,14 @@ void worker_judge_races(worker_env *env, check_result *c, measure_status st, con
         compare_not_measured(c, st, why);
     else
         compare_races(c, trace, trace_why[0] ? trace_why : env->tracer ? why : env->tracer_why);
+}
+
+void worker_judge_sync(worker_env *env, check_result *correct, check_result *race,
+                       measure_status st)
+{
+    char why[256];
+    if (st == MEASURE_OK || st == MEASURE_WRONG_RESULT)
+        compare_sync(correct, race, worker_trace(env, why, sizeof why));
 }
 
 /* The kernel a launch of the call runs, and its shared bytes: static (PTX) and given. */

@@ -858,6 +858,7 @@ static void measure_kernel(red *r, run_outcome right, int *lost)
     }
     if (s && env->plan->n_calls > 0) /* past the shared memory it has: named */
         worker_judge_bounds(env, &env->plan->calls[r->call], s, &r->c[R_CORRECT]);
+    worker_judge_sync(env, &r->c[R_CORRECT], has(r, R_RACE) ? &r->c[R_RACE] : NULL, st);
     (void)right;
     if (st != MEASURE_OK) {
         for (int i = R_TRAFFIC; i <= R_SHUFFLE; i++)
@@ -1059,8 +1060,9 @@ int reduce_grade_kernel(worker_env *env, const lab_kernel *k)
     }
     run_outcome right = grade_correct(&r);
     worker_mark(env, "correct");
-    /* a measured run's race can still take correct's pass back: it waits for it */
-    if ((right != RUN_RIGHT && right != RUN_WRONG) || !has(&r, R_RACE))
+    /* a measured run's race or synchronisation error can still take correct's pass
+       back: it waits for them */
+    if (right != RUN_RIGHT && right != RUN_WRONG)
         emit(&r, R_CORRECT);
     lost = right == RUN_LOST;
     if (right == RUN_RIGHT || right == RUN_WRONG) {

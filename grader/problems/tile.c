@@ -394,6 +394,7 @@ static void grade_counters(worker_env *env, const lab_kernel *k, replay *t,
     }
     if (trace) /* past the shared memory it has: named, fault or not */
         worker_judge_bounds(env, &env->plan->calls[0], trace, &c[C_CORRECT]);
+    worker_judge_sync(env, &c[C_CORRECT], has[C_RACE] ? &c[C_RACE] : NULL, st);
     if (st != MEASURE_OK) {
         for (int i = C_ST_REQ; i < C_RACE; i++)
             compare_not_measured(&c[i], st, why);

@@ -291,6 +291,7 @@ static void measure_kernel(tr *t, int *lost)
         compare_race_spoils_correct(&t->c[T_CORRECT], s);
     if (s)
         worker_judge_bounds(env, &env->plan->calls[t->call], s, &t->c[T_CORRECT]);
+    worker_judge_sync(env, &t->c[T_CORRECT], t->listed[T_RACE] ? &t->c[T_RACE] : NULL, st);
     if (st != MEASURE_OK) {
         for (int i = T_LOAD; i <= T_SMEM; i++)
             compare_not_measured(&t->c[i], st, why);
@@ -442,7 +443,7 @@ int transpose_grade_kernel(worker_env *env, const lab_kernel *k)
     }
     run_outcome right = grade_correct(&t);
     worker_mark(env, "correct");
-    if ((right != RUN_RIGHT && right != RUN_WRONG) || !t.listed[T_RACE])
+    if (right != RUN_RIGHT && right != RUN_WRONG) /* else it waits for the measured run */
         emit(&t, T_CORRECT);
     lost = right == RUN_LOST;
     if (right == RUN_RIGHT || right == RUN_WRONG) {
