@@ -264,6 +264,34 @@ START_TEST(test_masks)
 }
 END_TEST
 
+/* An early return laid out after the barrier's path, with work on its way out: the lanes
+   that reach the barrier first wait while the warp's other path runs, stores and exits,
+   as on a GPU; then no lane is missing. */
+static const char *return_after_ptx =
+    ".version 8.0\n.target sm_90\n.address_size 64\n"
+    ".visible .entry k(.param .u64 out, .param .u32 n)\n{\n"
+    "  .reg .b32 %r<4>;\n  .reg .b64 %rd<4>;\n  .reg .pred %p<2>;\n"
+    "  ld.param.u64 %rd1, [out];\n  ld.param.u32 %r2, [n];\n  mov.u32 %r1, %tid.x;\n"
+    "  mul.wide.u32 %rd2, %r1, 4;\n  add.s64 %rd3, %rd1, %rd2;\n"
+    "  setp.lt.u32 %p1, %r1, %r2;\n"
+    "  @%p1 bra BODY;\n"
+    "  mov.u32 %r3, 7;\n  st.global.u32 [%rd3], %r3;\n  ret;\n"
+    "BODY:\n  bar.sync 0;\n  st.global.u32 [%rd3], %r1;\n  ret;\n}\n";
+
+START_TEST(test_return_laid_out_after_the_barrier)
+{
+    et *e = et_load_text(return_after_ptx);
+    int out[64];
+    uint64_t params[2] = {et_buf(e, NULL, sizeof out), 20};
+    ck_assert_int_eq(et_run(e, "k", 1, 64, 1, 0, params, 2), EMU_OK);
+    ck_assert_int_eq(e->res.sync_errors, 0);
+    et_get(e, out, params[0], sizeof out);
+    for (int t = 0; t < 64; t++)
+        ck_assert_int_eq(out[t], t < 20 ? t : 7);
+    et_free(e);
+}
+END_TEST
+
 /* Each kind at each instruction once a launch, however many blocks meet it. */
 START_TEST(test_reported_once_a_launch)
 {
@@ -288,6 +316,7 @@ Suite *emu_sync_suite(void)
     tcase_add_test(tc, test_both_sides_wait_apart);
     tcase_add_test(tc, test_loops_and_functions);
     tcase_add_test(tc, test_masks);
+    tcase_add_test(tc, test_return_laid_out_after_the_barrier);
     tcase_add_test(tc, test_reported_once_a_launch);
     suite_add_tcase(s, tc);
     return s;
