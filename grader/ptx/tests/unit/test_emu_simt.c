@@ -213,7 +213,7 @@ END_TEST
 /* warpSize is the PTX constant WARP_SZ, 32; the other built-ins read as the PTX ISA says. */
 START_TEST(test_builtins)
 {
-    et *e = et_load("control");
+    et *e = et_load("builtins");
     unsigned out[96 * 4];
     uint64_t params[1] = {et_buf(e, NULL, sizeof out)};
     ck_assert_int_eq(et_run(e, "builtins", 1, 96, 1, 0, params, 1), EMU_OK);
