@@ -5,6 +5,7 @@
 
 #include "../base/child.h"
 #include "../compare/compare.h"
+#include "../compare/sync.h"
 #include "../measure/emulator/emu_device.h"
 #include "../measure/emulator/lab_decls.h"
 #include "../run/device.h"
@@ -185,6 +186,14 @@ void worker_judge_races(worker_env *env, check_result *c, measure_status st, con
         compare_not_measured(c, st, why);
     else
         compare_races(c, trace, trace_why[0] ? trace_why : env->tracer ? why : env->tracer_why);
+}
+
+void worker_judge_sync(worker_env *env, check_result *correct, check_result *race,
+                       measure_status st)
+{
+    char why[256];
+    if (st == MEASURE_OK || st == MEASURE_WRONG_RESULT)
+        compare_sync(correct, race, worker_trace(env, why, sizeof why));
 }
 
 /* The kernel a launch of the call runs, and its shared bytes: static (PTX) and given. */
@@ -509,6 +518,7 @@ static void measured_run(problem *p)
     st = race_rule(p, st, why, s);
     if (kind->bounds && s) /* past the shared memory it has: named, fault or not */
         worker_judge_bounds(env, &env->plan->calls[p->call], s, &p->c[CHK_CORRECT]);
+    worker_judge_sync(env, &p->c[CHK_CORRECT], p->listed[CHK_RACE] ? &p->c[CHK_RACE] : NULL, st);
     if (st != MEASURE_OK) {
         for (int id = CHK_NONE + 1; id < CHECK_IDS; id++)
             if (p->listed[id] && kind->judge[id])
@@ -614,12 +624,13 @@ static void grade(problem *p)
     run_outcome right = grade_correct(p);
     worker_mark(env, "correct");
     p->lost = right == RUN_LOST;
-    /* a measured run's race can still take correct's pass back: it waits for it */
-    if ((right != RUN_RIGHT && right != RUN_WRONG) || !p->listed[CHK_RACE])
-        emit(p, CHK_CORRECT);
     int measured = 0;
     for (int id = CHK_NONE + 1; id < CHECK_IDS; id++)
         measured |= p->listed[id] && judged_by_measure(p, (check_id)id);
+    /* a measured run's race or synchronisation error can still take correct's pass
+       back: it waits for them */
+    if ((right != RUN_RIGHT && right != RUN_WRONG) || !measured)
+        emit(p, CHK_CORRECT);
     if ((right == RUN_RIGHT || right == RUN_WRONG) && measured) {
         measured_run(p);
         worker_mark(env, "measure");

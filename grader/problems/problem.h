@@ -236,6 +236,15 @@ void worker_judge_dynamic(worker_env *env, const call_plan *call, uint32_t need,
 void worker_judge_bounds(worker_env *env, const call_plan *call, const trace_summary *s,
                          check_result *correct);
 
+/*
+ * Synchronisation (docs/emulator.md#sync): where the launch worker_measure measured
+ * last (st: its outcome) had a barrier not every thread reached, or a warp primitive
+ * whose mask names lanes not there, correct fails naming it, and race (NULL: none)
+ * where it is a barrier's. Called after the kind's own correct and race verdicts.
+ */
+void worker_judge_sync(worker_env *env, check_result *correct, check_result *race,
+                       measure_status st);
+
 /* Send one check to the grader (env->emit). */
 void worker_emit(worker_env *env, const check_result *c);
 

@@ -177,11 +177,64 @@ typedef struct emu_global_record {
     uint64_t addr[EMU_RECORD_LANES];
 } emu_global_record;
 
-/* Where the records of a launch go. Either callback may be NULL. */
+/* --- what a launch did wrong with its synchronisation (docs/emulator.md#sync) ----------
+ * The rules are the CUDA Programming Guide's and the PTX ISA's, as compute-sanitizer's
+ * synccheck applies them: every thread of a block that has not exited reaches each
+ * __syncthreads() (a block-wide bar.sync, bar.red, barrier.sync) in the same instance:
+ * the lanes of a warp there together, and a thread that skips one may only store its
+ * results and leave (not read, nor wait at a barrier, past it); a warp primitive's mask
+ * names only lanes that execute it, each executing lane is in its mask, and a shuffle
+ * reads only lanes that execute it. The launch goes on as the machine defines it (a warp
+ * counts as arrived, a primitive runs on the lanes there): its other checks are graded. */
+
+typedef enum emu_sync_kind {
+    EMU_SYNC_BARRIER_WARP,  /* lanes of an arriving warp, not exited, never reached it */
+    EMU_SYNC_BARRIER_BLOCK, /* threads went on past the barrier the others waited at */
+    EMU_SYNC_BARRIER_SPLIT, /* threads of one block waited at different barriers */
+    EMU_SYNC_MASK_ABSENT,   /* a member mask names lanes that do not execute it */
+    EMU_SYNC_MASK_SELF,     /* lanes execute it that their member mask leaves out */
+    EMU_SYNC_MASK_READ      /* a shuffle reads lanes that do not execute it */
+} emu_sync_kind;
+
+#define EMU_SYNC_KINDS 6
+#define EMU_BLOCK_WORDS 32 /* threads of a block, a bit each: 1024 */
+
+typedef struct emu_sync_error {
+    uint8_t kind;            /* emu_sync_kind */
+    const char *text;        /* the instruction as written: "bar.sync", "shfl.sync.bfly.b32" */
+    uint64_t pc;             /* the barrier or primitive (instruction index * 16) */
+    const char *file, *call_file; /* its source line, and where it was inlined (NULL: none) */
+    int line, call_line;
+    /* Where the threads that did not come are: the instruction they wait at (BARRIER_WARP,
+       MASK_ABSENT), went past (BARRIER_BLOCK) or the other barrier (SPLIT); line 0: unknown. */
+    uint64_t other_pc;
+    const char *other_file;
+    int other_line;
+    /* The branch that took them away (line 0: none known). */
+    uint64_t branch_pc;
+    const char *branch_file;
+    int branch_line;
+    uint32_t block, ctaid[3];
+    uint32_t threads;        /* in the block */
+    uint32_t warp;           /* warp kinds (BARRIER_WARP, MASK_*): the warp of the block */
+    uint32_t mask;           /* MASK_*: the member mask */
+    uint32_t lanes;          /* warp kinds: the lanes that executed it */
+    uint32_t missing;        /* BARRIER_WARP, MASK_ABSENT: lanes not there; MASK_SELF: those
+                                outside the mask; MASK_READ: lanes read that were not there */
+    uint32_t gone;           /* of missing (MASK_READ), those that had exited or do not exist */
+    /* BARRIER_BLOCK, BARRIER_SPLIT: threads of the block, bit t % 32 of word t / 32 (the
+       linear thread index): those that waited at the barrier, and those that went past
+       it (SPLIT: that waited at the other one). */
+    uint32_t reached[EMU_BLOCK_WORDS], skipped[EMU_BLOCK_WORDS];
+} emu_sync_error;
+
+/* Where the records of a launch go. Any callback may be NULL. sync: each kind of
+   error at each instruction once a launch, the first block's where it happened. */
 typedef struct emu_sink {
     void *ctx;
     void (*shared)(void *ctx, const emu_shared_record *r);
     void (*global)(void *ctx, const emu_global_record *g);
+    void (*sync)(void *ctx, const emu_sync_error *e);
 } emu_sink;
 
 typedef enum emu_status {
@@ -202,6 +255,10 @@ typedef struct emu_result {
     const char *call_file; /* where that code was inlined (a header's function the */
     int call_line;         /* student called), or NULL and 0 */
     uint64_t warp_instructions; /* executed */
+    /* Synchronisation errors: how many times one was met, and the first (the launch
+       itself ends EMU_OK: they are judged by the grader, not a fault of the run). */
+    uint64_t sync_errors;
+    emu_sync_error first_sync;
 } emu_result;
 
 #define EMU_DEFAULT_BUDGET (UINT64_C(1) << 28)

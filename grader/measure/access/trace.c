@@ -816,6 +816,7 @@ void trace_summary_free(trace_summary *s)
     free(s->sites);
     free(s->races);
     free(s->threads);
+    free(s->sync);
     coalesce_free(&s->global);
     memset(s, 0, sizeof *s);
 }

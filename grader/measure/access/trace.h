@@ -25,6 +25,7 @@
 #include "coalesce.h"
 #include "trace_record.h"
 #include "trace_race.h"
+#include "trace_sync.h"
 
 #include <stddef.h>
 #include <stdio.h>
@@ -93,6 +94,11 @@ typedef struct trace_summary {
     /* Global loads and stores of the first TRACE_GLOBAL_BLOCKS blocks, per
        instruction: requests, sectors, ideal, the worst warp (coalesce.h). */
     coalesce_sites global;
+    /* Synchronisation errors (trace_sync.h), first met first; sync_count: how many
+       times one was met in all. Only a backend that runs the PTX fills them. */
+    trace_sync *sync;
+    int n_sync;
+    long sync_count;
 } trace_summary;
 
 /*

@@ -25,6 +25,7 @@
 #define EMU_MEMORY_LIMIT (UINT64_C(2) << 30) /* the labs' sizes need a few MB */
 #define EMU_STATIC_SHARED_LIMIT (48 * 1024)  /* without the opt-in attribute, as on a GPU */
 #define EMU_OPTIN_SHARED_LIMIT (227 * 1024)  /* an H100's opt-in maximum */
+#define EMU_DEVICE_SYNC_KEPT 8
 
 /* What one process's emulated device holds. */
 static struct {
@@ -38,7 +39,46 @@ static struct {
     int launches;             /* launches while a sink was set */
     const emu_module *last_module; /* the last launch, for source lines */
     int last_kernel;
+    /* Synchronisation errors of launches made with no sink (the correctness runs), each
+       kind at each instruction of a kernel once, until the meter takes them. */
+    struct {
+        const emu_module *m;
+        int kernel;
+        emu_sync_error e;
+    } sync[EMU_DEVICE_SYNC_KEPT];
+    int n_sync;
+    long sync_count;
 } E = {.budget = EMU_DEFAULT_BUDGET, .last_kernel = -1};
+
+/* A launch's synchronisation errors, kept for the meter (measure_emulator.c). */
+static void keep_sync(const emu_module *m, int kernel, const emu_result *r)
+{
+    if (r->sync_errors == 0)
+        return;
+    E.sync_count += (long)r->sync_errors;
+    for (int i = 0; i < E.n_sync; i++)
+        if (E.sync[i].m == m && E.sync[i].kernel == kernel &&
+            E.sync[i].e.kind == r->first_sync.kind && E.sync[i].e.pc == r->first_sync.pc)
+            return;
+    if (E.n_sync < EMU_DEVICE_SYNC_KEPT) {
+        E.sync[E.n_sync].m = m;
+        E.sync[E.n_sync].kernel = kernel;
+        E.sync[E.n_sync++].e = r->first_sync;
+    }
+}
+
+int emu_device_take_sync(const emu_module *m, int kernel, emu_sync_error *out, int max,
+                         long *count)
+{
+    int n = 0;
+    for (int i = 0; i < E.n_sync; i++)
+        if (E.sync[i].m == m && E.sync[i].kernel == kernel && n < max)
+            out[n++] = E.sync[i].e;
+    *count = n ? E.sync_count : 0;
+    E.n_sync = 0;
+    E.sync_count = 0;
+    return n;
+}
 
 /* The emulator's state in a device_module. */
 typedef struct emu_program {
@@ -301,6 +341,8 @@ static cudaError_t replay_one(const emu_program *p, const plan_launch *l, void *
     E.last_kernel = launch.kernel;
     emu_status st = emu_run(p->module, &launch, E.sink, E.budget, &r);
     fflush(stdout);
+    if (!E.sink) /* a measured launch's go to the meter through its sink */
+        keep_sync(p->module, launch.kernel, &r);
     if (st == EMU_OK)
         return cudaSuccess;
     word_result(&r);
