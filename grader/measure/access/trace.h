@@ -30,7 +30,9 @@
 #include <stddef.h>
 #include <stdio.h>
 
-/* The race check looks at the lowest this many blocks of a trace. */
+/* The race check of a whole trace (trace_analyze: the GPU's, whose blocks come in
+   no order) looks at its lowest this many blocks; a stream (the emulator's, block
+   after block) is checked on every block. */
 #define TRACE_RACE_BLOCKS 16
 
 /* Barrier instructions a summary keeps (to tell a race across loop passes). */
@@ -112,10 +114,11 @@ void trace_summary_free(trace_summary *s);
 
 /*
  * The same, a record at a time, in memory that does not grow with the
- * records (sites, the first blocks' touches for the race check): for a
- * backend whose traces are long and come block by block, lowest first (the
- * emulator), so that the first blocks met are the lowest. add: 0, or -1 with why
- * (then free the analyzer); finish: 0, or -1 with why, and frees it.
+ * blocks (sites, one block's touches for the race check): for a backend
+ * whose traces are long and come block by block (the emulator). Every
+ * block's races are found, each block's when the next one starts, so its
+ * records must not come back once another block's have. add: 0, or -1 with
+ * why (then free the analyzer); finish: 0, or -1 with why, and frees it.
  */
 typedef struct trace_analyzer trace_analyzer;
 trace_analyzer *trace_analyzer_new(const bank_geometry *g);
