@@ -5,11 +5,7 @@
 #   judge_solution JSON RC LABEL     full marks, exit 0
 #   judge_skeleton JSON RC LABEL     some points lost, exit 1
 #   judge_row JSON FILE KERNEL CHECK TEXT [WHERE]
-#                                    one row of tests/planted/manifest.tsv; a CHECK
-#                                    ending @emulated is judged by emulation alone (a
-#                                    synchronisation error, which the GPU backends do
-#                                    not judge yet: docs/emulator.md#sync) and skipped,
-#                                    said so, on a GPU
+#                                    one row of tests/planted/manifest.tsv
 # Each also holds the report's points to its statuses (expect FILE scores):
 # a failed check scores 0, the totals are the checks' sums, a failure costs marks.
 
@@ -33,13 +29,6 @@ judge_skeleton() { # JSON RC LABEL [SCORE]: points lost, exit 1
 judge_row() { # JSON FILE KERNEL CHECK TEXT [WHERE]
     local json=$1 file=$2 kernel=$3 check=$4 text=$5 where=${6:-} name why
     name=${file%.cu}
-    case $check in *@emulated)
-        check=${check%@emulated}
-        if [ -z "${EMULATED:-}" ]; then
-            echo "skip  $name$where: $kernel $check (\"$text\") is judged by emulation only"
-            return
-        fi ;;
-    esac
     [ -f "$json" ] || { bad "$name$where: not graded (no $json)"; return; }
     why=$("$expect" "$json" scores)
     [ -z "$why" ] || { bad "$name$where: $why"; return; }

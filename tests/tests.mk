@@ -223,8 +223,14 @@ $(BUILD)/tests/truth-run: tests/truth/truth-run.c
 # Every lab graded by emulation, as a student with no GPU grades it: solutions full
 # marks but speed, skeletons lose points, every planted row but speed holds.
 .PHONY: check-emulated
+# The emulated twin (problems/problem.c), with no GPU: every solution and the planted
+# variants of synchronisation graded again as a GPU backend grades them, the twin beside.
+TWIN_CHECKED := $(foreach l,$(LABS),$(l)-solution) lab1-divergent-barrier lab7-barrier-in-branch \
+    lab9-barrier-in-guard lab8-partial-mask lab8-reduceshfl-return lab1-warpsize
+TWIN_ONLY = $(if $(CHECK_ONLY),$(filter $(TWIN_CHECKED),$(CHECK_ONLY)),$(TWIN_CHECKED))
 check-emulated: $(CU_CHECKED) $(GRADER_ALL) $(BUILD)/tests/expect
 	bash tests/emulator/check-labs.sh $(BUILD) $(GRADER)
+	$(if $(and $(wildcard tests/planted),$(TWIN_ONLY)),SMEMLAB_TWIN=1 CHECK_ONLY="$(TWIN_ONLY)" bash tests/emulator/check-labs.sh $(BUILD) $(GRADER))
 	$(if $(wildcard tests/planted),python3 tests/emulator/check-hints.py $(BUILD))
 
 # The report page (docs/instructors.md#page): labs graded by emulation with --html, each

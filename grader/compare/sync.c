@@ -22,12 +22,12 @@ static const char *at(const char *file, int line, uint64_t pc, char *buf, size_t
 
 /* The line a student reads: a CUDA header's instruction (a shuffle intrinsic) at the
    student's line it was inlined at, "lab8.cu:121 (in sm_30_intrinsics.hpp:409)". */
+static int in_header(const trace_sync *e);
+
 static const char *student_at(const trace_sync *e, char *buf, size_t size)
 {
-    const char *dot = e->file ? strrchr(e->file, '.') : NULL;
-    int header = dot && (strcmp(dot, ".h") == 0 || strcmp(dot, ".hpp") == 0);
     char own[96];
-    if (!header || !e->call_file || e->call_line <= 0)
+    if (!in_header(e))
         return at(e->file, e->line, e->pc, buf, size);
     snprintf(buf, size, "%s:%d (in %s)", base_name(e->call_file), e->call_line,
              at(e->file, e->line, e->pc, own, sizeof own));
@@ -227,15 +227,24 @@ static void mask_hint(check_result *c, const trace_sync *e)
                 lead);
 }
 
+/* A CUDA header's instruction (a shuffle intrinsic): where the student called it. */
+static int in_header(const trace_sync *e)
+{
+    const char *dot = e->file ? strrchr(e->file, '.') : NULL;
+    return dot && (strcmp(dot, ".h") == 0 || strcmp(dot, ".hpp") == 0) && e->call_file &&
+           e->call_line > 0;
+}
+
 static void set_where(check_result *c, const trace_sync *e)
 {
     check_line *l = &c->lines[0];
+    const char *file = in_header(e) ? e->call_file : e->file;
     memset(l, 0, sizeof *l);
-    if (e->file)
-        check_field(l->file, sizeof l->file, "%s", base_name(e->file));
+    if (file)
+        check_field(l->file, sizeof l->file, "%s", base_name(file));
     else
         check_field(l->file, sizeof l->file, "pc 0x%llx", (unsigned long long)e->pc);
-    l->line = e->line;
+    l->line = in_header(e) ? e->call_line : e->line;
     check_field(l->op, sizeof l->op, "%s", barrier_kind(e) ? "barrier" : "mask");
     c->n_lines = 1;
 }

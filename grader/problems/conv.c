@@ -124,7 +124,7 @@ static run_outcome conv_run(problem *p, check_result *c)
         if (call->n_launches > 0) /* one output a thread: the block's threads are its piece */
             fc.block_rows = is_2d(a) ? (int)call->launches[0].block[1] : 1,
             fc.block_cols = (int)call->launches[0].block[0];
-        out = float_run_case(p->env, &fc, c);
+        out = float_run_case(p, &fc, c);
     }
     if (out != RUN_LOST)
         release(a);
@@ -271,7 +271,8 @@ static cudaError_t make_ref(worker_env *env, void *p)
                                  cudaMemcpyHostToDevice);
     if (err != cudaSuccess)
         return err;
-    return module_conv(&env->mod, r->a->in, r->a->mask, r->ref, r->a->width, r->a->height,
+    (void)env;
+    return module_conv(r->a->p->mod, r->a->in, r->a->mask, r->ref, r->a->width, r->a->height,
                        r->a->mw);
 }
 
@@ -284,7 +285,7 @@ static int output_right(worker_env *env, conv_launch *a, const float *mask, char
     device_diff d = {0};
     int right = dev_malloc((void **)&r.ref, count * sizeof(float)) == cudaSuccess &&
                 make_ref(env, &r) == cudaSuccess &&
-                module_diff(&env->mod, a->out, r.ref, count, &d) == cudaSuccess &&
+                module_diff(a->p->mod, a->out, r.ref, count, &d) == cudaSuccess &&
                 d.poisoned == 0 && d.not_finite == 0 && d.rel_error <= TOL_OVERALL * 10;
     if (!right)
         snprintf(why, n, "the measured run gave a wrong result (relative error "

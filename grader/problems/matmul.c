@@ -107,7 +107,7 @@ static run_outcome run_mm_size(problem *p, check_result *c)
                          0, 0, COPY_WORDS};
         block_piece(p->env, p->k, &p->env->plan->calls[p->call], &fc.block_rows,
                     &fc.block_cols);
-        out = float_run_case(p->env, &fc, c);
+        out = float_run_case(p, &fc, c);
     }
     if (out != RUN_LOST)
         release(a);

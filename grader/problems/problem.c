@@ -188,14 +188,6 @@ void worker_judge_races(worker_env *env, check_result *c, measure_status st, con
         compare_races(c, trace, trace_why[0] ? trace_why : env->tracer ? why : env->tracer_why);
 }
 
-void worker_judge_sync(worker_env *env, check_result *correct, check_result *race,
-                       measure_status st)
-{
-    char why[256];
-    if (st == MEASURE_OK || st == MEASURE_WRONG_RESULT)
-        compare_sync(correct, race, worker_trace(env, why, sizeof why));
-}
-
 /* The kernel a launch of the call runs, and its shared bytes: static (PTX) and given. */
 static int launch_shared(const worker_env *env, const plan_launch *l, uint32_t *static_bytes,
                          int *dynamic)
@@ -471,10 +463,28 @@ static measure_status race_rule(problem *p, measure_status st, const char *why,
     return st == MEASURE_WRONG_RESULT ? MEASURE_OK : st;
 }
 
-/* Whether the meter is the emulator, which sees what the kind's emulated checks need. */
+/*
+ * Synchronisation (docs/emulator.md#sync): a barrier not every thread reached, or a
+ * warp primitive whose mask names lanes not there, in the launches the trace s
+ * summarises (the emulator's: its meter keeps those of the kernel's correctness runs
+ * too) fails correct naming it, and race where it is a barrier's. As with a proven
+ * race, the output is then luck, and the counts are judged whatever it was.
+ */
+static measure_status sync_rule(problem *p, measure_status st, const trace_summary *s)
+{
+    check_result *race = p->listed[CHK_RACE] ? &p->c[CHK_RACE] : NULL;
+    if (!compare_sync(&p->c[CHK_CORRECT], race, s))
+        return st;
+    p->sync_failed = 1;
+    return st == MEASURE_WRONG_RESULT ? MEASURE_OK : st;
+}
+
+/* Whether the meter is the emulator, which sees what the kind's emulated checks need
+   and judges synchronisation; else the emulated twin does (SMEMLAB_TWIN=1: an emulated
+   grade judges as a GPU backend does, for the twin's tests). */
 static int meter_emulates(const worker_env *env)
 {
-    return env->meter && strcmp(env->meter->name, "emulator") == 0;
+    return env->meter && strcmp(env->meter->name, "emulator") == 0 && !env->twin_test;
 }
 
 /* Each listed check the measured run judges, by its judge; the emulated ones only
@@ -489,14 +499,19 @@ static void judge_counts(problem *p, measurement *m, const trace_summary *s, int
             kind->judge[id](p, (check_id)id, m, s, &p->c[id]);
 }
 
-static void emulated_twin(problem *p);
+static problem *emulated_twin(problem *p, char *why, size_t why_size);
+static void twin_join(problem *p, const problem *t, const char *why, measure_status *st);
 
 static void measured_run(problem *p)
 {
     worker_env *env = p->env;
     const kind_desc *kind = p->kind;
     measurement m;
-    char why[256];
+    char why[256], twin_why[256] = "";
+    problem *twin = NULL;
+    int twinned = !meter_emulates(env) && env->meter_status == MEASURE_OK;
+    if (twinned) /* first: a problem of its own, it leaves the GPU's run nothing */
+        twin = emulated_twin(p, twin_why, sizeof twin_why);
     measure_status st = env->meter_status;
     snprintf(why, sizeof why, "%.250s", env->meter_why);
     p->call = problem_call(p, CALL_TRAFFIC), p->run = 0;
@@ -518,7 +533,11 @@ static void measured_run(problem *p)
     st = race_rule(p, st, why, s);
     if (kind->bounds && s) /* past the shared memory it has: named, fault or not */
         worker_judge_bounds(env, &env->plan->calls[p->call], s, &p->c[CHK_CORRECT]);
-    worker_judge_sync(env, &p->c[CHK_CORRECT], p->listed[CHK_RACE] ? &p->c[CHK_RACE] : NULL, st);
+    if (meter_emulates(env))
+        st = sync_rule(p, st, s);
+    if (twinned)
+        twin_join(p, twin, twin ? NULL : twin_why, &st);
+    free(twin);
     if (st != MEASURE_OK) {
         for (int id = CHK_NONE + 1; id < CHECK_IDS; id++)
             if (p->listed[id] && kind->judge[id])
@@ -528,65 +547,161 @@ static void measured_run(problem *p)
     }
     if (kind->release)
         kind->release(p);
-    if (st == MEASURE_OK && !p->lost && !meter_emulates(env))
-        emulated_twin(p);
 }
 
 /* --- 6. the emulated twin --------------------------------------------------------------- */
 
 /*
- * The checks only the emulator measures (a kind's `emulated`: lab 10's memory path
- * and constant serialization, which only it sees state space by state space and
- * lane by lane), where the meter is the trace or the counters: the same kernel's
- * PTX run by the emulator on its measured input, its shared memory filled as an
- * emulated grade's is, and judged as an emulated grade judges it, so that every
- * backend gives the same verdict. Its output is not held to the reference: the
- * GPU's run was, and a racing kernel's emulated output is luck. The GPU's buffers
- * are released before, the emulator's after; the device is the GPU again on return.
+ * Where the meter is not the emulator (the trace, the counters), the kernel is graded
+ * a second time by the emulator, for what only the emulator sees, as an emulated grade
+ * sees it: its synchronisation (a barrier not every thread reaches, a warp mask that
+ * names lanes not there: the PTX machine judges each at the instruction, where a GPU
+ * may give the right answer by chance), races on every block of its launches, and a
+ * kind's `emulated` checks (lab 10's memory path and constant serialization, which only
+ * it sees state space by state space and lane by lane). The twin is a problem of its
+ * own on the emulator's device and module (its state, its buffers, its checks): the
+ * correct phase at the emulator's sizes, as many runs as an emulated grade makes (their
+ * outcomes its own: the GPU's runs judged the output), then the measured run under the
+ * emulator's meter (its output not held to the reference: a racing kernel's is luck),
+ * judged as an emulated grade judges it. twin_join then gives the kernel what the twin
+ * found, so that every backend gives it the same verdict, words and points.
  */
-static void emulated_twin(problem *p)
+
+/* The twin of p: the same kernel and checks, fresh, on module mod. NULL: no memory. */
+static problem *twin_new(const problem *p, const device_module *mod)
 {
-    worker_env *env = p->env;
-    const kind_desc *kind = p->kind;
-    int any = 0;
-    for (int id = CHK_NONE + 1; id < CHECK_IDS; id++)
-        any |= p->listed[id] && (kind->emulated >> id & 1ul);
-    if (!any)
-        return;
-    const device_ops *was = device_current();
-    device_module twin;
-    measurement m;
-    char why[256] = "";
-    measure_status st = MEASURE_ERROR;
-    device_use(&device_emulator);
-    if (module_load(&twin, env->img, why, sizeof why) == 0) {
-        p->mod = &twin;
-        p->call = problem_call(p, CALL_TRAFFIC);
-        if (p->call >= 0 && (!kind->prepare || kind->prepare(p, why, sizeof why) == 0) &&
-            module_scrub(&twin, GPU_SCRUB_INT) == cudaSuccess)
-            st = measure_launch(p, measure_emulator_backend(), &m, why, sizeof why);
-        for (int id = CHK_NONE + 1; st == MEASURE_OK && id < CHECK_IDS; id++)
-            if (p->listed[id] && (kind->emulated >> id & 1ul))
-                kind->judge[id](p, (check_id)id, &m, NULL, &p->c[id]);
-        if (kind->release)
-            kind->release(p);
-        module_unload(&twin);
+    problem *t = calloc(1, sizeof *t);
+    void *state = p->kind->state_bytes ? calloc(1, p->kind->state_bytes) : NULL;
+    if (!t || (p->kind->state_bytes && !state)) {
+        free(t), free(state);
+        return NULL;
     }
-    device_use(was);
-    p->mod = &env->mod;
-    for (int id = CHK_NONE + 1; id < CHECK_IDS; id++) {
-        check_result *c = &p->c[id];
-        if (!p->listed[id] || !(kind->emulated >> id & 1ul))
-            continue;
-        if (st != MEASURE_OK) {
-            check_set(c, CHECK_NOT_GRADED, "not graded: the emulator, which sees %s, could not "
-                      "run the kernel: %s", kind->emulated_sees, why);
-        } else {
-            char was_measured[sizeof c->measured];
-            snprintf(was_measured, sizeof was_measured, "%s", c->measured);
-            check_field(c->measured, sizeof c->measured, "emulated: %s", was_measured);
+    t->env = p->env, t->kind = p->kind, t->k = p->k, t->mod = mod, t->state = state;
+    init_checks(t);
+    if (t->kind->setup)
+        t->kind->setup(t);
+    return t;
+}
+
+/*
+ * The twin's measured run: its launch under the emulator's meter, then what the
+ * emulated grade judges of it (the race, the shared bounds, the synchronisation
+ * errors of the kernel's launches since the last measurement: its correct runs', and
+ * the kind's emulated checks). Its correct holds only what these add: PASS before
+ * them. 0, or -1 with why where the emulator could not run it.
+ */
+static int twin_measure(problem *t, char *why, size_t why_size)
+{
+    const kind_desc *kind = t->kind;
+    measure_backend *meter = measure_emulator_backend();
+    measurement m;
+    measure_status st = MEASURE_ERROR;
+    t->call = problem_call(t, CALL_TRAFFIC), t->run = 0;
+    if (t->call >= 0 && (!kind->prepare || kind->prepare(t, why, why_size) == 0) &&
+        module_scrub(t->mod, GPU_SCRUB_INT) == cudaSuccess)
+        st = measure_launch(t, meter, &m, why, why_size);
+    if (st != MEASURE_OK) {
+        if (!why[0])
+            snprintf(why, why_size, "its measured input could not be made ready");
+        return -1;
+    }
+    const trace_summary *s = meter->last_trace(meter, NULL);
+    check_set(&t->c[CHK_CORRECT], CHECK_PASS, "%s", "");
+    if (t->listed[CHK_RACE]) {
+        compare_races(&t->c[CHK_RACE], s, "the emulator recorded nothing");
+        compare_race_spoils_correct(&t->c[CHK_CORRECT], s);
+    }
+    if (kind->bounds && s)
+        worker_judge_bounds(t->env, &t->env->plan->calls[t->call], s, &t->c[CHK_CORRECT]);
+    sync_rule(t, MEASURE_OK, s);
+    for (int id = CHK_NONE + 1; id < CHECK_IDS; id++)
+        if (t->listed[id] && (kind->emulated >> id & 1ul))
+            kind->judge[id](t, (check_id)id, &m, NULL, &t->c[id]);
+    return 0;
+}
+
+/*
+ * What the twin found, into the kernel's checks: a failure of its correct (a
+ * synchronisation error, a race, an access out of bounds: the emulated grade's words,
+ * which name the line) and of its race stand over the GPU's verdicts, and make the
+ * output luck (st: the counts are judged whatever the GPU's run gave); a race check the
+ * GPU's meter cannot make (the counters) is the twin's; the emulated checks are the
+ * twin's where the GPU's run was measured. Where the twin could not run the kernel
+ * (why: an instruction the emulator lacks, named with its line), nothing fails: the
+ * emulated checks are not graded, and correct says what was not judged.
+ */
+static void twin_join(problem *p, const problem *t, const char *why, measure_status *st)
+{
+    check_result *correct = &p->c[CHK_CORRECT], *race = &p->c[CHK_RACE];
+    int luck = 0;
+    if (why) {
+        char was[sizeof correct->message];
+        snprintf(was, sizeof was, "%s", correct->message);
+        check_field(correct->message, sizeof correct->message, "%.90s (synchronisation not "
+                    "judged: %.130s)", was, why);
+    } else {
+        /* a synchronisation error's words stand over a race's, as in an emulated grade */
+        if (p->listed[CHK_RACE] && t->c[CHK_RACE].status == CHECK_FAIL &&
+            (race->status != CHECK_FAIL || t->sync_failed)) {
+            *race = t->c[CHK_RACE];
+            luck = 1;
+        } else if (p->listed[CHK_RACE] && race->status == CHECK_NOT_MEASURED && !p->env->tracer) {
+            *race = t->c[CHK_RACE]; /* the counters cannot start beside the trace */
+        }
+        if (t->c[CHK_CORRECT].status == CHECK_FAIL) {
+            *correct = t->c[CHK_CORRECT];
+            luck = 1;
         }
     }
+    if (luck && *st == MEASURE_WRONG_RESULT)
+        *st = MEASURE_OK;
+    for (int id = CHK_NONE + 1; id < CHECK_IDS; id++) {
+        check_result *c = &p->c[id];
+        if (!p->listed[id] || !(p->kind->emulated >> id & 1ul) || *st != MEASURE_OK)
+            continue;
+        if (why) {
+            check_set(c, CHECK_NOT_GRADED, "not graded: the emulator, which sees %s, could not "
+                      "run the kernel: %s", p->kind->emulated_sees, why);
+        } else {
+            *c = t->c[id];
+            check_field(c->measured, sizeof c->measured, "emulated: %s", t->c[id].measured);
+        }
+    }
+}
+
+/* The twin of p graded on the emulator: its checks (its state released), or NULL with
+   why where the emulator could not run the kernel. The device is p's again on return. */
+static problem *emulated_twin(problem *p, char *why, size_t why_size)
+{
+    const device_ops *was = device_current();
+    device_module mod;
+    problem *t = NULL;
+    device_use(&device_emulator);
+    if (module_load(&mod, p->env->img, why, why_size) != 0) {
+        device_use(was);
+        return NULL;
+    }
+    if (!(t = twin_new(p, &mod))) {
+        snprintf(why, why_size, "out of memory");
+    } else {
+        run_outcome right = grade_correct(t);
+        int ran = 0;
+        if (right != RUN_RIGHT && right != RUN_WRONG)
+            snprintf(why, why_size, "%s", t->c[CHK_CORRECT].message);
+        else
+            ran = twin_measure(t, why, why_size) == 0;
+        if (t->kind->release) /* its buffers are the emulator's */
+            t->kind->release(t);
+        free(t->state);
+        t->state = NULL;
+        if (!ran) {
+            free(t);
+            t = NULL;
+        }
+    }
+    module_unload(&mod);
+    device_use(was);
+    return t;
 }
 
 /* --- 7. speed ----------------------------------------------------------------------------- */

@@ -24,10 +24,16 @@
  *                 whole output the reference's? where not, every count check is
  *                 "not counted"), then the race check from its trace whatever its
  *                 output (a proven race fails correct, and the counts are judged
- *                 whatever the output), the shared bounds (bounds), each listed
+ *                 whatever the output), the shared bounds (bounds), the
+ *                 synchronisation errors (a divergent barrier or a warp mask naming
+ *                 absent lanes fails correct, as a proven race does), each listed
  *                 count check's judge (measured first), release
- *   6. twin       checks only the emulator can measure (emulated), where the meter
- *                 is not the emulator: the same measured run on the emulator
+ *   6. twin       where the meter is not the emulator (the trace, the counters),
+ *                 before the measured run: the kernel graded again on the emulator,
+ *                 a problem of its own (correct at the emulator's sizes, its
+ *                 measured run under the emulator's meter), for what only it sees:
+ *                 synchronisation, races at its sizes, the kind's `emulated` checks;
+ *                 what it finds joins the measured run's verdicts (problem.c)
  *   7. speed      where listed and due (correct passed, the device times kernels)
  *
  * Each check goes to the grader as soon as it is decided, so a crash later costs
@@ -84,6 +90,10 @@ struct worker_env {
     /* SMEMLAB_TIMINGS=1 (worker_mark): set by the worker, and the last mark. */
     int timings;
     struct timespec marked;
+    /* SMEMLAB_TWIN=1, a developer's test of the emulated twin with no GPU (make
+       check-emulated): an emulated grade judges as a GPU backend does, its measured
+       run's synchronisation errors not its own, and runs the twin beside it. */
+    int twin_test;
 };
 
 /* Returned by a problem kind when the CUDA context is lost. */
@@ -104,6 +114,7 @@ struct problem {
     int listed[CHECK_IDS];     /* the lab table gives the kernel this check */
     int sent[CHECK_IDS];
     int lost; /* the CUDA context is gone: nothing more runs, nothing is freed */
+    int sync_failed; /* a synchronisation error failed correct (its words stand) */
     void *state; /* the kind's own, kind->state_bytes zeroed for each kernel */
 };
 
@@ -235,15 +246,6 @@ void worker_judge_dynamic(worker_env *env, const call_plan *call, uint32_t need,
  */
 void worker_judge_bounds(worker_env *env, const call_plan *call, const trace_summary *s,
                          check_result *correct);
-
-/*
- * Synchronisation (docs/emulator.md#sync): where the launch worker_measure measured
- * last (st: its outcome) had a barrier not every thread reached, or a warp primitive
- * whose mask names lanes not there, correct fails naming it, and race (NULL: none)
- * where it is a barrier's. Called after the kind's own correct and race verdicts.
- */
-void worker_judge_sync(worker_env *env, check_result *correct, check_result *race,
-                       measure_status st);
 
 /* Send one check to the grader (env->emit). */
 void worker_emit(worker_env *env, const check_result *c);

@@ -198,7 +198,7 @@ static run_outcome stencil_run(problem *p, check_result *c)
                                            "outside the signal is a ghost cell worth 0"};
         if (call->n_launches > 0 && !is_lookup(a))
             fc.block_rows = 1, fc.block_cols = lab_param_value(p->env->lab, "TILE");
-        out = float_run_case(p->env, &fc, c);
+        out = float_run_case(p, &fc, c);
         free(ref);
     }
     if (out != RUN_LOST)
