@@ -144,7 +144,8 @@ static void conv_passed(problem *p, int runs, int last, const char *each, check_
 static int big_input(problem *p, int role, float **in, float **mask, char *why, size_t n)
 {
     conv_launch *a = p->state;
-    p->call = problem_call(p, role);
+    if (role) /* else the call the driver chose (p->call) */
+        p->call = problem_call(p, role);
     if (p->call < 0) {
         snprintf(why, n, "internal: no input for this device");
         return -1;
@@ -210,7 +211,7 @@ static void check_mask_constant(worker_env *env, const lab_kernel *k, check_resu
 static int conv_prepare(problem *p, char *why, size_t n)
 {
     conv_launch *a = p->state;
-    return big_input(p, CALL_TRAFFIC, &a->host_in, &a->host_mask, why, n);
+    return big_input(p, 0, &a->host_in, &a->host_mask, why, n);
 }
 
 /* Checked against the input and mask as given. */

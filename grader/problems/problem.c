@@ -501,6 +501,7 @@ static void judge_counts(problem *p, measurement *m, const trace_summary *s, int
 
 static problem *emulated_twin(problem *p, char *why, size_t why_size);
 static void twin_join(problem *p, const problem *t, const char *why, measure_status *st);
+static void edge_run(problem *p);
 
 static void measured_run(problem *p)
 {
@@ -545,6 +546,58 @@ static void measured_run(problem *p)
     } else {
         judge_counts(p, &m, s, meter_emulates(env));
     }
+    if (kind->release)
+        kind->release(p);
+    if (meter_emulates(env) && env->meter_status == MEASURE_OK && !p->lost)
+        edge_run(p);
+}
+
+/* --- 5b. the edge run ------------------------------------------------------------------ */
+
+/*
+ * What a launch under the emulator's meter adds to the verdicts beside the measured
+ * run's, failures only: a race fails race, and correct as a proven race does; an
+ * access past the shared memory fails correct; a synchronisation error fails correct
+ * (and race, a barrier's). A race check that failed keeps its words, and a
+ * synchronisation error's words stand over everything else's.
+ */
+static void launch_failures(problem *p, const trace_summary *s)
+{
+    check_result *correct = &p->c[CHK_CORRECT], *race = &p->c[CHK_RACE];
+    if (!s)
+        return;
+    if (p->listed[CHK_RACE] && s->n_races > 0 && race->status != CHECK_FAIL) {
+        compare_races(race, s, NULL);
+        if (!p->sync_failed)
+            compare_race_spoils_correct(correct, s);
+    }
+    if (p->kind->bounds && !p->sync_failed)
+        worker_judge_bounds(p->env, &p->env->plan->calls[p->call], s, correct);
+    if (!p->sync_failed)
+        sync_rule(p, MEASURE_OK, s);
+}
+
+/*
+ * The call of role CALL_EDGE (labs/calls.h: a grid with partial blocks, and more of
+ * them than a GPU trace's race window), launched once more on the emulator (an
+ * emulated grade's device, or the twin's) under its meter, whose trace is a stream:
+ * its races and bounds are judged on every block (measure/access/trace.c), as the
+ * measured launch's are (launch_failures). A launch that does not run adds nothing:
+ * its size's correct run says what went wrong.
+ */
+static void edge_run(problem *p)
+{
+    const kind_desc *kind = p->kind;
+    measure_backend *meter = measure_emulator_backend();
+    measurement m;
+    char why[256] = "";
+    p->call = problem_call(p, CALL_EDGE), p->run = 0;
+    if (p->call < 0)
+        return;
+    if ((!kind->prepare || kind->prepare(p, why, sizeof why) == 0) &&
+        module_scrub(p->mod, GPU_SCRUB_INT) == cudaSuccess &&
+        measure_launch(p, meter, &m, why, sizeof why) == MEASURE_OK)
+        launch_failures(p, meter->last_trace(meter, NULL));
     if (kind->release)
         kind->release(p);
 }
@@ -692,6 +745,8 @@ static problem *emulated_twin(problem *p, char *why, size_t why_size)
             ran = twin_measure(t, why, why_size) == 0;
         if (t->kind->release) /* its buffers are the emulator's */
             t->kind->release(t);
+        if (ran)
+            edge_run(t);
         free(t->state);
         t->state = NULL;
         if (!ran) {

@@ -357,6 +357,10 @@ static int loop_races(int end_barrier, trace_summary *s)
     return s->n_races;
 }
 
+static trace_record access(uint64_t pc, uint32_t block, uint32_t warp, uint16_t flags,
+                           uint32_t first_addr, uint32_t stride);
+static int races_in(const trace_record *r, size_t n, trace_summary *s);
+
 START_TEST(test_race_across_loop_passes)
 {
     trace_summary s;
@@ -376,6 +380,18 @@ START_TEST(test_race_across_loop_passes)
                   strstr(c.hint, "reaches line 103 of the next pass"), "%s", c.hint);
     trace_summary_free(&s);
     ck_assert_int_eq(loop_races(1, &s), 0);
+    trace_summary_free(&s);
+
+    /* a block that skips the barrier between a store and a load (its condition the
+       block's: lab9-race-past-window) races before any barrier: not across passes */
+    trace_record skip[] = {access(0x10, 16, 0, TRACE_WRITE, 0, 4),
+                           access(0x30, 16, 1, TRACE_READ, 0, 4),
+                           {.pc = 0x20, .block = 3, .warp = 0, .active = ~0u,
+                            .flags = TRACE_BARRIER}};
+    ck_assert_int_eq(races_in(skip, 3, &s), 1);
+    ck_assert_int_eq(s.races[0].across_passes, 0);
+    ck_assert_msg(strstr(trace_race_text(&s.races[0], text, sizeof text), "in the next") == NULL,
+                  "%s", text);
     trace_summary_free(&s);
 }
 END_TEST

@@ -240,6 +240,7 @@ static int note_race(trace_summary *s, int *cap, const touch *w, const touch *o)
     r->warp_a = w->warp;
     r->warp_b = o->warp;
     r->word_offset = w->word * 4u;
+    r->epoch = w->epoch;
     r->words = 1;
     return 0;
 }
@@ -437,7 +438,7 @@ static void sort_races(trace_summary *s)
 {
     qsort(s->races, (size_t)s->n_races, sizeof *s->races, by_words);
     for (int r = 0; r < s->n_races; r++)
-        s->races[r].across_passes = barrier_between(s, &s->races[r]);
+        s->races[r].across_passes = s->races[r].epoch > 0 && barrier_between(s, &s->races[r]);
 }
 
 /* --- analysis ----------------------------------------------------------- */
