@@ -42,6 +42,9 @@ typedef struct call_spec {
     call_arg args[CALL_MAX_ARGS];
     int n_buffers;
     size_t buffer_bytes[CALL_MAX_BUFFERS];
+    /* each buffer's name, the launcher's argument that receives it ("in", "partial"):
+       what a message says of an access past it */
+    char buffer_name[CALL_MAX_BUFFERS][16];
     char label[128]; /* "M=67 N=53 K=97 (...)": for messages */
     int width, height, depth; /* the problem's sizes: M N K, or width height mask */
     int role;        /* CALL_* */

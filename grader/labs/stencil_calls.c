@@ -23,6 +23,9 @@ static void stencil_call(const lab_def *lab, const lab_kernel *k, int n, const c
     c->buffer_bytes[0] = (size_t)n * 4; /* a float or an int an element */
     c->buffer_bytes[1] = (size_t)n * sizeof(float);
     c->n_buffers = 2;
+    snprintf(c->buffer_name[0], sizeof c->buffer_name[0], "%s", lookup ? "keys" : "in");
+    snprintf(c->buffer_name[1], sizeof c->buffer_name[1], "out");
+    snprintf(c->buffer_name[2], sizeof c->buffer_name[2], "%s", lookup ? "table" : "coef");
     c->args[a++] = buf(0);
     if (k->path == MEM_PATH_READONLY) {
         c->buffer_bytes[2] = (size_t)(data > 0 ? data : 1) * sizeof(float);

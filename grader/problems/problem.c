@@ -5,9 +5,11 @@
 
 #include "../base/child.h"
 #include "../compare/compare.h"
+#include "../compare/bounds.h"
 #include "../compare/sync.h"
 #include "../measure/emulator/emu_device.h"
 #include "../measure/emulator/lab_decls.h"
+#include "../measure/trace/measure_trace.h"
 #include "../run/device.h"
 
 #include <stdio.h>
@@ -31,8 +33,11 @@ static const kind_desc *const kinds[] = {
 void problem_launch(void *arg)
 {
     const problem *p = arg;
+    const call_spec *spec = &p->env->plan->specs[p->call];
     replay r = {p->mod, &p->env->plan->calls[p->call], {NULL}};
     p->kind->bind(p, r.bufs);
+    for (int b = 0; b < spec->n_buffers && b < CALL_MAX_BUFFERS; b++) /* what a bound names */
+        dev_name(r.bufs[b], spec->buffer_name[b]);
     replay_launch(&r);
 }
 
@@ -152,6 +157,10 @@ measure_status worker_measure(worker_env *env, void (*launch)(void *), void *arg
         t0 = child_now();
         plain = gpu_run(launch, arg, &lost, plain_why, sizeof plain_why) == 0 ? child_now() - t0 : -1;
         env->mod.measuring = 1;
+    }
+    if (env->tracer && env->meter == env->tracer) { /* every array's guard zones, watched */
+        unsigned long long lo[TRACE_ZONES], hi[TRACE_ZONES];
+        measure_trace_zones(env->tracer, lo, hi, dev_guard_zones(lo, hi, TRACE_ZONES));
     }
     t0 = child_now();
     gpu_watchdog_arm_for(limit);
@@ -479,6 +488,21 @@ static measure_status sync_rule(problem *p, measure_status st, const trace_summa
     return st == MEASURE_WRONG_RESULT ? MEASURE_OK : st;
 }
 
+void worker_judge_oob(problem *p, const trace_summary *s)
+{
+    trace_summary one;
+    dev_array a;
+    if (!s || s->oob_count <= 0 || p->oob_failed) /* the first access found stands */
+        return;
+    memset(&one, 0, sizeof one);
+    one.oob = s->oob, one.oob_count = s->oob_count;
+    if (!one.oob.base && dev_array_at(one.oob.addr, &a)) {
+        one.oob.base = a.base, one.oob.bytes = a.bytes;
+        snprintf(one.oob.array, sizeof one.oob.array, "%s", a.name);
+    }
+    p->oob_failed = compare_oob(&p->c[CHK_CORRECT], &one);
+}
+
 /* Whether the meter is the emulator, which sees what the kind's emulated checks need
    and judges synchronisation; else the emulated twin does (SMEMLAB_TWIN=1: an emulated
    grade judges as a GPU backend does, for the twin's tests). */
@@ -534,6 +558,7 @@ static void measured_run(problem *p)
     st = race_rule(p, st, why, s);
     if (kind->bounds && s) /* past the shared memory it has: named, fault or not */
         worker_judge_bounds(env, &env->plan->calls[p->call], s, &p->c[CHK_CORRECT]);
+    worker_judge_oob(p, s);
     if (meter_emulates(env))
         st = sync_rule(p, st, s);
     if (twinned)
@@ -573,8 +598,10 @@ static void launch_failures(problem *p, const trace_summary *s)
     }
     if (p->kind->bounds && !p->sync_failed)
         worker_judge_bounds(p->env, &p->env->plan->calls[p->call], s, correct);
-    if (!p->sync_failed)
+    if (!p->sync_failed) {
+        worker_judge_oob(p, s);
         sync_rule(p, MEASURE_OK, s);
+    }
 }
 
 /*
@@ -666,7 +693,9 @@ static int twin_measure(problem *t, char *why, size_t why_size)
     }
     if (kind->bounds && s)
         worker_judge_bounds(t->env, &t->env->plan->calls[t->call], s, &t->c[CHK_CORRECT]);
+    worker_judge_oob(t, s);
     sync_rule(t, MEASURE_OK, s);
+    t->luck = t->sync_failed || (t->listed[CHK_RACE] && s && s->n_races > 0);
     for (int id = CHK_NONE + 1; id < CHECK_IDS; id++)
         if (t->listed[id] && (kind->emulated >> id & 1ul))
             kind->judge[id](t, (check_id)id, &m, NULL, &t->c[id]);
@@ -676,8 +705,9 @@ static int twin_measure(problem *t, char *why, size_t why_size)
 /*
  * What the twin found, into the kernel's checks: a failure of its correct (a
  * synchronisation error, a race, an access out of bounds: the emulated grade's words,
- * which name the line) and of its race stand over the GPU's verdicts, and make the
- * output luck (st: the counts are judged whatever the GPU's run gave); a race check the
+ * which name the line) and of its race stand over the GPU's verdicts; where its measured
+ * run raced or broke a rule of synchronisation, the output is luck (st: the counts are
+ * judged whatever the GPU's run gave, as the emulated grade judges them); a race check the
  * GPU's meter cannot make (the counters) is the twin's; the emulated checks are the
  * twin's where the GPU's run was measured. Where the twin could not run the kernel
  * (why: an instruction the emulator lacks, named with its line), nothing fails: the
@@ -695,16 +725,13 @@ static void twin_join(problem *p, const problem *t, const char *why, measure_sta
     } else {
         /* a synchronisation error's words stand over a race's, as in an emulated grade */
         if (p->listed[CHK_RACE] && t->c[CHK_RACE].status == CHECK_FAIL &&
-            (race->status != CHECK_FAIL || t->sync_failed)) {
+            (race->status != CHECK_FAIL || t->sync_failed))
             *race = t->c[CHK_RACE];
-            luck = 1;
-        } else if (p->listed[CHK_RACE] && race->status == CHECK_NOT_MEASURED && !p->env->tracer) {
+        else if (p->listed[CHK_RACE] && race->status == CHECK_NOT_MEASURED && !p->env->tracer)
             *race = t->c[CHK_RACE]; /* the counters cannot start beside the trace */
-        }
-        if (t->c[CHK_CORRECT].status == CHECK_FAIL) {
+        if (t->c[CHK_CORRECT].status == CHECK_FAIL)
             *correct = t->c[CHK_CORRECT];
-            luck = 1;
-        }
+        luck = t->luck; /* its measured run raced or broke a rule of synchronisation */
     }
     if (luck && *st == MEASURE_WRONG_RESULT)
         *st = MEASURE_OK;

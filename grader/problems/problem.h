@@ -115,6 +115,8 @@ struct problem {
     int sent[CHECK_IDS];
     int lost; /* the CUDA context is gone: nothing more runs, nothing is freed */
     int sync_failed; /* a synchronisation error failed correct (its words stand) */
+    int oob_failed;  /* a global access out of bounds failed correct (its words stand) */
+    int luck; /* the measured run's output is luck: a proven race, a synchronisation error */
     void *state; /* the kind's own, kind->state_bytes zeroed for each kernel */
 };
 
@@ -246,6 +248,15 @@ void worker_judge_dynamic(worker_env *env, const call_plan *call, uint32_t need,
  */
 void worker_judge_bounds(worker_env *env, const call_plan *call, const trace_summary *s,
                          check_result *correct);
+
+/*
+ * Global bounds (docs/emulator.md#bounds): where the launches s summarises made an
+ * access into the guard zone before or after an array the grader gave the kernel
+ * (run/device.h), p's correct fails with the line, the array and how far past its end,
+ * whatever the output came to; the first such failure stands. The trace's patches know
+ * the address alone: the array is the device's (dev_array_at), asked while it lives.
+ */
+void worker_judge_oob(problem *p, const trace_summary *s);
 
 /* Send one check to the grader (env->emit). */
 void worker_emit(worker_env *env, const check_result *c);

@@ -34,6 +34,15 @@ int emu_copy(emu_device *d, uint64_t dst, uint64_t src, uint64_t n);
 /* The host bytes behind [addr, addr + n) when they lie in one allocation, else NULL. */
 void *emu_host_view(emu_device *d, uint64_t addr, uint64_t n);
 
+/*
+ * Guard zones (docs/emulator.md#bounds): the first `front` and the last `back` bytes of
+ * the allocation that starts at addr lie outside the array it holds. A kernel's access
+ * there is no fault (the bytes are mapped, as on a GPU, where the next allocation or
+ * none may lie): it goes on and is reported (emu_oob). The owner fills them. 0, or -1
+ * where no allocation starts at addr or the zones leave it no bytes.
+ */
+int emu_guard(emu_device *d, uint64_t addr, uint64_t front, uint64_t back);
+
 /* --- modules --------------------------------------------------------------- */
 
 typedef struct emu_module emu_module;
@@ -228,13 +237,29 @@ typedef struct emu_sync_error {
     uint32_t reached[EMU_BLOCK_WORDS], skipped[EMU_BLOCK_WORDS];
 } emu_sync_error;
 
+/* --- a global access outside the array it indexes (docs/emulator.md#bounds) -------
+ * An access into an allocation's guard zone (emu_guard): the lane, the address and the
+ * array it lies before or after. The launch goes on: a GPU does not fault there. */
+typedef struct emu_oob {
+    uint64_t pc;                  /* instruction index * 16 */
+    const char *file, *call_file; /* its source line, and where it was inlined (NULL: none) */
+    int line, call_line;
+    uint64_t addr;                /* the lane's first byte */
+    uint32_t width;               /* bytes it moved */
+    uint16_t flags;               /* EMU_REC_READ, EMU_REC_WRITE (both: an atomic) */
+    uint32_t block, ctaid[3], warp, lane;
+    uint64_t base, size;          /* the array: its first byte (past the front zone), bytes */
+} emu_oob;
+
 /* Where the records of a launch go. Any callback may be NULL. sync: each kind of
-   error at each instruction once a launch, the first block's where it happened. */
+   error at each instruction once a launch, the first block's where it happened; oob:
+   each instruction's first access out of bounds, once a launch. */
 typedef struct emu_sink {
     void *ctx;
     void (*shared)(void *ctx, const emu_shared_record *r);
     void (*global)(void *ctx, const emu_global_record *g);
     void (*sync)(void *ctx, const emu_sync_error *e);
+    void (*oob)(void *ctx, const emu_oob *e);
 } emu_sink;
 
 typedef enum emu_status {
@@ -259,6 +284,9 @@ typedef struct emu_result {
        itself ends EMU_OK: they are judged by the grader, not a fault of the run). */
     uint64_t sync_errors;
     emu_sync_error first_sync;
+    /* Accesses into a guard zone (emu_guard): how many lanes made one, and the first. */
+    uint64_t oob_errors;
+    emu_oob first_oob;
 } emu_result;
 
 #define EMU_DEFAULT_BUDGET (UINT64_C(1) << 28)

@@ -35,6 +35,7 @@
 #define EMU_SLICE 256                      /* instructions a warp runs before the next's turn */
 #define EMU_SYNC_SEEN 64                   /* distinct synchronisation errors a launch reports */
 #define EMU_MAX_BARS 64                    /* barrier instructions the skip check follows */
+#define EMU_OOB_SEEN 16                    /* instructions whose bounds errors a launch reports */
 
 /* --- device memory (emu_mem.c) ------------------------------------------------ */
 
@@ -44,6 +45,7 @@ typedef struct emu_region {
     uint64_t addr, size;
     uint8_t *host;
     uint8_t kind;
+    uint64_t lo, hi; /* the array: [lo, hi); the rest is guard zone (emu_guard) */
 } emu_region;
 
 struct emu_device {
@@ -287,6 +289,9 @@ struct emu_ctx {
     /* the synchronisation errors reported to the sink: each (kind, instruction) once */
     struct { uint8_t kind; uint32_t pc; } sync_seen[EMU_SYNC_SEEN];
     uint32_t n_sync_seen;
+    /* the instructions whose accesses into a guard zone were reported */
+    uint32_t oob_seen[EMU_OOB_SEEN];
+    uint32_t n_oob_seen;
 };
 
 /* --- synchronisation (emu_sync_cfg.c, emu_sync.c) ------------------------------------ */

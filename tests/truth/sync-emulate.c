@@ -107,7 +107,7 @@ static int emulate(emu_device *d, emu_module *m, const char *name, unsigned gx, 
     bank_geometry g;
     bank_geometry_for(9, 0, 32, 0, &g);
     run x = {.a = trace_analyzer_new(&g)};
-    emu_sink sink = {&x, on_shared, NULL, on_sync};
+    emu_sink sink = {&x, on_shared, NULL, on_sync, NULL};
     emu_launch l = {.kernel = k, .grid = {gx, gy, 1}, .block = {bx, by, 1},
                     .params = params, .param_bytes = info.param_bytes,
                     .shared_fill = 0xdeadbeefu};

@@ -24,6 +24,7 @@
 #include "../../model/bank.h"
 #include "coalesce.h"
 #include "trace_record.h"
+#include "trace_oob.h"
 #include "trace_race.h"
 #include "trace_sync.h"
 
@@ -101,6 +102,10 @@ typedef struct trace_summary {
     trace_sync *sync;
     int n_sync;
     long sync_count;
+    /* Global accesses out of bounds (trace_oob.h): how many lanes made one (0: none),
+       and the first. The emulator's meter and the trace's patches fill them. */
+    long oob_count;
+    trace_oob oob;
 } trace_summary;
 
 /*

@@ -14,6 +14,7 @@
 
 #include "../../labs/sizes.h"
 #include "../../reference/reference.h"
+#include "../../run/device.h"
 #include "../../run/gpu.h"
 
 #include <math.h>
@@ -48,7 +49,45 @@ static struct {
     } sync[EMU_DEVICE_SYNC_KEPT];
     int n_sync;
     long sync_count;
+    /* The first access out of bounds of those launches (its array named while it
+       lives), and how many lanes made one, until the meter takes them. */
+    struct {
+        const emu_module *m;
+        int kernel;
+        emu_oob e;
+        char array[DEV_NAME_BYTES];
+    } oob;
+    long oob_count;
 } E = {.budget = EMU_DEFAULT_BUDGET, .last_kernel = -1};
+
+/* A launch's first access out of bounds, kept for the meter (measure_emulator.c). */
+static void keep_oob(const emu_module *m, int kernel, const emu_result *r)
+{
+    dev_array a;
+    if (r->oob_errors == 0)
+        return;
+    if (E.oob_count == 0 || E.oob.m != m || E.oob.kernel != kernel) { /* another kernel's: gone */
+        E.oob_count = 0;
+        E.oob.m = m, E.oob.kernel = kernel, E.oob.e = r->first_oob;
+        E.oob.array[0] = '\0';
+        if (dev_array_at(r->first_oob.base, &a))
+            memcpy(E.oob.array, a.name, sizeof E.oob.array);
+    }
+    E.oob_count += (long)r->oob_errors;
+}
+
+int emu_device_take_oob(const emu_module *m, int kernel, emu_oob *out,
+                        char array[DEV_NAME_BYTES], long *count)
+{
+    int found = E.oob_count > 0 && E.oob.m == m && E.oob.kernel == kernel;
+    if (found) {
+        *out = E.oob.e;
+        memcpy(array, E.oob.array, DEV_NAME_BYTES);
+    }
+    *count = found ? E.oob_count : 0;
+    E.oob_count = 0;
+    return found;
+}
 
 /* A launch's synchronisation errors, kept for the meter (measure_emulator.c). */
 static void keep_sync(const emu_module *m, int kernel, const emu_result *r)
@@ -113,6 +152,12 @@ static cudaError_t emu_malloc_(void **p, size_t bytes)
         return cudaErrorMemoryAllocation;
     *p = to_ptr(addr);
     return cudaSuccess;
+}
+
+static void emu_guard_(void *p, size_t front, size_t back)
+{
+    if (E.dev)
+        emu_guard(E.dev, to_addr(p), front, back);
 }
 
 static void emu_free_(void *p)
@@ -341,8 +386,10 @@ static cudaError_t replay_one(const emu_program *p, const plan_launch *l, void *
     E.last_kernel = launch.kernel;
     emu_status st = emu_run(p->module, &launch, E.sink, E.budget, &r);
     fflush(stdout);
-    if (!E.sink) /* a measured launch's go to the meter through its sink */
+    if (!E.sink) { /* a measured launch's go to the meter through its sink */
         keep_sync(p->module, launch.kernel, &r);
+        keep_oob(p->module, launch.kernel, &r);
+    }
     if (st == EMU_OK)
         return cudaSuccess;
     word_result(&r);
@@ -454,6 +501,7 @@ const device_ops device_emulator = {
     .load = emu_load_, .load_measured_copy = emu_load_measured_copy_, .unload = emu_unload_,
     .set_global = emu_set_global_, .replay = emu_replay_, .scrub = emu_scrub_,
     .fill = emu_fill_, .diff = emu_diff_, .conv = emu_conv_, .matmul = emu_matmul_,
+    .guard = emu_guard_,
 };
 
 void emu_device_record(const emu_sink *sink)

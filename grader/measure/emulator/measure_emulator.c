@@ -52,6 +52,8 @@ typedef struct emu_meter {
     trace_sync sync[TRACE_SYNC_MAX]; /* the measured launches' synchronisation errors */
     int n_sync;
     long sync_count;
+    trace_oob oob; /* the measured launches' first access out of bounds */
+    long oob_count;
 } emu_meter;
 
 static emu_meter meter;
@@ -148,6 +150,50 @@ static void on_sync(void *ctx, const emu_sync_error *e)
     m->sync_count++;
     if (m->n_sync < TRACE_SYNC_MAX)
         to_trace_sync(e, &m->sync[m->n_sync++]);
+}
+
+/* The machine's access out of bounds in the trace's words, its array named (dev_name). */
+static void to_trace_oob(const emu_oob *e, const char *array, trace_oob *t)
+{
+    int read = (e->flags & EMU_REC_READ) != 0, write = (e->flags & EMU_REC_WRITE) != 0;
+    memset(t, 0, sizeof *t);
+    t->pc = e->pc;
+    t->file = e->file, t->line = e->line;
+    t->call_file = e->call_file, t->call_line = e->call_line;
+    t->op = read && write ? TRACE_OP_ATOMIC : write ? TRACE_OP_STORE : TRACE_OP_LOAD;
+    t->addr = e->addr;
+    t->width = e->width;
+    t->block = e->block, t->warp = e->warp, t->lane = e->lane;
+    t->base = e->base, t->bytes = e->size;
+    snprintf(t->array, sizeof t->array, "%s", array ? array : "");
+}
+
+/* A measured launch's access out of bounds: the first kept, its array named now (it is
+   freed later), every lane counted. */
+static void on_oob(void *ctx, const emu_oob *e)
+{
+    emu_meter *m = ctx;
+    dev_array a;
+    if (m->oob_count++ == 0)
+        to_trace_oob(e, dev_array_at(e->base, &a) ? a.name : "", &m->oob);
+}
+
+/* The first access out of bounds of the kernel's runs before this measurement, else of
+   the measured launch, and how many lanes made one in all, into the summary. */
+static void keep_oob(emu_meter *m, trace_summary *s)
+{
+    emu_oob before;
+    char array[DEV_NAME_BYTES];
+    long count = 0;
+    const emu_module *mod;
+    const char *name;
+    int k;
+    if (emu_device_last_launch(&mod, &k, &name) == 0 &&
+        emu_device_take_oob(mod, k, &before, array, &count))
+        to_trace_oob(&before, array, &s->oob);
+    else if (m->oob_count > 0)
+        s->oob = m->oob;
+    s->oob_count = count + m->oob_count;
 }
 
 /* The errors of the kernel's runs before this measurement (its correctness runs, on
@@ -261,7 +307,7 @@ static measure_status emu_measure(measure_backend *self, void (*launch)(void *),
 {
     emu_meter *m = self->state;
     bank_geometry g;
-    emu_sink sink = {m, on_shared, on_global, on_sync};
+    emu_sink sink = {m, on_shared, on_global, on_sync, on_oob};
     measure_clear(out);
     if (m->have_last)
         trace_summary_free(&m->last);
@@ -273,6 +319,7 @@ static measure_status emu_measure(measure_backend *self, void (*launch)(void *),
     m->const_loads = m->const_addresses = m->watch_plain = m->watch_nc = 0;
     m->n_sync = 0;
     m->sync_count = 0;
+    m->oob_count = 0;
     bank_geometry_for(9, 0, 32, 0, &g); /* 32 banks of 4 bytes, as on every GPU the kit grades */
     if (!(m->analyzer = trace_analyzer_new(&g))) {
         snprintf(why, n, "out of memory starting the analysis");
@@ -301,6 +348,7 @@ static measure_status emu_measure(measure_backend *self, void (*launch)(void *),
         snprintf(why, n, "out of memory keeping the synchronisation errors");
         return MEASURE_ERROR;
     }
+    keep_oob(m, &m->last);
     attribute(&m->last);
     trace_to_measurement(&m->last, out);
     out->value[METRIC_GLOBAL_LD_REQUESTS] = (double)m->global_loads;

@@ -157,7 +157,7 @@ emu_status et_run3(et *e, const char *kernel, const unsigned grid[3], const unsi
                     .print = et_print, .print_ctx = e};
     e->n_printed = 0;
     e->printed[0] = '\0';
-    emu_sink sink = {&e->rec, on_shared, on_global, on_sync};
+    emu_sink sink = {&e->rec, on_shared, on_global, on_sync, NULL};
     e->rec.n_sync = 0;
     return emu_run(e->m, &l, &sink, budget, &e->res);
 }
