@@ -534,7 +534,7 @@ static void measured_run(problem *p)
     measurement m;
     char why[256], twin_why[256] = "";
     problem *twin = NULL;
-    int twinned = !meter_emulates(env) && env->meter_status == MEASURE_OK;
+    int twinned = !meter_emulates(env) && env->meter_status == MEASURE_OK && !env->twin_off;
     if (twinned) /* first: a problem of its own, it leaves the GPU's run nothing */
         twin = emulated_twin(p, twin_why, sizeof twin_why);
     measure_status st = env->meter_status;

@@ -92,8 +92,10 @@ struct worker_env {
     struct timespec marked;
     /* SMEMLAB_TWIN=1, a developer's test of the emulated twin with no GPU (make
        check-emulated): an emulated grade judges as a GPU backend does, its measured
-       run's synchronisation errors not its own, and runs the twin beside it. */
-    int twin_test;
+       run's synchronisation errors not its own, and runs the twin beside it.
+       SMEMLAB_TWIN=off: no twin on a GPU, to see the trace's own verdicts (never for
+       grading: synchronisation is then not judged there). */
+    int twin_test, twin_off;
 };
 
 /* Returned by a problem kind when the CUDA context is lost. */
