@@ -26,8 +26,11 @@
  *                 output (a proven race fails correct, and the counts are judged
  *                 whatever the output), the shared bounds (bounds), the
  *                 synchronisation errors (a divergent barrier or a warp mask naming
- *                 absent lanes fails correct, as a proven race does), each listed
- *                 count check's judge (measured first), release
+ *                 absent lanes fails correct, as a proven race does), the global
+ *                 bounds (an access into an array's guard zone fails correct), each
+ *                 listed count check's judge (measured first), release; then, where
+ *                 the meter is the emulator, the edge run: the call of role CALL_EDGE
+ *                 measured again, its races and bounds judged on every block
  *   6. twin       where the meter is not the emulator (the trace, the counters),
  *                 before the measured run: the kernel graded again on the emulator,
  *                 a problem of its own (correct at the emulator's sizes, its
