@@ -223,8 +223,15 @@ $(BUILD)/tests/truth-run: tests/truth/truth-run.c
 # Every lab graded by emulation, as a student with no GPU grades it: solutions full
 # marks but speed, skeletons lose points, every planted row but speed holds.
 .PHONY: check-emulated
+# The emulated twin (problems/problem.c), with no GPU: every solution and the planted
+# variants of synchronisation graded again as a GPU backend grades them, the twin beside.
+TWIN_CHECKED := $(foreach l,$(LABS),$(l)-solution) lab1-divergent-barrier lab7-barrier-in-branch \
+    lab9-barrier-in-guard lab8-partial-mask lab8-reduceshfl-return lab1-warpsize \
+    lab9-race-past-window lab7-gmem-past-in lab10-halo-past-in
+TWIN_ONLY = $(if $(CHECK_ONLY),$(filter $(TWIN_CHECKED),$(CHECK_ONLY)),$(TWIN_CHECKED))
 check-emulated: $(CU_CHECKED) $(GRADER_ALL) $(BUILD)/tests/expect
 	bash tests/emulator/check-labs.sh $(BUILD) $(GRADER)
+	$(if $(and $(wildcard tests/planted),$(TWIN_ONLY)),SMEMLAB_TWIN=1 CHECK_ONLY="$(TWIN_ONLY)" bash tests/emulator/check-labs.sh $(BUILD) $(GRADER))
 	$(if $(wildcard tests/planted),python3 tests/emulator/check-hints.py $(BUILD))
 
 # The report page (docs/instructors.md#page): labs graded by emulation with --html, each
@@ -241,6 +248,12 @@ REPORT_PAGE_LIBS := $(addprefix $(BUILD)/compile-check/,planted/lab3-pad-wrong-d
 .PHONY: report-pages-gpu
 report-pages-gpu: $(GRADER_ALL) $(TRACE) $(REPORT_PAGE_LIBS) $(PLANTED_SRC)
 	bash tests/report/test-pages.sh $(BUILD) $(GRADER) - trace
+# The synchronisation corpus (tests/truth/gen-sync.py) run on the PTX machine with the
+# grader's analysis: its verdicts beside compute-sanitizer's (check-truth.sh).
+SYNC_EMULATE := $(BUILD)/tests/sync-emulate
+$(SYNC_EMULATE): tests/truth/sync-emulate.c $(UNIT_OBJ)
+	@mkdir -p $(@D)
+	$(call step,LINK,$@)$(CC) $(CPPFLAGS) -iquote grader $(C_ALL) $< $(UNIT_OBJ) -o $@ $(LDLIBS_CUDA)
 
 # make check: the same corpus graded by the emulator, against what Nsight Compute
 # measured on an H100 (tests/truth/h100-ncu.tsv): no GPU needed.
@@ -248,10 +261,10 @@ report-pages-gpu: $(GRADER_ALL) $(TRACE) $(REPORT_PAGE_LIBS) $(PLANTED_SRC)
 # Every part is built by its own make lab-lib, many at once: what they share
 # (the jail, support.o) is built here first, once (on a fresh clone the parts
 # would each build it at the same moment).
-check-truth: $(GRADER_ALL) $(BUILD_JAIL) $(SUPPORT_OBJ)
-	bash tests/truth/check-truth.sh $(BUILD) $(GRADER)
-check-truth-gpu: $(GRADER_ALL) $(TRACE) $(BUILD_JAIL) $(SUPPORT_OBJ) $(BUILD)/tests/truth-run
-	bash tests/truth/check-truth.sh $(BUILD) $(GRADER) gpu
+check-truth: $(GRADER_ALL) $(BUILD_JAIL) $(SUPPORT_OBJ) $(SYNC_EMULATE)
+	NVCC="$(NVCC)" bash tests/truth/check-truth.sh $(BUILD) $(GRADER)
+check-truth-gpu: $(GRADER_ALL) $(TRACE) $(BUILD_JAIL) $(SUPPORT_OBJ) $(BUILD)/tests/truth-run $(SYNC_EMULATE)
+	NVCC="$(NVCC)" bash tests/truth/check-truth.sh $(BUILD) $(GRADER) gpu
 	$(MAKE) --no-print-directory check-truth-labs-gpu
 # Labs 7 and 8's solutions and planted variants against ncu (tests/truth/check-labs.sh):
 # each kernel the trace and the emulator graded, profiled at the size each measured.

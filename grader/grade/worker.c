@@ -191,6 +191,9 @@ int worker_open(worker *w, const grade_options *opt, char *why, size_t why_size)
     env->opt = opt;
     const char *timings = getenv("SMEMLAB_TIMINGS");
     env->timings = timings && *timings && strcmp(timings, "0") != 0;
+    const char *twin = getenv("SMEMLAB_TWIN");
+    env->twin_off = twin && strcmp(twin, "off") == 0;
+    env->twin_test = twin && *twin && strcmp(twin, "0") != 0 && !env->twin_off;
     if (opt->measure == MEASURE_MODE_EMULATOR)
         return open_emulator(env, "--measure emulator");
     w->trace = early_trace(opt, &w->trace_status, w->trace_why, sizeof w->trace_why);

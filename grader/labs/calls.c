@@ -41,7 +41,7 @@ static void matmul_call(const matmul_size *s, int role, call_spec *c)
     c->buffer_name[0] = "A", c->buffer_name[1] = "B", c->buffer_name[2] = "C";
     snprintf(c->label, sizeof c->label, "M=%d N=%d K=%d (%s)", s->M, s->N, s->K, s->why);
     c->width = s->M, c->height = s->N, c->depth = s->K;
-    c->role = role;
+    c->role = role | ((s->devices & SIZE_EDGE) && (role & CALL_CORRECT) ? CALL_EDGE : 0);
     c->devices = s->devices;
 }
 
@@ -108,18 +108,25 @@ static int conv_calls(const lab_def *lab, const lab_kernel *k, call_spec *out)
     int two_d = k->step == 3, n = 0;
     int limit = k->max_mask_param ? lab_param_value(lab, k->max_mask_param) : 1 << 20;
     int n_sizes = two_d ? sizes_conv2d_count : sizes_conv1d_n_count;
-    int n_masks = two_d ? sizes_conv2d_mask_count : sizes_conv1d_mask_count;
+    int n_masks = two_d ? sizes_conv2d_mask_count : sizes_conv1d_mask_count, widest = 0;
+    for (int j = 0; j < n_masks; j++) { /* an edge entry's edge run: its widest halo */
+        int mw = two_d ? sizes_conv2d_mask[j] : sizes_conv1d_mask[j];
+        widest = mw <= limit && mw > widest ? mw : widest;
+    }
 
     for (int i = 0; i < n_sizes; i++)
         for (int j = 0; j < n_masks && n < CALL_MAX - 3; j++) {
             int mw = two_d ? sizes_conv2d_mask[j] : sizes_conv1d_mask[j];
+            int where = two_d ? sizes_conv2d[i].devices : sizes_conv1d_n[i].devices;
+            int edge = (where & SIZE_EDGE) && mw == widest;
             if (mw > limit)
                 continue;
             if (two_d)
                 conv_call(k, sizes_conv2d[i].width, sizes_conv2d[i].height, mw,
-                          sizes_conv2d[i].why, CALL_CORRECT, sizes_conv2d[i].devices, &out[n++]);
+                          sizes_conv2d[i].why, CALL_CORRECT | (edge ? CALL_EDGE : 0),
+                          sizes_conv2d[i].devices, &out[n++]);
             else
-                conv_call(k, sizes_conv1d_n[i].n, 1, mw, "", CALL_CORRECT,
+                conv_call(k, sizes_conv1d_n[i].n, 1, mw, "", CALL_CORRECT | (edge ? CALL_EDGE : 0),
                           sizes_conv1d_n[i].devices, &out[n++]);
         }
     /* speed on the largest input; traffic (the instrumented run) on a smaller one,

@@ -30,6 +30,12 @@ typedef struct call_arg {
 /* A call with nothing to do (a reduction of n = 0): its launcher may launch
    nothing, and a launch of 0 blocks is kept for the problem to fail by name. */
 #define CALL_EMPTY 8
+/* A correctness call whose grid has partial (edge) blocks and, where the kernel's
+   blocks allow, more of them than the race window of a GPU's trace
+   (TRACE_RACE_BLOCKS): the emulator measures it again, its races and bounds judged
+   on every block (problems/problem.c, the edge run). One a kernel: the entry of
+   its size list marked SIZE_EDGE (labs/sizes.h). */
+#define CALL_EDGE 16
 
 typedef struct call_spec {
     int n_args;

@@ -34,7 +34,8 @@ static void sum_call(const lab_def *lab, const reduce_size *s, int role, call_sp
     else
         snprintf(c->label, sizeof c->label, "n=%d (%s)", s->n, s->why);
     c->width = s->n, c->height = (int)s->values, c->depth = 1;
-    c->role = role | (s->n == 0 ? CALL_EMPTY : 0);
+    c->role = role | (s->n == 0 ? CALL_EMPTY : 0) |
+              ((s->devices & SIZE_EDGE) && (role & CALL_CORRECT) ? CALL_EDGE : 0);
     c->devices = s->devices;
 }
 

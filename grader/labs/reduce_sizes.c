@@ -16,6 +16,9 @@ const reduce_size sizes_reduce[] = {
     {1025, VALUES_SMALL, "UNROLL x DIM and one", SIZE_BOTH},
     {4099, VALUES_NEGATIVE, "a prime, several blocks", SIZE_BOTH},
     {12289, VALUES_WRAP, "several blocks, the last one ragged", SIZE_BOTH},
+    /* 69 blocks of DIM, 18 of UNROLL x DIM: more than a GPU trace's race window */
+    {17409, VALUES_SMALL, "more blocks than the race window, the last one ragged",
+     SIZE_BOTH | SIZE_EDGE},
     {65537, VALUES_SMALL, "2^16 + 1", SIZE_GPU},
     {1000003, VALUES_WRAP, "a prime, many blocks", SIZE_GPU},
     {(1 << 24) + 7, VALUES_SMALL, "2^24 + 7: many blocks, a ragged last one", SIZE_GPU},

@@ -8,7 +8,8 @@ const matmul_size sizes_matmul[] = {
     {1, 300, 37, "one row (1 x N)", SIZE_BOTH},
     {300, 1, 37, "one column (N x 1)", SIZE_BOTH},
     {64, 64, 1, "K = 1: one partial tile along K", SIZE_BOTH},
-    {67, 53, 97, "primes: no tile divides any side", SIZE_BOTH},
+    /* the edge run's: 20 blocks of 16 x 16, the last row and column ragged */
+    {67, 53, 97, "primes: no tile divides any side", SIZE_BOTH | SIZE_EDGE},
     {191, 19, 41, "tall and thin, primes", SIZE_BOTH},
     {19, 191, 43, "short and wide, primes", SIZE_BOTH},
     {200, 136, 36, "multiples of 4 (vector path) but not of 16 or 128", SIZE_BOTH},
@@ -37,7 +38,7 @@ const int sizes_matmul_bench_count = COUNT(sizes_matmul_bench);
 const signal_size sizes_conv1d_n[] = {
     {1, SIZE_BOTH}, {2, SIZE_BOTH}, {7, SIZE_BOTH}, {31, SIZE_BOTH}, {255, SIZE_BOTH},
     {256, SIZE_BOTH}, {257, SIZE_BOTH}, {1000, SIZE_BOTH}, {1023, SIZE_BOTH}, {1024, SIZE_BOTH},
-    {1025, SIZE_BOTH}, {4099, SIZE_BOTH}, {65537, SIZE_GPU}, {1000003, SIZE_GPU}};
+    {1025, SIZE_BOTH}, {4099, SIZE_BOTH | SIZE_EDGE}, {65537, SIZE_GPU}, {1000003, SIZE_GPU}};
 const int sizes_conv1d_n_count = COUNT(sizes_conv1d_n);
 /* Wider than the signal (n = 1, 2, 7) too: every tap then falls on a ghost or the data. */
 const int sizes_conv1d_mask[] = {1, 3, 5, 7, 15, 31};
@@ -53,7 +54,7 @@ const image_size sizes_conv2d[] = {
     {61, 67, "primes, several tiles", SIZE_BOTH},
     {127, 1, "a single row", SIZE_BOTH},
     {1, 129, "a single column", SIZE_BOTH},
-    {131, 97, "not square, ragged tiles", SIZE_EMULATOR},
+    {131, 97, "not square, ragged tiles", SIZE_EMULATOR | SIZE_EDGE},
     {1000, 700, "not square, ragged tiles", SIZE_GPU},
     {1024, 1024, "large", SIZE_GPU},
 };

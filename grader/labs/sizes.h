@@ -15,6 +15,10 @@
 #define SIZE_GPU 1
 #define SIZE_EMULATOR 2
 #define SIZE_BOTH (SIZE_GPU | SIZE_EMULATOR)
+/* Beside where it runs, one entry of a list: its launch is measured again on the
+   emulator, races and bounds judged on every block (calls.h, CALL_EDGE): ragged
+   edges, and more blocks than a GPU trace's race window. */
+#define SIZE_EDGE 4
 
 typedef struct matmul_size {
     int M, N, K;     /* A is M x K, B is K x N */

@@ -46,8 +46,9 @@ int stencil_calls(const lab_def *lab, const lab_kernel *k, call_spec *out)
 {
     int n = 0;
     for (int i = 0; i < sizes_conv1d_n_count && n < CALL_MAX - 3; i++)
-        stencil_call(lab, k, sizes_conv1d_n[i].n, "", CALL_CORRECT, sizes_conv1d_n[i].devices,
-                     &out[n++]);
+        stencil_call(lab, k, sizes_conv1d_n[i].n, "",
+                     CALL_CORRECT | (sizes_conv1d_n[i].devices & SIZE_EDGE ? CALL_EDGE : 0),
+                     sizes_conv1d_n[i].devices, &out[n++]);
     stencil_call(lab, k, sizes_conv1d_speed_n, "speed", CALL_SPEED, SIZE_GPU, &out[n++]);
     stencil_call(lab, k, sizes_conv1d_traffic_n, "measured run", CALL_TRAFFIC, SIZE_GPU,
                  &out[n++]);

@@ -19,6 +19,8 @@ static const image_size sizes_transpose[] = {
     {64, 32, "whole unrolled blocks", SIZE_BOTH},
     {65, 16, "one past the unrolled block", SIZE_BOTH},
     {100, 37, "no multiple either way", SIZE_BOTH},
+    /* 6 x 6 blocks of 32 x 16, 3 x 6 unrolled: more than a GPU trace's race window */
+    {161, 83, "more blocks than the race window, ragged both ways", SIZE_BOTH | SIZE_EDGE},
     {1031, 997, "large, primes", SIZE_GPU},
 };
 
@@ -42,7 +44,7 @@ static void transpose_call(const image_size *s, int role, call_spec *c)
     c->buffer_name[0] = "in", c->buffer_name[1] = "out";
     snprintf(c->label, sizeof c->label, "nx=%d ny=%d (%s)", s->width, s->height, s->why);
     c->width = s->width, c->height = s->height, c->depth = 1;
-    c->role = role;
+    c->role = role | ((s->devices & SIZE_EDGE) && (role & CALL_CORRECT) ? CALL_EDGE : 0);
     c->devices = s->devices;
 }
 

@@ -124,7 +124,7 @@ static run_outcome conv_run(problem *p, check_result *c)
         if (call->n_launches > 0) /* one output a thread: the block's threads are its piece */
             fc.block_rows = is_2d(a) ? (int)call->launches[0].block[1] : 1,
             fc.block_cols = (int)call->launches[0].block[0];
-        out = float_run_case(p->env, &fc, c);
+        out = float_run_case(p, &fc, c);
     }
     if (out != RUN_LOST)
         release(a);
@@ -144,7 +144,8 @@ static void conv_passed(problem *p, int runs, int last, const char *each, check_
 static int big_input(problem *p, int role, float **in, float **mask, char *why, size_t n)
 {
     conv_launch *a = p->state;
-    p->call = problem_call(p, role);
+    if (role) /* else the call the driver chose (p->call) */
+        p->call = problem_call(p, role);
     if (p->call < 0) {
         snprintf(why, n, "internal: no input for this device");
         return -1;
@@ -210,7 +211,7 @@ static void check_mask_constant(worker_env *env, const lab_kernel *k, check_resu
 static int conv_prepare(problem *p, char *why, size_t n)
 {
     conv_launch *a = p->state;
-    return big_input(p, CALL_TRAFFIC, &a->host_in, &a->host_mask, why, n);
+    return big_input(p, 0, &a->host_in, &a->host_mask, why, n);
 }
 
 /* Checked against the input and mask as given. */
@@ -271,7 +272,8 @@ static cudaError_t make_ref(worker_env *env, void *p)
                                  cudaMemcpyHostToDevice);
     if (err != cudaSuccess)
         return err;
-    return module_conv(&env->mod, r->a->in, r->a->mask, r->ref, r->a->width, r->a->height,
+    (void)env;
+    return module_conv(r->a->p->mod, r->a->in, r->a->mask, r->ref, r->a->width, r->a->height,
                        r->a->mw);
 }
 
@@ -284,7 +286,7 @@ static int output_right(worker_env *env, conv_launch *a, const float *mask, char
     device_diff d = {0};
     int right = dev_malloc((void **)&r.ref, count * sizeof(float)) == cudaSuccess &&
                 make_ref(env, &r) == cudaSuccess &&
-                module_diff(&env->mod, a->out, r.ref, count, &d) == cudaSuccess &&
+                module_diff(a->p->mod, a->out, r.ref, count, &d) == cudaSuccess &&
                 d.poisoned == 0 && d.not_finite == 0 && d.rel_error <= TOL_OVERALL * 10;
     if (!right)
         snprintf(why, n, "the measured run gave a wrong result (relative error "

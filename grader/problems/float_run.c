@@ -164,7 +164,7 @@ static run_outcome judge(const float_case *fc, const float *got, size_t n, check
     return RUN_RIGHT;
 }
 
-run_outcome float_run_case(worker_env *env, const float_case *fc, check_result *c)
+run_outcome float_run_case(const problem *p, const float_case *fc, check_result *c)
 {
     size_t n = (size_t)fc->rows * fc->cols;
     float *got = malloc(n * sizeof *got);
@@ -179,7 +179,7 @@ run_outcome float_run_case(worker_env *env, const float_case *fc, check_result *
         return fail_cuda(c, fc->label, why);
     }
     *fc->out = buf.data;
-    if (module_scrub(&env->mod, GPU_SCRUB_INT) != cudaSuccess) {
+    if (module_scrub(p->mod, GPU_SCRUB_INT) != cudaSuccess) {
         out = fail_cuda(c, fc->label, "filling shared memory with junk failed");
     } else if (gpu_run(fc->launch, fc->arg, &lost, why, sizeof why) != 0) {
         out = fail_cuda(c, fc->label, why);

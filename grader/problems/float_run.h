@@ -37,8 +37,9 @@ typedef struct float_case {
     const char *copy_words;
 } float_case;
 
-/* Run one case and judge it into c (left untouched when it is right). */
-run_outcome float_run_case(worker_env *env, const float_case *fc, check_result *c);
+/* Run one case on p->mod (the GPU's module, or the emulated twin's) and judge it into c
+   (left untouched when it is right). */
+run_outcome float_run_case(const problem *p, const float_case *fc, check_result *c);
 
 /*
  * A timed launch that cannot be gamed: before every run (warm-up too) the

@@ -107,7 +107,7 @@ static run_outcome run_mm_size(problem *p, check_result *c)
                          0, 0, COPY_WORDS};
         block_piece(p->env, p->k, &p->env->plan->calls[p->call], &fc.block_rows,
                     &fc.block_cols);
-        out = float_run_case(p->env, &fc, c);
+        out = float_run_case(p, &fc, c);
     }
     if (out != RUN_LOST)
         release(a);
@@ -168,7 +168,8 @@ static cudaError_t fill_operands(mm_launch *a, unsigned long long seed)
 static int big_operands(problem *p, int role, char *why, size_t n)
 {
     mm_launch *a = p->state;
-    p->call = problem_call(p, role);
+    if (role) /* else the call the driver chose (p->call) */
+        p->call = problem_call(p, role);
     if (p->call < 0) {
         snprintf(why, n, "internal: no %s size for this device", role == CALL_SPEED ? "speed"
                                                                                    : "traffic");
@@ -192,7 +193,7 @@ static int big_operands(problem *p, int role, char *why, size_t n)
 
 static int mm_prepare(problem *p, char *why, size_t n)
 {
-    return big_operands(p, CALL_TRAFFIC, why, n);
+    return big_operands(p, 0, why, n);
 }
 
 /* The run the counters saw, against the reference product on the same operands

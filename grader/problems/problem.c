@@ -5,9 +5,12 @@
 
 #include "../base/child.h"
 #include "../compare/compare.h"
+#include "../compare/bounds.h"
 #include "../compare/fault.h"
+#include "../compare/sync.h"
 #include "../measure/emulator/emu_device.h"
 #include "../measure/emulator/lab_decls.h"
+#include "../measure/trace/measure_trace.h"
 #include "../run/device.h"
 
 #include <stdio.h>
@@ -31,8 +34,11 @@ static const kind_desc *const kinds[] = {
 void problem_launch(void *arg)
 {
     const problem *p = arg;
+    const call_spec *spec = &p->env->plan->specs[p->call];
     replay r = {p->mod, &p->env->plan->calls[p->call], {NULL}};
     p->kind->bind(p, r.bufs);
+    for (int b = 0; b < spec->n_buffers && b < CALL_MAX_BUFFERS; b++) /* what a bound names */
+        dev_name(r.bufs[b], spec->buffer_name[b]);
     replay_launch(&r);
 }
 
@@ -152,6 +158,10 @@ measure_status worker_measure(worker_env *env, void (*launch)(void *), void *arg
         t0 = child_now();
         plain = gpu_run(launch, arg, &lost, plain_why, sizeof plain_why) == 0 ? child_now() - t0 : -1;
         env->mod.measuring = 1;
+    }
+    if (env->tracer && env->meter == env->tracer) { /* every array's guard zones, watched */
+        unsigned long long lo[TRACE_ZONES], hi[TRACE_ZONES];
+        measure_trace_zones(env->tracer, lo, hi, dev_guard_zones(lo, hi, TRACE_ZONES));
     }
     t0 = child_now();
     gpu_watchdog_arm_for(limit);
@@ -570,10 +580,43 @@ static measure_status race_rule(problem *p, measure_status st, const char *why,
     return st == MEASURE_WRONG_RESULT ? MEASURE_OK : st;
 }
 
-/* Whether the meter is the emulator, which sees what the kind's emulated checks need. */
+/*
+ * Synchronisation (docs/emulator.md#sync): a barrier not every thread reached, or a
+ * warp primitive whose mask names lanes not there, in the launches the trace s
+ * summarises (the emulator's: its meter keeps those of the kernel's correctness runs
+ * too) fails correct naming it, and race where it is a barrier's. As with a proven
+ * race, the output is then luck, and the counts are judged whatever it was.
+ */
+static measure_status sync_rule(problem *p, measure_status st, const trace_summary *s)
+{
+    check_result *race = p->listed[CHK_RACE] ? &p->c[CHK_RACE] : NULL;
+    if (!compare_sync(&p->c[CHK_CORRECT], race, s))
+        return st;
+    p->sync_failed = 1;
+    return st == MEASURE_WRONG_RESULT ? MEASURE_OK : st;
+}
+
+void worker_judge_oob(problem *p, const trace_summary *s)
+{
+    trace_summary one;
+    dev_array a;
+    if (!s || s->oob_count <= 0 || p->oob_failed) /* the first access found stands */
+        return;
+    memset(&one, 0, sizeof one);
+    one.oob = s->oob, one.oob_count = s->oob_count;
+    if (!one.oob.base && dev_array_at(one.oob.addr, &a)) {
+        one.oob.base = a.base, one.oob.bytes = a.bytes;
+        snprintf(one.oob.array, sizeof one.oob.array, "%s", a.name);
+    }
+    p->oob_failed = compare_oob(&p->c[CHK_CORRECT], &one);
+}
+
+/* Whether the meter is the emulator, which sees what the kind's emulated checks need
+   and judges synchronisation; else the emulated twin does (SMEMLAB_TWIN=1: an emulated
+   grade judges as a GPU backend does, for the twin's tests). */
 static int meter_emulates(const worker_env *env)
 {
-    return env->meter && strcmp(env->meter->name, "emulator") == 0;
+    return env->meter && strcmp(env->meter->name, "emulator") == 0 && !env->twin_test;
 }
 
 /* Each listed check the measured run judges, by its judge; the emulated ones only
@@ -588,14 +631,20 @@ static void judge_counts(problem *p, measurement *m, const trace_summary *s, int
             kind->judge[id](p, (check_id)id, m, s, &p->c[id]);
 }
 
-static void emulated_twin(problem *p);
+static problem *emulated_twin(problem *p, char *why, size_t why_size);
+static void twin_join(problem *p, const problem *t, const char *why, measure_status *st);
+static void edge_run(problem *p);
 
 static void measured_run(problem *p)
 {
     worker_env *env = p->env;
     const kind_desc *kind = p->kind;
     measurement m;
-    char why[256];
+    char why[256], twin_why[256] = "";
+    problem *twin = NULL;
+    int twinned = !meter_emulates(env) && env->meter_status == MEASURE_OK && !env->twin_off;
+    if (twinned) /* first: a problem of its own, it leaves the GPU's run nothing */
+        twin = emulated_twin(p, twin_why, sizeof twin_why);
     measure_status st = env->meter_status;
     snprintf(why, sizeof why, "%.250s", env->meter_why);
     p->call = problem_call(p, CALL_TRAFFIC), p->run = 0;
@@ -617,6 +666,12 @@ static void measured_run(problem *p)
     st = race_rule(p, st, why, s);
     if (kind->bounds && s) /* past the shared memory it has: named, fault or not */
         worker_judge_bounds(env, &env->plan->calls[p->call], s, &p->c[CHK_CORRECT]);
+    worker_judge_oob(p, s);
+    if (meter_emulates(env))
+        st = sync_rule(p, st, s);
+    if (twinned)
+        twin_join(p, twin, twin ? NULL : twin_why, &st);
+    free(twin);
     if (st != MEASURE_OK) {
         for (int id = CHK_NONE + 1; id < CHECK_IDS; id++)
             if (p->listed[id] && kind->judge[id])
@@ -626,65 +681,217 @@ static void measured_run(problem *p)
     }
     if (kind->release)
         kind->release(p);
-    if (st == MEASURE_OK && !p->lost && !meter_emulates(env))
-        emulated_twin(p);
+    if (meter_emulates(env) && env->meter_status == MEASURE_OK && !p->lost)
+        edge_run(p);
+}
+
+/* --- 5b. the edge run ------------------------------------------------------------------ */
+
+/*
+ * What a launch under the emulator's meter adds to the verdicts beside the measured
+ * run's, failures only: a race fails race, and correct as a proven race does; an
+ * access past the shared memory fails correct; a synchronisation error fails correct
+ * (and race, a barrier's). A race check that failed keeps its words, and a
+ * synchronisation error's words stand over everything else's.
+ */
+static void launch_failures(problem *p, const trace_summary *s)
+{
+    check_result *correct = &p->c[CHK_CORRECT], *race = &p->c[CHK_RACE];
+    if (!s)
+        return;
+    if (p->listed[CHK_RACE] && s->n_races > 0 && race->status != CHECK_FAIL) {
+        compare_races(race, s, NULL);
+        if (!p->sync_failed)
+            compare_race_spoils_correct(correct, s);
+    }
+    if (p->kind->bounds && !p->sync_failed)
+        worker_judge_bounds(p->env, &p->env->plan->calls[p->call], s, correct);
+    if (!p->sync_failed) {
+        worker_judge_oob(p, s);
+        sync_rule(p, MEASURE_OK, s);
+    }
+}
+
+/*
+ * The call of role CALL_EDGE (labs/calls.h: a grid with partial blocks, and more of
+ * them than a GPU trace's race window), launched once more on the emulator (an
+ * emulated grade's device, or the twin's) under its meter, whose trace is a stream:
+ * its races and bounds are judged on every block (measure/access/trace.c), as the
+ * measured launch's are (launch_failures). A launch that does not run adds nothing:
+ * its size's correct run says what went wrong.
+ */
+static void edge_run(problem *p)
+{
+    const kind_desc *kind = p->kind;
+    measure_backend *meter = measure_emulator_backend();
+    measurement m;
+    char why[256] = "";
+    p->call = problem_call(p, CALL_EDGE), p->run = 0;
+    if (p->call < 0)
+        return;
+    if ((!kind->prepare || kind->prepare(p, why, sizeof why) == 0) &&
+        module_scrub(p->mod, GPU_SCRUB_INT) == cudaSuccess &&
+        measure_launch(p, meter, &m, why, sizeof why) == MEASURE_OK)
+        launch_failures(p, meter->last_trace(meter, NULL));
+    if (kind->release)
+        kind->release(p);
 }
 
 /* --- 6. the emulated twin --------------------------------------------------------------- */
 
 /*
- * The checks only the emulator measures (a kind's `emulated`: lab 10's memory path
- * and constant serialization, which only it sees state space by state space and
- * lane by lane), where the meter is the trace or the counters: the same kernel's
- * PTX run by the emulator on its measured input, its shared memory filled as an
- * emulated grade's is, and judged as an emulated grade judges it, so that every
- * backend gives the same verdict. Its output is not held to the reference: the
- * GPU's run was, and a racing kernel's emulated output is luck. The GPU's buffers
- * are released before, the emulator's after; the device is the GPU again on return.
+ * Where the meter is not the emulator (the trace, the counters), the kernel is graded
+ * a second time by the emulator, for what only the emulator sees, as an emulated grade
+ * sees it: its synchronisation (a barrier not every thread reaches, a warp mask that
+ * names lanes not there: the PTX machine judges each at the instruction, where a GPU
+ * may give the right answer by chance), races on every block of its launches, and a
+ * kind's `emulated` checks (lab 10's memory path and constant serialization, which only
+ * it sees state space by state space and lane by lane). The twin is a problem of its
+ * own on the emulator's device and module (its state, its buffers, its checks): the
+ * correct phase at the emulator's sizes, as many runs as an emulated grade makes (their
+ * outcomes its own: the GPU's runs judged the output), then the measured run under the
+ * emulator's meter (its output not held to the reference: a racing kernel's is luck),
+ * judged as an emulated grade judges it. twin_join then gives the kernel what the twin
+ * found, so that every backend gives it the same verdict, words and points.
  */
-static void emulated_twin(problem *p)
+
+/* The twin of p: the same kernel and checks, fresh, on module mod. NULL: no memory. */
+static problem *twin_new(const problem *p, const device_module *mod)
 {
-    worker_env *env = p->env;
-    const kind_desc *kind = p->kind;
-    int any = 0;
-    for (int id = CHK_NONE + 1; id < CHECK_IDS; id++)
-        any |= p->listed[id] && (kind->emulated >> id & 1ul);
-    if (!any)
-        return;
-    const device_ops *was = device_current();
-    device_module twin;
-    measurement m;
-    char why[256] = "";
-    measure_status st = MEASURE_ERROR;
-    device_use(&device_emulator);
-    if (module_load(&twin, env->img, why, sizeof why) == 0) {
-        p->mod = &twin;
-        p->call = problem_call(p, CALL_TRAFFIC);
-        if (p->call >= 0 && (!kind->prepare || kind->prepare(p, why, sizeof why) == 0) &&
-            module_scrub(&twin, GPU_SCRUB_INT) == cudaSuccess)
-            st = measure_launch(p, measure_emulator_backend(), &m, why, sizeof why);
-        for (int id = CHK_NONE + 1; st == MEASURE_OK && id < CHECK_IDS; id++)
-            if (p->listed[id] && (kind->emulated >> id & 1ul))
-                kind->judge[id](p, (check_id)id, &m, NULL, &p->c[id]);
-        if (kind->release)
-            kind->release(p);
-        module_unload(&twin);
+    problem *t = calloc(1, sizeof *t);
+    void *state = p->kind->state_bytes ? calloc(1, p->kind->state_bytes) : NULL;
+    if (!t || (p->kind->state_bytes && !state)) {
+        free(t), free(state);
+        return NULL;
     }
-    device_use(was);
-    p->mod = &env->mod;
+    t->env = p->env, t->kind = p->kind, t->k = p->k, t->mod = mod, t->state = state;
+    init_checks(t);
+    if (t->kind->setup)
+        t->kind->setup(t);
+    return t;
+}
+
+/*
+ * The twin's measured run: its launch under the emulator's meter, then what the
+ * emulated grade judges of it (the race, the shared bounds, the synchronisation
+ * errors of the kernel's launches since the last measurement: its correct runs', and
+ * the kind's emulated checks). Its correct holds only what these add: PASS before
+ * them. 0, or -1 with why where the emulator could not run it.
+ */
+static int twin_measure(problem *t, char *why, size_t why_size)
+{
+    const kind_desc *kind = t->kind;
+    measure_backend *meter = measure_emulator_backend();
+    measurement m;
+    measure_status st = MEASURE_ERROR;
+    t->call = problem_call(t, CALL_TRAFFIC), t->run = 0;
+    if (t->call >= 0 && (!kind->prepare || kind->prepare(t, why, why_size) == 0) &&
+        module_scrub(t->mod, GPU_SCRUB_INT) == cudaSuccess)
+        st = measure_launch(t, meter, &m, why, why_size);
+    if (st != MEASURE_OK) {
+        if (!why[0])
+            snprintf(why, why_size, "its measured input could not be made ready");
+        return -1;
+    }
+    const trace_summary *s = meter->last_trace(meter, NULL);
+    check_set(&t->c[CHK_CORRECT], CHECK_PASS, "%s", "");
+    if (t->listed[CHK_RACE]) {
+        compare_races(&t->c[CHK_RACE], s, "the emulator recorded nothing");
+        compare_race_spoils_correct(&t->c[CHK_CORRECT], s);
+    }
+    if (kind->bounds && s)
+        worker_judge_bounds(t->env, &t->env->plan->calls[t->call], s, &t->c[CHK_CORRECT]);
+    worker_judge_oob(t, s);
+    sync_rule(t, MEASURE_OK, s);
+    t->luck = t->sync_failed || (t->listed[CHK_RACE] && s && s->n_races > 0);
+    for (int id = CHK_NONE + 1; id < CHECK_IDS; id++)
+        if (t->listed[id] && (kind->emulated >> id & 1ul))
+            kind->judge[id](t, (check_id)id, &m, NULL, &t->c[id]);
+    return 0;
+}
+
+/*
+ * What the twin found, into the kernel's checks: a failure of its correct (a
+ * synchronisation error, a race, an access out of bounds: the emulated grade's words,
+ * which name the line) and of its race stand over the GPU's verdicts; where its measured
+ * run raced or broke a rule of synchronisation, the output is luck (st: the counts are
+ * judged whatever the GPU's run gave, as the emulated grade judges them); a race check the
+ * GPU's meter cannot make (the counters) is the twin's; the emulated checks are the
+ * twin's where the GPU's run was measured. Where the twin could not run the kernel
+ * (why: an instruction the emulator lacks, named with its line), nothing fails: the
+ * emulated checks are not graded, and correct says what was not judged.
+ */
+static void twin_join(problem *p, const problem *t, const char *why, measure_status *st)
+{
+    check_result *correct = &p->c[CHK_CORRECT], *race = &p->c[CHK_RACE];
+    int luck = 0;
+    if (why) {
+        char was[sizeof correct->message];
+        snprintf(was, sizeof was, "%s", correct->message);
+        check_field(correct->message, sizeof correct->message, "%.90s (synchronisation not "
+                    "judged: %.130s)", was, why);
+    } else {
+        /* a synchronisation error's words stand over a race's, as in an emulated grade */
+        if (p->listed[CHK_RACE] && t->c[CHK_RACE].status == CHECK_FAIL &&
+            (race->status != CHECK_FAIL || t->sync_failed))
+            *race = t->c[CHK_RACE];
+        else if (p->listed[CHK_RACE] && race->status == CHECK_NOT_MEASURED && !p->env->tracer)
+            *race = t->c[CHK_RACE]; /* the counters cannot start beside the trace */
+        if (t->c[CHK_CORRECT].status == CHECK_FAIL)
+            *correct = t->c[CHK_CORRECT];
+        luck = t->luck; /* its measured run raced or broke a rule of synchronisation */
+    }
+    if (luck && *st == MEASURE_WRONG_RESULT)
+        *st = MEASURE_OK;
     for (int id = CHK_NONE + 1; id < CHECK_IDS; id++) {
         check_result *c = &p->c[id];
-        if (!p->listed[id] || !(kind->emulated >> id & 1ul))
+        if (!p->listed[id] || !(p->kind->emulated >> id & 1ul) || *st != MEASURE_OK)
             continue;
-        if (st != MEASURE_OK) {
+        if (why) {
             check_set(c, CHECK_NOT_GRADED, "not graded: the emulator, which sees %s, could not "
-                      "run the kernel: %s", kind->emulated_sees, why);
+                      "run the kernel: %s", p->kind->emulated_sees, why);
         } else {
-            char was_measured[sizeof c->measured];
-            snprintf(was_measured, sizeof was_measured, "%s", c->measured);
-            check_field(c->measured, sizeof c->measured, "emulated: %s", was_measured);
+            *c = t->c[id];
+            check_field(c->measured, sizeof c->measured, "emulated: %s", t->c[id].measured);
         }
     }
+}
+
+/* The twin of p graded on the emulator: its checks (its state released), or NULL with
+   why where the emulator could not run the kernel. The device is p's again on return. */
+static problem *emulated_twin(problem *p, char *why, size_t why_size)
+{
+    const device_ops *was = device_current();
+    device_module mod;
+    problem *t = NULL;
+    device_use(&device_emulator);
+    if (module_load(&mod, p->env->img, why, why_size) != 0) {
+        device_use(was);
+        return NULL;
+    }
+    if (!(t = twin_new(p, &mod))) {
+        snprintf(why, why_size, "out of memory");
+    } else {
+        run_outcome right = grade_correct(t);
+        int ran = 0;
+        if (right != RUN_RIGHT && right != RUN_WRONG)
+            snprintf(why, why_size, "%s", t->c[CHK_CORRECT].message);
+        else
+            ran = twin_measure(t, why, why_size) == 0;
+        if (t->kind->release) /* its buffers are the emulator's */
+            t->kind->release(t);
+        if (ran)
+            edge_run(t);
+        free(t->state);
+        t->state = NULL;
+        if (!ran) {
+            free(t);
+            t = NULL;
+        }
+    }
+    module_unload(&mod);
+    device_use(was);
+    return t;
 }
 
 /* --- 7. speed ----------------------------------------------------------------------------- */
@@ -724,12 +931,13 @@ static void grade(problem *p)
     run_outcome right = grade_correct(p);
     worker_mark(env, "correct");
     p->lost = right == RUN_LOST;
-    /* a measured run's race can still take correct's pass back: it waits for it */
-    if ((right != RUN_RIGHT && right != RUN_WRONG) || !p->listed[CHK_RACE])
-        emit(p, CHK_CORRECT);
     int measured = 0;
     for (int id = CHK_NONE + 1; id < CHECK_IDS; id++)
         measured |= p->listed[id] && judged_by_measure(p, (check_id)id);
+    /* a measured run's race or synchronisation error can still take correct's pass
+       back: it waits for them */
+    if ((right != RUN_RIGHT && right != RUN_WRONG) || !measured)
+        emit(p, CHK_CORRECT);
     if ((right == RUN_RIGHT || right == RUN_WRONG) && measured) {
         measured_run(p);
         worker_mark(env, "measure");

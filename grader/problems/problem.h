@@ -24,10 +24,19 @@
  *                 whole output the reference's? where not, every count check is
  *                 "not counted"), then the race check from its trace whatever its
  *                 output (a proven race fails correct, and the counts are judged
- *                 whatever the output), the shared bounds (bounds), each listed
- *                 count check's judge (measured first), release
- *   6. twin       checks only the emulator can measure (emulated), where the meter
- *                 is not the emulator: the same measured run on the emulator
+ *                 whatever the output), the shared bounds (bounds), the
+ *                 synchronisation errors (a divergent barrier or a warp mask naming
+ *                 absent lanes fails correct, as a proven race does), the global
+ *                 bounds (an access into an array's guard zone fails correct), each
+ *                 listed count check's judge (measured first), release; then, where
+ *                 the meter is the emulator, the edge run: the call of role CALL_EDGE
+ *                 measured again, its races and bounds judged on every block
+ *   6. twin       where the meter is not the emulator (the trace, the counters),
+ *                 before the measured run: the kernel graded again on the emulator,
+ *                 a problem of its own (correct at the emulator's sizes, its
+ *                 measured run under the emulator's meter), for what only it sees:
+ *                 synchronisation, races at its sizes, the kind's `emulated` checks;
+ *                 what it finds joins the measured run's verdicts (problem.c)
  *   7. speed      where listed and due (correct passed, the device times kernels)
  *
  * Each check goes to the grader as soon as it is decided, so a crash later costs
@@ -84,6 +93,12 @@ struct worker_env {
     /* SMEMLAB_TIMINGS=1 (worker_mark): set by the worker, and the last mark. */
     int timings;
     struct timespec marked;
+    /* SMEMLAB_TWIN=1, a developer's test of the emulated twin with no GPU (make
+       check-emulated): an emulated grade judges as a GPU backend does, its measured
+       run's synchronisation errors not its own, and runs the twin beside it.
+       SMEMLAB_TWIN=off: no twin on a GPU, to see the trace's own verdicts (never for
+       grading: synchronisation is then not judged there). */
+    int twin_test, twin_off;
 };
 
 /* Returned by a problem kind when the CUDA context is lost. */
@@ -104,6 +119,9 @@ struct problem {
     int listed[CHECK_IDS];     /* the lab table gives the kernel this check */
     int sent[CHECK_IDS];
     int lost; /* the CUDA context is gone: nothing more runs, nothing is freed */
+    int sync_failed; /* a synchronisation error failed correct (its words stand) */
+    int oob_failed;  /* a global access out of bounds failed correct (its words stand) */
+    int luck; /* the measured run's output is luck: a proven race, a synchronisation error */
     void *state; /* the kind's own, kind->state_bytes zeroed for each kernel */
 };
 
@@ -235,6 +253,15 @@ void worker_judge_dynamic(worker_env *env, const call_plan *call, uint32_t need,
  */
 void worker_judge_bounds(worker_env *env, const call_plan *call, const trace_summary *s,
                          check_result *correct);
+
+/*
+ * Global bounds (docs/emulator.md#bounds): where the launches s summarises made an
+ * access into the guard zone before or after an array the grader gave the kernel
+ * (run/device.h), p's correct fails with the line, the array and how far past its end,
+ * whatever the output came to; the first such failure stands. The trace's patches know
+ * the address alone: the array is the device's (dev_array_at), asked while it lives.
+ */
+void worker_judge_oob(problem *p, const trace_summary *s);
 
 /* Send one check to the grader (env->emit). */
 void worker_emit(worker_env *env, const check_result *c);

@@ -198,7 +198,7 @@ static run_outcome stencil_run(problem *p, check_result *c)
                                            "outside the signal is a ghost cell worth 0"};
         if (call->n_launches > 0 && !is_lookup(a))
             fc.block_rows = 1, fc.block_cols = lab_param_value(p->env->lab, "TILE");
-        out = float_run_case(p->env, &fc, c);
+        out = float_run_case(p, &fc, c);
         free(ref);
     }
     if (out != RUN_LOST)
@@ -250,7 +250,8 @@ static void stencil_passed(problem *p, int runs, int last, const char *each, che
 static int big_input(problem *p, int role, int in_on_device, char *why, size_t n)
 {
     stencil_launch *a = p->state;
-    p->call = problem_call(p, role);
+    if (role) /* else the call the driver chose (p->call) */
+        p->call = problem_call(p, role);
     if (p->call < 0) {
         snprintf(why, n, "internal: no input for this device");
         return -1;
@@ -458,7 +459,7 @@ static void judge_const(problem *p, check_id id, const measurement *m, const tra
 
 static int stencil_prepare(problem *p, char *why, size_t n)
 {
-    return big_input(p, CALL_TRAFFIC, 0, why, n);
+    return big_input(p, 0, 0, why, n);
 }
 
 /* Steps 2 and 4: the loads of the data argument counted apart. */

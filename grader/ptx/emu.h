@@ -36,6 +36,15 @@ void *emu_host_view(emu_device *d, uint64_t addr, uint64_t n);
 /* The allocation holding byte addr: 0 with its first address and its bytes, or -1. */
 int emu_region_of(emu_device *d, uint64_t addr, uint64_t *base, uint64_t *bytes);
 
+/*
+ * Guard zones (docs/emulator.md#bounds): the first `front` and the last `back` bytes of
+ * the allocation that starts at addr lie outside the array it holds. A kernel's access
+ * there is no fault (the bytes are mapped, as on a GPU, where the next allocation or
+ * none may lie): it goes on and is reported (emu_oob). The owner fills them. 0, or -1
+ * where no allocation starts at addr or the zones leave it no bytes.
+ */
+int emu_guard(emu_device *d, uint64_t addr, uint64_t front, uint64_t back);
+
 /* --- modules --------------------------------------------------------------- */
 
 typedef struct emu_module emu_module;
@@ -190,11 +199,80 @@ typedef struct emu_global_record {
     uint64_t addr[EMU_RECORD_LANES];
 } emu_global_record;
 
-/* Where the records of a launch go. Either callback may be NULL. */
+/* --- what a launch did wrong with its synchronisation (docs/emulator.md#sync) ----------
+ * The rules are the CUDA Programming Guide's and the PTX ISA's, as compute-sanitizer's
+ * synccheck applies them: every thread of a block that has not exited reaches each
+ * __syncthreads() (a block-wide bar.sync, bar.red, barrier.sync) in the same instance:
+ * the lanes of a warp there together, and a thread that skips one may only store its
+ * results and leave (not read, nor wait at a barrier, past it); a warp primitive's mask
+ * names only lanes that execute it, each executing lane is in its mask, and a shuffle
+ * reads only lanes that execute it. The launch goes on as the machine defines it (a warp
+ * counts as arrived, a primitive runs on the lanes there): its other checks are graded. */
+
+typedef enum emu_sync_kind {
+    EMU_SYNC_BARRIER_WARP,  /* lanes of an arriving warp, not exited, never reached it */
+    EMU_SYNC_BARRIER_BLOCK, /* threads went on past the barrier the others waited at */
+    EMU_SYNC_BARRIER_SPLIT, /* threads of one block waited at different barriers */
+    EMU_SYNC_MASK_ABSENT,   /* a member mask names lanes that do not execute it */
+    EMU_SYNC_MASK_SELF,     /* lanes execute it that their member mask leaves out */
+    EMU_SYNC_MASK_READ      /* a shuffle reads lanes that do not execute it */
+} emu_sync_kind;
+
+#define EMU_SYNC_KINDS 6
+#define EMU_BLOCK_WORDS 32 /* threads of a block, a bit each: 1024 */
+
+typedef struct emu_sync_error {
+    uint8_t kind;            /* emu_sync_kind */
+    const char *text;        /* the instruction as written: "bar.sync", "shfl.sync.bfly.b32" */
+    uint64_t pc;             /* the barrier or primitive (instruction index * 16) */
+    const char *file, *call_file; /* its source line, and where it was inlined (NULL: none) */
+    int line, call_line;
+    /* Where the threads that did not come are: the instruction they wait at (BARRIER_WARP,
+       MASK_ABSENT), went past (BARRIER_BLOCK) or the other barrier (SPLIT); line 0: unknown. */
+    uint64_t other_pc;
+    const char *other_file;
+    int other_line;
+    /* The branch that took them away (line 0: none known). */
+    uint64_t branch_pc;
+    const char *branch_file;
+    int branch_line;
+    uint32_t block, ctaid[3];
+    uint32_t threads;        /* in the block */
+    uint32_t warp;           /* warp kinds (BARRIER_WARP, MASK_*): the warp of the block */
+    uint32_t mask;           /* MASK_*: the member mask */
+    uint32_t lanes;          /* warp kinds: the lanes that executed it */
+    uint32_t missing;        /* BARRIER_WARP, MASK_ABSENT: lanes not there; MASK_SELF: those
+                                outside the mask; MASK_READ: lanes read that were not there */
+    uint32_t gone;           /* of missing (MASK_READ), those that had exited or do not exist */
+    /* BARRIER_BLOCK, BARRIER_SPLIT: threads of the block, bit t % 32 of word t / 32 (the
+       linear thread index): those that waited at the barrier, and those that went past
+       it (SPLIT: that waited at the other one). */
+    uint32_t reached[EMU_BLOCK_WORDS], skipped[EMU_BLOCK_WORDS];
+} emu_sync_error;
+
+/* --- a global access outside the array it indexes (docs/emulator.md#bounds) -------
+ * An access into an allocation's guard zone (emu_guard): the lane, the address and the
+ * array it lies before or after. The launch goes on: a GPU does not fault there. */
+typedef struct emu_oob {
+    uint64_t pc;                  /* instruction index * 16 */
+    const char *file, *call_file; /* its source line, and where it was inlined (NULL: none) */
+    int line, call_line;
+    uint64_t addr;                /* the lane's first byte */
+    uint32_t width;               /* bytes it moved */
+    uint16_t flags;               /* EMU_REC_READ, EMU_REC_WRITE (both: an atomic) */
+    uint32_t block, ctaid[3], warp, lane;
+    uint64_t base, size;          /* the array: its first byte (past the front zone), bytes */
+} emu_oob;
+
+/* Where the records of a launch go. Any callback may be NULL. sync: each kind of
+   error at each instruction once a launch, the first block's where it happened; oob:
+   each instruction's first access out of bounds, once a launch. */
 typedef struct emu_sink {
     void *ctx;
     void (*shared)(void *ctx, const emu_shared_record *r);
     void (*global)(void *ctx, const emu_global_record *g);
+    void (*sync)(void *ctx, const emu_sync_error *e);
+    void (*oob)(void *ctx, const emu_oob *e);
 } emu_sink;
 
 typedef enum emu_status {
@@ -225,6 +303,13 @@ typedef struct emu_result {
     int fault_op;    /* EMU_ACC_LOAD, EMU_ACC_STORE, EMU_ACC_ATOMIC */
     int fault_lane;
     uint32_t fault_warp, fault_block[3];
+    /* Synchronisation errors: how many times one was met, and the first (the launch
+       itself ends EMU_OK: they are judged by the grader, not a fault of the run). */
+    uint64_t sync_errors;
+    emu_sync_error first_sync;
+    /* Accesses into a guard zone (emu_guard): how many lanes made one, and the first. */
+    uint64_t oob_errors;
+    emu_oob first_oob;
 } emu_result;
 
 enum { EMU_FAULT_GLOBAL, EMU_FAULT_SHARED, EMU_FAULT_LOCAL, EMU_FAULT_PARAM };

@@ -1,6 +1,7 @@
 /*
  * emu_barrier.c - the block's 16 named barriers (bar.sync, bar.arrive,
- * bar.red; barrier.* alike).
+ * bar.red; barrier.* alike), and whether a block-wide one was reached by
+ * every thread that had to (docs/emulator.md#sync).
  *
  * A warp arrives with its active lanes and counts as a whole warp (32
  * threads), as the hardware counts: "causes executing thread to wait for all
@@ -8,6 +9,19 @@
  * completes when every warp of the block that has not exited has arrived;
  * with one, when that many threads have. bar.arrive counts without waiting.
  * When a barrier completes its waiting warps run again and it is reset.
+ *
+ * A block-wide barrier (no thread count: __syncthreads(), its _count, _and
+ * and _or forms) is the one every thread of the block must reach. A warp
+ * whose lanes arrive before its others first runs those others' paths (the
+ * arrived lanes wait, parked, as on a GPU since Volta): lanes that return
+ * early then exit. The warp has arrived when no path of it is left to run;
+ * lanes then neither there nor leaving the kernel never reached it
+ * (EMU_SYNC_BARRIER_WARP). When the barrier completes, a thread of the block
+ * that exited after reading or synchronising in code that lies strictly after
+ * it, without waiting there, went past it (EMU_SYNC_BARRIER_BLOCK: one that
+ * only stored its results and left is as good as exited); warps that waited at
+ * different barrier instructions split (EMU_SYNC_BARRIER_SPLIT). Each is
+ * reported and the launch goes on: the warp counts as arrived.
  */
 #include "emu_simt.h"
 
@@ -57,6 +71,85 @@ static void deliver_reduction(emu_block *b, const emu_barrier *bar, emu_warp *w)
     }
 }
 
+/* --- a block-wide barrier's instance, judged when it completes ------------------------ */
+
+static void set_thread(uint32_t *words, uint32_t warp, uint32_t lanes)
+{
+    words[warp] |= lanes;
+}
+
+/* Warps that waited at another barrier instruction than the first warp did. */
+static void judge_split(emu_block *b, const emu_barrier *bar)
+{
+    uint32_t first = PTX_NONE, other = PTX_NONE;
+    emu_sync_error e;
+    memset(&e, 0, sizeof e);
+    for (uint32_t ww = bar->arrived; ww; ww &= ww - 1) {
+        uint32_t i = (uint32_t)__builtin_ctz(ww);
+        if (first == PTX_NONE)
+            first = bar->warp_pc[i];
+        if (bar->warp_pc[i] == first) {
+            set_thread(e.reached, i, bar->lanes[i]);
+        } else {
+            other = other == PTX_NONE ? bar->warp_pc[i] : other;
+            set_thread(e.skipped, i, bar->lanes[i]);
+        }
+    }
+    if (other == PTX_NONE)
+        return;
+    const emu_program *p = b->x->prog;
+    e.kind = EMU_SYNC_BARRIER_SPLIT;
+    e.other_pc = (uint64_t)other * 16;
+    emu_where(p, &p->code[other], &e.other_file, &e.other_line);
+    emu_warp *w = &b->warps[__builtin_ctz(bar->arrived)];
+    emu_sync_report(w, &p->code[first], &e);
+}
+
+/* Threads that exited after going strictly past a barrier this instance was reached at,
+   without waiting at it. */
+static void judge_skips(emu_block *b, const emu_barrier *bar)
+{
+    const emu_program *p = b->x->prog;
+    uint64_t bits = 0;
+    uint32_t first = PTX_NONE;
+    for (uint32_t ww = bar->arrived; ww; ww &= ww - 1) {
+        uint32_t i = (uint32_t)__builtin_ctz(ww);
+        int k = emu_bar_index(p, bar->warp_pc[i]);
+        if (first == PTX_NONE)
+            first = bar->warp_pc[i];
+        if (k >= 0 && k < EMU_MAX_BARS)
+            bits |= UINT64_C(1) << k;
+    }
+    if (!bits || first == PTX_NONE)
+        return;
+    emu_sync_error e;
+    memset(&e, 0, sizeof e);
+    uint32_t any = 0, warp = 0;
+    for (uint32_t i = 0; i < b->n_warps; i++) {
+        const emu_warp *w = &b->warps[i];
+        uint32_t arrived = bar->arrived >> i & 1u ? bar->lanes[i] : 0, went = 0;
+        for (uint32_t mm = w->exited & ~arrived; mm; mm &= mm - 1)
+            if (w->lane_beyond[__builtin_ctz(mm)] & bits)
+                went |= 1u << __builtin_ctz(mm);
+        set_thread(e.reached, i, arrived);
+        set_thread(e.skipped, i, went);
+        if (went && !any)
+            warp = i;
+        any |= went;
+    }
+    if (!any)
+        return;
+    int k = emu_bar_index(p, first);
+    e.kind = EMU_SYNC_BARRIER_BLOCK;
+    uint32_t via = k >= 0 ? p->bar_branch[k] : PTX_NONE;
+    if (via != PTX_NONE) {
+        e.branch_pc = (uint64_t)via * 16;
+        emu_where(p, &p->code[via], &e.branch_file, &e.branch_line);
+    }
+    e.warp = warp;
+    emu_sync_report(&b->warps[__builtin_ctz(bar->arrived)], &p->code[first], &e);
+}
+
 static void try_release(emu_block *b, uint32_t id)
 {
     emu_barrier *bar = &b->bars[id];
@@ -66,6 +159,10 @@ static void try_release(emu_block *b, uint32_t id)
                                  : (b->live & ~bar->arrived) == 0;
     if (!complete)
         return;
+    if (!bar->expected && bar->started) {
+        judge_split(b, bar);
+        judge_skips(b, bar);
+    }
     for (uint32_t ww = bar->waiting; ww; ww &= ww - 1) {
         emu_warp *w = &b->warps[__builtin_ctz(ww)];
         deliver_reduction(b, bar, w);
@@ -75,41 +172,117 @@ static void try_release(emu_block *b, uint32_t id)
     memset(bar, 0, sizeof *bar);
 }
 
-int emu_barrier_arrive(emu_warp *w, const ptx_instr *in, uint32_t pc, uint32_t m)
+/* The instance's reduction and first values, as lanes m arrive with their predicate. */
+static void count_lanes(emu_warp *w, const ptx_instr *in, emu_barrier *bar, uint32_t m)
 {
-    emu_block *b = w->b;
-    uint32_t id = uniform_u32(w, in, 1, m);
-    uint32_t count = in->o[2].kind == PO_NONE ? 0 : uniform_u32(w, in, 2, m);
-    if (id >= 16)
-        return emu_fail(w, in, EMU_FAULT, "barrier %u does not exist (0 to 15)", id);
-    if (in->o[2].kind != PO_NONE && (count == 0 || count > EMU_MAX_THREADS))
-        return emu_fail(w, in, EMU_FAULT, "a barrier for %u threads", count);
-    record_barrier(w, pc, m, count);
-    emu_barrier *bar = &b->bars[id];
-    uint32_t bit = 1u << w->index;
-    if (!bar->arrived) {
-        bar->expected = count;
+    if (!bar->started) {
+        bar->started = 1;
         bar->all = 1;
         bar->any = 0;
         bar->popc = 0;
     }
-    bar->arrived |= bit;
-    bar->threads += 32;
-    if (in->mod == PM_RED) {
+    if (in->mod == PM_RED && m) {
         const ptx_operand *c = &in->o[3];
         uint32_t v = w->p[c->r] ^ (c->neg ? EMU_FULL : 0);
         bar->popc += (uint32_t)__builtin_popcount(v & m);
         bar->all &= (v & m) == m;
         bar->any |= (v & m) != 0;
     }
+}
+
+/* The warp's arrival is complete: it counts, and waits unless it only arrives. */
+static void warp_arrives(emu_warp *w, const ptx_instr *in, uint32_t id, uint32_t pc,
+                         uint32_t lanes, uint32_t count)
+{
+    emu_block *b = w->b;
+    emu_barrier *bar = &b->bars[id];
+    uint32_t bit = 1u << w->index;
+    record_barrier(w, pc, lanes, count);
+    if (!bar->arrived)
+        bar->expected = count;
+    bar->arrived |= bit;
+    bar->threads += 32;
+    bar->warp_pc[w->index] = pc;
+    bar->lanes[w->index] = lanes;
     if (in->mod != PM_ARRIVE) {
         bar->waiting |= bit;
         w->state = WARP_WAIT;
         w->bar_id = (uint8_t)id;
         w->bar_pc = pc;
-        w->bar_lanes = m;
+        w->bar_lanes = lanes;
     }
     try_release(b, id);
+}
+
+/* Lanes m of a block-wide barrier: the warp's other paths run first; when none is left,
+   lanes that are neither there nor leaving never reached it. */
+static int block_wide_arrive(emu_warp *w, const ptx_instr *in, uint32_t id, uint32_t pc,
+                             uint32_t m)
+{
+    emu_barrier *bar = &w->b->bars[id];
+    uint32_t fresh = m & ~w->arr_lanes;
+    if (!w->arr_lanes) {
+        w->arr_pc = pc;
+        w->arr_id = (uint8_t)id;
+    } else if (fresh && (pc != w->arr_pc || id != w->arr_id)) {
+        /* lanes of the warp at another barrier instruction than its first lanes */
+        emu_sync_error e;
+        memset(&e, 0, sizeof e);
+        e.kind = EMU_SYNC_BARRIER_SPLIT;
+        const emu_program *p = w->b->x->prog;
+        e.other_pc = (uint64_t)w->arr_pc * 16;
+        emu_where(p, &p->code[w->arr_pc], &e.other_file, &e.other_line);
+        set_thread(e.reached, w->index, fresh);
+        set_thread(e.skipped, w->index, w->arr_lanes);
+        e.warp = w->index;
+        emu_sync_report(w, in, &e);
+    }
+    count_lanes(w, in, bar, fresh);
+    w->arr_lanes |= m;
+    uint32_t missing = w->present & ~w->exited & ~w->arr_lanes;
+    if (missing && emu_simt_run_another(w, pc))
+        return 0; /* the others first: this entry comes back to the barrier */
+    emu_lanes_at at;
+    emu_simt_whereabouts(w, missing, &at);
+    if (at.waiting) {
+        emu_sync_error e;
+        const emu_program *p = w->b->x->prog;
+        memset(&e, 0, sizeof e);
+        e.kind = EMU_SYNC_BARRIER_WARP;
+        e.warp = w->index;
+        e.lanes = w->arr_lanes;
+        e.missing = at.waiting;
+        if (at.pc != PTX_NONE) {
+            e.other_pc = (uint64_t)at.pc * 16;
+            emu_where(p, &p->code[at.pc], &e.other_file, &e.other_line);
+        }
+        if (at.via != PTX_NONE) {
+            e.branch_pc = (uint64_t)at.via * 16;
+            emu_where(p, &p->code[at.via], &e.branch_file, &e.branch_line);
+        }
+        emu_sync_report(w, in, &e);
+    }
+    uint32_t lanes = w->arr_lanes;
+    pc = w->arr_pc;
+    id = w->arr_id;
+    w->arr_lanes = 0;
+    emu_simt_unpark(w);
+    warp_arrives(w, &w->b->x->prog->code[pc], id, pc, lanes, 0);
+    return 0;
+}
+
+int emu_barrier_arrive(emu_warp *w, const ptx_instr *in, uint32_t pc, uint32_t m)
+{
+    uint32_t id = uniform_u32(w, in, 1, m);
+    uint32_t count = in->o[2].kind == PO_NONE ? 0 : uniform_u32(w, in, 2, m);
+    if (id >= 16)
+        return emu_fail(w, in, EMU_FAULT, "barrier %u does not exist (0 to 15)", id);
+    if (in->o[2].kind != PO_NONE && (count == 0 || count > EMU_MAX_THREADS))
+        return emu_fail(w, in, EMU_FAULT, "a barrier for %u threads", count);
+    if (in->o[2].kind == PO_NONE && in->mod != PM_ARRIVE)
+        return block_wide_arrive(w, in, id, pc, m);
+    count_lanes(w, in, &w->b->bars[id], m);
+    warp_arrives(w, in, id, pc, m, count);
     return 0;
 }
 

@@ -170,6 +170,7 @@ static int run_warp(emu_ctx *x, emu_warp *w)
     const emu_program *p = x->prog;
     const ptx_instr *code = p->code;
     const emu_step *steps = p->steps;
+    const uint64_t *after = p->after;
     for (int n = 0; n < EMU_SLICE; n++) {
         if (w->cur.pc == w->cur.rpc) {
             if (!emu_simt_pop(w)) {
@@ -187,6 +188,8 @@ static int run_warp(emu_ctx *x, emu_warp *w)
             m &= w->p[in->guard] ^ (in->guard_neg ? EMU_FULL : 0);
         if (++x->executed > x->budget)
             return timeout(w, in);
+        if (after) /* what the warp's lanes went past, for the barriers they skip */
+            w->cur.beyond |= after[pc];
 #ifdef EMU_STATS
         emu_stat_lane_ops += (uint64_t)__builtin_popcount(m);
 #endif
@@ -220,8 +223,10 @@ static void init_warp(emu_ctx *x, emu_block *b, uint32_t i)
     w->present = threads >= 32 ? EMU_FULL : (1u << threads) - 1;
     w->exited = w->carry = 0;
     memset(w->commits, 0, sizeof w->commits);
+    memset(w->lane_beyond, 0, sizeof w->lane_beyond);
+    w->arr_lanes = 0;
     w->sp = 0;
-    w->cur = (simt_entry){0, PTX_NONE, w->present, PTX_NONE};
+    w->cur = (simt_entry){0, PTX_NONE, w->present, PTX_NONE, PTX_NONE, ENTRY_PATH, 0};
     w->state = WARP_RUN;
     for (uint32_t k = 0; k < p->n_sregs; k++)
         fill_sreg(w, (ptx_sreg)p->sregs[k].sreg, emu_reg(w, p->sregs[k].slot));
@@ -370,9 +375,14 @@ static void free_ctx(emu_ctx *x)
 
 static emu_status get_program(emu_module *m, int k, emu_result *res, emu_program **out)
 {
+    emu_where_at at;
     if (!m->progs[k] && emu_link(m->ptx, m->kernel_func[k], m->fixes, m->n_fixes, &m->progs[k],
-                                 res->why, sizeof res->why)) {
+                                 res->why, sizeof res->why, &at)) {
         res->status = EMU_UNSUPPORTED;
+        res->file = at.file;
+        res->line = at.line;
+        res->call_file = at.call_file;
+        res->call_line = at.call_line;
         return EMU_UNSUPPORTED;
     }
     *out = m->progs[k];

@@ -33,6 +33,9 @@
 #define EMU_MAX_LOCAL (64u * 1024u)        /* per thread */
 #define EMU_SIMT_DEPTH 96
 #define EMU_SLICE 256                      /* instructions a warp runs before the next's turn */
+#define EMU_SYNC_SEEN 64                   /* distinct synchronisation errors a launch reports */
+#define EMU_MAX_BARS 64                    /* barrier instructions the skip check follows */
+#define EMU_OOB_SEEN 16                    /* instructions whose bounds errors a launch reports */
 
 /* --- device memory (emu_mem.c) ------------------------------------------------ */
 
@@ -42,6 +45,7 @@ typedef struct emu_region {
     uint64_t addr, size;
     uint8_t *host;
     uint8_t kind;
+    uint64_t lo, hi; /* the array: [lo, hi); the rest is guard zone (emu_guard) */
 } emu_region;
 
 struct emu_device {
@@ -126,12 +130,29 @@ typedef struct emu_program {
     uint32_t param_bytes;
     uint32_t maxntid[3], reqntid[3];
     emu_record_fix *record_fix; /* per instruction, or NULL: records as PTX says */
+    /* What the synchronisation checks know of the code (emu_sync_cfg.c). */
+    uint8_t *exitish;        /* per instruction: it only leads out of the kernel (ret, exit,
+                                branches to them): lanes there do nothing more */
+    uint32_t n_bars;         /* block-wide barrier instructions (no thread count) */
+    uint32_t *bar_pc;        /* their instruction indices, in code order */
+    uint32_t *bar_branch;    /* the branch whose condition each is under, or PTX_NONE */
+    uint64_t *after;         /* per instruction: bit b when it lies strictly after barrier b
+                                (reachable from it, b not reachable from it) and observes
+                                what a barrier orders (a shared access, a global load...);
+                                NULL: no barrier, or too large to tell */
 } emu_program;
 
+/* A source line and where it was inlined (file NULL: none). */
+typedef struct emu_where_at {
+    const char *file, *call_file;
+    int line, call_line;
+} emu_where_at;
+
 /* Link kernel func of m: its code and every function it calls, one flat array.
-   0, or -1 with why (out of memory). */
+   0, or -1 with why: out of memory, or code the reader set aside (ptx_func.bad),
+   whose source line goes to *at (at may be NULL). */
 int emu_link(const ptx_module *m, uint32_t func, const emu_access_fix *fixes, int n_fixes,
-             emu_program **out, char *why, size_t why_size);
+             emu_program **out, char *why, size_t why_size, emu_where_at *at);
 void emu_program_free(emu_program *p);
 
 struct emu_module {
@@ -151,7 +172,14 @@ struct emu_module {
 typedef struct simt_entry {
     uint32_t pc, rpc, mask;
     uint32_t call;           /* PTX_NONE, or the call (in prog->calls) whose frame begins here */
+    uint32_t src;            /* the branch whose divergence made it, or PTX_NONE */
+    uint8_t kind;            /* ENTRY_* */
+    uint64_t beyond;         /* the barriers its lanes went strictly past (emu_program.after) */
 } simt_entry;
+
+/* A path still to run, lanes waiting at a reconvergence point (or after a call) for the
+   paths above, or a path whose lanes wait at a barrier while the warp's others run. */
+enum { ENTRY_PATH, ENTRY_JOIN, ENTRY_PARKED };
 
 enum { WARP_RUN, WARP_WAIT, WARP_DONE };
 
@@ -173,6 +201,11 @@ struct emu_warp {
     uint32_t bar_pc;         /* the barrier instruction it waits at */
     uint32_t bar_lanes;      /* the lanes that arrived */
     uint32_t commits[32];    /* cp.async.commit_group each lane made */
+    /* A block-wide barrier the warp is arriving at, path by path (emu_barrier.c): the
+       lanes there so far, the barrier instruction and its id (arr_lanes 0: none). */
+    uint32_t arr_lanes, arr_pc;
+    uint8_t arr_id;
+    uint64_t lane_beyond[32]; /* each lane's beyond when it exited */
 };
 
 typedef struct emu_barrier {
@@ -182,6 +215,9 @@ typedef struct emu_barrier {
     uint32_t expected;       /* 0: every warp that has not exited */
     uint32_t popc;           /* bar.red */
     uint8_t any, all;
+    uint8_t started;         /* an instance under way (its first lanes arrived) */
+    uint32_t warp_pc[EMU_MAX_WARPS]; /* block-wide: where each arrived warp waits */
+    uint32_t lanes[EMU_MAX_WARPS];   /* and with which lanes */
 } emu_barrier;
 
 typedef struct emu_ctx emu_ctx;
@@ -250,7 +286,31 @@ struct emu_ctx {
     uint64_t *regs;          /* every warp's registers, allocated once a launch */
     uint32_t *preds;
     emu_printed printed;
+    /* the synchronisation errors reported to the sink: each (kind, instruction) once */
+    struct { uint8_t kind; uint32_t pc; } sync_seen[EMU_SYNC_SEEN];
+    uint32_t n_sync_seen;
+    /* the instructions whose accesses into a guard zone were reported */
+    uint32_t oob_seen[EMU_OOB_SEEN];
+    uint32_t n_oob_seen;
 };
+
+/* --- synchronisation (emu_sync_cfg.c, emu_sync.c) ------------------------------------ */
+
+/* Fill p->exitish, the barrier table and p->after from the linked code. 0, or -1 (out
+   of memory). */
+int emu_sync_cfg(emu_program *p);
+/* The index of block-wide barrier instruction pc in p->bar_pc, or -1. */
+int emu_bar_index(const emu_program *p, uint32_t pc);
+/* Report e (kind, pc and the kind's fields filled) for warp w at instruction in: its
+   lines, block and thread count are filled here; counted in the result, and sent to
+   the sink once a launch for each kind and instruction. */
+void emu_sync_report(emu_warp *w, const ptx_instr *in, emu_sync_error *e);
+/* A warp primitive's member mask (operand k, as lane l of m gives it) judged against
+   the lanes m that execute it: what is wrong is reported. The mask of the first lane. */
+uint32_t emu_sync_members(emu_warp *w, const ptx_instr *in, int k, uint32_t m);
+/* A shuffle's lanes m read lanes src (bit j: some lane read lane j): those that do not
+   execute it are reported. */
+void emu_sync_shuffle_reads(emu_warp *w, const ptx_instr *in, uint32_t m, uint32_t src);
 
 /* printf (vprintf) by lanes m, through call c. 0, or -1 when the launch stopped. */
 int emu_printf(emu_warp *w, const ptx_instr *in, const emu_call *c, uint32_t m);

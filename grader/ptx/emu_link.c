@@ -606,6 +606,10 @@ void emu_program_free(emu_program *p)
         free(p->tables[i].targets);
     free(p->tables);
     free(p->record_fix);
+    free(p->exitish);
+    free(p->bar_pc);
+    free(p->bar_branch);
+    free(p->after);
     free(p);
 }
 
@@ -637,7 +641,8 @@ static int build(linker *k, emu_program *p)
     p->param_bytes = kf->param_bytes;
     memcpy(p->maxntid, kf->maxntid, sizeof p->maxntid);
     memcpy(p->reqntid, kf->reqntid, sizeof p->reqntid);
-    if (copy_code(k, p) || copy_tables(k, p) || link_calls(k, p) || collect_inits(k, p))
+    if (copy_code(k, p) || copy_tables(k, p) || link_calls(k, p) || collect_inits(k, p) ||
+        emu_sync_cfg(p))
         return -1;
     bind_steps(p);
     return 0;
@@ -659,14 +664,51 @@ static int place_fixes(const linker *k, emu_program *p, const emu_access_fix *fi
     return 0;
 }
 
+/* A function the kernel reaches whose body the reader set aside (ptx.h: ptx_func.bad):
+   why names it and what the reader said; its source line, and where it was inlined. */
+static int unreadable(const linker *k, char *why, size_t why_size, emu_where_at *at)
+{
+    const ptx_module *m = k->m;
+    for (uint32_t i = 0; i < k->n_order; i++) {
+        const ptx_func *f = &m->funcs[k->order[i]];
+        if (!f->bad)
+            continue;
+        if (i == 0)
+            snprintf(why, why_size, "the emulator cannot read the PTX nvcc made of this "
+                     "kernel (PTX %s)", f->bad);
+        else
+            snprintf(why, why_size, "the emulator cannot read the PTX nvcc made of `%s`, a "
+                     "function the kernel calls (PTX %s)", f->name, f->bad);
+        if (at) {
+            at->file = f->bad_file < m->n_files ? m->files[f->bad_file].path : NULL;
+            at->line = (int)f->bad_line;
+            at->call_file = f->bad_call_file < m->n_files ? m->files[f->bad_call_file].path
+                                                           : NULL;
+            at->call_line = at->call_file ? (int)f->bad_call_line : 0;
+        }
+        return 1;
+    }
+    return 0;
+}
+
 int emu_link(const ptx_module *m, uint32_t func, const emu_access_fix *fixes, int n_fixes,
-             emu_program **out, char *why, size_t why_size)
+             emu_program **out, char *why, size_t why_size, emu_where_at *at)
 {
     linker k;
     memset(&k, 0, sizeof k);
     k.m = m;
     k.kernel = func;
     *out = NULL;
+    if (at)
+        memset(at, 0, sizeof *at);
+    if (reach(&k) == 0 && unreadable(&k, why, why_size, at)) {
+        linker_free(&k);
+        return -1;
+    }
+    linker_free(&k);
+    memset(&k, 0, sizeof k);
+    k.m = m;
+    k.kernel = func;
     emu_program *p = calloc(1, sizeof *p);
     if (!p || build(&k, p) || place_fixes(&k, p, fixes, n_fixes)) {
         snprintf(why, why_size, "the kernel is too large for the emulator (or out of memory)");

@@ -75,7 +75,7 @@ int emu_alloc_kind(emu_device *d, uint64_t bytes, uint8_t kind, uint64_t *addr)
     uint8_t *host = calloc(1, bytes);
     if (!host)
         return -1;
-    d->r[d->n++] = (emu_region){d->next, bytes, host, kind};
+    d->r[d->n++] = (emu_region){d->next, bytes, host, kind, d->next, d->next + bytes};
     *addr = d->next;
     d->next += span + EMU_ALLOC_GAP;
     d->used += bytes;
@@ -99,6 +99,21 @@ int emu_free(emu_device *d, uint64_t addr)
         memmove(&d->r[i], &d->r[i + 1], (d->n - i - 1) * sizeof *d->r);
         d->n--;
         d->last = 0;
+        return 0;
+    }
+    return -1;
+}
+
+int emu_guard(emu_device *d, uint64_t addr, uint64_t front, uint64_t back)
+{
+    for (uint32_t i = 0; i < d->n; i++) {
+        emu_region *r = &d->r[i];
+        if (r->addr != addr)
+            continue;
+        if (front > r->size || back > r->size - front)
+            return -1;
+        r->lo = r->addr + front;
+        r->hi = r->addr + r->size - back;
         return 0;
     }
     return -1;

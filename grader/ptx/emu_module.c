@@ -185,7 +185,8 @@ int emu_line(const emu_module *m, int k, uint64_t pc, const char **file, int *li
         return -1;
     emu_program **slot = &((emu_module *)m)->progs[k];
     char why[128];
-    if (!*slot && emu_link(m->ptx, m->kernel_func[k], m->fixes, m->n_fixes, slot, why, sizeof why))
+    if (!*slot && emu_link(m->ptx, m->kernel_func[k], m->fixes, m->n_fixes, slot, why, sizeof why,
+                            NULL))
         return -1;
     if (pc / 16 >= (*slot)->n_code)
         return -1;

@@ -55,13 +55,56 @@ static int fault(emu_warp *w, const ptx_instr *in, int l, uint64_t a, uint32_t s
                     w->index, size, (unsigned long long)a);
 }
 
+/*
+ * Lane l's access of [a, a + size) into a guard zone of region r (emu_guard): counted,
+ * and each instruction's first one a launch reported, with the array it lies past.
+ */
+static void out_of_bounds(emu_warp *w, const ptx_instr *in, int l, uint64_t a, uint32_t size,
+                          int how, const emu_region *r)
+{
+    emu_ctx *x = w->b->x;
+    const emu_program *p = x->prog;
+    uint32_t pc = (uint32_t)(in - p->code);
+    x->res->oob_errors++;
+    for (uint32_t i = 0; i < x->n_oob_seen; i++)
+        if (x->oob_seen[i] == pc)
+            return;
+    if (x->n_oob_seen >= EMU_OOB_SEEN)
+        return;
+    x->oob_seen[x->n_oob_seen++] = pc;
+    emu_oob e;
+    memset(&e, 0, sizeof e);
+    e.pc = (uint64_t)pc * 16;
+    emu_where(p, in, &e.file, &e.line);
+    if (in->call_file != PTX_NONE && in->call_file < p->ptx->n_files) {
+        e.call_file = p->ptx->files[in->call_file].path;
+        e.call_line = (int)in->call_line;
+    }
+    e.addr = a;
+    e.width = size;
+    e.flags = (uint16_t)(((how & ACC_READ) ? EMU_REC_READ : 0) |
+                         ((how & ACC_WRITE) ? EMU_REC_WRITE : 0));
+    e.block = w->b->index;
+    memcpy(e.ctaid, w->b->ctaid, sizeof e.ctaid);
+    e.warp = w->index;
+    e.lane = (uint32_t)l;
+    e.base = r->lo;
+    e.size = r->hi - r->lo;
+    if (x->n_oob_seen == 1)
+        x->res->first_oob = e;
+    if (x->sink && x->sink->oob)
+        x->sink->oob(x->sink->ctx, &e);
+}
+
 static int lane_global(emu_warp *w, const ptx_instr *in, access *ac, int l, uint64_t a,
-                       uint32_t size, int space)
+                       uint32_t size, int space, int how)
 {
     emu_region *r = emu_region_find(w->b->x->dev, a, size);
     if (!r)
         return fault_in(w, in, l, a, size, EMU_FAULT_GLOBAL,
                         "an illegal memory access was encountered");
+    if (a < r->lo || a + size > r->hi) /* a guard zone: a GPU goes on, so does the machine */
+        out_of_bounds(w, in, l, a, size, how, r);
     ac->ptr[l] = r->host + (a - r->addr);
     if (space == PS_GLOBAL)
         ac->global |= 1u << l;
@@ -126,11 +169,11 @@ static int lane_resolve(emu_warp *w, const ptx_instr *in, int space, access *ac,
                         uint64_t a, uint32_t size, int how)
 {
     switch (space) {
-    case PS_GLOBAL: return lane_global(w, in, ac, l, a, size, PS_GLOBAL);
+    case PS_GLOBAL: return lane_global(w, in, ac, l, a, size, PS_GLOBAL, how);
     case PS_CONST:
         if (how & ACC_WRITE)
             return fault(w, in, l, a, size, "a store to constant memory");
-        return lane_global(w, in, ac, l, a, size, PS_CONST);
+        return lane_global(w, in, ac, l, a, size, PS_CONST, how);
     case PS_SHARED: return lane_shared(w, in, ac, l, a, size);
     case PS_LOCAL: return lane_local(w, in, ac, l, a, size);
     case PS_KPARAM: return lane_param(w, in, ac, l, a, size, how);
@@ -142,7 +185,7 @@ static int lane_resolve(emu_warp *w, const ptx_instr *in, int space, access *ac,
         return lane_local(w, in, ac, l, a - EMU_LOCAL_WINDOW, size);
     if (in_window(a, EMU_PARAM_WINDOW))
         return lane_param(w, in, ac, l, a - EMU_PARAM_WINDOW, size, how);
-    return lane_global(w, in, ac, l, a, size, PS_GLOBAL);
+    return lane_global(w, in, ac, l, a, size, PS_GLOBAL, how);
 }
 
 /* Lane by lane: every space and window, each lane checked on its own. */
@@ -183,7 +226,7 @@ static int resolve_fast(emu_warp *w, int space_asked, uint32_t m, const uint64_t
     }
     if (space == PS_GLOBAL || (space == PS_CONST && !(how & ACC_WRITE))) {
         emu_region *r = emu_region_find(w->b->x->dev, lo, hi - lo + size);
-        if (!r)
+        if (!r || lo < r->lo || hi + size > r->hi) /* none, or a guard zone: lane by lane */
             return 0;
         uint8_t *host = r->host - r->addr;
         EMU_LANES(m, l, ac->ptr[l] = host + a[l]);

@@ -3,28 +3,15 @@
  * redux, elect, bar.warp.sync.
  *
  * A warp runs in lockstep here, so these see every lane that executes them
- * at once. A member mask naming a lane that exists and has not exited but
- * is not executing the instruction with the others would wait for it on an
- * sm_70 GPU (independent thread scheduling); the emulator refuses that
- * instead of giving a different answer (docs/emulator.md#semantics).
+ * at once. Their member mask is judged against those lanes (emu_sync.c): a
+ * lane it names that waits elsewhere, an executing lane it leaves out, and a
+ * shuffle's read of a lane that does not execute it are synchronisation
+ * errors, reported, and the instruction runs on the lanes there
+ * (docs/emulator.md#sync).
  */
 #include "emu_internal.h"
 
 #include <string.h>
-
-/* The member mask (operand k, uniform), checked against the lanes m that execute. */
-static int members(emu_warp *w, const ptx_instr *in, int k, uint32_t m, uint32_t *out)
-{
-    uint32_t mask = (uint32_t)emu_reg(w, in->o[k].r)[__builtin_ctz(m)];
-    uint32_t waiting = mask & w->present & ~w->exited & ~m;
-    if (waiting)
-        return emu_fail(w, in, EMU_UNSUPPORTED,
-                        "the emulator does not support `%s` with lanes of its member mask "
-                        "that are not active together (mask 0x%08x, active 0x%08x)",
-                        ptx_instr_text(in), mask, m);
-    *out = mask;
-    return 0;
-}
 
 /* A shuffle or a __syncwarp, for the meter (a record with no address: EMU_REC_SHFL is
    counted, EMU_REC_SYNCWARP orders the lanes' accesses in the race check). */
@@ -52,14 +39,12 @@ static void pred_write(emu_warp *w, const ptx_operand *o, uint32_t v, uint32_t m
 /* shfl.sync.mode.b32 d|p, a, b, c, membermask: o[0] d, o[1] p, o[2] a, o[3] b, o[4] c */
 static int w_shfl(emu_warp *w, const ptx_instr *in, uint32_t m)
 {
-    uint32_t mask;
-    if (members(w, in, 5, m, &mask))
-        return -1;
+    emu_sync_members(w, in, 5, m);
     const uint64_t *A = emu_reg(w, in->o[2].r), *B = emu_reg(w, in->o[3].r),
                    *C = emu_reg(w, in->o[4].r);
     uint64_t src[32], out[32];
     memcpy(src, A, sizeof src); /* d may be a */
-    uint32_t pv = 0;
+    uint32_t pv = 0, read = 0;
     for (uint32_t mm = m; mm; mm &= mm - 1) {
         int lane = __builtin_ctz(mm);
         int bval = (int)(B[lane] & 31), cval = (int)(C[lane] & 31), seg = (int)((C[lane] >> 8) & 31);
@@ -75,7 +60,9 @@ static int w_shfl(emu_warp *w, const ptx_instr *in, uint32_t m)
             j = lane;
         out[lane] = (uint32_t)src[j];
         pv |= (uint32_t)ok << lane;
+        read |= 1u << j;
     }
+    emu_sync_shuffle_reads(w, in, m, read);
     uint64_t *d = emu_reg(w, in->o[0].r);
     EMU_LANES(m, l, d[l] = out[l]);
     pred_write(w, &in->o[1], pv, m);
@@ -86,9 +73,7 @@ static int w_shfl(emu_warp *w, const ptx_instr *in, uint32_t m)
 /* vote.sync.mode d, {!}a, membermask */
 static int w_vote(emu_warp *w, const ptx_instr *in, uint32_t m)
 {
-    uint32_t mask;
-    if (members(w, in, 2, m, &mask))
-        return -1;
+    emu_sync_members(w, in, 2, m);
     const ptx_operand *a = &in->o[1];
     uint32_t v = (w->p[a->r] ^ (a->neg ? EMU_FULL : 0)) & m;
     if (in->mod == PM_BALLOT) {
@@ -104,9 +89,7 @@ static int w_vote(emu_warp *w, const ptx_instr *in, uint32_t m)
 /* match.sync.{any,all}.type d|p, a, membermask: o[0] d, o[1] p, o[2] a */
 static int w_match(emu_warp *w, const ptx_instr *in, uint32_t m)
 {
-    uint32_t mask;
-    if (members(w, in, 3, m, &mask))
-        return -1;
+    emu_sync_members(w, in, 3, m);
     const uint64_t *A = emu_reg(w, in->o[2].r);
     uint64_t vm = ptx_type_size((ptx_type)in->type) == 8 ? UINT64_MAX : 0xffffffffu;
     uint32_t same[32];
@@ -139,9 +122,7 @@ static int w_activemask(emu_warp *w, const ptx_instr *in, uint32_t m)
 /* redux.sync.op.type d, a, membermask */
 static int w_redux(emu_warp *w, const ptx_instr *in, uint32_t m)
 {
-    uint32_t mask;
-    if (members(w, in, 2, m, &mask))
-        return -1;
+    emu_sync_members(w, in, 2, m);
     const uint64_t *A = emu_reg(w, in->o[1].r);
     int sg = in->type == PT_S32;
     uint32_t acc = 0;
@@ -181,9 +162,7 @@ static int w_elect(emu_warp *w, const ptx_instr *in, uint32_t m)
 
 static int w_bar_warp(emu_warp *w, const ptx_instr *in, uint32_t m)
 {
-    uint32_t mask;
-    if (members(w, in, 0, m, &mask))
-        return -1;
+    emu_sync_members(w, in, 0, m);
     record_warp_op(w, in, m, EMU_REC_SYNCWARP);
     return 0;
 }

@@ -24,13 +24,21 @@ int emu_simt_push(emu_warp *w, uint32_t pc, uint32_t rpc, uint32_t mask, uint32_
 {
     if (w->sp >= EMU_SIMT_DEPTH)
         return -1;
+    uint64_t beyond = w->cur.beyond; /* the new path's lanes come from the current one */
     w->stack[w->sp++] = w->cur;
-    w->cur = (simt_entry){pc, rpc, mask, call};
+    w->cur = (simt_entry){pc, rpc, mask, call, PTX_NONE, ENTRY_PATH, beyond};
     return 0;
 }
 
 int emu_simt_pop(emu_warp *w)
 {
+    /* a path that reached its reconvergence point brings what its lanes went past */
+    if (w->cur.pc == w->cur.rpc && w->cur.beyond && (w->cur.mask & ~w->exited))
+        for (uint32_t i = w->sp; i-- > 0;)
+            if (w->stack[i].kind == ENTRY_JOIN && w->stack[i].pc == w->cur.rpc) {
+                w->stack[i].beyond |= w->cur.beyond;
+                break;
+            }
     for (;;) {
         if (w->sp == 0) {
             w->cur.mask = 0;
@@ -50,13 +58,23 @@ int emu_simt_diverge(emu_warp *w, uint32_t pc, uint32_t target, uint32_t taken)
     if (rpc == w->cur.rpc) {
         w->cur.pc = pc + 1;
         w->cur.mask = rest;
-        return emu_simt_push(w, target, rpc, taken, PTX_NONE);
+        w->cur.kind = ENTRY_PATH;
+        w->cur.src = pc;
+        if (emu_simt_push(w, target, rpc, taken, PTX_NONE))
+            return -1;
+        w->cur.src = pc;
+        return 0;
     }
     if (w->sp + 2 > EMU_SIMT_DEPTH)
         return -1;
     w->cur.pc = rpc;
+    w->cur.kind = ENTRY_JOIN;
+    w->cur.src = pc;
     emu_simt_push(w, pc + 1, rpc, rest, PTX_NONE);
-    return emu_simt_push(w, target, rpc, taken, PTX_NONE);
+    w->cur.src = pc;
+    emu_simt_push(w, target, rpc, taken, PTX_NONE);
+    w->cur.src = pc;
+    return 0;
 }
 
 int emu_simt_branch(emu_warp *w, const ptx_instr *in, uint32_t pc, uint32_t m)
@@ -106,16 +124,24 @@ int emu_simt_brx(emu_warp *w, const ptx_instr *in, uint32_t pc, uint32_t m)
     if (w->sp + n + 2 > EMU_SIMT_DEPTH)
         return emu_fail(w, in, EMU_UNSUPPORTED, "branches nested too deep");
     w->cur.pc = rpc;
-    if (rest)
+    w->cur.kind = ENTRY_JOIN;
+    w->cur.src = pc;
+    if (rest) {
         emu_simt_push(w, pc + 1, rpc, rest, PTX_NONE);
-    for (uint32_t k = n; k-- > 0;)
+        w->cur.src = pc;
+    }
+    for (uint32_t k = n; k-- > 0;) {
         emu_simt_push(w, targets[k], rpc, masks[k], PTX_NONE);
+        w->cur.src = pc;
+    }
     return 0;
 }
 
 /* Lanes m leave for good. 0: the warp goes on; 1: every lane has exited. */
 int emu_simt_exit(emu_warp *w, uint32_t m)
 {
+    for (uint32_t mm = m & ~w->exited; mm; mm &= mm - 1)
+        w->lane_beyond[__builtin_ctz(mm)] = w->cur.beyond;
     w->exited |= m;
     w->cur.mask &= ~m;
     if (w->cur.mask)
@@ -166,6 +192,7 @@ static int call_one(emu_warp *w, const ptx_instr *in, uint32_t k, uint32_t m)
     }
     if (copy_frames(w, in, c->args, c->n_args, m, 0))
         return -1;
+    w->cur.kind = ENTRY_JOIN; /* the caller's lanes wait for the callee's */
     if (emu_simt_push(w, c->target, PTX_NONE, m, k))
         return emu_fail(w, in, EMU_UNSUPPORTED, "calls nested too deep");
     return 0;
@@ -230,4 +257,62 @@ int emu_simt_ret(emu_warp *w, const ptx_instr *in, uint32_t pc, uint32_t m)
     if (w->cur.mask)
         return 0;
     return emu_simt_pop(w) ? 0 : 1;
+}
+
+/* --- what the synchronisation checks ask of the stack (emu_sync.c, emu_barrier.c) -- */
+
+void emu_simt_whereabouts(const emu_warp *w, uint32_t lanes, emu_lanes_at *out)
+{
+    const uint8_t *exitish = w->b->x->prog->exitish;
+    lanes &= w->present & ~w->exited;
+    out->leaving = out->waiting = 0;
+    out->pc = out->via = PTX_NONE;
+    for (uint32_t i = w->sp; i-- > 0 && lanes;) { /* the topmost entry of a lane: where it is */
+        const simt_entry *e = &w->stack[i];
+        uint32_t hit = e->mask & lanes;
+        if (!hit)
+            continue;
+        lanes &= ~hit;
+        if (e->kind != ENTRY_PARKED && exitish && exitish[e->pc]) {
+            out->leaving |= hit;
+            continue;
+        }
+        out->waiting |= hit;
+        if (out->pc == PTX_NONE) {
+            out->pc = e->pc;
+            out->via = e->src;
+        }
+    }
+    out->waiting |= lanes; /* on no entry: cannot happen; never excused */
+}
+
+int emu_simt_run_another(emu_warp *w, uint32_t pc)
+{
+    if (w->cur.call != PTX_NONE)
+        return 0; /* the current entry begins a callee's frame: nothing of it lies below */
+    for (uint32_t i = w->sp; i-- > 0;) {
+        simt_entry e = w->stack[i];
+        if (e.call != PTX_NONE)
+            return 0; /* a frame's bottom: its paths belong to another function */
+        if (e.kind != ENTRY_PATH || !(e.mask & ~w->exited))
+            continue;
+        memmove(&w->stack[i], &w->stack[i + 1], (w->sp - 1 - i) * sizeof *w->stack);
+        w->cur.pc = pc; /* it comes back to the barrier, which finds its lanes arrived */
+        w->cur.kind = ENTRY_PARKED;
+        w->stack[w->sp - 1] = w->cur;
+        w->cur = e;
+        return 1;
+    }
+    return 0;
+}
+
+void emu_simt_unpark(emu_warp *w)
+{
+    for (uint32_t i = 0; i < w->sp; i++)
+        if (w->stack[i].kind == ENTRY_PARKED) {
+            w->stack[i].pc++;
+            w->stack[i].kind = ENTRY_PATH;
+        }
+    if (w->cur.kind == ENTRY_PARKED)
+        w->cur.kind = ENTRY_PATH;
 }

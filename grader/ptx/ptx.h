@@ -68,7 +68,11 @@ typedef enum ptx_sreg {
     PSR_CLUSTERID_X, PSR_CLUSTERID_Y, PSR_CLUSTERID_Z,
     PSR_NCLUSTERID_X, PSR_NCLUSTERID_Y, PSR_NCLUSTERID_Z,
     PSR_CLUSTER_CTARANK, PSR_CLUSTER_NCTARANK, PSR_IS_EXPLICIT_CLUSTER,
-    PSR_LAST_FIXED = PSR_IS_EXPLICIT_CLUSTER,
+    /* read as 0: the performance monitors (%pm0..7, %pm0_64..7_64), the driver's
+       %envreg0..31, the offsets of a reserved shared region this machine does not have,
+       and the graph a launch belongs to (none) */
+    PSR_PM, PSR_PM64, PSR_ENVREG, PSR_RESERVED_SMEM, PSR_CURRENT_GRAPH_EXEC,
+    PSR_LAST_FIXED = PSR_CURRENT_GRAPH_EXEC,
     PSR_CLOCK, PSR_CLOCK_HI, PSR_CLOCK64, PSR_GLOBALTIMER, PSR_GLOBALTIMER_LO,
     PSR_GLOBALTIMER_HI,
     PSR_COUNT
@@ -263,6 +267,11 @@ typedef struct ptx_func {
     uint32_t n_uses;
     uint32_t frame_bytes;          /* its .local and .param variables, per thread */
     uint32_t frame_align;
+    /* A body the reader could not read: why ("line N: ..."), and the source line of the
+       statement at fault (.loc; file an index in ptx_module.files, or PTX_NONE). The
+       module loads; only a kernel that reaches this function fails, when it is linked. */
+    const char *bad;
+    uint32_t bad_line, bad_file, bad_call_line, bad_call_file;
 } ptx_func;
 
 typedef struct ptx_file {

@@ -489,6 +489,8 @@ static int src_name(dctx *c, uint32_t t, ptx_type ty, ptx_operand *o)
         p->m->funcs[fi].addr_taken = 1;
         return const_operand(c, (int64_t)(PTX_CODE_BASE + 16 * (uint64_t)fi), PTX_NONE, 8, o);
     }
+    if (n == 7 && memcmp(s, "WARP_SZ", 7) == 0) /* the PTX ISA's one predefined constant */
+        return const_operand(c, 32, PTX_NONE, 4, o);
     return ptx_err(p, t, "unknown name `%.*s`", (int)n, s);
 }
 

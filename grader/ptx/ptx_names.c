@@ -119,7 +119,31 @@ static const struct {
     {"%clock", PSR_CLOCK}, {"%clock_hi", PSR_CLOCK_HI}, {"%clock64", PSR_CLOCK64},
     {"%globaltimer", PSR_GLOBALTIMER}, {"%globaltimer_lo", PSR_GLOBALTIMER_LO},
     {"%globaltimer_hi", PSR_GLOBALTIMER_HI},
+    {"%reserved_smem_offset_begin", PSR_RESERVED_SMEM},
+    {"%reserved_smem_offset_end", PSR_RESERVED_SMEM},
+    {"%reserved_smem_offset_cap", PSR_RESERVED_SMEM},
+    {"%current_graph_exec", PSR_CURRENT_GRAPH_EXEC},
 };
+
+/* name[0..n) is prefix, a decimal number below limit (no leading zero), then suffix. */
+static int numbered(const char *name, size_t n, const char *prefix, unsigned limit,
+                    const char *suffix)
+{
+    size_t p = strlen(prefix), s = strlen(suffix);
+    if (n <= p + s || memcmp(name, prefix, p) != 0 || memcmp(name + n - s, suffix, s) != 0)
+        return 0;
+    if (name[p] == '0' && n - s > p + 1)
+        return 0;
+    unsigned v = 0;
+    for (size_t i = p; i < n - s; i++) {
+        if (name[i] < '0' || name[i] > '9')
+            return 0;
+        v = v * 10 + (unsigned)(name[i] - '0');
+        if (v >= limit)
+            return 0;
+    }
+    return 1;
+}
 
 int ptx_lookup_sreg(const char *name, size_t n, ptx_sreg *out)
 {
@@ -128,7 +152,18 @@ int ptx_lookup_sreg(const char *name, size_t n, ptx_sreg *out)
             *out = sregs[i].sreg;
             return 0;
         }
-    return -1;
+    /* the numbered families of the PTX ISA's special registers */
+    if (numbered(name, n, "%pm", 8, "_64"))
+        *out = PSR_PM64;
+    else if (numbered(name, n, "%pm", 8, ""))
+        *out = PSR_PM;
+    else if (numbered(name, n, "%envreg", 32, ""))
+        *out = PSR_ENVREG;
+    else if (numbered(name, n, "%reserved_smem_offset_", 2, ""))
+        *out = PSR_RESERVED_SMEM;
+    else
+        return -1;
+    return 0;
 }
 
 uint32_t ptx_sreg_slot_of(ptx_parser *p, ptx_sreg s)

@@ -708,6 +708,38 @@ static void reset_function_state(ptx_parser *p)
     p->cur_call_file = PTX_NONE;
 }
 
+/*
+ * A statement of the body that the reader cannot read (an unknown name, a form it does
+ * not parse): the function is kept but marked with why and the statement's source line,
+ * and the rest of its body is skipped from at (the statement's first token, depth
+ * braces open there), so that only the kernels that reach it fail, when they are linked,
+ * naming the student's line; the module's other kernels run. -1 only when the body
+ * never ends (why then keeps the statement's fault).
+ */
+static int set_aside(ptx_parser *p, size_t at, uint32_t depth)
+{
+    ptx_func *f = p->f;
+    f->bad = ptx_arena_str(p->arena, p->why, strlen(p->why));
+    if (!f->bad)
+        return -1; /* why still says what went wrong */
+    f->bad_line = p->cur_line;
+    f->bad_file = p->cur_file;
+    f->bad_call_line = p->cur_call_line;
+    f->bad_call_file = p->cur_call_file;
+    p->pos = at;
+    while (depth > 0) {
+        const ptx_tok *t = ptx_peek(p);
+        if (t->kind == TK_EOF) /* no body at all: the first fault is the module's */
+            return -1;
+        depth += t->kind == TK_LBRACE;
+        depth -= t->kind == TK_RBRACE;
+        ptx_next(p);
+    }
+    f->has_body = 1;
+    p->why[0] = '\0';
+    return 0;
+}
+
 static int parse_body(ptx_parser *p)
 {
     size_t open = p->pos;
@@ -719,11 +751,13 @@ static int parse_body(ptx_parser *p)
     while (p->depth > 0) {
         if (ptx_peek(p)->kind == TK_EOF)
             return ptx_err(p, open, "a function body never ends");
+        size_t at = p->pos;
+        uint32_t depth = p->depth;
         if (parse_body_stmt(p))
-            return -1;
+            return set_aside(p, at, depth);
     }
     if (ptx_resolve_labels(p))
-        return -1;
+        return set_aside(p, p->pos, 0);
     p->f->has_body = 1;
     p->f->frame_bytes = p->frame;
     p->f->frame_align = p->frame_align;
@@ -886,6 +920,7 @@ static int function_slot(ptx_parser *p, const ptx_tok *name, uint32_t *fi, int *
     i = p->m->n_funcs++;
     ptx_func *f = &p->m->funcs[i];
     memset(f, 0, sizeof *f);
+    f->bad_file = f->bad_call_file = PTX_NONE;
     f->name = ptx_arena_str(p->arena, p->text + name->start, name->len);
     if (!f->name || ptx_map_put(&p->funcs, p->arena, f->name, name->len, i, NULL))
         return ptx_err(p, p->pos, "out of memory");
@@ -1065,21 +1100,28 @@ static void parser_free(ptx_parser *p)
     free(p->toks);
 }
 
+/* The index in m->files of .file number (PTX_NONE: none, or no such file). */
+static uint32_t file_index(const ptx_module *m, uint32_t number)
+{
+    for (uint32_t k = 0; number != PTX_NONE && k < m->n_files; k++)
+        if (m->files[k].number == number)
+            return k;
+    return PTX_NONE;
+}
+
 /* Instructions carry .loc's file number while parsing: .file directives may follow the code. */
 static void resolve_files(ptx_module *m)
 {
     for (uint32_t f = 0; f < m->n_funcs; f++)
         for (uint32_t i = 0; i < m->funcs[f].n_code; i++) {
             ptx_instr *in = &m->funcs[f].code[i];
-            uint32_t number = in->file, call = in->call_file;
-            in->file = in->call_file = PTX_NONE;
-            for (uint32_t k = 0; k < m->n_files; k++) {
-                if (number != PTX_NONE && m->files[k].number == number)
-                    in->file = k;
-                if (call != PTX_NONE && m->files[k].number == call)
-                    in->call_file = k;
-            }
+            in->file = file_index(m, in->file);
+            in->call_file = file_index(m, in->call_file);
         }
+    for (uint32_t f = 0; f < m->n_funcs; f++) {
+        m->funcs[f].bad_file = file_index(m, m->funcs[f].bad_file);
+        m->funcs[f].bad_call_file = file_index(m, m->funcs[f].bad_call_file);
+    }
 }
 
 /* Every called function must have a body by the end (extern ones fail when called). */

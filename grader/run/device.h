@@ -79,6 +79,10 @@ typedef struct device_ops {
                         int width, int height, int mw);
     cudaError_t (*matmul)(const device_module *m, const float *A, const float *B, float *C,
                           int M, int N, int K);
+    /* Optional: the first `front` and the last `back` bytes of the allocation at p are
+       guard zones, where a kernel's access is out of bounds (the emulator reports one;
+       on the GPU the trace's patches look for them: dev_guard_zones). */
+    void (*guard)(void *p, size_t front, size_t back);
 } device_ops;
 
 extern const device_ops device_gpu; /* CUDA: run/gpu.c, run/module.c */
@@ -95,10 +99,38 @@ const char *device_untimed(void);
 /* Whether the meters of this device miss some instructions (device_ops.meters_blind). */
 int device_meters_blind(void);
 
+/*
+ * Every array the grader gives a kernel (docs/emulator.md#bounds): bytes with a guard
+ * zone of DEV_GUARD_BYTES on each side, filled with DEV_GUARD_BYTE, no other array
+ * adjacent, laid out alike on the GPU and in the emulator. A kernel that reads just past
+ * an array reads the guard's bytes on every device (no fault, no other array's data),
+ * and the access is named: the emulator reports it, the trace's patches look for it in
+ * the zones dev_guard_zones lists. dev_free frees the whole and forgets the array.
+ */
+#define DEV_GUARD_BYTES 65536
+#define DEV_GUARD_BYTE 0xEE /* as gpu.h's GPU_POISON_BYTE: an unwritten output's */
 cudaError_t dev_malloc(void **p, size_t bytes);
 /* Free p, its bytes zeroed first (the next submission graded by this process
    must find none of them). NULL is a no-op. */
 void dev_free(void *p);
+
+/* An array dev_malloc made: its first byte, its bytes, and the name the launch that
+   uses it gives it ("" where none has: the grader's own). */
+#define DEV_NAME_BYTES 16
+typedef struct dev_array {
+    unsigned long long base, bytes;
+    char name[DEV_NAME_BYTES];
+} dev_array;
+
+/* The array of this device whose bytes hold p gets a name (the launcher's argument that
+   receives it: "in", "partial"), kept until it is freed or named again. */
+void dev_name(const void *p, const char *name);
+
+/* The array of this device whose bytes or guard zones hold addr: 1 with *out, else 0. */
+int dev_array_at(unsigned long long addr, dev_array *out);
+
+/* The guard zones of this device's arrays, [lo[i], hi[i]), up to max: how many. */
+int dev_guard_zones(unsigned long long *lo, unsigned long long *hi, int max);
 cudaError_t dev_copy(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind);
 cudaError_t dev_memset(void *p, int byte, size_t bytes);
 /* Wait for every launch (GPU); nothing to wait for (emulator). */

@@ -176,13 +176,13 @@ expect("lab8-warp-sums-past", "reduceShfl", "correct", "message",
             f"(a shared array of {4 * words} bytes), {4 * (32 - words)} bytes past its end",))
 expect("lab8-warp-sums-past", "reduceShfl", "correct", "hint",
        has=("past the end of warp_sums",), lacks=STOCK)
-# A global overrun by emulation: the faulting line first, its call after it, the
+# A global overrun into the guard zone (every backend): the faulting line first, its call after it, the
 # argument and how far past its end, and the error named once.
 ld = line_of("lab9-unroll-overread", "tile[row + BDIMX] = in[(size_t)iy * nx + ix + BDIMX];")
 call = line_of("lab9-unroll-overread", "    transpose_unrolled(tile, in, out, nx, ny);")
 bdimx = define("lab9-unroll-overread", "BDIMX")
 expect("lab9-unroll-overread", "transposeSmemUnrollPad", "correct", "message",
-       has=(f"an illegal memory access at lab9-unroll-overread.cu:{ld} (called from "
+       has=(f"out of bounds: lab9-unroll-overread.cu:{ld} (called from "
             f"lab9-unroll-overread.cu:{call}): a load by lane 0 of warp 0 of block 0 reaches "
             f"byte {4 * bdimx + 4} of in (an argument of 4 bytes), {4 * bdimx} bytes past its end",),
        lacks=("encountered: an illegal", "cudaErrorIllegalAddress"))

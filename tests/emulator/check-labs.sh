@@ -7,14 +7,16 @@
 # those check-compile built (their sm_75 code carries compute_75 PTX).
 # CHECK_ONLY="NAME ...": only these are graded and judged (lab1-solution,
 # lab1-skeleton, a planted variant's name): make check-mutants runs the few a
-# mutant concerns.
+# mutant concerns. With SMEMLAB_TWIN=1 in the environment the grader judges as
+# a GPU backend does and runs the emulated twin beside it (problems/problem.c),
+# into BUILD/emulated-twin: the twin's test with no GPU.
 set -u
 build=${1:?usage: check-labs.sh BUILD GRADER}
 grader=${2:?usage: check-labs.sh BUILD GRADER}
 here=$(dirname "$0")
 expect=$build/tests/expect
 lib=$build/compile-check
-out=$build/emulated
+out=$build/emulated${SMEMLAB_TWIN:+-twin}
 jobs=${CHECK_JOBS:-$(nproc)}
 rm -rf "$out" && mkdir -p "$out"
 passed=0 failed=0 skipped=0
@@ -48,7 +50,7 @@ echo "time: $(ls "$out"/*.rc | wc -l) grades by emulation in $(( $(date +%s) - t
 [ -d solutions ] || echo "note: there is no solutions/ here (the student kit): the skeletons alone"
 for lab in $labs; do
     if [ -d solutions ] && wanted "$lab-solution"; then
-        judge_solution "$out/$lab-solution.json" "$(cat "$out/$lab-solution.rc")" "$lab solution (emulated)"
+        judge_solution "$out/$lab-solution.json" "$(cat "$out/$lab-solution.rc")" "$lab solution (emulated${SMEMLAB_TWIN:+, the twin})"
         grep -E '^lab[0-9]+:' "$out/$lab-solution.txt"
     fi
     wanted "$lab-skeleton" || continue
@@ -71,7 +73,7 @@ while IFS=$'\t' read -r file lab kernel check text; do
         skipped=$((skipped + 1))
         continue
     fi
-    judge_row "$out/${file%.cu}.json" "$file" "$kernel" "$check" "$text" " (emulated)"
+    judge_row "$out/${file%.cu}.json" "$file" "$kernel" "$check" "$text" " (emulated${SMEMLAB_TWIN:+, the twin})"
 done < <([ -f "$planted/manifest.tsv" ] && cat "$planted/manifest.tsv")
 # Emulated, speed is never timed: whatever correct says it is not measured, never a
 # failure that counts against a kernel (problems/problem.c speed_due); only where nothing
@@ -88,5 +90,5 @@ PY
 )
 [ -z "$timed" ] && ok "emulated: every speed check not measured, right kernel or wrong" \
     || bad "emulated: a speed check that is not 'not measured': $timed"
-echo "emulated: $passed passed, $failed failed, $skipped rows skipped (they need a GPU: speed)"
+echo "emulated${SMEMLAB_TWIN:+ (the twin)}: $passed passed, $failed failed, $skipped rows skipped (they need a GPU: speed)"
 [ "$failed" = 0 ]

@@ -6,7 +6,7 @@
 #            build/truth/ncu.tsv is written in tests/truth/h100-ncu.tsv's format.
 #   no gpu:  every part graded by the emulator, against tests/truth/h100-ncu.tsv.
 # TRUTH_SEED and TRUTH_COUNT choose another corpus (the seed is printed);
-# TRUTH_ONLY=main|idioms|global runs that corpus alone (a fixture recorded anew).
+# TRUTH_ONLY=main|idioms|global|sync runs that corpus alone (a fixture recorded anew).
 set -u
 build=${1:?usage: check-truth.sh BUILD GRADER [gpu]}
 grader=${2:?usage: check-truth.sh BUILD GRADER [gpu]}
@@ -153,5 +153,28 @@ else
         --problems "$out/problems.txt" || exit 1
 fi
 fi
+if wants sync; then
+# The synchronisation corpus (tests/truth/gen-sync.py): the emulator's verdicts on
+# barriers, member masks, races and bounds against what compute-sanitizer's synccheck,
+# racecheck and memcheck report (tests/truth/sync-verdicts.tsv; on a GPU, measured
+# anew by tests/truth/sync-gpu.sh, whose file then replaces it).
+syn=$out/sync
+python3 "$here/gen-sync.py" "$syn" || exit 1
+"${NVCC:-nvcc}" -ptx -arch=sm_90 -lineinfo -diag-suppress 177 -o "$syn/sync.ptx" "$syn/sync.cu" || {
+    echo "check-truth: the sync corpus does not build" >&2; exit 1; }
+"$build/tests/sync-emulate" "$syn/sync.ptx" "$syn/sync.tsv" > "$syn/emulator.tsv" || {
+    echo "check-truth: the emulator could not run the sync corpus" >&2; exit 1; }
+if [ "$mode" = gpu ]; then
+    bash "$here/sync-gpu.sh" "$syn" || sync_bad=1
+    cp "$syn/sync-verdicts.tsv" "$out/sync-verdicts.tsv"
+    python3 "$here/compare-sync.py" "$syn/sync-verdicts.tsv" "$syn/emulator.tsv" "$syn/sync.tsv" \
+        "$here/sync-differences.tsv" --expected "$here/sync-verdicts.tsv" || sync_bad=1
+    echo "check-truth: what the checkers said is in $out/sync-verdicts.tsv: it replaces tests/truth/sync-verdicts.tsv"
+else
+    python3 "$here/compare-sync.py" "$here/sync-verdicts.tsv" "$syn/emulator.tsv" "$syn/sync.tsv" \
+        "$here/sync-differences.tsv" || sync_bad=1
+fi
+fi
 [ -z "${idioms_bad:-}" ] || { echo "check-truth: the idiom corpus differs (above)"; exit 1; }
+[ -z "${sync_bad:-}" ] || { echo "check-truth: the synchronisation corpus differs (above)"; exit 1; }
 [ -z "${global_bad:-}" ] || { echo "check-truth: the global-access corpus differs (above)"; exit 1; }

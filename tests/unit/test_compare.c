@@ -1,4 +1,5 @@
 /* test_compare.c - measured counters against the bank model (grader/compare/compare.c). */
+#include "compare/bounds.h"
 #include "compare/compare.h"
 #include "problems/traffic.h"
 
@@ -610,6 +611,57 @@ START_TEST(test_coalescing_lines)
 }
 END_TEST
 
+/*
+ * A global access out of bounds (compare/bounds.h): correct fails with the line, the
+ * array by its name, the element and how far past its end (or before its start),
+ * whichever backend found it; none found leaves correct as it was.
+ */
+START_TEST(test_oob_fails_correct)
+{
+    trace_summary s;
+    check_result c;
+    memset(&s, 0, sizeof s);
+    check_init(&c, "lab7", "reduceGmem", "correct", 3);
+    check_set(&c, CHECK_PASS, "all 12 sizes right");
+    ck_assert_int_eq(compare_oob(&c, &s), 0);
+    ck_assert_int_eq(c.status, CHECK_PASS);
+    ck_assert_int_eq(compare_oob(&c, NULL), 0);
+
+    /* the chapter's reduceGmem at n = 1: in[128] of a 4-byte in */
+    s.oob_count = 14;
+    s.oob = (trace_oob){.pc = 0x90, .file = "/home/s/labs/lab7.cu", .line = 59,
+                        .op = TRACE_OP_LOAD, .addr = 0x10000 + 512, .width = 4, .block = 0,
+                        .warp = 0, .lane = 0, .base = 0x10000, .bytes = 4, .array = "in"};
+    ck_assert_int_eq(compare_oob(&c, &s), 1);
+    ck_assert_int_eq(c.status, CHECK_FAIL);
+    ck_assert_str_eq(c.message, "out of bounds: lab7.cu:59: a load by lane 0 of warp 0 of block 0 "
+                                "reaches byte 516 of in (an argument of 4 bytes), 512 bytes past "
+                                "its end");
+    ck_assert_ptr_nonnull(strstr(c.measured, "14 accesses"));
+    ck_assert_ptr_nonnull(strstr(c.hint, "past the end of in"));
+    ck_assert_int_eq(c.n_lines, 1);
+    ck_assert_str_eq(c.lines[0].file, "lab7.cu");
+    ck_assert_int_eq(c.lines[0].line, 59);
+
+    /* a store just past, by lane 5 of warp 2; an unaligned read; one before the start */
+    char text[256];
+    s.oob.op = TRACE_OP_STORE, s.oob.addr = 0x10000 + 4, s.oob.warp = 2, s.oob.lane = 5,
+    s.oob.block = 7;
+    snprintf(s.oob.array, sizeof s.oob.array, "partial");
+    ck_assert_str_eq(compare_oob_text(&s.oob, text, sizeof text), "out of bounds: lab7.cu:59: "
+                     "a store by lane 5 of warp 2 of block 7 reaches byte 8 of partial (an "
+                     "argument of 4 bytes), 4 bytes past its end");
+    s.oob.op = TRACE_OP_LOAD, s.oob.addr = 0x10000 + 6;
+    ck_assert_ptr_nonnull(strstr(compare_oob_text(&s.oob, text, sizeof text),
+                                 "a load by lane 5 of warp 2 of block 7 reaches byte 10 of "
+                                 "partial (an argument of 4 bytes), 6 bytes past its end"));
+    s.oob.addr = 0x10000 - 8, s.oob.array[0] = '\0', s.oob.file = NULL;
+    ck_assert_ptr_nonnull(strstr(compare_oob_text(&s.oob, text, sizeof text),
+                                 "out of bounds: pc 0x90: a load by lane 5 of warp 2 of block "
+                                 "7 starts 8 bytes before the array (an argument of 4 bytes)"));
+}
+END_TEST
+
 Suite *compare_suite(void)
 {
     Suite *s = suite_create("compare");
@@ -635,6 +687,7 @@ Suite *compare_suite(void)
     tcase_add_test(tc, test_fail_launch_words);
     tcase_add_test(tc, test_global_loads_limit);
     tcase_add_test(tc, test_smem_near_free_limit);
+    tcase_add_test(tc, test_oob_fails_correct);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -357,6 +357,10 @@ static int loop_races(int end_barrier, trace_summary *s)
     return s->n_races;
 }
 
+static trace_record access(uint64_t pc, uint32_t block, uint32_t warp, uint16_t flags,
+                           uint32_t first_addr, uint32_t stride);
+static int races_in(const trace_record *r, size_t n, trace_summary *s);
+
 START_TEST(test_race_across_loop_passes)
 {
     trace_summary s;
@@ -376,6 +380,18 @@ START_TEST(test_race_across_loop_passes)
                   strstr(c.hint, "reaches line 103 of the next pass"), "%s", c.hint);
     trace_summary_free(&s);
     ck_assert_int_eq(loop_races(1, &s), 0);
+    trace_summary_free(&s);
+
+    /* a block that skips the barrier between a store and a load (its condition the
+       block's: lab9-race-past-window) races before any barrier: not across passes */
+    trace_record skip[] = {access(0x10, 16, 0, TRACE_WRITE, 0, 4),
+                           access(0x30, 16, 1, TRACE_READ, 0, 4),
+                           {.pc = 0x20, .block = 3, .warp = 0, .active = ~0u,
+                            .flags = TRACE_BARRIER}};
+    ck_assert_int_eq(races_in(skip, 3, &s), 1);
+    ck_assert_int_eq(s.races[0].across_passes, 0);
+    ck_assert_msg(strstr(trace_race_text(&s.races[0], text, sizeof text), "in the next") == NULL,
+                  "%s", text);
     trace_summary_free(&s);
 }
 END_TEST
@@ -797,6 +813,53 @@ START_TEST(test_checked_blocks_are_the_lowest)
     ck_assert_uint_eq(s.repeat_block, 3);
     ck_assert_int_eq(s.repeat_count, 1);
     ck_assert_uint_eq(s.repeat_pc, 0x90);
+    trace_summary_free(&s);
+}
+END_TEST
+
+/*
+ * A stream in block order (the emulator's) is checked on every block, not the
+ * lowest TRACE_RACE_BLOCKS: blocks past the window race (a barrier dropped in
+ * blocks 16 and up, issue 37), the last block too, and between the lanes of one
+ * warp; a block whose barrier orders its warps does not, whichever block came
+ * before it.
+ */
+START_TEST(test_stream_checks_every_block)
+{
+    enum { BLOCKS = 3 * TRACE_RACE_BLOCKS };
+    bank_geometry g = modern();
+    char why[256] = "";
+    trace_summary s;
+    trace_analyzer *a = trace_analyzer_new(&g);
+    ck_assert_ptr_nonnull(a);
+    for (uint32_t b = 0; b < BLOCKS; b++) {
+        int drops = b >= TRACE_RACE_BLOCKS && b % 7 == 3; /* 17, 24, 31, 38, 45 */
+        for (uint32_t w = 0; w < 2; w++) {
+            trace_record bar = {.pc = 0x30, .block = b, .warp = w, .active = 0xFFFFFFFFu,
+                                .flags = TRACE_BARRIER};
+            trace_record st = access(0x10, b, w, TRACE_WRITE, w * 128, 4);
+            trace_record ld = access(0x20, b, w, TRACE_READ, (1 - w) * 128, 4);
+            ck_assert_int_eq(trace_analyzer_add(a, &st, why, sizeof why), 0);
+            if (!drops)
+                ck_assert_int_eq(trace_analyzer_add(a, &bar, why, sizeof why), 0);
+            ck_assert_int_eq(trace_analyzer_add(a, &ld, why, sizeof why), 0);
+        }
+        if (b == BLOCKS - 1) { /* lane 0 stores a word lanes 1-31 read, no __syncwarp */
+            trace_record one = access(0x40, b, 0, TRACE_WRITE, 512, 0);
+            trace_record all = access(0x50, b, 0, TRACE_READ, 512, 0);
+            one.active = 1;
+            ck_assert_int_eq(trace_analyzer_add(a, &one, why, sizeof why), 0);
+            ck_assert_int_eq(trace_analyzer_add(a, &all, why, sizeof why), 0);
+        }
+    }
+    ck_assert_msg(trace_analyzer_finish(a, &s, why, sizeof why) == 0, "%s", why);
+    ck_assert_int_eq(s.race_blocks, BLOCKS);
+    ck_assert_int_eq(s.n_races, 2);
+    ck_assert_int_eq(s.races[0].in_warp, 0);
+    ck_assert_uint_eq(s.races[0].block, 17); /* the first block past the window */
+    ck_assert_int_eq(s.races[0].words, 5 * 2 * 32); /* 5 blocks, each warp's row */
+    ck_assert_int_eq(s.races[1].in_warp, 1);
+    ck_assert_uint_eq(s.races[1].block, BLOCKS - 1);
     trace_summary_free(&s);
 }
 END_TEST
@@ -1308,6 +1371,7 @@ Suite *trace_suite(void)
     tcase_add_test(tc, test_blocks_share_no_word);
     tcase_add_test(tc, test_races_independent_of_record_order);
     tcase_add_test(tc, test_checked_blocks_are_the_lowest);
+    tcase_add_test(tc, test_stream_checks_every_block);
     tcase_add_test(tc, test_bad_records);
     tcase_add_test(tc, test_dead_word_loads);
     tcase_add_test(tc, test_text_format);

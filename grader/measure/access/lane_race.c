@@ -116,6 +116,15 @@ static word_state *word_of(lane_races *l, uint32_t block, uint32_t warp, uint32_
     return &l->w[j];
 }
 
+void lane_races_forget(lane_races *l)
+{
+    if (l->w)
+        memset(l->w, 0, l->w_cap * sizeof *l->w);
+    if (l->e)
+        memset(l->e, 0, l->e_cap * sizeof *l->e);
+    l->w_n = l->e_n = 0;
+}
+
 int lane_races_sync(lane_races *l, uint32_t block, uint32_t warp)
 {
     warp_epoch *e = epoch_of(l, block, warp);

@@ -25,6 +25,10 @@ typedef struct lane_races lane_races;
 lane_races *lane_races_new(void);
 void lane_races_free(lane_races *l);
 
+/* Forget every word and warp seen, keeping the races found: a stream of records in
+   block order calls it between blocks, so that its memory is one block's. */
+void lane_races_forget(lane_races *l);
+
 /* A barrier or __syncwarp of (block, warp): what follows is ordered after it. */
 int lane_races_sync(lane_races *l, uint32_t block, uint32_t warp);
 

@@ -235,6 +235,8 @@ void trace_attribute(trace_summary *s, const line_table *t, const char *function
         name(t, function, s->repeat_pc, &s->repeat_file, &s->repeat_line);
     for (int i = 0; i < s->global.n; i++)
         name(t, function, s->global.v[i].pc, &s->global.v[i].file, &s->global.v[i].line);
+    if (s->oob_count > 0 && !s->oob.file)
+        name(t, function, s->oob.pc, &s->oob.file, &s->oob.line);
 }
 
 /* --- the line table straight from a cubin's .debug_line (DWARF 2-4) ---------------------- */

@@ -24,12 +24,16 @@
 #include "../../model/bank.h"
 #include "coalesce.h"
 #include "trace_record.h"
+#include "trace_oob.h"
 #include "trace_race.h"
+#include "trace_sync.h"
 
 #include <stddef.h>
 #include <stdio.h>
 
-/* The race check looks at the lowest this many blocks of a trace. */
+/* The race check of a whole trace (trace_analyze: the GPU's, whose blocks come in
+   no order) looks at its lowest this many blocks; a stream (the emulator's, block
+   after block) is checked on every block. */
 #define TRACE_RACE_BLOCKS 16
 
 /* Barrier instructions a summary keeps (to tell a race across loop passes). */
@@ -93,6 +97,15 @@ typedef struct trace_summary {
     /* Global loads and stores of the first TRACE_GLOBAL_BLOCKS blocks, per
        instruction: requests, sectors, ideal, the worst warp (coalesce.h). */
     coalesce_sites global;
+    /* Synchronisation errors (trace_sync.h), first met first; sync_count: how many
+       times one was met in all. Only a backend that runs the PTX fills them. */
+    trace_sync *sync;
+    int n_sync;
+    long sync_count;
+    /* Global accesses out of bounds (trace_oob.h): how many lanes made one (0: none),
+       and the first. The emulator's meter and the trace's patches fill them. */
+    long oob_count;
+    trace_oob oob;
 } trace_summary;
 
 /*
@@ -106,10 +119,11 @@ void trace_summary_free(trace_summary *s);
 
 /*
  * The same, a record at a time, in memory that does not grow with the
- * records (sites, the first blocks' touches for the race check): for a
- * backend whose traces are long and come block by block, lowest first (the
- * emulator), so that the first blocks met are the lowest. add: 0, or -1 with why
- * (then free the analyzer); finish: 0, or -1 with why, and frees it.
+ * blocks (sites, one block's touches for the race check): for a backend
+ * whose traces are long and come block by block (the emulator). Every
+ * block's races are found, each block's when the next one starts, so its
+ * records must not come back once another block's have. add: 0, or -1 with
+ * why (then free the analyzer); finish: 0, or -1 with why, and frees it.
  */
 typedef struct trace_analyzer trace_analyzer;
 trace_analyzer *trace_analyzer_new(const bank_geometry *g);

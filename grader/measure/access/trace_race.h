@@ -14,9 +14,12 @@ typedef struct trace_race {
     uint64_t pc_a, pc_b;     /* pc_a writes; pc_b reads or writes */
     int b_writes;
     /* A barrier lies between the two in program order, yet they met between the
-       same two barriers: a loop brought the earlier one round again. The one
-       at the higher PC ran in one pass, the other in the next. */
+       same two barriers, after the block had passed one: a loop brought the
+       earlier one round again. The one at the higher PC ran in one pass, the
+       other in the next. (Before any barrier, the block skipped the one between:
+       a barrier under a condition of the block's, say.) */
     int across_passes;
+    uint32_t epoch;          /* barriers the warps had passed where it was found */
     uint32_t block, warp_a, warp_b;
     uint32_t word_offset;    /* byte offset of the first word found */
     long words;              /* words in conflict for this pair of PCs */

@@ -45,6 +45,17 @@
    check, coalescing per line). */
 #define TRACE_GLOBAL_BLOCKS 16
 
+/* Guard zones a launch's global accesses are held to (run/device.h: two an array the
+   grader gave the kernel), every block's, lane by lane. */
+#define TRACE_ZONES 32
+
+/* The first global access into a guard zone: where, and which lane (trace_oob.h). */
+typedef struct trace_oob_hit {
+    unsigned long long pc, addr;
+    uint32_t block, warp, lane, width, flags; /* flags: TRACE_READ, TRACE_WRITE */
+    uint32_t reserved;
+} trace_oob_hit;
+
 typedef struct trace_record {
     uint64_t pc;     /* the instruction's PC; the host makes it an offset from the
                         function's first byte before analysis */
@@ -73,6 +84,12 @@ typedef struct trace_buffer {
     /* 32-byte sectors of the global loads [0] and stores [1], and their ideal
        (model/sector.h, counted on the GPU lane by lane; traced blocks) */
     unsigned long long sectors[2], ideal[2];
+    /* the guard zones [zone_lo[i], zone_hi[i]) (the host's), and what the patches found
+       there: lanes that reached one (every block, sampled or not), the first */
+    unsigned long long zone_lo[TRACE_ZONES], zone_hi[TRACE_ZONES];
+    uint32_t n_zones, oob_reserved;
+    unsigned long long oob_hits;
+    trace_oob_hit oob;
     trace_record *records;
 } trace_buffer;
 

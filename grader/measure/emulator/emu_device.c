@@ -14,6 +14,7 @@
 
 #include "../../labs/sizes.h"
 #include "../../reference/reference.h"
+#include "../../run/device.h"
 #include "../../run/gpu.h"
 
 #include <math.h>
@@ -25,6 +26,7 @@
 #define EMU_MEMORY_LIMIT (UINT64_C(2) << 30) /* the labs' sizes need a few MB */
 #define EMU_STATIC_SHARED_LIMIT (48 * 1024)  /* without the opt-in attribute, as on a GPU */
 #define EMU_OPTIN_SHARED_LIMIT (227 * 1024)  /* an H100's opt-in maximum */
+#define EMU_DEVICE_SYNC_KEPT 8
 
 /* What one process's emulated device holds. */
 static struct {
@@ -40,10 +42,87 @@ static struct {
     int last_kernel;
     device_fault fault;       /* the last launch's fault, located (have_fault) */
     int have_fault;
+    /* Synchronisation errors of launches made with no sink (the correctness runs), each
+       kind at each instruction of a kernel once, until the meter takes them. */
+    struct {
+        const emu_module *m;
+        int kernel;
+        emu_sync_error e;
+    } sync[EMU_DEVICE_SYNC_KEPT];
+    int n_sync;
+    long sync_count;
+    /* The first access out of bounds of those launches (its array named while it
+       lives), and how many lanes made one, until the meter takes them. */
+    struct {
+        const emu_module *m;
+        int kernel;
+        emu_oob e;
+        char array[DEV_NAME_BYTES];
+    } oob;
+    long oob_count;
 } E = {.budget = EMU_DEFAULT_BUDGET, .last_kernel = -1};
 
 /* A global address this far from every buffer is no overrun of one (a wild pointer). */
 #define FAULT_NEAR_BYTES (UINT64_C(64) << 20)
+
+/* A launch's first access out of bounds, kept for the meter (measure_emulator.c). */
+static void keep_oob(const emu_module *m, int kernel, const emu_result *r)
+{
+    dev_array a;
+    if (r->oob_errors == 0)
+        return;
+    if (E.oob_count == 0 || E.oob.m != m || E.oob.kernel != kernel) { /* another kernel's: gone */
+        E.oob_count = 0;
+        E.oob.m = m, E.oob.kernel = kernel, E.oob.e = r->first_oob;
+        E.oob.array[0] = '\0';
+        if (dev_array_at(r->first_oob.base, &a))
+            memcpy(E.oob.array, a.name, sizeof E.oob.array);
+    }
+    E.oob_count += (long)r->oob_errors;
+}
+
+int emu_device_take_oob(const emu_module *m, int kernel, emu_oob *out,
+                        char array[DEV_NAME_BYTES], long *count)
+{
+    int found = E.oob_count > 0 && E.oob.m == m && E.oob.kernel == kernel;
+    if (found) {
+        *out = E.oob.e;
+        memcpy(array, E.oob.array, DEV_NAME_BYTES);
+    }
+    *count = found ? E.oob_count : 0;
+    E.oob_count = 0;
+    return found;
+}
+
+/* A launch's synchronisation errors, kept for the meter (measure_emulator.c). */
+static void keep_sync(const emu_module *m, int kernel, const emu_result *r)
+{
+    if (r->sync_errors == 0)
+        return;
+    E.sync_count += (long)r->sync_errors;
+    for (int i = 0; i < E.n_sync; i++)
+        if (E.sync[i].m == m && E.sync[i].kernel == kernel &&
+            E.sync[i].e.kind == r->first_sync.kind && E.sync[i].e.pc == r->first_sync.pc)
+            return;
+    if (E.n_sync < EMU_DEVICE_SYNC_KEPT) {
+        E.sync[E.n_sync].m = m;
+        E.sync[E.n_sync].kernel = kernel;
+        E.sync[E.n_sync++].e = r->first_sync;
+    }
+}
+
+int emu_device_take_sync(const emu_module *m, int kernel, emu_sync_error *out, int max,
+                         long *count)
+{
+    int n = 0;
+    for (int i = 0; i < E.n_sync; i++)
+        if (E.sync[i].m == m && E.sync[i].kernel == kernel && n < max)
+            out[n++] = E.sync[i].e;
+    *count = n ? E.sync_count : 0;
+    E.n_sync = 0;
+    E.sync_count = 0;
+    return n;
+}
 
 /* The emulator's state in a device_module. */
 typedef struct emu_program {
@@ -78,6 +157,12 @@ static cudaError_t emu_malloc_(void **p, size_t bytes)
         return cudaErrorMemoryAllocation;
     *p = to_ptr(addr);
     return cudaSuccess;
+}
+
+static void emu_guard_(void *p, size_t front, size_t back)
+{
+    if (E.dev)
+        emu_guard(E.dev, to_addr(p), front, back);
 }
 
 static void emu_free_(void *p)
@@ -356,6 +441,10 @@ static cudaError_t replay_one(const emu_program *p, const plan_launch *l, void *
     E.have_fault = 0;
     emu_status st = emu_run(p->module, &launch, E.sink, E.budget, &r);
     fflush(stdout);
+    if (!E.sink) { /* a measured launch's go to the meter through its sink */
+        keep_sync(p->module, launch.kernel, &r);
+        keep_oob(p->module, launch.kernel, &r);
+    }
     if (st == EMU_OK)
         return cudaSuccess;
     word_result(&r);
@@ -469,6 +558,7 @@ const device_ops device_emulator = {
     .load = emu_load_, .load_measured_copy = emu_load_measured_copy_, .unload = emu_unload_,
     .set_global = emu_set_global_, .replay = emu_replay_, .scrub = emu_scrub_,
     .fill = emu_fill_, .diff = emu_diff_, .conv = emu_conv_, .matmul = emu_matmul_,
+    .guard = emu_guard_,
 };
 
 void emu_device_record(const emu_sink *sink)

@@ -22,6 +22,16 @@ measure_backend *measure_emulator_backend(void);
 void emu_device_record(const emu_sink *sink);
 /* Launches made since emu_device_record set a sink. */
 int emu_device_launches(void);
+/* The synchronisation errors (emu.h) of the launches of kernel `kernel` of module m made
+   with no sink set (the correctness runs) since the last call: up to max into out, how
+   many met in all into *count; every kept error is forgotten. Returns how many. */
+int emu_device_take_sync(const emu_module *m, int kernel, emu_sync_error *out, int max,
+                         long *count);
+/* The first access out of bounds (emu.h, emu_oob) of those launches, the name of its
+   array (run/device.h: "" where it had none) and how many lanes made one: 1 and *out,
+   or 0; forgotten either way. */
+int emu_device_take_oob(const emu_module *m, int kernel, emu_oob *out, char array[16],
+                        long *count);
 /* The module and kernel of the last launch (for source lines); 0, or -1 when none. */
 int emu_device_last_launch(const emu_module **m, int *kernel, const char **name);
 

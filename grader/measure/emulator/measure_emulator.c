@@ -11,6 +11,7 @@
 #include "../access/trace.h"
 
 #include <stddef.h>
+#include <stdlib.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -23,6 +24,11 @@ _Static_assert(sizeof(emu_shared_record) == sizeof(trace_record) && SAME_FIELD(p
                SAME_FIELD(block) && SAME_FIELD(warp) && SAME_FIELD(active) && SAME_FIELD(width) &&
                SAME_FIELD(lines) && SAME_FIELD(flags) && SAME_FIELD(addr),
                "emu_shared_record and trace_record differ in layout");
+#define SAME_KIND(k) ((int)EMU_SYNC_##k == (int)TRACE_SYNC_##k)
+_Static_assert(SAME_KIND(BARRIER_WARP) && SAME_KIND(BARRIER_BLOCK) && SAME_KIND(BARRIER_SPLIT) &&
+               SAME_KIND(MASK_ABSENT) && SAME_KIND(MASK_SELF) && SAME_KIND(MASK_READ) &&
+               EMU_SYNC_KINDS == 6 && EMU_BLOCK_WORDS == TRACE_BLOCK_WORDS,
+               "the machine's synchronisation errors are not the trace's");
 _Static_assert(EMU_REC_READ == TRACE_READ && EMU_REC_WRITE == TRACE_WRITE &&
                EMU_REC_BARRIER == TRACE_BARRIER && EMU_REC_ASYNC == TRACE_ASYNC &&
                EMU_REC_MATRIX == TRACE_MATRIX && EMU_REC_ATOM_EXCH == TRACE_ATOM_EXCH &&
@@ -43,6 +49,11 @@ typedef struct emu_meter {
     trace_summary last;
     int have_last;
     char function[256];
+    trace_sync sync[TRACE_SYNC_MAX]; /* the measured launches' synchronisation errors */
+    int n_sync;
+    long sync_count;
+    trace_oob oob; /* the measured launches' first access out of bounds */
+    long oob_count;
 } emu_meter;
 
 static emu_meter meter;
@@ -101,6 +112,118 @@ static void on_shared(void *ctx, const emu_shared_record *r)
     x.block |= launch_bits();
     if (!m->failed && trace_analyzer_add(m->analyzer, &x, m->why, sizeof m->why) != 0)
         m->failed = 1;
+}
+
+/* The machine's error in the trace's words, field for field. */
+static void to_trace_sync(const emu_sync_error *e, trace_sync *t)
+{
+    memset(t, 0, sizeof *t);
+    t->kind = e->kind;
+    t->text = e->text;
+    t->pc = e->pc;
+    t->file = e->file;
+    t->line = e->line;
+    t->call_file = e->call_file;
+    t->call_line = e->call_line;
+    t->other_pc = e->other_pc;
+    t->other_file = e->other_file;
+    t->other_line = e->other_line;
+    t->branch_pc = e->branch_pc;
+    t->branch_file = e->branch_file;
+    t->branch_line = e->branch_line;
+    t->block = e->block;
+    memcpy(t->ctaid, e->ctaid, sizeof t->ctaid);
+    t->threads = e->threads;
+    t->warp = e->warp;
+    t->mask = e->mask;
+    t->lanes = e->lanes;
+    t->missing = e->missing;
+    t->gone = e->gone;
+    memcpy(t->reached, e->reached, sizeof t->reached);
+    memcpy(t->skipped, e->skipped, sizeof t->skipped);
+}
+
+/* A synchronisation error of a measured launch, kept for the summary: the first few. */
+static void on_sync(void *ctx, const emu_sync_error *e)
+{
+    emu_meter *m = ctx;
+    m->sync_count++;
+    if (m->n_sync < TRACE_SYNC_MAX)
+        to_trace_sync(e, &m->sync[m->n_sync++]);
+}
+
+/* The machine's access out of bounds in the trace's words, its array named (dev_name). */
+static void to_trace_oob(const emu_oob *e, const char *array, trace_oob *t)
+{
+    int read = (e->flags & EMU_REC_READ) != 0, write = (e->flags & EMU_REC_WRITE) != 0;
+    memset(t, 0, sizeof *t);
+    t->pc = e->pc;
+    t->file = e->file, t->line = e->line;
+    t->call_file = e->call_file, t->call_line = e->call_line;
+    t->op = read && write ? TRACE_OP_ATOMIC : write ? TRACE_OP_STORE : TRACE_OP_LOAD;
+    t->addr = e->addr;
+    t->width = e->width;
+    t->block = e->block, t->warp = e->warp, t->lane = e->lane;
+    t->base = e->base, t->bytes = e->size;
+    snprintf(t->array, sizeof t->array, "%s", array ? array : "");
+}
+
+/* A measured launch's access out of bounds: the first kept, its array named now (it is
+   freed later), every lane counted. */
+static void on_oob(void *ctx, const emu_oob *e)
+{
+    emu_meter *m = ctx;
+    dev_array a;
+    if (m->oob_count++ == 0)
+        to_trace_oob(e, dev_array_at(e->base, &a) ? a.name : "", &m->oob);
+}
+
+/* The first access out of bounds of the kernel's runs before this measurement, else of
+   the measured launch, and how many lanes made one in all, into the summary. */
+static void keep_oob(emu_meter *m, trace_summary *s)
+{
+    emu_oob before;
+    char array[DEV_NAME_BYTES];
+    long count = 0;
+    const emu_module *mod;
+    const char *name;
+    int k;
+    if (emu_device_last_launch(&mod, &k, &name) == 0 &&
+        emu_device_take_oob(mod, k, &before, array, &count))
+        to_trace_oob(&before, array, &s->oob);
+    else if (m->oob_count > 0)
+        s->oob = m->oob;
+    s->oob_count = count + m->oob_count;
+}
+
+/* The errors of the kernel's runs before this measurement (its correctness runs, on
+   other sizes: edges the measured launch may not have), then the measured launch's,
+   into the summary (which frees them). 0, or -1 out of memory. */
+static int keep_sync(emu_meter *m, trace_summary *s)
+{
+    emu_sync_error before[TRACE_SYNC_MAX];
+    long count = 0;
+    const emu_module *mod;
+    const char *name;
+    int k, n = 0;
+    if (emu_device_last_launch(&mod, &k, &name) == 0)
+        n = emu_device_take_sync(mod, k, before, TRACE_SYNC_MAX, &count);
+    s->sync_count = m->sync_count + count;
+    if (n + m->n_sync == 0)
+        return 0;
+    s->sync = malloc(TRACE_SYNC_MAX * sizeof *s->sync);
+    if (!s->sync)
+        return -1;
+    for (int i = 0; i < n; i++)
+        to_trace_sync(&before[i], &s->sync[s->n_sync++]);
+    for (int i = 0; i < m->n_sync && s->n_sync < TRACE_SYNC_MAX; i++) {
+        int seen = 0; /* the measured launch met it again */
+        for (int j = 0; j < n && !seen; j++)
+            seen = s->sync[j].kind == m->sync[i].kind && s->sync[j].pc == m->sync[i].pc;
+        if (!seen)
+            s->sync[s->n_sync++] = m->sync[i];
+    }
+    return 0;
 }
 
 /* A plain global load or store (not an atomic, not cp.async's source) into the kernel's
@@ -184,7 +307,7 @@ static measure_status emu_measure(measure_backend *self, void (*launch)(void *),
 {
     emu_meter *m = self->state;
     bank_geometry g;
-    emu_sink sink = {m, on_shared, on_global};
+    emu_sink sink = {m, on_shared, on_global, on_sync, on_oob};
     measure_clear(out);
     if (m->have_last)
         trace_summary_free(&m->last);
@@ -194,6 +317,9 @@ static measure_status emu_measure(measure_backend *self, void (*launch)(void *),
     memset(m->sectors, 0, sizeof m->sectors);
     memset(m->ideal, 0, sizeof m->ideal);
     m->const_loads = m->const_addresses = m->watch_plain = m->watch_nc = 0;
+    m->n_sync = 0;
+    m->sync_count = 0;
+    m->oob_count = 0;
     bank_geometry_for(9, 0, 32, 0, &g); /* 32 banks of 4 bytes, as on every GPU the kit grades */
     if (!(m->analyzer = trace_analyzer_new(&g))) {
         snprintf(why, n, "out of memory starting the analysis");
@@ -218,6 +344,11 @@ static measure_status emu_measure(measure_backend *self, void (*launch)(void *),
     }
     m->analyzer = NULL;
     m->have_last = 1;
+    if (keep_sync(m, &m->last) != 0) {
+        snprintf(why, n, "out of memory keeping the synchronisation errors");
+        return MEASURE_ERROR;
+    }
+    keep_oob(m, &m->last);
     attribute(&m->last);
     trace_to_measurement(&m->last, out);
     out->value[METRIC_GLOBAL_LD_REQUESTS] = (double)m->global_loads;

@@ -25,7 +25,10 @@
 #define TRACE_ENTRY_BACKEND "smemlab_trace_backend"
 #define TRACE_ENTRY_LAST "smemlab_trace_last"
 #define TRACE_ENTRY_PATCHING "smemlab_trace_patching"
+#define TRACE_ENTRY_ZONES "smemlab_trace_zones"
 typedef void (*trace_patching_entry)(measure_backend *b, int on);
+typedef void (*trace_zones_entry)(measure_backend *b, const unsigned long long *lo,
+                                  const unsigned long long *hi, int n);
 typedef measure_backend *(*trace_backend_entry)(char *why, size_t why_size);
 typedef const trace_summary *(*trace_last_entry)(measure_backend *b, const char **function);
 
@@ -44,6 +47,15 @@ const trace_summary *measure_trace_last(measure_backend *b, const char **functio
  * trace backend.
  */
 void measure_trace_patching(measure_backend *b, int on);
+
+/*
+ * The guard zones [lo[i], hi[i]) (run/device.h, dev_guard_zones) the global accesses
+ * of the launches measured from now on are held to, every block's: the first access
+ * into one is the summary's oob (trace_oob.h). n 0: none. No-op when b is not the
+ * trace backend.
+ */
+void measure_trace_zones(measure_backend *b, const unsigned long long *lo,
+                         const unsigned long long *hi, int n);
 
 /* Where the loader looks for the library (TRACE_LIB_ENV, else beside the
  * running executable). */

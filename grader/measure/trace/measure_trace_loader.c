@@ -74,6 +74,17 @@ const trace_summary *measure_trace_last(measure_backend *b, const char **functio
     return last ? last(b, function) : NULL;
 }
 
+void measure_trace_zones(measure_backend *b, const unsigned long long *lo,
+                         const unsigned long long *hi, int n)
+{
+    trace_zones_entry zones;
+    if (!lib || !b || b != loaded)
+        return;
+    *(void **)&zones = dlsym(lib, TRACE_ENTRY_ZONES);
+    if (zones)
+        zones(b, lo, hi, n);
+}
+
 void measure_trace_patching(measure_backend *b, int on)
 {
     trace_patching_entry patching;

@@ -128,6 +128,30 @@ static __device__ __forceinline__ void count_sectors(trace_buffer *b, uint32_t t
     }
 }
 
+/* Whether [a, a + size) reaches into a guard zone of b (trace_record.h): the first such
+   access is kept, every lane counted. Every block, before sampling: an access out of
+   bounds anywhere fails the kernel (compare/bounds.h). */
+static __device__ __forceinline__ void guard_zones(trace_buffer *b, uint64_t pc, const void *ptr,
+                                                   uint32_t size, uint32_t flags)
+{
+    unsigned long long a = (unsigned long long)(uintptr_t)ptr;
+    uint32_t n = b->n_zones < TRACE_ZONES ? b->n_zones : TRACE_ZONES;
+    for (uint32_t z = 0; z < n; z++) {
+        if (a >= b->zone_hi[z] || a + size <= b->zone_lo[z])
+            continue;
+        if (atomicAdd(&b->oob_hits, 1ull) == 0) {
+            b->oob.pc = pc;
+            b->oob.addr = a;
+            b->oob.block = linear_block();
+            b->oob.warp = warp_in_block();
+            b->oob.lane = lane_id();
+            b->oob.width = size;
+            b->oob.flags = flags & (TRACE_READ | TRACE_WRITE);
+        }
+        return;
+    }
+}
+
 /* Global loads and stores: counted (labs 5 to 8 check how many warp-level
  * instructions reach global memory, one count per warp and instruction), their
  * sectors counted (coalescing, lab 9), and those of the first TRACE_GLOBAL_BLOCKS
@@ -140,6 +164,8 @@ smemlab_global_access(void *userdata, uint64_t pc, void *ptr, uint32_t accessSiz
     (void)newValue;
     trace_buffer *b = (trace_buffer *)userdata;
     uint32_t block = linear_block();
+    if (b && b->n_zones)
+        guard_zones(b, pc, ptr, accessSize, flags);
     if (!traced(b, block))
         return SANITIZER_PATCH_SUCCESS;
     uint32_t together = __match_any_sync(__activemask(), pc);
@@ -204,6 +230,8 @@ smemlab_memcpy_async(void *userdata, uint64_t pc, void *src, uint32_t dst, uint3
 {
     trace_buffer *b = (trace_buffer *)userdata;
     uint32_t block = linear_block();
+    if (b && b->n_zones && src)
+        guard_zones(b, pc, src, accessSize, TRACE_READ);
     if (!traced(b, block))
         return SANITIZER_PATCH_SUCCESS;
     uint32_t together = __match_any_sync(__activemask(), pc);

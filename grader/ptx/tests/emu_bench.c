@@ -141,7 +141,7 @@ int main(int argc, char **argv)
     static const int sizes[][3] = {{1, 1, 1},     {1, 300, 37},   {300, 1, 37},
                                    {64, 64, 1},   {67, 53, 97},   {191, 19, 41},
                                    {19, 191, 43}, {200, 136, 36}, {257, 129, 145}};
-    static const emu_sink keep = {NULL, keep_shared, keep_global};
+    static const emu_sink keep = {NULL, keep_shared, keep_global, NULL, NULL};
     for (int with = 0; with < 2; with++) {
         uint64_t wi = 0, lo = 0;
         double total = 0;

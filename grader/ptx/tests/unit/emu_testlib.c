@@ -62,6 +62,13 @@ static void on_global(void *ctx, const emu_global_record *g)
     rec->global[rec->n_global++] = *g;
 }
 
+static void on_sync(void *ctx, const emu_sync_error *e)
+{
+    et_records *rec = ctx;
+    if (rec->n_sync < ET_MAX_SYNC)
+        rec->sync[rec->n_sync++] = *e;
+}
+
 et *et_load_text(const char *ptx)
 {
     et *e = calloc(1, sizeof *e);
@@ -150,7 +157,8 @@ emu_status et_run3(et *e, const char *kernel, const unsigned grid[3], const unsi
                     .print = et_print, .print_ctx = e};
     e->n_printed = 0;
     e->printed[0] = '\0';
-    emu_sink sink = {&e->rec, on_shared, on_global};
+    emu_sink sink = {&e->rec, on_shared, on_global, on_sync, NULL};
+    e->rec.n_sync = 0;
     return emu_run(e->m, &l, &sink, budget, &e->res);
 }
 

@@ -12,11 +12,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#define ET_MAX_SYNC 16
+
 typedef struct et_records {
     emu_shared_record *shared;          /* shared accesses and barriers, in order */
     size_t n_shared, cap_shared;
     emu_global_record *global;
     size_t n_global, cap_global;
+    emu_sync_error sync[ET_MAX_SYNC];   /* the last launch's synchronisation errors */
+    size_t n_sync;
 } et_records;
 
 typedef struct et {

@@ -320,6 +320,65 @@ START_TEST(test_faults)
 }
 END_TEST
 
+/*
+ * Guard zones (emu_guard, docs/emulator.md#bounds): an access into the bytes before or
+ * after an array is no fault, reads what the owner put there, and is reported (the
+ * lane, the address, the array); past the zones it faults as before.
+ */
+START_TEST(test_guard_zones)
+{
+    enum { GUARD = 256, ARRAY = 32 * 4 };
+    et *e = et_load("bounds_ops");
+    unsigned char fill[GUARD];
+    memset(fill, 0xEE, sizeof fill);
+    uint64_t raw = et_buf(e, NULL, GUARD + ARRAY + GUARD), p = raw + GUARD;
+    ck_assert_int_eq(emu_write(e->d, raw, fill, GUARD), 0);
+    ck_assert_int_eq(emu_write(e->d, p + ARRAY, fill, GUARD), 0);
+    ck_assert_int_ne(emu_guard(e->d, raw + 4, 0, 0), 0); /* no allocation starts there */
+    ck_assert_int_ne(emu_guard(e->d, raw, GUARD + ARRAY, GUARD + 1), 0); /* more than it has */
+    ck_assert_int_eq(emu_guard(e->d, raw, GUARD, GUARD), 0);
+    uint64_t out = et_buf(e, NULL, ARRAY);
+    uint64_t params[3] = {p, 0, out};
+    int got[32];
+
+    ck_assert_int_eq(et_run(e, "oob_read", 1, 32, 1, 0, params, 3), EMU_OK);
+    ck_assert_uint_eq(e->res.oob_errors, 0);
+
+    params[1] = 4; /* lanes 28-31 read the 4 words past the array */
+    ck_assert_int_eq(et_run(e, "oob_read", 1, 32, 1, 0, params, 3), EMU_OK);
+    ck_assert_uint_eq(e->res.oob_errors, 4);
+    const emu_oob *o = &e->res.first_oob;
+    ck_assert_uint_eq(o->lane, 28);
+    ck_assert_uint_eq(o->addr, p + ARRAY);
+    ck_assert_uint_eq(o->width, 4);
+    ck_assert_uint_eq(o->flags, EMU_REC_READ);
+    ck_assert_uint_eq(o->base, p);
+    ck_assert_uint_eq(o->size, ARRAY);
+    ck_assert_ptr_nonnull(o->file);
+    ck_assert_int_gt(o->line, 0);
+    et_get(e, got, out, sizeof got);
+    ck_assert_uint_eq((uint32_t)got[31], 0xEEEEEEEEu); /* the guard's bytes, as on a GPU */
+
+    params[1] = 32; /* the whole warp past it: the lane-by-lane path */
+    ck_assert_int_eq(et_run(e, "oob_read", 1, 32, 1, 0, params, 3), EMU_OK);
+    ck_assert_uint_eq(e->res.oob_errors, 32);
+    ck_assert_uint_eq(e->res.first_oob.lane, 0);
+
+    params[1] = (uint64_t)(int64_t)-1; /* lane 0 reads the word before it */
+    ck_assert_int_eq(et_run(e, "oob_read", 1, 32, 1, 0, params, 3), EMU_OK);
+    ck_assert_uint_eq(e->res.oob_errors, 1);
+    ck_assert_uint_eq(e->res.first_oob.addr, p - 4);
+
+    params[1] = (ARRAY + GUARD) / 4; /* past the zone: unmapped, a fault */
+    ck_assert_int_eq(et_run(e, "oob_read", 1, 32, 1, 0, params, 3), EMU_FAULT);
+
+    params[0] = out, params[1] = 1; /* an array with no zones: its neighbour's gap faults */
+    ck_assert_int_eq(et_run(e, "oob_read", 1, 32, 1, 0, params, 3), EMU_FAULT);
+    ck_assert_uint_eq(e->res.oob_errors, 0);
+    et_free(e);
+}
+END_TEST
+
 START_TEST(test_dynamic_after_static)
 {
     et *e = et_load("mem_ops");
@@ -361,6 +420,7 @@ Suite *emu_mem_suite(void)
     tcase_add_test(tc, test_module_variables);
     tcase_add_test(tc, test_atomics);
     tcase_add_test(tc, test_faults);
+    tcase_add_test(tc, test_guard_zones);
     tcase_add_test(tc, test_dynamic_after_static);
     suite_add_tcase(s, tc);
     return s;

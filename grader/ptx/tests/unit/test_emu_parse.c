@@ -248,26 +248,17 @@ START_TEST(test_barrier_forms)
 }
 END_TEST
 
-/* Text that is not PTX: -1 and the line at fault. */
+/* Text that is not PTX at module scope: -1 and the line at fault. */
 static const struct {
     const char *ptx, *why;
 } bad[] = {
-    {HEAD ".visible .entry k()\n{\n  ret\n}\n", "line 7:"}, /* where the ';' should be */
-    {HEAD ".visible .entry k()\n{\n  bra NOWHERE;\n}\n", "line 6: unknown label"},
-    {HEAD ".visible .entry k()\n{\n  .reg .b32 %r<4>;\n  mov.u32 %r4, 1;\n}\n",
-     "line 7: `%r4` is not a declared register"},
-    {HEAD ".visible .entry k()\n{\n  { .reg .b32 %t; }\n  mov.u32 %t, 1;\n}\n",
-     "line 7: `%t` is not a declared register"},
-    {HEAD ".visible .entry k()\n{\nL: ret;\nL: ret;\n}\n", "line 7: label defined twice"},
     {".version 8.0\n.target sm_90\n.address_size 32\n", "line 3: .address_size 32"},
     {HEAD "/* never closed\n", "line 4: a /* comment never ends"},
     {HEAD ".global .u32 x = 99999999999999999999;\n", "line 4: an integer that does not fit"},
     {HEAD ".global .u32 x[2] = {1, 2, 3};\n", "line 4: more initialisers"},
-    {HEAD ".visible .entry k()\n{\n  mov.u32 %r1, 1;\n", "line 6:"},
-    {HEAD ".visible .entry k()\n{\n  ld.global.u32 %r1, %r2;\n}\n", "line 6:"},
+    {HEAD ".visible .entry k()\n{\n  mov.u32 %r1, 1;\n", "line 6:"}, /* a body never closed */
     {HEAD ".bogus 1;\n", "line 4: unknown or unsupported directive"},
     {HEAD ".global .b8 x[4294967297];\n", "line 4:"},
-    {HEAD ".visible .entry k()\n{\n  add.s32 , ;\n}\n", "line 6:"},
     {HEAD "\x01", "line 4: unexpected character 0x01"},
 };
 
@@ -277,6 +268,35 @@ START_TEST(test_errors_name_the_line)
     ck_assert_int_ne(load(bad[_i].ptx, why, sizeof why), 0);
     ck_assert_msg(strncmp(why, bad[_i].why, strlen(bad[_i].why)) == 0, "case %d: why = \"%s\"",
                   _i, why);
+}
+END_TEST
+
+/* A function body the reader cannot read: the module loads (its other kernels run, as
+   test_unreadable_kernel_alone shows), and launching the kernel fails as unsupported with
+   the PTX line at fault and what was wrong there. */
+static const struct {
+    const char *ptx, *why;
+} set_aside[] = {
+    {HEAD ".visible .entry k()\n{\n  ret\n}\n", "(PTX line 7:"}, /* where the ';' should be */
+    {HEAD ".visible .entry k()\n{\n  bra NOWHERE;\n}\n", "(PTX line 6: unknown label"},
+    {HEAD ".visible .entry k()\n{\n  .reg .b32 %r<4>;\n  mov.u32 %r4, 1;\n}\n",
+     "(PTX line 7: `%r4` is not a declared register"},
+    {HEAD ".visible .entry k()\n{\n  { .reg .b32 %t; }\n  mov.u32 %t, 1;\n}\n",
+     "(PTX line 7: `%t` is not a declared register"},
+    {HEAD ".visible .entry k()\n{\nL: ret;\nL: ret;\n}\n", "(PTX line 7: label defined twice"},
+    {HEAD ".visible .entry k()\n{\n  ld.global.u32 %r1, %r2;\n}\n", "(PTX line 6:"},
+    {HEAD ".visible .entry k()\n{\n  add.s32 , ;\n}\n", "(PTX line 6:"},
+    {HEAD ".visible .entry k()\n{\n  .reg .b32 %r1;\n  { mov.b32 %r1, {%r1}, 2;\n  }\n  ret;\n}\n",
+     "(PTX line 7:"}, /* inside a block, with a vector: its braces are the statement's */
+};
+
+START_TEST(test_unreadable_body_set_aside)
+{
+    et *e = et_load_text(set_aside[_i].ptx);
+    ck_assert_int_eq(et_run(e, "k", 1, 32, 1, 0, NULL, 0), EMU_UNSUPPORTED);
+    ck_assert_msg(strstr(e->res.why, set_aside[_i].why) != NULL, "case %d: why = \"%s\"", _i,
+                  e->res.why);
+    et_free(e);
 }
 END_TEST
 
@@ -357,6 +377,8 @@ Suite *emu_parse_suite(void)
     tcase_add_test(tc, test_unsupported_names_the_students_line);
     tcase_add_test(tc, test_barrier_forms);
     tcase_add_loop_test(tc, test_errors_name_the_line, 0, (int)(sizeof bad / sizeof bad[0]));
+    tcase_add_loop_test(tc, test_unreadable_body_set_aside, 0,
+                        (int)(sizeof set_aside / sizeof set_aside[0]));
     tcase_add_test(tc, test_hostile_sizes);
     tcase_add_test(tc, test_clocks);
     tcase_add_test(tc, test_ptx_module);

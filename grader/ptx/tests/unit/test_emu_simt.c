@@ -109,16 +109,19 @@ START_TEST(test_barriers)
     int out[96];
     uint64_t params[1] = {et_buf(e, NULL, sizeof out)};
     ck_assert_int_eq(et_run(e, "producer_consumer", 1, 64, 1, 0, params, 1), EMU_OK);
+    ck_assert_uint_eq(e->res.sync_errors, 0); /* every thread reaches each barrier */
     et_get(e, out, params[0], sizeof out);
     for (int t = 0; t < 32; t++)
         ck_assert_int_eq(out[t], (31 - t + 32) * 3); /* warp 0 waited for warp 1's arrival */
 
     ck_assert_int_eq(et_run(e, "bar_reductions", 1, 96, 1, 0, params, 1), EMU_OK);
+    ck_assert_uint_eq(e->res.sync_errors, 0); /* every thread reaches each barrier */
     et_get(e, out, params[0], sizeof out);
     for (int t = 0; t < 96; t++)
         ck_assert_int_eq(out[t], 32 * 1000 + 100 + 10 + 0);
 
     ck_assert_int_eq(et_run(e, "exit_before_barrier", 1, 96, 1, 0, params, 1), EMU_OK);
+    ck_assert_uint_eq(e->res.sync_errors, 0); /* every thread reaches each barrier */
     et_get(e, out, params[0], sizeof out);
     for (int t = 0; t < 32; t++)
         ck_assert_uint_eq((unsigned)out[t], 0xdeadbeefu + 1); /* never written: the fill */
@@ -127,6 +130,7 @@ START_TEST(test_barriers)
 
     et_clear_records(e);
     ck_assert_int_eq(et_run(e, "one_warp_barrier", 1, 64, 1, 0, params, 1), EMU_OK);
+    ck_assert_uint_eq(e->res.sync_errors, 0); /* every thread reaches each barrier */
     et_get(e, out, params[0], sizeof out);
     for (int t = 0; t < 64; t++)
         ck_assert_int_eq(out[t], t ^ 1);
@@ -202,6 +206,65 @@ START_TEST(test_special_registers)
                     ck_assert_uint_eq(o[7], 48);
                 }
     free(out);
+    et_free(e);
+}
+END_TEST
+
+/* warpSize is the PTX constant WARP_SZ, 32; the other built-ins read as the PTX ISA says. */
+START_TEST(test_builtins)
+{
+    et *e = et_load("builtins");
+    unsigned out[96 * 4];
+    uint64_t params[1] = {et_buf(e, NULL, sizeof out)};
+    ck_assert_int_eq(et_run(e, "builtins", 1, 96, 1, 0, params, 1), EMU_OK);
+    et_get(e, out, params[0], sizeof out);
+    for (unsigned t = 0; t < 96; t++) {
+        ck_assert_uint_eq(out[t * 4 + 0], 32);
+        ck_assert_uint_eq(out[t * 4 + 1], t % 32 + 100 * (t / 32));
+        ck_assert_uint_eq(out[t * 4 + 2], 0);
+        ck_assert_uint_eq(out[t * 4 + 3], 3);
+    }
+    et_free(e);
+}
+END_TEST
+
+/* A kernel whose PTX the reader cannot read costs that kernel alone: the module loads,
+   the other kernels run, and its launch names the student's line and what the reader
+   said (docs/emulator.md#semantics). */
+static const char *unreadable_ptx =
+    ".version 8.0\n.target sm_90\n.address_size 64\n"
+    ".visible .entry good(.param .u64 out)\n{\n"
+    "  .reg .b32 %r<2>;\n  .reg .b64 %rd<2>;\n"
+    "  ld.param.u64 %rd1, [out];\n  mov.u32 %r1, WARP_SZ;\n  st.global.u32 [%rd1], %r1;\n"
+    "  ret;\n}\n"
+    ".func helper(.param .b32 x)\n{\n  .reg .b32 %r<2>;\n"
+    "  .loc 1 7 0\n  mov.u32 %r1, NO_SUCH_NAME;\n  { mov.u32 %r1, 1; }\n  ret;\n}\n"
+    ".visible .entry calls_it()\n{\n  .reg .b32 %r<2>;\n"
+    "  .loc 1 12 0\n  mov.u32 %r1, 3;\n  { .param .b32 a;\n  st.param.b32 [a], %r1;\n"
+    "  call.uni helper, (a);\n  }\n  ret;\n}\n"
+    ".visible .entry bad()\n{\n  .reg .b32 %r<2>;\n"
+    "  .loc 1 21 0\n  mov.u32 %r1, %tid.x;\n  .loc 1 22 0\n  {\n  add.u32 %r1, %r1, {%r1};\n  }\n"
+    "  ret;\n}\n"
+    ".file 1 \"/src/lab1.cu\"\n";
+
+START_TEST(test_unreadable_kernel_alone)
+{
+    et *e = et_load_text(unreadable_ptx);
+    uint32_t got = 0;
+    uint64_t params[1] = {et_buf(e, NULL, 4)};
+    ck_assert_int_eq(et_run(e, "good", 1, 32, 1, 0, params, 1), EMU_OK);
+    et_get(e, &got, params[0], 4);
+    ck_assert_uint_eq(got, 32);
+    ck_assert_int_eq(et_run(e, "bad", 1, 32, 1, 0, NULL, 0), EMU_UNSUPPORTED);
+    ck_assert_ptr_nonnull(strstr(e->res.why, "cannot read the PTX nvcc made of this kernel"));
+    ck_assert_ptr_nonnull(e->res.file);
+    ck_assert_str_eq(e->res.file, "/src/lab1.cu");
+    ck_assert_int_eq(e->res.line, 22);
+    ck_assert_int_eq(et_run(e, "calls_it", 1, 32, 1, 0, NULL, 0), EMU_UNSUPPORTED);
+    ck_assert_ptr_nonnull(strstr(e->res.why, "`helper`, a function the kernel calls"));
+    ck_assert_ptr_nonnull(strstr(e->res.why, "unknown name `NO_SUCH_NAME`"));
+    ck_assert_int_eq(e->res.line, 7);
+    ck_assert_int_eq(et_run(e, "good", 1, 32, 1, 0, params, 1), EMU_OK);
     et_free(e);
 }
 END_TEST
@@ -363,6 +426,8 @@ Suite *emu_simt_suite(void)
     tcase_add_test(tc, test_early_return);
     tcase_add_test(tc, test_calls);
     tcase_add_test(tc, test_barriers);
+    tcase_add_test(tc, test_builtins);
+    tcase_add_test(tc, test_unreadable_kernel_alone);
     tcase_add_test(tc, test_endless_loop_times_out);
     tcase_add_test(tc, test_trap_and_assert);
     tcase_add_test(tc, test_special_registers);
