@@ -129,16 +129,22 @@ FORCE:
 # Three programs: smemlab-grade (plans, measures, scores; never runs a student's
 # host code), smemlab-record (the untrusted process that calls the launchers)
 # and the fake CUDA runtime the recorder loads in place of the real one.
-RECORD_ONLY := grader/record/recorder.c grader/record/sandbox.c grader/record/fake_cudart.c grader/measure/trace/measure_trace.c
-# The grader: every C file under grader/ but the programs of their own (bench, batch,
-# jail), the recorder's, and the PTX machine's tests.
-GRADER_SRC := $(filter-out grader/bench/% grader/batch/% grader/jail/% grader/ptx/tests/% $(RECORD_ONLY),$(shell find grader -name '*.c' | sort))
+#
+# Every C file under grader/ is compiled once (build/obj/, position-independent,
+# so that the trace backend's shared object takes the same objects) and put in
+# one archive, build/libsmemlab.a: all but the programs' mains (a file that
+# defines main), the entry files of the two shared objects and the PTX machine's
+# tests. A program is its main and the archive: the linker takes from it the
+# objects the program calls into, and nothing else, so that a new file is linked
+# wherever it is used, with no list to edit.
+GRADER_C := $(shell find grader -name '*.c' -not -path 'grader/ptx/tests/*' | sort)
+MAIN_C := $(shell grep -l '^int main\b' $(GRADER_C))
+SO_ENTRY_C := grader/record/fake_cudart.c grader/measure/trace/measure_trace.c
+GRADER_LIB := $(BUILD)/libsmemlab.a
 GRADER := $(BUILD)/smemlab-grade
 RECORDER := $(BUILD)/smemlab-record
 FAKE_CUDART := $(BUILD)/record/libcudart.so.13
 GRADER_ALL := $(GRADER) $(RECORDER) $(FAKE_CUDART)
-RECORDER_SRC := grader/record/recorder.c grader/record/sandbox.c grader/image/lab_image.c grader/image/elf_view.c \
-                $(wildcard grader/labs/*.c) grader/model/tile_access.c
 # See grader/measure/counters/compat/README.
 CUPTI_CFLAGS := -Igrader/measure/counters/compat
 # Each object depends on the headers it includes, as the compiler lists them (-MMD).
@@ -147,7 +153,12 @@ DEPFLAGS = -MMD -MP
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(@D)
-	$(call step,CC,$<)$(CC) $(DEPFLAGS) $(CPPFLAGS) $(if $(findstring measure_cupti,$<),$(CUPTI_CFLAGS)) $(C_ALL) -c $< -o $@
+	$(call step,CC,$<)$(CC) $(DEPFLAGS) $(CPPFLAGS) $(if $(findstring measure_cupti,$<),$(CUPTI_CFLAGS)) $(C_ALL) $(C_OBJ) -c $< -o $@
+# Position-independent (the trace backend is a shared object); the archive's
+# symbols are hidden there (--exclude-libs), so nothing of it is interposed.
+C_OBJ = -fPIC -fno-semantic-interposition
+# The batch composes paths and messages that may be cut, and says so.
+$(BUILD)/obj/grader/batch/%.o: C_OBJ += -Wno-format-truncation
 
 # The grader's own kernels, built into the grader (grader/device/).
 GRADER_FATBIN := $(BUILD)/grader_kernels.fatbin
@@ -166,13 +177,21 @@ CUB_ARCH = $(if $(GPU_ARCH_KNOWN),-arch=sm_$(GPU_CC),-gencode arch=compute_75$(c
 CUB_OBJ := $(BUILD)/obj/grader/device/cub_sum.o
 $(CUB_OBJ): grader/device/cub_sum.cu grader/run/cub.h
 	@mkdir -p $(@D)
-	$(call step,NVCC,$<)$(NVCC) -std=c++17 -c $(CUB_ARCH) $< -o $@
+	$(call step,NVCC,$<)$(NVCC) -std=c++17 -Xcompiler -fPIC -c $(CUB_ARCH) $< -o $@
 
-GRADER_OBJ := $(GRADER_SRC:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/grader/device/grader_fatbin.o $(CUB_OBJ)
-$(GRADER): $(GRADER_OBJ) | $(RECORDER) $(FAKE_CUDART)
-	$(call step,LINK,$@)$(CC) $(C_ALL) $(GRADER_OBJ) -o $@ $(LDLIBS_CUDA)
+GRADER_LIB_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(filter-out $(MAIN_C) $(SO_ENTRY_C),$(GRADER_C))) \
+                  $(BUILD)/obj/grader/device/grader_fatbin.o $(CUB_OBJ)
+# A thin archive (it names the objects, never copies them), written anew when
+# an object changes: a file removed from the tree leaves nothing behind in it.
+$(GRADER_LIB): $(GRADER_LIB_OBJ)
+	$(call step,AR,$@)rm -f $@.tmp && $(AR) rcsT $@.tmp $^ && mv $@.tmp $@
+# $(call program,MAIN_OBJ...): what a program links, its mains then the archive.
+program = $(1) $(GRADER_LIB)
 
-$(RECORDER): $(RECORDER_SRC:%.c=$(BUILD)/obj/%.o)
+$(GRADER): $(call program,$(BUILD)/obj/grader/cli/main.o) | $(RECORDER) $(FAKE_CUDART)
+	$(call step,LINK,$@)$(CC) $(C_ALL) $(filter %.o %.a,$^) -o $@ $(LDLIBS_CUDA)
+
+$(RECORDER): $(call program,$(BUILD)/obj/grader/record/recorder.o)
 	$(call step,LINK,$@)$(CC) $(C_ALL) $^ -o $@ -ldl $(addprefix -L,$(DEPS_LIB)) \
 	    $(addprefix -Wl$(comma)-rpath$(comma),$(DEPS_LIB)) -lseccomp
 
@@ -183,8 +202,7 @@ $(FAKE_CUDART): grader/record/fake_cudart.c grader/record/fake_cudart.map grader
 
 # The build jail: plain C, nothing to link. Beside it, smemlab-jail-bin/as is
 # the jail again: the assembler guard the host compiler finds first (-B).
-JAIL_SRC := $(wildcard grader/jail/*.c)
-$(BUILD_JAIL): $(JAIL_SRC:%.c=$(BUILD)/obj/%.o)
+$(BUILD_JAIL): $(call program,$(BUILD)/obj/grader/jail/main.o)
 	$(call step,LINK,$@)$(CC) $(C_ALL) $^ -o $@
 	@mkdir -p $(BUILD)/smemlab-jail-bin && ln -sfn ../smemlab-build-jail $(BUILD)/smemlab-jail-bin/as
 
@@ -195,16 +213,13 @@ SANITIZER_HOME ?= $(CUDA_HOME)/compute-sanitizer
 HAVE_SANITIZER := $(wildcard $(SANITIZER_HOME)/include/sanitizer.h)
 TRACE_LIB := $(BUILD)/libsmemlab-trace.so
 TRACE_PATCHES := $(BUILD)/smemlab-trace-patches.fatbin
-TRACE_SRC := grader/measure/trace/measure_trace.c grader/measure/measure.c grader/measure/access/trace.c \
-             grader/measure/access/lineinfo.c grader/image/elf_view.c grader/image/sass.c grader/model/bank.c \
-             grader/base/check.c grader/measure/access/lane_race.c grader/measure/access/coalesce.c \
-             grader/model/sector.c
+TRACE_OBJ := $(BUILD)/obj/grader/measure/trace/measure_trace.o
 TRACE := $(if $(HAVE_SANITIZER),$(TRACE_LIB) $(TRACE_PATCHES))
 
-$(TRACE_LIB): $(TRACE_SRC) $(shell find grader -name '*.h')
+$(TRACE_OBJ): C_OBJ += -fvisibility=hidden -I$(SANITIZER_HOME)/include -DSMEMLAB_NVDISASM='"$(CUDA_HOME)/bin/nvdisasm"'
+$(TRACE_LIB): $(call program,$(TRACE_OBJ))
 	@mkdir -p $(@D)
-	$(call step,CC,$@)$(CC) $(CPPFLAGS) -I$(SANITIZER_HOME)/include -DSMEMLAB_NVDISASM='"$(CUDA_HOME)/bin/nvdisasm"' \
-	    $(C_ALL) -fPIC -shared -fvisibility=hidden $(TRACE_SRC) -o $@ \
+	$(call step,LINK,$@)$(CC) $(C_ALL) -fPIC -shared $^ -o $@ -Wl,--exclude-libs,ALL \
 	    -L$(SANITIZER_HOME) -Wl,-rpath,$(SANITIZER_HOME) -lsanitizer-public \
 	    -L$(CUDA_HOME)/lib64/stubs -lcuda -lm
 $(TRACE_PATCHES): grader/measure/trace/trace_patches.cu grader/measure/access/trace_record.h
@@ -265,15 +280,8 @@ nvcc-arch:
 
 # --- batch: grade a class --------------------------------------------------------------
 BATCH := $(BUILD)/smemlab-batch
-BATCH_SRC := $(wildcard grader/batch/*.c)
 BATCH_LIBS := $(addprefix -L,$(DEPS_LIB)) $(addprefix -Wl$(comma)-rpath$(comma),$(DEPS_LIB)) -larchive -lcrypto -lcjson -lm
-$(BUILD)/obj/grader/batch/%.o: grader/batch/%.c $(wildcard grader/batch/*.h) grader/labs/lab_table.h
-	@mkdir -p $(@D)
-	$(call step,CC,$@)$(CC) $(CPPFLAGS) $(C_ALL) -Wno-format-truncation -c $< -o $@
-# The lab tables (grader/labs/ but the launchers' calls and the sizes they take).
-LAB_TABLES_SRC := $(filter-out grader/labs/calls.c grader/labs/sizes.c grader/labs/stencil_calls.c,$(wildcard grader/labs/*.c))
-$(BATCH): $(BATCH_SRC:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/grader/base/check.o $(BUILD)/obj/grader/base/provenance.o \
-          $(BUILD)/obj/grader/model/tile_access.o $(patsubst %.c,$(BUILD)/obj/%.o,$(LAB_TABLES_SRC))
+$(BATCH): $(call program,$(BUILD)/obj/grader/batch/main.o)
 	$(call step,LINK,$@)$(CC) $(C_ALL) $^ -o $@ $(BATCH_LIBS)
 # make batch LAB=lab3 SUBMISSIONS=dir [RESULTS=dir] [BATCH_FLAGS='--gpus 0,1']
 RESULTS ?= results-$(LAB_ID)
@@ -349,8 +357,7 @@ install-packages:
 
 # --- benchmark: lab 5 to 9 solutions against cuBLAS, the copy roof and CUB ----------
 BENCH := $(BUILD)/smemlab-bench
-BENCH_OBJ := grader/bench/bench.c grader/run/timing.c grader/labs/sizes.c grader/labs/reduce_sizes.c $(filter-out grader/reference/tile_ref.c,$(wildcard grader/reference/*.c))
-$(BENCH): $(BENCH_OBJ:%.c=$(BUILD)/obj/%.o) $(CUB_OBJ)
+$(BENCH): $(call program,$(BUILD)/obj/grader/bench/bench.o)
 	$(call step,LINK,$@)$(CC) $(C_ALL) $^ -o $@ $(LDLIBS_CUDA) -lcublas
 .PHONY: bench
 ifeq ($(words $(wildcard solutions grader/bench)),2)

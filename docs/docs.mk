@@ -13,7 +13,8 @@
 #                    phone (links, figures, width; screenshots in
 #                    build/docs-screenshots/); self-tests prove each check fails
 #
-# Uses BUILD, CC, CFLAGS and NVCC of the top Makefile when they are set.
+# Uses BUILD, CC, C_ALL, NVCC and the grader's archive ($(call program,...))
+# of the top Makefile.
 
 BUILD ?= build
 CC ?= cc
@@ -30,17 +31,15 @@ DOCS_FIGDIR := $(DOCS_OUT)/figures
 DOCS_FIGS := $(DOCS_FIGDIR)/.stamp
 DOCS_BANKMAP := $(DOCS_OUT)/tools/bankmap
 DOCS_PDF := $(DOCS_OUT)/smemlab.pdf
-DOCS_MODEL := grader/model/bank.c grader/model/tile_model.c grader/model/tile_access.c grader/model/sector.c \
-    grader/model/reduce_model.c grader/reference/reduce_ref.c grader/labs/reduce_sizes.c \
-    grader/reference/prng.c grader/reference/parallel.c grader/reference/lookup_ref.c
 DOCS_FILTERS := $(DOCS_TOOLS)/nav.lua $(DOCS_TOOLS)/check-links.lua $(DOCS_TOOLS)/extract-code.lua \
     $(DOCS_TOOLS)/facts.lua
 # The numbers the pages state (points, check names, sizes), printed from the
 # grader's lab tables; facts.lua holds every page to them.
 DOCS_LABFACTS := $(DOCS_OUT)/tools/labfacts
 DOCS_FACTS := $(DOCS_OUT)/facts.txt
-DOCS_FACTS_SRC := $(filter-out grader/labs/calls.c grader/labs/reduce_calls.c grader/labs/stencil_calls.c,$(wildcard grader/labs/*.c)) \
-    grader/model/tile_access.c
+# The two tools are programs of the grader's archive (the top Makefile's
+# $(call program,...)): each links what it calls of the model and the tables.
+DOCS_TOOL_OBJ = $(BUILD)/obj/$(DOCS_TOOLS)/$(1).o
 
 # The HTML command, without the page list: the self-test runs it too.
 DOCS_PANDOC := $(PANDOC) --fail-if-warnings --from=markdown --to=html5 --standalone \
@@ -60,10 +59,12 @@ docs: docs-html docs-pdf
 docs-html: $(DOCS_HTML) $(DOCS_OUT)/style.css
 
 # --- figures: generated from the grader's model, never drawn by hand ---------
-$(DOCS_BANKMAP): $(DOCS_TOOLS)/bankmap.c $(DOCS_MODEL) grader/model/bank.h grader/model/tile_model.h grader/model/sector.h \
-                 grader/model/reduce_model.h grader/reference/reduce_ref.h grader/reference/lookup_ref.h
+$(call DOCS_TOOL_OBJ,bankmap) $(call DOCS_TOOL_OBJ,labfacts): $(BUILD)/obj/$(DOCS_TOOLS)/%.o: $(DOCS_TOOLS)/%.c
 	@mkdir -p $(@D)
-	$(call step,CC,$@)$(CC) $(CFLAGS) -std=c11 -Igrader/model $(DOCS_TOOLS)/bankmap.c $(DOCS_MODEL) -o $@ -lm -lpthread
+	$(call step,CC,$<)$(CC) $(DEPFLAGS) $(C_ALL) -Igrader/model -iquote grader -c $< -o $@
+$(DOCS_BANKMAP): $(call program,$(call DOCS_TOOL_OBJ,bankmap))
+	@mkdir -p $(@D)
+	$(call step,LINK,$@)$(CC) $(C_ALL) $^ -o $@ -lm -lpthread
 
 # Every figure bankmap knows must come out as SVG that parses as XML and has a
 # viewBox and a <title>.
@@ -83,9 +84,9 @@ $(DOCS_FIGS): $(DOCS_BANKMAP)
 	echo "figures: $$($(DOCS_BANKMAP) --list | wc -l) written to $(@D)/ ($${xml:-no XML checker found, not} validated; the model's numbers are in $(@D)/model.txt)"
 	@touch $@
 
-$(DOCS_LABFACTS): $(DOCS_TOOLS)/labfacts.c $(DOCS_FACTS_SRC) grader/labs/lab_table.h grader/labs/sizes.h
+$(DOCS_LABFACTS): $(call program,$(call DOCS_TOOL_OBJ,labfacts))
 	@mkdir -p $(@D)
-	$(call step,CC,$@)$(CC) $(CFLAGS) -std=c11 $(DOCS_TOOLS)/labfacts.c $(DOCS_FACTS_SRC) -o $@ -lm
+	$(call step,LINK,$@)$(CC) $(C_ALL) $^ -o $@ -lm
 $(DOCS_FACTS): $(DOCS_LABFACTS)
 	@$< > $@.tmp && mv $@.tmp $@
 

@@ -6,10 +6,7 @@ CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null)
 UNIT_SRC := $(wildcard tests/unit/*.c grader/ptx/tests/unit/*.c)
 # The trace backend's GPU probe (check-trace-gpu); compiled in check-compile.
 TRACE_PROBE := $(BUILD)/tests/trace-probe
-TRACE_PROBE_SRC := tests/gpu/trace-probe.c grader/measure/trace/measure_trace_loader.c grader/compare/compare.c \
-    grader/base/check.c grader/measure/measure.c grader/measure/access/trace.c grader/measure/access/lane_race.c grader/measure/access/bankmap.c \
-    grader/measure/access/lineinfo.c grader/image/elf_view.c grader/model/bank.c grader/model/tile_model.c grader/model/tile_access.c \
-    grader/measure/access/coalesce.c grader/model/sector.c
+TRACE_PROBE_OBJ := $(BUILD)/obj/tests/gpu/trace-probe.o
 
 UNIT_BIN := $(BUILD)/tests/unit-tests
 # Compile tests build every lab file for the oldest architecture of the kit's
@@ -34,18 +31,19 @@ CU_FILES := $(wildcard labs/*/*.cu solutions/*/*.cu solutions/*/milestones/*.cu)
 CU_CHECKED := $(CU_FILES:%.cu=$(BUILD)/compile-check/%.so) \
               $(PLANTED_NAMES:%=$(BUILD)/compile-check/planted/%.so)
 
-UNIT_OBJ := $(filter-out $(BUILD)/obj/grader/cli/main.o,$(GRADER_OBJ))
-# One object a test file (their headers tracked by -MMD): a change to one
-# grader file relinks the tests instead of compiling all of them again
-# (make check-mutants does that for every mutant).
+# One object a test file (their headers tracked by -MMD), linked with the
+# grader's archive: a change to one grader file relinks the tests instead of
+# compiling all of them again (make check-mutants does that for every mutant).
 UNIT_TEST_OBJ := $(UNIT_SRC:%.c=$(BUILD)/obj/%.o)
-$(UNIT_TEST_OBJ): $(BUILD)/obj/%.o: %.c
+# The kit's test programs that call into the grader, compiled as the unit tests are.
+TEST_PROGRAM_OBJ := $(BUILD)/obj/tests/gpu/trace-probe.o $(BUILD)/obj/tests/traces/gen-traces.o
+$(UNIT_TEST_OBJ) $(TEST_PROGRAM_OBJ): $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(@D)
 	@pkg-config --exists check || { echo "Check (the C unit-test library) is missing: sudo apt-get install check" >&2; exit 3; }
 	$(call step,CC,$<)$(CC) $(DEPFLAGS) $(CPPFLAGS) -iquote grader -iquote grader/reference $(CHECK_CFLAGS) $(C_ALL) -c $< -o $@
-$(UNIT_BIN): $(UNIT_TEST_OBJ) $(UNIT_OBJ)
+$(UNIT_BIN): $(call program,$(UNIT_TEST_OBJ))
 	@mkdir -p $(@D)
-	$(call step,LINK,$@)$(CC) $(C_ALL) $(UNIT_TEST_OBJ) $(UNIT_OBJ) -o $@ $(CHECK_LIBS) $(LDLIBS_CUDA)
+	$(call step,LINK,$@)$(CC) $(C_ALL) $^ -o $@ $(CHECK_LIBS) $(LDLIBS_CUDA)
 
 EMU_PTX_DIR := $(BUILD)/tests/emulator
 # $(call COMPILE_ONE,LIB,PTX): the library of $< and its PTX, from one nvcc run
@@ -188,11 +186,9 @@ check-cli: $(GRADER_ALL) $(BUILD)/compile-check/labs/lab1-square/lab1.so
 	bash tests/cli/test-cli.sh $(GRADER)
 
 # Recorded traces of the lab access patterns (tests/traces/), from the tile model.
-$(BUILD)/tests/gen-traces: tests/traces/gen-traces.c grader/model/tile_model.c grader/model/tile_access.c grader/model/bank.c \
-                           grader/measure/access/trace.c grader/measure/access/lane_race.c grader/base/check.c grader/measure/measure.c \
-                           grader/measure/access/coalesce.c grader/model/sector.c
+$(BUILD)/tests/gen-traces: $(call program,$(BUILD)/obj/tests/traces/gen-traces.o)
 	@mkdir -p $(@D)
-	$(call step,CC,$@)$(CC) -iquote grader $(C_ALL) $^ -o $@ -lm
+	$(call step,LINK,$@)$(CC) $(C_ALL) $^ -o $@ -lm
 .PHONY: traces check-traces
 traces: $(BUILD)/tests/gen-traces
 	$< tests/traces
@@ -206,9 +202,9 @@ check-traces: $(BUILD)/tests/gen-traces
 
 # The trace backend alone, on a GPU (issue 9): requests and wavefronts of the
 # lab 1-4 kernels against the hand-worked numbers, lines, races.
-$(TRACE_PROBE): $(TRACE_PROBE_SRC) $(shell find grader -name '*.h')
+$(TRACE_PROBE): $(call program,$(TRACE_PROBE_OBJ))
 	@mkdir -p $(@D)
-	$(call step,CC,$@)$(CC) $(CPPFLAGS) -iquote grader $(C_ALL) $(TRACE_PROBE_SRC) -o $@ $(LDLIBS_CUDA)
+	$(call step,LINK,$@)$(CC) $(C_ALL) $^ -o $@ $(LDLIBS_CUDA)
 .PHONY: check-trace-gpu
 check-trace-gpu: $(TRACE_PROBE) trace-backend $(BUILD)/solutions/lab1.so $(BUILD)/solutions/lab3.so \
                  $(BUILD)/solutions/lab4.so $(BUILD)/planted/lab1-no-sync.so $(BUILD)/planted/lab1-long-tile.so
