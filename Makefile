@@ -103,14 +103,30 @@ JAIL = $(BUILD_JAIL) --timeout $(BUILD_TIMEOUT) --memory $(BUILD_MEMORY) --max-o
 # nvcc runs in the jail, writing only into OUT.keep/ (its temporaries too);
 # RUNNER replaces the jail for the kit's own test libraries that must do what
 # the jail refuses (the unit tests' injected fatbinary).
+# What the jail builds comes from the lab cache where LAB_CACHE names one (below).
 lab_lib = keep=$(3).keep; rm -rf "$$keep" && mkdir -p "$$keep" && cp $(SUPPORT_OBJ) "$$keep/support.o" \
-    && $(if $(4),$(4),$(JAIL) --source $(2) --read $(LAB_COMMON) --out "$$keep" --) \
-       $(NVCC) $(1) -shared $(2) "$$keep/support.o" -o "$$keep/$(notdir $(3))" --keep --keep-dir "$$keep" \
+    && $(if $(and $(LAB_CACHE),$(if $(4),,jail)),$(call lab_cached,$(1),$(2),$(3),$(lab_nvcc)),$(lab_nvcc)) \
     && mv "$$keep/$(notdir $(3))" $(3) $(if $(5),&& mv "$$keep/$(basename $(notdir $(2))).compute_90.ptx" $(5)) \
     $(if $(6),&& for c in "$$keep/$(basename $(notdir $(2)))".*.cubin; do [ -e "$$c" ] || continue; a=$${c%.cubin}; mv "$$c" $(6).sm$${a##*_}.cubin; done) \
     && { mv "$$keep/$(basename $(notdir $(2))).fatbin" $(patsubst %.so,%.fatbin,$(3)) \
          || { echo "nvcc kept no $(basename $(notdir $(2))).fatbin in $$keep: this kit needs the file names of nvcc --keep (CUDA 12.6 or newer)" >&2; false; }; }; \
     rc=$$?; rm -rf "$$keep"; [ $$rc = 0 ]
+lab_nvcc = $(if $(4),$(4),$(JAIL) --source $(2) --read $(LAB_COMMON) --out "$$keep" --) \
+       $(NVCC) $(1) -shared $(2) "$$keep/support.o" -o "$$keep/$(notdir $(3))" --keep --keep-dir "$$keep"
+# The lab cache (grader/kit/lab-cache.sh): a library the jail built is stored
+# under the sha256 of everything that decides its bytes (the toolchain, the
+# flags, the source's bytes and the names -lineinfo records, common/, support.o)
+# and copied from there the next time those are all the same; an entry is
+# checked against its manifest and built again where damaged. The folder lives
+# across clones and make clean; CI may keep it. LAB_CACHE= builds everything.
+# make lab-lib (students' files: the batch, the autograders) caches nothing
+# unless LAB_LIB_CACHE names a folder (check-truth's corpus does).
+LAB_CACHE ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/smemlab/labs
+LAB_LIB_CACHE ?=
+LAB_CACHE_SH = LAB_CACHE='$(LAB_CACHE)' bash grader/kit/lab-cache.sh
+lab_cached = { key=$$($(LAB_CACHE_SH) key '$(NVCC)' '$(1)' $(2) $(3) $(LAB_COMMON) "$$keep/support.o") \
+    && $(LAB_CACHE_SH) get "$$key" "$$keep" || { $(4) \
+    && $(LAB_CACHE_SH) put "$$key" "$$keep" $(notdir $(3)) $(basename $(notdir $(2))); }; }
 # common/support.cu holds no GPU code (a symbol that marks the contract): it is
 # compiled once and linked into every lab library, the jail reading it from
 # OUT.keep/. Written under another name first: batch builds may ask at once.
@@ -271,6 +287,7 @@ $(foreach l,$(LABS),$(eval $(call lab_rules,$(l))))
 # and Autolab scripts build it as root; make lab-lib then runs as the student).
 .PHONY: lab-lib nvcc-arch lab-tools
 lab-tools: $(GRADER) $(BUILD_JAIL) $(SUPPORT_OBJ)
+lab-lib: override LAB_CACHE = $(LAB_LIB_CACHE)
 lab-lib: | $(BUILD_JAIL) $(SUPPORT_OBJ)
 	@case " $(LABS) " in *" $(LAB) "*) ;; *) echo "make lab-lib: LAB=$(LAB) is not a lab ($(LABS))" >&2; exit 2;; esac
 	@test -n "$(SRC)" -a -n "$(OUT)" || { echo "make lab-lib: give SRC=file.cu and OUT=file.so" >&2; exit 2; }

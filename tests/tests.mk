@@ -88,7 +88,7 @@ SHELL = $(CURDIR)/tests/timed-shell
 .SHELLFLAGS = --target=$@ -c
 endif
 .PHONY: check-house check-mutants check check-unit check-compile check-contract check-launches check-cli check-make check-gpu check-student-kit check-batch check-hostile check-exports check-jail
-check: check-house check-unit check-traces check-compile check-contract check-launches check-cli check-make check-docs check-batch check-hostile check-exports check-jail check-emulated check-truth
+check: check-house check-lab-cache check-unit check-traces check-compile check-contract check-launches check-cli check-make check-docs check-batch check-hostile check-exports check-jail check-emulated check-truth
 	@secs=$$(( $$(date +%s) - $(CHECK_T0) )); echo "$$secs $$(hostname), $$(nproc) cores" > $(BUILD)/tests/check-time.txt; \
 	 awk -v total=$$secs -v ticks=$$(getconf CLK_TCK) -f tests/check-costs.awk $(CHECK_COSTS); \
 	 echo "make check: all passed ($$secs s)"
@@ -230,7 +230,7 @@ check-emulated: $(CU_CHECKED) $(GRADER_ALL) $(BUILD)/tests/expect
 # (the jail, support.o) is built here first, once (on a fresh clone the parts
 # would each build it at the same moment).
 check-truth: $(GRADER_ALL) $(BUILD_JAIL) $(SUPPORT_OBJ)
-	bash tests/truth/check-truth.sh $(BUILD) $(GRADER)
+	LAB_LIB_CACHE=$(LAB_CACHE) bash tests/truth/check-truth.sh $(BUILD) $(GRADER)
 check-truth-gpu: $(GRADER_ALL) $(TRACE) $(BUILD_JAIL) $(SUPPORT_OBJ) $(BUILD)/tests/truth-run
 	bash tests/truth/check-truth.sh $(BUILD) $(GRADER) gpu
 	$(MAKE) --no-print-directory check-truth-labs-gpu
@@ -250,6 +250,12 @@ endif
 # sideways, none out of the PTX machine, no circle between files.
 check-house:
 	python3 tests/make/check-house.py
+
+# The lab cache (grader/kit/lab-cache.sh) through make lab-lib and the jail:
+# reused for the same inputs only, damage found, nothing stored of a failure.
+.PHONY: check-lab-cache
+check-lab-cache: $(BUILD_JAIL) $(SUPPORT_OBJ)
+	bash tests/make/test-lab-cache.sh $(BUILD)
 
 # make grade ends with the grader's exit status (a fake grader; no GPU, no nvcc).
 check-make:
