@@ -75,23 +75,41 @@ $(BUILD)/tests/expect: tests/expect.c
 	@mkdir -p $(@D)
 	$(call step,CC,$@)$(CC) $(CPPFLAGS) $(C_ALL) $< -o $@ $(addprefix -L,$(DEPS_LIB)) $(addprefix -Wl$(comma)-rpath$(comma),$(DEPS_LIB)) -lcjson
 
+# Two tiers, both real (CONTRIBUTING.md says which test is in which, and why).
+# make check: what a contributor runs after every change, in minutes: every
+# lab, skeleton and planted variant graded, the truth corpus, the batch, the
+# jail, the docs, the autograders in one layout each (their kit given this
+# run's grader). make check-full: the rest, slower or needing the machine
+# whole: the autograders on every layout, their grader built from nothing as
+# Gradescope's and Autolab's machines build it; Slurm's cluster; the course in
+# a browser; the batch's kill and time-limit sections; a hostile class through
+# the real nvcc. .ci/run runs both. A change to the batch, the jail or the
+# integrations runs make check-full before it lands.
+CHECK_TIERS := check check-full
+.PHONY: check-house check-mutants check check-full check-unit check-compile check-contract check-launches check-cli \
+        check-make check-gpu check-student-kit check-batch check-batch-full check-hostile check-exports check-jail
+check: check-house check-lab-cache check-unit check-traces check-compile check-contract check-launches check-cli \
+       check-make check-docs check-batch check-exports check-jail check-emulated check-truth
+	@$(call check_done,$@)
+check-full: docs-browser check-batch-full check-hostile
+	@$(call check_done,$@)
+
 # When make started: make check says how long it took (make bench-loops reads it).
 CHECK_T0 := $(shell date +%s)
-# make check counts what each stage costs: every recipe line runs through
-# tests/timed-shell, which logs its target, wall and CPU time to CHECK_COSTS, and
-# check prints the sums at the end (tests/check-costs.awk).
-ifneq ($(filter check,$(MAKECMDGOALS)),)
+# make check and check-full count what each stage costs: every recipe line runs
+# through tests/timed-shell, which logs its target, wall and CPU time to
+# CHECK_COSTS, and the tier prints the sums at its end (tests/check-costs.awk).
+ifneq ($(filter $(CHECK_TIERS),$(MAKECMDGOALS)),)
 CHECK_COSTS := $(BUILD)/tests/check-costs.log
 $(shell mkdir -p $(BUILD)/tests && rm -f $(CHECK_COSTS))
 export SMEMLAB_CHECK_COSTS := $(abspath $(CHECK_COSTS))
 SHELL = $(CURDIR)/tests/timed-shell
 .SHELLFLAGS = --target=$@ -c
 endif
-.PHONY: check-house check-mutants check check-unit check-compile check-contract check-launches check-cli check-make check-gpu check-student-kit check-batch check-hostile check-exports check-jail
-check: check-house check-lab-cache check-unit check-traces check-compile check-contract check-launches check-cli check-make check-docs check-batch check-hostile check-exports check-jail check-emulated check-truth
-	@secs=$$(( $$(date +%s) - $(CHECK_T0) )); echo "$$secs $$(hostname), $$(nproc) cores" > $(BUILD)/tests/check-time.txt; \
-	 awk -v total=$$secs -v ticks=$$(getconf CLK_TCK) -f tests/check-costs.awk $(CHECK_COSTS); \
-	 echo "make check: all passed ($$secs s)"
+# $(call check_done,TIER): the tier's time, what each stage cost, its verdict.
+check_done = secs=$$(( $$(date +%s) - $(CHECK_T0) )); echo "$$secs $$(hostname), $$(nproc) cores" > $(BUILD)/tests/$(1)-time.txt; \
+    awk -v tier=$(1) -v total=$$secs -v ticks=$$(getconf CLK_TCK) -f tests/check-costs.awk $(CHECK_COSTS); \
+    echo "make $(1): all passed ($$secs s)"
 
 # The image tests read a real library built by nvcc (no GPU needed to build one),
 # for every architecture of the kit's default list: their cubins differ in layout.
@@ -289,14 +307,21 @@ check-mutants:
 	@echo "make check-mutants: skipped: it mutates the grader and grades solutions/ and tests/planted/, which the student kit does not have."
 endif
 
-# smemlab-batch without a GPU: fakes for nvcc and the grader where needed
-# (tests/batch/), real nvcc for compile errors, the real grader's no-GPU path.
+# smemlab-batch without a GPU, a script a subject (tests/batch/test-batch-*.sh):
+# fakes for nvcc and the grader where needed, real nvcc for compile errors, the
+# real grader's no-GPU path. make check runs BATCH_TESTS (BATCH_TESTS=discovery:
+# that one alone, as make check-mutants does); make check-full the kill and
+# time-limit sections, which wait out time limits and killed runs.
+BATCH_TESTS ?= discovery jobs real outcomes slurm
+BATCH_TESTS_FULL := limits kill
 check-batch: $(BATCH) $(GRADER_ALL) $(BUILD_JAIL) $(SUPPORT_OBJ)
-	bash tests/batch/test-batch.sh $(BUILD)
+	@rc=0; for t in $(BATCH_TESTS); do bash tests/batch/test-batch-$$t.sh $(BUILD) || rc=1; done; exit $$rc
+check-batch-full: $(BATCH) $(GRADER_ALL) $(BUILD_JAIL) $(SUPPORT_OBJ)
+	@rc=0; for t in $(BATCH_TESTS_FULL); do bash tests/batch/test-batch-$$t.sh $(BUILD) || rc=1; done; exit $$rc
 
 # A hostile class (issue 17) through the real batch and the real nvcc: each
 # attack gets its reason within its limit, the honest next to them are built,
-# the batch's own memory is measured and bounded.
+# the batch's own memory is measured and bounded (make check-full).
 check-hostile: $(BATCH) $(BUILD_JAIL) $(SUPPORT_OBJ)
 	bash tests/batch/test-hostile.sh $(BUILD)
 
