@@ -12,6 +12,16 @@ CUDA_HOME ?= $(patsubst %/bin/nvcc,%,$(shell command -v $(NVCC) 2>/dev/null))
 CUDA_INC := $(CUDA_HOME)/include $(wildcard $(CUDA_HOME)/extras/CUPTI/include)
 CUDA_LIB := $(CUDA_HOME)/lib64 $(wildcard $(CUDA_HOME)/extras/CUPTI/lib64)
 CC ?= gcc
+# ccache (Debian's), where it is installed, in front of the host compiler when
+# CC is make's own: the grader's objects are compiled once for every tree of the
+# kit (a clone, the student kit, the autograders' kits that check-full builds
+# from nothing). A tree's folder is not part of an object's hash
+# (CCACHE_NOHASHDIR): an object may name another tree's folder in its debug
+# information, never another source.
+ifeq ($(origin CC),default)
+CC := $(if $(shell command -v ccache 2>/dev/null),ccache gcc,gcc)
+endif
+export CCACHE_NOHASHDIR := 1
 # DEPS_PREFIX: a folder with Debian packages unpacked (dpkg -x), for machines
 # that cannot apt-get (see tests/gpu/README.md).
 DEPS_PREFIX ?=
@@ -349,8 +359,9 @@ endif
 
 # --- set-up: what a fresh Debian/Ubuntu machine lacks -----------------------------
 # chromium: make check-docs renders the course in it (headless), as readers see it.
+# ccache: the host compiler's cache (above).
 DEB_PACKAGES := make gcc patch pkg-config libcjson-dev libseccomp-dev libzstd-dev check pandoc \
-                libarchive-dev libssl-dev libxml2-utils python3 python3-jsonschema chromium
+                libarchive-dev libssl-dev libxml2-utils python3 python3-jsonschema chromium ccache
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 # One installer for every list the goals ask for: make deps deps-instructor
 # (as CI runs it) is one apt-get, not two racing for its lock under -j. It

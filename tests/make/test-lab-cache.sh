@@ -42,7 +42,7 @@ cp "$out" "$keep/$name.compute_90.sm_90.cubin"
 FAKE
 chmod +x "$T/nvcc"
 mkdir -p "$T/w" "$T/other"
-cp "$KIT/solutions/lab3-padding/lab3.cu" "$T/w/lab3.cu"
+cp "$KIT/labs/lab3-padding/lab3.cu" "$T/w/lab3.cu"
 cp -r "$KIT/common" "$T/common"
 CACHE=$T/cache
 # build [DIR [VAR=VALUE...]]: make lab-lib of DIR/lab3.cu, cached in $CACHE
@@ -69,7 +69,7 @@ miss() { # miss WHAT: the last build made a new library and a new entry
     else no "$1: nonce $n (first $first), $(entries) entries (want $want)"; fi
 }
 want=2; echo "// one byte more" >>"$T/w/lab3.cu"; build; miss "the source changed"
-cp "$KIT/solutions/lab3-padding/lab3.cu" "$T/w/lab3.cu"
+cp "$KIT/labs/lab3-padding/lab3.cu" "$T/w/lab3.cu"
 want=3; build "$T/w" NVCC_ARCH=-fake2; miss "other flags"
 want=4; echo "// changed" >>"$T/common/smemlab.h"; build; miss "a file of common/ changed"
 cp "$KIT/common/smemlab.h" "$T/common/smemlab.h"
@@ -101,7 +101,7 @@ n0=$(entries)
 echo "FAKE-COMPILE-ERROR" >>"$T/w/lab3.cu"
 if ! build && [ "$(entries)" = "$n0" ] && [ -z "$(ls -A "$CACHE" | grep '^\.new-')" ]; then ok "a compile error: make fails, no entry, no leftover"
 else no "a compile error: $(entries) entries (was $n0)"; fi
-cp "$KIT/solutions/lab3-padding/lab3.cu" "$T/w/lab3.cu"
+cp "$KIT/labs/lab3-padding/lab3.cu" "$T/w/lab3.cu"
 echo "// not cached" >>"$T/w/lab3.cu"
 build "$T/w" LAB_LIB_CACHE= LAB_CACHE="$CACHE" && [ "$(entries)" = "$n0" ] && ok "make lab-lib without LAB_LIB_CACHE stores nothing (LAB_CACHE set or not)" ||
     no "make lab-lib without LAB_LIB_CACHE: $(entries) entries (was $n0)"
