@@ -48,6 +48,15 @@ else
     ok "the zip holds no solutions or planted variants"
 fi
 
+# The schema: score and execution_time numbers, output a string, tests[]
+# each with name, score, max_score, status, output, visibility.
+SCHEMA='(.score | type == "number") and (.execution_time | type == "number")
+  and (.output | type == "string") and (.tests | type == "array")
+  and all(.tests[]; (.name | type == "string") and (.score | type == "number")
+      and (.max_score | type == "number") and (.status == "passed" or .status == "failed")
+      and (.output | type == "string")
+      and (.visibility | IN("hidden", "after_due_date", "after_published", "visible")))'
+
 not_graded_reason # sets reason: what the grader says of the reference here
 # what graded it, and how: the grader's device line, short
 if gpu_present; then prov_re='^lab3: [0-9]+/[0-9]+ points; graded by: (trace|counters) on .*, sm_[0-9]+\n'
@@ -91,15 +100,6 @@ run_grader() {
     cp "$root/results/results.json" "$TMP/$1.json" 2>/dev/null || echo "no results.json" >"$TMP/$1.json"
     echo "  ($1: run_autograder exit $rc in $((SECONDS - t0))s)"
 }
-
-# The schema: score and execution_time numbers, output a string, tests[]
-# each with name, score, max_score, status, output, visibility.
-SCHEMA='(.score | type == "number") and (.execution_time | type == "number")
-  and (.output | type == "string") and (.tests | type == "array")
-  and all(.tests[]; (.name | type == "string") and (.score | type == "number")
-      and (.max_score | type == "number") and (.status == "passed" or .status == "failed")
-      and (.output | type == "string")
-      and (.visibility | IN("hidden", "after_due_date", "after_published", "visible")))'
 
 # --- a correct lab3.cu ---------------------------------------------------------
 mkdir -p "$TMP/sub-solution/nested"
