@@ -213,13 +213,18 @@ $(GRADER_LIB): $(GRADER_LIB_OBJ)
 	$(call step,AR,$@)rm -f $@.tmp && $(AR) rcsT $@.tmp $^ && mv $@.tmp $@
 # $(call program,MAIN_OBJ...): what a program links, its mains then the archive.
 program = $(1) $(GRADER_LIB)
+# $(call relink,LINK COMMAND without -o): link into $@.new and replace $@ only
+# where the bytes differ. The archive is new whenever any object is, but a
+# program that links none of what changed keeps its time, and what is made
+# from it (the jail's lab libraries, the docs' figures) is not made again.
+relink = $(1) -o $@.new && { cmp -s $@.new $@ && rm -f $@.new || mv -f $@.new $@; }
 
 $(GRADER): $(call program,$(BUILD)/obj/grader/cli/main.o) | $(RECORDER) $(FAKE_CUDART)
-	$(call step,LINK,$@)$(CC) $(C_ALL) $(filter %.o %.a,$^) -o $@ $(LDLIBS_CUDA)
+	$(call step,LINK,$@)$(call relink,$(CC) $(C_ALL) $(filter %.o %.a,$^) $(LDLIBS_CUDA))
 
 $(RECORDER): $(call program,$(BUILD)/obj/grader/record/recorder.o)
-	$(call step,LINK,$@)$(CC) $(C_ALL) $^ -o $@ -ldl $(addprefix -L,$(DEPS_LIB)) \
-	    $(addprefix -Wl$(comma)-rpath$(comma),$(DEPS_LIB)) -lseccomp
+	$(call step,LINK,$@)$(call relink,$(CC) $(C_ALL) $^ -ldl $(addprefix -L,$(DEPS_LIB)) \
+	    $(addprefix -Wl$(comma)-rpath$(comma),$(DEPS_LIB)) -lseccomp)
 
 $(FAKE_CUDART): grader/record/fake_cudart.c grader/record/fake_cudart.map grader/record/record.h grader/record/fake_cudart.h
 	@mkdir -p $(@D)
@@ -229,7 +234,7 @@ $(FAKE_CUDART): grader/record/fake_cudart.c grader/record/fake_cudart.map grader
 # The build jail: plain C, nothing to link. Beside it, smemlab-jail-bin/as is
 # the jail again: the assembler guard the host compiler finds first (-B).
 $(BUILD_JAIL): $(call program,$(BUILD)/obj/grader/jail/main.o)
-	$(call step,LINK,$@)$(CC) $(C_ALL) $^ -o $@
+	$(call step,LINK,$@)$(call relink,$(CC) $(C_ALL) $^)
 	@mkdir -p $(BUILD)/smemlab-jail-bin && ln -sfn ../smemlab-build-jail $(BUILD)/smemlab-jail-bin/as
 
 # --- the trace backend (issue 9): measures without counter permission --------
@@ -245,9 +250,9 @@ TRACE := $(if $(HAVE_SANITIZER),$(TRACE_LIB) $(TRACE_PATCHES))
 $(TRACE_OBJ): C_OBJ += -fvisibility=hidden -I$(SANITIZER_HOME)/include -DSMEMLAB_NVDISASM='"$(CUDA_HOME)/bin/nvdisasm"'
 $(TRACE_LIB): $(call program,$(TRACE_OBJ))
 	@mkdir -p $(@D)
-	$(call step,LINK,$@)$(CC) $(C_ALL) -fPIC -shared $^ -o $@ -Wl,--exclude-libs,ALL \
-	    -L$(SANITIZER_HOME) -Wl,-rpath,$(SANITIZER_HOME) -lsanitizer-public \
-	    -L$(CUDA_HOME)/lib64/stubs -lcuda -lm
+	$(call step,LINK,$@)$(call relink,$(CC) $(C_ALL) -fPIC -shared $^ -Wl$(comma)--exclude-libs$(comma)ALL \
+	    -L$(SANITIZER_HOME) -Wl$(comma)-rpath$(comma)$(SANITIZER_HOME) -lsanitizer-public \
+	    -L$(CUDA_HOME)/lib64/stubs -lcuda -lm)
 $(TRACE_PATCHES): grader/measure/trace/trace_patches.cu grader/measure/access/trace_record.h
 	@mkdir -p $(@D)
 	$(call step,NVCC,$@)$(NVCC) --fatbin --compile-as-tools-patch $(NVCC_ARCH) -I$(SANITIZER_HOME)/include $< -o $@
@@ -309,7 +314,7 @@ nvcc-arch:
 BATCH := $(BUILD)/smemlab-batch
 BATCH_LIBS := $(addprefix -L,$(DEPS_LIB)) $(addprefix -Wl$(comma)-rpath$(comma),$(DEPS_LIB)) -larchive -lcrypto -lcjson -lm
 $(BATCH): $(call program,$(BUILD)/obj/grader/batch/main.o)
-	$(call step,LINK,$@)$(CC) $(C_ALL) $^ -o $@ $(BATCH_LIBS)
+	$(call step,LINK,$@)$(call relink,$(CC) $(C_ALL) $^ $(BATCH_LIBS))
 # make batch LAB=lab3 SUBMISSIONS=dir [RESULTS=dir] [BATCH_FLAGS='--gpus 0,1']
 RESULTS ?= results-$(LAB_ID)
 BATCH_FLAGS ?=
@@ -386,7 +391,7 @@ install-packages:
 # --- benchmark: lab 5 to 9 solutions against cuBLAS, the copy roof and CUB ----------
 BENCH := $(BUILD)/smemlab-bench
 $(BENCH): $(call program,$(BUILD)/obj/grader/bench/bench.o)
-	$(call step,LINK,$@)$(CC) $(C_ALL) $^ -o $@ $(LDLIBS_CUDA) -lcublas
+	$(call step,LINK,$@)$(call relink,$(CC) $(C_ALL) $^ $(LDLIBS_CUDA) -lcublas)
 .PHONY: bench
 ifeq ($(words $(wildcard solutions grader/bench)),2)
 # The step-3 milestones of lab 5 (docs/lab5.md#milestones) are timed too.

@@ -66,7 +66,7 @@ $(call DOCS_TOOL_OBJ,bankmap) $(call DOCS_TOOL_OBJ,labfacts): $(BUILD)/obj/$(DOC
 	$(call step,CC,$<)$(CC) $(DEPFLAGS) $(C_ALL) -Igrader/model -iquote grader -c $< -o $@
 $(DOCS_BANKMAP): $(call program,$(call DOCS_TOOL_OBJ,bankmap))
 	@mkdir -p $(@D)
-	$(call step,LINK,$@)$(CC) $(C_ALL) $^ -o $@ -lm -lpthread
+	$(call step,LINK,$@)$(call relink,$(CC) $(C_ALL) $^ -lm -lpthread)
 
 # Every figure bankmap knows must come out as SVG that parses as XML and has a
 # viewBox and a <title>.
@@ -88,7 +88,7 @@ $(DOCS_FIGS): $(DOCS_BANKMAP)
 
 $(DOCS_LABFACTS): $(call program,$(call DOCS_TOOL_OBJ,labfacts))
 	@mkdir -p $(@D)
-	$(call step,LINK,$@)$(CC) $(C_ALL) $^ -o $@ -lm
+	$(call step,LINK,$@)$(call relink,$(CC) $(C_ALL) $^ -lm)
 $(DOCS_FACTS): $(DOCS_LABFACTS)
 	@$< > $@.tmp && mv $@.tmp $@
 

@@ -43,7 +43,7 @@ $(UNIT_TEST_OBJ) $(TEST_PROGRAM_OBJ): $(BUILD)/obj/%.o: %.c
 	$(call step,CC,$<)$(CC) $(DEPFLAGS) $(CPPFLAGS) -iquote grader -iquote grader/reference $(CHECK_CFLAGS) $(C_ALL) -c $< -o $@
 $(UNIT_BIN): $(call program,$(UNIT_TEST_OBJ))
 	@mkdir -p $(@D)
-	$(call step,LINK,$@)$(CC) $(C_ALL) $^ -o $@ $(CHECK_LIBS) $(LDLIBS_CUDA)
+	$(call step,LINK,$@)$(call relink,$(CC) $(C_ALL) $^ $(CHECK_LIBS) $(LDLIBS_CUDA))
 
 EMU_PTX_DIR := $(BUILD)/tests/emulator
 # $(call COMPILE_ONE,LIB,PTX): the library of $< and its PTX, from one nvcc run
@@ -206,7 +206,7 @@ check-cli: $(GRADER_ALL) $(BUILD)/compile-check/labs/lab1-square/lab1.so
 # Recorded traces of the lab access patterns (tests/traces/), from the tile model.
 $(BUILD)/tests/gen-traces: $(call program,$(BUILD)/obj/tests/traces/gen-traces.o)
 	@mkdir -p $(@D)
-	$(call step,LINK,$@)$(CC) $(C_ALL) $^ -o $@ -lm
+	$(call step,LINK,$@)$(call relink,$(CC) $(C_ALL) $^ -lm)
 .PHONY: traces check-traces
 traces: $(BUILD)/tests/gen-traces
 	$< tests/traces
@@ -222,7 +222,7 @@ check-traces: $(BUILD)/tests/gen-traces
 # lab 1-4 kernels against the hand-worked numbers, lines, races.
 $(TRACE_PROBE): $(call program,$(TRACE_PROBE_OBJ))
 	@mkdir -p $(@D)
-	$(call step,LINK,$@)$(CC) $(C_ALL) $^ -o $@ $(LDLIBS_CUDA)
+	$(call step,LINK,$@)$(call relink,$(CC) $(C_ALL) $^ $(LDLIBS_CUDA))
 .PHONY: check-trace-gpu
 check-trace-gpu: $(TRACE_PROBE) trace-backend $(BUILD)/solutions/lab1.so $(BUILD)/solutions/lab3.so \
                  $(BUILD)/solutions/lab4.so $(BUILD)/planted/lab1-no-sync.so $(BUILD)/planted/lab1-long-tile.so
