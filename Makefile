@@ -213,17 +213,23 @@ $(GRADER_LIB): $(GRADER_LIB_OBJ)
 	$(call step,AR,$@)rm -f $@.tmp && $(AR) rcsT $@.tmp $^ && mv $@.tmp $@
 # $(call program,MAIN_OBJ...): what a program links, its mains then the archive.
 program = $(1) $(GRADER_LIB)
-# $(call relink,LINK COMMAND without -o): link into $@.new and replace $@ only
-# where the bytes differ. The archive is new whenever any object is, but a
-# program that links none of what changed keeps its time, and what is made
-# from it (the jail's lab libraries, the docs' figures) is not made again.
-relink = $(1) -o $@.new && { cmp -s $@.new $@ && rm -f $@.new || mv -f $@.new $@; }
+# A program P is linked by the rule of its stamp, P.linked, into P.new, which
+# replaces P only where the bytes differ ($(call relink,LINK COMMAND without
+# -o)); P's own rule has nothing to do, so make reads P's time again after it.
+# The archive is new whenever any object is, but a program that links none of
+# what changed keeps its time, and what is made from it (the jail's lab
+# libraries, the docs' figures) is not made again; the stamp keeps the link
+# from running again. A program that is gone is linked again (FORCE).
+relink = $(1) -o $(@:.linked=).new && { cmp -s $(@:.linked=).new $(@:.linked=) && rm -f $(@:.linked=).new \
+    || mv -f $(@:.linked=).new $(@:.linked=); } && touch $@
 
-$(GRADER): $(call program,$(BUILD)/obj/grader/cli/main.o) | $(RECORDER) $(FAKE_CUDART)
-	$(call step,LINK,$@)$(call relink,$(CC) $(C_ALL) $(filter %.o %.a,$^) $(LDLIBS_CUDA))
+$(GRADER): $(GRADER).linked ;
+$(GRADER).linked: $(call program,$(BUILD)/obj/grader/cli/main.o) $$(if $$(wildcard $(GRADER)),,FORCE) | $(RECORDER) $(FAKE_CUDART)
+	$(call step,LINK,$(@:.linked=))$(call relink,$(CC) $(C_ALL) $(filter %.o %.a,$^) $(LDLIBS_CUDA))
 
-$(RECORDER): $(call program,$(BUILD)/obj/grader/record/recorder.o)
-	$(call step,LINK,$@)$(call relink,$(CC) $(C_ALL) $^ -ldl $(addprefix -L,$(DEPS_LIB)) \
+$(RECORDER): $(RECORDER).linked ;
+$(RECORDER).linked: $(call program,$(BUILD)/obj/grader/record/recorder.o) $$(if $$(wildcard $(RECORDER)),,FORCE)
+	$(call step,LINK,$(@:.linked=))$(call relink,$(CC) $(C_ALL) $(filter-out FORCE,$^) -ldl $(addprefix -L,$(DEPS_LIB)) \
 	    $(addprefix -Wl$(comma)-rpath$(comma),$(DEPS_LIB)) -lseccomp)
 
 $(FAKE_CUDART): grader/record/fake_cudart.c grader/record/fake_cudart.map grader/record/record.h grader/record/fake_cudart.h
@@ -233,8 +239,9 @@ $(FAKE_CUDART): grader/record/fake_cudart.c grader/record/fake_cudart.map grader
 
 # The build jail: plain C, nothing to link. Beside it, smemlab-jail-bin/as is
 # the jail again: the assembler guard the host compiler finds first (-B).
-$(BUILD_JAIL): $(call program,$(BUILD)/obj/grader/jail/main.o)
-	$(call step,LINK,$@)$(call relink,$(CC) $(C_ALL) $^)
+$(BUILD_JAIL): $(BUILD_JAIL).linked ;
+$(BUILD_JAIL).linked: $(call program,$(BUILD)/obj/grader/jail/main.o) $$(if $$(wildcard $(BUILD_JAIL)),,FORCE)
+	$(call step,LINK,$(@:.linked=))$(call relink,$(CC) $(C_ALL) $(filter-out FORCE,$^))
 	@mkdir -p $(BUILD)/smemlab-jail-bin && ln -sfn ../smemlab-build-jail $(BUILD)/smemlab-jail-bin/as
 
 # --- the trace backend (issue 9): measures without counter permission --------
@@ -248,9 +255,10 @@ TRACE_OBJ := $(BUILD)/obj/grader/measure/trace/measure_trace.o
 TRACE := $(if $(HAVE_SANITIZER),$(TRACE_LIB) $(TRACE_PATCHES))
 
 $(TRACE_OBJ): C_OBJ += -fvisibility=hidden -I$(SANITIZER_HOME)/include -DSMEMLAB_NVDISASM='"$(CUDA_HOME)/bin/nvdisasm"'
-$(TRACE_LIB): $(call program,$(TRACE_OBJ))
+$(TRACE_LIB): $(TRACE_LIB).linked ;
+$(TRACE_LIB).linked: $(call program,$(TRACE_OBJ)) $$(if $$(wildcard $(TRACE_LIB)),,FORCE)
 	@mkdir -p $(@D)
-	$(call step,LINK,$@)$(call relink,$(CC) $(C_ALL) -fPIC -shared $^ -Wl$(comma)--exclude-libs$(comma)ALL \
+	$(call step,LINK,$(@:.linked=))$(call relink,$(CC) $(C_ALL) -fPIC -shared $(filter-out FORCE,$^) -Wl$(comma)--exclude-libs$(comma)ALL \
 	    -L$(SANITIZER_HOME) -Wl$(comma)-rpath$(comma)$(SANITIZER_HOME) -lsanitizer-public \
 	    -L$(CUDA_HOME)/lib64/stubs -lcuda -lm)
 $(TRACE_PATCHES): grader/measure/trace/trace_patches.cu grader/measure/access/trace_record.h
@@ -313,8 +321,9 @@ nvcc-arch:
 # --- batch: grade a class --------------------------------------------------------------
 BATCH := $(BUILD)/smemlab-batch
 BATCH_LIBS := $(addprefix -L,$(DEPS_LIB)) $(addprefix -Wl$(comma)-rpath$(comma),$(DEPS_LIB)) -larchive -lcrypto -lcjson -lm
-$(BATCH): $(call program,$(BUILD)/obj/grader/batch/main.o)
-	$(call step,LINK,$@)$(call relink,$(CC) $(C_ALL) $^ $(BATCH_LIBS))
+$(BATCH): $(BATCH).linked ;
+$(BATCH).linked: $(call program,$(BUILD)/obj/grader/batch/main.o) $$(if $$(wildcard $(BATCH)),,FORCE)
+	$(call step,LINK,$(@:.linked=))$(call relink,$(CC) $(C_ALL) $(filter-out FORCE,$^) $(BATCH_LIBS))
 # make batch LAB=lab3 SUBMISSIONS=dir [RESULTS=dir] [BATCH_FLAGS='--gpus 0,1']
 RESULTS ?= results-$(LAB_ID)
 BATCH_FLAGS ?=
@@ -390,8 +399,9 @@ install-packages:
 
 # --- benchmark: lab 5 to 9 solutions against cuBLAS, the copy roof and CUB ----------
 BENCH := $(BUILD)/smemlab-bench
-$(BENCH): $(call program,$(BUILD)/obj/grader/bench/bench.o)
-	$(call step,LINK,$@)$(call relink,$(CC) $(C_ALL) $^ $(LDLIBS_CUDA) -lcublas)
+$(BENCH): $(BENCH).linked ;
+$(BENCH).linked: $(call program,$(BUILD)/obj/grader/bench/bench.o) $$(if $$(wildcard $(BENCH)),,FORCE)
+	$(call step,LINK,$(@:.linked=))$(call relink,$(CC) $(C_ALL) $(filter-out FORCE,$^) $(LDLIBS_CUDA) -lcublas)
 .PHONY: bench
 ifeq ($(words $(wildcard solutions grader/bench)),2)
 # The step-3 milestones of lab 5 (docs/lab5.md#milestones) are timed too.

@@ -64,9 +64,10 @@ docs-html: $(DOCS_HTML) $(DOCS_OUT)/style.css
 $(call DOCS_TOOL_OBJ,bankmap) $(call DOCS_TOOL_OBJ,labfacts): $(BUILD)/obj/$(DOCS_TOOLS)/%.o: $(DOCS_TOOLS)/%.c
 	@mkdir -p $(@D)
 	$(call step,CC,$<)$(CC) $(DEPFLAGS) $(C_ALL) -Igrader/model -iquote grader -c $< -o $@
-$(DOCS_BANKMAP): $(call program,$(call DOCS_TOOL_OBJ,bankmap))
+$(DOCS_BANKMAP): $(DOCS_BANKMAP).linked ;
+$(DOCS_BANKMAP).linked: $(call program,$(call DOCS_TOOL_OBJ,bankmap)) $$(if $$(wildcard $(DOCS_BANKMAP)),,FORCE)
 	@mkdir -p $(@D)
-	$(call step,LINK,$@)$(call relink,$(CC) $(C_ALL) $^ -lm -lpthread)
+	$(call step,LINK,$(@:.linked=))$(call relink,$(CC) $(C_ALL) $(filter-out FORCE,$^) -lm -lpthread)
 
 # Every figure bankmap knows must come out as SVG that parses as XML and has a
 # viewBox and a <title>.
@@ -86,9 +87,10 @@ $(DOCS_FIGS): $(DOCS_BANKMAP)
 	echo "figures: $$($(DOCS_BANKMAP) --list | wc -l) written to $(@D)/ ($${xml:-no XML checker found, not} validated; the model's numbers are in $(@D)/model.txt)"
 	@touch $@
 
-$(DOCS_LABFACTS): $(call program,$(call DOCS_TOOL_OBJ,labfacts))
+$(DOCS_LABFACTS): $(DOCS_LABFACTS).linked ;
+$(DOCS_LABFACTS).linked: $(call program,$(call DOCS_TOOL_OBJ,labfacts)) $$(if $$(wildcard $(DOCS_LABFACTS)),,FORCE)
 	@mkdir -p $(@D)
-	$(call step,LINK,$@)$(call relink,$(CC) $(C_ALL) $^ -lm)
+	$(call step,LINK,$(@:.linked=))$(call relink,$(CC) $(C_ALL) $(filter-out FORCE,$^) -lm)
 $(DOCS_FACTS): $(DOCS_LABFACTS)
 	@$< > $@.tmp && mv $@.tmp $@
 

@@ -41,9 +41,10 @@ $(UNIT_TEST_OBJ) $(TEST_PROGRAM_OBJ): $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(@D)
 	@pkg-config --exists check || { echo "Check (the C unit-test library) is missing: sudo apt-get install check" >&2; exit 3; }
 	$(call step,CC,$<)$(CC) $(DEPFLAGS) $(CPPFLAGS) -iquote grader -iquote grader/reference $(CHECK_CFLAGS) $(C_ALL) -c $< -o $@
-$(UNIT_BIN): $(call program,$(UNIT_TEST_OBJ))
+$(UNIT_BIN): $(UNIT_BIN).linked ;
+$(UNIT_BIN).linked: $(call program,$(UNIT_TEST_OBJ)) $$(if $$(wildcard $(UNIT_BIN)),,FORCE)
 	@mkdir -p $(@D)
-	$(call step,LINK,$@)$(call relink,$(CC) $(C_ALL) $^ $(CHECK_LIBS) $(LDLIBS_CUDA))
+	$(call step,LINK,$(@:.linked=))$(call relink,$(CC) $(C_ALL) $(filter-out FORCE,$^) $(CHECK_LIBS) $(LDLIBS_CUDA))
 
 EMU_PTX_DIR := $(BUILD)/tests/emulator
 # $(call COMPILE_ONE,LIB,PTX): the library of $< and its PTX, from one nvcc run
@@ -204,9 +205,10 @@ check-cli: $(GRADER_ALL) $(BUILD)/compile-check/labs/lab1-square/lab1.so
 	bash tests/cli/test-cli.sh $(GRADER)
 
 # Recorded traces of the lab access patterns (tests/traces/), from the tile model.
-$(BUILD)/tests/gen-traces: $(call program,$(BUILD)/obj/tests/traces/gen-traces.o)
+$(BUILD)/tests/gen-traces: $(BUILD)/tests/gen-traces.linked ;
+$(BUILD)/tests/gen-traces.linked: $(call program,$(BUILD)/obj/tests/traces/gen-traces.o) $$(if $$(wildcard $(BUILD)/tests/gen-traces),,FORCE)
 	@mkdir -p $(@D)
-	$(call step,LINK,$@)$(call relink,$(CC) $(C_ALL) $^ -lm)
+	$(call step,LINK,$(@:.linked=))$(call relink,$(CC) $(C_ALL) $(filter-out FORCE,$^) -lm)
 .PHONY: traces check-traces
 traces: $(BUILD)/tests/gen-traces
 	$< tests/traces
@@ -220,9 +222,10 @@ check-traces: $(BUILD)/tests/gen-traces
 
 # The trace backend alone, on a GPU (issue 9): requests and wavefronts of the
 # lab 1-4 kernels against the hand-worked numbers, lines, races.
-$(TRACE_PROBE): $(call program,$(TRACE_PROBE_OBJ))
+$(TRACE_PROBE): $(TRACE_PROBE).linked ;
+$(TRACE_PROBE).linked: $(call program,$(TRACE_PROBE_OBJ)) $$(if $$(wildcard $(TRACE_PROBE)),,FORCE)
 	@mkdir -p $(@D)
-	$(call step,LINK,$@)$(call relink,$(CC) $(C_ALL) $^ $(LDLIBS_CUDA))
+	$(call step,LINK,$(@:.linked=))$(call relink,$(CC) $(C_ALL) $(filter-out FORCE,$^) $(LDLIBS_CUDA))
 .PHONY: check-trace-gpu
 check-trace-gpu: $(TRACE_PROBE) trace-backend $(BUILD)/solutions/lab1.so $(BUILD)/solutions/lab3.so \
                  $(BUILD)/solutions/lab4.so $(BUILD)/planted/lab1-no-sync.so $(BUILD)/planted/lab1-long-tile.so

@@ -78,7 +78,7 @@ PY
 seed_kit() {
     local kit=$1
     mkdir -p "$kit/build" &&
-    (cd "$BUILD" && tar -cf - smemlab-grade smemlab-record record smemlab-build-jail smemlab-jail-bin \
+    (cd "$BUILD" && tar -cf - smemlab-grade smemlab-record record smemlab-build-jail smemlab-jail-bin *.linked \
         libsmemlab.a grader_kernels.fatbin obj/grader obj/common) | tar -xf - -C "$kit/build" || return 1
     env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -q -C "$kit" lab-tools >/dev/null 2>&1
 }
