@@ -5,6 +5,7 @@
 # the check-* targets; what they build is counted with the stage that needs it.
 # awk -v total=SECONDS -v ticks=$(getconf CLK_TCK) -f tests/check-costs.awk LOG
 function stage(t) {
+    sub(/\.linked$/, "", t) # a program's link runs under its stamp (the Makefile's relink)
     if (t ~ /^check-|^check$|^docs-browser$/) return t
     if (t ~ /\/compile-check\/|\/planted\/src\/|\/tests\/emulator\/labs\/|\/tests\/(trace-probe|truth-run)$/)
         return "check-compile"
