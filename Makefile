@@ -116,11 +116,15 @@ JAIL = $(BUILD_JAIL) --timeout $(BUILD_TIMEOUT) --memory $(BUILD_MEMORY) --max-o
 # What the jail builds comes from the lab cache where LAB_CACHE names one (below).
 lab_lib = keep=$(3).keep; rm -rf "$$keep" && mkdir -p "$$keep" && cp $(SUPPORT_OBJ) "$$keep/support.o" \
     && $(if $(and $(LAB_CACHE),$(if $(4),,jail)),$(call lab_cached,$(1),$(2),$(3),$(lab_nvcc)),$(lab_nvcc)) \
-    && mv "$$keep/$(notdir $(3))" $(3) $(if $(5),&& mv "$$keep/$(basename $(notdir $(2))).compute_90.ptx" $(5)) \
+    && mv "$$keep/$(notdir $(3))" $(3) $(if $(5),&& $(call keep_ptx,$(basename $(notdir $(2))),$(5))) \
     $(if $(6),&& for c in "$$keep/$(basename $(notdir $(2)))".*.cubin; do [ -e "$$c" ] || continue; a=$${c%.cubin}; mv "$$c" $(6).sm$${a##*_}.cubin; done) \
     && { mv "$$keep/$(basename $(notdir $(2))).fatbin" $(patsubst %.so,%.fatbin,$(3)) \
          || { echo "nvcc kept no $(basename $(notdir $(2))).fatbin in $$keep: this kit needs the file names of nvcc --keep (CUDA 12.6 or newer)" >&2; false; }; }; \
     rc=$$?; rm -rf "$$keep"; [ $$rc = 0 ]
+# $(call keep_ptx,NAME,PTX): nvcc --keep names the compute_90 PTX NAME.compute_90.ptx
+# beside other architectures' and NAME.ptx where it is the only one.
+keep_ptx = { mv "$$keep/$(1).compute_90.ptx" $(2) 2>/dev/null || \
+    { grep -q '^\.target sm_90' "$$keep/$(1).ptx" && mv "$$keep/$(1).ptx" $(2); }; }
 lab_nvcc = $(if $(4),$(4),$(JAIL) --source $(2) --read $(LAB_COMMON) --out "$$keep" --) \
        $(NVCC) $(1) -shared $(2) "$$keep/support.o" -o "$$keep/$(notdir $(3))" --keep --keep-dir "$$keep"
 # The lab cache (grader/kit/lab-cache.sh): a library the jail built is stored

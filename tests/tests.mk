@@ -14,8 +14,13 @@ UNIT_BIN := $(BUILD)/tests/unit-tests
 # the contract's launchers) and for sm_90 with its compute_90 PTX, what make labN
 # embeds last: the emulator runs that PTX ($(EMU_PTX_DIR)/labs/, kept from the
 # same nvcc run) and reads that SASS, as it does for a student (cp.async, half
-# precision and the like compile for sm_75 to other code, or not at all).
-COMPILE_ARCH ?= -gencode arch=compute_75,code=sm_75 -gencode arch=compute_90,code=[sm_90,compute_90]
+# precision and the like compile for sm_75 to other code, or not at all); the
+# planted variants, wrong on purpose, for what the emulator reads alone.
+# TEST_ARCH is what the emulator runs and reads (compute_90 PTX, sm_90 SASS):
+# the one flag set of the test stages' own libraries (the planted variants, the
+# truth corpus); the lab files and solutions add the oldest architecture.
+TEST_ARCH := -gencode arch=compute_90,code=[sm_90,compute_90]
+COMPILE_ARCH ?= -gencode arch=compute_75,code=sm_75 $(TEST_ARCH)
 # Planted wrong variants are patches against a solution (tests/planted/README.md):
 # the defect stays a few readable lines, and a change to the solution that
 # breaks one shows up as a patch that no longer applies.
@@ -52,11 +57,11 @@ EMU_PTX_DIR := $(BUILD)/tests/emulator
 # cubin of each architecture beside LIB (LIB without .so, then .smXX.cubin: the
 # SASS reader's tests read the solutions' from there).
 COMPILE_ONE = @mkdir -p $(dir $(1)) $(dir $(2)); \
-    $(call lab_lib,$(NVCC_BASE) $(COMPILE_ARCH),$<,$(1),,$(2),$(basename $(1))) && echo "compiles: $<"
+    $(call lab_lib,$(NVCC_BASE) $(or $(3),$(COMPILE_ARCH)),$<,$(1),,$(2),$(basename $(1))) && echo "compiles: $<"
 # (FATBIN_GONE as for any library, but asked of the library when the PTX is the target.)
 $(BUILD)/compile-check/planted/%.so $(EMU_PTX_DIR)/labs/planted/%.ptx: $(BUILD)/planted/src/%.cu $(SUPPORT_OBJ) common/smemlab.h \
         $$(if $$(wildcard $(BUILD)/compile-check/planted/$$*.fatbin),,FORCE) | $(BUILD_JAIL)
-	$(call COMPILE_ONE,$(BUILD)/compile-check/planted/$*.so,$(EMU_PTX_DIR)/labs/planted/$*.ptx)
+	$(call COMPILE_ONE,$(BUILD)/compile-check/planted/$*.so,$(EMU_PTX_DIR)/labs/planted/$*.ptx,$(TEST_ARCH))
 $(BUILD)/compile-check/%.so $(EMU_PTX_DIR)/labs/%.ptx: %.cu $(SUPPORT_OBJ) common/smemlab.h \
         $$(if $$(wildcard $(BUILD)/compile-check/$$*.fatbin),,FORCE) | $(BUILD_JAIL)
 	$(call COMPILE_ONE,$(BUILD)/compile-check/$*.so,$(EMU_PTX_DIR)/labs/$*.ptx)
@@ -83,16 +88,18 @@ $(BUILD)/tests/expect: tests/expect.c
 # run's grader). make check-full: the rest, slower or needing the machine
 # whole: the autograders on every layout, their grader built from nothing as
 # Gradescope's and Autolab's machines build it; Slurm's cluster; the course in
-# a browser; the batch's kill and time-limit sections; a hostile class through
-# the real nvcc. .ci/run runs both. A change to the batch, the jail or the
+# a browser; the batch's kill and time-limit sections; the instructor's day (two
+# exported classes built and graded for real); a hostile class through the real
+# nvcc. .ci/run runs both. A change to the batch, the jail or the
 # integrations runs make check-full before it lands.
 CHECK_TIERS := check check-full
 .PHONY: check-house check-mutants check check-full check-unit check-compile check-contract check-launches check-cli \
-        check-make check-gpu check-student-kit check-batch check-batch-full check-hostile check-exports check-jail
+        check-make check-gpu check-student-kit check-batch check-batch-full check-hostile check-exports \
+        check-exports-full check-jail
 check: check-house check-lab-cache check-unit check-traces check-compile check-contract check-launches check-cli \
        check-make check-docs check-batch check-exports check-jail check-emulated check-truth
 	@$(call check_done,$@)
-check-full: docs-browser check-batch-full check-hostile
+check-full: docs-browser check-batch-full check-exports-full check-hostile
 	@$(call check_done,$@)
 
 # When make started: make check says how long it took (make bench-loops reads it).
@@ -251,7 +258,7 @@ check-emulated: $(CU_CHECKED) $(GRADER_ALL) $(BUILD)/tests/expect
 # (the jail, support.o) is built here first, once (on a fresh clone the parts
 # would each build it at the same moment).
 check-truth: $(GRADER_ALL) $(BUILD_JAIL) $(SUPPORT_OBJ)
-	LAB_LIB_CACHE=$(LAB_CACHE) bash tests/truth/check-truth.sh $(BUILD) $(GRADER)
+	LAB_LIB_CACHE=$(LAB_CACHE) TEST_ARCH='$(TEST_ARCH)' bash tests/truth/check-truth.sh $(BUILD) $(GRADER)
 check-truth-gpu: $(GRADER_ALL) $(TRACE) $(BUILD_JAIL) $(SUPPORT_OBJ) $(BUILD)/tests/truth-run
 	bash tests/truth/check-truth.sh $(BUILD) $(GRADER) gpu
 	$(MAKE) --no-print-directory check-truth-labs-gpu
@@ -331,7 +338,10 @@ check-hostile: $(BATCH) $(BUILD_JAIL) $(SUPPORT_OBJ)
 # Classes as Moodle, Canvas, Blackboard and Gradescope export them, names with
 # any characters, a roster; the gradebook opens in a spreadsheet with no formula.
 check-exports: $(BATCH) $(GRADER_ALL) $(BUILD_JAIL) $(SUPPORT_OBJ)
-	bash tests/batch/test-exports.sh $(BUILD)
+	SMEMLAB_CHECK_TIER=fast bash tests/batch/test-exports.sh $(BUILD)
+# The instructor's day: a Moodle and a Canvas export of 16 built and graded for real.
+check-exports-full: $(BATCH) $(GRADER_ALL) $(BUILD_JAIL) $(SUPPORT_OBJ)
+	SMEMLAB_CHECK_TIER=full bash tests/batch/test-exports.sh $(BUILD)
 
 # The jail alone, on single files: every layer, the limits, make lab-lib's use of it.
 check-jail: $(BUILD_JAIL) $(SUPPORT_OBJ)

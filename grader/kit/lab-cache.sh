@@ -17,11 +17,13 @@
 #       there is no entry, and where it is damaged (a file missing, short or
 #       changed): that entry is removed, to be built again.
 #   lab-cache.sh put KEY KEEP LIB NAME
-#       stores KEEP/LIB, KEEP/NAME.fatbin, KEEP/NAME.*.ptx and KEEP/NAME.*.cubin:
+#       stores KEEP/LIB, KEEP/NAME.fatbin, KEEP/NAME[.*].ptx and KEEP/NAME.*.cubin:
 #       written under a temporary name, its MANIFEST last, then renamed into
 #       place whole (a build that stops halfway leaves no entry; of two builds
 #       of one key at once, one entry stays).
 #
+# The key's first line names the entry's format: a change to what put stores
+# changes it, so that no entry of the old format is taken for a new one.
 # LAB_CACHE (the environment) is the cache's folder; make passes it. Entries
 # unused for LAB_CACHE_DAYS days (30) are removed now and then as entries are
 # stored.
@@ -54,7 +56,7 @@ key)
     nvcc=$2 flags=$3 src=$4 out=$5 common=$6 support=$7
     [ -f "$src" ] && [ -d "$common" ] && [ -f "$support" ] || exit 1
     {
-        echo "smemlab lab library 1"
+        echo "smemlab lab library 2" # the entry format: what put stores
         toolchain "$nvcc"
         printf 'flags %s\ncwd %s\nsrc %s\nout %s\ncommon %s\n' "$flags" "$(pwd -P)" "$src" "$out" "$common"
         for name in ${BUILD_KEEP_ENV:-}; do printf 'env %s=%s\n' "$name" "${!name-}"; done
@@ -83,7 +85,7 @@ put)
     mkdir -p "$cache" && chmod 700 "$cache" 2>/dev/null
     tmp=$(mktemp -d "$cache/.new-$key.XXXXXX") || exit 0 # no cache, no harm: the build stands
     shopt -s nullglob
-    files=("$keep/$lib" "$keep/$name.fatbin" "$keep/$name".*.ptx "$keep/$name".*.cubin)
+    files=("$keep/$lib" "$keep/$name.fatbin" "$keep/$name".ptx "$keep/$name".*.ptx "$keep/$name".*.cubin)
     if cp "${files[@]}" "$tmp"/ && (cd "$tmp" && sha256sum -- * >MANIFEST.tmp && mv MANIFEST.tmp MANIFEST) &&
        chmod 755 "$tmp" && mv -T "$tmp" "$cache/$key" 2>/dev/null; then
         :
