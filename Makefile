@@ -138,9 +138,10 @@ lab_nvcc = $(if $(4),$(4),$(JAIL) --source $(2) --read $(LAB_COMMON) --out "$$ke
 LAB_CACHE ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/smemlab/labs
 LAB_LIB_CACHE ?=
 LAB_CACHE_SH = LAB_CACHE='$(LAB_CACHE)' bash grader/kit/lab-cache.sh
-lab_cached = { key=$$($(LAB_CACHE_SH) key '$(NVCC)' '$(1)' $(2) $(3) $(LAB_COMMON) "$$keep/support.o") \
-    && $(LAB_CACHE_SH) get "$$key" "$$keep" || { $(4) \
-    && $(LAB_CACHE_SH) put "$$key" "$$keep" $(notdir $(3)) $(basename $(notdir $(2))); }; }
+# (The key is taken again after a build: a file changed meanwhile stores nothing.)
+lab_key = $(LAB_CACHE_SH) key '$(NVCC)' '$(1)' $(2) $(3) $(LAB_COMMON) "$$keep/support.o"
+lab_cached = { key=$$($(lab_key)) && $(LAB_CACHE_SH) get "$$key" "$$keep" || { $(4) \
+    && { [ "$$key" != "$$($(lab_key))" ] || $(LAB_CACHE_SH) put "$$key" "$$keep" $(notdir $(3)) $(basename $(notdir $(2))); }; }; }
 # common/support.cu holds no GPU code (a symbol that marks the contract): it is
 # compiled once and linked into every lab library, the jail reading it from
 # OUT.keep/. Written under another name first: batch builds may ask at once.

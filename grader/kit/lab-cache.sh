@@ -85,7 +85,7 @@ put)
     mkdir -p "$cache" && chmod 700 "$cache" 2>/dev/null
     tmp=$(mktemp -d "$cache/.new-$key.XXXXXX") || exit 0 # no cache, no harm: the build stands
     shopt -s nullglob
-    files=("$keep/$lib" "$keep/$name.fatbin" "$keep/$name".ptx "$keep/$name".*.ptx "$keep/$name".*.cubin)
+    files=("$keep/$lib" "$keep/$name.fatbin" "$keep/$name".pt[x] "$keep/$name".*.ptx "$keep/$name".*.cubin)
     if cp "${files[@]}" "$tmp"/ && (cd "$tmp" && sha256sum -- * >MANIFEST.tmp && mv MANIFEST.tmp MANIFEST) &&
        chmod 755 "$tmp" && mv -T "$tmp" "$cache/$key" 2>/dev/null; then
         :

@@ -37,7 +37,10 @@ grep -q FAKE-COMPILE-ERROR "$src" && { echo "$src(1): error: expected an express
 name=$(basename "$src" .cu)
 { cat "$src"; echo "flags:$flags"; echo "nonce: $(date +%s%N) $$"; } >"$out"
 cp "$out" "$keep/$name.fatbin"
-cp "$out" "$keep/$name.compute_90.ptx"
+case $flags in # one architecture: nvcc names its PTX NAME.ptx
+    *-single*) cp "$out" "$keep/$name.ptx" ;;
+    *) cp "$out" "$keep/$name.compute_90.ptx" ;;
+esac
 cp "$out" "$keep/$name.compute_90.sm_90.cubin"
 FAKE
 chmod +x "$T/nvcc"
@@ -62,6 +65,9 @@ build && [ "$(nonce)" = "$first" ] && ok "the same inputs again: the library com
     no "the same inputs were built again ($(nonce) after $first)"
 cmp -s "$T/w/lab3.so" "$T/w/lab3.fatbin" && ok "the fatbinary beside it comes from the same entry" || no "lab3.fatbin differs from lab3.so"
 
+has() { [ -n "$(find "$CACHE" -path "*/$1" 2>/dev/null)" ]; }
+has lab3.compute_90.ptx && has lab3.compute_90.sm_90.cubin && has lab3.fatbin && ok "an entry holds the PTX and cubins nvcc kept beside the library" ||
+    no "an entry lacks what nvcc kept: $(ls "$CACHE"/*/)"
 echo "== never reused for other inputs"
 miss() { # miss WHAT: the last build made a new library and a new entry
     local n=$(nonce "${2:-$T/w}")
@@ -71,9 +77,11 @@ miss() { # miss WHAT: the last build made a new library and a new entry
 want=2; echo "// one byte more" >>"$T/w/lab3.cu"; build; miss "the source changed"
 cp "$KIT/labs/lab3-padding/lab3.cu" "$T/w/lab3.cu"
 want=3; build "$T/w" NVCC_ARCH=-fake2; miss "other flags"
-want=4; echo "// changed" >>"$T/common/smemlab.h"; build; miss "a file of common/ changed"
+want=4; build "$T/w" NVCC_ARCH=-single; miss "one architecture"
+has lab3.ptx && ok "one architecture: its PTX, NAME.ptx, stored too" || no "one architecture: no lab3.ptx in the entry"
+want=5; echo "// changed" >>"$T/common/smemlab.h"; build; miss "a file of common/ changed"
 cp "$KIT/common/smemlab.h" "$T/common/smemlab.h"
-want=5; cp "$T/w/lab3.cu" "$T/other/lab3.cu"; build "$T/other"; miss "the same bytes at another path (-lineinfo records it)" "$T/other"
+want=6; cp "$T/w/lab3.cu" "$T/other/lab3.cu"; build "$T/other"; miss "the same bytes at another path (-lineinfo records it)" "$T/other"
 build && [ "$(nonce)" = "$first" ] && ok "the first inputs again: still the first entry" || no "the first inputs: $(nonce), want $first"
 
 echo "== a damaged entry is never trusted"
