@@ -317,17 +317,19 @@ check-mutants:
 	@echo "make check-mutants: skipped: it mutates the grader and grades solutions/ and tests/planted/, which the student kit does not have."
 endif
 
-# smemlab-batch without a GPU, a script a subject (tests/batch/test-batch-*.sh):
-# fakes for nvcc and the grader where needed, real nvcc for compile errors, the
-# real grader's no-GPU path. make check runs BATCH_TESTS (BATCH_TESTS=discovery:
-# that one alone, as make check-mutants does); make check-full the kill and
-# time-limit sections, which wait out time limits and killed runs.
+# smemlab-batch without a GPU, a script a subject (tests/batch/test-batch-*.sh),
+# each its own target so that they run side by side: fakes for nvcc and the
+# grader where needed, real nvcc for compile errors, the real grader's no-GPU
+# path. make check runs BATCH_TESTS (BATCH_TESTS=discovery: that one alone, as
+# make check-mutants does); make check-full the kill and time-limit sections,
+# which wait out time limits and killed runs, and labs 7 to 10 built and graded
+# through the batch.
 BATCH_TESTS ?= discovery jobs real outcomes slurm
-BATCH_TESTS_FULL := limits kill
-check-batch: $(BATCH) $(GRADER_ALL) $(BUILD_JAIL) $(SUPPORT_OBJ)
-	@rc=0; for t in $(BATCH_TESTS); do bash tests/batch/test-batch-$$t.sh $(BUILD) || rc=1; done; exit $$rc
-check-batch-full: $(BATCH) $(GRADER_ALL) $(BUILD_JAIL) $(SUPPORT_OBJ)
-	@rc=0; for t in $(BATCH_TESTS_FULL); do bash tests/batch/test-batch-$$t.sh $(BUILD) || rc=1; done; exit $$rc
+BATCH_TESTS_FULL := limits kill labs
+check-batch: $(addprefix check-batch-,$(BATCH_TESTS))
+check-batch-full: $(addprefix check-batch-,$(BATCH_TESTS_FULL))
+check-batch-%: $(BATCH) $(GRADER_ALL) $(BUILD_JAIL) $(SUPPORT_OBJ)
+	bash tests/batch/test-batch-$*.sh $(BUILD)
 
 # A hostile class (issue 17) through the real batch and the real nvcc: each
 # attack gets its reason within its limit, the honest next to them are built,
