@@ -357,14 +357,21 @@ GRADE_RUN = $(info $(strip $(1)))status=0; $(1) || status=$$?; \
     *) why="the grader stopped unexpectedly";; \
     esac; \
     [ $$status -eq 0 ] || echo "smemlab-grade exited with status $$status ($$why); make reports it as Error $$status and exits 2" >&2; \
-    exit $$status
+    $(call open_pages,$(2)) exit $$status
+# Each lab graded also gets its report page, $(REPORT_DIR)/LAB.html (docs/lab1.md#page);
+# make grade OPEN=1 opens it where a browser is (OPENER: xdg-open, or macOS's open).
+REPORT_DIR = $(BUILD)/report
+OPENER ?= $(firstword $(foreach o,xdg-open open,$(shell command -v $(o) 2>/dev/null)))
+open_pages = $(if $(filter 1,$(OPEN)),for p in $(1:%=$(REPORT_DIR)/%.html); do [ -f "$$p" ] || continue; \
+    if [ -n "$(OPENER)" ]; then "$(OPENER)" "$$p" >/dev/null 2>&1 || echo "OPEN=1: $(OPENER) could not open $$p: open it in a browser" >&2; \
+    else echo "OPEN=1: no browser opener here (xdg-open, open): open $$p in a browser" >&2; fi; done;)
 NO_SOLUTIONS_MSG = solutions/ is not here (this is the student kit): there are no reference solutions to
 .PHONY: grade
 ifeq ($(SOLUTIONS),1)
 GRADE_LABS := $(if $(filter command line,$(origin LAB)),$(LAB_ID),$(LABS))
 ifneq ($(wildcard solutions),)
 grade: $(GRADER_ALL) $(TRACE) $(GRADE_LABS:%=$(BUILD)/solutions/%.so)
-	@$(call GRADE_RUN,$(GRADER) --solutions $(GRADE_FLAGS) $(GRADE_LABS))
+	@$(call GRADE_RUN,$(GRADER) --solutions $(GRADE_FLAGS) $(GRADE_LABS) --html $(REPORT_DIR),$(GRADE_LABS))
 else
 grade:
 	@echo "$(NO_SOLUTIONS_MSG) grade. Grade your own lab with make grade." >&2; exit 3
@@ -373,7 +380,7 @@ else
 grade: $(STAMP_GRADER) $(if $(filter $(LAB_ID),$(LABS)),$(BUILD)/$(LAB_ID).so)
 	@if [ -z "$(LAB)" ]; then echo "No lab built yet: run make lab1 (or lab2 ... lab9) first, or make grade LAB=lab1." >&2; exit 2; fi
 	@case " $(LABS) " in *" $(LAB_ID) "*) ;; *) echo "Unknown lab '$(LAB)': the labs are $(LABS)." >&2; exit 2;; esac
-	@$(call GRADE_RUN,$(GRADER) $(GRADE_FLAGS) $(if $(KERNEL),--kernel $(KERNEL)) $(LAB_ID))
+	@$(call GRADE_RUN,$(GRADER) $(GRADE_FLAGS) $(if $(KERNEL),--kernel $(KERNEL)) $(LAB_ID) --html $(REPORT_DIR),$(LAB_ID))
 endif
 
 # --- set-up: what a fresh Debian/Ubuntu machine lacks -----------------------------
@@ -391,6 +398,16 @@ PACKAGES_ASKED = $(if $(filter deps,$(MAKECMDGOALS)),$(DEB_PACKAGES)) \
 .PHONY: deps deps-instructor install-packages
 deps: install-packages
 	@command -v $(NVCC) >/dev/null || { echo "nvcc not found: install the CUDA Toolkit (12.6 or newer) and put its bin/ on PATH; see docs/getting-started.md" >&2; exit 3; }
+	@$(MAKE) --no-print-directory $(AXE)
+# axe-core, the accessibility checker make check-report runs in the browser on the
+# report pages: the version tests/report/package-lock.json pins, its hash checked by npm ci.
+AXE_DIR := .deps/npm
+AXE := $(AXE_DIR)/node_modules/axe-core/axe.min.js
+$(AXE): tests/report/package.json tests/report/package-lock.json
+	@command -v npm >/dev/null || { echo "npm not found: apt-get install npm (make check-report runs axe-core, from npm, in the browser)" >&2; exit 3; }
+	@mkdir -p $(AXE_DIR) && cp tests/report/package.json tests/report/package-lock.json $(AXE_DIR)/
+	@echo "npm ci axe-core -> $(AXE_DIR)" && cd $(AXE_DIR) && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error
+	@touch $@
 deps-instructor: install-packages
 	@:
 install-packages:

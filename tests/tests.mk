@@ -87,19 +87,19 @@ $(BUILD)/tests/expect: tests/expect.c
 # jail, the docs, the autograders in one layout each (their kit given this
 # run's grader). make check-full: the rest, slower or needing the machine
 # whole: the autograders on every layout, their grader built from nothing as
-# Gradescope's and Autolab's machines build it; Slurm's cluster; the course in
-# a browser; the batch's kill and time-limit sections; the instructor's day (two
+# Gradescope's and Autolab's machines build it; Slurm's cluster; the course and
+# the report pages in a browser; the batch's kill and time-limit sections; the instructor's day (two
 # exported classes built and graded for real); a hostile class through the real
 # nvcc. .ci/run runs both. A change to the batch, the jail or the
 # integrations runs make check-full before it lands.
 CHECK_TIERS := check check-full
 .PHONY: check-house check-mutants check check-full check-unit check-compile check-contract check-launches check-cli \
         check-make check-gpu check-student-kit check-batch check-batch-full check-hostile check-exports \
-        check-exports-full check-jail
+        check-exports-full check-jail check-report
 check: check-house check-lab-cache check-unit check-traces check-compile check-contract check-launches check-cli \
        check-make check-docs check-batch check-exports check-jail check-emulated check-truth
 	@$(call check_done,$@)
-check-full: docs-browser check-batch-full check-exports-full check-hostile
+check-full: docs-browser check-report check-batch-full check-exports-full check-hostile
 	@$(call check_done,$@)
 
 # When make started: make check says how long it took (make bench-loops reads it).
@@ -250,6 +250,21 @@ $(BUILD)/tests/truth-run: tests/truth/truth-run.c
 check-emulated: $(CU_CHECKED) $(GRADER_ALL) $(BUILD)/tests/expect
 	bash tests/emulator/check-labs.sh $(BUILD) $(GRADER)
 	$(if $(wildcard tests/planted),python3 tests/emulator/check-hints.py $(BUILD))
+
+# The report page (docs/instructors.md#page): labs graded by emulation with --html, each
+# page judged in headless chromium (its lines, checks and drawings; axe-core clean).
+.PHONY: check-report
+check-report: $(CU_CHECKED) $(GRADER_ALL) $(AXE) $(PLANTED_SRC)
+	bash tests/report/test-pages.sh $(BUILD) $(GRADER) $(AXE)
+# On a GPU: the same pages measured by the trace, written to $(BUILD)/report-pages/ for
+# check-pages.py to judge where a browser is (the spec.tsv there says how).
+REPORT_PAGE_LIBS := $(addprefix $(BUILD)/compile-check/,planted/lab3-pad-wrong-dim.so \
+    solutions/lab3-padding/lab3.so planted/lab9-store-strided.so planted/lab1-no-sync.so \
+    planted/lab1-shared-overrun.so planted/lab7-divergent-tree.so planted/lab1-unemulated.so \
+    labs/lab3-padding/lab3.so)
+.PHONY: report-pages-gpu
+report-pages-gpu: $(GRADER_ALL) $(TRACE) $(REPORT_PAGE_LIBS) $(PLANTED_SRC)
+	bash tests/report/test-pages.sh $(BUILD) $(GRADER) - trace
 
 # make check: the same corpus graded by the emulator, against what Nsight Compute
 # measured on an H100 (tests/truth/h100-ncu.tsv): no GPU needed.

@@ -35,14 +35,14 @@ static void print_size(const char *key, int m, int n, int k)
 
 /* The points of check id in every graded kernel of lab: the one value, or -1
    when they differ, or -2 when no kernel has it. */
-static double uniform_points(const lab_def *lab, const char *id)
+static double uniform_points(const lab_def *lab, check_id id)
 {
     double value = -2;
     for (int i = 0; i < lab->n_kernels; i++) {
         kernel_check c[KERNEL_MAX_CHECKS];
         int n = lab->kernels[i].optional ? 0 : kernel_checks(lab, &lab->kernels[i], c);
         for (int j = 0; j < n; j++)
-            if (strcmp(c[j].id, id) == 0) {
+            if (c[j].id == id) {
                 if (value != -2 && value != c[j].points)
                     return -1;
                 value = c[j].points;
@@ -53,7 +53,7 @@ static double uniform_points(const lab_def *lab, const char *id)
 
 static void lab_facts(const lab_def *lab)
 {
-    const char *ids[16];
+    check_id ids[CHECK_IDS];
     int n_ids = 0, graded = 0;
     double total = 0;
     for (int i = 0; i < lab->n_kernels; i++) {
@@ -66,17 +66,17 @@ static void lab_facts(const lab_def *lab)
         for (int j = 0; j < n; j++) {
             int seen = 0;
             for (int m = 0; m < n_ids; m++)
-                seen |= strcmp(ids[m], c[j].id) == 0;
-            if (!seen && n_ids < 16)
+                seen |= ids[m] == c[j].id;
+            if (!seen && n_ids < CHECK_IDS)
                 ids[n_ids++] = c[j].id;
-            printf("%s.%s.%s %g\n", lab->id, k->name, c[j].id, c[j].points);
+            printf("%s.%s.%s %g\n", lab->id, k->name, check_name(c[j].id), c[j].points);
         }
     }
     for (int m = 0; m < n_ids; m++) {
         double u = uniform_points(lab, ids[m]);
-        printf("%s.check.%s 1\n", lab->id, ids[m]);
+        printf("%s.check.%s 1\n", lab->id, check_name(ids[m]));
         if (u >= 0)
-            printf("%s.%s %g\n", lab->id, ids[m], u);
+            printf("%s.%s %g\n", lab->id, check_name(ids[m]), u);
     }
     printf("%s.points %g\n%s.kernels %d\n", lab->id, total, lab->id, graded);
 }

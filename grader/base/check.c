@@ -47,6 +47,16 @@ const char *check_status_name(check_status s)
     return "?";
 }
 
+void check_warp_tidy(check_warp *w)
+{
+    int width_ok = w->width == 1 || w->width == 2 || w->width == 4 || w->width == 8 ||
+                   w->width == 16;
+    int banks_ok = (w->banks == 0 && w->bank_bytes == 0) || /* a global access */
+                   (w->banks == 32 && (w->bank_bytes == 4 || w->bank_bytes == 8));
+    if (!w->active || !width_ok || !banks_ok)
+        memset(w, 0, sizeof *w);
+}
+
 const char *check_line_text(const check_line *l, char *buf, size_t size)
 {
     if (strcmp(l->op, "gload") == 0 || strcmp(l->op, "gstore") == 0) { /* sectors, not banks */

@@ -18,13 +18,35 @@ typedef enum check_status {
                            cannot measure): no points lost, none given; never FAIL */
 } check_status;
 
-/* One source line of the kernel, as the trace backend attributes it. */
-#define CHECK_MAX_LINES 4
+/*
+ * The worst warp execution of a line (the trace and the emulator record it), lane
+ * by lane, for the report page's drawing: the byte address each lane touched
+ * (shared, or a global address's low 32 bits), in the bank geometry it was judged
+ * in. active 0: none recorded. Plain numbers: the report draws them with the
+ * models (model/bank.h, model/sector.h), as the course's figures are drawn.
+ */
+#define CHECK_WARP_LANES 32
+typedef struct check_warp {
+    unsigned addr[CHECK_WARP_LANES];
+    unsigned active;      /* bit i: lane i took part */
+    int width;            /* bytes a lane: 1, 2, 4, 8 or 16 */
+    int kind;             /* shared: model/bank.h's BANK_* (0: a plain load or store) */
+    int lines, skewed;    /* shared, BANK_ASYNC: as model/bank.h's warp_access has them */
+    int banks, bank_bytes; /* shared: the geometry the grader judged it in */
+    unsigned block, warp; /* which execution it was */
+} check_warp;
+
+/* One source line of the kernel, as the trace backend attributes it. A check keeps
+   up to CHECK_MAX_LINES, the worst first (the report page and the JSON show them
+   all: an unrolled tree has a dozen); the text report the first CHECK_TEXT_LINES. */
+#define CHECK_MAX_LINES 16
+#define CHECK_TEXT_LINES 4
 typedef struct check_line {
     char file[48];  /* base name: lab3.cu */
     int line;
-    char op[8];     /* load, store */
+    char op[8];     /* load, store, atomic; gload, gstore: global (wavefronts are sectors) */
     long requests, wavefronts, ideal;
+    check_warp worst; /* its worst warp (active 0: not recorded, as for a race's lines) */
 } check_line;
 
 typedef struct check_result {
@@ -51,7 +73,14 @@ typedef struct check_result {
     check_line lines[CHECK_MAX_LINES];
     int n_lines;
     char bank_map[512];
+    /* What the exercise expects of the lines of each side (0: the check does not
+       say): shared, the conflict degree (wavefronts per ideal); global, sectors per
+       ideal, CHECK_EXPECT_STRIDED where the step walks a column on purpose. The
+       report page colours each line by its distance from it. */
+    double expect_load, expect_store;
 } check_result;
+
+#define CHECK_EXPECT_STRIDED (-1.0)
 
 /* Start a record: ids copied, status FAIL, no points yet. */
 void check_init(check_result *c, const char *lab, const char *kernel, const char *check,
@@ -66,6 +95,10 @@ void check_field(char *dst, size_t size, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
 const char *check_status_name(check_status s);
+
+/* A warp from another process made drawable or dropped: a width other than 1, 2,
+   4, 8 or 16 bytes, or a geometry no GPU has, clears it (active 0). */
+void check_warp_tidy(check_warp *w);
 
 /* "lab3.cu:41  load  32-way (1024 wavefronts / 32 requests)" */
 const char *check_line_text(const check_line *l, char *buf, size_t size);

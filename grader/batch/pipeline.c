@@ -318,9 +318,9 @@ static int gpu_of_slot(const batch_opts *o, int slot)
     return o->gpus[slot % o->n_gpus];
 }
 
-static void start_grade(const batch_opts *o, job *j, int slot)
+static void start_grade(const batch_opts *o, job *j, int slot, const char *sha256)
 {
-    char so[4300], src[4300], json[4300], dev[16], log[4300];
+    char so[4300], src[4300], json[4300], dev[16], log[4300], page[4300];
     snprintf(so, sizeof so, "%s/%s.so", j->dir, o->lab->id);
     snprintf(src, sizeof src, "%s/%s.cu", j->dir, o->lab->id); /* its PREDICT lines */
     snprintf(json, sizeof json, "%s/grade.json", j->dir);
@@ -338,6 +338,13 @@ static void start_grade(const batch_opts *o, job *j, int slot)
     argv[n++] = src;
     argv[n++] = "--json";
     argv[n++] = json;
+    /* the report page of this source, every student who sent it (reports.c links it) */
+    snprintf(page, sizeof page, "%s/pages", o->results);
+    if (mkdir_p(page, 0755) == 0) {
+        snprintf(page, sizeof page, "%s/pages/%s.html", o->results, sha256);
+        argv[n++] = "--html";
+        argv[n++] = page;
+    }
     argv[n++] = "--device";
     argv[n++] = dev;
     const char *socket = meters[slot % o->n_gpus].socket;
@@ -700,7 +707,7 @@ static int make_jobs(const batch_opts *o, submission *subs, int n, pipeline *p)
 }
 
 /* Builds up to -j at a time; each free grader slot takes the next built job. */
-static void start_work(const batch_opts *o, pipeline *p)
+static void start_work(const batch_opts *o, pipeline *p, const submission *subs)
 {
     double t_now = now_seconds();
     int grading = 0;
@@ -715,8 +722,9 @@ static void start_work(const batch_opts *o, pipeline *p)
     }
     for (int g = 0; g < p->n_slots; g++)
         if (p->slot_job[g] < 0 && p->q_head < p->q_tail) {
-            p->slot_job[g] = p->built_queue[p->q_head++];
-            start_grade(o, &p->jobs[p->slot_job[g]], g);
+            job *j = &p->jobs[p->built_queue[p->q_head++]];
+            p->slot_job[g] = (int)(j - p->jobs);
+            start_grade(o, j, g, subs[j->subs[0]].sha256);
         }
 }
 
@@ -820,7 +828,7 @@ int pipeline_run(const batch_opts *o, submission *subs, int n, result *results)
     p.t0 = p.last = now_seconds();
 
     while (p.finished < p.n_jobs && !stop_signal) {
-        start_work(o, &p);
+        start_work(o, &p, subs);
         int status, killed;
         pid_t pid = next_ended(o, &p, &status, &killed);
         if (pid == 0)

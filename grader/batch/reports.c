@@ -4,7 +4,9 @@
  *   gradebook.csv                 RFC 4180: student, name, email, late, points, max, one
  *                                 column per kernel, status, reason, provenance (what
  *                                 graded it, how); safe to open in a spreadsheet (sb_csv)
- *   feedback/STUDENT.txt, .html   the student's report (same content; HTML escaped)
+ *   feedback/STUDENT.txt, .html   the student's report (same content; HTML escaped); the HTML
+ *                                 links pages/SHA256.html, the grader's page of that source
+ *                                 (pipeline.c asks for it: smemlab-grade --html)
  *   gradescope/STUDENT/results.json   Gradescope's autograder results schema
  *   autolab/STUDENT.txt           feedback, then Autolab's last-line JSON
  *                                 {"scores": {...}, "scoreboard": [...]}
@@ -115,7 +117,10 @@ static void detail_text(sb *b, const check_rec *c)
     if (!strcmp(c->status, "pass"))
         return;
     const cJSON *x;
+    int shown = 0;
     cJSON_ArrayForEach(x, c->lines) {
+        if (shown++ == CHECK_TEXT_LINES) /* the rest: the report page's */
+            break;
         check_line l = {.line = (int)jnum(x, "line"), .requests = jnum(x, "requests"),
                         .wavefronts = jnum(x, "wavefronts"), .ideal = jnum(x, "ideal")};
         snprintf(l.file, sizeof l.file, "%s", jstr(x, "file"));
@@ -236,7 +241,16 @@ static void feedback_text(sb *b, const lab_def *lab, const result *r)
     sb_printf(b, "\nScore: %g/%g\n", r->points, r->max_points);
 }
 
-static void feedback_html(sb *b, const lab_def *lab, const result *r)
+/* The page the grader wrote for this source (pipeline.c: RESULTS/pages/SHA256.html). */
+static int page_exists(const char *results, const result *r)
+{
+    char path[4400];
+    struct stat st;
+    snprintf(path, sizeof path, "%s/pages/%s.html", results, r->sha256);
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+static void feedback_html(sb *b, const lab_def *lab, const result *r, const char *results)
 {
     sb_puts(b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>");
     sb_printf(b, "smemlab %s: ", lab->id);
@@ -275,6 +289,9 @@ static void feedback_html(sb *b, const lab_def *lab, const result *r)
         sb_xml(b, r->reason);
         sb_puts(b, "</dd>\n");
     }
+    if (r->sha256[0] && page_exists(results, r)) /* the grader's report page of this source */
+        sb_printf(b, "<dt>Your file, line by line</dt><dd><a href=\"../pages/%s.html\">each "
+                  "memory line's cost, its warp drawn</a></dd>\n", r->sha256);
     sb_puts(b, "</dl>\n");
     if (r->compiler[0]) {
         sb_puts(b, "<p>The compiler's first lines:</p>\n<pre>");
@@ -538,7 +555,7 @@ int reports_write(const batch_opts *o, const result *rs, int n, char *err, size_
 
         sb txt = {0}, html = {0};
         feedback_text(&txt, lab, r);
-        feedback_html(&html, lab, r);
+        feedback_html(&html, lab, r, o->results);
         snprintf(name, sizeof name, "%s.txt", r->student);
         rc |= put(d_fb, name, txt.s, err, errlen);
         snprintf(name, sizeof name, "%s.html", r->student);

@@ -24,8 +24,12 @@ void cli_usage(FILE *f)
         "                    lab's file in labs/ when grading the lab built by make)\n"
         "  --build-dir DIR   where make put the libraries (default: build)\n"
         "  --json FILE       also write the results as JSON to FILE\n"
+        "  --html PATH       also write each lab's report page, PATH/LAB.html (or, for one\n"
+        "                    lab, PATH itself where it ends in .html): your file with each\n"
+        "                    memory line's cost and its warp drawn (make grade writes\n"
+        "                    build/report/LAB.html)\n"
         "  --timeout SEC     time limit for each launch of a kernel (default 10)\n"
-        "  --repeats N       correctness runs per kernel (default 3)\n"
+        "  --repeats N       runs of each size for correct, fresh inputs each (default 3)\n"
         "  --device N        CUDA device to use (default 0)\n"
         "  --seed N          seed for random inputs (labs 5 to 10)\n"
         "  --measure HOW     how conflicts are measured: auto (default: a trace with the\n"
@@ -119,11 +123,18 @@ static int number_option(int opt, const char *arg, cli_options *o, FILE *err)
     return bad(err, "internal: unknown option %s", arg);
 }
 
+int html_is_file(const char *path)
+{
+    size_t n = strlen(path);
+    return n > 5 && strcmp(path + n - 5, ".html") == 0;
+}
+
 int cli_parse(int argc, char **argv, cli_options *o, FILE *err)
 {
     static const struct option longs[] = {
         {"solutions", no_argument, 0, 'S'}, {"lib", required_argument, 0, 'l'},
         {"build-dir", required_argument, 0, 'b'}, {"json", required_argument, 0, 'j'},
+        {"html", required_argument, 0, 'H'},
         {"timeout", required_argument, 0, 't'}, {"repeats", required_argument, 0, 'r'},
         {"device", required_argument, 0, 'd'}, {"seed", required_argument, 0, 's'},
         {"no-counters", no_argument, 0, 'n'}, {"verbose", no_argument, 0, 'v'},
@@ -150,6 +161,7 @@ int cli_parse(int argc, char **argv, cli_options *o, FILE *err)
         case 'l': o->lib = optarg; break;
         case 'b': o->build_dir = optarg; break;
         case 'j': o->json = optarg; break;
+        case 'H': o->html = optarg; break;
         case 'n': o->grade.use_counters = 0; break;
         case 'm':
             if (measure_mode_parse(optarg, &o->measure) != 0)
@@ -194,9 +206,13 @@ int cli_parse(int argc, char **argv, cli_options *o, FILE *err)
     if (measure_given && !o->grade.use_counters)
         return bad(err, "--measure %s and --no-counters exclude each other",
                    measure_mode_name(o->measure));
-    if (o->serve_meter && (o->n_labs || o->lib || o->solutions || o->json || o->grade.meter_socket))
-        return bad(err, "--serve-meter %s serves graders: it takes no lab, library, --json "
-                   "or --meter-socket", o->serve_meter);
+    if (o->serve_meter && (o->n_labs || o->lib || o->solutions || o->json || o->html ||
+                           o->grade.meter_socket))
+        return bad(err, "--serve-meter %s serves graders: it takes no lab, library, --json, "
+                   "--html or --meter-socket", o->serve_meter);
+    if (o->html && html_is_file(o->html) && o->n_labs > 1)
+        return bad(err, "--html %s names one page, and more than one lab is graded: give a "
+                   "folder (each lab's page is FOLDER/LAB.html)", o->html);
     if (o->lib && o->solutions)
         return bad(err, "--lib %s and --solutions exclude each other", o->lib);
     return 0;

@@ -18,6 +18,7 @@ typedef struct cli_options {
     int solutions;         /* grade build/solutions/<lab>.so */
     const char *build_dir; /* default "build" */
     const char *json;      /* --json FILE */
+    const char *html;      /* --html PATH: the report pages (a folder, or one lab's FILE.html) */
     int verbose, list, help, version;
     int check_launches; /* --check-launches: record and validate only */
     const char *serve_meter; /* --serve-meter SOCKET: be a batch's meter server (meter_server.h) */
@@ -33,6 +34,9 @@ typedef struct cli_options {
 int cli_parse(int argc, char **argv, cli_options *o, FILE *err);
 
 void cli_usage(FILE *f);
+
+/* Whether --html PATH names a page (ends in .html) rather than a folder of them. */
+int html_is_file(const char *path);
 
 /* Library path for lab (into buf). */
 const char *cli_lib_path(const cli_options *o, const lab_def *lab, char *buf, size_t size);

@@ -18,6 +18,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -122,6 +123,49 @@ static int json_finish(json_out *j, const lab_result *r, int n, const score *s, 
     return 0;
 }
 
+/*
+ * The report page of r (--html): PATH/LAB.html, or PATH where it names the page.
+ * Written to a temporary name and moved into place: a reader never meets half a
+ * page. A page that cannot be written is said (the results stand: the text report
+ * and the JSON hold them) and leaves r->page empty.
+ */
+static void write_page(const char *html, lab_result *r, const char *source)
+{
+    char path[512], tmp[600];
+    if (html_is_file(html)) {
+        snprintf(path, sizeof path, "%s", html);
+    } else {
+        if (mkdir(html, 0755) != 0 && errno != EEXIST) {
+            fprintf(stderr, "smemlab-grade: cannot make the folder %s for the report page: %s "
+                    "(the results above stand)\n", html, strerror(errno));
+            return;
+        }
+        snprintf(path, sizeof path, "%s/%s.html", html, r->lab->id);
+    }
+    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+    FILE *f = fopen(tmp, "w");
+    int ok = f && report_html(f, r, source) == 0;
+    ok = f && fclose(f) == 0 && ok && rename(tmp, path) == 0;
+    if (!ok) {
+        fprintf(stderr, "smemlab-grade: cannot write the report page %s: %s (the results above "
+                "stand)\n", path, strerror(errno));
+        remove(tmp);
+        return;
+    }
+    snprintf(r->page, sizeof r->page, "%s", path);
+}
+
+/* The file a lab's page shows: the one graded (--source, or labs/ for the lab make
+   built), or the solution's for --solutions; NULL where none is known. */
+static const char *page_source(const cli_options *o, const lab_def *lab, const char *source,
+                               char *buf, size_t size)
+{
+    if (source || !o->solutions || o->lib || strncmp(lab->source, "labs/", 5) != 0)
+        return source;
+    snprintf(buf, size, "solutions/%s", lab->source + 5);
+    return access(buf, R_OK) == 0 ? buf : NULL;
+}
+
 /* SIGTERM, SIGINT, SIGHUP: take every child along, then die of the same signal. */
 static void on_signal(int sig)
 {
@@ -161,6 +205,9 @@ static void grade_lab(const cli_options *o, const lab_def *lab, lab_result *r)
                                                                                    : NULL;
     report_judge_predictions(r, source);
     report_find_places(r, source);
+    char solution[512];
+    if (o->html)
+        write_page(o->html, r, page_source(o, lab, source, solution, sizeof solution));
 }
 
 int main(int argc, char **argv)

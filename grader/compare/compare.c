@@ -123,6 +123,12 @@ static void conflict_hint(check_result *c, const smem_side *side, double got, do
                     "which bank does lane 0, 1, 2 ... of warp 0 hit?", want, side->code, got);
 }
 
+/* The check's expectation of the side's lines (check.h: expect_load, expect_store). */
+static double *side_expect(check_result *c, const smem_side *side)
+{
+    return side->requests == METRIC_SHARED_LD_REQUESTS ? &c->expect_load : &c->expect_store;
+}
+
 void compare_conflicts(check_result *c, const smem_side *side, const measurement *m,
                        const smem_cost *model, double tolerance, const char *pad_note)
 {
@@ -138,6 +144,7 @@ void compare_conflicts(check_result *c, const smem_side *side, const measurement
     c->requests = m->value[side->requests];
     c->wavefronts = waves;
     c->ideal = got > 0 ? waves / got : 0;
+    *side_expect(c, side) = want;
     if (waves <= 0) {
         check_set(c, CHECK_FAIL, "%s: no shared %s measured (expected %s)", side->op, side->op,
                   want_text);
@@ -175,6 +182,7 @@ void compare_conflicts_width(check_result *c, const smem_side *side, int width,
     if (width <= 0 || width == exercise_width || c->wavefronts <= 0)
         return;
     c->width = width;
+    *side_expect(c, side) = smem_degree(at_width);
     degree_text(smem_degree(at_width), text, sizeof text);
     check_field(c->expected, sizeof c->expected, "%ld wavefronts / %ld requests (%s at %d bytes "
                 "a lane; the exercise's %d-byte elements: %.40s)", at_width->wavefronts,
@@ -230,6 +238,33 @@ static void set_line(check_line *l, const char *file, int line, uint64_t pc, con
         check_field(l->file, sizeof l->file, "pc 0x%llx", (unsigned long long)pc);
     l->line = line;
     check_field(l->op, sizeof l->op, "%s", op);
+}
+
+/* A shared site's worst warp, for the report page's drawing (check.h). */
+static void keep_shared_warp(check_warp *w, const trace_site *x, const bank_geometry *g)
+{
+    for (int lane = 0; lane < CHECK_WARP_LANES && lane < BANK_MAX_LANES; lane++)
+        w->addr[lane] = x->worst.active >> lane & 1u ? x->worst.addr[lane] : 0;
+    w->active = x->worst.active;
+    w->width = x->worst.width;
+    w->kind = x->worst.kind;
+    w->lines = x->worst.lines;
+    w->skewed = x->worst.skewed;
+    w->banks = g->banks;
+    w->bank_bytes = g->bank_bytes;
+    w->block = x->worst_block;
+    w->warp = x->worst_warp;
+}
+
+/* A global site's worst warp: its addresses' low 32 bits carry the sectors. */
+static void keep_global_warp(check_warp *w, const coalesce_site *x)
+{
+    for (int lane = 0; lane < CHECK_WARP_LANES && lane < SECTOR_LANES; lane++)
+        w->addr[lane] = x->worst.active >> lane & 1u ? (unsigned)x->worst.addr[lane] : 0;
+    w->active = x->worst.active;
+    w->width = x->worst.width;
+    w->block = x->worst_block & 0xFFFFFFu;
+    w->warp = x->worst_warp;
 }
 
 /* Sites of one source line (an unrolled loop gives a line several
@@ -302,6 +337,7 @@ void compare_trace_lines(check_result *c, const trace_summary *s, int op, const 
         l->requests = x->requests;
         l->wavefronts = x->wavefronts;
         l->ideal = x->ideal;
+        keep_shared_warp(&l->worst, x->worst, g);
     }
     if (c->status == CHECK_FAIL && n > 0) {
         const trace_site *w = sums[used[0]].worst;
@@ -497,6 +533,7 @@ static void coalesce_lines(check_result *c, const trace_summary *s, int store)
         l->requests = x->requests;
         l->wavefronts = x->sectors;
         l->ideal = x->ideal;
+        keep_global_warp(&l->worst, x);
     }
     if (c->status == CHECK_FAIL && n > 0)
         draw_worst(c, s, store);
@@ -533,6 +570,7 @@ void compare_coalescing(check_result *c, int store, const measurement *m, double
     c->requests = req;
     c->wavefronts = sec;
     c->ideal = ideal;
+    *(store ? &c->expect_store : &c->expect_load) = expect_strided ? CHECK_EXPECT_STRIDED : 1.0;
     check_field(c->measured, sizeof c->measured, "%.0f sectors / %.0f %s requests", sec, req, side);
     check_field(c->expected, sizeof c->expected, "at most %.2f x %.0f sectors (the ideal)",
                 COALESCE_TOLERANCE, ideal);

@@ -154,7 +154,7 @@ static int read_job(int c, const meter_request *rq, const lab_def *lab, lab_imag
 /* Grade one grader's job on connection c. Returns worker_grade's code (the caller
    sends MSG_EXIT), or METER_DECLINED (the connection is closed without a word). */
 #define METER_DECLINED 2
-static int serve_one(int c, worker_env *env, const grade_options *server, const char *no_gpu)
+static int serve_one(int c, worker *w, const grade_options *server, const char *no_gpu)
 {
     static meter_request rq;
     static lab_image img;
@@ -187,7 +187,7 @@ static int serve_one(int c, worker_env *env, const grade_options *server, const 
         worker_msg_text(&timed_out, MSG_EXIT, WORKER_EXIT_TIMEOUT, "");
         gpu_watchdog_set(o.timeout_s, WORKER_EXIT_TIMEOUT);
         gpu_watchdog_last_words(c, &timed_out, sizeof timed_out);
-        rc = worker_grade(env, &job, rq.first, c);
+        rc = worker_grade(w, &job, rq.first, c);
         gpu_watchdog_last_words(-1, NULL, 0);
     }
     fprintf(stderr, "smemlab-grade: measured %s (%s) from kernel %d: %s\n", lab->id, img.path,
@@ -205,7 +205,7 @@ static int someone_waits(int listen_fd, int ms)
 
 int meter_serve(const char *socket_path, const grade_options *opt)
 {
-    static worker_env env;
+    worker *w = calloc(1, sizeof *w); /* the server's one: it measures until it ends */
     char no_gpu[512] = "";
 
     signal(SIGPIPE, SIG_IGN); /* a grader that went away is a failed write */
@@ -219,13 +219,15 @@ int meter_serve(const char *socket_path, const grade_options *opt)
     int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
     if (null > STDOUT_FILENO && dup2(null, STDOUT_FILENO) >= 0)
         close(null); /* (null is stdout already when stdout was closed) */
-    if (worker_open(&env, opt, no_gpu, sizeof no_gpu) != 0 && !no_gpu[0])
+    if (!w)
+        snprintf(no_gpu, sizeof no_gpu, "no memory for the meter server's worker");
+    else if (worker_open(w, opt, no_gpu, sizeof no_gpu) != 0 && !no_gpu[0])
         snprintf(no_gpu, sizeof no_gpu, "the GPU could not be opened");
     fprintf(stderr, "smemlab-grade: measuring for graders on %s%s%s\n", socket_path,
             no_gpu[0] ? ": " : "", no_gpu);
     for (;;) {
-        if (worker_has_turn() && !someone_waits(lfd, METER_IDLE_MS))
-            worker_pause(&env);
+        if (w && worker_has_turn(w) && !someone_waits(lfd, METER_IDLE_MS))
+            worker_pause(w);
         int c = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
         if (c < 0) {
             if (errno == EINTR || errno == ECONNABORTED)
@@ -233,7 +235,7 @@ int meter_serve(const char *socket_path, const grade_options *opt)
             fprintf(stderr, "smemlab-grade: accept on %s: %s\n", socket_path, strerror(errno));
             return EXIT_ENVIRONMENT;
         }
-        int rc = serve_one(c, &env, opt, no_gpu);
+        int rc = serve_one(c, w, opt, no_gpu);
         int ending = rc == KERNEL_CONTEXT_LOST || (no_gpu[0] && rc != METER_DECLINED);
         if (ending)
             close(lfd); /* no grader may connect to a server that ends */

@@ -62,7 +62,7 @@ static void slot_set(const lab_def *lab, int k, kernel_slots *s, int i, const ch
     *d = *c;
     snprintf(d->lab, sizeof d->lab, "%s", lab->id);
     snprintf(d->kernel, sizeof d->kernel, "%s", lab->kernels[k].name);
-    snprintf(d->check, sizeof d->check, "%s", s->expect[i].id);
+    snprintf(d->check, sizeof d->check, "%s", check_name(s->expect[i].id));
     d->max_points = s->expect[i].points;
     d->points = d->status == CHECK_PASS ? d->max_points : 0;
     s->have[i] = 1;
@@ -94,6 +94,7 @@ static int accept_check(const lab_def *lab, int current, kernel_slots *slots, wo
     for (int i = 0; i < c->n_lines; i++) {
         terminate(c->lines[i].file, sizeof c->lines[i].file);
         terminate(c->lines[i].op, sizeof c->lines[i].op);
+        check_warp_tidy(&c->lines[i].worst);
     }
     kernel_slots *s = &slots[current];
     int skipped_ok = lab->kernels[current].optional;
@@ -101,8 +102,9 @@ static int accept_check(const lab_def *lab, int current, kernel_slots *slots, wo
           c->status == CHECK_NOT_MEASURED || c->status == CHECK_NOT_GRADED ||
           (c->status == CHECK_SKIPPED && skipped_ok)))
         return -1;
+    check_id id = check_id_of(c->check);
     for (int i = 0; i < s->n; i++)
-        if (strcmp(s->expect[i].id, c->check) == 0) {
+        if (s->expect[i].id == id) {
             if (s->have[i])
                 return -1; /* reported twice */
             slot_set(lab, current, s, i, c);
@@ -120,7 +122,7 @@ static void fail_rest(const lab_def *lab, int k, kernel_slots *s, const char *wh
         if (s->have[i])
             continue;
         check_result c;
-        check_init(&c, lab->id, lab->kernels[k].name, s->expect[i].id, 0);
+        check_init(&c, lab->id, lab->kernels[k].name, check_name(s->expect[i].id), 0);
         if (told++) {
             check_set(&c, CHECK_FAIL, "not run: %s", what);
         } else {
@@ -143,7 +145,7 @@ static void decide_from_plans(const grade_job *job, kernel_slots *slots)
         if (p->verdict == PLAN_MISSING && kern->optional) {
             for (int i = 0; i < slots[k].n; i++) {
                 check_result c;
-                check_init(&c, lab->id, kern->name, slots[k].expect[i].id, 0);
+                check_init(&c, lab->id, kern->name, check_name(slots[k].expect[i].id), 0);
                 check_set(&c, CHECK_SKIPPED, "optional: %s is not in your file", kern->launcher);
                 slot_set(lab, k, &slots[k], i, &c);
             }
@@ -364,7 +366,7 @@ static void collect(const lab_def *lab, kernel_slots *slots, lab_result *out)
  */
 static int faulted(const check_result *c)
 {
-    return !strcmp(c->check, "correct") && c->status == CHECK_FAIL &&
+    return check_id_of(c->check) == CHK_CORRECT && c->status == CHECK_FAIL &&
            (strstr(c->message, "illegal memory access") || strstr(c->message, "misaligned address"));
 }
 

@@ -41,7 +41,7 @@ void worker_msg_text(worker_msg *m, int type, int kernel, const char *text)
 /* worker_env.emit: a check's outcome to the grader. */
 static void emit_check(worker_env *env, const check_result *c)
 {
-    static worker_msg m;
+    worker_msg m;
     memset(&m, 0, sizeof m);
     m.type = MSG_CHECK;
     m.kernel = env->kernel;
@@ -51,7 +51,7 @@ static void emit_check(worker_env *env, const check_result *c)
 
 static void send_text(int fd, worker_msg_type type, int kernel, const char *text)
 {
-    static worker_msg m;
+    worker_msg m;
     worker_msg_text(&m, type, kernel, text);
     send(fd, &m);
 }
@@ -142,35 +142,26 @@ static void tell_waiting(void *env, const char *lock_path)
     send_text(((worker_env *)env)->fd, MSG_GPU_WAIT, -1, lock_path); /* a long one is cut */
 }
 
-/* What outlives one lab in a meter server: how it measures and whether the GPU is its turn. */
-static struct {
-    measure_backend *trace;
-    measure_status trace_status;
-    char trace_why[512];
-    int lock_fd;     /* the GPU's lock while held; -1 otherwise */
-    int has_turn;    /* the lock was tried (held, or no lock file to hold) */
-    int meter_open;
-} g_session = {.lock_fd = -1};
-
 /*
  * Wait for the GPU to be ours alone (gpu_lock.h), then open the meter: both
  * stay until worker_pause or the process ends. Without a usable lock file
  * the grade goes on unlocked, and the grader says why.
  */
-static void begin_turn(worker_env *env)
+static void begin_turn(worker *w)
 {
+    worker_env *env = &w->env;
     char why[512] = "";
-    if (!g_session.has_turn && !device_is_emulator()) { /* an emulator shares no GPU */
-        g_session.lock_fd = gpu_lock_take(env->gpu.pci, tell_waiting, env, why, sizeof why);
-        if (g_session.lock_fd >= 0)
+    if (!w->has_turn && !device_is_emulator()) { /* an emulator shares no GPU */
+        w->lock_fd = gpu_lock_take(env->gpu.pci, tell_waiting, env, why, sizeof why);
+        if (w->lock_fd >= 0)
             why[0] = '\0';
-        g_session.has_turn = 1;
+        w->has_turn = 1;
     }
     send_text(env->fd, MSG_GPU_HELD, -1, why); /* text: why there is no lock */
-    if (!g_session.meter_open)
-        open_meter(env, g_session.trace_status == MEASURE_OK ? g_session.trace : NULL,
-                   g_session.trace_why); /* a failed subscription is not tried late */
-    g_session.meter_open = 1;
+    if (!w->meter_open)
+        open_meter(env, w->trace_status == MEASURE_OK ? w->trace : NULL,
+                   w->trace_why); /* a failed subscription is not tried late */
+    w->meter_open = 1;
 }
 
 /*
@@ -191,17 +182,21 @@ static int open_emulator(worker_env *env, const char *reason)
     return 0;
 }
 
-int worker_open(worker_env *env, const grade_options *opt, char *why, size_t why_size)
+int worker_open(worker *w, const grade_options *opt, char *why, size_t why_size)
 {
-    memset(env, 0, sizeof *env);
+    worker_env *env = &w->env;
+    memset(w, 0, sizeof *w);
+    w->lock_fd = -1;
+    w->trace_status = MEASURE_DISABLED;
     env->opt = opt;
+    const char *timings = getenv("SMEMLAB_TIMINGS");
+    env->timings = timings && *timings && strcmp(timings, "0") != 0;
     if (opt->measure == MEASURE_MODE_EMULATOR)
         return open_emulator(env, "--measure emulator");
-    g_session.trace = early_trace(opt, &g_session.trace_status, g_session.trace_why,
-                                  sizeof g_session.trace_why);
+    w->trace = early_trace(opt, &w->trace_status, w->trace_why, sizeof w->trace_why);
     /* Nothing loaded is instrumented but the copy load_code asks for: not
        the grader's kernels, not cuBLAS (its SGEMM is the speed reference). */
-    measure_trace_patching(g_session.trace, 0);
+    measure_trace_patching(w->trace, 0);
     gpu_status st = gpu_open(opt->device, &env->gpu, why, why_size);
     if (st == GPU_OK)
         return 0;
@@ -211,31 +206,32 @@ int worker_open(worker_env *env, const grade_options *opt, char *why, size_t why
 }
 
 /* The student's code; for the trace a second, instrumented copy that only measure() runs. */
-static int load_code(worker_env *env, const lab_image *img, char *why, size_t n)
+static int load_code(worker *w, const lab_image *img, char *why, size_t n)
 {
-    int rc = module_load(&env->mod, img, why, n);
-    if (rc == 0 && g_session.trace_status == MEASURE_OK && !device_is_emulator()) {
-        measure_trace_patching(g_session.trace, 1);
-        rc = module_load_measured_copy(&env->mod, why, n);
-        measure_trace_patching(g_session.trace, 0);
+    int rc = module_load(&w->env.mod, img, why, n);
+    if (rc == 0 && w->trace_status == MEASURE_OK && !device_is_emulator()) {
+        measure_trace_patching(w->trace, 1);
+        rc = module_load_measured_copy(&w->env.mod, why, n);
+        measure_trace_patching(w->trace, 0);
     }
     return rc;
 }
 
-int worker_grade(worker_env *env, const grade_job *job, int first, int fd)
+int worker_grade(worker *w, const grade_job *job, int first, int fd)
 {
+    worker_env *env = &w->env;
     char why[512];
     env->lab = job->lab;
     env->opt = job->opt;
     env->img = job->img;
     env->fd = fd;
     env->emit = emit_check;
-    if (load_code(env, job->img, why, sizeof why) != 0) {
+    if (load_code(w, job->img, why, sizeof why) != 0) {
         send_text(fd, MSG_ENVIRONMENT, -1, why);
         module_unload(&env->mod);
         return -1;
     }
-    begin_turn(env);
+    begin_turn(w);
     describe_device(env);
     lab_decls_free(env->decls);
     env->decls = lab_decls_read(job->img, env->decls_why, sizeof env->decls_why);
@@ -257,39 +253,39 @@ int worker_grade(worker_env *env, const grade_job *job, int first, int fd)
     return 0;
 }
 
-int worker_has_turn(void)
+int worker_has_turn(const worker *w)
 {
-    return g_session.has_turn;
+    return w->has_turn;
 }
 
-void worker_pause(worker_env *env)
+void worker_pause(worker *w)
 {
     /* The counters are the device's, one process at a time: closed. A trace
        is this process's own and cannot be opened again once CUDA runs. */
-    if (g_session.meter_open && env->meter != g_session.trace) {
-        env->meter->close(env->meter);
-        g_session.meter_open = 0;
+    if (w->meter_open && w->env.meter != w->trace) {
+        w->env.meter->close(w->env.meter);
+        w->meter_open = 0;
     }
-    if (g_session.lock_fd >= 0)
-        close(g_session.lock_fd);
-    g_session.lock_fd = -1;
-    g_session.has_turn = 0;
+    if (w->lock_fd >= 0)
+        close(w->lock_fd);
+    w->lock_fd = -1;
+    w->has_turn = 0;
 }
 
 void worker_main(const grade_job *job, int first, int fd)
 {
-    static worker_env env;
     char why[512];
 
     gpu_watchdog_set(job->opt->timeout_s, WORKER_EXIT_TIMEOUT);
-    if (worker_open(&env, job->opt, why, sizeof why) != 0) {
-        send_text(fd, MSG_ENVIRONMENT, -1, why);
+    worker *w = calloc(1, sizeof *w); /* this process's: it ends with it */
+    if (!w || worker_open(w, job->opt, why, sizeof why) != 0) {
+        send_text(fd, MSG_ENVIRONMENT, -1, w ? why : "no memory for the worker");
         _exit(EXIT_ENVIRONMENT);
     }
-    int rc = worker_grade(&env, job, first, fd);
+    int rc = worker_grade(w, job, first, fd);
     if (rc < 0)
         _exit(EXIT_ENVIRONMENT);
     if (rc == 0)
-        env.meter->close(env.meter);
+        w->env.meter->close(w->env.meter);
     _exit(0);
 }

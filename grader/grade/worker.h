@@ -51,6 +51,21 @@ typedef struct grade_job {
     const kernel_plan *plans; /* one per kernel of lab */
 } grade_job;
 
+/*
+ * A measuring process: the env its problem kinds are given (problems/problem.h),
+ * and what outlives one lab in a meter server (how it measures, whether the GPU
+ * is its turn). The process owns one; nothing of it is kept anywhere else.
+ */
+typedef struct worker {
+    worker_env env;
+    measure_backend *trace; /* subscribed before the first CUDA call (early_trace) */
+    measure_status trace_status;
+    char trace_why[512];
+    int lock_fd;    /* the GPU's lock while held; -1 otherwise */
+    int has_turn;   /* the lock was tried (held, or no lock file to hold) */
+    int meter_open;
+} worker;
+
 /* A message of type with text (cut to fit), everything else zero. */
 void worker_msg_text(worker_msg *m, int type, int kernel, const char *text);
 
@@ -63,9 +78,9 @@ void worker_main(const grade_job *job, int first, int fd) __attribute__((noretur
  * telling an environment error through fd; KERNEL_CONTEXT_LOST: nothing
  * more can run in this process), and give the GPU's turn back while idle.
  */
-int worker_open(worker_env *env, const grade_options *opt, char *why, size_t why_size);
-int worker_grade(worker_env *env, const grade_job *job, int first, int fd);
-int worker_has_turn(void);
-void worker_pause(worker_env *env);
+int worker_open(worker *w, const grade_options *opt, char *why, size_t why_size);
+int worker_grade(worker *w, const grade_job *job, int first, int fd);
+int worker_has_turn(const worker *w);
+void worker_pause(worker *w);
 
 #endif /* SMEMLAB_WORKER_H */

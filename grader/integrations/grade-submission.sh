@@ -5,14 +5,16 @@
 #   KIT      the kit's top folder, its grader built (make build/smemlab-grade)
 #   LAB      lab1 ... lab10
 #   SOURCE   the student's labN.cu
-#   OUT_DIR  receives result.json (below), build.log and report.txt
+#   OUT_DIR  receives result.json (below), build.log, report.txt and, where the
+#            grader ran, report.html (the report page: docs/instructors.md#page)
 #
 # result.json is what the platform scripts turn into their formats (jq):
 #   {"lab", "status": "graded" | "not-compiled" | "not-graded" | "rejected",
 #    "reason": "" or why not graded/compiled/usable, "seconds", "kernels": [names],
 #    "provenance": what graded it and how ("trace on NAME, sm_90", "emulated on
 #    the CPU: ..."; "" when nothing ran), "build_log", "report": the grader's
-#    text report, "grader": the grader's --json output, or null}
+#    text report, "page": "report.html" where the grader wrote its page (else ""),
+#    "grader": the grader's --json output, or null}
 # Whose fault: a compile error the compiler names in the code is
 # "not-compiled" (its first lines in build_log); a build or grading that fails
 # for the machine (the student's user cannot read the kit, the toolchain is
@@ -98,7 +100,7 @@ reaches() {
     "${as_user[@]}" test -r "$1/Makefile" -a -x "$1/build/smemlab-build-jail" -a \
         -r "$1/build/obj/common/support.o" -a -x "$1/build/smemlab-record" -a -w "$WORK" 2>/dev/null
 }
-status=graded reason= grader_json=null
+status=graded reason= grader_json=null page_name=
 if ! reaches "$KIT"; then
     # a private folder above the kit (mktemp -d: 0700): a copy root owns, all may read
     KIT_COPY=$(mktemp -d "${TMPDIR:-/tmp}/smemlab-kit.XXXXXX") && chmod 755 "$KIT_COPY" &&
@@ -154,19 +156,23 @@ if [ $status = graded ]; then
     # The grader's JSON goes where the student's user cannot write (it owns
     # WORK, so it could replace a file there), except when the whole
     # grader has to run as that user.
-    json=$TRUSTED/grade.json
+    json=$TRUSTED/grade.json page=$TRUSTED/report.html
     if [ -n "$run_as" ] && "$GRADER" --help 2>&1 | grep -q -- '--run-as'; then
         cmd=("$GRADER" --verbose --run-as "$run_as" --lib "$WORK/$LAB.so" --source "$WORK/$LAB.cu" --json "$json" "$LAB")
     elif [ -n "$run_as" ]; then
         echo "$me: warning: this grader has no --run-as: running all of it as $run_as" >&2
-        json=$WORK/grade.json
+        json=$WORK/grade.json page=$WORK/report.html
         cmd=("${as_user[@]}" "$GRADER" --verbose --lib "$WORK/$LAB.so" --source "$WORK/$LAB.cu" --json "$json" "$LAB")
     else
         cmd=("$GRADER" --verbose --lib "$WORK/$LAB.so" --source "$WORK/$LAB.cu" --json "$json" "$LAB")
     fi
+    # the report page too, where this grader writes one (--html)
+    "$GRADER" --help 2>&1 | grep -q -- '--html' && cmd+=(--html "$page")
     (cd "$KIT" && NO_COLOR=1 timeout -k 10 "$GRADE_TIMEOUT" "${cmd[@]}") </dev/null >"$OUT/report.txt" 2>&1
     rc=$?
     scrub "$OUT/report.txt"
+    # the page is this machine's file: the student makes their own with the kit
+    sed -i "s|^Page: .*|Page: make grade in your kit writes this report as a page, with your file and each memory line's cost (build/report/$LAB.html)|" "$OUT/report.txt"
     if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
         status=not-graded reason="grading took more than ${GRADE_TIMEOUT}s and was stopped"
     elif ! jq -e '.labs[0].id' "$json" >/dev/null 2>&1; then
@@ -175,6 +181,9 @@ if [ $status = graded ]; then
     else
         scrub "$json"
         grader_json=$json
+        if [ -f "$page" ] && [ ! -L "$page" ]; then # the page, as the report: no scratch path
+            cp "$page" "$OUT/report.html" && scrub "$OUT/report.html" && page_name=report.html
+        fi
         ng=$(jq -r '.labs[0].not_graded // empty' "$grader_json")
         if [ -n "$ng" ] && [ "$(jq -r '.labs[0].not_graded_cause // empty' "$grader_json")" = contract ]; then
             status=rejected reason="breaks the lab's contract: $ng" # the student's, as the batch says
@@ -206,9 +215,10 @@ t1=$(date +%s.%N)
 if [ "$grader_json" = null ]; then echo null >"$TRUSTED/grader.null"; grader_json=$TRUSTED/grader.null; fi
 jq -n --arg lab "$LAB" --arg status "$status" --arg reason "$reason" \
     --argjson seconds "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')" \
-    --argjson kernels "$kernels" --arg provenance "$(provenance)" \
+    --argjson kernels "$kernels" --arg provenance "$(provenance)" --arg page "$page_name" \
     --rawfile build_log "$OUT/build.log" --rawfile report "$OUT/report.txt" \
     --slurpfile grader "$grader_json" \
     '{lab: $lab, status: $status, reason: $reason, seconds: $seconds, kernels: $kernels,
-      provenance: $provenance, build_log: $build_log, report: $report, grader: $grader[0]}' >"$OUT/result.json.tmp" &&
+      provenance: $provenance, build_log: $build_log, report: $report, page: $page,
+      grader: $grader[0]}' >"$OUT/result.json.tmp" &&
     mv "$OUT/result.json.tmp" "$OUT/result.json" || die "cannot write $OUT/result.json"

@@ -81,7 +81,9 @@ static int add_row(const char *line, int n, char *why, size_t why_size)
     k->tile.elem_bytes = width;
     k->tile.elem_parts = types[ti].parts;
     /* The truth is in the counts; a broadcast store races harmlessly (one value). */
-    k->points = (check_points){.correct = 1, .requests = 1, .conflicts = 1};
+    k->points = (check_points){{[CHK_CORRECT] = 1, [CHK_STORE_REQUESTS] = 1,
+                                [CHK_LOAD_REQUESTS] = 1, [CHK_STORE_CONFLICTS] = 1,
+                                [CHK_LOAD_CONFLICTS] = 1}};
     return 0;
 }
 
@@ -103,7 +105,7 @@ static int add_idiom(const char *line, int n, char *why, size_t why_size)
     k->name = t->name;
     k->launcher = t->launcher;
     k->teaches = t->teaches;
-    k->points = (check_points){.correct = 1, .requests = 1};
+    k->points = (check_points){{[CHK_CORRECT] = 1, [CHK_COUNTS] = 1}};
     return 0;
 }
 

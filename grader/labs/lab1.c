@@ -2,8 +2,7 @@
 #include "lab_table.h"
 
 #define N 32
-static const check_points tile_points = {.correct = 2, .requests = 1, .conflicts = 1,
-                                         .race = RACE_POINTS};
+static const check_points tile_points = TILE_POINTS(2, 0);
 
 static const lab_kernel kernels[] = {
     {.name = "setRowReadRow", .launcher = "launch_setRowReadRow",

@@ -8,25 +8,27 @@ static const lab_kernel kernels[] = {
      .teaches = "the tile and its halo in shared memory, the coefficients in constant "
                 "memory: every lane reads the same one, a broadcast",
      .speed_fraction = 0.6,
-     .points = {.correct = 3, .global_loads = 2, .conflicts = 1, .speed = 1,
-                .race = RACE_POINTS, .memory_path = 2, .const_serial = 1}},
+     .points = {{[CHK_CORRECT] = 3, [CHK_GLOBAL_LOADS] = 2, [CHK_SMEM_CONFLICTS] = 1,
+                 [CHK_SPEED] = 1, [CHK_RACE] = RACE_POINTS, [CHK_MEMORY_PATH] = 2,
+                 [CHK_CONST_SERIAL] = 1}}},
     {.name = "stencil1DReadOnly", .launcher = "launch_stencil1DReadOnly", .section = "read-only",
      .step = 2, .path = MEM_PATH_READONLY, .tile_param = "TILE",
      .teaches = "the same stencil, the coefficients through the read-only cache "
                 "(__ldg, const __restrict__)",
      .speed_fraction = 0.6,
-     .points = {.correct = 3, .global_loads = 2, .conflicts = 1, .speed = 1,
-                .race = RACE_POINTS, .memory_path = 2}},
+     .points = {{[CHK_CORRECT] = 3, [CHK_GLOBAL_LOADS] = 2, [CHK_SMEM_CONFLICTS] = 1,
+                 [CHK_SPEED] = 1, [CHK_RACE] = RACE_POINTS, [CHK_MEMORY_PATH] = 2}}},
     {.name = "lookupConst", .launcher = "launch_lookupConst", .section = "lookup", .step = 3,
      .path = MEM_PATH_CONSTANT, .mask_symbol = "c_table",
      .teaches = "a table each lane indexes differently, in constant memory: a warp's "
                 "request is served one distinct address at a time",
-     .points = {.correct = 2, .memory_path = 1, .const_serial = 2}},
+     .points = {{[CHK_CORRECT] = 2, [CHK_MEMORY_PATH] = 1, [CHK_CONST_SERIAL] = 2}}},
     {.name = "lookupReadOnly", .launcher = "launch_lookupReadOnly", .section = "lookup",
      .step = 4, .path = MEM_PATH_READONLY,
      .teaches = "the same lookup through the read-only cache: no serialization",
      .speed_fraction = 0.6,
-     .points = {.correct = 2, .memory_path = 2, .const_serial = 1, .speed = 1}},
+     .points = {{[CHK_CORRECT] = 2, [CHK_MEMORY_PATH] = 2, [CHK_CONST_SERIAL] = 1,
+                 [CHK_SPEED] = 1}}},
 };
 
 const lab_def lab10_def = {

@@ -3,8 +3,7 @@
 
 #define N 32
 /* A dynamic tile's kernel: the tile must be dynamic (lab 2's lesson). */
-static const check_points dyn_points = {.correct = 2, .requests = 1, .conflicts = 1,
-                                        .race = RACE_POINTS, .dynamic = 1};
+static const check_points dyn_points = TILE_POINTS(2, 1);
 
 static const lab_kernel kernels[] = {
     {.name = "setRowReadColDyn", .launcher = "launch_setRowReadColDyn",

@@ -3,11 +3,9 @@
 
 #define N 32
 #define PITCH (N + 1) /* one pad column moves each row one bank over */
-static const check_points tile_points = {.correct = 2, .requests = 1, .conflicts = 1,
-                                         .race = RACE_POINTS};
+static const check_points tile_points = TILE_POINTS(2, 0);
 /* A dynamic tile's kernel: the tile must be dynamic (lab 2's lesson). */
-static const check_points dyn_points = {.correct = 2, .requests = 1, .conflicts = 1,
-                                        .race = RACE_POINTS, .dynamic = 1};
+static const check_points dyn_points = TILE_POINTS(2, 1);
 
 static const lab_kernel kernels[] = {
     {.name = "setRowReadColPad", .launcher = "launch_setRowReadColPad",

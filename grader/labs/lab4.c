@@ -6,11 +6,9 @@
 /* Two pad columns: with one, the two tile columns a warp reads still share
  * banks pairwise (2-way); the model shows it, the exercise asks for none. */
 #define PITCH (BX + 2)
-static const check_points tile_points = {.correct = 2, .requests = 1, .conflicts = 1,
-                                         .race = RACE_POINTS};
+static const check_points tile_points = TILE_POINTS(2, 0);
 /* A dynamic tile's kernel: the tile must be dynamic (lab 2's lesson). */
-static const check_points dyn_points = {.correct = 2, .requests = 1, .conflicts = 1,
-                                        .race = RACE_POINTS, .dynamic = 1};
+static const check_points dyn_points = TILE_POINTS(2, 1);
 
 static const lab_kernel kernels[] = {
     {.name = "setRowReadRow", .launcher = "launch_setRowReadRow",

@@ -4,16 +4,18 @@
 static const lab_kernel kernels[] = {
     {.name = "matmulNaive", .launcher = "launch_matmulNaive", .section = "naive", .step = 1,
      .teaches = "one output per thread, every operand from global memory",
-     .points = {.correct = 4}},
+     .points = {{[CHK_CORRECT] = 4}}},
     {.name = "matmulTiled", .launcher = "launch_matmulTiled", .section = "tiled", .step = 2,
      .teaches = "TILE x TILE shared tiles cut global loads by TILE", .tile_param = "TILE",
-     .points = {.correct = 4, .global_loads = 3, .conflicts = 2, .race = RACE_POINTS}},
+     .points = {{[CHK_CORRECT] = 4, [CHK_GLOBAL_LOADS] = 3, [CHK_SMEM_CONFLICTS] = 2,
+                 [CHK_RACE] = RACE_POINTS}}},
     {.name = "matmulCoarse", .launcher = "launch_matmulCoarse", .section = "coarse", .step = 3,
      .teaches = "several outputs per thread from registers, on top of shared tiles",
      .tile_param = "TILE", /* at least as good as step 2's tiling */
      /* Half of cuBLAS at 4096^3 earns the speed points; the solution aims at 70%. */
      .speed_fraction = 0.5,
-     .points = {.correct = 4, .global_loads = 1, .conflicts = 1, .speed = 4, .race = RACE_POINTS}},
+     .points = {{[CHK_CORRECT] = 4, [CHK_GLOBAL_LOADS] = 1, [CHK_SMEM_CONFLICTS] = 1,
+                 [CHK_SPEED] = 4, [CHK_RACE] = RACE_POINTS}}},
 };
 
 const lab_def lab5_def = {

@@ -4,17 +4,19 @@
 static const lab_kernel kernels[] = {
     {.name = "conv1dBasic", .launcher = "launch_conv1dBasic", .section = "basic", .step = 1,
      .teaches = "one output per thread, inputs and mask from global memory",
-     .points = {.correct = 3}},
+     .points = {{[CHK_CORRECT] = 3}}},
     {.name = "conv1dTiled", .launcher = "launch_conv1dTiled", .section = "halo", .step = 2,
      .teaches = "a tile plus its halo in shared memory, the mask in constant memory",
      .tile_param = "TILE1D", .max_mask_param = "MAX_MASK1D", .mask_symbol = "c_mask1d",
-     .points = {.correct = 4, .global_loads = 2, .conflicts = 1, .race = RACE_POINTS}},
+     .points = {{[CHK_CORRECT] = 4, [CHK_GLOBAL_LOADS] = 2, [CHK_SMEM_CONFLICTS] = 1,
+                 [CHK_RACE] = RACE_POINTS}}},
     {.name = "conv2dTiled", .launcher = "launch_conv2dTiled", .section = "tiles-2d", .step = 3,
      .teaches = "2-D tiles with a halo on every side, borders as ghost cells",
      .tile_param = "TILE2D", .max_mask_param = "MAX_MASK2D", .mask_symbol = "c_mask2d",
      /* A tiled 2-D convolution streams its image: 40% of copy speed earns the points. */
      .speed_fraction = 0.4,
-     .points = {.correct = 4, .global_loads = 2, .conflicts = 1, .speed = 2, .race = RACE_POINTS}},
+     .points = {{[CHK_CORRECT] = 4, [CHK_GLOBAL_LOADS] = 2, [CHK_SMEM_CONFLICTS] = 1,
+                 [CHK_SPEED] = 2, [CHK_RACE] = RACE_POINTS}}},
 };
 
 const lab_def lab6_def = {

@@ -4,7 +4,8 @@
 /* An exercise: right for every value the grader tries, with shuffles and no shared memory. */
 #define EXERCISE(kname, ex, what)                                                             \
     {.name = #kname, .launcher = "launch_" #kname, .section = "exercises", .step = 1,         \
-     .teaches = what, .reduce = {.exercise = ex}, .points = {.correct = 1, .shuffle = 1}}
+     .teaches = what, .reduce = {.exercise = ex},                                            \
+     .points = {{[CHK_CORRECT] = 1, [CHK_SHUFFLE] = 1}}}
 
 static const lab_kernel kernels[] = {
     EXERCISE(shflBroadcast, EXERCISE_BROADCAST, "every lane reads one lane's register"),
@@ -16,14 +17,15 @@ static const lab_kernel kernels[] = {
     {.name = "reduceShfl", .launcher = "launch_reduceShfl", .section = "reduce", .step = 2,
      .teaches = "warps reduce in registers; shared memory holds one word a warp",
      .reduce = {.per_thread = 1, .shuffle = 1},
-     .points = {.correct = 3, .global_loads = 1, .shuffle = 2, .race = RACE_POINTS}},
+     .points = {{[CHK_CORRECT] = 3, [CHK_GLOBAL_TRAFFIC] = 1, [CHK_SHUFFLE] = 2,
+                 [CHK_RACE] = RACE_POINTS}}},
     {.name = "reduceShflUnroll", .launcher = "launch_reduceShflUnroll", .section = "unroll",
      .step = 3, .teaches = "four elements a thread first, then the shuffle reduction",
      .reduce = {.per_thread = 4, .shuffle = 1},
      /* The student's speed points at 60% of CUB; the solution aims at 95%. */
      .speed_fraction = 0.6,
-     .points = {.correct = 3, .global_loads = 1, .shuffle = 1, .race = RACE_POINTS,
-                .speed = 3}},
+     .points = {{[CHK_CORRECT] = 3, [CHK_GLOBAL_TRAFFIC] = 1, [CHK_SHUFFLE] = 1,
+                 [CHK_RACE] = RACE_POINTS, [CHK_SPEED] = 3}}},
 };
 
 const lab_def lab8_def = {

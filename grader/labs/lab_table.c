@@ -34,58 +34,50 @@ int lab_param_value(const lab_def *lab, const char *name)
     return -1;
 }
 
+/* The checks of each kind of problem, in the order reports list them. */
+static const check_id tile_ids[] = {CHK_CORRECT, CHK_STORE_REQUESTS, CHK_LOAD_REQUESTS,
+                                    CHK_STORE_CONFLICTS, CHK_LOAD_CONFLICTS, CHK_RACE,
+                                    CHK_DYNAMIC_TILE};
+static const check_id idiom_ids[] = {CHK_CORRECT, CHK_COUNTS};
+static const check_id reduce_ids[] = {CHK_CORRECT, CHK_GLOBAL_TRAFFIC, CHK_SMEM_CONFLICTS,
+                                      CHK_SHUFFLE, CHK_DYNAMIC_TILE, CHK_RACE, CHK_SPEED};
+static const check_id transpose_ids[] = {CHK_CORRECT, CHK_LOAD_COALESCING,
+                                         CHK_STORE_COALESCING, CHK_SMEM_CONFLICTS,
+                                         CHK_DYNAMIC_TILE, CHK_RACE, CHK_SPEED};
+/* labs 5, 6 and 10 */
+static const check_id float_ids[] = {CHK_CORRECT, CHK_GLOBAL_LOADS, CHK_SMEM_CONFLICTS,
+                                     CHK_SPEED, CHK_RACE, CHK_MEMORY_PATH, CHK_CONST_SERIAL};
+
+#define IDS(a) {a, (int)(sizeof a / sizeof a[0])}
+_Static_assert(sizeof tile_ids / sizeof tile_ids[0] <= KERNEL_MAX_CHECKS &&
+                   sizeof reduce_ids / sizeof reduce_ids[0] <= KERNEL_MAX_CHECKS &&
+                   sizeof transpose_ids / sizeof transpose_ids[0] <= KERNEL_MAX_CHECKS &&
+                   sizeof float_ids / sizeof float_ids[0] <= KERNEL_MAX_CHECKS,
+               "a kind lists more checks than a kernel's slots hold (KERNEL_MAX_CHECKS)");
+static const struct {
+    const check_id *ids;
+    int n;
+} by_kind[] = {
+    [PROBLEM_TILE] = IDS(tile_ids), [PROBLEM_MATMUL] = IDS(float_ids),
+    [PROBLEM_CONV] = IDS(float_ids), [PROBLEM_IDIOM] = IDS(idiom_ids),
+    [PROBLEM_REDUCE] = IDS(reduce_ids), [PROBLEM_TRANSPOSE] = IDS(transpose_ids),
+    [PROBLEM_STENCIL] = IDS(float_ids),
+};
+
+int kind_checks(problem_kind kind, const check_id **ids)
+{
+    *ids = by_kind[kind].ids;
+    return by_kind[kind].n;
+}
+
 int kernel_checks(const lab_def *lab, const lab_kernel *k, kernel_check out[KERNEL_MAX_CHECKS])
 {
-    const check_points *p = &k->points;
+    const check_id *ids;
     double scale = k->optional ? 0.0 : 1.0;
-    int n = 0;
-
-    if (lab->kind == PROBLEM_TILE) {
-        const kernel_check tile[] = {{"correct", p->correct}, {"store-requests", p->requests},
-                                     {"load-requests", p->requests},
-                                     {"store-conflicts", p->conflicts},
-                                     {"load-conflicts", p->conflicts}};
-        for (int i = 0; i < 5; i++)
-            out[n++] = (kernel_check){tile[i].id, scale * tile[i].points};
-        if (p->race > 0) /* after the five above, which keep their places */
-            out[n++] = (kernel_check){"race", scale * p->race};
-        if (p->dynamic > 0)
-            out[n++] = (kernel_check){"dynamic-tile", scale * p->dynamic};
-        return n;
-    }
-    if (lab->kind == PROBLEM_IDIOM) {
-        out[n++] = (kernel_check){"correct", scale * p->correct};
-        out[n++] = (kernel_check){"counts", scale * p->requests};
-        return n;
-    }
-    if (lab->kind == PROBLEM_REDUCE) { /* labs 7 and 8: as 5 and 6, a check with no points is not run */
-        const kernel_check red[] = {{"correct", p->correct}, {"global-traffic", p->global_loads},
-                                    {"smem-conflicts", p->conflicts}, {"shuffle", p->shuffle},
-                                    {"dynamic-tile", p->dynamic}, {"race", p->race},
-                                    {"speed", p->speed}};
-        for (int i = 0; i < 7; i++)
-            if (red[i].points > 0)
-                out[n++] = (kernel_check){red[i].id, scale * red[i].points};
-        return n;
-    }
-    if (lab->kind == PROBLEM_TRANSPOSE) { /* lab 9: a check with no points is not run */
-        const kernel_check tr[] = {{"correct", p->correct}, {"load-coalescing", p->coalescing},
-                                   {"store-coalescing", p->coalescing},
-                                   {"smem-conflicts", p->conflicts}, {"dynamic-tile", p->dynamic},
-                                   {"race", p->race}, {"speed", p->speed}};
-        for (int i = 0; i < 7; i++)
-            if (tr[i].points > 0)
-                out[n++] = (kernel_check){tr[i].id, scale * tr[i].points};
-        return n;
-    }
-    /* Labs 5, 6 and 10: a check with no points in the table is not run. */
-    const kernel_check flt[] = {{"correct", p->correct}, {"global-loads", p->global_loads},
-                                {"smem-conflicts", p->conflicts}, {"speed", p->speed},
-                                {"race", p->race}, {"memory-path", p->memory_path},
-                                {"const-serialization", p->const_serial}};
-    for (int i = 0; i < 7; i++)
-        if (flt[i].points > 0)
-            out[n++] = (kernel_check){flt[i].id, scale * flt[i].points};
+    int n = 0, all = kind_checks(lab->kind, &ids);
+    for (int i = 0; i < all; i++)
+        if (k->points.of[ids[i]] > 0)
+            out[n++] = (kernel_check){ids[i], scale * k->points.of[ids[i]]};
     return n;
 }
 

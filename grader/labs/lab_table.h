@@ -10,6 +10,7 @@
 #define SMEMLAB_LAB_TABLE_H
 
 #include "../model/tile_model.h"
+#include "checks.h"
 
 typedef enum problem_kind {
     PROBLEM_TILE,   /* labs 1-4: one block writes an int tile and reads it back */
@@ -94,20 +95,18 @@ int tile_elem_bytes(const tile_spec *t);
  */
 #define RACE_POINTS 1
 
-/* Points of each check of a kernel (0: the check is not run). */
+/* Points of each check of a kernel, by id (0: the check is not run):
+   .points = {{[CHK_CORRECT] = 3, [CHK_GLOBAL_TRAFFIC] = 1}}. */
 typedef struct check_points {
-    double correct;
-    double requests;  /* each of store-requests and load-requests */
-    double conflicts; /* each of store-conflicts and load-conflicts */
-    double global_loads;
-    double speed;
-    double race;      /* no two warps touch one shared word between barriers */
-    double dynamic;   /* tile labs: the tile is dynamic (extern __shared__, bytes at launch) */
-    double shuffle;   /* lab 8: shuffles executed, shared memory only where asked */
-    double coalescing; /* lab 9: each of load-coalescing and store-coalescing */
-    double memory_path;  /* lab 10: coefficients or table read through the path asked */
-    double const_serial; /* lab 10: distinct constant addresses a warp request, as modelled */
+    double of[CHECK_IDS];
 } check_points;
+
+/* A tile lab's kernel (labs 1 to 4): correct, a point for each side's requests and
+   conflicts, the race, and `dynamic` for the lesson of a dynamic tile. */
+#define TILE_POINTS(correct, dynamic)                                                       \
+    {{[CHK_CORRECT] = (correct), [CHK_STORE_REQUESTS] = 1, [CHK_LOAD_REQUESTS] = 1,        \
+      [CHK_STORE_CONFLICTS] = 1, [CHK_LOAD_CONFLICTS] = 1, [CHK_RACE] = RACE_POINTS,       \
+      [CHK_DYNAMIC_TILE] = (dynamic)}}
 
 typedef struct lab_kernel {
     const char *name;     /* as the exercise names it */
@@ -187,7 +186,7 @@ int lab_param_value(const lab_def *lab, const char *name);
 
 /* One check a kernel gets. */
 typedef struct kernel_check {
-    const char *id; /* correct, store-requests, ..., global-loads, speed, race */
+    check_id id; /* its name: check_name(id) */
     double points;
 } kernel_check;
 
@@ -195,10 +194,15 @@ typedef struct kernel_check {
 
 /*
  * The checks of kernel k in report order, with their points (0 for an
- * optional kernel). The problem modules grade exactly these, and the runner
- * fails the ones a dead worker never sent. Returns how many.
+ * optional kernel): of the checks its lab's kind grades (kind_checks), those
+ * the table gives points. The problem kinds grade exactly these, and the
+ * runner fails the ones a dead worker never sent. Returns how many.
  */
 int kernel_checks(const lab_def *lab, const lab_kernel *k, kernel_check out[KERNEL_MAX_CHECKS]);
+
+/* The checks a kind of problem grades, in the order reports list them; returns how
+   many (at most KERNEL_MAX_CHECKS). */
+int kind_checks(problem_kind kind, const check_id **ids);
 
 /* What kernel k is worth: the points of its checks, added up. */
 double kernel_max_points(const lab_def *lab, const lab_kernel *k);

@@ -1,12 +1,14 @@
 /* tile_model.c - block-level cost of tile accesses; see tile_model.h. */
 #include "tile_model.h"
 
+#include <string.h>
+
 void tile_warp_access(const bank_geometry *g, const tile_access *a, int bdimx, int bdimy,
                       int elem_bytes, int load, int warp, warp_access *w)
 {
     int threads = bdimx * bdimy;
 
-    w->active = 0;
+    memset(w, 0, sizeof *w); /* a plain access: no kind, lines or skew of an atomic's or copy's */
     w->width = elem_bytes;
     w->load = load;
     for (int lane = 0; lane < g->warp_size; lane++) {

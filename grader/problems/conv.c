@@ -21,14 +21,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The student's launches of call `call` (calls.h) on the grader's buffers. */
+/* The student's launches of call p->call (calls.h) on the grader's buffers. */
 typedef struct conv_launch {
     const lab_kernel *k;
-    worker_env *env;
-    int call;
+    problem *p;
     const float *in, *mask; /* mask: an argument (step 1), else a copy for the reference */
     float *out;
     int width, height, mw;  /* 1-D: height 1 */
+    float *host_in, *host_mask; /* the measured run's inputs as given, for its reference */
 } conv_launch;
 
 static int is_2d(const conv_launch *a)
@@ -37,21 +37,17 @@ static int is_2d(const conv_launch *a)
 }
 
 /* Buffers as calls.c numbers them: 0 in, 1 out, 2 the mask argument of step 1. */
-static void launch_conv(void *p)
+static void conv_bind(const problem *p, void *bufs[])
 {
-    conv_launch *a = p;
-    replay r = {&a->env->mod, &a->env->plan->calls[a->call],
-                {(void *)a->in, a->out, (void *)a->mask}};
-    replay_launch(&r);
+    const conv_launch *a = p->state;
+    bufs[0] = (void *)a->in, bufs[1] = a->out, bufs[2] = (void *)a->mask;
 }
 
 static void release(conv_launch *a)
 {
-    dev_free((void *)a->in);
-    dev_free((void *)a->mask);
-    dev_free(a->out);
-    a->in = a->mask = NULL;
-    a->out = NULL;
+    problem_drop(a->p, &a->in);
+    problem_drop(a->p, &a->mask);
+    problem_drop(a->p, &a->out);
 }
 
 /*
@@ -59,14 +55,13 @@ static void release(conv_launch *a)
  * array the lab table names, found in the student's device code by name.
  * A device copy stays in a->mask either way, for the reference.
  */
-static int place_mask(worker_env *env, conv_launch *a, const float *mask, int taps, char *why,
-                      size_t n)
+static int place_mask(conv_launch *a, const float *mask, int taps, char *why, size_t n)
 {
     a->mask = dev_upload(mask, (size_t)taps, why, n);
     if (!a->mask || !a->k->mask_symbol)
         return a->mask ? 0 : -1;
     size_t bytes = 0;
-    cudaError_t err = module_set_global(&env->mod, a->k->mask_symbol, mask,
+    cudaError_t err = module_set_global(a->p->mod, a->k->mask_symbol, mask,
                                         (size_t)taps * sizeof(float), &bytes);
     if (err == cudaErrorSymbolNotFound || bytes < (size_t)taps * sizeof(float)) {
         snprintf(why, n, "__constant__ float %s[] is not in your GPU code, or holds fewer than "
@@ -81,8 +76,8 @@ static int place_mask(worker_env *env, conv_launch *a, const float *mask, int ta
 /* Random input and mask for the current size, on the device, and the mask's host
    copy. *in gets the input's; in NULL asks for none: the input is then filled on
    the device (the speed input, 256 MB, which every timed run fills afresh). */
-static int prepare(worker_env *env, conv_launch *a, unsigned long long seed, float **in,
-                   float **mask, char *why, size_t n)
+static int prepare(conv_launch *a, unsigned long long seed, float **in, float **mask, char *why,
+                   size_t n)
 {
     int taps = is_2d(a) ? a->mw * a->mw : a->mw;
     size_t count = (size_t)a->width * a->height;
@@ -93,33 +88,35 @@ static int prepare(worker_env *env, conv_launch *a, unsigned long long seed, flo
     } else {
         cudaError_t err = dev_malloc((void **)&a->in, count * sizeof(float));
         if (err == cudaSuccess)
-            err = module_fill(&env->mod, (float *)a->in, count, seed);
+            err = module_fill(a->p->mod, (float *)a->in, count, seed);
         if (err != cudaSuccess) {
             snprintf(why, n, "filling the input: %s", dev_error_text(err));
             return -1;
         }
     }
-    return a->in && place_mask(env, a, *mask, taps, why, n) == 0 ? 0 : -1;
+    return a->in && place_mask(a, *mask, taps, why, n) == 0 ? 0 : -1;
 }
 
-/* One size and mask width: inputs, reference, run, judge. */
-static run_outcome run_size(worker_env *env, conv_launch *a, unsigned long long seed,
-                            const char *label, check_result *c)
+/* One size and mask width (call p->call): inputs, reference, run, judge. */
+static run_outcome conv_run(problem *p, check_result *c)
 {
+    conv_launch *a = p->state;
+    const call_spec *spec = &p->env->plan->specs[p->call];
+    a->width = spec->width, a->height = spec->height, a->mw = spec->depth;
     int taps = is_2d(a) ? a->mw * a->mw : a->mw;
     float *in = NULL, *mask = NULL, *ref = malloc((size_t)a->width * a->height * sizeof *ref);
     char why[256];
     run_outcome out;
 
-    if (prepare(env, a, seed, &in, &mask, why, sizeof why) != 0) {
-        out = fail_cuda(c, label, why);
+    if (prepare(a, problem_seed(p), &in, &mask, why, sizeof why) != 0) {
+        out = fail_cuda(c, spec->label, why);
     } else {
         if (is_2d(a))
             ref_conv2d(in, mask, ref, a->width, a->height, a->mw);
         else
             ref_conv1d(in, mask, ref, a->width, a->mw);
-        const call_plan *call = &env->plan->calls[a->call];
-        float_case fc = {label, launch_conv, a, &a->out, ref, a->height, a->width,
+        const call_plan *call = &p->env->plan->calls[p->call];
+        float_case fc = {spec->label, problem_launch, p, &a->out, ref, a->height, a->width,
                          tol_floor_conv(in, (size_t)a->width * a->height, mask, taps), 0, 0,
                          "the tile starts mask width / 2 elements before the block's first "
                          "output (the halo), and an input index outside the signal or image "
@@ -127,7 +124,7 @@ static run_outcome run_size(worker_env *env, conv_launch *a, unsigned long long 
         if (call->n_launches > 0) /* one output a thread: the block's threads are its piece */
             fc.block_rows = is_2d(a) ? (int)call->launches[0].block[1] : 1,
             fc.block_cols = (int)call->launches[0].block[0];
-        out = float_run_case(env, &fc, c);
+        out = float_run_case(p->env, &fc, c);
     }
     if (out != RUN_LOST)
         release(a);
@@ -135,50 +132,27 @@ static run_outcome run_size(worker_env *env, conv_launch *a, unsigned long long 
     return out;
 }
 
-/* Every size of the lab's list (for this device) with every mask width the kernel takes. */
-static run_outcome correct_conv(worker_env *env, const lab_kernel *k, void *state,
-                                check_result *c)
+static void conv_passed(problem *p, int runs, int last, const char *each, check_result *c)
 {
-    conv_launch *a = state;
-    const kernel_plan *plan = env->plan;
-    int runs = 0;
-    (void)k;
-
-    for (int i = 0; i < plan->n_calls; i++) {
-        const call_spec *spec = &plan->specs[i];
-        if (!(spec->role & CALL_CORRECT) || !call_runs_on(spec, device_is_emulator()))
-            continue;
-        runs++;
-        a->call = i;
-        a->width = spec->width, a->height = spec->height, a->mw = spec->depth;
-        run_outcome out = run_size(env, a, env->opt->seed + (unsigned)i, spec->label, c);
-        if (out != RUN_RIGHT)
-            return out;
-    }
-    if (runs <= 0) { /* cannot happen with the kit's tables: never a silent pass */
-        check_set(c, CHECK_FAIL, "no size was run: the lab table allows no mask width");
-        return RUN_FAILED;
-    }
-    check_set(c, CHECK_PASS, "all %d sizes and mask widths right (seed %llu)", runs,
-              env->opt->seed);
-    return RUN_RIGHT;
+    (void)last;
+    check_set(c, CHECK_PASS, "all %d sizes and mask widths right%s (seed %llu)", runs, each,
+              p->env->opt->seed);
 }
 
 /* The input of the call with `role` on this device (the GPU's large one, or the
    emulator's traffic input), and an output buffer; in as for prepare. */
-static int big_input(worker_env *env, conv_launch *a, int role, float **in, float **mask,
-                     char *why, size_t n)
+static int big_input(problem *p, int role, float **in, float **mask, char *why, size_t n)
 {
-    int call = calls_find(env->plan->specs, env->plan->n_calls, role, device_is_emulator());
-    if (call < 0) {
+    conv_launch *a = p->state;
+    p->call = problem_call(p, role);
+    if (p->call < 0) {
         snprintf(why, n, "internal: no input for this device");
         return -1;
     }
-    const call_spec *spec = &env->plan->specs[call];
+    const call_spec *spec = &p->env->plan->specs[p->call];
     size_t count = (size_t)spec->width * spec->height;
-    a->call = call;
     a->width = spec->width, a->height = spec->height, a->mw = spec->depth;
-    if (prepare(env, a, env->opt->seed, in, mask, why, n) != 0)
+    if (prepare(a, p->env->opt->seed, in, mask, why, n) != 0)
         return -1;
     if (dev_malloc((void **)&a->out, count * sizeof(float)) != cudaSuccess) {
         snprintf(why, n, "no device memory for the output");
@@ -231,60 +205,48 @@ static void check_mask_constant(worker_env *env, const lab_kernel *k, check_resu
                 "of its own.", k->mask_symbol);
 }
 
-static void counters_conv(worker_env *env, const lab_kernel *k, void *state, check_result *c,
-                          int *lost)
+/* The measured run's input, kept on the host for its reference (the kernel may write
+   over its input and mask). */
+static int conv_prepare(problem *p, char *why, size_t n)
 {
-    conv_launch *a = state;
-    measurement m;
-    char why[256], model[192];
-    float *in = NULL, *mask = NULL;
-    measure_status st = env->meter_status;
-    (void)k;
+    conv_launch *a = p->state;
+    return big_input(p, CALL_TRAFFIC, &a->host_in, &a->host_mask, why, n);
+}
 
-    snprintf(why, sizeof why, "%.250s", env->meter_why);
-    if (st == MEASURE_OK && big_input(env, a, CALL_TRAFFIC, &in, &mask, why, sizeof why) != 0)
-        st = MEASURE_ERROR;
-    if (st == MEASURE_OK) {
-        st = worker_measure(env, launch_conv, a, &m, why, sizeof why);
-        /* The kernel may have written over its input and mask: check against them as given. */
-        size_t count = (size_t)a->width * a->height;
-        int taps = is_2d(a) ? a->mw * a->mw : a->mw;
-        if (st == MEASURE_OK &&
-            (dev_copy((void *)a->in, in, count * sizeof(float), cudaMemcpyHostToDevice) !=
-                 cudaSuccess ||
-             dev_copy((void *)a->mask, mask, (size_t)taps * sizeof(float),
-                        cudaMemcpyHostToDevice) != cudaSuccess ||
-             !output_right(env, a, mask, why, sizeof why)))
-            st = MEASURE_WRONG_RESULT;
-    }
-    *lost = st == MEASURE_ERROR && dev_context_lost();
-    if (c[FLOAT_RACE].max_points > 0)
-        worker_judge_races(env, &c[FLOAT_RACE], st, why);
-    st = float_race_rule(env, st, c);
-    if (!*lost)
-        release(a);
-    free(in), free(mask);
-    if (st != MEASURE_OK) {
-        compare_not_measured(&c[FLOAT_LOADS], st, why);
-        compare_not_measured(&c[FLOAT_CONFLICTS], st, why);
-        return;
-    }
-    double limit = tiled_load_limit(env, a, model, sizeof model);
-    check_global_loads(&c[FLOAT_LOADS], &m, limit, model,
-                       "Each input element should be read from global memory about once per "
-                       "tile: load the tile and its halo (mask_width - 1 extra elements) into "
-                       "shared memory, __syncthreads(), then read every tap from the tile.");
-    check_mask_constant(env, a->k, &c[FLOAT_LOADS]);
-    char trace_why[256];
-    check_global_repeats(&c[FLOAT_LOADS], worker_trace(env, trace_why, sizeof trace_why),
+/* Checked against the input and mask as given. */
+static int conv_right(problem *p, char *why, size_t n)
+{
+    conv_launch *a = p->state;
+    size_t count = (size_t)a->width * a->height;
+    int taps = is_2d(a) ? a->mw * a->mw : a->mw;
+    return dev_copy((void *)a->in, a->host_in, count * sizeof(float), cudaMemcpyHostToDevice) ==
+               cudaSuccess &&
+           dev_copy((void *)a->mask, a->host_mask, (size_t)taps * sizeof(float),
+                    cudaMemcpyHostToDevice) == cudaSuccess &&
+           output_right(p->env, a, a->host_mask, why, n);
+}
+
+static void conv_release(problem *p)
+{
+    conv_launch *a = p->state;
+    release(a);
+    free(a->host_in), free(a->host_mask);
+    a->host_in = a->host_mask = NULL;
+}
+
+static void judge_loads(problem *p, check_id id, const measurement *m, const trace_summary *s,
+                        check_result *c)
+{
+    conv_launch *a = p->state;
+    char model[192];
+    double limit = tiled_load_limit(p->env, a, model, sizeof model);
+    check_global_loads(c, m, limit, model, p->kind->hint[id]);
+    check_mask_constant(p->env, a->k, c);
+    check_global_repeats(c, s,
                          "A tiled kernel reads each input element from global memory once per "
                          "block: the tile and its halo go into shared memory together, and "
                          "every tap, the halo's too, reads shared memory. An element read from "
                          "global memory again (at each tap that needs it) is the halo skipped.");
-    check_smem_near_free(&c[FLOAT_CONFLICTS], &m,
-                         "Neighbouring threads should read neighbouring tile elements "
-                         "(tile[ty + i][tx + j] with tx varying fastest).");
-    float_trace_lines(env, &c[FLOAT_CONFLICTS]);
 }
 
 static void launch_copy(void *p)
@@ -331,56 +293,55 @@ static int output_right(worker_env *env, conv_launch *a, const float *mask, char
     return right;
 }
 
-static void speed_conv(worker_env *env, const lab_kernel *k, void *state, check_result *c,
-                       int *lost)
+static void conv_speed(problem *p, check_result *c)
 {
-    conv_launch *a = state;
+    conv_launch *a = p->state;
     char why[256];
     float *mask = NULL;
-    double t_kernel = 0, t_copy = 0;
     conv_ref r = {a, NULL, NULL};
 
-    if (big_input(env, a, CALL_SPEED, NULL, &mask, why, sizeof why) != 0 ||
+    if (big_input(p, CALL_SPEED, NULL, &mask, why, sizeof why) != 0 ||
         dev_malloc((void **)&r.ref, (size_t)a->width * a->height * sizeof(float)) != cudaSuccess) {
         check_set(c, CHECK_FAIL, "could not prepare the timed input: %s", why);
-        *lost = dev_context_lost();
+        p->lost = dev_context_lost();
     } else {
         size_t count = (size_t)a->width * a->height;
         r.host_mask = mask;
         /* Both timed alike: a fresh input before every run; the kernel's output checked each time. */
-        timed_work kernel = {launch_conv, a, {(float *)a->in}, {count}, 1, a->out, count, r.ref,
+        timed_work kernel = {problem_launch, p, {(float *)a->in}, {count}, 1, a->out, count, r.ref,
                              make_ref, &r, NULL};
         timed_work copy = {launch_copy, a, {(float *)a->in}, {count}, 1, NULL, 0, NULL, NULL,
                            NULL, NULL};
-        if (time_fresh(env, &kernel, 10, &t_kernel, why, sizeof why) != 0) {
-            check_set(c, CHECK_FAIL, "%s", why);
-            *lost = dev_context_lost();
-        } else if (time_fresh(env, &copy, 10, &t_copy, why, sizeof why) != 0) {
-            check_set(c, CHECK_FAIL, "timing the copy failed: %s", why);
-        } else {
-            double bytes = 2.0 * count * sizeof(float); /* read in, write out */
-            check_speed(c, t_kernel, t_copy, k->speed_fraction, "GB/s", bytes / 1e6,
-                        "a device-to-device copy");
-            if (c->status == CHECK_FAIL)
-                check_field(c->hint, sizeof c->hint, "A tiled convolution should stream close "
-                            "to copy speed: coalesced tile loads, the mask from constant "
-                            "memory, and enough outputs per thread to hide the halo.");
-        }
+        speed_words w = {NULL, "a device-to-device copy", "the copy", "GB/s",
+                         2.0 * count * sizeof(float) / 1e6, /* read in, write out */
+                         "A tiled convolution should stream close to copy speed: coalesced "
+                         "tile loads, the mask from constant memory, and enough outputs per "
+                         "thread to hide the halo."};
+        time_against(p, &kernel, &copy, &w, c);
     }
-    dev_free(r.ref);
-    if (!*lost)
-        release(a);
+    problem_free(p, r.ref);
+    release(a);
     free(mask);
 }
 
-static void bind_conv(void *state, worker_env *env)
+static void conv_setup(problem *p)
 {
-    ((conv_launch *)state)->env = env;
+    conv_launch *a = p->state;
+    a->p = p;
+    a->k = p->k;
 }
 
-int conv_grade_kernel(worker_env *env, const lab_kernel *k)
-{
-    static const float_ops ops = {bind_conv, correct_conv, counters_conv, speed_conv};
-    conv_launch state = {.k = k};
-    return float_grade_kernel(env, k, &ops, &state);
-}
+const kind_desc conv_kind = {
+    .name = "conv", .state_bytes = sizeof(conv_launch), .setup = conv_setup,
+    .run = conv_run, .passed = conv_passed,
+    .prepare = conv_prepare, .bind = conv_bind, .right = conv_right,
+    .release = conv_release,
+    .judge = {[CHK_GLOBAL_LOADS] = judge_loads, [CHK_SMEM_CONFLICTS] = float_judge_conflicts},
+    .hint = {[CHK_GLOBAL_LOADS] = "Each input element should be read from global memory about "
+                                 "once per tile: load the tile and its halo (mask_width - 1 "
+                                 "extra elements) into shared memory, __syncthreads(), then "
+                                 "read every tap from the tile.",
+             [CHK_SMEM_CONFLICTS] = "Neighbouring threads should read neighbouring tile "
+                                    "elements (tile[ty + i][tx + j] with tx varying fastest)."},
+    .speed = conv_speed,
+};

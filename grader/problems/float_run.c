@@ -6,6 +6,7 @@
 #include "../reference/prng.h"
 #include "../run/gpu.h"
 #include "../run/timing.h"
+#include "traffic.h"
 
 #include <cuda_runtime_api.h>
 #include <math.h>
@@ -271,75 +272,31 @@ void float_trace_lines(worker_env *env, check_result *c)
     compare_trace_lines(c, s, -1, &env->gpu.banks);
 }
 
-measure_status float_race_rule(worker_env *env, measure_status st, check_result *c)
+void float_judge_conflicts(problem *p, check_id id, const measurement *m,
+                           const trace_summary *s, check_result *c)
 {
-    char why[256];
-    const trace_summary *s = NULL;
-    if (c[FLOAT_RACE].max_points <= 0 || (st != MEASURE_OK && st != MEASURE_WRONG_RESULT))
-        return st;
-    s = worker_trace(env, why, sizeof why);
-    if (!s || s->n_races == 0)
-        return st;
-    compare_race_spoils_correct(&c[FLOAT_CORRECT], s);
-    return MEASURE_OK;
+    (void)s;
+    check_smem_near_free(c, m, p->kind->hint[id]);
+    float_trace_lines(p->env, c);
 }
 
-/* Send c now, so that a crash later cannot take it back. */
-static void decide(worker_env *env, check_result *c, int *sent)
+void time_against(problem *p, const timed_work *kernel, const timed_work *ref,
+                  const speed_words *w, check_result *c)
 {
-    if (c->max_points > 0)
-        worker_emit(env, c);
-    *sent = 1;
-}
-
-int float_grade_kernel(worker_env *env, const lab_kernel *k, const float_ops *ops, void *state)
-{
-    check_result c[FLOAT_CHECKS];
-    int sent[FLOAT_CHECKS] = {0}, lost = 0;
-
-    static const char *const ids[FLOAT_CHECKS] = {"correct", "global-loads", "smem-conflicts",
-                                                  "speed", "race", "memory-path",
-                                                  "const-serialization"};
-    /* Checks the table gives no points are not run: max_points 0 marks them. */
-    worker_init_checks(env, k, ids, FLOAT_CHECKS, c, NULL);
-
-    {
-        ops->bind(state, env);
-        run_outcome right = ops->correct(env, k, state, &c[FLOAT_CORRECT]);
-        worker_mark(env, "correct");
-        /* A run that was measured waits for the race check, which fails it with
-           the race, the same words whatever this run's output (float_race_rule). */
-        if ((right != RUN_RIGHT && right != RUN_WRONG) || c[FLOAT_RACE].max_points <= 0)
-            decide(env, &c[FLOAT_CORRECT], &sent[FLOAT_CORRECT]);
-        lost = right == RUN_LOST;
-        /* Traffic is worth seeing even while an edge case is wrong. */
-        if ((right == RUN_RIGHT || right == RUN_WRONG) &&
-            (c[FLOAT_LOADS].max_points > 0 || c[FLOAT_CONFLICTS].max_points > 0 ||
-             c[FLOAT_RACE].max_points > 0 || c[FLOAT_PATH].max_points > 0 ||
-             c[FLOAT_CONST].max_points > 0))
-            ops->counters(env, k, state, c, &lost), worker_mark(env, "measure");
-        else
-            for (int i = FLOAT_LOADS; i < FLOAT_CHECKS; i++)
-                if (c[FLOAT_CORRECT].status == CHECK_NOT_GRADED)
-                    check_not_graded_like(&c[i], &c[FLOAT_CORRECT]);
-                else if (i != FLOAT_SPEED)
-                    check_set(&c[i], CHECK_FAIL, "not run: the kernel did not run");
-        if (!sent[FLOAT_CORRECT]) {
-            if (c[FLOAT_CORRECT].status != CHECK_PASS)
-                right = RUN_WRONG; /* wrong, or a race took the pass back: not timed */
-            decide(env, &c[FLOAT_CORRECT], &sent[FLOAT_CORRECT]);
-        }
-        decide(env, &c[FLOAT_LOADS], &sent[FLOAT_LOADS]);
-        decide(env, &c[FLOAT_CONFLICTS], &sent[FLOAT_CONFLICTS]);
-        decide(env, &c[FLOAT_RACE], &sent[FLOAT_RACE]);
-        decide(env, &c[FLOAT_PATH], &sent[FLOAT_PATH]);
-        decide(env, &c[FLOAT_CONST], &sent[FLOAT_CONST]);
-        if (c[FLOAT_SPEED].max_points > 0 && /* else not reported: no need to say why */
-            worker_speed_due(&c[FLOAT_CORRECT], &c[FLOAT_SPEED], right, lost))
-            ops->speed(env, k, state, &c[FLOAT_SPEED], &lost), worker_mark(env, "speed");
+    char why[256] = "", at[96] = "", at_prefix[96] = "";
+    double t_kernel = 0, t_ref = 0;
+    if (w->at)
+        snprintf(at, sizeof at, " at %s", w->at), snprintf(at_prefix, sizeof at_prefix,
+                                                             "at %s: ", w->at);
+    if (time_fresh(p->env, kernel, 10, &t_kernel, why, sizeof why) != 0) {
+        check_set(c, CHECK_FAIL, "%s%s", at_prefix, why);
+        p->lost = dev_context_lost();
+    } else if (time_fresh(p->env, ref, 10, &t_ref, why, sizeof why) != 0) {
+        check_set(c, CHECK_FAIL, "timing %s failed%s: %s", w->ref_what, at, why);
+        p->lost = dev_context_lost();
+    } else {
+        check_speed(c, t_kernel, t_ref, p->k->speed_fraction, w->unit, w->work, w->ref_name);
+        if (c->status == CHECK_FAIL)
+            check_field(c->hint, sizeof c->hint, "%s", w->hint);
     }
-    for (int i = 0; i < FLOAT_CHECKS; i++)
-        if (!sent[i])
-            decide(env, &c[i], &sent[i]);
-    return lost ? KERNEL_CONTEXT_LOST : 0;
 }

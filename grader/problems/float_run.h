@@ -1,8 +1,8 @@
 /*
- * float_run.h - what labs 5 and 6 share: running a float kernel on one input
- * set (inputs uploaded, output poisoned and guarded, shared memory scrubbed,
- * result against the host reference with the tolerance rules), timing it,
- * and the order in which a kernel's checks are graded.
+ * float_run.h - what the float kinds share (labs 5, 6, 9 and 10): running a float
+ * kernel on one input set (inputs uploaded, output poisoned and guarded, shared
+ * memory scrubbed, result against the host reference with the tolerance rules),
+ * and timing it against a reference on fresh inputs.
  */
 #ifndef SMEMLAB_FLOAT_RUN_H
 #define SMEMLAB_FLOAT_RUN_H
@@ -71,43 +71,29 @@ int time_fresh(worker_env *env, const timed_work *w, int reps, double *median_ms
    first, from the trace of the run just measured; drawn when c failed. */
 void float_trace_lines(worker_env *env, check_result *c);
 
-/*
- * After the measured run (st, its outcome) and its race check: a race the
- * trace proves fails c[FLOAT_CORRECT] with it (compare_race_spoils_correct),
- * and a measured run whose wrong output was that race's luck still has its
- * counts judged. Returns the status the count checks go on with.
- */
-measure_status float_race_rule(worker_env *env, measure_status st, check_result *c);
+/* The judge of smem-conflicts in labs 5, 6 and 10: conflict-free within the slack many
+   blocks need (check_smem_near_free), the kind's hint where not, and the lines behind. */
+void float_judge_conflicts(problem *p, check_id id, const measurement *m,
+                           const trace_summary *s, check_result *c);
 
 /* Fill *c for a CUDA failure outside the student's kernel; returns the outcome. */
 run_outcome fail_cuda(check_result *c, const char *label, const char *why);
 
-/* The checks of a lab 5, 6 or 10 kernel, in report order (kernel_checks); the last two
-   are lab 10's. */
-enum { FLOAT_CORRECT, FLOAT_LOADS, FLOAT_CONFLICTS, FLOAT_SPEED, FLOAT_RACE, FLOAT_PATH,
-       FLOAT_CONST, FLOAT_CHECKS };
-
-/* What a problem module plugs into float_grade_kernel. */
-typedef struct float_ops {
-    void (*bind)(void *state, worker_env *env); /* the kernel's validated launches */
-    run_outcome (*correct)(worker_env *env, const lab_kernel *k, void *state,
-                           check_result *c);
-    /* Fill c[FLOAT_LOADS], c[FLOAT_CONFLICTS] and c[FLOAT_RACE] (float_trace_races),
-       and lab 10's c[FLOAT_PATH] and c[FLOAT_CONST], from one measured run; set *lost if
-       the context died. */
-    void (*counters)(worker_env *env, const lab_kernel *k, void *state, check_result *c,
-                     int *lost);
-    void (*speed)(worker_env *env, const lab_kernel *k, void *state, check_result *c,
-                  int *lost);
-} float_ops;
-
 /*
- * Grade one kernel: find its launcher, check it on every size, then measure
- * its traffic (even while an edge case is wrong) and time it (only once it
- * is right). Each check goes to the grader as soon as it is decided, so a
- * crash later costs only the checks not yet graded. Returns
- * KERNEL_CONTEXT_LOST when the context is gone.
+ * The speed check: kernel and ref timed alike (time_fresh, 10 runs each), c judged
+ * at `want` of the reference's speed for `work` units of `unit` a millisecond, the
+ * hint added where it fails. at: the size's words for messages, or NULL. A kernel
+ * whose timed run lost the context sets p->lost.
  */
-int float_grade_kernel(worker_env *env, const lab_kernel *k, const float_ops *ops, void *state);
+typedef struct speed_words {
+    const char *at;       /* "4096x4096x4096", or NULL */
+    const char *ref_name; /* "cuBLAS SGEMM", for the measured and expected fields */
+    const char *ref_what; /* "cuBLAS", "the copy": what failed to be timed */
+    const char *unit;     /* "GFLOP/s", "GB/s" */
+    double work;          /* units a millisecond at 1 ms */
+    const char *hint;
+} speed_words;
+void time_against(problem *p, const timed_work *kernel, const timed_work *ref,
+                  const speed_words *w, check_result *c);
 
 #endif

@@ -29,36 +29,75 @@ static uint64_t fingerprint(const int *v, size_t n)
     return h;
 }
 
-/* One run into a poisoned buffer: 0 with the output's fingerprint, or -1 with c failed. */
-static int run_once(worker_env *env, replay *r, guarded *buf, uint64_t *hash, check_result *c)
+/* The kernel's one output buffer, kept from its run for the measured run. */
+typedef struct idiom_state {
+    guarded buf;
+    int have_buf;
+} idiom_state;
+
+/* A run that did not come out right: failed (the counts then are not measured), or
+   lost where the context is gone. */
+static run_outcome failed(void)
 {
+    return dev_context_lost() ? RUN_LOST : RUN_FAILED;
+}
+
+/* One run into a poisoned buffer: RUN_RIGHT with the output's fingerprint in c, or
+   not right with c failed. */
+static run_outcome idiom_run(problem *p, check_result *c)
+{
+    idiom_state *t = p->state;
     char why[256];
     int out[IDIOM_OUT_INTS], broken = 0;
     long guard = 0;
-    if (guarded_poison(buf, why, sizeof why) != 0 || module_scrub(&env->mod, GPU_SCRUB_INT)) {
+    if (!t->have_buf) {
+        if (guarded_alloc(&t->buf, IDIOM_OUT_INTS * sizeof(int), why, sizeof why) != 0) {
+            check_set(c, CHECK_FAIL, "CUDA error: %s", why);
+            return failed();
+        }
+        t->have_buf = 1;
+    }
+    if (guarded_poison(&t->buf, why, sizeof why) != 0 || module_scrub(p->mod, GPU_SCRUB_INT)) {
         check_set(c, CHECK_FAIL, "CUDA error while preparing the run: %s", why);
-        return -1;
+        return failed();
     }
-    if (gpu_run(replay_launch, r, &broken, why, sizeof why) != 0) {
+    if (gpu_run(problem_launch, p, &broken, why, sizeof why) != 0) {
         check_fail_launch(c, NULL, why, "The idiom kernel faulted or could not launch.");
-        return -1;
+        return failed();
     }
-    if (guarded_read(buf, out, &guard, why, sizeof why) != 0) {
+    if (guarded_read(&t->buf, out, &guard, why, sizeof why) != 0) {
         check_set(c, CHECK_FAIL, "CUDA error: %s", why);
-        return -1;
+        return failed();
     }
-    *hash = fingerprint(out, IDIOM_OUT_INTS);
     if (guard > 0) {
         check_set(c, CHECK_FAIL, "wrote outside out: %ld guard bytes changed", guard);
-        return -1;
+        return failed();
     }
-    return 0;
+    check_set(c, CHECK_PASS, "ran; output fingerprint %016llx",
+              (unsigned long long)fingerprint(out, IDIOM_OUT_INTS));
+    return RUN_RIGHT;
 }
 
-static void say_counts(const measurement *m, check_result *c)
+static void idiom_bind(const problem *p, void *bufs[])
+{
+    bufs[0] = ((const idiom_state *)p->state)->buf.data;
+}
+
+static void idiom_release(problem *p)
+{
+    idiom_state *t = p->state;
+    if (t->have_buf && !p->lost && !dev_context_lost())
+        guarded_free(&t->buf);
+    t->have_buf = 0;
+}
+
+/* counts: every side the measurement saw, in words a script reads. */
+static void say_counts(problem *p, check_id id, const measurement *m, const trace_summary *s,
+                       check_result *c)
 {
     const double *v = m->value;
     char shfl[32] = "-";
+    (void)p, (void)id, (void)s;
     if (v[METRIC_SHUFFLES] >= 0)
         snprintf(shfl, sizeof shfl, "%.0f", v[METRIC_SHUFFLES]);
     check_field(c->measured, sizeof c->measured,
@@ -73,43 +112,10 @@ static void say_counts(const measurement *m, check_result *c)
     check_set(c, CHECK_PASS, "%s", c->measured);
 }
 
-int idiom_grade_kernel(worker_env *env, const lab_kernel *k)
-{
-    check_result correct, counts;
-    char why[256];
-    guarded buf;
-    replay r = {&env->mod, &env->plan->calls[0], {0}};
-    uint64_t hash = 0;
-    int lost = 0;
-
-    check_init(&correct, env->lab->id, k->name, "correct", k->points.correct);
-    check_init(&counts, env->lab->id, k->name, "counts", k->points.requests);
-    if (guarded_alloc(&buf, IDIOM_OUT_INTS * sizeof(int), why, sizeof why) != 0) {
-        check_set(&correct, CHECK_FAIL, "CUDA error: %s", why);
-        check_set(&counts, CHECK_FAIL, "not run: %s", why);
-    } else {
-        r.bufs[0] = buf.data;
-        if (run_once(env, &r, &buf, &hash, &correct) == 0)
-            check_set(&correct, CHECK_PASS, "ran; output fingerprint %016llx",
-                      (unsigned long long)hash);
-        if (correct.status == CHECK_PASS && env->meter_status == MEASURE_OK) {
-            measurement m;
-            measure_status st = worker_measure(env, replay_launch, &r, &m, why, sizeof why);
-            if (st == MEASURE_OK)
-                say_counts(&m, &counts);
-            else
-                compare_not_measured(&counts, st, why);
-        } else if (correct.status != CHECK_PASS) {
-            check_set(&counts, correct.status == CHECK_NOT_GRADED ? CHECK_NOT_GRADED : CHECK_FAIL,
-                      "not run: the kernel did not run");
-        } else {
-            compare_not_measured(&counts, env->meter_status, env->meter_why);
-        }
-        lost = dev_context_lost();
-        if (!lost)
-            guarded_free(&buf);
-    }
-    worker_emit(env, &correct);
-    worker_emit(env, &counts);
-    return lost ? KERNEL_CONTEXT_LOST : 0;
-}
+/* The idiom's one call, run once and measured on the buffer of that run. */
+const kind_desc idiom_kind = {
+    .name = "idiom", .state_bytes = sizeof(idiom_state), .no_inputs = 1,
+    .run = idiom_run, /* its pass names the output's fingerprint */
+    .bind = idiom_bind, .release = idiom_release,
+    .judge = {[CHK_COUNTS] = say_counts},
+};

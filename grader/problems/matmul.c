@@ -17,43 +17,41 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-/* The student's launches of call `call` (calls.h), on the grader's A, B and C. */
+/* The student's launches of call p->call (calls.h), on the grader's A, B and C. */
 typedef struct mm_launch {
-    worker_env *env;
-    int call;
+    problem *p;
     const float *A, *B;
     float *C;
     int M, N, K;
     unsigned long long seed; /* of the large operands */
 } mm_launch;
 
-static void launch_mm(void *p)
+static void mm_bind(const problem *p, void *bufs[])
 {
-    mm_launch *a = p;
-    replay r = {&a->env->mod, &a->env->plan->calls[a->call], {(void *)a->A, (void *)a->B, a->C}};
-    replay_launch(&r);
+    const mm_launch *a = p->state;
+    bufs[0] = (void *)a->A, bufs[1] = (void *)a->B, bufs[2] = a->C;
 }
 
-/* Inputs and references live as long as the worker: every kernel reuses them. */
+/* A size's host operands (M x K and K x N), from the run's seed, and their reference. */
 typedef struct mm_case {
     float *A, *B, *ref;
     double floor;
 } mm_case;
-static mm_case cache[CALL_MAX];
 
-/* Call i's operands (M x K and K x N) and reference, made once per worker. */
-static const mm_case *get_case(const call_spec *s, int i, unsigned long long seed)
+static void make_case(const problem *p, const call_spec *s, mm_case *c)
 {
     int M = s->width, N = s->height, K = s->depth;
-    mm_case *c = &cache[i];
-    if (!c->ref) {
-        c->A = host_random((size_t)M * K, seed + 2 * (unsigned)i);
-        c->B = host_random((size_t)K * N, seed + 2 * (unsigned)i + 1);
-        c->ref = malloc((size_t)M * N * sizeof *c->ref);
-        ref_matmul(c->A, c->B, c->ref, M, N, K);
-        c->floor = tol_floor_matmul(c->A, (size_t)M * K, c->B, (size_t)K * N, K);
-    }
-    return c;
+    unsigned long long seed = problem_seed(p) + (unsigned)p->call;
+    c->A = host_random((size_t)M * K, seed);
+    c->B = host_random((size_t)K * N, seed + 1);
+    c->ref = malloc((size_t)M * N * sizeof *c->ref);
+    ref_matmul(c->A, c->B, c->ref, M, N, K);
+    c->floor = tol_floor_matmul(c->A, (size_t)M * K, c->B, (size_t)K * N, K);
+}
+
+static void free_case(mm_case *c)
+{
+    free(c->A), free(c->B), free(c->ref);
 }
 
 /* Device operands for a->M x a->K and a->K x a->N from host arrays; 0 on success. */
@@ -66,11 +64,9 @@ static int upload(mm_launch *a, const float *hA, const float *hB, char *why, siz
 
 static void release(mm_launch *a)
 {
-    dev_free((void *)a->A);
-    dev_free((void *)a->B);
-    dev_free(a->C);
-    a->A = a->B = NULL;
-    a->C = NULL;
+    problem_drop(a->p, &a->A);
+    problem_drop(a->p, &a->B);
+    problem_drop(a->p, &a->C);
 }
 
 /* What a wrong result's hint names: the elements a tiled kernel copies and reads. */
@@ -94,26 +90,28 @@ static void block_piece(const worker_env *env, const lab_kernel *k, const call_p
         *rows = (int)call->launches[0].block[1], *cols = (int)call->launches[0].block[0];
 }
 
-/* Call i of the plan (one size) on fresh operands, judged into c. */
-static run_outcome run_mm_size(worker_env *env, const lab_kernel *k, mm_launch *a, int i,
-                               check_result *c)
+/* Call p->call of the plan (one size) on fresh operands, judged into c. */
+static run_outcome run_mm_size(problem *p, check_result *c)
 {
-    const call_spec *s = &env->plan->specs[i];
-    const mm_case *mc = get_case(s, i, env->opt->seed);
+    mm_launch *a = p->state;
+    const call_spec *s = &p->env->plan->specs[p->call];
+    mm_case mc;
     char why[256];
     run_outcome out;
-    a->call = i;
+    make_case(p, s, &mc);
     a->M = s->width, a->N = s->height, a->K = s->depth;
-    if (upload(a, mc->A, mc->B, why, sizeof why) != 0) {
+    if (upload(a, mc.A, mc.B, why, sizeof why) != 0) {
         out = fail_cuda(c, s->label, why);
     } else {
-        float_case fc = {s->label, launch_mm, a, &a->C, mc->ref, a->M, a->N, mc->floor,
+        float_case fc = {s->label, problem_launch, p, &a->C, mc.ref, a->M, a->N, mc.floor,
                          0, 0, COPY_WORDS};
-        block_piece(env, k, &env->plan->calls[i], &fc.block_rows, &fc.block_cols);
-        out = float_run_case(env, &fc, c);
+        block_piece(p->env, p->k, &p->env->plan->calls[p->call], &fc.block_rows,
+                    &fc.block_cols);
+        out = float_run_case(p->env, &fc, c);
     }
     if (out != RUN_LOST)
         release(a);
+    free_case(&mc);
     return out;
 }
 
@@ -122,20 +120,20 @@ static run_outcome run_mm_size(worker_env *env, const lab_kernel *k, mm_launch *
  * tile is whole (the global-loads size, 128^3)? Then the edges are at fault,
  * else the indexing itself; the hint says which it measured.
  */
-static void whole_tile_probe(worker_env *env, const lab_kernel *k, mm_launch *a, int failed,
-                             check_result *c)
+static void whole_tile_probe(problem *p, check_result *c)
 {
-    const call_spec *s = &env->plan->specs[failed];
-    int tile = 0, t = calls_find(env->plan->specs, env->plan->n_calls, CALL_TRAFFIC,
-                                 device_is_emulator());
-    lab_image_int(env->img, "smemlab_param_TILE", &tile);
-    if (t < 0 || k->step == 1 || tile <= 0 ||
+    const call_spec *s = &p->env->plan->specs[p->call];
+    int tile = 0, failed = p->call, t = problem_call(p, CALL_TRAFFIC);
+    lab_image_int(p->env->img, "smemlab_param_TILE", &tile);
+    if (t < 0 || p->k->step == 1 || tile <= 0 ||
         (s->width % 128 == 0 && s->height % 128 == 0 && s->depth % 128 == 0))
         return;
-    const call_spec *w = &env->plan->specs[t];
+    const call_spec *w = &p->env->plan->specs[t];
     check_result probe;
     check_init(&probe, c->lab, c->kernel, c->check, 0);
-    run_outcome out = run_mm_size(env, k, a, t, &probe);
+    p->call = t;
+    run_outcome out = run_mm_size(p, &probe);
+    p->call = failed;
     if (out == RUN_RIGHT)
         check_field(c->hint, sizeof c->hint, "Your kernel is right at %dx%dx%d, where every tile "
                     "is whole, and wrong at this size, which leaves partial tiles: look at the "
@@ -149,74 +147,59 @@ static void whole_tile_probe(worker_env *env, const lab_kernel *k, mm_launch *a,
                     "reads: %s.", w->width, w->height, w->depth, COPY_WORDS);
 }
 
-static run_outcome correct_mm(worker_env *env, const lab_kernel *k, void *state,
-                              check_result *c)
+static void mm_passed(problem *p, int runs, int last, const char *each, check_result *c)
 {
-    mm_launch *a = state;
-    const kernel_plan *plan = env->plan;
-    int runs = 0, largest = 0;
-    for (int i = 0; i < plan->n_calls; i++) {
-        const call_spec *s = &plan->specs[i];
-        if (!(s->role & CALL_CORRECT) || !call_runs_on(s, device_is_emulator()))
-            continue;
-        run_outcome out = run_mm_size(env, k, a, i, c);
-        if (out == RUN_WRONG)
-            whole_tile_probe(env, k, a, i, c);
-        if (out != RUN_RIGHT)
-            return out;
-        runs++;
-        largest = i;
-    }
-    const call_spec *big = &plan->specs[largest];
-    check_set(c, CHECK_PASS, "all %d sizes right, 1x1x1 to %dx%dx%d (seed %llu)", runs,
-              big->width, big->height, big->depth, env->opt->seed);
-    return RUN_RIGHT;
+    const call_spec *big = &p->env->plan->specs[last];
+    check_set(c, CHECK_PASS, "all %d sizes right, 1x1x1 to %dx%dx%d%s (seed %llu)", runs,
+              big->width, big->height, big->depth, each, p->env->opt->seed);
 }
 
-/* Large random operands and an output on the device, for counters and timing. */
 /* A and B filled from the seed on the device: the same values every time. */
 static cudaError_t fill_operands(mm_launch *a, unsigned long long seed)
 {
-    cudaError_t err = module_fill(&a->env->mod, (float *)a->A, (size_t)a->M * a->K, seed);
+    cudaError_t err = module_fill(a->p->mod, (float *)a->A, (size_t)a->M * a->K, seed);
     if (err == cudaSuccess)
-        err = module_fill(&a->env->mod, (float *)a->B, (size_t)a->K * a->N, seed + 1);
+        err = module_fill(a->p->mod, (float *)a->B, (size_t)a->K * a->N, seed + 1);
     return err == cudaSuccess ? dev_sync() : err;
 }
 
-/* The operands of the call with `role` on this device; 0, or -1 with why. */
-static int big_operands(worker_env *env, int role, unsigned long long seed, mm_launch *a,
-                        char *why, size_t n)
+/* Large random operands and an output on the device, for the call with `role` on this
+   device (counters and timing); 0, or -1 with why. */
+static int big_operands(problem *p, int role, char *why, size_t n)
 {
-    int call = calls_find(env->plan->specs, env->plan->n_calls, role, device_is_emulator());
-    if (call < 0) {
+    mm_launch *a = p->state;
+    p->call = problem_call(p, role);
+    if (p->call < 0) {
         snprintf(why, n, "internal: no %s size for this device", role == CALL_SPEED ? "speed"
                                                                                    : "traffic");
         return -1;
     }
-    const call_spec *s = &env->plan->specs[call];
-    a->call = call;
+    const call_spec *s = &p->env->plan->specs[p->call];
     a->M = s->width, a->N = s->height, a->K = s->depth;
-    a->seed = seed;
+    a->seed = p->env->opt->seed;
     if (dev_malloc((void **)&a->A, (size_t)a->M * a->K * sizeof(float)) != cudaSuccess ||
         dev_malloc((void **)&a->B, (size_t)a->K * a->N * sizeof(float)) != cudaSuccess ||
         dev_malloc((void **)&a->C, (size_t)a->M * a->N * sizeof(float)) != cudaSuccess) {
         snprintf(why, n, "no device memory for %dx%dx%d operands", a->M, a->N, a->K);
         return -1;
     }
-    if (fill_operands(a, seed) != cudaSuccess) {
+    if (fill_operands(a, a->seed) != cudaSuccess) {
         snprintf(why, n, "filling the operands failed");
         return -1;
     }
     return 0;
 }
 
-static void launch_cublas(void *p);
+static int mm_prepare(problem *p, char *why, size_t n)
+{
+    return big_operands(p, CALL_TRAFFIC, why, n);
+}
 
 /* The run the counters saw, against the reference product on the same operands
    (cuBLAS on a GPU, the host's on the emulator). */
-static int measured_run_right(mm_launch *a, char *why, size_t n)
+static int mm_right(problem *p, char *why, size_t n)
 {
-    mm_launch ref = *a;
+    mm_launch *a = p->state, ref = *a;
     device_diff d;
     size_t count = (size_t)a->M * a->N;
     int right = 0;
@@ -224,8 +207,8 @@ static int measured_run_right(mm_launch *a, char *why, size_t n)
     /* The kernel may have written over A and B: the reference uses them as filled. */
     if (fill_operands(a, a->seed) == cudaSuccess &&
         dev_malloc((void **)&ref.C, count * sizeof(float)) == cudaSuccess) {
-        right = module_matmul(&a->env->mod, a->A, a->B, ref.C, a->M, a->N, a->K) == cudaSuccess &&
-                module_diff(&a->env->mod, a->C, ref.C, count, &d) == cudaSuccess &&
+        right = module_matmul(p->mod, a->A, a->B, ref.C, a->M, a->N, a->K) == cudaSuccess &&
+                module_diff(p->mod, a->C, ref.C, count, &d) == cudaSuccess &&
                 d.poisoned == 0 && d.not_finite == 0 && d.rel_error <= TOL_OVERALL * 10;
         if (!right)
             snprintf(why, n, "the measured run gave a wrong result (relative "
@@ -237,125 +220,96 @@ static int measured_run_right(mm_launch *a, char *why, size_t n)
     return right;
 }
 
-static void counters_mm(worker_env *env, const lab_kernel *k, void *state, check_result *c,
-                        int *lost)
+static void mm_release(problem *p)
 {
-    mm_launch *a = state;
-    measurement m;
-    char why[256], model[128];
-    measure_status st = env->meter_status;
+    release(p->state);
+}
 
-    snprintf(why, sizeof why, "%.250s", env->meter_why);
-    if (st == MEASURE_OK && big_operands(env, CALL_TRAFFIC, env->opt->seed, a, why, sizeof why) != 0)
-        st = MEASURE_ERROR;
-    if (st == MEASURE_OK) {
-        st = worker_measure(env, launch_mm, a, &m, why, sizeof why);
-        if (st == MEASURE_OK && !measured_run_right(a, why, sizeof why))
-            st = MEASURE_WRONG_RESULT;
-    }
-    *lost = st == MEASURE_ERROR && dev_context_lost();
-    if (c[FLOAT_RACE].max_points > 0)
-        worker_judge_races(env, &c[FLOAT_RACE], st, why);
-    st = float_race_rule(env, st, c);
-    if (!*lost)
-        release(a);
-    if (st != MEASURE_OK) {
-        compare_not_measured(&c[FLOAT_LOADS], st, why);
-        compare_not_measured(&c[FLOAT_CONFLICTS], st, why);
-        return;
-    }
-    /* Naive: every thread loads one A and one B element per k, a warp at a time. */
-    double naive = (double)a->M * a->N * 2.0 * a->K / env->gpu.banks.warp_size;
-    int tile = lab_param_value(env->lab, k->tile_param);
+/* Naive: every thread loads one A and one B element per k, a warp at a time. */
+static void judge_loads(problem *p, check_id id, const measurement *m, const trace_summary *s,
+                        check_result *c)
+{
+    mm_launch *a = p->state;
+    char model[128];
+    (void)s;
+    double naive = (double)a->M * a->N * 2.0 * a->K / p->env->gpu.banks.warp_size;
+    int tile = lab_param_value(p->env->lab, p->k->tile_param);
     if (tile < 1)
         tile = 1; /* no tiling asked for: the naive count is the limit */
     snprintf(model, sizeof model, "naive model %.0f / TILE %d, +%.0f%%, at %dx%dx%d", naive,
              tile, 100 * GLOBAL_LOAD_SLACK, a->M, a->N, a->K);
-    check_global_loads(&c[FLOAT_LOADS], &m, naive / tile * (1 + GLOBAL_LOAD_SLACK), model,
-                       "Each element of A and B should come from global memory once per "
-                       "tile, not once per product: load a TILE x TILE tile of each into "
-                       "shared memory, __syncthreads(), and take every product of the inner "
-                       "loop from the shared tiles.");
-    check_smem_near_free(&c[FLOAT_CONFLICTS], &m,
-                         "Read As[ty][k] (one word for a whole row of threads: a broadcast) and "
-                         "Bs[k][tx] (consecutive words): both are conflict-free. A tile read "
-                         "down a column, Bs[tx][k], costs a conflict on every access; swap the "
-                         "indices or pad the tile.");
-    float_trace_lines(env, &c[FLOAT_CONFLICTS]);
+    check_global_loads(c, m, naive / tile * (1 + GLOBAL_LOAD_SLACK), model, p->kind->hint[id]);
 }
 
-static void launch_cublas(void *p)
+static void launch_cublas(void *arg)
 {
-    mm_launch *a = p;
+    mm_launch *a = arg;
     blas_sgemm(a->A, a->B, a->C, a->M, a->N, a->K);
 }
 
-static cudaError_t ref_cublas(worker_env *env, void *p)
+static cudaError_t ref_cublas(worker_env *env, void *arg)
 {
     (void)env;
-    mm_launch *a = p;
+    mm_launch *a = arg;
     if (blas_sgemm(a->A, a->B, a->C, a->M, a->N, a->K) != 0)
         return cudaErrorLaunchFailure;
     return cudaGetLastError();
 }
 
-static void speed_mm(worker_env *env, const lab_kernel *k, void *state, check_result *c,
-                     int *lost)
+static void mm_speed(problem *p, check_result *c)
 {
-    mm_launch *a = state, ref;
-    char why[256];
-    double t_kernel = 0, t_ref = 0;
+    mm_launch *a = p->state, ref;
+    char why[256], at[64];
 
-    if (big_operands(env, CALL_SPEED, env->opt->seed, a, why, sizeof why) != 0) {
+    if (big_operands(p, CALL_SPEED, why, sizeof why) != 0) {
         check_set(c, CHECK_FAIL, "could not prepare the speed run: %s", why);
         release(a);
         return;
     }
-    const mm_launch *s = a; /* its sizes */
-    size_t n = (size_t)s->M * s->N;
+    size_t n = (size_t)a->M * a->N;
     ref = *a;
     ref.C = NULL;
     int prepared = dev_malloc((void **)&ref.C, n * sizeof(float)) == cudaSuccess;
     /* Both timed alike: fresh A and B before every run; the kernel's C checked each time. */
-    timed_work kernel = {launch_mm, a, {(float *)a->A, (float *)a->B}, {(size_t)s->M * s->K,
-                         (size_t)s->K * s->N}, 2, a->C, n, ref.C, ref_cublas, &ref, NULL};
+    timed_work kernel = {problem_launch, p, {(float *)a->A, (float *)a->B}, {(size_t)a->M * a->K,
+                         (size_t)a->K * a->N}, 2, a->C, n, ref.C, ref_cublas, &ref, NULL};
     timed_work blas = {launch_cublas, &ref, {(float *)a->A, (float *)a->B},
-                       {(size_t)s->M * s->K, (size_t)s->K * s->N}, 2, NULL, 0, NULL, NULL, NULL,
+                       {(size_t)a->M * a->K, (size_t)a->K * a->N}, 2, NULL, 0, NULL, NULL, NULL,
                        NULL};
-    if (!prepared) {
-        check_set(c, CHECK_FAIL, "no device memory for the cuBLAS result at %dx%dx%d", s->M,
-                  s->N, s->K);
-    } else if (blas_load(why, sizeof why) != 0) {
+    snprintf(at, sizeof at, "%dx%dx%d", a->M, a->N, a->K);
+    speed_words w = {at, "cuBLAS SGEMM", "cuBLAS", "GFLOP/s", 2.0 * a->M * a->N * a->K / 1e6,
+                     "Each thread should compute a small block of outputs (e.g. 8x8) from "
+                     "registers, reading each shared value once into a register and reusing "
+                     "it; wide (float4) loads and a large block tile (e.g. 128x128) cut shared "
+                     "and global traffic further."};
+    if (!prepared)
+        check_set(c, CHECK_FAIL, "no device memory for the cuBLAS result at %s", at);
+    else if (blas_load(why, sizeof why) != 0)
         check_set(c, CHECK_NOT_MEASURED, "cuBLAS, the speed reference, is missing: %s", why);
-    } else if (time_fresh(env, &kernel, 10, &t_kernel, why, sizeof why) != 0) {
-        check_set(c, CHECK_FAIL, "at %dx%dx%d: %s", s->M, s->N, s->K, why);
-        *lost = dev_context_lost();
-    } else if (time_fresh(env, &blas, 10, &t_ref, why, sizeof why) != 0) {
-        check_set(c, CHECK_FAIL, "timing cuBLAS failed at %dx%dx%d: %s", s->M, s->N, s->K, why);
-        *lost = dev_context_lost();
-    } else {
-        check_speed(c, t_kernel, t_ref, k->speed_fraction, "GFLOP/s",
-                    2.0 * s->M * s->N * s->K / 1e6, "cuBLAS SGEMM");
-        if (c->status == CHECK_FAIL)
-            check_field(c->hint, sizeof c->hint, "Each thread should compute a small block of "
-                        "outputs (e.g. 8x8) from registers, reading each shared value once "
-                        "into a register and reusing it; wide (float4) loads and a large "
-                        "block tile (e.g. 128x128) cut shared and global traffic further.");
-    }
-    if (!*lost) {
-        dev_free(ref.C);
-        release(a);
-    }
+    else
+        time_against(p, &kernel, &blas, &w, c);
+    problem_free(p, ref.C);
+    release(a);
 }
 
-static void bind_mm(void *state, worker_env *env)
+static void mm_setup(problem *p)
 {
-    ((mm_launch *)state)->env = env;
+    ((mm_launch *)p->state)->p = p;
 }
 
-int matmul_grade_kernel(worker_env *env, const lab_kernel *k)
-{
-    static const float_ops ops = {bind_mm, correct_mm, counters_mm, speed_mm};
-    mm_launch state = {0};
-    return float_grade_kernel(env, k, &ops, &state);
-}
+const kind_desc matmul_kind = {
+    .name = "matmul", .state_bytes = sizeof(mm_launch), .setup = mm_setup,
+    .run = run_mm_size, .explain_wrong = whole_tile_probe, .passed = mm_passed,
+    .prepare = mm_prepare, .bind = mm_bind, .right = mm_right, .release = mm_release,
+    .judge = {[CHK_GLOBAL_LOADS] = judge_loads, [CHK_SMEM_CONFLICTS] = float_judge_conflicts},
+    .hint = {[CHK_GLOBAL_LOADS] = "Each element of A and B should come from global memory once "
+                                 "per tile, not once per product: load a TILE x TILE tile of "
+                                 "each into shared memory, __syncthreads(), and take every "
+                                 "product of the inner loop from the shared tiles.",
+             [CHK_SMEM_CONFLICTS] = "Read As[ty][k] (one word for a whole row of threads: a "
+                                    "broadcast) and Bs[k][tx] (consecutive words): both are "
+                                    "conflict-free. A tile read down a column, Bs[tx][k], costs "
+                                    "a conflict on every access; swap the indices or pad the "
+                                    "tile."},
+    .speed = mm_speed,
+};

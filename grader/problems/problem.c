@@ -1,9 +1,11 @@
-/* problem.c - what every problem kind may call, and the table of kinds; see problem.h. */
+/* problem.c - the driver every problem kind runs through, and what a kind may call;
+   see problem.h. */
 #define _POSIX_C_SOURCE 200809L
 #include "problem.h"
 
 #include "../base/child.h"
 #include "../compare/compare.h"
+#include "../measure/emulator/emu_device.h"
 #include "../measure/emulator/lab_decls.h"
 #include "../run/device.h"
 
@@ -12,22 +14,61 @@
 #include <string.h>
 #include <time.h>
 
-/* How each kind grades a kernel: a new kind is one row. */
-typedef int (*grade_fn)(worker_env *env, const lab_kernel *k);
-
-static const grade_fn grade_by_kind[] = {
-    [PROBLEM_TILE] = tile_grade_kernel,
-    [PROBLEM_MATMUL] = matmul_grade_kernel,
-    [PROBLEM_CONV] = conv_grade_kernel,
-    [PROBLEM_IDIOM] = idiom_grade_kernel,
-    [PROBLEM_REDUCE] = reduce_grade_kernel,
-    [PROBLEM_TRANSPOSE] = transpose_grade_kernel,
-    [PROBLEM_STENCIL] = stencil_grade_kernel,
+/* Each kind's declaration: a new kind is one row. */
+static const kind_desc *const kinds[] = {
+    [PROBLEM_TILE] = &tile_kind,
+    [PROBLEM_MATMUL] = &matmul_kind,
+    [PROBLEM_CONV] = &conv_kind,
+    [PROBLEM_IDIOM] = &idiom_kind,
+    [PROBLEM_REDUCE] = &reduce_kind,
+    [PROBLEM_TRANSPOSE] = &transpose_kind,
+    [PROBLEM_STENCIL] = &stencil_kind,
 };
 
-int problem_grade(worker_env *env, const lab_kernel *k)
+/* --- what a kind may call ------------------------------------------------------------ */
+
+void problem_launch(void *arg)
 {
-    return grade_by_kind[env->lab->kind](env, k);
+    const problem *p = arg;
+    replay r = {p->mod, &p->env->plan->calls[p->call], {NULL}};
+    p->kind->bind(p, r.bufs);
+    replay_launch(&r);
+}
+
+int problem_runs(const problem *p, int i)
+{
+    return device_runs(p->env->plan->specs[i].devices);
+}
+
+int problem_call(const problem *p, int role)
+{
+    for (int i = 0; i < p->env->plan->n_calls; i++)
+        if ((p->env->plan->specs[i].role & role) && problem_runs(p, i))
+            return i;
+    return -1;
+}
+
+/* A repeat's step from the seed of its call's first run: odd and far from the calls'
+   small offsets (2^64 / golden ratio), so no two runs of a kernel share inputs. */
+#define FRESH_RUN_STEP 0x9E3779B97F4A7C15ull
+
+unsigned long long problem_seed(const problem *p)
+{
+    return p->env->opt->seed + (unsigned)p->call + (unsigned long long)p->run * FRESH_RUN_STEP;
+}
+
+void problem_free(const problem *p, void *dev)
+{
+    if (!p->lost && !dev_context_lost())
+        dev_free(dev);
+}
+
+void problem_drop(const problem *p, void *slot)
+{
+    void *dev;
+    memcpy(&dev, slot, sizeof dev);
+    problem_free(p, dev);
+    memset(slot, 0, sizeof dev);
 }
 
 void worker_emit(worker_env *env, const check_result *c)
@@ -35,28 +76,18 @@ void worker_emit(worker_env *env, const check_result *c)
     env->emit(env, c);
 }
 
-static int timings_on(void)
+void worker_mark(worker_env *env, const char *phase)
 {
-    static int on = -1;
-    if (on < 0) {
-        const char *v = getenv("SMEMLAB_TIMINGS");
-        on = v && *v && strcmp(v, "0") != 0;
-    }
-    return on;
-}
-
-void worker_mark(const worker_env *env, const char *phase)
-{
-    static struct timespec last;
     struct timespec now;
-    if (!timings_on())
+    if (!env->timings)
         return;
     clock_gettime(CLOCK_MONOTONIC, &now);
     if (phase)
         fprintf(stderr, "[timing] %s %s: %s %.3f s\n", env->lab->id,
                 env->lab->kernels[env->kernel].name, phase,
-                (double)(now.tv_sec - last.tv_sec) + (double)(now.tv_nsec - last.tv_nsec) / 1e9);
-    last = now;
+                (double)(now.tv_sec - env->marked.tv_sec) +
+                    (double)(now.tv_nsec - env->marked.tv_nsec) / 1e9);
+    env->marked = now;
 }
 
 /* How much slower than the slowest plain run an instrumented launch may be before
@@ -98,7 +129,7 @@ measure_status worker_measure(worker_env *env, void (*launch)(void *), void *arg
 {
     measure_clear(out);
     /* the patched copy is the trace's alone */
-    env->mod.measuring = env->meter == env->tracer && !device_is_emulator();
+    env->mod.measuring = env->meter == env->tracer && env->mod.n_measured_libs > 0;
     /* A measured run that hangs is a timeout like any other. An instrumented one
        runs slower than the plain runs before it (each access calls the trace's
        code): its limit is scaled from the slowest of them, so a slow GPU does not
@@ -115,7 +146,7 @@ measure_status worker_measure(worker_env *env, void (*launch)(void *), void *arg
     double plain = -1, t0;
     char plain_why[64];
     int lost = 0;
-    if (timings_on() && env->mod.measuring) {
+    if (env->timings && env->mod.measuring) {
         env->mod.measuring = 0;
         t0 = child_now();
         plain = gpu_run(launch, arg, &lost, plain_why, sizeof plain_why) == 0 ? child_now() - t0 : -1;
@@ -125,7 +156,7 @@ measure_status worker_measure(worker_env *env, void (*launch)(void *), void *arg
     gpu_watchdog_arm_for(limit);
     measure_status st = env->meter->measure(env->meter, launch, arg, out, why, why_size);
     gpu_watchdog_disarm();
-    if (st == MEASURE_OK && !device_is_emulator() && meter_cannot_see(env, why, why_size))
+    if (st == MEASURE_OK && device_meters_blind() && meter_cannot_see(env, why, why_size))
         st = MEASURE_UNSUPPORTED;
     if (plain > 0)
         fprintf(stderr, "[timing] %s %s: measured launch %.3f s, the plain launch %.6f s (%.0fx)\n",
@@ -162,51 +193,6 @@ static int launch_shared(const worker_env *env, const plan_launch *l, uint32_t *
 {
     const char *name = env->img->kernels[l->kernel].name;
     return env->decls ? lab_decls_shared(env->decls, name, static_bytes, dynamic) : -1;
-}
-
-void worker_init_checks(const worker_env *env, const lab_kernel *k, const char *const *ids,
-                        int n, check_result *c, int *listed)
-{
-    kernel_check checks[KERNEL_MAX_CHECKS];
-    int m = kernel_checks(env->lab, k, checks);
-    for (int i = 0; i < n; i++) {
-        check_init(&c[i], env->lab->id, k->name, ids[i], 0);
-        if (listed)
-            listed[i] = 0;
-    }
-    for (int j = 0; j < m; j++)
-        for (int i = 0; i < n; i++)
-            if (strcmp(ids[i], checks[j].id) == 0) {
-                c[i].max_points = checks[j].points;
-                if (listed)
-                    listed[i] = 1;
-            }
-}
-
-void worker_checks_not_run(check_result *c, int correct, int from, int to, unsigned long skip)
-{
-    for (int i = from; i < to; i++)
-        if (skip >> i & 1ul)
-            continue;
-        else if (c[correct].status == CHECK_NOT_GRADED)
-            check_not_graded_like(&c[i], &c[correct]);
-        else
-            check_set(&c[i], CHECK_FAIL, "not run: the kernel did not run");
-}
-
-int worker_speed_due(const check_result *correct, check_result *speed, run_outcome right,
-                     int lost)
-{
-    if (correct->status == CHECK_NOT_GRADED)
-        check_not_graded_like(speed, correct);
-    else if (right == RUN_RIGHT && device_is_emulator())
-        check_set(speed, CHECK_NOT_MEASURED, "not measured: emulated on the CPU (speed is the "
-                  "GPU's to tell)");
-    else if (right == RUN_RIGHT && !lost)
-        return 1;
-    else
-        check_set(speed, CHECK_FAIL, "not timed: the kernel is not correct yet");
-    return 0;
 }
 
 void worker_judge_dynamic(worker_env *env, const call_plan *call, uint32_t need,
@@ -291,4 +277,384 @@ void worker_judge_bounds(worker_env *env, const call_plan *call, const trace_sum
                 "launch that gives fewer bytes than the tile needs. A GPU does not always fault "
                 "on it, so the output can come out right: the bytes past the end belong to "
                 "nothing, or to another block.");
+}
+
+/* --- the driver: 1. the kernel's checks ------------------------------------------------ */
+
+/* The kind's checks, each initialised, listed where the table gives the kernel points. */
+static void init_checks(problem *p)
+{
+    kernel_check checks[KERNEL_MAX_CHECKS];
+    const check_id *ids;
+    const lab_def *lab = p->env->lab;
+    int n = kind_checks(lab->kind, &ids), m = kernel_checks(lab, p->k, checks);
+    for (int i = 0; i < n; i++)
+        check_init(&p->c[ids[i]], lab->id, p->k->name, check_name(ids[i]), 0);
+    for (int j = 0; j < m; j++) {
+        p->c[checks[j].id].max_points = checks[j].points;
+        p->listed[checks[j].id] = 1;
+    }
+}
+
+/* Send check id now (once), so that a crash later cannot take it back. */
+static void emit(problem *p, check_id id)
+{
+    if (p->sent[id])
+        return;
+    if (p->listed[id])
+        worker_emit(p->env, &p->c[id]);
+    p->sent[id] = 1;
+}
+
+/* Every check of the kind not sent yet, speed (timed last) only where `speed`. */
+static void emit_all(problem *p, int speed)
+{
+    const check_id *ids;
+    int n = kind_checks(p->env->lab->kind, &ids);
+    for (int i = 0; i < n; i++)
+        if (speed || ids[i] != CHK_SPEED)
+            emit(p, ids[i]);
+}
+
+/* The checks the measured run judges: those with a judge, and the race. */
+static int judged_by_measure(const problem *p, check_id id)
+{
+    return p->kind->judge[id] != NULL || id == CHK_RACE;
+}
+
+/* --- 2, 3. the dynamic tile and the launches' shapes ---------------------------------- */
+
+/* dynamic-tile on the first call that launched something. */
+static void judge_dynamic(problem *p)
+{
+    const kernel_plan *plan = p->env->plan;
+    check_result *c = &p->c[CHK_DYNAMIC_TILE];
+    uint32_t need = p->kind->tile_bytes(p);
+    int i = 0;
+    while (i < plan->n_calls && plan->calls[i].n_launches == 0)
+        i++;
+    worker_judge_dynamic(p->env, &plan->calls[i < plan->n_calls ? i : 0], need, c);
+    if (c->status == CHECK_FAIL && p->kind->dynamic_hint) /* the message says what it did */
+        p->kind->dynamic_hint(p, need, c);
+}
+
+/* A launch breaks the contract (correct says how): nothing else runs. */
+static void contract_broken(problem *p)
+{
+    const check_id *ids;
+    int n = kind_checks(p->env->lab->kind, &ids);
+    for (int i = 0; i < n; i++)
+        if (ids[i] != CHK_CORRECT && ids[i] != CHK_DYNAMIC_TILE)
+            check_set(&p->c[ids[i]], CHECK_FAIL, "not run: the launch breaks the contract (see "
+                      "correct)");
+    emit_all(p, 1);
+}
+
+/* --- 4. correct ----------------------------------------------------------------------- */
+
+/*
+ * A size right on its first run came out wrong on a later one: the kernel's output
+ * depends on what an earlier launch left (a result kept from it, or a race whose
+ * luck changed), not on this run's inputs alone. The kind's words on what is wrong
+ * stand, with which run it was; the hint says why a size is run more than once.
+ */
+static void wrong_on_repeat(problem *p, int repeats, check_result *c)
+{
+    char was[sizeof c->message];
+    const char *fresh = p->kind->no_inputs ? "" : " on fresh inputs";
+    snprintf(was, sizeof was, "%s", c->message);
+    check_set(c, CHECK_FAIL, "%.190s (run %d of %d%s; run 1 was right)", was, p->run + 1,
+              repeats, fresh);
+    check_field(c->hint, sizeof c->hint, "This size came out right on its first run and wrong "
+                "on run %d%s: your kernel's output depends on what an earlier launch left "
+                "behind. A result kept in a __device__ or static variable (for the same n, "
+                "say) and handed back later is not this run's work; a race whose luck changed "
+                "between runs does the same (the race check names it where the trace sees "
+                "it). Each run must compute its output from its own inputs.", p->run + 1,
+                p->kind->no_inputs ? "" : ", whose inputs were new");
+}
+
+/* Every size this device runs, each --repeats times on fresh inputs: the first run
+   that is not right decides. */
+static run_outcome grade_correct(problem *p)
+{
+    const kernel_plan *plan = p->env->plan;
+    check_result *c = &p->c[CHK_CORRECT];
+    int runs = 0, last = -1, repeats = p->env->opt->repeats > 0 ? p->env->opt->repeats : 1;
+    for (int i = 0; i < plan->n_calls; i++) {
+        if (!(plan->specs[i].role & CALL_CORRECT) || !problem_runs(p, i))
+            continue;
+        for (int r = 0; r < repeats; r++) {
+            p->call = i, p->run = r;
+            run_outcome out = p->kind->run(p, c);
+            if (out == RUN_WRONG && r > 0)
+                wrong_on_repeat(p, repeats, c);
+            else if (out == RUN_WRONG && p->kind->explain_wrong)
+                p->kind->explain_wrong(p, c);
+            if (out != RUN_RIGHT)
+                return out;
+        }
+        runs++;
+        last = i;
+    }
+    p->run = 0;
+    if (runs == 0) { /* cannot happen with the kit's tables: never a silent pass */
+        check_set(c, CHECK_FAIL, "no size was run: the lab table lists none for this device");
+        return RUN_FAILED;
+    }
+    char each[64] = "";
+    if (repeats > 1 && !p->kind->no_inputs)
+        snprintf(each, sizeof each, ", each %d times on fresh inputs", repeats);
+    if (p->kind->passed)
+        p->kind->passed(p, runs, last, each, c);
+    return RUN_RIGHT;
+}
+
+/* The checks the measured run judges, of a kernel that did not run: not graded like
+   correct where correct was not graded (an instrument's limit), else failed "not run". */
+static void checks_not_run(problem *p)
+{
+    const check_result *correct = &p->c[CHK_CORRECT];
+    for (int id = CHK_NONE + 1; id < CHECK_IDS; id++) {
+        check_result *c = &p->c[id];
+        if (!p->listed[id] || !judged_by_measure(p, (check_id)id))
+            continue;
+        if (p->lost)
+            check_set(c, CHECK_FAIL, "not run: the kernel broke the CUDA context");
+        else if (correct->status == CHECK_NOT_GRADED)
+            check_not_graded_like(c, correct);
+        else
+            check_set(c, CHECK_FAIL, "not run: the kernel did not run");
+    }
+}
+
+/* --- 5. the measured run ---------------------------------------------------------------- */
+
+/* The kind's launch under meter (or the worker's), its watched range counted apart. */
+static measure_status measure_launch(problem *p, measure_backend *meter, measurement *m,
+                                     char *why, size_t why_size)
+{
+    const void *at = NULL;
+    size_t bytes = 0;
+    if (p->kind->watch)
+        p->kind->watch(p, &at, &bytes);
+    measure_watch_range(at, bytes);
+    measure_status st = meter ? meter->measure(meter, problem_launch, p, m, why, why_size)
+                              : worker_measure(p->env, problem_launch, p, m, why, why_size);
+    measure_watch_range(NULL, 0);
+    return st;
+}
+
+/*
+ * The race check of the measured run: a race the trace proves fails correct with
+ * it (compare_race_spoils_correct), and a run whose wrong output was that race's
+ * luck still has its counts judged. Returns the status the count checks go on with.
+ */
+static measure_status race_rule(problem *p, measure_status st, const char *why,
+                                const trace_summary *s)
+{
+    if (!p->listed[CHK_RACE])
+        return st;
+    worker_judge_races(p->env, &p->c[CHK_RACE], st, why);
+    if (!s || s->n_races == 0)
+        return st;
+    compare_race_spoils_correct(&p->c[CHK_CORRECT], s);
+    return st == MEASURE_WRONG_RESULT ? MEASURE_OK : st;
+}
+
+/* Whether the meter is the emulator, which sees what the kind's emulated checks need. */
+static int meter_emulates(const worker_env *env)
+{
+    return env->meter && strcmp(env->meter->name, "emulator") == 0;
+}
+
+/* Each listed check the measured run judges, by its judge; the emulated ones only
+   where `emulated` (the meter is the emulator). */
+static void judge_counts(problem *p, measurement *m, const trace_summary *s, int emulated)
+{
+    const kind_desc *kind = p->kind;
+    if (kind->measured)
+        kind->measured(p, m, s);
+    for (int id = CHK_NONE + 1; id < CHECK_IDS; id++)
+        if (p->listed[id] && kind->judge[id] && (emulated || !(kind->emulated >> id & 1ul)))
+            kind->judge[id](p, (check_id)id, m, s, &p->c[id]);
+}
+
+static void emulated_twin(problem *p);
+
+static void measured_run(problem *p)
+{
+    worker_env *env = p->env;
+    const kind_desc *kind = p->kind;
+    measurement m;
+    char why[256];
+    measure_status st = env->meter_status;
+    snprintf(why, sizeof why, "%.250s", env->meter_why);
+    p->call = problem_call(p, CALL_TRAFFIC), p->run = 0;
+    if (st == MEASURE_OK && p->call < 0) {
+        snprintf(why, sizeof why, "internal: no measured input for this device");
+        st = MEASURE_ERROR;
+    } else if (st == MEASURE_OK && kind->prepare && kind->prepare(p, why, sizeof why) != 0) {
+        st = MEASURE_ERROR;
+    }
+    if (st == MEASURE_OK) {
+        st = measure_launch(p, NULL, &m, why, sizeof why);
+        if (st == MEASURE_OK && kind->right && !kind->right(p, why, sizeof why))
+            st = MEASURE_WRONG_RESULT;
+    }
+    p->lost = st == MEASURE_ERROR && dev_context_lost();
+    char trace_why[256];
+    const trace_summary *s = st == MEASURE_OK || st == MEASURE_WRONG_RESULT
+                                 ? worker_trace(env, trace_why, sizeof trace_why) : NULL;
+    st = race_rule(p, st, why, s);
+    if (kind->bounds && s) /* past the shared memory it has: named, fault or not */
+        worker_judge_bounds(env, &env->plan->calls[p->call], s, &p->c[CHK_CORRECT]);
+    if (st != MEASURE_OK) {
+        for (int id = CHK_NONE + 1; id < CHECK_IDS; id++)
+            if (p->listed[id] && kind->judge[id])
+                compare_not_measured(&p->c[id], st, why);
+    } else {
+        judge_counts(p, &m, s, meter_emulates(env));
+    }
+    if (kind->release)
+        kind->release(p);
+    if (st == MEASURE_OK && !p->lost && !meter_emulates(env))
+        emulated_twin(p);
+}
+
+/* --- 6. the emulated twin --------------------------------------------------------------- */
+
+/*
+ * The checks only the emulator measures (a kind's `emulated`: lab 10's memory path
+ * and constant serialization, which only it sees state space by state space and
+ * lane by lane), where the meter is the trace or the counters: the same kernel's
+ * PTX run by the emulator on its measured input, its shared memory filled as an
+ * emulated grade's is, and judged as an emulated grade judges it, so that every
+ * backend gives the same verdict. Its output is not held to the reference: the
+ * GPU's run was, and a racing kernel's emulated output is luck. The GPU's buffers
+ * are released before, the emulator's after; the device is the GPU again on return.
+ */
+static void emulated_twin(problem *p)
+{
+    worker_env *env = p->env;
+    const kind_desc *kind = p->kind;
+    int any = 0;
+    for (int id = CHK_NONE + 1; id < CHECK_IDS; id++)
+        any |= p->listed[id] && (kind->emulated >> id & 1ul);
+    if (!any)
+        return;
+    const device_ops *was = device_current();
+    device_module twin;
+    measurement m;
+    char why[256] = "";
+    measure_status st = MEASURE_ERROR;
+    device_use(&device_emulator);
+    if (module_load(&twin, env->img, why, sizeof why) == 0) {
+        p->mod = &twin;
+        p->call = problem_call(p, CALL_TRAFFIC);
+        if (p->call >= 0 && (!kind->prepare || kind->prepare(p, why, sizeof why) == 0) &&
+            module_scrub(&twin, GPU_SCRUB_INT) == cudaSuccess)
+            st = measure_launch(p, measure_emulator_backend(), &m, why, sizeof why);
+        for (int id = CHK_NONE + 1; st == MEASURE_OK && id < CHECK_IDS; id++)
+            if (p->listed[id] && (kind->emulated >> id & 1ul))
+                kind->judge[id](p, (check_id)id, &m, NULL, &p->c[id]);
+        if (kind->release)
+            kind->release(p);
+        module_unload(&twin);
+    }
+    device_use(was);
+    p->mod = &env->mod;
+    for (int id = CHK_NONE + 1; id < CHECK_IDS; id++) {
+        check_result *c = &p->c[id];
+        if (!p->listed[id] || !(kind->emulated >> id & 1ul))
+            continue;
+        if (st != MEASURE_OK) {
+            check_set(c, CHECK_NOT_GRADED, "not graded: the emulator, which sees %s, could not "
+                      "run the kernel: %s", kind->emulated_sees, why);
+        } else {
+            char was_measured[sizeof c->measured];
+            snprintf(was_measured, sizeof was_measured, "%s", c->measured);
+            check_field(c->measured, sizeof c->measured, "emulated: %s", was_measured);
+        }
+    }
+}
+
+/* --- 7. speed ----------------------------------------------------------------------------- */
+
+/* Whether the kernel's speed is to be timed now (1, right being correct's outcome);
+   else 0 with speed saying why: not graded like correct, not measured where the
+   device times nothing, or not timed while the kernel is not correct. */
+static int speed_due(problem *p, run_outcome right)
+{
+    check_result *correct = &p->c[CHK_CORRECT], *speed = &p->c[CHK_SPEED];
+    if (correct->status == CHECK_NOT_GRADED)
+        check_not_graded_like(speed, correct);
+    else if (right == RUN_RIGHT && device_untimed())
+        check_set(speed, CHECK_NOT_MEASURED, "not measured: %s", device_untimed());
+    else if (right == RUN_RIGHT && !p->lost)
+        return 1;
+    else
+        check_set(speed, CHECK_FAIL, "not timed: the kernel is not correct yet");
+    return 0;
+}
+
+/* --- the phases in order ------------------------------------------------------------------ */
+
+static void grade(problem *p)
+{
+    worker_env *env = p->env;
+    if (p->listed[CHK_DYNAMIC_TILE]) {
+        judge_dynamic(p);
+        emit(p, CHK_DYNAMIC_TILE);
+    }
+    if (p->kind->shapes && p->kind->shapes(p) != 0) {
+        contract_broken(p);
+        return;
+    }
+    run_outcome right = grade_correct(p);
+    worker_mark(env, "correct");
+    p->lost = right == RUN_LOST;
+    /* a measured run's race can still take correct's pass back: it waits for it */
+    if ((right != RUN_RIGHT && right != RUN_WRONG) || !p->listed[CHK_RACE])
+        emit(p, CHK_CORRECT);
+    int measured = 0;
+    for (int id = CHK_NONE + 1; id < CHECK_IDS; id++)
+        measured |= p->listed[id] && judged_by_measure(p, (check_id)id);
+    if ((right == RUN_RIGHT || right == RUN_WRONG) && measured) {
+        measured_run(p);
+        worker_mark(env, "measure");
+    } else if (right != RUN_RIGHT && right != RUN_WRONG) {
+        checks_not_run(p);
+    }
+    if (p->c[CHK_CORRECT].status != CHECK_PASS && right == RUN_RIGHT)
+        right = RUN_WRONG; /* a race took the pass back: not timed */
+    emit(p, CHK_CORRECT);
+    emit_all(p, 0);
+    if (p->listed[CHK_SPEED] && speed_due(p, right)) {
+        p->kind->speed(p, &p->c[CHK_SPEED]);
+        worker_mark(env, "speed");
+    }
+    emit_all(p, 1);
+}
+
+int problem_grade(worker_env *env, const lab_kernel *k)
+{
+    const kind_desc *kind = kinds[env->lab->kind];
+    problem *p = calloc(1, sizeof *p);
+    void *state = kind->state_bytes ? calloc(1, kind->state_bytes) : NULL;
+    if (!p || (kind->state_bytes && !state)) {
+        free(p), free(state);
+        return 0; /* the runner fails the checks never sent */
+    }
+    p->env = env, p->kind = kind, p->k = k, p->mod = &env->mod, p->state = state;
+    init_checks(p);
+    if (kind->setup)
+        kind->setup(p);
+    grade(p);
+    if (kind->release) /* what a phase left allocated (a run that failed, say) */
+        kind->release(p);
+    int lost = p->lost;
+    free(state);
+    free(p);
+    return lost ? KERNEL_CONTEXT_LOST : 0;
 }

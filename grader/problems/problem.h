@@ -1,15 +1,40 @@
 /*
  * problem.h - a problem kind: how the kernels of one kind of lab are graded
  * (tile.c: labs 1 to 4, matmul.c: lab 5, conv.c: lab 6, reduce.c: labs 7 and 8,
- * stencil.c: lab 10, idiom.c: the truth corpus), and what every kind is given and may call.
+ * transpose.c: lab 9, stencil.c: lab 10, idiom.c: the truth corpus), declared
+ * as data and run by one driver (problem.c).
  *
  * The worker (grade/worker.c) loads the student's code, opens the device and
- * the meter, fills a worker_env and calls problem_grade for each kernel. A
- * kind runs the kernel's validated launches on its own buffers (run/), holds
- * the output to the host reference (reference/), measures through the
- * calls below (measure/), judges with compare/ and emits each check: it
- * reaches nothing above it, so a new kind is one file here and one row in
- * problem.c's table (docs: ARCHITECTURE.md, "Add a lab").
+ * the meter, fills a worker_env and calls problem_grade for each kernel. The
+ * driver takes the kernel through the phases every kind shares, in this order,
+ * calling the kind's hooks (kind_desc) where the kind does something its own way:
+ *
+ *   1. checks     the kernel's checks from the lab table (labs/checks.h: ids in
+ *                 the kind's report order, points by id); setup (the kind's state)
+ *   2. dynamic    dynamic-tile, where listed: the first launch against tile_bytes
+ *   3. shapes     the launches against the contract (shapes); a breach fails
+ *                 correct and leaves every other check "not run"
+ *   4. correct    every call of role CALL_CORRECT this device runs, --repeats times
+ *                 each, every run on fresh inputs (problem_seed): run, judged into
+ *                 correct; explain_wrong after a wrong first run (a later run wrong
+ *                 after a right one is the driver's to explain: an earlier launch's
+ *                 result kept, or a race); passed words the pass
+ *   5. measured   the call of role CALL_TRAFFIC: prepare, launch under the meter
+ *                 (watch: a range whose loads are counted apart), right (is its
+ *                 whole output the reference's? where not, every count check is
+ *                 "not counted"), then the race check from its trace whatever its
+ *                 output (a proven race fails correct, and the counts are judged
+ *                 whatever the output), the shared bounds (bounds), each listed
+ *                 count check's judge (measured first), release
+ *   6. twin       checks only the emulator can measure (emulated), where the meter
+ *                 is not the emulator: the same measured run on the emulator
+ *   7. speed      where listed and due (correct passed, the device times kernels)
+ *
+ * Each check goes to the grader as soon as it is decided, so a crash later costs
+ * only the checks not yet sent. A kind reaches nothing above it: a new kind is a
+ * file here with its kind_desc and one row in problem.c's table; a new check is a
+ * row in labs/checks.c, its place in its kind's list (labs/lab_table.c) and its
+ * judge in the kind's kind_desc (docs: ARCHITECTURE.md, "Add a check").
  *
  * May include: base/, labs/, image/, record/plan.h, run/, measure/,
  * reference/, compare/. Never grade/, score/, report/, cli/.
@@ -26,6 +51,9 @@
 #include "../record/plan.h"
 #include "../run/gpu.h"
 #include "../run/module.h"
+
+#include <stdint.h>
+#include <time.h>
 
 /* What a problem kind is given while it grades one kernel (the worker fills it). */
 typedef struct worker_env worker_env;
@@ -53,10 +81,114 @@ struct worker_env {
        lab; NULL with decls_why where it cannot be read. */
     struct lab_decls *decls;
     char decls_why[256];
+    /* SMEMLAB_TIMINGS=1 (worker_mark): set by the worker, and the last mark. */
+    int timings;
+    struct timespec marked;
 };
 
 /* Returned by a problem kind when the CUDA context is lost. */
 #define KERNEL_CONTEXT_LOST 1
+
+/* One kernel being graded: what the driver hands each hook of its kind. */
+typedef struct problem problem;
+typedef struct kind_desc kind_desc;
+struct problem {
+    worker_env *env;
+    const kind_desc *kind;
+    const lab_kernel *k;
+    /* Where launches run: &env->mod, or the emulated twin's module (phase 6). */
+    const device_module *mod;
+    int call; /* the call (plan index) the hook runs: a size, the measured run's */
+    int run;  /* which run of that call: 0, then each repeat */
+    check_result c[CHECK_IDS]; /* by check id */
+    int listed[CHECK_IDS];     /* the lab table gives the kernel this check */
+    int sent[CHECK_IDS];
+    int lost; /* the CUDA context is gone: nothing more runs, nothing is freed */
+    void *state; /* the kind's own, kind->state_bytes zeroed for each kernel */
+};
+
+/* A check's judge: c (check id of the kernel) from the measured run's measurement m
+   and trace s (NULL where the meter records no trace). */
+typedef void (*check_judge)(problem *p, check_id id, const measurement *m,
+                            const trace_summary *s, check_result *c);
+
+/* What a kind declares: its state, its hooks (NULL: the phase is the driver's
+   alone, or the kind has none) and its count checks' judges. */
+struct kind_desc {
+    const char *name;
+    size_t state_bytes;
+    void (*setup)(problem *p);
+    /* 2. dynamic-tile: the bytes the exercise's tile needs; hint: the kind's words
+       for a tile that is not dynamic (after worker_judge_dynamic's) */
+    uint32_t (*tile_bytes)(const problem *p);
+    void (*dynamic_hint)(const problem *p, uint32_t need, check_result *c);
+    /* 3. 0, or -1 with p->c[CHK_CORRECT] failed saying which launch breaks what */
+    int (*shapes)(problem *p);
+    /* 4. one run of call p->call (its p->run-th) judged into c: fresh inputs, the
+       kernel, its output against the reference; c untouched when right */
+    run_outcome (*run)(problem *p, check_result *c);
+    void (*explain_wrong)(problem *p, check_result *c);
+    /* the pass of `runs` sizes, the last call_spec `last`; each: ", each 3 times on
+       fresh inputs" (or "" for one run); NULL: run's words stand */
+    void (*passed)(problem *p, int runs, int last, const char *each, check_result *c);
+    int no_inputs; /* the output is the thread's own (labs 1-4): repeats, not fresh */
+    /* bind: the buffers of call p->call as the lab's calls number them (calls.h),
+       made ready for a launch (lab 7's in-place tree restarts from its input); every
+       launch of the kind is problem_launch(p), which replays the call on them.
+       5. the measured run of call p->call on p->mod: its buffers (0, or -1 with why),
+       the watched range, whether its output is right (1, or 0 with why; NULL: not
+       judged), and its buffers freed (p->lost: device memory kept) */
+    int (*prepare)(problem *p, char *why, size_t why_size);
+    void (*bind)(const problem *p, void *bufs[CALL_MAX_BUFFERS]);
+    void (*watch)(const problem *p, const void **at, size_t *bytes);
+    int (*right)(problem *p, char *why, size_t why_size);
+    void (*release)(problem *p);
+    /* before the judges: the kind's reading of m beside the trace (tile: the SASS's
+       widths where there is no trace) */
+    void (*measured)(problem *p, measurement *m, const trace_summary *s);
+    int bounds; /* the shared accesses held to the kernel's shared bytes (correct) */
+    check_judge judge[CHECK_IDS];
+    /* the kind's words for a failed check, where its judge has one fixed hint (a judge
+       that words its own from what it measured leaves it NULL) */
+    const char *hint[CHECK_IDS];
+    /* 6. checks (a bit a check id) only the emulator's meter measures, and what it
+       sees that the others do not (for "not graded" when it cannot run) */
+    unsigned long emulated;
+    const char *emulated_sees;
+    /* 7. the kernel timed against its reference, judged into c */
+    void (*speed)(problem *p, check_result *c);
+};
+
+/* Grade kernel k of env->lab (env->kernel, env->plan set) by its lab's kind: 0, or
+   KERNEL_CONTEXT_LOST (nothing more can run in this process). */
+int problem_grade(worker_env *env, const lab_kernel *k);
+
+/* The kinds (problem.c's table). */
+extern const kind_desc tile_kind, matmul_kind, conv_kind, idiom_kind, reduce_kind,
+    transpose_kind, stencil_kind;
+
+/* --- what a kind's hooks may call -------------------------------------------------- */
+
+/* Launch call p->call of the plan (p: a problem) on p->mod with the buffers the kind
+   binds: a launch callback for gpu_run, worker_measure and the timed runs. */
+void problem_launch(void *p);
+
+/* The first call of the plan with a role in `role` that this device runs, or -1. */
+int problem_call(const problem *p, int role);
+
+/* Whether call i is one this device runs (the GPU's sizes or the emulator's). */
+int problem_runs(const problem *p, int i);
+
+/* The seed of the inputs of the run now made (p->call, p->run): the options' seed
+   plus the call on its first run, a seed no other run of the kernel has on each
+   repeat (fresh inputs: a result kept from an earlier launch is wrong there). */
+unsigned long long problem_seed(const problem *p);
+
+/* Free device memory the kind allocated, unless the context is lost (then nothing
+   can be freed); NULL is a no-op. problem_drop: the pointer at slot (a float *, an
+   int *, ...) freed so and set to NULL. */
+void problem_free(const problem *p, void *dev);
+void problem_drop(const problem *p, void *slot);
 
 /* Measure the launches of launch(arg) with the meter, out cleared first and the
    watchdog armed (the problem kinds' only way to). */
@@ -85,30 +217,13 @@ void worker_judge_races(worker_env *env, check_result *c, measure_status st, con
  * developer's tool (make bench-loops), not for grading (the measured run then
  * finds the plain run's output already in place).
  */
-void worker_mark(const worker_env *env, const char *phase);
+void worker_mark(worker_env *env, const char *phase);
 
 /*
  * Lab 2's lesson (and 3 and 4's dynamic kernels): the tile is dynamic. The
  * kernel the call launches declares no static __shared__ bytes, takes an
  * extern __shared__ array, and the launch gives at least `need` bytes.
  */
-/* The kernel's check slots c[0 .. n), named ids[i]: each initialised, with the points
-   the lab table gives it; listed[i] (listed may be NULL) set where the table names
-   it, 0 points or more. A check the table does not name keeps 0 points: not run. */
-void worker_init_checks(const worker_env *env, const lab_kernel *k, const char *const *ids,
-                        int n, check_result *c, int *listed);
-
-/* Checks from .. to-1 of a kernel that did not run, but those whose bit is set in skip:
-   not graded like correct where correct was not graded (an instrument's limit), else
-   failed "not run". */
-void worker_checks_not_run(check_result *c, int correct, int from, int to, unsigned long skip);
-
-/* Whether a kernel's speed is to be timed now (1, right being correct's outcome and lost
-   whether the context is gone); else 0 with speed saying why: not graded like correct,
-   not measured where emulated, or not timed while the kernel is not correct. */
-int worker_speed_due(const check_result *correct, check_result *speed, run_outcome right,
-                     int lost);
-
 void worker_judge_dynamic(worker_env *env, const call_plan *call, uint32_t need,
                           check_result *c);
 
@@ -123,18 +238,5 @@ void worker_judge_bounds(worker_env *env, const call_plan *call, const trace_sum
 
 /* Send one check to the grader (env->emit). */
 void worker_emit(worker_env *env, const check_result *c);
-
-/* Grade kernel k of env->lab (env->kernel, env->plan set) by its lab's kind: 0, or
-   KERNEL_CONTEXT_LOST (nothing more can run in this process). */
-int problem_grade(worker_env *env, const lab_kernel *k);
-
-/* The kinds: grade one kernel (problem_grade calls the lab's). */
-int tile_grade_kernel(worker_env *env, const lab_kernel *k);
-int matmul_grade_kernel(worker_env *env, const lab_kernel *k);
-int conv_grade_kernel(worker_env *env, const lab_kernel *k);
-int idiom_grade_kernel(worker_env *env, const lab_kernel *k);
-int reduce_grade_kernel(worker_env *env, const lab_kernel *k);
-int transpose_grade_kernel(worker_env *env, const lab_kernel *k);
-int stencil_grade_kernel(worker_env *env, const lab_kernel *k);
 
 #endif /* SMEMLAB_PROBLEM_H */

@@ -27,6 +27,7 @@
 #include "../run/device.h"
 #include "../run/gpu.h"
 #include "../run/timing.h"
+#include "float_run.h"
 #include "problem.h"
 #include "traffic.h"
 
@@ -34,10 +35,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-enum { R_CORRECT, R_TRAFFIC, R_SMEM, R_SHUFFLE, R_DYNAMIC, R_RACE, R_SPEED, R_CHECKS };
-static const char *const check_ids[R_CHECKS] = {"correct", "global-traffic", "smem-conflicts",
-                                                "shuffle", "dynamic-tile", "race", "speed"};
 
 /* A relative slack on the request count of the tree: styles of the same tree
    differ (a barrier a level, the last warp unrolled); divergence costs 3x. */
@@ -51,9 +48,8 @@ static const char *const check_ids[R_CHECKS] = {"correct", "global-traffic", "sm
 #define MEASURED_SLACK_INTS 64
 
 typedef struct red {
-    worker_env *env;
+    problem *p;
     const lab_kernel *k;
-    int call;
     int *in, *out; /* the input; the partial sums (or an exercise's output) */
     /* Step 1's tree runs in place: its measured launch starts from this copy of the
        input every time (a backend may run it more than once: the trace does when
@@ -61,9 +57,9 @@ typedef struct red {
     int *pristine;
     size_t in_bytes;
     int dim;       /* DIM: threads of a block */
-    check_result c[R_CHECKS];
-    int listed[R_CHECKS]; /* the lab table gives the kernel this check (0 points when optional) */
-    int sent[R_CHECKS];
+    long n, blocks;          /* the measured run's elements and blocks */
+    int32_t want;            /* a reduction's: the sum its partial sums must add up to */
+    int32_t want_lanes[128]; /* an exercise's: every element of its output */
 } red;
 
 /* A launch that failed (a fault, a time-out, an instruction not emulated). */
@@ -76,13 +72,13 @@ static run_outcome fail_launch(check_result *c, const char *label, const char *w
     return dev_context_lost() ? RUN_LOST : RUN_FAILED;
 }
 
-static void launch_red(void *p)
+/* in and the partial sums; step 1's in-place tree starts from its input every time */
+static void red_bind(const problem *p, void *bufs[])
 {
-    red *r = p;
+    const red *r = p->state;
     if (r->pristine)
         dev_copy(r->in, r->pristine, r->in_bytes, cudaMemcpyDeviceToDevice);
-    replay rp = {&r->env->mod, &r->env->plan->calls[r->call], {r->in, r->out}};
-    replay_launch(&rp);
+    bufs[0] = r->in, bufs[1] = r->out;
 }
 
 static int exercise(const red *r)
@@ -106,30 +102,18 @@ static long per_block(const red *r)
     return (long)r->dim * per;
 }
 
-static void emit(red *r, int i)
-{
-    if (r->sent[i])
-        return;
-    if (r->listed[i])
-        worker_emit(r->env, &r->c[i]);
-    r->sent[i] = 1;
-}
-
-static int has(const red *r, int i)
-{
-    return r->listed[i];
-}
-
 /* --- the contract ------------------------------------------------------------ */
 
 /*
  * The block (and for an exercise the grid) every launch must have: a named
  * failure, never a run with a shape the models and the partial-sum array do
- * not assume. 0, or -1 with c[R_CORRECT] failed.
+ * not assume. 0, or -1 with correct failed.
  */
-static int check_shapes(red *r)
+static int red_shapes(problem *p)
 {
-    const kernel_plan *plan = r->env->plan;
+    red *r = p->state;
+    check_result *c = &p->c[CHK_CORRECT];
+    const kernel_plan *plan = p->env->plan;
     int want = exercise(r) ? 32 : r->dim;
     for (int i = 0; i < plan->n_calls; i++) {
         const call_plan *p = &plan->calls[i];
@@ -141,15 +125,15 @@ static int check_shapes(red *r)
             if (!bad_block && !bad_grid)
                 continue;
             if (bad_block)
-                check_set(&r->c[R_CORRECT], CHECK_FAIL, "at %s: %s launches blocks of %ux%ux%u "
+                check_set(c, CHECK_FAIL, "at %s: %s launches blocks of %ux%ux%u "
                           "threads; the exercise's blocks are %d x 1 x 1", plan->specs[i].label,
                           r->k->launcher, l->block[0], l->block[1], l->block[2], want);
             else
-                check_set(&r->c[R_CORRECT], CHECK_FAIL, "at %s: %s launches a grid of %ux%ux%u "
+                check_set(c, CHECK_FAIL, "at %s: %s launches a grid of %ux%ux%u "
                           "blocks; the exercise's is %s", plan->specs[i].label, r->k->launcher,
                           l->grid[0], l->grid[1], l->grid[2],
                           exercise(r) ? "one block (one warp)" : "1-D (blocks along x)");
-            check_field(r->c[R_CORRECT].hint, sizeof r->c[R_CORRECT].hint, "%s",
+            check_field(c->hint, sizeof c->hint, "%s",
                         exercise(r) ? "Each exercise runs on one warp: <<<1, WARP>>>, WARP = 32."
                                     : "The contract fixes DIM threads a block, in 1-D: the "
                                       "tile, the tree's levels and one partial sum a block "
@@ -274,16 +258,30 @@ static void sum_hint(red *r, const int32_t *x, long n, const int32_t *got, long 
     free(ref);
 }
 
+/* One run of call p->call into out, shared memory scrubbed first; got: what it wrote. */
+static run_outcome run_into(red *r, guarded *out, int32_t *got, long *guard, const char *label,
+                            check_result *c)
+{
+    char why[256];
+    int lost = 0;
+    r->out = out->data;
+    if (module_scrub(r->p->mod, GPU_SCRUB_INT) != cudaSuccess)
+        return fail_launch(c, label, "filling shared memory with junk failed");
+    if (gpu_run(problem_launch, r->p, &lost, why, sizeof why) != 0 ||
+        guarded_read(out, got, guard, why, sizeof why) != 0)
+        return fail_launch(c, label, why);
+    return RUN_RIGHT;
+}
+
 /* Call i: random input, the kernel, its partial sums added up against the reference. */
 static run_outcome run_sum(red *r, int i, check_result *c)
 {
-    worker_env *env = r->env;
+    worker_env *env = r->p->env;
     const call_spec *s = &env->plan->specs[i];
     const call_plan *p = &env->plan->calls[i];
     long n = s->width, blocks = blocks_of(p);
     char why[256];
     long guard = 0;
-    int lost = 0;
     guarded out;
     run_outcome res = RUN_RIGHT;
 
@@ -299,8 +297,7 @@ static run_outcome run_sum(red *r, int i, check_result *c)
     }
     int32_t *x = malloc((size_t)(n > 0 ? n : 1) * sizeof *x);
     int32_t *got = malloc((size_t)blocks * sizeof *got);
-    reduce_fill(x, (size_t)n, (reduce_values)s->height, env->opt->seed + (unsigned)i);
-    r->call = i;
+    reduce_fill(x, (size_t)n, (reduce_values)s->height, problem_seed(r->p));
     r->in = NULL;
     if (dev_malloc((void **)&r->in, (size_t)(n > 0 ? n : 1) * sizeof(int)) != cudaSuccess ||
         (n > 0 && dev_copy(r->in, x, (size_t)n * sizeof(int), cudaMemcpyHostToDevice) !=
@@ -312,13 +309,7 @@ static run_outcome run_sum(red *r, int i, check_result *c)
         res = fail_launch(c, s->label, why);
         goto done_in;
     }
-    r->out = out.data;
-    if (module_scrub(&env->mod, GPU_SCRUB_INT) != cudaSuccess)
-        res = fail_launch(c, s->label, "filling shared memory with junk failed");
-    else if (gpu_run(launch_red, r, &lost, why, sizeof why) != 0)
-        res = fail_launch(c, s->label, why);
-    else if (guarded_read(&out, got, &guard, why, sizeof why) != 0)
-        res = fail_launch(c, s->label, why);
+    res = run_into(r, &out, got, &guard, s->label, c);
     if (res != RUN_RIGHT)
         goto done_out;
     if (guard > 0) {
@@ -449,18 +440,17 @@ static void exercise_hint(const red *r, const int32_t *in, const int32_t *got,
 
 static run_outcome run_exercise(red *r, int i, check_result *c)
 {
-    worker_env *env = r->env;
+    worker_env *env = r->p->env;
     const call_spec *s = &env->plan->specs[i];
-    int n = ref_shuffle_elems(r->k->reduce.exercise), lost = 0;
+    int n = ref_shuffle_elems(r->k->reduce.exercise);
     int32_t in[128], want[128], got[128];
     char why[256];
     long guard = 0;
     guarded out;
     run_outcome res = RUN_RIGHT;
 
-    exercise_input(in, n, env->opt->seed + (unsigned)i);
+    exercise_input(in, n, problem_seed(r->p));
     ref_shuffle(r->k->reduce.exercise, s->depth, in, want);
-    r->call = i;
     r->in = NULL;
     if (dev_malloc((void **)&r->in, (size_t)n * sizeof(int)) != cudaSuccess ||
         dev_copy(r->in, in, (size_t)n * sizeof(int), cudaMemcpyHostToDevice) != cudaSuccess) {
@@ -473,13 +463,7 @@ static run_outcome run_exercise(red *r, int i, check_result *c)
         r->in = NULL;
         return fail_launch(c, s->label, why);
     }
-    r->out = out.data;
-    if (module_scrub(&env->mod, GPU_SCRUB_INT) != cudaSuccess)
-        res = fail_launch(c, s->label, "filling shared memory with junk failed");
-    else if (gpu_run(launch_red, r, &lost, why, sizeof why) != 0)
-        res = fail_launch(c, s->label, why);
-    else if (guarded_read(&out, got, &guard, why, sizeof why) != 0)
-        res = fail_launch(c, s->label, why);
+    res = run_into(r, &out, got, &guard, s->label, c);
     if (res == RUN_RIGHT) {
         int poisoned = 0, wrong = 0;
         for (int e = 0; e < n; e++) {
@@ -513,70 +497,58 @@ static run_outcome run_exercise(red *r, int i, check_result *c)
     return res;
 }
 
-static run_outcome grade_correct(red *r)
+/* Call p->call: a sum, or an exercise's shuffle. */
+static run_outcome red_run(problem *p, check_result *c)
 {
-    const kernel_plan *plan = r->env->plan;
-    int runs = 0;
-    for (int i = 0; i < plan->n_calls; i++) {
-        const call_spec *s = &plan->specs[i];
-        if (!(s->role & CALL_CORRECT) || !call_runs_on(s, device_is_emulator()))
-            continue;
-        runs++;
-        run_outcome out = exercise(r) ? run_exercise(r, i, &r->c[R_CORRECT])
-                                      : run_sum(r, i, &r->c[R_CORRECT]);
-        if (out != RUN_RIGHT)
-            return out;
-    }
-    if (exercise(r))
-        check_set(&r->c[R_CORRECT], CHECK_PASS, "right for all %d values it was tried with", runs);
+    red *r = p->state;
+    return exercise(r) ? run_exercise(r, p->call, c) : run_sum(r, p->call, c);
+}
+
+static void red_passed(problem *p, int runs, int last, const char *each, check_result *c)
+{
+    (void)last;
+    if (exercise(p->state))
+        check_set(c, CHECK_PASS, "right for all %d values it was tried with%s", runs, each);
     else
-        check_set(&r->c[R_CORRECT], CHECK_PASS, "all %d sizes right, n = 0 and n = 1 among "
-                  "them (seed %llu)", runs, r->env->opt->seed);
-    return RUN_RIGHT;
+        check_set(c, CHECK_PASS, "all %d sizes right%s, n = 0 and n = 1 among them (seed %llu)",
+                  runs, each, p->env->opt->seed);
 }
 
 /* --- the measured run ------------------------------------------------------------ */
 
-/* The traffic call of this device, its input and partial sums on the device; the
-   reference sum in *want. 0, or -1 with why. */
-static int prepare_measured(red *r, long *n, long *blocks, int32_t *want, char *why, size_t size)
+/* The traffic call of this device (p->call), its input and partial sums on the device;
+   the reference sum in r->want. 0, or -1 with why. */
+static int red_prepare(problem *p, char *why, size_t size)
 {
-    worker_env *env = r->env;
-    int i = calls_find(env->plan->specs, env->plan->n_calls, CALL_TRAFFIC, device_is_emulator());
-    if (i < 0) {
-        snprintf(why, size, "internal: no traffic input for this device");
-        return -1;
-    }
-    const call_spec *s = &env->plan->specs[i];
-    *n = exercise(r) ? ref_shuffle_elems(r->k->reduce.exercise) : s->width;
-    *blocks = blocks_of(&env->plan->calls[i]);
-    if (*blocks <= 0) {
+    red *r = p->state;
+    worker_env *env = p->env;
+    const call_spec *s = &env->plan->specs[p->call];
+    r->n = exercise(r) ? ref_shuffle_elems(r->k->reduce.exercise) : s->width;
+    r->blocks = blocks_of(&env->plan->calls[p->call]);
+    if (r->blocks <= 0) {
         snprintf(why, size, "nothing was launched at %s", s->label);
         return -1;
     }
-    int32_t *x = malloc((size_t)*n * sizeof *x);
+    int32_t *x = malloc((size_t)r->n * sizeof *x);
     if (exercise(r)) {
-        int32_t ref[128];
-        exercise_input(x, (int)*n, env->opt->seed + 99);
-        ref_shuffle(r->k->reduce.exercise, s->depth, x, ref);
-        *want = ref_sum(ref, (size_t)*n); /* a fingerprint of the whole output */
+        exercise_input(x, (int)r->n, env->opt->seed + 99);
+        ref_shuffle(r->k->reduce.exercise, s->depth, x, r->want_lanes);
     } else {
-        reduce_fill(x, (size_t)*n, (reduce_values)s->height, env->opt->seed + 99);
-        *want = ref_sum(x, (size_t)*n);
+        reduce_fill(x, (size_t)r->n, (reduce_values)s->height, env->opt->seed + 99);
+        r->want = ref_sum(x, (size_t)r->n);
     }
     /* room past the output: a kernel that writes past it (correct says so) is still
        measured, rather than faulting here */
-    size_t out_n = (exercise(r) ? (size_t)*n : (size_t)*blocks * (size_t)(r->dim / 32)) +
+    size_t out_n = (exercise(r) ? (size_t)r->n : (size_t)r->blocks * (size_t)(r->dim / 32)) +
                    MEASURED_SLACK_INTS;
-    r->call = i;
     r->in = r->out = NULL;
-    int rc = dev_malloc((void **)&r->in, (size_t)*n * sizeof(int)) == cudaSuccess &&
-                     dev_copy(r->in, x, (size_t)*n * sizeof(int), cudaMemcpyHostToDevice) ==
+    int rc = dev_malloc((void **)&r->in, (size_t)r->n * sizeof(int)) == cudaSuccess &&
+                     dev_copy(r->in, x, (size_t)r->n * sizeof(int), cudaMemcpyHostToDevice) ==
                          cudaSuccess &&
                      dev_malloc((void **)&r->out, out_n * sizeof(int)) == cudaSuccess
                  ? 0 : -1;
     if (rc == 0 && r->k->reduce.in_place) {
-        r->in_bytes = (size_t)*n * sizeof(int);
+        r->in_bytes = (size_t)r->n * sizeof(int);
         if (dev_malloc((void **)&r->pristine, r->in_bytes) != cudaSuccess ||
             dev_copy(r->pristine, x, r->in_bytes, cudaMemcpyHostToDevice) != cudaSuccess)
             rc = -1;
@@ -587,28 +559,55 @@ static int prepare_measured(red *r, long *n, long *blocks, int32_t *want, char *
     return rc;
 }
 
-/* The measured run's output against *want; 1 when right. */
-static int measured_right(red *r, long n, long blocks, int32_t want)
+/*
+ * The measured run's output, whole: a reduction's partial sums add up to the
+ * elements' sum (its output is that sum, whichever block adds which element); an
+ * exercise's 32 lanes (128 elements) each hold the exercise's value, so lanes
+ * that swapped their values are wrong, not a sum that adds up. 1 when right.
+ */
+static int red_right(problem *p, char *why, size_t size)
 {
-    size_t out_n = exercise(r) ? (size_t)n : (size_t)blocks;
+    red *r = p->state;
+    size_t out_n = exercise(r) ? (size_t)r->n : (size_t)r->blocks;
     int32_t *got = malloc(out_n * sizeof *got);
-    int right = dev_copy(got, r->out, out_n * sizeof(int), cudaMemcpyDeviceToHost) ==
-                    cudaSuccess &&
-                ref_sum(got, out_n) == want;
+    long wrong = -1;
+    if (got && dev_copy(got, r->out, out_n * sizeof(int), cudaMemcpyDeviceToHost) == cudaSuccess) {
+        wrong = 0;
+        for (size_t i = 0; exercise(r) && i < out_n; i++)
+            wrong += got[i] != r->want_lanes[i];
+        if (!exercise(r))
+            wrong = ref_sum(got, out_n) != r->want;
+    }
     free(got);
-    return right;
+    if (wrong > 0 && exercise(r))
+        snprintf(why, size, "the measured run gave a wrong result (%ld of %zu elements wrong)",
+                 wrong, out_n);
+    else if (wrong != 0)
+        snprintf(why, size, "the measured run gave a wrong result");
+    return wrong == 0;
+}
+
+static void red_release(problem *p)
+{
+    red *r = p->state;
+    problem_drop(p, &r->in);
+    problem_drop(p, &r->out);
+    problem_drop(p, &r->pristine);
 }
 
 /* global-traffic: loads and stores against the step's model. */
-static void judge_traffic(red *r, const measurement *m, const trace_summary *s, long n,
-                          long blocks, check_result *c)
+static void judge_traffic(problem *p, check_id id, const measurement *m, const trace_summary *s,
+                          check_result *c)
 {
+    (void)id;
+    red *r = p->state;
+    long n = r->n, blocks = r->blocks;
     double loads = m->value[METRIC_GLOBAL_LD_REQUESTS], stores = m->value[METRIC_GLOBAL_ST_REQUESTS];
     check_field(c->measured, sizeof c->measured, "%.0f global load and %.0f store instructions "
                 "(%ld blocks, n = %ld)", loads, stores, blocks, n);
     if (r->k->reduce.in_place) {
         tree_cost t;
-        reduce_tree_model(&r->env->gpu.banks, r->dim, 0, &t);
+        reduce_tree_model(&r->p->env->gpu.banks, r->dim, 0, &t);
         double ld_model = (double)blocks * (double)(t.ld_requests + 1);
         double st_model = (double)blocks * (double)(t.st_requests + 1);
         check_field(c->expected, sizeof c->expected, "about %.0f loads and %.0f stores (the "
@@ -638,7 +637,7 @@ static void judge_traffic(red *r, const measurement *m, const trace_summary *s, 
         return;
     }
     int per = r->k->reduce.per_thread > 0 ? r->k->reduce.per_thread : 1;
-    double warp = r->env->gpu.banks.warp_size;
+    double warp = r->p->env->gpu.banks.warp_size;
     double ideal = (double)((n + (long)warp - 1) / (long)warp) + (double)blocks * per;
     double limit = ideal * (1.0 + GLOBAL_LOAD_SLACK);
     check_field(c->expected, sizeof c->expected, "at most %.0f loads (each element once: n/32 "
@@ -675,13 +674,16 @@ static void judge_traffic(red *r, const measurement *m, const trace_summary *s, 
 }
 
 /* smem-conflicts: the tree's degree and requests against the model of the exercise's tree. */
-static void judge_tree(red *r, const measurement *m, const trace_summary *s, long blocks,
+static void judge_tree(problem *p, check_id id, const measurement *m, const trace_summary *s,
                        check_result *c)
 {
+    (void)id;
+    red *r = p->state;
+    long blocks = r->blocks;
     tree_cost seq, want;
     int interleaved = r->k->reduce.tree == TREE_INTERLEAVED;
-    reduce_tree_model(&r->env->gpu.banks, r->dim, 0, &seq);
-    reduce_tree_model(&r->env->gpu.banks, r->dim, interleaved, &want);
+    reduce_tree_model(&r->p->env->gpu.banks, r->dim, 0, &seq);
+    reduce_tree_model(&r->p->env->gpu.banks, r->dim, interleaved, &want);
     double ld = measured_degree(m, &SIDE_LOAD), st = measured_degree(m, &SIDE_STORE);
     double req = (m->value[METRIC_SHARED_LD_REQUESTS] + m->value[METRIC_SHARED_ST_REQUESTS]) /
                  (double)blocks;
@@ -718,6 +720,8 @@ static void judge_tree(red *r, const measurement *m, const trace_summary *s, lon
     if (ld_ok && st <= (interleaved ? 32.0 : limit) && req <= req_limit) {
         check_set(c, CHECK_PASS, "tree loads %s (the %s tree's model: %s), %.1f shared requests "
                   "a block", ld_text, interleaved ? "interleaved" : "sequential", want_text, req);
+        if (s) /* the tree's lines, passing too: the report page marks each */
+            compare_trace_lines(c, s, -1, &r->p->env->gpu.banks);
         return;
     }
     if (!ld_ok || st > limit) {
@@ -749,13 +753,16 @@ static void judge_tree(red *r, const measurement *m, const trace_summary *s, lon
                     r->dim / 32);
     }
     if (s)
-        compare_trace_lines(c, s, -1, &r->env->gpu.banks);
+        compare_trace_lines(c, s, -1, &r->p->env->gpu.banks);
 }
 
 /* shuffle: shuffles executed, and shared memory at most a word a warp (none in an exercise). */
-static void judge_shuffle(red *r, const measurement *m, const trace_summary *s, long blocks,
+static void judge_shuffle(problem *p, check_id id, const measurement *m, const trace_summary *s,
                           check_result *c)
 {
+    (void)id;
+    red *r = p->state;
+    long blocks = r->blocks;
     double shfl = m->value[METRIC_SHUFFLES];
     double shared = m->value[METRIC_SHARED_LD_REQUESTS] + m->value[METRIC_SHARED_ST_REQUESTS] +
                     m->value[METRIC_SHARED_ATOM_REQUESTS];
@@ -792,7 +799,7 @@ static void judge_shuffle(red *r, const measurement *m, const trace_summary *s, 
                       "lane 0, one read by warp 0. Your block makes more shared accesses than "
                       "that: a tree in the tile for the warp's own 32 values?");
         if (s)
-            compare_trace_lines(c, s, -1, &r->env->gpu.banks);
+            compare_trace_lines(c, s, -1, &r->p->env->gpu.banks);
         return;
     }
     if (shfl < 0) {
@@ -820,59 +827,6 @@ static void judge_shuffle(red *r, const measurement *m, const trace_summary *s, 
               exercise(r) ? "" : " a block");
 }
 
-static void measure_kernel(red *r, run_outcome right, int *lost)
-{
-    worker_env *env = r->env;
-    measurement m;
-    char why[256];
-    long n = 0, blocks = 0;
-    int32_t want = 0;
-    measure_status st = env->meter_status;
-    snprintf(why, sizeof why, "%.250s", env->meter_why);
-    if (st == MEASURE_OK && prepare_measured(r, &n, &blocks, &want, why, sizeof why) != 0)
-        st = MEASURE_ERROR;
-    if (st == MEASURE_OK) {
-        st = worker_measure(env, launch_red, r, &m, why, sizeof why);
-        if (st == MEASURE_OK && !measured_right(r, n, blocks, want)) {
-            st = MEASURE_WRONG_RESULT;
-            snprintf(why, sizeof why, "the measured run gave a wrong result");
-        }
-    }
-    *lost = st == MEASURE_ERROR && dev_context_lost();
-    if (!*lost) {
-        dev_free(r->in);
-        dev_free(r->out);
-        dev_free(r->pristine);
-    }
-    r->in = r->out = r->pristine = NULL;
-    char trace_why[256];
-    const trace_summary *s = NULL;
-    if (st == MEASURE_OK || st == MEASURE_WRONG_RESULT)
-        s = worker_trace(env, trace_why, sizeof trace_why);
-    if (has(r, R_RACE))
-        worker_judge_races(env, &r->c[R_RACE], st, why);
-    if (has(r, R_RACE) && s && s->n_races > 0) { /* a proven race: the output is luck */
-        compare_race_spoils_correct(&r->c[R_CORRECT], s);
-        if (st == MEASURE_WRONG_RESULT)
-            st = MEASURE_OK;
-    }
-    if (s && env->plan->n_calls > 0) /* past the shared memory it has: named */
-        worker_judge_bounds(env, &env->plan->calls[r->call], s, &r->c[R_CORRECT]);
-    (void)right;
-    if (st != MEASURE_OK) {
-        for (int i = R_TRAFFIC; i <= R_SHUFFLE; i++)
-            if (has(r, i))
-                compare_not_measured(&r->c[i], st, why);
-        return;
-    }
-    if (has(r, R_TRAFFIC))
-        judge_traffic(r, &m, s, n, blocks, &r->c[R_TRAFFIC]);
-    if (has(r, R_SMEM))
-        judge_tree(r, &m, s, blocks, &r->c[R_SMEM]);
-    if (has(r, R_SHUFFLE))
-        judge_shuffle(r, &m, s, blocks, &r->c[R_SHUFFLE]);
-}
-
 /* --- speed --------------------------------------------------------------------- */
 
 typedef struct cub_run {
@@ -890,39 +844,12 @@ static void launch_cub(void *p)
     c->err = cub_sum_int(c->temp, &c->temp_bytes, c->in, c->out, c->n, 0);
 }
 
-/* Median time of launch(arg) over reps runs after 2 warm-ups, the input refilled
-   before each (from seed + run): 0, or -1 with why. */
-static int time_runs(red *r, void (*launch)(void *), void *arg, long n, int reps,
-                     double *median, char *why, size_t size)
+/* The timed input of run `run`: r->n fresh values in r->in (time_fresh's refill). */
+static cudaError_t refill_red(worker_env *env, void *arg, int run)
 {
-    double t[TIMING_MAX_REPS];
-    cudaEvent_t start = NULL, stop = NULL;
-    cudaError_t err = cudaEventCreate(&start);
-    if (err == cudaSuccess)
-        err = cudaEventCreate(&stop);
-    for (int run = 0; run < 2 + reps && err == cudaSuccess; run++) {
-        double ms = 0;
-        err = module_fill(&r->env->mod, (float *)r->in, (size_t)n,
-                          r->env->opt->seed * 7919ull + (unsigned)run);
-        if (err == cudaSuccess)
-            err = dev_sync();
-        if (err == cudaSuccess)
-            err = gpu_timed_launch(launch, arg, start, stop, &ms);
-        if (run >= 2)
-            t[run - 2] = ms;
-    }
-    if (start)
-        cudaEventDestroy(start);
-    if (stop)
-        cudaEventDestroy(stop);
-    if (err != cudaSuccess) {
-        snprintf(why, size, "%s", dev_error_text(err));
-        return -1;
-    }
-    timing_stats stats;
-    timing_summarise(t, reps, &stats);
-    *median = stats.median_ms;
-    return 0;
+    red *r = arg;
+    return module_fill(r->p->mod, (float *)r->in, (size_t)r->n,
+                       env->opt->seed * 7919ull + (unsigned)run);
 }
 
 /* The kernel's partial sums of the input now in r->in against CUB's sum of it. */
@@ -932,7 +859,7 @@ static int speed_right(red *r, cub_run *cub, long blocks, char *why, size_t size
     int right = 0;
     cudaError_t err = dev_memset(r->out, GPU_POISON_BYTE, (size_t)blocks * sizeof(int));
     int lost = 0;
-    if (err == cudaSuccess && gpu_run(launch_red, r, &lost, why, size) != 0)
+    if (err == cudaSuccess && gpu_run(problem_launch, r->p, &lost, why, size) != 0)
         err = cudaErrorLaunchFailure;
     else if (err == cudaSuccess) {
         launch_cub(cub);
@@ -955,20 +882,19 @@ static int speed_right(red *r, cub_run *cub, long blocks, char *why, size_t size
     return right;
 }
 
-static void grade_speed(red *r, int *lost)
+static void red_speed(problem *p, check_result *c)
 {
-    worker_env *env = r->env;
-    check_result *c = &r->c[R_SPEED];
+    red *r = p->state;
     char why[256] = "";
-    int i = calls_find(env->plan->specs, env->plan->n_calls, CALL_SPEED, 0);
-    if (i < 0 || blocks_of(&env->plan->calls[i]) <= 0) {
+    p->call = problem_call(p, CALL_SPEED);
+    if (p->call < 0 || blocks_of(&p->env->plan->calls[p->call]) <= 0) {
         check_set(c, CHECK_FAIL, "nothing was launched for the timed input");
         return;
     }
-    long n = env->plan->specs[i].width, blocks = blocks_of(&env->plan->calls[i]);
+    long n = p->env->plan->specs[p->call].width, blocks = blocks_of(&p->env->plan->calls[p->call]);
     cub_run cub = {0};
     double t_kernel = 0, t_cub = 0;
-    r->call = i;
+    r->n = n;
     r->in = r->out = NULL;
     int ok = dev_malloc((void **)&r->in, (size_t)n * sizeof(int)) == cudaSuccess &&
              dev_malloc((void **)&r->out, (size_t)blocks * sizeof(int)) == cudaSuccess &&
@@ -980,18 +906,21 @@ static void grade_speed(red *r, int *lost)
         ok = 0;
         snprintf(why, sizeof why, "CUB's DeviceReduce::Sum could not be set up");
     }
+    /* both timed alike: a fresh input before every run (warm-ups too) */
+    timed_work kernel = {problem_launch, p, {NULL}, {0}, 0, NULL, 0, NULL, NULL, r, refill_red};
+    timed_work ref = {launch_cub, &cub, {NULL}, {0}, 0, NULL, 0, NULL, NULL, r, refill_red};
     if (!ok) {
         check_set(c, CHECK_FAIL, "could not prepare the timed input: %s",
                   why[0] ? why : "no device memory");
-    } else if (time_runs(r, launch_red, r, n, 10, &t_kernel, why, sizeof why) != 0) {
+    } else if (time_fresh(p->env, &kernel, 10, &t_kernel, why, sizeof why) != 0) {
         check_set(c, CHECK_FAIL, "%s", why);
-        *lost = dev_context_lost();
-    } else if (time_runs(r, launch_cub, &cub, n, 10, &t_cub, why, sizeof why) != 0 ||
+        p->lost = dev_context_lost();
+    } else if (time_fresh(p->env, &ref, 10, &t_cub, why, sizeof why) != 0 ||
                cub.err != cudaSuccess) {
         check_set(c, CHECK_FAIL, "timing CUB failed: %s", why[0] ? why : dev_error_text(cub.err));
     } else if (!speed_right(r, &cub, blocks, why, sizeof why)) {
         check_set(c, CHECK_FAIL, "%s", why);
-        *lost = dev_context_lost();
+        p->lost = dev_context_lost();
     } else {
         double bytes = (double)n * sizeof(int);
         check_speed(c, t_kernel, t_cub, r->k->speed_fraction, "GB/s", bytes / 1e6,
@@ -1003,81 +932,45 @@ static void grade_speed(red *r, int *lost)
                         "barriers against them, and no global round trips in between bring "
                         "it close to CUB.", r->k->reduce.per_thread);
     }
-    if (!*lost) {
-        dev_free(r->in);
-        dev_free(r->out);
-        dev_free(cub.out);
-        dev_free(cub.temp);
-    }
-    r->in = r->out = NULL;
+    red_release(p);
+    problem_free(p, cub.out);
+    problem_free(p, cub.temp);
 }
 
 /* --- one kernel ------------------------------------------------------------------ */
 
-/* step 4's dynamic tile: judged on the first call that launched */
-static void grade_dynamic(red *r)
+/* step 4's dynamic tile: DIM ints */
+static uint32_t red_tile_bytes(const problem *p)
 {
-    const kernel_plan *plan = r->env->plan;
-    check_result *c = &r->c[R_DYNAMIC];
-    for (int i = 0; i < plan->n_calls; i++)
-        if (plan->calls[i].n_launches > 0) {
-            uint32_t need = (uint32_t)r->dim * sizeof(int);
-            worker_judge_dynamic(r->env, &plan->calls[i], need, c);
-            if (c->status == CHECK_FAIL) /* the message says what this kernel did */
-                check_field(c->hint, sizeof c->hint, "Step 4's tile is `extern __shared__ int "
-                            "smem[];`, with no size and no static __shared__ array beside it, "
-                            "and its DIM ints, %u bytes, are the launch's third argument: "
-                            "kernel<<<grid, DIM, %u>>>(in, partial, n).", need, need);
-            return;
-        }
-    check_set(c, CHECK_FAIL, "no kernel was launched");
+    return (uint32_t)((const red *)p->state)->dim * sizeof(int);
 }
 
-int reduce_grade_kernel(worker_env *env, const lab_kernel *k)
+static void red_dynamic_hint(const problem *p, uint32_t need, check_result *c)
 {
-    static red r;
-    int lost = 0;
-
-    memset(&r, 0, sizeof r);
-    r.env = env;
-    r.k = k;
-    r.dim = lab_param_value(env->lab, "DIM");
-    if (r.dim < 32)
-        r.dim = 256;
-    worker_init_checks(env, k, check_ids, R_CHECKS, r.c, r.listed);
-
-    if (has(&r, R_DYNAMIC))
-        grade_dynamic(&r), emit(&r, R_DYNAMIC);
-    if (check_shapes(&r) != 0) {
-        for (int i = R_TRAFFIC; i < R_CHECKS; i++)
-            if (i != R_DYNAMIC)
-                check_set(&r.c[i], CHECK_FAIL, "not run: the launch breaks the contract (see "
-                          "correct)");
-        for (int i = 0; i < R_CHECKS; i++)
-            emit(&r, i);
-        return 0;
-    }
-    run_outcome right = grade_correct(&r);
-    worker_mark(env, "correct");
-    /* a measured run's race can still take correct's pass back: it waits for it */
-    if ((right != RUN_RIGHT && right != RUN_WRONG) || !has(&r, R_RACE))
-        emit(&r, R_CORRECT);
-    lost = right == RUN_LOST;
-    if (right == RUN_RIGHT || right == RUN_WRONG) {
-        measure_kernel(&r, right, &lost);
-        worker_mark(env, "measure");
-    } else {
-        worker_checks_not_run(r.c, R_CORRECT, R_TRAFFIC, R_CHECKS,
-                              1ul << R_DYNAMIC | 1ul << R_SPEED);
-    }
-    if (r.c[R_CORRECT].status != CHECK_PASS && right == RUN_RIGHT)
-        right = RUN_WRONG; /* a race took the pass back: not timed */
-    emit(&r, R_CORRECT);
-    for (int i = R_TRAFFIC; i <= R_RACE; i++)
-        emit(&r, i);
-    if (has(&r, R_SPEED) && worker_speed_due(&r.c[R_CORRECT], &r.c[R_SPEED], right, lost))
-        grade_speed(&r, &lost), worker_mark(env, "speed");
-    for (int i = 0; i < R_CHECKS; i++)
-        emit(&r, i);
-    return lost ? KERNEL_CONTEXT_LOST : 0;
+    (void)p;
+    check_field(c->hint, sizeof c->hint, "Step 4's tile is `extern __shared__ int smem[];`, "
+                "with no size and no static __shared__ array beside it, and its DIM ints, %u "
+                "bytes, are the launch's third argument: kernel<<<grid, DIM, %u>>>(in, partial, "
+                "n).", need, need);
 }
+
+static void red_setup(problem *p)
+{
+    red *r = p->state;
+    r->p = p;
+    r->k = p->k;
+    r->dim = lab_param_value(p->env->lab, "DIM");
+    if (r->dim < 32)
+        r->dim = 256;
+}
+
+const kind_desc reduce_kind = {
+    .name = "reduce", .state_bytes = sizeof(red), .setup = red_setup,
+    .tile_bytes = red_tile_bytes, .dynamic_hint = red_dynamic_hint, .shapes = red_shapes,
+    .run = red_run, .passed = red_passed,
+    .prepare = red_prepare, .bind = red_bind, .right = red_right, .release = red_release,
+    .bounds = 1,
+    .judge = {[CHK_GLOBAL_TRAFFIC] = judge_traffic, [CHK_SMEM_CONFLICTS] = judge_tree,
+              [CHK_SHUFFLE] = judge_shuffle},
+    .speed = red_speed,
+};

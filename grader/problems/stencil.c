@@ -13,13 +13,12 @@
  * 1 for the stencil's broadcast, the keys' model for the lookup, none
  * serialized where the read-only path was asked) from the executed
  * instructions, which only the emulator sees state space by state space and
- * lane by lane: where the meter is the trace or the counters, those two are
- * measured on an emulated twin of the run (the lab's PTX on the emulator's
- * traffic input), so every backend gives the same verdict; speed against a
- * device-to-device copy of the same bytes.
+ * lane by lane: where the meter is the trace or the counters, the driver
+ * measures those two on an emulated twin of the run (problem.c: the lab's PTX
+ * on the emulator's traffic input), so every backend gives the same verdict;
+ * speed against a device-to-device copy of the same bytes.
  */
 #include "../compare/compare.h"
-#include "../measure/emulator/emu_device.h"
 #include "../measure/emulator/lab_decls.h"
 #include "../run/device.h"
 #include "../reference/reference.h"
@@ -36,8 +35,7 @@
 typedef struct stencil_launch {
     const lab_kernel *k;
     worker_env *env;
-    const device_module *mod; /* the module launched: env->mod, or the emulator's twin */
-    int call;
+    problem *p;        /* p->mod: the module launched (env->mod, or the emulator's twin) */
     void *in;          /* floats (stencil) or int keys (lookup) */
     float *data;       /* the coefficients or the table, as an argument (buffer 2) */
     float *out;
@@ -73,20 +71,18 @@ static const char *come(const stencil_launch *a)
 }
 
 /* Buffers as stencil_calls numbers them: 0 in, 1 out, 2 the data argument. */
-static void launch_stencil(void *p)
+static void stencil_bind(const problem *p, void *bufs[])
 {
-    stencil_launch *a = p;
-    replay r = {a->mod, &a->env->plan->calls[a->call], {a->in, a->out, a->data}};
-    replay_launch(&r);
+    const stencil_launch *a = p->state;
+    bufs[0] = a->in, bufs[1] = a->out, bufs[2] = a->data;
 }
 
 static void release(stencil_launch *a)
 {
-    dev_free(a->in);
-    dev_free(a->data);
-    dev_free(a->out);
+    problem_drop(a->p, &a->in);
+    problem_drop(a->p, &a->data);
+    problem_drop(a->p, &a->out);
     free(a->host_in), free(a->host_data), free(a->host_keys);
-    a->in = a->data = a->out = NULL;
     a->host_in = a->host_data = NULL;
     a->host_keys = NULL;
 }
@@ -107,7 +103,7 @@ static int fill_symbols(stencil_launch *a, const float *coef, const float *table
         size_t bytes = (size_t)count * sizeof(float), have = 0;
         if (!k->mask_symbol)
             continue;
-        cudaError_t err = module_set_global(a->mod, k->mask_symbol, lookup ? table : coef,
+        cudaError_t err = module_set_global(a->p->mod, k->mask_symbol, lookup ? table : coef,
                                             bytes, &have);
         if (k != a->k && (err == cudaErrorSymbolNotFound || have < bytes))
             continue;
@@ -146,7 +142,7 @@ static int prepare(stencil_launch *a, unsigned long long seed, int in_on_device,
     } else if (in_on_device) {
         err = dev_malloc(&a->in, count * sizeof(float) + 4);
         if (err == cudaSuccess)
-            err = module_fill(a->mod, a->in, count, seed);
+            err = module_fill(a->p->mod, a->in, count, seed);
     } else {
         a->host_in = host_random(count, seed);
         a->in = dev_upload(a->host_in, count ? count : 1, why, n);
@@ -182,24 +178,27 @@ static double floor_of(const stencil_launch *a)
     return tol_floor_conv(a->host_in, (size_t)a->n, a->host_data, taps(a->env));
 }
 
-static run_outcome run_size(worker_env *env, stencil_launch *a, unsigned long long seed,
-                            const char *label, check_result *c)
+/* One length (call p->call): inputs, reference, run, judge. */
+static run_outcome stencil_run(problem *p, check_result *c)
 {
+    stencil_launch *a = p->state;
+    const call_spec *spec = &p->env->plan->specs[p->call];
     char why[256];
     run_outcome out;
-    if (prepare(a, seed, 0, why, sizeof why) != 0) {
-        out = fail_cuda(c, label, why);
+    a->n = spec->width;
+    if (prepare(a, problem_seed(p), 0, why, sizeof why) != 0) {
+        out = fail_cuda(c, spec->label, why);
     } else {
         float *ref = host_reference(a);
-        const call_plan *call = &env->plan->calls[a->call];
-        float_case fc = {label, launch_stencil, a, &a->out, ref, 1, a->n, floor_of(a), 0, 0,
-                         is_lookup(a) ? "the keys (out[i] = table[keys[i]])"
-                                      : "the tile starts RADIUS elements before the block's "
-                                        "first output (the halo), and an input index outside "
-                                        "the signal is a ghost cell worth 0"};
+        const call_plan *call = &p->env->plan->calls[p->call];
+        float_case fc = {spec->label, problem_launch, p, &a->out, ref, 1, a->n, floor_of(a), 0,
+                         0, is_lookup(a) ? "the keys (out[i] = table[keys[i]])"
+                                         : "the tile starts RADIUS elements before the block's "
+                                           "first output (the halo), and an input index "
+                                           "outside the signal is a ghost cell worth 0"};
         if (call->n_launches > 0 && !is_lookup(a))
-            fc.block_rows = 1, fc.block_cols = lab_param_value(env->lab, "TILE");
-        out = float_run_case(env, &fc, c);
+            fc.block_rows = 1, fc.block_cols = lab_param_value(p->env->lab, "TILE");
+        out = float_run_case(p->env, &fc, c);
         free(ref);
     }
     if (out != RUN_LOST)
@@ -207,44 +206,24 @@ static run_outcome run_size(worker_env *env, stencil_launch *a, unsigned long lo
     return out;
 }
 
-static run_outcome correct_stencil(worker_env *env, const lab_kernel *k, void *state,
-                                   check_result *c)
+static void stencil_passed(problem *p, int runs, int last, const char *each, check_result *c)
 {
-    stencil_launch *a = state;
-    const kernel_plan *plan = env->plan;
-    int runs = 0;
-    (void)k;
-    for (int i = 0; i < plan->n_calls; i++) {
-        const call_spec *spec = &plan->specs[i];
-        if (!(spec->role & CALL_CORRECT) || !call_runs_on(spec, device_is_emulator()))
-            continue;
-        runs++;
-        a->call = i;
-        a->n = spec->width;
-        run_outcome out = run_size(env, a, env->opt->seed + (unsigned)i, spec->label, c);
-        if (out != RUN_RIGHT)
-            return out;
-    }
-    if (runs <= 0) {
-        check_set(c, CHECK_FAIL, "no length was run: the lab table lists none");
-        return RUN_FAILED;
-    }
-    check_set(c, CHECK_PASS, "all %d lengths right (seed %llu)", runs, env->opt->seed);
-    return RUN_RIGHT;
+    (void)last;
+    check_set(c, CHECK_PASS, "all %d lengths right%s (seed %llu)", runs, each,
+              p->env->opt->seed);
 }
 
 /* The call with `role` on this device, its inputs ready and an output buffer. */
-static int big_input(worker_env *env, stencil_launch *a, int role, int in_on_device, char *why,
-                     size_t n)
+static int big_input(problem *p, int role, int in_on_device, char *why, size_t n)
 {
-    int call = calls_find(env->plan->specs, env->plan->n_calls, role, device_is_emulator());
-    if (call < 0) {
+    stencil_launch *a = p->state;
+    p->call = problem_call(p, role);
+    if (p->call < 0) {
         snprintf(why, n, "internal: no input for this device");
         return -1;
     }
-    a->call = call;
-    a->n = env->plan->specs[call].width;
-    if (prepare(a, env->opt->seed, in_on_device, why, n) != 0)
+    a->n = p->env->plan->specs[p->call].width;
+    if (prepare(a, p->env->opt->seed, in_on_device, why, n) != 0)
         return -1;
     if (dev_malloc((void **)&a->out, (size_t)a->n * sizeof(float)) != cudaSuccess) {
         snprintf(why, n, "no device memory for the output");
@@ -254,8 +233,9 @@ static int big_input(worker_env *env, stencil_launch *a, int role, int in_on_dev
 }
 
 /* The measured run's output against the host reference: 1 when right. */
-static int measured_right(stencil_launch *a, char *why, size_t n)
+static int stencil_right(problem *p, char *why, size_t n)
 {
+    stencil_launch *a = p->state;
     size_t count = (size_t)a->n;
     float *got = malloc(count * sizeof *got + 1), *ref = host_reference(a);
     double floor = floor_of(a);
@@ -275,7 +255,7 @@ static int measured_right(stencil_launch *a, char *why, size_t n)
 /* Warps the run a->call launched, every launch of it counted. */
 static double warps_launched(const stencil_launch *a)
 {
-    const call_plan *cp = &a->env->plan->calls[a->call];
+    const call_plan *cp = &a->env->plan->calls[a->p->call];
     int warp = a->env->gpu.banks.warp_size;
     double warps = 0;
     for (int i = 0; i < cp->n_launches; i++) {
@@ -309,11 +289,6 @@ static int coef_in_global(const stencil_launch *a)
     const char *space = a->k->path == MEM_PATH_CONSTANT && a->k->mask_symbol && a->env->decls
                             ? lab_decls_space(a->env->decls, a->k->mask_symbol) : NULL;
     return space && strcmp(space, "global") == 0;
-}
-
-static int emulated_meter(const worker_env *env)
-{
-    return env->meter && strcmp(env->meter->name, "emulator") == 0;
 }
 
 /* Step 1 and 3: the array is declared __constant__ and constant loads ran. */
@@ -375,10 +350,12 @@ static void path_readonly(const stencil_launch *a, const measurement *m, check_r
     }
 }
 
-static void judge_path(const stencil_launch *a, const measurement *m, check_result *c)
+/* memory-path: the emulator's alone (kind_desc.emulated). */
+static void judge_path(problem *p, check_id id, const measurement *m, const trace_summary *s,
+                       check_result *c)
 {
-    if (c->max_points <= 0)
-        return;
+    const stencil_launch *a = p->state;
+    (void)id, (void)s;
     if (a->k->path == MEM_PATH_CONSTANT)
         path_constant(a, m, c);
     else
@@ -391,12 +368,13 @@ static void judge_path(const stencil_launch *a, const measurement *m, check_resu
  * (lookup_distinct_per_warp) within 10%; where the read-only path was asked,
  * no request above 1.
  */
-static void judge_const(const stencil_launch *a, const measurement *m, check_result *c)
+static void judge_const(problem *p, check_id id, const measurement *m, const trace_summary *s,
+                        check_result *c)
 {
+    const stencil_launch *a = p->state;
     double req = m->value[METRIC_CONST_LD_REQUESTS], addr = m->value[METRIC_CONST_LD_ADDRESSES];
     double per = req > 0 ? addr / req : 0;
-    if (c->max_points <= 0)
-        return;
+    (void)id, (void)s;
     check_field(c->measured, sizeof c->measured, "%.2f distinct addresses per constant request "
                 "(%.0f requests)", per, req);
     if (req > 0)
@@ -443,116 +421,44 @@ static void judge_const(const stencil_launch *a, const measurement *m, check_res
                   "warp's different addresses together.");
 }
 
-/*
- * The memory path and the serialization where the meter cannot see them (the
- * trace, the counters): the same kernel's PTX run by the emulator on its traffic
- * input, its shared memory filled as an emulated grade's is, and judged as an
- * emulated grade judges it. Its output is not held to the reference: the GPU's
- * run was, and a racing kernel's emulated output is luck (an emulated grade
- * judges its counts all the same, float_race_rule). The GPU's buffers are
- * released before, the emulator's after; the device is the GPU again on return.
- */
-static void judge_emulated_twin(stencil_launch *a, check_result *c)
+static int stencil_prepare(problem *p, char *why, size_t n)
 {
-    worker_env *env = a->env;
-    const device_ops *was = device_current();
-    measure_backend *meter = measure_emulator_backend();
-    device_module twin;
-    measurement m;
-    char why[256];
-    measure_status st = MEASURE_ERROR;
-    device_use(&device_emulator);
-    if (module_load(&twin, env->img, why, sizeof why) == 0) {
-        a->mod = &twin;
-        if (big_input(env, a, CALL_TRAFFIC, 0, why, sizeof why) == 0 &&
-            module_scrub(&twin, GPU_SCRUB_INT) == cudaSuccess) {
-            if (a->k->path == MEM_PATH_READONLY)
-                measure_watch_range(a->data, (size_t)data_count(a) * sizeof(float));
-            st = meter->measure(meter, launch_stencil, a, &m, why, sizeof why);
-            measure_watch_range(NULL, 0);
-        }
-        if (st == MEASURE_OK) {
-            judge_path(a, &m, &c[FLOAT_PATH]);
-            judge_const(a, &m, &c[FLOAT_CONST]);
-        }
-        release(a);
-        module_unload(&twin);
-    }
-    device_use(was);
-    a->mod = &env->mod;
-    for (int i = FLOAT_PATH; i <= FLOAT_CONST && st != MEASURE_OK; i++)
-        if (c[i].max_points > 0)
-            check_set(&c[i], CHECK_NOT_GRADED, "not graded: the emulator, which sees each "
-                      "load's state space, could not run the kernel: %s", why);
-    for (int i = FLOAT_PATH; i <= FLOAT_CONST && st == MEASURE_OK; i++)
-        if (c[i].max_points > 0) {
-            char was_measured[sizeof c[i].measured];
-            snprintf(was_measured, sizeof was_measured, "%s", c[i].measured);
-            check_field(c[i].measured, sizeof c[i].measured, "emulated: %s", was_measured);
-        }
+    return big_input(p, CALL_TRAFFIC, 0, why, n);
 }
 
-static void counters_stencil(worker_env *env, const lab_kernel *k, void *state,
-                             check_result *c, int *lost)
+/* Steps 2 and 4: the loads of the data argument counted apart. */
+static void stencil_watch(const problem *p, const void **at, size_t *bytes)
 {
-    stencil_launch *a = state;
-    measurement m;
-    char why[256], model[192];
-    measure_status st = env->meter_status;
-    (void)k;
-    snprintf(why, sizeof why, "%.250s", env->meter_why);
-    if (st == MEASURE_OK && big_input(env, a, CALL_TRAFFIC, 0, why, sizeof why) != 0)
-        st = MEASURE_ERROR;
-    if (st == MEASURE_OK) {
-        if (a->k->path == MEM_PATH_READONLY)
-            measure_watch_range(a->data, (size_t)data_count(a) * sizeof(float));
-        st = worker_measure(env, launch_stencil, a, &m, why, sizeof why);
-        measure_watch_range(NULL, 0);
-        if (st == MEASURE_OK && !measured_right(a, why, sizeof why))
-            st = MEASURE_WRONG_RESULT;
-    }
-    *lost = st == MEASURE_ERROR && dev_context_lost();
-    if (c[FLOAT_RACE].max_points > 0)
-        worker_judge_races(env, &c[FLOAT_RACE], st, why);
-    st = float_race_rule(env, st, c);
-    if (st != MEASURE_OK) {
-        for (int i = FLOAT_LOADS; i < FLOAT_CHECKS; i++)
-            if (i != FLOAT_SPEED && i != FLOAT_RACE)
-                compare_not_measured(&c[i], st, why);
-    } else {
-        if (emulated_meter(env)) {
-            judge_path(a, &m, &c[FLOAT_PATH]);
-            judge_const(a, &m, &c[FLOAT_CONST]);
-        }
-        if (c[FLOAT_LOADS].max_points > 0) {
-            char trace_why[256];
-            check_global_loads(&c[FLOAT_LOADS], &m, tiled_load_limit(a, model, sizeof model),
-                               model, coef_in_global(a)
-                               ? "Most of these loads are the coefficients: c_coef is not "
-                                 "__constant__, so every tap reads it from global memory "
-                                 "(memory-path says so too). Declare it __constant__ as the "
-                                 "skeleton does."
-                               : "Each input element should be read from global memory "
-                                 "once per tile: load the tile and its halo (2 RADIUS extra "
-                                 "elements) into shared memory, __syncthreads(), then read "
-                                 "every tap from the tile.");
-            check_global_repeats(&c[FLOAT_LOADS], worker_trace(env, trace_why, sizeof trace_why),
-                                 "A tiled stencil reads each input element from global memory "
-                                 "once per block: the tile and its halo go into shared memory "
-                                 "together, and every tap, the halo's too, reads shared memory.");
-        }
-        if (c[FLOAT_CONFLICTS].max_points > 0) {
-            check_smem_near_free(&c[FLOAT_CONFLICTS], &m, "Neighbouring threads should read "
-                                 "neighbouring tile elements (tile[o + j] with o the thread's "
-                                 "output, varying fastest across the warp).");
-            float_trace_lines(env, &c[FLOAT_CONFLICTS]);
-        }
-    }
-    if (!*lost)
-        release(a);
-    if (st == MEASURE_OK && !*lost && !emulated_meter(env) &&
-        (c[FLOAT_PATH].max_points > 0 || c[FLOAT_CONST].max_points > 0))
-        judge_emulated_twin(a, c);
+    const stencil_launch *a = p->state;
+    if (a->k->path != MEM_PATH_READONLY)
+        return;
+    *at = a->data;
+    *bytes = (size_t)data_count(a) * sizeof(float);
+}
+
+static void stencil_release(problem *p)
+{
+    release(p->state);
+}
+
+static void judge_loads(problem *p, check_id id, const measurement *m, const trace_summary *s,
+                        check_result *c)
+{
+    (void)id;
+    const stencil_launch *a = p->state;
+    char model[192];
+    check_global_loads(c, m, tiled_load_limit(a, model, sizeof model), model, coef_in_global(a)
+                       ? "Most of these loads are the coefficients: c_coef is not "
+                         "__constant__, so every tap reads it from global memory "
+                         "(memory-path says so too). Declare it __constant__ as the "
+                         "skeleton does."
+                       : "Each input element should be read from global memory "
+                         "once per tile: load the tile and its halo (2 RADIUS extra "
+                         "elements) into shared memory, __syncthreads(), then read "
+                         "every tap from the tile.");
+    check_global_repeats(c, s, "A tiled stencil reads each input element from global memory "
+                         "once per block: the tile and its halo go into shared memory "
+                         "together, and every tap, the halo's too, reads shared memory.");
 }
 
 static void launch_copy(void *p)
@@ -567,10 +473,10 @@ typedef struct speed_ref {
     float *table; /* the lookup's: the grader's own copy of it, for the reference */
 } speed_ref;
 
-static cudaError_t make_stencil_ref(worker_env *env, void *p)
+static cudaError_t make_stencil_ref(worker_env *env, void *arg)
 {
-    speed_ref *r = p;
-    return module_conv(&env->mod, r->a->in, r->a->data, r->ref, r->a->n, 1, taps(env));
+    speed_ref *r = arg;
+    return module_conv(r->a->p->mod, r->a->in, r->a->data, r->ref, r->a->n, 1, taps(env));
 }
 
 /* A grid-stride kernel of the grader's (device/grader_kernels.cu) over n elements. */
@@ -605,18 +511,15 @@ static cudaError_t make_lookup_ref(worker_env *env, void *p)
     return launch_own(env, "smemlab_grader_gather", args);
 }
 
-static void speed_stencil(worker_env *env, const lab_kernel *k, void *state, check_result *c,
-                          int *lost)
+static void stencil_speed(problem *p, check_result *c)
 {
-    stencil_launch *a = state;
+    stencil_launch *a = p->state;
     char why[256];
-    double t_kernel = 0, t_copy = 0;
     speed_ref r = {a, NULL, NULL};
-    if (big_input(env, a, CALL_SPEED, 1, why, sizeof why) != 0) {
+    if (big_input(p, CALL_SPEED, 1, why, sizeof why) != 0) {
         check_set(c, CHECK_FAIL, "could not prepare the timed input: %s", why);
-        *lost = dev_context_lost();
-        if (!*lost)
-            release(a);
+        p->lost = dev_context_lost();
+        release(a);
         return;
     }
     size_t count = (size_t)a->n;
@@ -628,47 +531,46 @@ static void speed_stencil(worker_env *env, const lab_kernel *k, void *state, che
         r.ref = NULL;
     }
     /* Fresh inputs every run (warm-up too), each run's output checked on the device. */
-    timed_work kernel = {launch_stencil, a, {(float *)a->in}, {count}, is_lookup(a) ? 0 : 1,
+    timed_work kernel = {problem_launch, p, {(float *)a->in}, {count}, is_lookup(a) ? 0 : 1,
                          a->out, count, r.ref, is_lookup(a) ? make_lookup_ref : make_stencil_ref,
                          &r, is_lookup(a) ? lookup_keys_of_run : NULL};
     timed_work copy = {launch_copy, a, {NULL}, {0}, 0, NULL, 0, NULL, NULL, NULL, NULL};
-    if (!r.ref) {
+    speed_words w = {NULL, "a device-to-device copy", "the copy", "GB/s",
+                     2.0 * count * sizeof(float) / 1e6, /* read in, write out */
+                     is_lookup(a) ? "A lookup through the read-only cache streams its keys and "
+                                    "outputs as a copy does: wide, coalesced accesses (four keys "
+                                    "a thread) and the table's gathers served from the cache."
+                                  : "A tiled stencil should stream close to copy speed: "
+                                    "coalesced tile loads (16 bytes a lane), the coefficients "
+                                    "from their cache, and several outputs a thread."};
+    if (!r.ref)
         check_set(c, CHECK_FAIL, "could not prepare the timed input: no device memory");
-    } else if (time_fresh(env, &kernel, 10, &t_kernel, why, sizeof why) != 0) {
-        check_set(c, CHECK_FAIL, "%s", why);
-        *lost = dev_context_lost();
-    } else if (time_fresh(env, &copy, 10, &t_copy, why, sizeof why) != 0) {
-        check_set(c, CHECK_FAIL, "timing the copy failed: %s", why);
-    } else {
-        double bytes = 2.0 * count * sizeof(float); /* read in, write out */
-        check_speed(c, t_kernel, t_copy, k->speed_fraction, "GB/s", bytes / 1e6,
-                    "a device-to-device copy");
-        if (c->status == CHECK_FAIL)
-            check_field(c->hint, sizeof c->hint, "%s", is_lookup(a)
-                        ? "A lookup through the read-only cache streams its keys and outputs "
-                          "as a copy does: wide, coalesced accesses (four keys a thread) and "
-                          "the table's gathers served from the cache."
-                        : "A tiled stencil should stream close to copy speed: coalesced tile "
-                          "loads (16 bytes a lane), the coefficients from their cache, and "
-                          "several outputs a thread.");
-    }
-    dev_free(r.ref);
-    dev_free(r.table);
-    if (!*lost)
-        release(a);
+    else
+        time_against(p, &kernel, &copy, &w, c);
+    problem_free(p, r.ref);
+    problem_free(p, r.table);
+    release(a);
 }
 
-static void bind_stencil(void *state, worker_env *env)
+static void stencil_setup(problem *p)
 {
-    stencil_launch *a = state;
-    a->env = env;
-    a->mod = &env->mod;
+    stencil_launch *a = p->state;
+    a->k = p->k;
+    a->env = p->env;
+    a->p = p;
 }
 
-int stencil_grade_kernel(worker_env *env, const lab_kernel *k)
-{
-    static const float_ops ops = {bind_stencil, correct_stencil, counters_stencil,
-                                  speed_stencil};
-    stencil_launch state = {.k = k};
-    return float_grade_kernel(env, k, &ops, &state);
-}
+const kind_desc stencil_kind = {
+    .name = "stencil", .state_bytes = sizeof(stencil_launch), .setup = stencil_setup,
+    .run = stencil_run, .passed = stencil_passed,
+    .prepare = stencil_prepare, .bind = stencil_bind, .watch = stencil_watch,
+    .right = stencil_right, .release = stencil_release,
+    .judge = {[CHK_GLOBAL_LOADS] = judge_loads, [CHK_SMEM_CONFLICTS] = float_judge_conflicts,
+              [CHK_MEMORY_PATH] = judge_path, [CHK_CONST_SERIAL] = judge_const},
+    .emulated = 1ul << CHK_MEMORY_PATH | 1ul << CHK_CONST_SERIAL,
+    .emulated_sees = "each load's state space",
+    .hint = {[CHK_SMEM_CONFLICTS] = "Neighbouring threads should read neighbouring tile "
+                                    "elements (tile[o + j] with o the thread's output, varying "
+                                    "fastest across the warp)."},
+    .speed = stencil_speed,
+};

@@ -14,55 +14,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A tile kernel's one call: buffer 0 is out. */
-static void bind(worker_env *env, replay *t, void *out)
-{
-    t->mod = &env->mod;
-    t->plan = &env->plan->calls[0];
-    t->bufs[0] = out;
-}
-
-/* Every check a tile kernel can have; kernel_checks says which it has, in report order. */
-enum { C_CORRECT, C_ST_REQ, C_LD_REQ, C_ST_CONF, C_LD_CONF, C_RACE, C_DYN, C_COUNT };
-static const char *const slot_ids[C_COUNT] = {"correct", "store-requests", "load-requests",
-                                              "store-conflicts", "load-conflicts", "race",
-                                              "dynamic-tile"};
-
-typedef struct tile_checks {
-    check_result c[C_COUNT];
-    int has[C_COUNT];      /* the kernel has this check */
-    int order[C_COUNT], n; /* report order */
-} tile_checks;
-
-/* Every slot set up; the kernel's checks marked, with their points. */
-static void init_checks(worker_env *env, const lab_kernel *k, tile_checks *t)
-{
-    kernel_check checks[KERNEL_MAX_CHECKS];
-    int n = kernel_checks(env->lab, k, checks);
-    memset(t, 0, sizeof *t);
-    for (int i = 0; i < C_COUNT; i++)
-        check_init(&t->c[i], env->lab->id, k->name, slot_ids[i], 0);
-    for (int j = 0; j < n; j++)
-        for (int i = 0; i < C_COUNT; i++)
-            if (strcmp(checks[j].id, slot_ids[i]) == 0) {
-                t->has[i] = 1;
-                t->c[i].max_points = checks[j].points;
-                t->order[t->n++] = i;
-            }
-}
-
-/* Mark every count check not yet decided as failed with the same reason. */
-static void fail_rest(check_result *c, int from, const char *reason)
-{
-    for (int i = from; i <= C_RACE; i++)
-        check_set(&c[i], CHECK_FAIL, "not run: %s", reason);
-}
-
-static void emit_all(worker_env *env, const tile_checks *t)
-{
-    for (int i = 0; i < t->n; i++)
-        worker_emit(env, &t->c[t->order[i]]);
-}
+/* A tile kernel's state: its output buffer and its one call on it, and the widths the
+   SASS gives each side where the meter has no trace (the measured run). */
+typedef struct tile_state {
+    guarded buf;
+    int have_buf;
+    long n;   /* BDIMX * BDIMY elements */
+    int st_width, ld_width;
+} tile_state;
 
 static void describe_wrong(check_result *c, const int_diff *d, const int *want, const int *got,
                            int bdimx, long n);
@@ -167,71 +126,110 @@ static void describe_wrong(check_result *c, const int_diff *d, const int *want, 
     }
 }
 
-/* One correctness run. */
-static run_outcome run_once(worker_env *env, replay *t, guarded *buf, const int *want,
-                            int *got, long n, check_result *c)
+/* One correctness run on t->buf. */
+static run_outcome run_once(problem *p, const int *want, int *got, check_result *c)
 {
+    tile_state *t = p->state;
     char why[256];
     int broken = 0;
     cudaError_t err = cudaSuccess;
 
-    int poisoned = guarded_poison(buf, why, sizeof why) == 0;
-    if (poisoned && (err = module_scrub(&env->mod, GPU_SCRUB_INT)) != cudaSuccess)
+    int poisoned = guarded_poison(&t->buf, why, sizeof why) == 0;
+    if (poisoned && (err = module_scrub(p->mod, GPU_SCRUB_INT)) != cudaSuccess)
         snprintf(why, sizeof why, "%s", dev_error_text(err));
     if (!poisoned || err != cudaSuccess) {
         check_set(c, CHECK_FAIL, "CUDA error while preparing the run: %s", why);
         check_field(c->hint, sizeof c->hint, "The lab library cannot run on this GPU: was it "
                     "built for another one? Rebuild it here: make clean && make %s",
-                    env->lab->id);
+                    p->env->lab->id);
         return dev_context_lost() ? RUN_LOST : RUN_FAILED;
     }
-    if (gpu_run(replay_launch, t, &broken, why, sizeof why) != 0) {
+    if (gpu_run(problem_launch, p, &broken, why, sizeof why) != 0) {
         check_fail_launch(c, NULL, why, "The kernel faulted or could not launch. Look "
                           "for an index past the tile or out, or a launch asking for more "
                           "shared memory than the tile needs (or none, where the tile is "
                           "dynamic).");
         return broken ? RUN_LOST : RUN_FAILED;
     }
-    return judge_out(env, buf, want, got, n, c);
+    return judge_out(p->env, &t->buf, want, got, t->n, c);
 }
 
-/* Every correctness run must be right. */
-static run_outcome grade_correct(worker_env *env, const lab_kernel *k, replay *t,
-                                 check_result *c)
+/* The output buffer (buffer 0 of the one call). 0, or -1 with why. */
+static int alloc_out(problem *p, char *why, size_t why_size)
 {
-    long n = (long)env->lab->bdimx * env->lab->bdimy;
-    int *want = malloc((size_t)n * sizeof *want), *got = malloc((size_t)n * sizeof *got);
-    guarded buf;
-    char why[256];
-    run_outcome out = RUN_RIGHT;
+    tile_state *t = p->state;
+    if (guarded_alloc(&t->buf, (size_t)t->n * sizeof(int), why, why_size) != 0)
+        return -1;
+    t->have_buf = 1;
+    return 0;
+}
 
-    tile_reference(&k->tile, env->lab->bdimx, env->lab->bdimy, want);
-    if (guarded_alloc(&buf, (size_t)n * sizeof(int), why, sizeof why) != 0) {
+static void tile_release(problem *p)
+{
+    tile_state *t = p->state;
+    if (t->have_buf && !p->lost)
+        guarded_free(&t->buf);
+    t->have_buf = 0;
+}
+
+static void tile_setup(problem *p)
+{
+    ((tile_state *)p->state)->n = (long)p->env->lab->bdimx * p->env->lab->bdimy;
+}
+
+/* A run of the one call: every run must be right. Its buffer serves every repeat and
+   goes with the last, or with the first run that is not right. */
+static run_outcome tile_run(problem *p, check_result *c)
+{
+    tile_state *t = p->state;
+    int *want = malloc((size_t)t->n * sizeof *want), *got = malloc((size_t)t->n * sizeof *got);
+    char why[256];
+    run_outcome out;
+    tile_reference(&p->k->tile, p->env->lab->bdimx, p->env->lab->bdimy, want);
+    if (!t->have_buf && alloc_out(p, why, sizeof why) != 0) {
         check_set(c, CHECK_FAIL, "CUDA error: %s", why);
         out = dev_context_lost() ? RUN_LOST : RUN_FAILED;
     } else {
-        bind(env, t, buf.data);
-        for (int r = 0; out == RUN_RIGHT && r < env->opt->repeats; r++)
-            out = run_once(env, t, &buf, want, got, n, c);
-        if (out == RUN_RIGHT)
-            check_set(c, CHECK_PASS, "all %ld elements right (%d runs)", n, env->opt->repeats);
-        if (out != RUN_LOST)
-            guarded_free(&buf);
+        out = run_once(p, want, got, c);
+        if (out != RUN_LOST && (out != RUN_RIGHT || p->run + 1 >= p->env->opt->repeats))
+            guarded_free(&t->buf), t->have_buf = 0;
     }
     free(want);
     free(got);
     return out;
 }
 
-/* The run the counters saw must be right too: counts of a wrong kernel earn nothing. */
-static int measured_run_right(worker_env *env, const lab_kernel *k, guarded *buf, long n,
-                              char *why, size_t why_size)
+static void tile_passed(problem *p, int runs, int last, const char *each, check_result *c)
 {
-    int *want = malloc((size_t)n * sizeof *want), *got = malloc((size_t)n * sizeof *got);
+    (void)runs, (void)last, (void)each;
+    check_set(c, CHECK_PASS, "all %ld elements right (%d runs)", ((tile_state *)p->state)->n,
+              p->env->opt->repeats);
+}
+
+/* The measured run: the output poisoned, shared memory scrubbed. */
+static int tile_prepare(problem *p, char *why, size_t why_size)
+{
+    if (alloc_out(p, why, why_size) != 0)
+        return -1;
+    module_scrub(p->mod, GPU_SCRUB_INT);
+    return 0;
+}
+
+static void tile_bind(const problem *p, void *bufs[])
+{
+    bufs[0] = ((const tile_state *)p->state)->buf.data;
+}
+
+/* The run the counters saw must be right too: counts of a wrong kernel earn nothing. */
+static int tile_right(problem *p, char *why, size_t why_size)
+{
+    tile_state *t = p->state;
+    worker_env *env = p->env;
+    int *want = malloc((size_t)t->n * sizeof *want), *got = malloc((size_t)t->n * sizeof *got);
     check_result scratch;
-    tile_reference(&k->tile, env->lab->bdimx, env->lab->bdimy, want);
-    check_init(&scratch, env->lab->id, k->name, "correct", 0);
-    int right = judge_out(env, buf, want, got, n, &scratch) == RUN_RIGHT;
+    tile_reference(&p->k->tile, env->lab->bdimx, env->lab->bdimy, want);
+    check_init(&scratch, env->lab->id, p->k->name, check_name(CHK_CORRECT), 0);
+    int right = judge_out(env, &t->buf, want, got, t->n, &scratch) == RUN_RIGHT;
     if (!right)
         snprintf(why, why_size, "the measured run gave a wrong result (%.180s)",
                  scratch.message);
@@ -350,116 +348,84 @@ static void judge_sass_width(worker_env *env, const lab_kernel *k, const tile_ac
         compare_conflicts_width(c, side, width, tile_elem_bytes(&k->tile), &at);
 }
 
-static void grade_counters(worker_env *env, const lab_kernel *k, replay *t,
-                           check_result *c, const int *has, int *broken)
+/* The side of the tile a check judges (its code in the exercise's words) and the bank
+   model's cost of it at the exercise's element width. */
+static smem_side side_of(const problem *p, int load, smem_cost *model)
 {
-    smem_side store = SIDE_STORE, load = SIDE_LOAD;
-    smem_cost st_model, ld_model;
-    measurement m;
-    char why[256], note[400], trace_why[256] = "";
-    const bank_geometry *g = &env->gpu.banks;
-    measure_status st = env->meter_status;
-    const trace_summary *trace = NULL;
+    const lab_def *lab = p->env->lab;
+    const tile_spec *t = &p->k->tile;
+    smem_side side = load ? SIDE_LOAD : SIDE_STORE;
+    side.code = load ? t->load_code : t->store_code;
+    tile_model_cost(&p->env->gpu.banks, load ? &t->load : &t->store, lab->bdimx, lab->bdimy,
+                    tile_elem_bytes(t), load, model);
+    return side;
+}
 
-    store.code = k->tile.store_code;
-    load.code = k->tile.load_code;
-    int elem = tile_elem_bytes(&k->tile);
-    tile_model_cost(g, &k->tile.store, env->lab->bdimx, env->lab->bdimy, elem, 0, &st_model);
-    tile_model_cost(g, &k->tile.load, env->lab->bdimx, env->lab->bdimy, elem, 1, &ld_model);
-    snprintf(why, sizeof why, "%.250s", env->meter_why);
-    if (st == MEASURE_OK) {
-        guarded buf;
-        long n = (long)env->lab->bdimx * env->lab->bdimy;
-        if (guarded_alloc(&buf, (size_t)n * sizeof(int), why, sizeof why) != 0) {
-            st = MEASURE_ERROR;
-        } else {
-            bind(env, t, buf.data);
-            module_scrub(&env->mod, GPU_SCRUB_INT);
-            st = worker_measure(env, replay_launch, t, &m, why, sizeof why);
-            if (st == MEASURE_OK && !measured_run_right(env, k, &buf, n, why, sizeof why))
-                st = MEASURE_WRONG_RESULT;
-            guarded_free(&buf);
-        }
-    }
-    if (has[C_RACE])
-        worker_judge_races(env, &c[C_RACE], st, why);
-    if (st == MEASURE_OK || st == MEASURE_WRONG_RESULT)
-        trace = worker_trace(env, trace_why, sizeof trace_why);
-    if (has[C_RACE] && trace && trace->n_races > 0) {
-        /* a proven race: the output is luck, so correct fails every run, and
-           the counts of the measured run count whatever its output was */
-        compare_race_spoils_correct(&c[C_CORRECT], trace);
-        if (st == MEASURE_WRONG_RESULT)
-            st = MEASURE_OK;
-    }
-    if (trace) /* past the shared memory it has: named, fault or not */
-        worker_judge_bounds(env, &env->plan->calls[0], trace, &c[C_CORRECT]);
-    if (st != MEASURE_OK) {
-        for (int i = C_ST_REQ; i < C_RACE; i++)
-            compare_not_measured(&c[i], st, why);
-        *broken = st == MEASURE_ERROR && dev_context_lost();
-        return;
-    }
-    pad_note(env, k, trace, note, sizeof note);
-    int st_width = trace ? 0 : ideal_from_sass(env, k, &k->tile.store, 0, &m);
-    int ld_width = trace ? 0 : ideal_from_sass(env, k, &k->tile.load, 1, &m);
-    compare_requests(&c[C_ST_REQ], &store, &m, st_model.requests);
-    compare_requests(&c[C_LD_REQ], &load, &m, ld_model.requests);
-    if (trace && k->tile.elem_parts == 0)
-        judge_flow(env, k, trace, &c[C_LD_REQ]);
-    compare_conflicts(&c[C_ST_CONF], &store, &m, &st_model, DEGREE_TOLERANCE,
-                      note[0] ? note : NULL);
-    compare_conflicts(&c[C_LD_CONF], &load, &m, &ld_model, DEGREE_TOLERANCE,
-                      note[0] ? note : NULL);
-    if (trace) { /* the trace sees widths and lines, and draws the student's access */
-        judge_width(env, &k->tile, &k->tile.store, trace, TRACE_OP_STORE, &store, &c[C_ST_CONF]);
-        judge_width(env, &k->tile, &k->tile.load, trace, TRACE_OP_LOAD, &load, &c[C_LD_CONF]);
-        compare_trace_lines(&c[C_ST_CONF], trace, TRACE_OP_STORE, g);
-        compare_trace_lines(&c[C_LD_CONF], trace, TRACE_OP_LOAD, g);
+/* Without the trace: each side's width from the SASS, its ideal set in m. */
+static void tile_measured(problem *p, measurement *m, const trace_summary *s)
+{
+    tile_state *t = p->state;
+    t->st_width = s ? 0 : ideal_from_sass(p->env, p->k, &p->k->tile.store, 0, m);
+    t->ld_width = s ? 0 : ideal_from_sass(p->env, p->k, &p->k->tile.load, 1, m);
+}
+
+/* A side's requests (store-requests, load-requests); with the trace, whether the load
+   reads what the exercise's load reads. */
+static void judge_requests(problem *p, check_id id, const measurement *m,
+                           const trace_summary *s, check_result *c)
+{
+    int load = id == CHK_LOAD_REQUESTS;
+    smem_cost model;
+    smem_side side = side_of(p, load, &model);
+    compare_requests(c, &side, m, model.requests);
+    if (load && s && p->k->tile.elem_parts == 0)
+        judge_flow(p->env, p->k, s, c);
+}
+
+/* A side's conflicts (store-conflicts, load-conflicts) against the model; the trace
+   sees widths and lines, and draws the student's access; without it, the width the
+   SASS gave. */
+static void judge_conflicts(problem *p, check_id id, const measurement *m,
+                            const trace_summary *s, check_result *c)
+{
+    tile_state *t = p->state;
+    int load = id == CHK_LOAD_CONFLICTS;
+    const tile_access *a = load ? &p->k->tile.load : &p->k->tile.store;
+    smem_cost model;
+    smem_side side = side_of(p, load, &model);
+    char note[400];
+    pad_note(p->env, p->k, s, note, sizeof note);
+    compare_conflicts(c, &side, m, &model, DEGREE_TOLERANCE, note[0] ? note : NULL);
+    if (s) {
+        judge_width(p->env, &p->k->tile, a, s, load ? TRACE_OP_LOAD : TRACE_OP_STORE, &side, c);
+        compare_trace_lines(c, s, load ? TRACE_OP_LOAD : TRACE_OP_STORE, &p->env->gpu.banks);
     } else {
-        judge_sass_width(env, k, &k->tile.store, st_width, 0, &store, &c[C_ST_CONF]);
-        judge_sass_width(env, k, &k->tile.load, ld_width, 1, &load, &c[C_LD_CONF]);
+        judge_sass_width(p->env, p->k, a, load ? t->ld_width : t->st_width, load, &side, c);
     }
 }
 
 /* The bytes of shared memory the exercise's tile needs (padding included). */
-static uint32_t tile_bytes(const worker_env *env, const tile_spec *t)
+static uint32_t tile_bytes(const problem *p)
 {
+    const lab_def *lab = p->env->lab;
+    const tile_spec *t = &p->k->tile;
     long end = 0;
-    for (int ty = 0; ty < env->lab->bdimy; ty++)
-        for (int tx = 0; tx < env->lab->bdimx; tx++) {
-            long s = tile_offset(&t->store, env->lab->bdimx, env->lab->bdimy, tx, ty) + 1;
-            long l = tile_offset(&t->load, env->lab->bdimx, env->lab->bdimy, tx, ty) + 1;
+    for (int ty = 0; ty < lab->bdimy; ty++)
+        for (int tx = 0; tx < lab->bdimx; tx++) {
+            long s = tile_offset(&t->store, lab->bdimx, lab->bdimy, tx, ty) + 1;
+            long l = tile_offset(&t->load, lab->bdimx, lab->bdimy, tx, ty) + 1;
             end = s > end ? s : end;
             end = l > end ? l : end;
         }
     return (uint32_t)end * (uint32_t)tile_elem_bytes(t);
 }
 
-int tile_grade_kernel(worker_env *env, const lab_kernel *k)
-{
-    static tile_checks t;
-    replay r = {0};
-    int broken = 0;
-
-    init_checks(env, k, &t);
-    check_result *c = t.c;
-    if (t.has[C_DYN])
-        worker_judge_dynamic(env, &env->plan->calls[0], tile_bytes(env, &k->tile), &c[C_DYN]);
-    run_outcome out = grade_correct(env, k, &r, &c[C_CORRECT]);
-    worker_mark(env, "correct");
-    if (out == RUN_LOST) {
-        broken = 1;
-        fail_rest(c, C_ST_REQ, "the kernel broke the CUDA context");
-    } else if (out == RUN_FAILED && c[C_CORRECT].status == CHECK_NOT_GRADED) {
-        for (int i = C_ST_REQ; i <= C_RACE; i++)
-            check_not_graded_like(&c[i], &c[C_CORRECT]);
-    } else if (out == RUN_FAILED) {
-        fail_rest(c, C_ST_REQ, "the kernel did not run");
-    } else {
-        grade_counters(env, k, &r, c, t.has, &broken);
-        worker_mark(env, "measure");
-    }
-    emit_all(env, &t);
-    return broken ? KERNEL_CONTEXT_LOST : 0;
-}
+const kind_desc tile_kind = {
+    .name = "tile", .state_bytes = sizeof(tile_state), .setup = tile_setup,
+    .tile_bytes = tile_bytes,
+    .run = tile_run, .passed = tile_passed, .no_inputs = 1,
+    .prepare = tile_prepare, .bind = tile_bind, .right = tile_right,
+    .release = tile_release, .measured = tile_measured, .bounds = 1,
+    .judge = {[CHK_STORE_REQUESTS] = judge_requests, [CHK_LOAD_REQUESTS] = judge_requests,
+              [CHK_STORE_CONFLICTS] = judge_conflicts, [CHK_LOAD_CONFLICTS] = judge_conflicts},
+};

@@ -33,6 +33,14 @@ void report_text_next(FILE *f, const lab_result *results, int n, const report_st
    r->places and r->source; nothing when source is NULL or cannot be read. */
 void report_find_places(lab_result *r, const char *source);
 
+/*
+ * The report page of one lab (report_html.c, docs/instructors.md#page): a
+ * self-contained HTML file with the student's file (source: NULL or unreadable,
+ * the lines are named but not shown), each line a check names marked with its
+ * cost, the checks, and each line's worst warp drawn. 0, or -1 when f fails.
+ */
+int report_html(FILE *f, const lab_result *r, const char *source);
+
 /* Whole run as JSON; returns 0, or -1 with errno set when f fails. */
 int report_json(FILE *f, const lab_result *results, int n, const score *s, int exit_code);
 

@@ -8,6 +8,24 @@
 #include <errno.h>
 #include <stdlib.h>
 
+/* A line's worst warp: which it was and where each lane went (0 for an idle lane). */
+static cJSON *warp_json(const check_warp *w)
+{
+    cJSON *o = cJSON_CreateObject(), *addr = cJSON_CreateArray();
+    cJSON_AddNumberToObject(o, "block", w->block);
+    cJSON_AddNumberToObject(o, "warp", w->warp);
+    cJSON_AddNumberToObject(o, "width", w->width);
+    cJSON_AddNumberToObject(o, "active", w->active);
+    if (w->banks) { /* shared: the geometry it was judged in */
+        cJSON_AddNumberToObject(o, "banks", w->banks);
+        cJSON_AddNumberToObject(o, "bank_bytes", w->bank_bytes);
+    }
+    for (int lane = 0; lane < CHECK_WARP_LANES; lane++)
+        cJSON_AddItemToArray(addr, cJSON_CreateNumber(w->addr[lane]));
+    cJSON_AddItemToObject(o, "addresses", addr);
+    return o;
+}
+
 static cJSON *check_json(const check_result *c)
 {
     cJSON *o = cJSON_CreateObject();
@@ -38,6 +56,8 @@ static cJSON *check_json(const check_result *c)
             cJSON_AddNumberToObject(x, "requests", (double)l->requests);
             cJSON_AddNumberToObject(x, "wavefronts", (double)l->wavefronts);
             cJSON_AddNumberToObject(x, "ideal", (double)l->ideal);
+            if (l->worst.active)
+                cJSON_AddItemToObject(x, "warp", warp_json(&l->worst));
             cJSON_AddItemToArray(lines, x);
         }
     }

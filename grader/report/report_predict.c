@@ -35,12 +35,13 @@ void report_judge_predictions(lab_result *r, const char *source)
     for (int i = 0; i < r->n_checks; i++) {
         const check_result *c = &r->checks[i];
         predict_access access;
-        if (strcmp(c->check, "store-conflicts") == 0)
+        check_id id = check_id_of(c->check);
+        if (id == CHK_STORE_CONFLICTS)
             access = PREDICT_STORE;
-        else if (strcmp(c->check, "load-conflicts") == 0 ||
-                 strcmp(c->check, "smem-conflicts") == 0) /* labs 5 to 10: the loads' degree */
+        else if (id == CHK_LOAD_CONFLICTS ||
+                 id == CHK_SMEM_CONFLICTS) /* labs 5 to 10: the loads' degree */
             access = PREDICT_LOAD;
-        else if (strcmp(c->check, "const-serialization") == 0) /* lab 10: addresses a request */
+        else if (id == CHK_CONST_SERIAL) /* lab 10: distinct addresses a request */
             access = PREDICT_CONST;
         else
             continue;

@@ -55,7 +55,7 @@ static void print_details(FILE *f, const check_result *c, report_style *st)
         fprintf(f, "        measured %s; expected %s\n", c->measured, c->expected);
     if (st->verbose ? c->hint[0] != '\0' : say_once(st, c->hint))
         fprintf(f, "        hint: %s\n", c->hint);
-    for (int i = 0; i < c->n_lines && i < CHECK_MAX_LINES; i++) {
+    for (int i = 0; i < c->n_lines && i < CHECK_TEXT_LINES; i++) {
         char text[160];
         fprintf(f, "        at %s\n", check_line_text(&c->lines[i], text, sizeof text));
     }
@@ -89,7 +89,7 @@ static int starts(const char *s, const char *prefix)
 static const check_result *correct_of(const kernel_view *k)
 {
     for (int i = 0; i < k->n; i++)
-        if (strcmp(k->c[i].check, "correct") == 0)
+        if (check_id_of(k->c[i].check) == CHK_CORRECT)
             return &k->c[i];
     return NULL;
 }
@@ -103,7 +103,7 @@ static int waits(const kernel_view *k, const check_result *c)
         return 0;
     return starts(c->message, "not counted: the measured run gave a wrong result") ||
            starts(c->message, "not run: ") ||
-           (strcmp(c->check, "race") == 0 && starts(c->message, "no shared "));
+           (check_id_of(c->check) == CHK_RACE && starts(c->message, "no shared "));
 }
 
 static int all_status(const kernel_view *k, check_status s)
@@ -315,7 +315,11 @@ void report_text_lab(FILE *f, const lab_result *r, report_style *st)
     print_predictions(f, r->predictions);
     print_printed(f, "your launchers (host code)", r->host_printed);
     print_printed(f, "your kernels (device printf)", r->device_printed);
-    fprintf(f, "%s: %g/%g points (%.2f s)\n\n", r->lab->id, r->points, r->max_points, r->seconds);
+    fprintf(f, "%s: %g/%g points (%.2f s)\n", r->lab->id, r->points, r->max_points, r->seconds);
+    if (r->page[0]) /* the same, with the file and each line's cost: docs/lab1.md#page */
+        fprintf(f, "Page: %s (your file with each memory line's cost; open it in a browser)\n",
+                r->page);
+    fputs("\n", f);
 }
 
 void report_text_total(FILE *f, const score *s)

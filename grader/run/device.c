@@ -20,6 +20,21 @@ int device_is_emulator(void)
     return strcmp(current->name, "emulator") == 0;
 }
 
+int device_runs(int devices)
+{
+    return (devices & current->sizes) != 0;
+}
+
+const char *device_untimed(void)
+{
+    return current->untimed;
+}
+
+int device_meters_blind(void)
+{
+    return current->meters_blind;
+}
+
 cudaError_t dev_malloc(void **p, size_t bytes) { return current->malloc(p, bytes); }
 void dev_free(void *p) { current->free(p); }
 cudaError_t dev_copy(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind)

@@ -24,6 +24,15 @@ typedef struct call_plan call_plan;
 /* What a device does, for dev_* and run/module.h to dispatch to. */
 typedef struct device_ops {
     const char *name; /* "gpu", "emulator" */
+    /* What grading asks of a device, rather than its name (problems/problem.c):
+       which sizes of a lab's lists it runs (a call_spec's `devices` bit, SIZE_GPU or
+       SIZE_EMULATOR of labs/sizes.h); NULL where it times kernels, else why speed is
+       not measured there; whether its meters miss some instructions' shared traffic
+       (the hardware's: printf's own accesses, the tensor memory accelerator's copies;
+       the emulator records every access) */
+    int sizes;
+    const char *untimed;
+    int meters_blind;
     cudaError_t (*malloc)(void **p, size_t bytes);
     void (*free)(void *p);
     cudaError_t (*copy)(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind);
@@ -56,6 +65,13 @@ extern const device_ops device_gpu; /* CUDA: run/gpu.c, run/module.c */
 void device_use(const device_ops *ops);
 const device_ops *device_current(void);
 int device_is_emulator(void);
+
+/* Whether this device runs a call whose `devices` are these (labs/sizes.h bits). */
+int device_runs(int devices);
+/* NULL where this device times kernels; else why a speed check is not measured. */
+const char *device_untimed(void);
+/* Whether the meters of this device miss some instructions (device_ops.meters_blind). */
+int device_meters_blind(void);
 
 cudaError_t dev_malloc(void **p, size_t bytes);
 /* Free p, its bytes zeroed first (the next submission graded by this process

@@ -36,6 +36,7 @@ typedef struct lab_result {
     char *predictions;     /* the student's predictions judged, one per line; NULL: none */
     char source[256];      /* the student's file the places are in ("": none read) */
     kernel_place *places;  /* one per kernel of lab, or NULL (report_find_places) */
+    char page[512];        /* the report page written for it (--html; "": none) */
 } lab_result;
 
 void lab_result_free(lab_result *r);

@@ -47,6 +47,15 @@ if command -v "${NVCC:-nvcc}" > /dev/null; then
             && ok "the grader's own exit status recorded (1: the skeleton loses points)" || no "grader_exit"
     fi
     validate "$T/res-real"
+    # a graded student's HTML feedback links the grader's report page of their file; one
+    # that did not compile has none to link
+    sha=$(python3 -c "import json, sys; print(json.load(open(sys.argv[1]))['sha256'])" "$T/res-real/sam.json")
+    page=$T/res-real/pages/$sha.html
+    grep -qF "href=\"../pages/$sha.html\"" "$T/res-real/feedback/sam.html" && [ -s "$page" ] &&
+        grep -qF '<section id="source"' "$page" && grep -qF 'id="k-setRowReadColPad"' "$page" &&
+        ! grep -qF "../pages/" "$T/res-real/feedback/syn.html" &&
+        ok "sam's feedback links the page of sam's file (pages/${sha:0:12}...html); syn's, not compiled, none" ||
+        no "the report page of sam: $(ls "$T/res-real/pages" 2>&1 | head -3)"
 else
     echo "  skip  (no nvcc)"
 fi

@@ -15,7 +15,7 @@ its schema, and against the per-student records it was made from.
                      and says the same as the text (every line of the text is in it)
   junit.xml          checked with xmllint --schema junit.xsd by the caller
 """
-import csv, glob, html, html.parser, io, json, os, sys
+import csv, glob, html, html.parser, io, json, os, re, sys
 import jsonschema
 
 here = os.path.dirname(os.path.abspath(__file__))
@@ -108,8 +108,13 @@ for s, r in records.items():
     page = open(os.path.join(res, "feedback", s + ".html")).read()
     p = Text(); p.feed(page)
     if set(p.tags) - {"html", "head", "meta", "title", "style", "body", "h1", "dl", "dt", "dd",
-                      "code", "table", "tr", "th", "td", "br", "small", "p", "strong", "pre"}:
+                      "code", "table", "tr", "th", "td", "br", "small", "p", "strong", "pre", "a"}:
         err("%s.html: unexpected tags %s (unescaped data?)" % (s, set(p.tags)))
+    # its one link: the grader's report page of this student's source, which exists
+    for href in re.findall(r'<a [^>]*href="([^"]*)"', page):
+        if href != "../pages/%s.html" % r["sha256"] or not os.path.isfile(
+                os.path.join(res, "pages", r["sha256"] + ".html")):
+            err("%s.html: a link to %s, not to this source's report page" % (s, href))
     flat = " ".join("".join(p.out).split())
     for item in [r["reason"], r["provenance"], r["source_note"]] + [c["message"] for c in r["checks"]] + [c["hint"] for c in r["checks"] if c["status"] != "pass"]:
         if item and " ".join(item.split()) not in flat:

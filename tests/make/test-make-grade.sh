@@ -16,9 +16,17 @@ mkdir -p "$B/solutions"
 cat >"$TMP/fake-grader" <<'SH'
 #!/bin/sh
 echo "fake grader: $*"
+while [ $# -gt 1 ]; do # --html DIR: lab1's page, as the grader writes it
+    [ "$1" = --html ] && mkdir -p "$2" && echo "<p>page</p>" >"$2/lab1.html"
+    shift
+done
 exit "${FAKE_STATUS:-0}"
 SH
-chmod +x "$TMP/fake-grader"
+cat >"$TMP/fake-open" <<'SH'
+#!/bin/sh
+echo "$1" >>"${0%/*}/opened"
+SH
+chmod +x "$TMP/fake-grader" "$TMP/fake-open"
 
 passed=0
 failed=0
@@ -70,6 +78,24 @@ else
 fi
 mk grade LAB=lab11
 expect "unknown lab" 2 "Unknown lab 'lab11'" "grade] Error 2"
+# The report page: make grade asks for it in build/report/; OPEN=1 opens it after
+# the report, and the grader's status still ends the recipe.
+FAKE_STATUS=1 mk grade LAB=lab1 OPEN=1 OPENER="$TMP/fake-open"
+expect "make grade writes the page (--html BUILD/report)" 2 "fake grader: lab1 --html $B/report" "grade] Error 1"
+if [ "$(cat "$TMP/opened" 2>/dev/null)" = "$B/report/lab1.html" ]; then
+    passed=$((passed + 1)); echo "ok: OPEN=1 opens build/report/lab1.html"
+else
+    failed=$((failed + 1)); echo "FAIL: OPEN=1 opened '$(cat "$TMP/opened" 2>/dev/null)', not $B/report/lab1.html"
+fi
+FAKE_STATUS=0 mk grade LAB=lab1 OPEN=1 OPENER=
+expect "OPEN=1 without a browser names the page" 0 "open $B/report/lab1.html in a browser"
+rm -f "$TMP/opened"
+FAKE_STATUS=0 mk grade LAB=lab1 OPENER="$TMP/fake-open"
+if [ ! -e "$TMP/opened" ]; then
+    passed=$((passed + 1)); echo "ok: without OPEN=1 nothing is opened"
+else
+    failed=$((failed + 1)); echo "FAIL: make grade without OPEN=1 opened the page"
+fi
 
 # Every target that grades on a GPU builds the trace backend first: without it
 # the grader falls back to hardware counters, which most machines do not let

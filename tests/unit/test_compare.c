@@ -595,6 +595,11 @@ START_TEST(test_coalescing_lines)
                      "lab9.cu:33  global store  32.00 sectors a request (32 sectors / 1 requests, ideal 4)");
     ck_assert_msg(strstr(c.bank_map, "your worst global store (lab9.cu:33), warp 0 of block 0, "
                                      "4-byte lanes: 32 sectors, ideal 4") != NULL, "%s", c.bank_map);
+    /* the page's drawing: the warp's addresses (their low 32 bits), no bank geometry */
+    ck_assert_uint_eq(c.lines[0].worst.active, 0xFFFFFFFFu);
+    ck_assert_uint_eq(c.lines[0].worst.addr[31], 0x10000u + 4096u * 31u);
+    ck_assert_int_eq(c.lines[0].worst.banks, 0);
+    ck_assert(c.expect_store == 1.0); /* coalesced, where the step is no naive one */
     c = fresh("load-coalescing");
     compare_coalescing(&c, 0, &m, 0, &s, NULL, 0);
     ck_assert_int_eq(c.status, CHECK_PASS);

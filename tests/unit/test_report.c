@@ -565,6 +565,10 @@ START_TEST(test_trace_lines)
     c->n_lines = 2;
     c->lines[0] = (check_line){"lab1.cu", 73, "load", 32, 1024, 32};
     c->lines[1] = (check_line){"lab1.cu", 68, "store", 32, 32, 32};
+    check_warp *w = &c->lines[0].worst; /* lane i down a column of 32-word rows */
+    *w = (check_warp){.active = 0xFFFFFFFFu, .width = 4, .banks = 32, .bank_bytes = 4, .warp = 3};
+    for (int lane = 0; lane < 32; lane++)
+        w->addr[lane] = 128u * (unsigned)lane;
     snprintf(c->bank_map, sizeof c->bank_map, "        your worst load (lab1.cu:73)\n"
              "        lane  0  1\n");
     char *t = lab_text(0, (report_style){0});
@@ -587,11 +591,109 @@ START_TEST(test_trace_lines)
     ck_assert_double_eq(get_num(l0, "wavefronts"), 1024);
     ck_assert_double_eq(get_num(l0, "ideal"), 32);
     ck_assert_ptr_nonnull(strstr(get_str(conf, "bank_map"), "lane  0  1"));
+    /* the line's worst warp, lane by lane; a line without one has no "warp" */
+    const cJSON *warp = get(l0, "warp"), *addr = get(warp, "addresses");
+    ck_assert_double_eq(get_num(warp, "warp"), 3);
+    ck_assert_double_eq(get_num(warp, "width"), 4);
+    ck_assert_double_eq(get_num(warp, "active"), 4294967295.0);
+    ck_assert_double_eq(get_num(warp, "banks"), 32);
+    ck_assert_int_eq(cJSON_GetArraySize(addr), 32);
+    ck_assert_double_eq(cJSON_GetArrayItem(addr, 31)->valuedouble, 128 * 31);
+    ck_assert_ptr_null(cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(lines, 1), "warp"));
     /* checks without trace lines carry neither field */
     ck_assert_ptr_null(cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(checks, 0), "lines"));
     ck_assert_ptr_null(cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(checks, 0), "bank_map"));
     cJSON_Delete(root);
     free(text);
+}
+END_TEST
+
+/* The page: lines marked by their distance from what the exercise expects, the worst
+   warp drawn, everything the student wrote or a check says escaped. */
+START_TEST(test_html_page)
+{
+    char dir[] = "/tmp/smemlab-page.XXXXXX", path[64];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/lab1.cu", dir);
+    FILE *src = fopen(path, "w");
+    ck_assert_ptr_nonnull(src);
+    for (int i = 1; i <= 80; i++)
+        fprintf(src, i == 5 ? "// </code></pre><script>alert(1)</script> \x01 & done\n"
+                     : i == 73 ? "    out[idx] = tile[threadIdx.x][threadIdx.y];\n" : "int x%d;\n", i);
+    fclose(src);
+    check_result *c = &results_checks[1]; /* load-conflicts, failed: conflict-free where 32-way */
+    c->n_lines = 2;
+    c->lines[0] = (check_line){"lab1.cu", 73, "load", 32, 32, 32};
+    c->lines[1] = (check_line){"lab1.cu", 68, "store", 32, 32, 32};
+    c->expect_load = 32; /* the exercise's column read */
+    check_set(c, CHECK_FAIL, "loads conflict-free (expected 32-way conflict) in %s/lab1.so", dir);
+    check_warp *w = &c->lines[0].worst;
+    *w = (check_warp){.active = 0xFFFFFFFFu, .width = 4, .banks = 32, .bank_bytes = 4};
+    for (int lane = 0; lane < 32; lane++)
+        w->addr[lane] = 4u * (unsigned)lane; /* a row: one wavefront */
+
+    char *page = NULL;
+    size_t size = 0;
+    FILE *f = open_memstream(&page, &size);
+    ck_assert_int_eq(report_html(f, &results[0], path), 0);
+    fclose(f);
+    /* the load is conflict-free where the exercise asks for 32-way: far off; the store
+       of the same failing check is at its ideal, which nothing says otherwise of */
+    ck_assert_ptr_nonnull(strstr(page, "<span class=\"l m-far\" id=\"L73\">"));
+    ck_assert_ptr_nonnull(strstr(page, "<span class=\"l m-ok\" id=\"L68\">"));
+    ck_assert_ptr_nonnull(strstr(page, "<span class=\"l\" id=\"L72\">"));
+    ck_assert_ptr_nonnull(strstr(page, "load conflict-free: 32 wavefronts / 32 requests (ideal "
+                                       "32); expected 32-way"));
+    /* its warp drawn from the addresses, by the model: one wavefront */
+    const char *fig = strstr(page, "<figure id=\"f-setColReadCol-load-conflicts-0\">");
+    ck_assert_ptr_nonnull(fig);
+    ck_assert_ptr_nonnull(strstr(fig, "Model: 1 wavefront for this request of 32 lanes"));
+    ck_assert_ptr_nonnull(strstr(page, "href=\"#f-setColReadCol-load-conflicts-0\""));
+    ck_assert_ptr_nonnull(strstr(page, "href=\"#c-setColReadCol-load-conflicts\""));
+    /* the file's markup and the hint's quotes are text; no control character gets through */
+    ck_assert_ptr_nonnull(strstr(page, "&lt;/code&gt;&lt;/pre&gt;&lt;script&gt;alert(1)"));
+    ck_assert_ptr_null(strstr(page, "<script"));
+    ck_assert_ptr_nonnull(strstr(page, "&quot;tile[threadIdx.x][threadIdx.y]&quot;"));
+    ck_assert_ptr_null(memchr(page, '\x01', size));
+    ck_assert_ptr_nonnull(strstr(page, "Measured on a GPU"));
+    /* the folder the grader found the file in (a batch's scratch folder) is left out */
+    ck_assert_ptr_null(strstr(page, dir));
+    ck_assert_ptr_nonnull(strstr(page, "(expected 32-way conflict) in lab1.so"));
+    free(page);
+
+    /* no file to show: the lines are named, not linked */
+    page = NULL;
+    f = open_memstream(&page, &size);
+    ck_assert_int_eq(report_html(f, &results[0], "/nonexistent/lab1.cu"), 0);
+    fclose(f);
+    ck_assert_ptr_null(strstr(page, "href=\"#L73\""));
+    ck_assert_ptr_nonnull(strstr(page, "<code>lab1.cu:73</code>"));
+    ck_assert_ptr_nonnull(strstr(page, "could not be read here"));
+    free(page);
+    remove(path);
+    rmdir(dir);
+}
+END_TEST
+
+/* A worker's warp that no GPU could have made is dropped, not drawn. */
+START_TEST(test_warp_tidy)
+{
+    check_warp w = {.active = 1, .width = 4, .banks = 32, .bank_bytes = 4, .addr = {8}};
+    check_warp_tidy(&w);
+    ck_assert_uint_eq(w.addr[0], 8); /* a shared warp as the grader records it: kept */
+    w = (check_warp){.active = 1, .width = 16}; /* a global one: no geometry, kept */
+    check_warp_tidy(&w);
+    ck_assert_uint_eq(w.active, 1);
+    check_warp bad[] = {{.active = 1, .width = 3, .banks = 32, .bank_bytes = 4},
+                        {.active = 1, .width = 4, .banks = 7, .bank_bytes = 4},
+                        {.active = 1, .width = 4, .banks = 32, .bank_bytes = 0},
+                        {.active = 0, .width = 4, .banks = 32, .bank_bytes = 4, .addr = {9}}};
+    for (int i = 0; i < 4; i++) {
+        check_warp_tidy(&bad[i]);
+        ck_assert_uint_eq(bad[i].active, 0);
+        ck_assert_int_eq(bad[i].width, 0);
+        ck_assert_uint_eq(bad[i].addr[0], 0);
+    }
 }
 END_TEST
 
@@ -632,6 +734,8 @@ Suite *report_suite(void)
     tcase_add_test(tc, test_predictions_judged_without_points);
     tcase_add_test(tc, test_predictions_of_smem_conflicts);
     tcase_add_test(tc, test_trace_lines);
+    tcase_add_test(tc, test_warp_tidy);
+    tcase_add_test(tc, test_html_page);
     suite_add_tcase(s, tc);
     return s;
 }

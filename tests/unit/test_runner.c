@@ -52,7 +52,7 @@ static void send_check(int fd, const lab_def *lab, int k, int i, check_status st
     memset(&m, 0, sizeof m);
     m.type = MSG_CHECK;
     m.kernel = k;
-    check_init(&m.check, lab->id, lab->kernels[k].name, checks[i].id, 0);
+    check_init(&m.check, lab->id, lab->kernels[k].name, check_name(checks[i].id), 0);
     check_set(&m.check, st, "fine");
     send_msg(fd, &m);
 }

@@ -267,11 +267,44 @@ START_TEST(test_kernel_max_points)
         ck_assert_double_eq_tol(kernel_max_points(lab1, &lab1->kernels[k]), 7, 1e-12);
     int dynamic = 0;
     for (int k = 0; k < lab4->n_kernels; k++) {
-        double want = lab4->kernels[k].points.dynamic > 0 ? 8 : 7;
+        double want = lab4->kernels[k].points.of[CHK_DYNAMIC_TILE] > 0 ? 8 : 7;
         dynamic += want == 8;
         ck_assert_double_eq_tol(kernel_max_points(lab4, &lab4->kernels[k]), want, 1e-12);
     }
     ck_assert_int_eq(dynamic, 2);
+}
+END_TEST
+
+/*
+ * Every check has one name, found again by it; every kind lists its checks once
+ * each, correct first, at most KERNEL_MAX_CHECKS; a name no check has is CHK_NONE
+ * (the runner refuses such a message).
+ */
+START_TEST(test_check_ids)
+{
+    for (int id = CHK_NONE + 1; id < CHECK_IDS; id++) {
+        ck_assert_msg(check_name((check_id)id)[0], "check %d has no name", id);
+        ck_assert_int_eq(check_id_of(check_name((check_id)id)), id);
+    }
+    ck_assert_int_eq(check_id_of("correct"), CHK_CORRECT);
+    ck_assert_int_eq(check_id_of("const-serialization"), CHK_CONST_SERIAL);
+    ck_assert_int_eq(check_id_of("corect"), CHK_NONE);
+    ck_assert_int_eq(check_id_of(""), CHK_NONE);
+    ck_assert_int_eq(check_id_of(NULL), CHK_NONE);
+    ck_assert_str_eq(check_name(CHK_NONE), "");
+    problem_kind kinds[] = {PROBLEM_TILE, PROBLEM_MATMUL, PROBLEM_CONV, PROBLEM_IDIOM,
+                            PROBLEM_REDUCE, PROBLEM_TRANSPOSE, PROBLEM_STENCIL};
+    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
+        const check_id *ids;
+        int n = kind_checks(kinds[k], &ids), seen[CHECK_IDS] = {0};
+        ck_assert_int_le(n, KERNEL_MAX_CHECKS);
+        ck_assert_int_eq(ids[0], CHK_CORRECT);
+        for (int i = 0; i < n; i++) {
+            ck_assert(ids[i] > CHK_NONE && ids[i] < CHECK_IDS);
+            ck_assert_msg(!seen[ids[i]]++, "kind %d lists %s twice", (int)kinds[k],
+                          check_name(ids[i]));
+        }
+    }
 }
 END_TEST
 
@@ -289,6 +322,7 @@ Suite *score_suite(void)
     tcase_add_test(tc, test_skipped_not_failures);
     tcase_add_test(tc, test_empty);
     tcase_add_test(tc, test_kernel_max_points);
+    tcase_add_test(tc, test_check_ids);
     tcase_add_test(tc, test_only_a_pass_scores);
     suite_add_tcase(s, tc);
     return s;

@@ -68,7 +68,7 @@ static int has_check(const lab_kernel *k, const char *id)
     kernel_check c[KERNEL_MAX_CHECKS];
     int n = kernel_checks(&lab10_def, k, c);
     for (int i = 0; i < n; i++)
-        if (strcmp(c[i].id, id) == 0)
+        if (strcmp(check_name(c[i].id), id) == 0)
             return c[i].points > 0;
     return 0;
 }

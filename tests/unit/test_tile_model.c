@@ -134,6 +134,32 @@ START_TEST(test_warp_access)
 }
 END_TEST
 
+/*
+ * A tile's access is a plain one whatever the caller's warp_access held before:
+ * the model's cost of a kernel once depended on the stack its caller left (a kind
+ * of atomic or copy read from garbage: the truth corpus's 1-byte broadcast store
+ * was modelled 32-way after one kernel and conflict-free after another).
+ */
+START_TEST(test_warp_access_plain)
+{
+    bank_geometry g = h100();
+    warp_access w;
+    smem_cost first, again;
+    tile_access bcast = {.order = TILE_LINEAR, .arg = {0, 0, 1}};
+    memset(&w, 0xab, sizeof w);
+    tile_warp_access(&g, &bcast, 32, 4, 1, 0, 0, &w);
+    ck_assert_int_eq(w.kind, BANK_PLAIN);
+    ck_assert_int_eq(w.lines, 0);
+    ck_assert_int_eq(w.skewed, 0);
+    ck_assert_uint_eq(w.active, 0xFFFFFFFFu);
+    ck_assert_int_eq(bank_wavefronts(&g, &w), 1); /* 32 lanes, one byte: one wavefront */
+    ck_assert_int_eq(tile_model_cost(&g, &bcast, 32, 4, 1, 0, &first), 0);
+    ck_assert_int_eq(tile_model_cost(&g, &bcast, 32, 4, 1, 0, &again), 0);
+    ck_assert_int_eq(first.wavefronts, 4); /* a wavefront a warp, 4 warps */
+    ck_assert_int_eq(again.wavefronts, first.wavefronts);
+}
+END_TEST
+
 START_TEST(test_wide_elements)
 {
     bank_geometry g = h100();
@@ -224,6 +250,7 @@ Suite *tile_model_suite(void)
     tcase_add_test(tc, test_degree);
     tcase_add_test(tc, test_tile_offset);
     tcase_add_test(tc, test_warp_access);
+    tcase_add_test(tc, test_warp_access_plain);
     tcase_add_test(tc, test_wide_elements);
     tcase_add_test(tc, test_bad_sizes);
     tcase_add_test(tc, test_order_name);

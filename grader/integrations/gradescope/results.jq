@@ -22,7 +22,7 @@ def check_output:
     (if (.measured // "") != "" then "measured: \(.measured)" else empty end),
     (if (.expected // "") != "" then "expected: \(.expected)" else empty end),
     (if (.hint // "") != "" then "hint: \(.hint)" else empty end),
-    ((.lines // [])[] | line_text),
+    ((.lines // [])[:4][] | line_text),  # the worst four, as the text report (check.h CHECK_TEXT_LINES)
     (if (.bank_map // "") != "" then (.bank_map | rtrimstr("\n")) else empty end) ]
   | join("\n");
 

@@ -12,6 +12,7 @@
 #include "emu_device.h"
 #include "emu_sass.h"
 
+#include "../../labs/sizes.h"
 #include "../../reference/reference.h"
 #include "../../run/gpu.h"
 
@@ -403,7 +404,8 @@ static cudaError_t emu_matmul_(const device_module *m, const float *A, const flo
 }
 
 const device_ops device_emulator = {
-    .name = "emulator",
+    .name = "emulator", .sizes = SIZE_EMULATOR, .meters_blind = 0,
+    .untimed = "emulated on the CPU (speed is the GPU's to tell)",
     .malloc = emu_malloc_, .free = emu_free_, .copy = emu_copy_, .memset = emu_memset_,
     .sync = emu_sync_, .last_error = emu_last_error_, .error_text = emu_error_text_,
     .error_name = emu_error_name_, .context_lost = emu_context_lost_,
