@@ -129,7 +129,9 @@ lab_nvcc = $(if $(4),$(4),$(JAIL) --source $(2) --read $(LAB_COMMON) --out "$$ke
        $(NVCC) $(1) -shared $(2) "$$keep/support.o" -o "$$keep/$(notdir $(3))" --keep --keep-dir "$$keep"
 # The lab cache (grader/kit/lab-cache.sh): a library the jail built is stored
 # under the sha256 of everything that decides its bytes (the toolchain, the
-# flags, the source's bytes and the names -lineinfo records, common/, support.o)
+# flags, the source's bytes and the names -lineinfo records, common/, how
+# support.o is made: its flags and sources, never its bytes, which nvcc writes
+# anew each time)
 # and copied from there the next time those are all the same; an entry is
 # checked against its manifest and built again where damaged. The folder lives
 # across clones and make clean; CI may keep it. LAB_CACHE= builds everything.
@@ -139,16 +141,18 @@ LAB_CACHE ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/smemlab/labs
 LAB_LIB_CACHE ?=
 LAB_CACHE_SH = LAB_CACHE='$(LAB_CACHE)' bash grader/kit/lab-cache.sh
 # (The key is taken again after a build: a file changed meanwhile stores nothing.)
-lab_key = $(LAB_CACHE_SH) key '$(NVCC)' '$(1)' $(2) $(3) $(LAB_COMMON) "$$keep/support.o"
+lab_key = $(LAB_CACHE_SH) key '$(NVCC)' '$(1)' $(2) $(3) $(LAB_COMMON) '$(SUPPORT_FLAGS)' $(SUPPORT_SRC)
 lab_cached = { key=$$($(lab_key)) && $(LAB_CACHE_SH) get "$$key" "$$keep" || { $(4) \
     && { [ "$$key" != "$$($(lab_key))" ] || $(LAB_CACHE_SH) put "$$key" "$$keep" $(notdir $(3)) $(basename $(notdir $(2))); }; }; }
 # common/support.cu holds no GPU code (a symbol that marks the contract): it is
 # compiled once and linked into every lab library, the jail reading it from
 # OUT.keep/. Written under another name first: batch builds may ask at once.
 SUPPORT_OBJ := $(BUILD)/obj/common/support.o
-$(SUPPORT_OBJ): common/support.cu common/smemlab.h
+SUPPORT_SRC := common/support.cu common/smemlab.h
+SUPPORT_FLAGS := -std=c++17 -Icommon -Xcompiler -fPIC --cudart shared
+$(SUPPORT_OBJ): $(SUPPORT_SRC)
 	@mkdir -p $(@D)
-	$(call step,NVCC,$<)$(NVCC) -std=c++17 -Icommon -Xcompiler -fPIC --cudart shared -c $< -o $@.$$$$ && mv $@.$$$$ $@
+	$(call step,NVCC,$<)$(NVCC) $(SUPPORT_FLAGS) -c $< -o $@.$$$$ && mv $@.$$$$ $@
 # A prerequisite of every lab library: if its X.fatbin is gone (a library built
 # by an older kit, say), the library is built again.
 .SECONDEXPANSION:

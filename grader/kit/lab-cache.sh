@@ -4,13 +4,16 @@
 # reads only its source, common/ and the toolchain, so those and the command
 # decide every byte of it; an entry is reused only for exactly the same of them.
 #
-#   lab-cache.sh key NVCC FLAGS SRC OUT COMMON SUPPORT_O
+#   lab-cache.sh key NVCC FLAGS SRC OUT COMMON SUPPORT_FLAGS SUPPORT_SRC...
 #       prints the key: sha256 of the toolchain (nvcc's and the host compiler's
 #       versions, where they are and their sizes and times), the flags, the
 #       folder make runs in and SRC and OUT as given (-lineinfo records the
 #       source's folder and name; the host code, the output's), the bytes of
-#       SRC, of every file of COMMON and of SUPPORT_O, and the environment the
-#       jail lets through (BUILD_KEEP_ENV).
+#       SRC and of every file of COMMON, how support.o (linked into every
+#       library) is made: its flags and the bytes of its sources (not its own
+#       bytes: nvcc writes a new id into each object it makes, so they differ
+#       from build to build), and the environment the jail lets through
+#       (BUILD_KEEP_ENV).
 #   lab-cache.sh get KEY KEEP
 #       copies the entry's files into KEEP (as nvcc --keep left them there) and
 #       exits 0, after checking each against the entry's MANIFEST; exit 1 where
@@ -52,18 +55,21 @@ toolchain() {
 
 case ${1:-} in
 key)
-    [ $# -eq 7 ] || die "usage: key NVCC FLAGS SRC OUT COMMON SUPPORT_O"
-    nvcc=$2 flags=$3 src=$4 out=$5 common=$6 support=$7
-    [ -f "$src" ] && [ -d "$common" ] && [ -f "$support" ] || exit 1
-    {
+    [ $# -ge 8 ] || die "usage: key NVCC FLAGS SRC OUT COMMON SUPPORT_FLAGS SUPPORT_SRC..."
+    nvcc=$2 flags=$3 src=$4 out=$5 common=$6 support_flags=$7
+    shift 7
+    [ -f "$src" ] && [ -d "$common" ] || exit 1
+    key=$({
         echo "smemlab lab library 2" # the entry format: what put stores
         toolchain "$nvcc"
         printf 'flags %s\ncwd %s\nsrc %s\nout %s\ncommon %s\n' "$flags" "$(pwd -P)" "$src" "$out" "$common"
         for name in ${BUILD_KEEP_ENV:-}; do printf 'env %s=%s\n' "$name" "${!name-}"; done
         sha256sum "$src" | cut -d' ' -f1
         (cd "$common" && find . -type f -print0 | LC_ALL=C sort -z | xargs -0r sha256sum)
-        sha256sum "$support" | cut -d' ' -f1
-    } | sha256sum | cut -d' ' -f1
+        printf 'support %s\n' "$support_flags"
+        sha256sum "$@"
+    } | sha256sum) || exit 1 # an input that cannot be read: no key, so nothing cached
+    echo "${key%% *}"
     ;;
 get)
     [ $# -eq 3 ] || die "usage: get KEY KEEP"
