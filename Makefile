@@ -12,6 +12,16 @@ CUDA_HOME ?= $(patsubst %/bin/nvcc,%,$(shell command -v $(NVCC) 2>/dev/null))
 CUDA_INC := $(CUDA_HOME)/include $(wildcard $(CUDA_HOME)/extras/CUPTI/include)
 CUDA_LIB := $(CUDA_HOME)/lib64 $(wildcard $(CUDA_HOME)/extras/CUPTI/lib64)
 CC ?= gcc
+# ccache (Debian's), where it is installed, in front of the host compiler when
+# CC is make's own: the grader's objects are compiled once for every tree of the
+# kit (a clone, the student kit, the autograders' kits that check-full builds
+# from nothing). A tree's folder is not part of an object's hash
+# (CCACHE_NOHASHDIR): an object may name another tree's folder in its debug
+# information, never another source.
+ifeq ($(origin CC),default)
+CC := $(if $(shell command -v ccache 2>/dev/null),ccache gcc,gcc)
+endif
+export CCACHE_NOHASHDIR := 1
 # DEPS_PREFIX: a folder with Debian packages unpacked (dpkg -x), for machines
 # that cannot apt-get (see tests/gpu/README.md).
 DEPS_PREFIX ?=
@@ -103,21 +113,46 @@ JAIL = $(BUILD_JAIL) --timeout $(BUILD_TIMEOUT) --memory $(BUILD_MEMORY) --max-o
 # nvcc runs in the jail, writing only into OUT.keep/ (its temporaries too);
 # RUNNER replaces the jail for the kit's own test libraries that must do what
 # the jail refuses (the unit tests' injected fatbinary).
+# What the jail builds comes from the lab cache where LAB_CACHE names one (below).
 lab_lib = keep=$(3).keep; rm -rf "$$keep" && mkdir -p "$$keep" && cp $(SUPPORT_OBJ) "$$keep/support.o" \
-    && $(if $(4),$(4),$(JAIL) --source $(2) --read $(LAB_COMMON) --out "$$keep" --) \
-       $(NVCC) $(1) -shared $(2) "$$keep/support.o" -o "$$keep/$(notdir $(3))" --keep --keep-dir "$$keep" \
-    && mv "$$keep/$(notdir $(3))" $(3) $(if $(5),&& mv "$$keep/$(basename $(notdir $(2))).compute_90.ptx" $(5)) \
+    && $(if $(and $(LAB_CACHE),$(if $(4),,jail)),$(call lab_cached,$(1),$(2),$(3),$(lab_nvcc)),$(lab_nvcc)) \
+    && mv "$$keep/$(notdir $(3))" $(3) $(if $(5),&& $(call keep_ptx,$(basename $(notdir $(2))),$(5))) \
     $(if $(6),&& for c in "$$keep/$(basename $(notdir $(2)))".*.cubin; do [ -e "$$c" ] || continue; a=$${c%.cubin}; mv "$$c" $(6).sm$${a##*_}.cubin; done) \
     && { mv "$$keep/$(basename $(notdir $(2))).fatbin" $(patsubst %.so,%.fatbin,$(3)) \
          || { echo "nvcc kept no $(basename $(notdir $(2))).fatbin in $$keep: this kit needs the file names of nvcc --keep (CUDA 12.6 or newer)" >&2; false; }; }; \
     rc=$$?; rm -rf "$$keep"; [ $$rc = 0 ]
+# $(call keep_ptx,NAME,PTX): nvcc --keep names the compute_90 PTX NAME.compute_90.ptx
+# beside other architectures' and NAME.ptx where it is the only one.
+keep_ptx = { mv "$$keep/$(1).compute_90.ptx" $(2) 2>/dev/null || \
+    { grep -q '^\.target sm_90' "$$keep/$(1).ptx" && mv "$$keep/$(1).ptx" $(2); }; }
+lab_nvcc = $(if $(4),$(4),$(JAIL) --source $(2) --read $(LAB_COMMON) --out "$$keep" --) \
+       $(NVCC) $(1) -shared $(2) "$$keep/support.o" -o "$$keep/$(notdir $(3))" --keep --keep-dir "$$keep"
+# The lab cache (grader/kit/lab-cache.sh): a library the jail built is stored
+# under the sha256 of everything that decides its bytes (the toolchain, the
+# flags, the source's bytes and the names -lineinfo records, common/, how
+# support.o is made: its flags and sources, never its bytes, which nvcc writes
+# anew each time)
+# and copied from there the next time those are all the same; an entry is
+# checked against its manifest and built again where damaged. The folder lives
+# across clones and make clean; CI may keep it. LAB_CACHE= builds everything.
+# make lab-lib (students' files: the batch, the autograders) caches nothing
+# unless LAB_LIB_CACHE names a folder (check-truth's corpus does).
+LAB_CACHE ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/smemlab/labs
+LAB_LIB_CACHE ?=
+LAB_CACHE_SH = LAB_CACHE='$(LAB_CACHE)' bash grader/kit/lab-cache.sh
+# (The key is taken again after a build: a file changed meanwhile stores nothing.)
+lab_key = $(LAB_CACHE_SH) key '$(NVCC)' '$(1)' $(2) $(3) $(LAB_COMMON) '$(SUPPORT_FLAGS)' $(SUPPORT_SRC)
+lab_cached = { key=$$($(lab_key)) && $(LAB_CACHE_SH) get "$$key" "$$keep" || { $(4) \
+    && { [ "$$key" != "$$($(lab_key))" ] || $(LAB_CACHE_SH) put "$$key" "$$keep" $(notdir $(3)) $(basename $(notdir $(2))); }; }; }
 # common/support.cu holds no GPU code (a symbol that marks the contract): it is
 # compiled once and linked into every lab library, the jail reading it from
 # OUT.keep/. Written under another name first: batch builds may ask at once.
 SUPPORT_OBJ := $(BUILD)/obj/common/support.o
-$(SUPPORT_OBJ): common/support.cu common/smemlab.h
+SUPPORT_SRC := common/support.cu common/smemlab.h
+SUPPORT_FLAGS := -std=c++17 -Icommon -Xcompiler -fPIC --cudart shared
+$(SUPPORT_OBJ): $(SUPPORT_SRC)
 	@mkdir -p $(@D)
-	$(call step,NVCC,$<)$(NVCC) -std=c++17 -Icommon -Xcompiler -fPIC --cudart shared -c $< -o $@.$$$$ && mv $@.$$$$ $@
+	$(call step,NVCC,$<)$(NVCC) $(SUPPORT_FLAGS) -c $< -o $@.$$$$ && mv $@.$$$$ $@
 # A prerequisite of every lab library: if its X.fatbin is gone (a library built
 # by an older kit, say), the library is built again.
 .SECONDEXPANSION:
@@ -129,25 +164,40 @@ FORCE:
 # Three programs: smemlab-grade (plans, measures, scores; never runs a student's
 # host code), smemlab-record (the untrusted process that calls the launchers)
 # and the fake CUDA runtime the recorder loads in place of the real one.
-RECORD_ONLY := grader/record/recorder.c grader/record/sandbox.c grader/record/fake_cudart.c grader/measure/trace/measure_trace.c
-# The grader: every C file under grader/ but the programs of their own (bench, batch,
-# jail), the recorder's, and the PTX machine's tests.
-GRADER_SRC := $(filter-out grader/bench/% grader/batch/% grader/jail/% grader/ptx/tests/% $(RECORD_ONLY),$(shell find grader -name '*.c' | sort))
+#
+# Every C file under grader/ is compiled once (build/obj/, position-independent,
+# so that the trace backend's shared object takes the same objects) and put in
+# one archive, build/libsmemlab.a: all but the programs' mains (a file that
+# defines main), the entry files of the two shared objects and the PTX machine's
+# tests. A program is its main and the archive: the linker takes from it the
+# objects the program calls into, and nothing else, so that a new file is linked
+# wherever it is used, with no list to edit.
+GRADER_C := $(shell find grader -name '*.c' -not -path 'grader/ptx/tests/*' | sort)
+MAIN_C := $(shell grep -l '^int main\b' $(GRADER_C))
+SO_ENTRY_C := grader/record/fake_cudart.c grader/measure/trace/measure_trace.c
+GRADER_LIB := $(BUILD)/libsmemlab.a
 GRADER := $(BUILD)/smemlab-grade
 RECORDER := $(BUILD)/smemlab-record
 FAKE_CUDART := $(BUILD)/record/libcudart.so.13
 GRADER_ALL := $(GRADER) $(RECORDER) $(FAKE_CUDART)
-RECORDER_SRC := grader/record/recorder.c grader/record/sandbox.c grader/image/lab_image.c grader/image/elf_view.c \
-                $(wildcard grader/labs/*.c) grader/model/tile_access.c
 # See grader/measure/counters/compat/README.
 CUPTI_CFLAGS := -Igrader/measure/counters/compat
 # Each object depends on the headers it includes, as the compiler lists them (-MMD).
 DEPFLAGS = -MMD -MP
+# (Not read for make lab-lib and nvcc-arch, which compile no object: the batch
+# runs one make lab-lib a student, and reading them is half of such a make's time.)
+ifneq ($(filter-out lab-lib nvcc-arch,$(or $(MAKECMDGOALS),help)),)
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
+endif
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(@D)
-	$(call step,CC,$<)$(CC) $(DEPFLAGS) $(CPPFLAGS) $(if $(findstring measure_cupti,$<),$(CUPTI_CFLAGS)) $(C_ALL) -c $< -o $@
+	$(call step,CC,$<)$(CC) $(DEPFLAGS) $(CPPFLAGS) $(if $(findstring measure_cupti,$<),$(CUPTI_CFLAGS)) $(C_ALL) $(C_OBJ) -c $< -o $@
+# Position-independent (the trace backend is a shared object); the archive's
+# symbols are hidden there (--exclude-libs), so nothing of it is interposed.
+C_OBJ = -fPIC -fno-semantic-interposition
+# The batch composes paths and messages that may be cut, and says so.
+$(BUILD)/obj/grader/batch/%.o: C_OBJ += -Wno-format-truncation
 
 # The grader's own kernels, built into the grader (grader/device/).
 GRADER_FATBIN := $(BUILD)/grader_kernels.fatbin
@@ -166,15 +216,34 @@ CUB_ARCH = $(if $(GPU_ARCH_KNOWN),-arch=sm_$(GPU_CC),-gencode arch=compute_75$(c
 CUB_OBJ := $(BUILD)/obj/grader/device/cub_sum.o
 $(CUB_OBJ): grader/device/cub_sum.cu grader/run/cub.h
 	@mkdir -p $(@D)
-	$(call step,NVCC,$<)$(NVCC) -std=c++17 -c $(CUB_ARCH) $< -o $@
+	$(call step,NVCC,$<)$(NVCC) -std=c++17 -Xcompiler -fPIC -c $(CUB_ARCH) $< -o $@
 
-GRADER_OBJ := $(GRADER_SRC:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/grader/device/grader_fatbin.o $(CUB_OBJ)
-$(GRADER): $(GRADER_OBJ) | $(RECORDER) $(FAKE_CUDART)
-	$(call step,LINK,$@)$(CC) $(C_ALL) $(GRADER_OBJ) -o $@ $(LDLIBS_CUDA)
+GRADER_LIB_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(filter-out $(MAIN_C) $(SO_ENTRY_C),$(GRADER_C))) \
+                  $(BUILD)/obj/grader/device/grader_fatbin.o $(CUB_OBJ)
+# A thin archive (it names the objects, never copies them), written anew when
+# an object changes: a file removed from the tree leaves nothing behind in it.
+$(GRADER_LIB): $(GRADER_LIB_OBJ)
+	$(call step,AR,$@)rm -f $@.tmp && $(AR) rcsT $@.tmp $^ && mv $@.tmp $@
+# $(call program,MAIN_OBJ...): what a program links, its mains then the archive.
+program = $(1) $(GRADER_LIB)
+# A program P is linked by the rule of its stamp, P.linked, into P.new, which
+# replaces P only where the bytes differ ($(call relink,LINK COMMAND without
+# -o)); P's own rule has nothing to do, so make reads P's time again after it.
+# The archive is new whenever any object is, but a program that links none of
+# what changed keeps its time, and what is made from it (the jail's lab
+# libraries, the docs' figures) is not made again; the stamp keeps the link
+# from running again. A program that is gone is linked again (FORCE).
+relink = $(1) -o $(@:.linked=).new && { cmp -s $(@:.linked=).new $(@:.linked=) && rm -f $(@:.linked=).new \
+    || mv -f $(@:.linked=).new $(@:.linked=); } && touch $@
 
-$(RECORDER): $(RECORDER_SRC:%.c=$(BUILD)/obj/%.o)
-	$(call step,LINK,$@)$(CC) $(C_ALL) $^ -o $@ -ldl $(addprefix -L,$(DEPS_LIB)) \
-	    $(addprefix -Wl$(comma)-rpath$(comma),$(DEPS_LIB)) -lseccomp
+$(GRADER): $(GRADER).linked ;
+$(GRADER).linked: $(call program,$(BUILD)/obj/grader/cli/main.o) $$(if $$(wildcard $(GRADER)),,FORCE) | $(RECORDER) $(FAKE_CUDART)
+	$(call step,LINK,$(@:.linked=))$(call relink,$(CC) $(C_ALL) $(filter %.o %.a,$^) $(LDLIBS_CUDA))
+
+$(RECORDER): $(RECORDER).linked ;
+$(RECORDER).linked: $(call program,$(BUILD)/obj/grader/record/recorder.o) $$(if $$(wildcard $(RECORDER)),,FORCE)
+	$(call step,LINK,$(@:.linked=))$(call relink,$(CC) $(C_ALL) $(filter-out FORCE,$^) -ldl $(addprefix -L,$(DEPS_LIB)) \
+	    $(addprefix -Wl$(comma)-rpath$(comma),$(DEPS_LIB)) -lseccomp)
 
 $(FAKE_CUDART): grader/record/fake_cudart.c grader/record/fake_cudart.map grader/record/record.h grader/record/fake_cudart.h
 	@mkdir -p $(@D)
@@ -183,9 +252,9 @@ $(FAKE_CUDART): grader/record/fake_cudart.c grader/record/fake_cudart.map grader
 
 # The build jail: plain C, nothing to link. Beside it, smemlab-jail-bin/as is
 # the jail again: the assembler guard the host compiler finds first (-B).
-JAIL_SRC := $(wildcard grader/jail/*.c)
-$(BUILD_JAIL): $(JAIL_SRC:%.c=$(BUILD)/obj/%.o)
-	$(call step,LINK,$@)$(CC) $(C_ALL) $^ -o $@
+$(BUILD_JAIL): $(BUILD_JAIL).linked ;
+$(BUILD_JAIL).linked: $(call program,$(BUILD)/obj/grader/jail/main.o) $$(if $$(wildcard $(BUILD_JAIL)),,FORCE)
+	$(call step,LINK,$(@:.linked=))$(call relink,$(CC) $(C_ALL) $(filter-out FORCE,$^))
 	@mkdir -p $(BUILD)/smemlab-jail-bin && ln -sfn ../smemlab-build-jail $(BUILD)/smemlab-jail-bin/as
 
 # --- the trace backend (issue 9): measures without counter permission --------
@@ -195,18 +264,16 @@ SANITIZER_HOME ?= $(CUDA_HOME)/compute-sanitizer
 HAVE_SANITIZER := $(wildcard $(SANITIZER_HOME)/include/sanitizer.h)
 TRACE_LIB := $(BUILD)/libsmemlab-trace.so
 TRACE_PATCHES := $(BUILD)/smemlab-trace-patches.fatbin
-TRACE_SRC := grader/measure/trace/measure_trace.c grader/measure/measure.c grader/measure/access/trace.c \
-             grader/measure/access/lineinfo.c grader/image/elf_view.c grader/image/sass.c grader/model/bank.c \
-             grader/base/check.c grader/measure/access/lane_race.c grader/measure/access/coalesce.c \
-             grader/model/sector.c
+TRACE_OBJ := $(BUILD)/obj/grader/measure/trace/measure_trace.o
 TRACE := $(if $(HAVE_SANITIZER),$(TRACE_LIB) $(TRACE_PATCHES))
 
-$(TRACE_LIB): $(TRACE_SRC) $(shell find grader -name '*.h')
+$(TRACE_OBJ): C_OBJ += -fvisibility=hidden -I$(SANITIZER_HOME)/include -DSMEMLAB_NVDISASM='"$(CUDA_HOME)/bin/nvdisasm"'
+$(TRACE_LIB): $(TRACE_LIB).linked ;
+$(TRACE_LIB).linked: $(call program,$(TRACE_OBJ)) $$(if $$(wildcard $(TRACE_LIB)),,FORCE)
 	@mkdir -p $(@D)
-	$(call step,CC,$@)$(CC) $(CPPFLAGS) -I$(SANITIZER_HOME)/include -DSMEMLAB_NVDISASM='"$(CUDA_HOME)/bin/nvdisasm"' \
-	    $(C_ALL) -fPIC -shared -fvisibility=hidden $(TRACE_SRC) -o $@ \
-	    -L$(SANITIZER_HOME) -Wl,-rpath,$(SANITIZER_HOME) -lsanitizer-public \
-	    -L$(CUDA_HOME)/lib64/stubs -lcuda -lm
+	$(call step,LINK,$(@:.linked=))$(call relink,$(CC) $(C_ALL) -fPIC -shared $(filter-out FORCE,$^) -Wl$(comma)--exclude-libs$(comma)ALL \
+	    -L$(SANITIZER_HOME) -Wl$(comma)-rpath$(comma)$(SANITIZER_HOME) -lsanitizer-public \
+	    -L$(CUDA_HOME)/lib64/stubs -lcuda -lm)
 $(TRACE_PATCHES): grader/measure/trace/trace_patches.cu grader/measure/access/trace_record.h
 	@mkdir -p $(@D)
 	$(call step,NVCC,$@)$(NVCC) --fatbin --compile-as-tools-patch $(NVCC_ARCH) -I$(SANITIZER_HOME)/include $< -o $@
@@ -256,6 +323,7 @@ $(foreach l,$(LABS),$(eval $(call lab_rules,$(l))))
 # and Autolab scripts build it as root; make lab-lib then runs as the student).
 .PHONY: lab-lib nvcc-arch lab-tools
 lab-tools: $(GRADER) $(BUILD_JAIL) $(SUPPORT_OBJ)
+lab-lib: override LAB_CACHE = $(LAB_LIB_CACHE)
 lab-lib: | $(BUILD_JAIL) $(SUPPORT_OBJ)
 	@case " $(LABS) " in *" $(LAB) "*) ;; *) echo "make lab-lib: LAB=$(LAB) is not a lab ($(LABS))" >&2; exit 2;; esac
 	@test -n "$(SRC)" -a -n "$(OUT)" || { echo "make lab-lib: give SRC=file.cu and OUT=file.so" >&2; exit 2; }
@@ -265,16 +333,10 @@ nvcc-arch:
 
 # --- batch: grade a class --------------------------------------------------------------
 BATCH := $(BUILD)/smemlab-batch
-BATCH_SRC := $(wildcard grader/batch/*.c)
 BATCH_LIBS := $(addprefix -L,$(DEPS_LIB)) $(addprefix -Wl$(comma)-rpath$(comma),$(DEPS_LIB)) -larchive -lcrypto -lcjson -lm
-$(BUILD)/obj/grader/batch/%.o: grader/batch/%.c $(wildcard grader/batch/*.h) grader/labs/lab_table.h
-	@mkdir -p $(@D)
-	$(call step,CC,$@)$(CC) $(CPPFLAGS) $(C_ALL) -Wno-format-truncation -c $< -o $@
-# The lab tables (grader/labs/ but the launchers' calls and the sizes they take).
-LAB_TABLES_SRC := $(filter-out grader/labs/calls.c grader/labs/sizes.c grader/labs/stencil_calls.c,$(wildcard grader/labs/*.c))
-$(BATCH): $(BATCH_SRC:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/grader/base/check.o $(BUILD)/obj/grader/base/provenance.o \
-          $(BUILD)/obj/grader/model/tile_access.o $(patsubst %.c,$(BUILD)/obj/%.o,$(LAB_TABLES_SRC))
-	$(call step,LINK,$@)$(CC) $(C_ALL) $^ -o $@ $(BATCH_LIBS)
+$(BATCH): $(BATCH).linked ;
+$(BATCH).linked: $(call program,$(BUILD)/obj/grader/batch/main.o) $$(if $$(wildcard $(BATCH)),,FORCE)
+	$(call step,LINK,$(@:.linked=))$(call relink,$(CC) $(C_ALL) $(filter-out FORCE,$^) $(BATCH_LIBS))
 # make batch LAB=lab3 SUBMISSIONS=dir [RESULTS=dir] [BATCH_FLAGS='--gpus 0,1']
 RESULTS ?= results-$(LAB_ID)
 BATCH_FLAGS ?=
@@ -332,8 +394,9 @@ endif
 
 # --- set-up: what a fresh Debian/Ubuntu machine lacks -----------------------------
 # chromium: make check-docs renders the course in it (headless), as readers see it.
+# ccache: the host compiler's cache (above).
 DEB_PACKAGES := make gcc patch pkg-config libcjson-dev libseccomp-dev libzstd-dev check pandoc \
-                libarchive-dev libssl-dev libxml2-utils python3 python3-jsonschema chromium
+                libarchive-dev libssl-dev libxml2-utils python3 python3-jsonschema chromium ccache
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 # One installer for every list the goals ask for: make deps deps-instructor
 # (as CI runs it) is one apt-get, not two racing for its lock under -j. It
@@ -367,9 +430,9 @@ install-packages:
 
 # --- benchmark: lab 5 to 9 solutions against cuBLAS, the copy roof and CUB ----------
 BENCH := $(BUILD)/smemlab-bench
-BENCH_OBJ := grader/bench/bench.c grader/run/timing.c grader/labs/sizes.c grader/labs/reduce_sizes.c $(filter-out grader/reference/tile_ref.c,$(wildcard grader/reference/*.c))
-$(BENCH): $(BENCH_OBJ:%.c=$(BUILD)/obj/%.o) $(CUB_OBJ)
-	$(call step,LINK,$@)$(CC) $(C_ALL) $^ -o $@ $(LDLIBS_CUDA) -lcublas
+$(BENCH): $(BENCH).linked ;
+$(BENCH).linked: $(call program,$(BUILD)/obj/grader/bench/bench.o) $$(if $$(wildcard $(BENCH)),,FORCE)
+	$(call step,LINK,$(@:.linked=))$(call relink,$(CC) $(C_ALL) $(filter-out FORCE,$^) $(LDLIBS_CUDA) -lcublas)
 .PHONY: bench
 ifeq ($(words $(wildcard solutions grader/bench)),2)
 # The step-3 milestones of lab 5 (docs/lab5.md#milestones) are timed too.

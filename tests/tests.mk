@@ -6,10 +6,7 @@ CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null)
 UNIT_SRC := $(wildcard tests/unit/*.c grader/ptx/tests/unit/*.c)
 # The trace backend's GPU probe (check-trace-gpu); compiled in check-compile.
 TRACE_PROBE := $(BUILD)/tests/trace-probe
-TRACE_PROBE_SRC := tests/gpu/trace-probe.c grader/measure/trace/measure_trace_loader.c grader/compare/compare.c \
-    grader/base/check.c grader/measure/measure.c grader/measure/access/trace.c grader/measure/access/lane_race.c grader/measure/access/bankmap.c \
-    grader/measure/access/lineinfo.c grader/image/elf_view.c grader/model/bank.c grader/model/tile_model.c grader/model/tile_access.c \
-    grader/measure/access/coalesce.c grader/model/sector.c
+TRACE_PROBE_OBJ := $(BUILD)/obj/tests/gpu/trace-probe.o
 
 UNIT_BIN := $(BUILD)/tests/unit-tests
 # Compile tests build every lab file for the oldest architecture of the kit's
@@ -17,8 +14,13 @@ UNIT_BIN := $(BUILD)/tests/unit-tests
 # the contract's launchers) and for sm_90 with its compute_90 PTX, what make labN
 # embeds last: the emulator runs that PTX ($(EMU_PTX_DIR)/labs/, kept from the
 # same nvcc run) and reads that SASS, as it does for a student (cp.async, half
-# precision and the like compile for sm_75 to other code, or not at all).
-COMPILE_ARCH ?= -gencode arch=compute_75,code=sm_75 -gencode arch=compute_90,code=[sm_90,compute_90]
+# precision and the like compile for sm_75 to other code, or not at all); the
+# planted variants, wrong on purpose, for what the emulator reads alone.
+# TEST_ARCH is what the emulator runs and reads (compute_90 PTX, sm_90 SASS):
+# the one flag set of the test stages' own libraries (the planted variants, the
+# truth corpus); the lab files and solutions add the oldest architecture.
+TEST_ARCH := -gencode arch=compute_90,code=[sm_90,compute_90]
+COMPILE_ARCH ?= -gencode arch=compute_75,code=sm_75 $(TEST_ARCH)
 # Planted wrong variants are patches against a solution (tests/planted/README.md):
 # the defect stays a few readable lines, and a change to the solution that
 # breaks one shows up as a patch that no longer applies.
@@ -34,18 +36,21 @@ CU_FILES := $(wildcard labs/*/*.cu solutions/*/*.cu solutions/*/milestones/*.cu)
 CU_CHECKED := $(CU_FILES:%.cu=$(BUILD)/compile-check/%.so) \
               $(PLANTED_NAMES:%=$(BUILD)/compile-check/planted/%.so)
 
-UNIT_OBJ := $(filter-out $(BUILD)/obj/grader/cli/main.o,$(GRADER_OBJ))
-# One object a test file (their headers tracked by -MMD): a change to one
-# grader file relinks the tests instead of compiling all of them again
-# (make check-mutants does that for every mutant).
+# One object a test file (their headers tracked by -MMD), linked with the
+# grader's archive: a change to one grader file relinks the tests instead of
+# compiling all of them again (make check-mutants does that for every mutant).
 UNIT_TEST_OBJ := $(UNIT_SRC:%.c=$(BUILD)/obj/%.o)
-$(UNIT_TEST_OBJ): $(BUILD)/obj/%.o: %.c
+# The kit's test programs that call into the grader, compiled as the unit tests are.
+TEST_PROGRAM_OBJ := $(BUILD)/obj/tests/gpu/trace-probe.o $(BUILD)/obj/tests/traces/gen-traces.o \
+                    $(BUILD)/obj/tests/truth/sync-emulate.o
+$(UNIT_TEST_OBJ) $(TEST_PROGRAM_OBJ): $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(@D)
 	@pkg-config --exists check || { echo "Check (the C unit-test library) is missing: sudo apt-get install check" >&2; exit 3; }
 	$(call step,CC,$<)$(CC) $(DEPFLAGS) $(CPPFLAGS) -iquote grader -iquote grader/reference $(CHECK_CFLAGS) $(C_ALL) -c $< -o $@
-$(UNIT_BIN): $(UNIT_TEST_OBJ) $(UNIT_OBJ)
+$(UNIT_BIN): $(UNIT_BIN).linked ;
+$(UNIT_BIN).linked: $(call program,$(UNIT_TEST_OBJ)) $$(if $$(wildcard $(UNIT_BIN)),,FORCE)
 	@mkdir -p $(@D)
-	$(call step,LINK,$@)$(CC) $(C_ALL) $(UNIT_TEST_OBJ) $(UNIT_OBJ) -o $@ $(CHECK_LIBS) $(LDLIBS_CUDA)
+	$(call step,LINK,$(@:.linked=))$(call relink,$(CC) $(C_ALL) $(filter-out FORCE,$^) $(CHECK_LIBS) $(LDLIBS_CUDA))
 
 EMU_PTX_DIR := $(BUILD)/tests/emulator
 # $(call COMPILE_ONE,LIB,PTX): the library of $< and its PTX, from one nvcc run
@@ -53,11 +58,11 @@ EMU_PTX_DIR := $(BUILD)/tests/emulator
 # cubin of each architecture beside LIB (LIB without .so, then .smXX.cubin: the
 # SASS reader's tests read the solutions' from there).
 COMPILE_ONE = @mkdir -p $(dir $(1)) $(dir $(2)); \
-    $(call lab_lib,$(NVCC_BASE) $(COMPILE_ARCH),$<,$(1),,$(2),$(basename $(1))) && echo "compiles: $<"
+    $(call lab_lib,$(NVCC_BASE) $(or $(3),$(COMPILE_ARCH)),$<,$(1),,$(2),$(basename $(1))) && echo "compiles: $<"
 # (FATBIN_GONE as for any library, but asked of the library when the PTX is the target.)
 $(BUILD)/compile-check/planted/%.so $(EMU_PTX_DIR)/labs/planted/%.ptx: $(BUILD)/planted/src/%.cu $(SUPPORT_OBJ) common/smemlab.h \
         $$(if $$(wildcard $(BUILD)/compile-check/planted/$$*.fatbin),,FORCE) | $(BUILD_JAIL)
-	$(call COMPILE_ONE,$(BUILD)/compile-check/planted/$*.so,$(EMU_PTX_DIR)/labs/planted/$*.ptx)
+	$(call COMPILE_ONE,$(BUILD)/compile-check/planted/$*.so,$(EMU_PTX_DIR)/labs/planted/$*.ptx,$(TEST_ARCH))
 $(BUILD)/compile-check/%.so $(EMU_PTX_DIR)/labs/%.ptx: %.cu $(SUPPORT_OBJ) common/smemlab.h \
         $$(if $$(wildcard $(BUILD)/compile-check/$$*.fatbin),,FORCE) | $(BUILD_JAIL)
 	$(call COMPILE_ONE,$(BUILD)/compile-check/$*.so,$(EMU_PTX_DIR)/labs/$*.ptx)
@@ -77,23 +82,43 @@ $(BUILD)/tests/expect: tests/expect.c
 	@mkdir -p $(@D)
 	$(call step,CC,$@)$(CC) $(CPPFLAGS) $(C_ALL) $< -o $@ $(addprefix -L,$(DEPS_LIB)) $(addprefix -Wl$(comma)-rpath$(comma),$(DEPS_LIB)) -lcjson
 
+# Two tiers, both real (CONTRIBUTING.md says which test is in which, and why).
+# make check: what a contributor runs after every change, in minutes: every
+# lab, skeleton and planted variant graded, the truth corpus, the batch, the
+# jail, the docs, the autograders in one layout each (their kit given this
+# run's grader). make check-full: the rest, slower or needing the machine
+# whole: the autograders on every layout, their grader built from nothing as
+# Gradescope's and Autolab's machines build it; Slurm's cluster; the course and
+# the report pages in a browser; the batch's kill and time-limit sections; the instructor's day (two
+# exported classes built and graded for real); a hostile class through the real
+# nvcc. .ci/run runs both. A change to the batch, the jail or the
+# integrations runs make check-full before it lands.
+CHECK_TIERS := check check-full
+.PHONY: check-house check-mutants check check-full check-unit check-compile check-contract check-launches check-cli \
+        check-make check-gpu check-student-kit check-batch check-batch-full check-hostile check-exports \
+        check-exports-full check-jail check-report
+check: check-house check-lab-cache check-unit check-traces check-compile check-contract check-launches check-cli \
+       check-make check-docs check-batch check-exports check-jail check-emulated check-truth
+	@$(call check_done,$@)
+check-full: docs-browser check-report check-batch-full check-exports-full check-hostile
+	@$(call check_done,$@)
+
 # When make started: make check says how long it took (make bench-loops reads it).
 CHECK_T0 := $(shell date +%s)
-# make check counts what each stage costs: every recipe line runs through
-# tests/timed-shell, which logs its target, wall and CPU time to CHECK_COSTS, and
-# check prints the sums at the end (tests/check-costs.awk).
-ifneq ($(filter check,$(MAKECMDGOALS)),)
+# make check and check-full count what each stage costs: every recipe line runs
+# through tests/timed-shell, which logs its target, wall and CPU time to
+# CHECK_COSTS, and the tier prints the sums at its end (tests/check-costs.awk).
+ifneq ($(filter $(CHECK_TIERS),$(MAKECMDGOALS)),)
 CHECK_COSTS := $(BUILD)/tests/check-costs.log
 $(shell mkdir -p $(BUILD)/tests && rm -f $(CHECK_COSTS))
 export SMEMLAB_CHECK_COSTS := $(abspath $(CHECK_COSTS))
 SHELL = $(CURDIR)/tests/timed-shell
 .SHELLFLAGS = --target=$@ -c
 endif
-.PHONY: check-house check-mutants check check-unit check-compile check-report check-contract check-launches check-cli check-make check-gpu check-student-kit check-batch check-hostile check-exports check-jail
-check: check-house check-unit check-traces check-compile check-contract check-launches check-cli check-make check-docs check-report check-batch check-hostile check-exports check-jail check-emulated check-truth
-	@secs=$$(( $$(date +%s) - $(CHECK_T0) )); echo "$$secs $$(hostname), $$(nproc) cores" > $(BUILD)/tests/check-time.txt; \
-	 awk -v total=$$secs -v ticks=$$(getconf CLK_TCK) -f tests/check-costs.awk $(CHECK_COSTS); \
-	 echo "make check: all passed ($$secs s)"
+# $(call check_done,TIER): the tier's time, what each stage cost, its verdict.
+check_done = secs=$$(( $$(date +%s) - $(CHECK_T0) )); echo "$$secs $$(hostname), $$(nproc) cores" > $(BUILD)/tests/$(1)-time.txt; \
+    awk -v tier=$(1) -v total=$$secs -v ticks=$$(getconf CLK_TCK) -f tests/check-costs.awk $(CHECK_COSTS); \
+    echo "make $(1): all passed ($$secs s)"
 
 # The image tests read a real library built by nvcc (no GPU needed to build one),
 # for every architecture of the kit's default list: their cubins differ in layout.
@@ -188,11 +213,10 @@ check-cli: $(GRADER_ALL) $(BUILD)/compile-check/labs/lab1-square/lab1.so
 	bash tests/cli/test-cli.sh $(GRADER)
 
 # Recorded traces of the lab access patterns (tests/traces/), from the tile model.
-$(BUILD)/tests/gen-traces: tests/traces/gen-traces.c grader/model/tile_model.c grader/model/tile_access.c grader/model/bank.c \
-                           grader/measure/access/trace.c grader/measure/access/lane_race.c grader/base/check.c grader/measure/measure.c \
-                           grader/measure/access/coalesce.c grader/model/sector.c
+$(BUILD)/tests/gen-traces: $(BUILD)/tests/gen-traces.linked ;
+$(BUILD)/tests/gen-traces.linked: $(call program,$(BUILD)/obj/tests/traces/gen-traces.o) $$(if $$(wildcard $(BUILD)/tests/gen-traces),,FORCE)
 	@mkdir -p $(@D)
-	$(call step,CC,$@)$(CC) -iquote grader $(C_ALL) $^ -o $@ -lm
+	$(call step,LINK,$(@:.linked=))$(call relink,$(CC) $(C_ALL) $(filter-out FORCE,$^) -lm)
 .PHONY: traces check-traces
 traces: $(BUILD)/tests/gen-traces
 	$< tests/traces
@@ -206,9 +230,10 @@ check-traces: $(BUILD)/tests/gen-traces
 
 # The trace backend alone, on a GPU (issue 9): requests and wavefronts of the
 # lab 1-4 kernels against the hand-worked numbers, lines, races.
-$(TRACE_PROBE): $(TRACE_PROBE_SRC) $(shell find grader -name '*.h')
+$(TRACE_PROBE): $(TRACE_PROBE).linked ;
+$(TRACE_PROBE).linked: $(call program,$(TRACE_PROBE_OBJ)) $$(if $$(wildcard $(TRACE_PROBE)),,FORCE)
 	@mkdir -p $(@D)
-	$(call step,CC,$@)$(CC) $(CPPFLAGS) -iquote grader $(C_ALL) $(TRACE_PROBE_SRC) -o $@ $(LDLIBS_CUDA)
+	$(call step,LINK,$(@:.linked=))$(call relink,$(CC) $(C_ALL) $(filter-out FORCE,$^) $(LDLIBS_CUDA))
 .PHONY: check-trace-gpu
 check-trace-gpu: $(TRACE_PROBE) trace-backend $(BUILD)/solutions/lab1.so $(BUILD)/solutions/lab3.so \
                  $(BUILD)/solutions/lab4.so $(BUILD)/planted/lab1-no-sync.so $(BUILD)/planted/lab1-long-tile.so
@@ -251,9 +276,10 @@ report-pages-gpu: $(GRADER_ALL) $(TRACE) $(REPORT_PAGE_LIBS) $(PLANTED_SRC)
 # The synchronisation corpus (tests/truth/gen-sync.py) run on the PTX machine with the
 # grader's analysis: its verdicts beside compute-sanitizer's (check-truth.sh).
 SYNC_EMULATE := $(BUILD)/tests/sync-emulate
-$(SYNC_EMULATE): tests/truth/sync-emulate.c $(UNIT_OBJ)
+$(SYNC_EMULATE): $(SYNC_EMULATE).linked ;
+$(SYNC_EMULATE).linked: $(call program,$(BUILD)/obj/tests/truth/sync-emulate.o) $$(if $$(wildcard $(SYNC_EMULATE)),,FORCE)
 	@mkdir -p $(@D)
-	$(call step,LINK,$@)$(CC) $(CPPFLAGS) -iquote grader $(C_ALL) $< $(UNIT_OBJ) -o $@ $(LDLIBS_CUDA)
+	$(call step,LINK,$(@:.linked=))$(call relink,$(CC) $(C_ALL) $(filter-out FORCE,$^) $(LDLIBS_CUDA))
 
 # make check: the same corpus graded by the emulator, against what Nsight Compute
 # measured on an H100 (tests/truth/h100-ncu.tsv): no GPU needed.
@@ -262,7 +288,7 @@ $(SYNC_EMULATE): tests/truth/sync-emulate.c $(UNIT_OBJ)
 # (the jail, support.o) is built here first, once (on a fresh clone the parts
 # would each build it at the same moment).
 check-truth: $(GRADER_ALL) $(BUILD_JAIL) $(SUPPORT_OBJ) $(SYNC_EMULATE)
-	NVCC="$(NVCC)" bash tests/truth/check-truth.sh $(BUILD) $(GRADER)
+	NVCC="$(NVCC)" LAB_LIB_CACHE=$(LAB_CACHE) TEST_ARCH='$(TEST_ARCH)' bash tests/truth/check-truth.sh $(BUILD) $(GRADER)
 check-truth-gpu: $(GRADER_ALL) $(TRACE) $(BUILD_JAIL) $(SUPPORT_OBJ) $(BUILD)/tests/truth-run $(SYNC_EMULATE)
 	NVCC="$(NVCC)" bash tests/truth/check-truth.sh $(BUILD) $(GRADER) gpu
 	$(MAKE) --no-print-directory check-truth-labs-gpu
@@ -282,6 +308,12 @@ endif
 # sideways, none out of the PTX machine, no circle between files.
 check-house:
 	python3 tests/make/check-house.py
+
+# The lab cache (grader/kit/lab-cache.sh) through make lab-lib and the jail:
+# reused for the same inputs only, damage found, nothing stored of a failure.
+.PHONY: check-lab-cache
+check-lab-cache: $(BUILD_JAIL) $(SUPPORT_OBJ)
+	bash tests/make/test-lab-cache.sh $(BUILD)
 
 # make grade ends with the grader's exit status (a fake grader; no GPU, no nvcc).
 check-make:
@@ -315,21 +347,33 @@ check-mutants:
 	@echo "make check-mutants: skipped: it mutates the grader and grades solutions/ and tests/planted/, which the student kit does not have."
 endif
 
-# smemlab-batch without a GPU: fakes for nvcc and the grader where needed
-# (tests/batch/), real nvcc for compile errors, the real grader's no-GPU path.
-check-batch: $(BATCH) $(GRADER_ALL) $(BUILD_JAIL) $(SUPPORT_OBJ)
-	bash tests/batch/test-batch.sh $(BUILD)
+# smemlab-batch without a GPU, a script a subject (tests/batch/test-batch-*.sh),
+# each its own target so that they run side by side: fakes for nvcc and the
+# grader where needed, real nvcc for compile errors, the real grader's no-GPU
+# path. make check runs BATCH_TESTS (BATCH_TESTS=discovery: that one alone, as
+# make check-mutants does); make check-full the kill and time-limit sections,
+# which wait out time limits and killed runs, and labs 7 to 10 built and graded
+# through the batch.
+BATCH_TESTS ?= discovery jobs real outcomes slurm
+BATCH_TESTS_FULL := limits kill labs
+check-batch: $(addprefix check-batch-,$(BATCH_TESTS))
+check-batch-full: $(addprefix check-batch-,$(BATCH_TESTS_FULL))
+check-batch-%: $(BATCH) $(GRADER_ALL) $(BUILD_JAIL) $(SUPPORT_OBJ)
+	bash tests/batch/test-batch-$*.sh $(BUILD)
 
 # A hostile class (issue 17) through the real batch and the real nvcc: each
 # attack gets its reason within its limit, the honest next to them are built,
-# the batch's own memory is measured and bounded.
+# the batch's own memory is measured and bounded (make check-full).
 check-hostile: $(BATCH) $(BUILD_JAIL) $(SUPPORT_OBJ)
 	bash tests/batch/test-hostile.sh $(BUILD)
 
 # Classes as Moodle, Canvas, Blackboard and Gradescope export them, names with
 # any characters, a roster; the gradebook opens in a spreadsheet with no formula.
 check-exports: $(BATCH) $(GRADER_ALL) $(BUILD_JAIL) $(SUPPORT_OBJ)
-	bash tests/batch/test-exports.sh $(BUILD)
+	SMEMLAB_CHECK_TIER=fast bash tests/batch/test-exports.sh $(BUILD)
+# The instructor's day: a Moodle and a Canvas export of 16 built and graded for real.
+check-exports-full: $(BATCH) $(GRADER_ALL) $(BUILD_JAIL) $(SUPPORT_OBJ)
+	SMEMLAB_CHECK_TIER=full bash tests/batch/test-exports.sh $(BUILD)
 
 # The jail alone, on single files: every layer, the limits, make lab-lib's use of it.
 check-jail: $(BUILD_JAIL) $(SUPPORT_OBJ)

@@ -15,7 +15,7 @@
 #define SMEMLAB_BATCH_H
 
 #include "../labs/lab_table.h"
-#include "../jail/build_limits.h"
+#include "../base/build_limits.h"
 
 #include <stddef.h>
 #include <stdio.h>

@@ -254,62 +254,76 @@ static int in_list(char **list, int n, const char *s)
     return 0;
 }
 
-int main(int argc, char **argv)
+/* smemlab-batch's long options (usage() says each). */
+enum { O_GPUS = 256, O_PER_GPU, O_TIME, O_REGRADE, O_ONLY, O_GARG, O_GRADER, O_KIT, O_NVCC, O_ARCH,
+       O_MAXSRC, O_MAXARC, O_MAXENT, O_PROGRESS, O_PLAIN, O_QUIET, O_SLURM, O_CHUNK,
+       O_SBATCH, O_SARG, O_TASK, O_CHUNKF, O_HELP, O_NO_METER, O_BTIME, O_BMEM, O_BOUT,
+       O_BLOG, O_BSANDBOX, O_ROSTER, O_SLURM_GPU, O_REGRADE_NM };
+static const struct option longs[] = {
+    {"results", required_argument, 0, 'o'}, {"jobs", required_argument, 0, 'j'},
+    {"gpus", required_argument, 0, O_GPUS}, {"time-limit", required_argument, 0, O_TIME},
+    {"graders-per-gpu", required_argument, 0, O_PER_GPU},
+    {"regrade", no_argument, 0, O_REGRADE}, {"only", required_argument, 0, O_ONLY},
+    {"grader-arg", required_argument, 0, O_GARG}, {"grader", required_argument, 0, O_GRADER},
+    {"kit", required_argument, 0, O_KIT}, {"nvcc", required_argument, 0, O_NVCC},
+    {"nvcc-arch", required_argument, 0, O_ARCH},
+    {"max-source", required_argument, 0, O_MAXSRC},
+    {"max-archive", required_argument, 0, O_MAXARC},
+    {"max-entries", required_argument, 0, O_MAXENT},
+    {"progress", no_argument, 0, O_PROGRESS}, {"plain", no_argument, 0, O_PLAIN},
+    {"quiet", no_argument, 0, O_QUIET}, {"slurm", no_argument, 0, O_SLURM},
+    {"chunk-size", required_argument, 0, O_CHUNK}, {"sbatch", required_argument, 0, O_SBATCH},
+    {"sbatch-arg", required_argument, 0, O_SARG}, {"task", required_argument, 0, O_TASK},
+    {"chunk-file", required_argument, 0, O_CHUNKF}, {"help", no_argument, 0, O_HELP},
+    {"no-meter-server", no_argument, 0, O_NO_METER},
+    {"build-timeout", required_argument, 0, O_BTIME},
+    {"build-memory", required_argument, 0, O_BMEM},
+    {"build-output", required_argument, 0, O_BOUT},
+    {"build-log", required_argument, 0, O_BLOG},
+    {"build-sandbox", required_argument, 0, O_BSANDBOX},
+    {"roster", required_argument, 0, O_ROSTER},
+    {"slurm-gpu", no_argument, 0, O_SLURM_GPU},
+    {"regrade-not-measured", no_argument, 0, O_REGRADE_NM},
+    {0, 0, 0, 0}};
+
+/* LAB and SUBMISSIONS after the options, and the options that go together:
+ * -1 to go on, else the exit status. */
+static int check_option_sets(int argc, char **argv, batch_opts *o)
 {
-    enum { O_GPUS = 256, O_PER_GPU, O_TIME, O_REGRADE, O_ONLY, O_GARG, O_GRADER, O_KIT, O_NVCC, O_ARCH,
-           O_MAXSRC, O_MAXARC, O_MAXENT, O_PROGRESS, O_PLAIN, O_QUIET, O_SLURM, O_CHUNK,
-           O_SBATCH, O_SARG, O_TASK, O_CHUNKF, O_HELP, O_NO_METER, O_BTIME, O_BMEM, O_BOUT,
-           O_BLOG, O_BSANDBOX, O_ROSTER, O_SLURM_GPU, O_REGRADE_NM };
-    static const struct option longs[] = {
-        {"results", required_argument, 0, 'o'}, {"jobs", required_argument, 0, 'j'},
-        {"gpus", required_argument, 0, O_GPUS}, {"time-limit", required_argument, 0, O_TIME},
-        {"graders-per-gpu", required_argument, 0, O_PER_GPU},
-        {"regrade", no_argument, 0, O_REGRADE}, {"only", required_argument, 0, O_ONLY},
-        {"grader-arg", required_argument, 0, O_GARG}, {"grader", required_argument, 0, O_GRADER},
-        {"kit", required_argument, 0, O_KIT}, {"nvcc", required_argument, 0, O_NVCC},
-        {"nvcc-arch", required_argument, 0, O_ARCH},
-        {"max-source", required_argument, 0, O_MAXSRC},
-        {"max-archive", required_argument, 0, O_MAXARC},
-        {"max-entries", required_argument, 0, O_MAXENT},
-        {"progress", no_argument, 0, O_PROGRESS}, {"plain", no_argument, 0, O_PLAIN},
-        {"quiet", no_argument, 0, O_QUIET}, {"slurm", no_argument, 0, O_SLURM},
-        {"chunk-size", required_argument, 0, O_CHUNK}, {"sbatch", required_argument, 0, O_SBATCH},
-        {"sbatch-arg", required_argument, 0, O_SARG}, {"task", required_argument, 0, O_TASK},
-        {"chunk-file", required_argument, 0, O_CHUNKF}, {"help", no_argument, 0, O_HELP},
-        {"no-meter-server", no_argument, 0, O_NO_METER},
-        {"build-timeout", required_argument, 0, O_BTIME},
-        {"build-memory", required_argument, 0, O_BMEM},
-        {"build-output", required_argument, 0, O_BOUT},
-        {"build-log", required_argument, 0, O_BLOG},
-        {"build-sandbox", required_argument, 0, O_BSANDBOX},
-        {"roster", required_argument, 0, O_ROSTER},
-        {"slurm-gpu", no_argument, 0, O_SLURM_GPU},
-        {"regrade-not-measured", no_argument, 0, O_REGRADE_NM},
-        {0, 0, 0, 0}};
-    /* Names in archives are UTF-8 (zip's flag, pax headers): libarchive converts
-       them by the locale's character set, so it must be one that holds them. */
-    if (!setlocale(LC_CTYPE, "C.UTF-8"))
-        setlocale(LC_CTYPE, "");
-    batch_opts o = {.jobs = cores(), .n_gpus = 1, .per_gpu = 3, .time_limit = 300, .make = "make",
-                    .limits = {1 << 20, 64LL << 20, 10000}, .chunk_size = 10, .sbatch = "sbatch",
-                    .task = -1, .argc = argc, .argv = argv, .build_timeout = 120,
-                    .build_memory = 4LL << 30, .build_output = 256LL << 20,
-                    .build_log = 1 << 20, .build_sandbox = "auto"};
-    o.progress = isatty(2) ? 1 : 0;
-    o.grader_args = calloc((size_t)argc + 1, sizeof(char *));
-    o.sbatch_args = calloc((size_t)argc + 1, sizeof(char *));
-    const char *results = NULL, *only = NULL;
+    if (argc - optind != 2)
+        return bad("%s", argc - optind < 2 ? "give LAB and SUBMISSIONS_DIR"
+                                           : "too many arguments: give LAB and SUBMISSIONS_DIR");
+    o->lab = lab_find(argv[optind]);
+    if (!o->lab)
+        return bad("unknown lab '%s' (the labs are lab1 ... lab10)", argv[optind]);
+    if ((o->task >= 0) != (o->chunk_file != NULL))
+        return bad("%s", "--task and --chunk-file go together (what a Slurm array task runs)");
+    if (o->slurm && o->task >= 0)
+        return bad("%s", "--slurm submits the tasks; a task does not take --slurm");
+    if (o->slurm_gpu && !o->slurm)
+        return bad("%s", "--slurm-gpu goes with --slurm (a GPU for each array task)");
+    if (o->slurm && !on_path(o->sbatch))
+        return bad("--slurm: cannot find sbatch ('%s'): run this where Slurm's commands are "
+                   "installed (a login node), or give --sbatch PATH", o->sbatch);
+
+    return -1;
+}
+
+/* The command line into o (its defaults set by the caller), the results folder
+ * and --only as given: -1 to go on, else the exit status (--help: 0). */
+static int parse_options(int argc, char **argv, batch_opts *o, const char **results, const char **only)
+{
     int opt;
     long v;
     opterr = 0;
     while ((opt = getopt_long(argc, argv, ":o:j:", longs, NULL)) != -1) {
         switch (opt) {
-        case 'o': results = optarg; break;
-        case O_NO_METER: o.no_meter_server = 1; break;
+        case 'o': *results = optarg; break;
+        case O_NO_METER: o->no_meter_server = 1; break;
         case 'j':
             if (parse_long(optarg, 1, 1024, &v)) return bad("-j wants a number of builds in 1..1024, not '%s'", optarg);
-            o.jobs = (int)v;
-            o.jobs_set = 1;
+            o->jobs = (int)v;
+            o->jobs_set = 1;
             break;
         case O_GPUS: {
             int n;
@@ -317,111 +331,101 @@ int main(int argc, char **argv)
             if (n == 0 || n > 64) return bad("--gpus wants a list of GPU numbers such as 0,1, not '%s'", optarg);
             for (int i = 0; i < n; i++) {
                 if (parse_long(l[i], 0, 63, &v)) return bad("--gpus: '%s' is not a GPU number (0..63)", l[i]);
-                o.gpus[i] = (int)v;
+                o->gpus[i] = (int)v;
             }
-            o.n_gpus = n;
+            o->n_gpus = n;
             break;
         }
         case O_PER_GPU:
             if (parse_long(optarg, 1, 16, &v)) return bad("--graders-per-gpu wants a number in 1..16, not '%s'", optarg);
-            o.per_gpu = (int)v;
+            o->per_gpu = (int)v;
             break;
         case O_TIME: {
             char *end;
             double t = strtod(optarg, &end);
             if (end == optarg || *end || !(t >= 1 && t <= 86400)) return bad("--time-limit wants seconds in 1..86400, not '%s'", optarg);
-            o.time_limit = t;
+            o->time_limit = t;
             break;
         }
         case O_BTIME: {
             char *end;
             double t = strtod(optarg, &end);
             if (end == optarg || *end || !(t >= 1 && t <= 86400)) return bad("--build-timeout wants seconds in 1..86400, not '%s'", optarg);
-            o.build_timeout = t;
+            o->build_timeout = t;
             break;
         }
         case O_BMEM: case O_BOUT: case O_BLOG: {
             long long b = parse_size(optarg);
             if (b < 4096) return bad("a build limit wants a size such as 4G, 256M or 1048576 (at least 4K), not '%s'", optarg);
-            if (opt == O_BMEM) o.build_memory = b;
-            else if (opt == O_BOUT) o.build_output = b;
-            else o.build_log = b;
+            if (opt == O_BMEM) o->build_memory = b;
+            else if (opt == O_BOUT) o->build_output = b;
+            else o->build_log = b;
             break;
         }
         case O_BSANDBOX:
             if (strcmp(optarg, "auto") && strcmp(optarg, "portable")) return bad("--build-sandbox is auto or portable, not '%s'", optarg);
-            o.build_sandbox = optarg;
+            o->build_sandbox = optarg;
             break;
-        case O_ROSTER: o.roster_path = optarg; break;
-        case O_REGRADE: o.regrade = 1; break;
-        case O_ONLY: only = optarg; break;
-        case O_GARG: o.grader_args[o.n_grader_args++] = optarg; break;
-        case O_GRADER: o.grader = optarg; break;
-        case O_KIT: o.kit = optarg; break;
-        case O_NVCC: o.nvcc = optarg; break;
-        case O_ARCH: o.nvcc_arch = optarg; break;
+        case O_ROSTER: o->roster_path = optarg; break;
+        case O_REGRADE: o->regrade = 1; break;
+        case O_ONLY: *only = optarg; break;
+        case O_GARG: o->grader_args[o->n_grader_args++] = optarg; break;
+        case O_GRADER: o->grader = optarg; break;
+        case O_KIT: o->kit = optarg; break;
+        case O_NVCC: o->nvcc = optarg; break;
+        case O_ARCH: o->nvcc_arch = optarg; break;
         case O_MAXSRC: case O_MAXARC: case O_MAXENT:
             if (parse_long(optarg, 1, LONG_MAX, &v)) return bad("the cap wants a positive whole number, not '%s'", optarg);
-            if (opt == O_MAXSRC) o.limits.max_source = v;
-            else if (opt == O_MAXARC) o.limits.max_archive = v;
-            else o.limits.max_entries = v;
+            if (opt == O_MAXSRC) o->limits.max_source = v;
+            else if (opt == O_MAXARC) o->limits.max_archive = v;
+            else o->limits.max_entries = v;
             break;
-        case O_PROGRESS: o.progress = 1; break;
-        case O_PLAIN: o.progress = 0; break;
-        case O_QUIET: o.progress = -1; break;
-        case O_SLURM: o.slurm = 1; break;
-        case O_SLURM_GPU: o.slurm_gpu = 1; break;
-        case O_REGRADE_NM: o.regrade_apart = 1; break;
+        case O_PROGRESS: o->progress = 1; break;
+        case O_PLAIN: o->progress = 0; break;
+        case O_QUIET: o->progress = -1; break;
+        case O_SLURM: o->slurm = 1; break;
+        case O_SLURM_GPU: o->slurm_gpu = 1; break;
+        case O_REGRADE_NM: o->regrade_apart = 1; break;
         case O_CHUNK:
             if (parse_long(optarg, 1, 100000, &v)) return bad("--chunk-size wants a number >= 1, not '%s'", optarg);
-            o.chunk_size = (int)v;
+            o->chunk_size = (int)v;
             break;
-        case O_SBATCH: o.sbatch = optarg; break;
-        case O_SARG: o.sbatch_args[o.n_sbatch_args++] = optarg; break;
+        case O_SBATCH: o->sbatch = optarg; break;
+        case O_SARG: o->sbatch_args[o->n_sbatch_args++] = optarg; break;
         case O_TASK:
             if (parse_long(optarg, 0, 1000000, &v)) return bad("--task wants the array index, not '%s'", optarg);
-            o.task = v;
+            o->task = v;
             break;
-        case O_CHUNKF: o.chunk_file = optarg; break;
-        case O_HELP: usage(stdout); return 0;
+        case O_CHUNKF: o->chunk_file = optarg; break;
+        case O_HELP: usage(stdout); return BATCH_EXIT_OK;
         case ':': return bad("%s needs a value", argv[optind - 1]);
         default: return bad("unknown option '%s'", argv[optind - 1]);
         }
     }
-    if (argc - optind != 2)
-        return bad("%s", argc - optind < 2 ? "give LAB and SUBMISSIONS_DIR"
-                                           : "too many arguments: give LAB and SUBMISSIONS_DIR");
-    o.lab = lab_find(argv[optind]);
-    if (!o.lab)
-        return bad("unknown lab '%s' (the labs are lab1 ... lab10)", argv[optind]);
-    if ((o.task >= 0) != (o.chunk_file != NULL))
-        return bad("%s", "--task and --chunk-file go together (what a Slurm array task runs)");
-    if (o.slurm && o.task >= 0)
-        return bad("%s", "--slurm submits the tasks; a task does not take --slurm");
-    if (o.slurm_gpu && !o.slurm)
-        return bad("%s", "--slurm-gpu goes with --slurm (a GPU for each array task)");
-    if (o.slurm && !on_path(o.sbatch))
-        return bad("--slurm: cannot find sbatch ('%s'): run this where Slurm's commands are "
-                   "installed (a login node), or give --sbatch PATH", o.sbatch);
+    return check_option_sets(argc, argv, o);
+}
 
+/* The submissions (a folder or an archive, readable), the roster, and the
+ * results folder, made and proven writable: 0, else the exit status. */
+static int check_paths(batch_opts *o, const char *subdir, const char *results)
+{
     struct stat st;
-    const char *subdir = argv[optind + 1];
-    if (stat(subdir, &st) || !(S_ISDIR(st.st_mode) || S_ISREG(st.st_mode)))
+        if (stat(subdir, &st) || !(S_ISDIR(st.st_mode) || S_ISREG(st.st_mode)))
         return bad("the submissions folder '%s' does not exist or is not a folder or an archive",
                    subdir);
     if (access(subdir, S_ISDIR(st.st_mode) ? R_OK | X_OK : R_OK))
         return bad("the submissions folder '%s' is not readable", subdir);
-    o.submissions = absolute(subdir);
-    if (o.roster_path) {
+    o->submissions = absolute(subdir);
+    if (o->roster_path) {
         char rerr[1024];
-        if (roster_load(o.roster_path, &o.roster, rerr, sizeof rerr))
+        if (roster_load(o->roster_path, &o->roster, rerr, sizeof rerr))
             return bad("%s", rerr);
-        o.roster_path = absolute(o.roster_path);
+        o->roster_path = absolute(o->roster_path);
     }
 
     char def_results[64];
     if (!results) {
-        snprintf(def_results, sizeof def_results, "results-%s", o.lab->id);
+        snprintf(def_results, sizeof def_results, "results-%s", o->lab->id);
         results = def_results;
     }
     if (mkdir_p(results, 0755))
@@ -435,11 +439,17 @@ int main(int argc, char **argv)
         return bad("the results folder '%s' is not writable", results);
     close(pfd);
     unlink(probe);
-    o.results = absolute(results);
+    o->results = absolute(results);
 
-    /* The kit and the grader: beside this program unless told. */
+    return 0;
+}
+
+/* The kit, the grader, nvcc and the jail, where told or beside this program:
+ * 0, else the exit status. */
+static int locate_kit(batch_opts *o, const char *argv0)
+{
     char *self = realpath("/proc/self/exe", NULL);
-    o.self = self ? self : argv[0];
+    o->self = self ? self : (char *)argv0;
     char exe_dir[4096] = ".", kit_guess[4200], grader_guess[4200];
     if (self) {
         snprintf(exe_dir, sizeof exe_dir, "%s", self);
@@ -449,114 +459,132 @@ int main(int argc, char **argv)
     }
     snprintf(kit_guess, sizeof kit_guess, "%s/..", exe_dir);
     snprintf(grader_guess, sizeof grader_guess, "%s/smemlab-grade", exe_dir);
-    o.kit = absolute(o.kit ? o.kit : kit_guess);
-    o.grader = absolute(o.grader ? o.grader : grader_guess);
+    o->kit = absolute(o->kit ? o->kit : kit_guess);
+    o->grader = absolute(o->grader ? o->grader : grader_guess);
     /* A relative path (not a name PATH finds) is taken from here: make runs in the
        kit (-C) and a Slurm task wherever the cluster starts it. It need not exist
        here (a login node without the toolkit): a build that cannot find it is
        the machine's failure, said for each submission. */
-    if (o.nvcc && strchr(o.nvcc, '/') && o.nvcc[0] != '/')
-        o.nvcc = from_here(o.nvcc);
+    if (o->nvcc && strchr(o->nvcc, '/') && o->nvcc[0] != '/')
+        o->nvcc = from_here(o->nvcc);
     char mk[4200];
-    snprintf(mk, sizeof mk, "%s/common/smemlab.h", o.kit);
+    snprintf(mk, sizeof mk, "%s/common/smemlab.h", o->kit);
     if (access(mk, R_OK))
-        return bad("'%s' is not the kit's top folder (no common/smemlab.h): give --kit DIR", o.kit);
+        return bad("'%s' is not the kit's top folder (no common/smemlab.h): give --kit DIR", o->kit);
     char jail[4200];
-    snprintf(jail, sizeof jail, "%s/build/smemlab-build-jail", o.kit);
-    if (!o.slurm && access(jail, X_OK)) {
+    snprintf(jail, sizeof jail, "%s/build/smemlab-build-jail", o->kit);
+    if (!o->slurm && access(jail, X_OK)) {
         fprintf(stderr, "smemlab-batch: the build jail %s is not built: run `make batch` (or "
                 "make lab-tools) in the kit\n", jail);
         return BATCH_EXIT_ENV;
     }
-    if (!o.slurm && access(o.grader, X_OK)) {
+    if (!o->slurm && access(o->grader, X_OK)) {
         fprintf(stderr, "smemlab-batch: the grader %s is not built: run `make batch` (or "
-                "make %s/smemlab-grade) in the kit\n", o.grader, exe_dir);
+                "make %s/smemlab-grade) in the kit\n", o->grader, exe_dir);
         return BATCH_EXIT_ENV;
     }
 
-    /* One batch at a time per results folder (tasks of an array write side by side). */
-    if (o.task < 0) {
+    return 0;
+}
+
+/* One batch at a time per results folder (tasks of an array write side by
+ * side); what a killed run left is ended: 0, else the exit status. */
+static int take_results(batch_opts *o)
+{
+    if (o->task < 0) {
         char lock[4200];
-        snprintf(lock, sizeof lock, "%s/.smemlab-batch.lock", o.results);
+        snprintf(lock, sizeof lock, "%s/.smemlab-batch.lock", o->results);
         int lfd = open(lock, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
         if (lfd < 0 || flock(lfd, LOCK_EX | LOCK_NB)) {
             fprintf(stderr, "smemlab-batch: another smemlab-batch is writing to %s: wait for "
-                    "it or give another -o\n", o.results);
+                    "it or give another -o\n", o->results);
             return BATCH_EXIT_USAGE;
         }
-        record_clean_temps(o.results);
-        leftovers_clean(&o);
+        record_clean_temps(o->results);
+        leftovers_clean(o);
     }
 
-    /* Discovery. */
-    submission *subs = NULL;
+    return 0;
+}
+
+/* The class: every submission (a Slurm task: those its chunk file names),
+ * --only's ids each found. The count, or -1 with *status the exit status. */
+static int discover_class(batch_opts *o, const char *only, submission **subs, int *status)
+{
     int n = 0;
     char err[1024];
-    const roster *ro = o.roster_path ? &o.roster : NULL;
-    if (o.task >= 0) { /* a Slurm task: the class read as the submitter read it, its ids kept */
-        char *list = read_file_all(o.chunk_file, NULL, 16 << 20);
+    const roster *ro = o->roster_path ? &o->roster : NULL;
+    if (o->task >= 0) { /* a Slurm task: the class read as the submitter read it, its ids kept */
+        char *list = read_file_all(o->chunk_file, NULL, 16 << 20);
         if (!list)
-            return bad("cannot read the chunk file '%s'", o.chunk_file);
+            return *status = bad("cannot read the chunk file '%s'", o->chunk_file), -1;
         int n_ids = 0;
         char **ids = calloc(strlen(list) + 1, sizeof *ids);
         for (char *save = NULL, *t = strtok_r(list, "\n", &save); t; t = strtok_r(NULL, "\n", &save))
             if (*t)
                 ids[n_ids++] = t;
-        n = discover(o.submissions, o.lab, &o.limits, ro, ids, n_ids, &subs, err, sizeof err);
+        n = discover(o->submissions, o->lab, &o->limits, ro, ids, n_ids, subs, err, sizeof err);
         free(ids);
         free(list);
         if (n < 0)
-            return bad("%s", err);
+            return *status = bad("%s", err), -1;
     } else {
-        n = discover(o.submissions, o.lab, &o.limits, ro, NULL, 0, &subs, err, sizeof err);
+        n = discover(o->submissions, o->lab, &o->limits, ro, NULL, 0, subs, err, sizeof err);
         if (n < 0)
-            return bad("%s", err);
+            return *status = bad("%s", err), -1;
     }
     if (only) {
-        o.only = split_list(only, &o.n_only);
-        for (int i = 0; i < o.n_only; i++) {
+        o->only = split_list(only, &o->n_only);
+        for (int i = 0; i < o->n_only; i++) {
             int found = 0;
             for (int k = 0; k < n; k++)
-                found |= !strcmp(subs[k].student, o.only[i]);
+                found |= !strcmp((*subs)[k].student, o->only[i]);
             if (!found)
-                return bad("--only: no submission has the student id '%s'", o.only[i]);
+                return *status = bad("--only: no submission has the student id '%s'", o->only[i]), -1;
         }
     }
 
-    /* What is already recorded stays, unless asked or the source changed. */
-    result *rs = calloc((size_t)(n ? n : 1), sizeof *rs);
-    int pending = 0, rejected = 0;
+    return n;
+}
+
+/* What is already recorded stays (into rs), unless asked or the source
+ * changed; a rejected submission is recorded now. The count left to grade. */
+static int keep_recorded(const batch_opts *o, submission *subs, int n, result *rs, int *rejected)
+{
+    int pending = 0;
+    char err[1024];
+    *rejected = 0;
     for (int i = 0; i < n; i++) {
         submission *s = &subs[i];
         if (s->status == ST_REJECTED) {
-            rejected++;
-            result_init_from_sub(&rs[i], s, o.lab);
-            if (record_write(o.results, &rs[i], err, sizeof err))
+            (*rejected)++;
+            result_init_from_sub(&rs[i], s, o->lab);
+            if (record_write(o->results, &rs[i], err, sizeof err))
                 fprintf(stderr, "smemlab-batch: %s\n", err);
             continue;
         }
         char path[4400];
-        snprintf(path, sizeof path, "%s/%s.json", o.results, s->student);
+        snprintf(path, sizeof path, "%s/%s.json", o->results, s->student);
         result old;
-        int keep = o.task < 0 && !o.regrade && !(o.only && in_list(o.only, o.n_only, s->student));
+        int keep = o->task < 0 && !o->regrade && !(o->only && in_list(o->only, o->n_only, s->student));
         if (keep && record_read(path, &old) == 0) {
-            if (old.final && !strcmp(old.sha256, s->sha256) && !strcmp(old.lab, o.lab->id) &&
-                !(o.regrade_apart && old.not_measured > 0)) {
+            if (old.final && !strcmp(old.sha256, s->sha256) && !strcmp(old.lab, o->lab->id) &&
+                !(o->regrade_apart && old.not_measured > 0)) {
                 rs[i] = old;
                 s->status = old.status; /* not pending */
-                refresh_identity(&o, &rs[i], s);
+                refresh_identity(o, &rs[i], s);
                 continue;
             }
             result_free_checks(&old);
         }
-        if (o.only && !in_list(o.only, o.n_only, s->student) && record_read(path, &old) == 0) {
+        if (o->only && !in_list(o->only, o->n_only, s->student) && record_read(path, &old) == 0) {
             rs[i] = old; /* not asked for: as recorded */
             s->status = old.status;
-            refresh_identity(&o, &rs[i], s);
+            refresh_identity(o, &rs[i], s);
             continue;
         }
-        if (o.only && !in_list(o.only, o.n_only, s->student)) {
-            result_init_from_sub(&rs[i], s, o.lab);
+        if (o->only && !in_list(o->only, o->n_only, s->student)) {
+            result_init_from_sub(&rs[i], s, o->lab);
             rs[i].status = ST_NOT_GRADED;
             snprintf(rs[i].reason, sizeof rs[i].reason, "not graded: left out by --only");
             s->status = ST_NOT_GRADED;
@@ -564,6 +592,38 @@ int main(int argc, char **argv)
         }
         pending++;
     }
+    return pending;
+}
+
+int main(int argc, char **argv)
+{
+    /* Names in archives are UTF-8 (zip's flag, pax headers): libarchive converts
+       them by the locale's character set, so it must be one that holds them. */
+    if (!setlocale(LC_CTYPE, "C.UTF-8"))
+        setlocale(LC_CTYPE, "");
+    batch_opts o = {.jobs = cores(), .n_gpus = 1, .per_gpu = 3, .time_limit = 300, .make = "make",
+                    .limits = {1 << 20, 64LL << 20, 10000}, .chunk_size = 10, .sbatch = "sbatch",
+                    .task = -1, .argc = argc, .argv = argv, .build_timeout = 120,
+                    .build_memory = 4LL << 30, .build_output = 256LL << 20,
+                    .build_log = 1 << 20, .build_sandbox = "auto"};
+    o.progress = isatty(2) ? 1 : 0;
+    o.grader_args = calloc((size_t)argc + 1, sizeof(char *));
+    o.sbatch_args = calloc((size_t)argc + 1, sizeof(char *));
+    const char *results = NULL, *only = NULL;
+    int status = parse_options(argc, argv, &o, &results, &only);
+    if (status >= 0)
+        return status;
+    if ((status = check_paths(&o, argv[optind + 1], results)) || (status = locate_kit(&o, argv[0])) ||
+        (status = take_results(&o)))
+        return status;
+    submission *subs = NULL;
+    int n = discover_class(&o, only, &subs, &status);
+    if (n < 0)
+        return status;
+    result *rs = calloc((size_t)(n ? n : 1), sizeof *rs);
+    int rejected;
+    int pending = keep_recorded(&o, subs, n, rs, &rejected);
+    char err[1024];
     if (o.progress >= 0 && o.task < 0) {
         char count[48];
         printf("%s: %s in %s: %d to grade, %d already recorded, %d not usable\n", o.lab->id,

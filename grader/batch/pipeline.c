@@ -657,6 +657,153 @@ static int grading_where(const batch_opts *o, const job *jobs, int n_jobs, char 
     return gpu;
 }
 
+/* The run's state: the jobs, the grader slots (n_gpus x per_gpu), the queue of
+ * built jobs waiting for a slot, and what the Timing line sums. */
+typedef struct {
+    job *jobs;
+    int n_jobs, total;         /* distinct sources; submissions to grade */
+    int *slot_job, n_slots;    /* the job in each grader slot, or -1 */
+    int *built_queue, q_head, q_tail;
+    int building, next_build, finished, done;
+    double t0, last, gpu_wait, sum_build, sum_grade, sum_held;
+    int n_built, n_graded;
+} pipeline;
+
+/* One job per distinct source, in the order of the (sorted) submissions, each
+ * in its scratch folder: 0, else -1 (said, and nothing left behind). */
+static int make_jobs(const batch_opts *o, submission *subs, int n, pipeline *p)
+{
+    p->jobs = calloc((size_t)(n ? n : 1), sizeof *p->jobs);
+    for (int i = 0; i < n; i++) {
+        if (subs[i].status != ST_PENDING)
+            continue;
+        p->total++;
+        int k;
+        for (k = 0; k < p->n_jobs; k++)
+            if (!strcmp(subs[p->jobs[k].subs[0]].sha256, subs[i].sha256))
+                break;
+        job *j = &p->jobs[k];
+        if (k == p->n_jobs) {
+            j->subs = calloc((size_t)n, sizeof(int));
+            j->gpu_slot = -1;
+            j->status_fd = -1;
+            if (prepare_scratch(o, j, &subs[i], k) != 0) {
+                fprintf(stderr, "smemlab-batch: cannot prepare %s: %s\n", j->dir, strerror(errno));
+                free(j->subs);
+                free(p->jobs);
+                rm_rf(scratch_root);
+                leftovers_forget(o->results);
+                return -1;
+            }
+            p->n_jobs++;
+        }
+        /* the bytes are on disk now (or the same as its job's first submission's):
+           the batch keeps no class's worth of sources */
+        free(subs[i].code);
+        subs[i].code = NULL;
+        j->subs[j->n_subs++] = i;
+    }
+    return 0;
+}
+
+/* Builds up to -j at a time; each free grader slot takes the next built job. */
+static void start_work(const batch_opts *o, pipeline *p, const submission *subs)
+{
+    double t_now = now_seconds();
+    int grading = 0;
+    for (int g = 0; g < p->n_slots; g++)
+        grading += p->slot_job[g] >= 0;
+    if (!grading && p->q_head == p->q_tail && (p->building > 0 || p->next_build < p->n_jobs))
+        p->gpu_wait += t_now - p->last; /* no grader at all while builds are still to come */
+    p->last = t_now;
+    while (p->building < o->jobs && p->next_build < p->n_jobs) {
+        start_build(o, &p->jobs[p->next_build++]);
+        p->building++;
+    }
+    for (int g = 0; g < p->n_slots; g++)
+        if (p->slot_job[g] < 0 && p->q_head < p->q_tail) {
+            job *j = &p->jobs[p->built_queue[p->q_head++]];
+            p->slot_job[g] = (int)(j - p->jobs);
+            start_grade(o, j, g, subs[j->subs[0]].sha256);
+        }
+}
+
+/* A child that ended, or one killed here for its limit (*killed): its pid, or
+ * 0 when none did (the graders heard, after a short sleep). */
+static pid_t next_ended(const batch_opts *o, pipeline *p, int *status, int *killed)
+{
+    *killed = 0;
+    pid_t pid = waitpid(-1, status, WNOHANG);
+    if (pid > 0)
+        return pid;
+    double t = now_seconds();
+    for (int k = 0; k < p->n_jobs; k++) {
+        job *j = &p->jobs[k];
+        if (j->state == J_GRADING)
+            poll_status(j);
+        if (j->pid > 0 && over_limit(o, j, t)) {
+            if (j->state == J_BUILDING)
+                stop_child(j->pid, status);
+            else {
+                kill(-j->pid, SIGKILL);
+                kill(j->pid, SIGKILL);
+                waitpid(j->pid, status, 0);
+            }
+            *killed = 1;
+            return j->pid;
+        }
+    }
+    struct timespec ts = {0, 20 * 1000 * 1000};
+    nanosleep(&ts, NULL);
+    return 0;
+}
+
+/* A job's build or grader ended: on to the queue of built jobs, or recorded. */
+static void job_step_ended(const batch_opts *o, pipeline *p, int k, int status, int killed,
+                           submission *subs, result *results)
+{
+    job *j = &p->jobs[k];
+    kill(-j->pid, SIGKILL); /* whatever the child left running in its group */
+    j->pid = 0;
+    if (j->state == J_BUILDING) {
+        p->building--;
+        build_done(o, j, status, killed);
+        p->sum_build += j->build_s;
+        p->n_built++;
+        if (j->state == J_BUILT) {
+            p->built_queue[p->q_tail++] = k;
+            return;
+        }
+    } else {
+        p->slot_job[j->gpu_slot] = -1;
+        poll_status(j); /* a "gpu" written just before it ended */
+        grade_done(o, j, status, killed);
+        p->sum_grade += j->grade_s;
+        p->sum_held += j->gpu_held_s;
+        p->n_graded++;
+    }
+    finish_job(o, j, subs, results, &p->done, p->total, p->t0);
+    p->finished++;
+}
+
+/* The Timing line: submissions a second, building against grading. */
+static void print_timing(const batch_opts *o, const pipeline *p)
+{
+    double wall = now_seconds() - p->t0;
+    char where[600], held[128] = "", subs_n[48], srcs_n[48];
+    if (grading_where(o, p->jobs, p->n_jobs, where, sizeof where))
+        snprintf(held, sizeof held, ", of which a GPU was held %.1f s (%.2f s each)",
+                 p->sum_held, p->n_graded ? p->sum_held / p->n_graded : 0);
+    printf("Timing: %s (%s) in %.1f s, %.2f submissions/s; "
+           "building %.1f s summed (%.2f s each, -j %d); grading %.1f s summed (%.2f s "
+           "each, %s)%s; no grader running while builds were still to come %.1f s\n",
+           count_of(p->done, "submission", "submissions", subs_n, sizeof subs_n),
+           count_of(p->n_jobs, "distinct source", "distinct sources", srcs_n, sizeof srcs_n),
+           wall, p->done / (wall > 0 ? wall : 1), p->sum_build,
+           p->n_built ? p->sum_build / p->n_built : 0, o->jobs, p->sum_grade,
+           p->n_graded ? p->sum_grade / p->n_graded : 0, where, held, p->gpu_wait);
+}
+
 int pipeline_run(const batch_opts *o, submission *subs, int n, result *results)
 {
     if (leftovers_make_scratch(o, scratch_root, sizeof scratch_root) != 0) {
@@ -664,179 +811,65 @@ int pipeline_run(const batch_opts *o, submission *subs, int n, result *results)
                 strerror(errno));
         return -1;
     }
-
-    /* Jobs: one per distinct source, in the order of the (sorted) submissions. */
-    job *jobs = calloc((size_t)(n ? n : 1), sizeof *jobs);
-    int n_jobs = 0, total = 0;
-    for (int i = 0; i < n; i++) {
-        if (subs[i].status != ST_PENDING)
-            continue;
-        total++;
-        int k;
-        for (k = 0; k < n_jobs; k++)
-            if (!strcmp(subs[jobs[k].subs[0]].sha256, subs[i].sha256))
-                break;
-        if (k == n_jobs) {
-            jobs[k].subs = calloc((size_t)n, sizeof(int));
-            jobs[k].gpu_slot = -1;
-            jobs[k].status_fd = -1;
-            if (prepare_scratch(o, &jobs[k], &subs[i], k) == 0) {
-                /* the bytes are on disk now: the batch keeps no class's worth of sources */
-                free(subs[i].code);
-                subs[i].code = NULL;
-            } else {
-                fprintf(stderr, "smemlab-batch: cannot prepare %s: %s\n", jobs[k].dir,
-                        strerror(errno));
-                free(jobs[k].subs);
-                free(jobs);
-                rm_rf(scratch_root);
-                leftovers_forget(o->results);
-                return -1;
-            }
-            n_jobs++;
-        } else {
-            free(subs[i].code); /* the same bytes as its job's first submission */
-            subs[i].code = NULL;
-        }
-        jobs[k].subs[jobs[k].n_subs++] = i;
-    }
+    pipeline p = {0};
+    if (make_jobs(o, subs, n, &p))
+        return -1;
 
     struct sigaction sa = {.sa_handler = on_signal}, old_int, old_term;
     sigaction(SIGINT, &sa, &old_int);
     sigaction(SIGTERM, &sa, &old_term);
 
     start_meters(o);
-    int n_slots = o->n_gpus * o->per_gpu; /* graders at a time */
-    int *slot_job = malloc((size_t)n_slots * sizeof *slot_job);
-    for (int g = 0; g < n_slots; g++)
-        slot_job[g] = -1;
-    int building = 0, done = 0, next_build = 0, finished = 0;
-    int *built_queue = calloc((size_t)(n_jobs ? n_jobs : 1), sizeof(int));
-    int q_head = 0, q_tail = 0;
-    double t0 = now_seconds(), last = t0, gpu_wait = 0, sum_build = 0, sum_grade = 0;
-    double sum_held = 0;
-    int n_built = 0, n_graded = 0;
+    p.n_slots = o->n_gpus * o->per_gpu; /* graders at a time */
+    p.slot_job = malloc((size_t)p.n_slots * sizeof *p.slot_job);
+    for (int g = 0; g < p.n_slots; g++)
+        p.slot_job[g] = -1;
+    p.built_queue = calloc((size_t)(p.n_jobs ? p.n_jobs : 1), sizeof(int));
+    p.t0 = p.last = now_seconds();
 
-    while (finished < n_jobs && !stop_signal) {
-        double t_now = now_seconds();
-        int grading = 0;
-        for (int g = 0; g < n_slots; g++)
-            grading += slot_job[g] >= 0;
-        if (!grading && q_head == q_tail && (building > 0 || next_build < n_jobs))
-            gpu_wait += t_now - last; /* no grader at all while builds are still to come */
-        last = t_now;
-        while (building < o->jobs && next_build < n_jobs) {
-            start_build(o, &jobs[next_build++]);
-            building++;
-        }
-        for (int g = 0; g < n_slots; g++)
-            if (slot_job[g] < 0 && q_head < q_tail) {
-                slot_job[g] = built_queue[q_head++];
-                start_grade(o, &jobs[slot_job[g]], g, subs[jobs[slot_job[g]].subs[0]].sha256);
-            }
-        int status;
-        pid_t pid = waitpid(-1, &status, WNOHANG);
-        int killed = 0;
-        if (pid <= 0) {
-            /* nothing ended: hear the graders, enforce the limits, then sleep a little */
-            double t = now_seconds();
-            for (int k = 0; k < n_jobs; k++) {
-                job *j = &jobs[k];
-                if (j->state == J_GRADING)
-                    poll_status(j);
-                if (j->pid > 0 && over_limit(o, j, t)) {
-                    if (j->state == J_BUILDING)
-                        stop_child(j->pid, &status);
-                    else {
-                        kill(-j->pid, SIGKILL);
-                        kill(j->pid, SIGKILL);
-                        waitpid(j->pid, &status, 0);
-                    }
-                    pid = j->pid;
-                    killed = 1;
-                    break;
-                }
-            }
-            if (!killed) {
-                struct timespec ts = {0, 20 * 1000 * 1000};
-                nanosleep(&ts, NULL);
-                continue;
-            }
-        }
+    while (p.finished < p.n_jobs && !stop_signal) {
+        start_work(o, &p, subs);
+        int status, killed;
+        pid_t pid = next_ended(o, &p, &status, &killed);
+        if (pid == 0)
+            continue;
         int k;
-        for (k = 0; k < n_jobs; k++)
-            if (jobs[k].pid == pid && (jobs[k].state == J_BUILDING || jobs[k].state == J_GRADING))
+        for (k = 0; k < p.n_jobs; k++)
+            if (p.jobs[k].pid == pid && (p.jobs[k].state == J_BUILDING || p.jobs[k].state == J_GRADING))
                 break;
-        if (k == n_jobs) {
-            meter_ended(o, pid, status);
-            continue; /* not a job's */
-        }
-        job *j = &jobs[k];
-        kill(-pid, SIGKILL); /* whatever the child left running in its group */
-        j->pid = 0;
-        if (j->state == J_BUILDING) {
-            building--;
-            build_done(o, j, status, killed);
-            sum_build += j->build_s;
-            n_built++;
-            if (j->state == J_BUILT)
-                built_queue[q_tail++] = k;
-            else {
-                finish_job(o, j, subs, results, &done, total, t0);
-                finished++;
-            }
-        } else {
-            slot_job[j->gpu_slot] = -1;
-            poll_status(j); /* a "gpu" written just before it ended */
-            grade_done(o, j, status, killed);
-            sum_grade += j->grade_s;
-            sum_held += j->gpu_held_s;
-            n_graded++;
-            finish_job(o, j, subs, results, &done, total, t0);
-            finished++;
-        }
+        if (k == p.n_jobs)
+            meter_ended(o, pid, status); /* not a job's */
+        else
+            job_step_ended(o, &p, k, status, killed, subs, results);
     }
     if (stop_signal) { /* interrupted: children go with us, nothing half-recorded */
-        for (int k = 0; k < n_jobs; k++)
-            if (jobs[k].pid > 0) {
+        for (int k = 0; k < p.n_jobs; k++)
+            if (p.jobs[k].pid > 0) {
                 int st;
-                stop_child(jobs[k].pid, &st);
+                stop_child(p.jobs[k].pid, &st);
             }
-    for (int k = 0; k < n_jobs; k++)
-        if (jobs[k].status_fd >= 0)
-            close(jobs[k].status_fd);
+        for (int k = 0; k < p.n_jobs; k++)
+            if (p.jobs[k].status_fd >= 0)
+                close(p.jobs[k].status_fd);
     }
     stop_meters(o);
-    if (o->progress == 1 && total)
+    if (o->progress == 1 && p.total)
         fprintf(stderr, "\n");
-    double wall = now_seconds() - t0;
-    if (o->progress >= 0 && total) {
-        char where[600], held[128] = "", subs_n[48], srcs_n[48];
-        if (grading_where(o, jobs, n_jobs, where, sizeof where))
-            snprintf(held, sizeof held, ", of which a GPU was held %.1f s (%.2f s each)",
-                     sum_held, n_graded ? sum_held / n_graded : 0);
-        printf("Timing: %s (%s) in %.1f s, %.2f submissions/s; "
-               "building %.1f s summed (%.2f s each, -j %d); grading %.1f s summed (%.2f s "
-               "each, %s)%s; no grader running while builds were still to come %.1f s\n",
-               count_of(done, "submission", "submissions", subs_n, sizeof subs_n),
-               count_of(n_jobs, "distinct source", "distinct sources", srcs_n, sizeof srcs_n),
-               wall, done / (wall > 0 ? wall : 1), sum_build,
-               n_built ? sum_build / n_built : 0, o->jobs, sum_grade,
-               n_graded ? sum_grade / n_graded : 0, where, held, gpu_wait);
-    }
+    if (o->progress >= 0 && p.total)
+        print_timing(o, &p);
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
-    for (int k = 0; k < n_jobs; k++)
-        free(jobs[k].subs);
-    free(jobs);
-    free(built_queue);
-    free(slot_job);
+    for (int k = 0; k < p.n_jobs; k++)
+        free(p.jobs[k].subs);
+    free(p.jobs);
+    free(p.built_queue);
+    free(p.slot_job);
     rm_rf(scratch_root);
     if (o->task < 0)
         leftovers_forget(o->results);
     if (stop_signal) {
         fprintf(stderr, "smemlab-batch: interrupted; %d of %d recorded, run again to finish\n",
-                done, total);
+                p.done, p.total);
         int sig = stop_signal;
         signal(sig, SIG_DFL);
         raise(sig);

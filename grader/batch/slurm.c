@@ -44,18 +44,13 @@ static void not_back(const batch_opts *o, result *r, const submission *s, const 
         fprintf(stderr, "smemlab-batch: %s\n", err);
 }
 
-int slurm_run(const batch_opts *o, submission *subs, int n, result *results)
+/* The chunk files, DIR/chunk-T.txt: the ids of each task's submissions, one a
+ * line (the task reads the class as the submitter did); task_of[i] is the task
+ * of submission i, or -1. A pending submission's old record goes, so that only
+ * what a task writes now can come back. The number of tasks, or -1. */
+static int write_chunks(const batch_opts *o, const char *dir, submission *subs, int n, int *task_of)
 {
-    char dir[4200], path[4400];
-    snprintf(dir, sizeof dir, "%s/.slurm", o->results);
-    rm_rf(dir);
-    if (mkdir_p(dir, 0755)) {
-        fprintf(stderr, "smemlab-batch: cannot make %s: %s\n", dir, strerror(errno));
-        return -1;
-    }
-    /* Chunks; a pending submission's old record goes, so that only what a
-     * task writes now can come back. */
-    int *task_of = calloc((size_t)(n ? n : 1), sizeof(int));
+    char path[4400];
     int tasks = 0, in_chunk = 0;
     FILE *chunk = NULL;
     for (int i = 0; i < n; i++) {
@@ -69,12 +64,11 @@ int slurm_run(const batch_opts *o, submission *subs, int n, result *results)
             chunk = fopen(path, "w");
             if (!chunk) {
                 fprintf(stderr, "smemlab-batch: cannot write %s: %s\n", path, strerror(errno));
-                free(task_of);
                 return -1;
             }
             in_chunk = 0;
         }
-        fprintf(chunk, "%s\n", subs[i].student); /* ids: the task reads the class as we did */
+        fprintf(chunk, "%s\n", subs[i].student);
         in_chunk++;
         task_of[i] = tasks - 1;
         snprintf(path, sizeof path, "%s/%s.json", o->results, subs[i].student);
@@ -82,29 +76,12 @@ int slurm_run(const batch_opts *o, submission *subs, int n, result *results)
     }
     if (chunk)
         fclose(chunk);
+    return tasks;
+}
 
-    /* The array script. */
-    int minutes = slurm_minutes(o);
-    snprintf(path, sizeof path, "%s/job.sh", dir);
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        fprintf(stderr, "smemlab-batch: cannot write %s: %s\n", path, strerror(errno));
-        free(task_of);
-        return -1;
-    }
-    fprintf(f, "#!/bin/bash\n#SBATCH --job-name=smemlab-%s\n#SBATCH --array=0-%d\n"
-               "#SBATCH --ntasks=1\n#SBATCH --time=%d\n#SBATCH --output=%s/task-%%a.log\n",
-            o->lab->id, tasks - 1, minutes, dir);
-    if (o->slurm_gpu)
-        fprintf(f, "#SBATCH --gres=gpu:1\n");
-    fprintf(f, "# --time: %d submissions a task x (--time-limit %g s + a build's %g s) = %g "
-               "s, in minutes rounded up, + 5\n# %s\n", o->chunk_size, o->time_limit,
-            batch_build_wall_s(o), o->chunk_size * (o->time_limit + batch_build_wall_s(o)),
-            o->slurm_gpu ? "each task has a GPU (--slurm-gpu)"
-                         : "no GPU asked for: on a node without one the grader emulates "
-                           "(speed not measured)");
-    if (o->jobs_set) /* -j N: N cores per task, N builds at a time there */
-        fprintf(f, "#SBATCH --cpus-per-task=%d\n", o->jobs);
+/* The command a task runs: this program with --task, the run's options passed on. */
+static void write_task_command(FILE *f, const batch_opts *o, const char *dir)
+{
     fprintf(f, "exec ");
     shq(f, o->self);
     fprintf(f, " --task \"$SLURM_ARRAY_TASK_ID\" --chunk-file ");
@@ -144,9 +121,41 @@ int slurm_run(const batch_opts *o, submission *subs, int n, result *results)
     fprintf(f, " %s ", o->lab->id);
     shq(f, o->submissions);
     fprintf(f, "\n");
-    fclose(f);
+}
 
-    /* sbatch --wait --parsable [extra] job.sh */
+/* The array script, DIR/job.sh, into path: its #SBATCH lines, then the task's
+ * command. 0, else -1 (said). */
+static int write_job_script(const batch_opts *o, const char *dir, int tasks, char *path, size_t size)
+{
+    int minutes = slurm_minutes(o);
+    snprintf(path, size, "%s/job.sh", dir);
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        fprintf(stderr, "smemlab-batch: cannot write %s: %s\n", path, strerror(errno));
+        return -1;
+    }
+    fprintf(f, "#!/bin/bash\n#SBATCH --job-name=smemlab-%s\n#SBATCH --array=0-%d\n"
+               "#SBATCH --ntasks=1\n#SBATCH --time=%d\n#SBATCH --output=%s/task-%%a.log\n",
+            o->lab->id, tasks - 1, minutes, dir);
+    if (o->slurm_gpu)
+        fprintf(f, "#SBATCH --gres=gpu:1\n");
+    fprintf(f, "# --time: %d submissions a task x (--time-limit %g s + a build's %g s) = %g "
+               "s, in minutes rounded up, + 5\n# %s\n", o->chunk_size, o->time_limit,
+            batch_build_wall_s(o), o->chunk_size * (o->time_limit + batch_build_wall_s(o)),
+            o->slurm_gpu ? "each task has a GPU (--slurm-gpu)"
+                         : "no GPU asked for: on a node without one the grader emulates "
+                           "(speed not measured)");
+    if (o->jobs_set) /* -j N: N cores per task, N builds at a time there */
+        fprintf(f, "#SBATCH --cpus-per-task=%d\n", o->jobs);
+    write_task_command(f, o, dir);
+    fclose(f);
+    return 0;
+}
+
+/* sbatch --wait --parsable [extra] job.sh, waited for: its exit status (127: it
+ * could not be run). */
+static int run_sbatch(const batch_opts *o, const char *script)
+{
     char **argv = calloc((size_t)o->n_sbatch_args + 5, sizeof *argv);
     int a = 0;
     argv[a++] = (char *)o->sbatch;
@@ -154,12 +163,8 @@ int slurm_run(const batch_opts *o, submission *subs, int n, result *results)
     argv[a++] = "--parsable";
     for (int i = 0; i < o->n_sbatch_args; i++)
         argv[a++] = o->sbatch_args[i];
-    argv[a++] = path;
+    argv[a++] = (char *)script;
     argv[a] = NULL;
-    if (o->progress >= 0)
-        printf("Submitting %d array task%s of up to %d submission%s (sbatch --wait); "
-               "logs in %s\n", tasks, tasks > 1 ? "s" : "", o->chunk_size,
-               o->chunk_size > 1 ? "s" : "", dir);
     fflush(stdout);
     pid_t pid = fork();
     if (pid == 0) {
@@ -171,12 +176,15 @@ int slurm_run(const batch_opts *o, submission *subs, int n, result *results)
     int st = 0;
     while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
         ;
-    int code = WIFEXITED(st) ? WEXITSTATUS(st) : 128;
-    if (code && o->progress >= 0)
-        printf("sbatch --wait ended with status %d (a task failed or the job was cancelled)\n",
-               code);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
 
-    /* Gather. */
+/* What the tasks wrote, for each submission sent; one that did not come back is
+ * not graded, and says which task lost it. */
+static void gather(const batch_opts *o, submission *subs, int n, result *results,
+                   const int *task_of, int code)
+{
+    char path[4400];
     int lost = 0;
     for (int i = 0; i < n; i++) {
         if (task_of[i] < 0)
@@ -198,6 +206,32 @@ int slurm_run(const batch_opts *o, submission *subs, int n, result *results)
     }
     if (lost && o->progress >= 0)
         printf("%d submission%s did not come back from the array\n", lost, lost > 1 ? "s" : "");
+}
+
+int slurm_run(const batch_opts *o, submission *subs, int n, result *results)
+{
+    char dir[4200], path[4400];
+    snprintf(dir, sizeof dir, "%s/.slurm", o->results);
+    rm_rf(dir);
+    if (mkdir_p(dir, 0755)) {
+        fprintf(stderr, "smemlab-batch: cannot make %s: %s\n", dir, strerror(errno));
+        return -1;
+    }
+    int *task_of = calloc((size_t)(n ? n : 1), sizeof(int));
+    int tasks = write_chunks(o, dir, subs, n, task_of);
+    if (tasks < 0 || write_job_script(o, dir, tasks, path, sizeof path)) {
+        free(task_of);
+        return -1;
+    }
+    if (o->progress >= 0)
+        printf("Submitting %d array task%s of up to %d submission%s (sbatch --wait); "
+               "logs in %s\n", tasks, tasks > 1 ? "s" : "", o->chunk_size,
+               o->chunk_size > 1 ? "s" : "", dir);
+    int code = run_sbatch(o, path);
+    if (code && o->progress >= 0)
+        printf("sbatch --wait ended with status %d (a task failed or the job was cancelled)\n",
+               code);
+    gather(o, subs, n, results, task_of, code);
     free(task_of);
     return 0;
 }

@@ -64,7 +64,7 @@ GRADER=$KIT/build/smemlab-grade
     die "the build jail or the kit's support object is not built: run make -C $KIT lab-tools"
 command -v jq >/dev/null || die "jq is missing: apt-get install jq"
 BUILD_TIMEOUT=${SMEMLAB_BUILD_TIMEOUT:-120}
-BUILD_WALL=$((3 * BUILD_TIMEOUT)) # the jail's wall limit: grader/jail/build_limits.h
+BUILD_WALL=$((3 * BUILD_TIMEOUT)) # the jail's wall limit: grader/base/build_limits.h
 BUILD_MEMORY=${SMEMLAB_BUILD_MEMORY:-4G}
 BUILD_SANDBOX=${SMEMLAB_BUILD_SANDBOX:-auto}
 GRADE_TIMEOUT=${SMEMLAB_GRADE_TIMEOUT:-900}

@@ -7,8 +7,10 @@
 #   make deps-instructor       the Debian packages these and their tests need
 #   make check-integrations    run both autograders in folders laid out like
 #                              Gradescope's and Autolab's (part of make check)
+#   make check-integrations-full  the other layouts: /autograder, the documented
+#                              try-outs (part of make check-full)
 #   make check-slurm           a one-machine Slurm cluster, started and stopped
-#                              by the test (part of make check)
+#                              by the test (part of make check-full)
 
 INSTRUCTOR_PACKAGES := jq zip unzip slurm-wlm munge
 # What an autograder needs of the kit: enough to build the grader and to ask
@@ -19,7 +21,7 @@ GRADESCOPE_OUT = $(BUILD)/gradescope/$(INTEGRATION_LAB)
 AUTOLAB_OUT = $(BUILD)/autolab/$(INTEGRATION_LAB)
 
 # deps-instructor installs INSTRUCTOR_PACKAGES through the Makefile's one installer.
-.PHONY: gradescope autolab check-integrations check-slurm
+.PHONY: gradescope autolab check-integrations check-integrations-full check-slurm
 
 # $(call stage_kit,DIR): copy the kit's files an autograder needs into DIR.
 stage_kit = rm -rf $(1) && mkdir -p $(1) && tar -cf - $(INTEGRATION_KIT) | tar -xf - -C $(1)
@@ -52,17 +54,24 @@ autolab: $(GRADER)
 INTEGRATION_ARCH = $(if $(GPU_CC),,NVCC_ARCH='$(COMPILE_ARCH)')
 INTEGRATION_REF := $(BUILD)/compile-check/solutions/lab3-padding/lab3.so
 ifneq ($(wildcard solutions/lab3-padding),)
-check-integrations: $(GRADER) $(INTEGRATION_REF)
+# make check: one layout each, the kit given this run's grader (seed_kit in
+# tests/integrations/lib.sh); make check-full: every other layout, the grader
+# built from nothing in each as the platforms build it.
+check-integrations: $(GRADER_ALL) $(BUILD_JAIL) $(SUPPORT_OBJ) $(INTEGRATION_REF)
 	bash tests/integrations/test-formats.sh
-	$(INTEGRATION_ARCH) bash tests/integrations/test-gradescope.sh $(BUILD) $(INTEGRATION_REF)
-	$(INTEGRATION_ARCH) bash tests/integrations/test-autolab.sh $(BUILD) $(INTEGRATION_REF)
+	$(INTEGRATION_ARCH) SMEMLAB_CHECK_TIER=fast bash tests/integrations/test-gradescope.sh $(BUILD) $(INTEGRATION_REF)
+	$(INTEGRATION_ARCH) SMEMLAB_CHECK_TIER=fast bash tests/integrations/test-autolab.sh $(BUILD) $(INTEGRATION_REF)
+check-integrations-full: $(GRADER) $(INTEGRATION_REF)
+	$(INTEGRATION_ARCH) SMEMLAB_CHECK_TIER=full bash tests/integrations/test-gradescope.sh $(BUILD) $(INTEGRATION_REF)
+	$(INTEGRATION_ARCH) SMEMLAB_CHECK_TIER=full bash tests/integrations/test-autolab.sh $(BUILD) $(INTEGRATION_REF)
 
 check-slurm: $(GRADER) $(BATCH) $(INTEGRATION_REF)
 	bash tests/slurm/test-slurm.sh $(BUILD) $(INTEGRATION_REF)
 else
 # The student kit: the tests grade the lab 3 solution, which it does not have.
-check-integrations check-slurm:
+check-integrations check-integrations-full check-slurm:
 	@echo "make $@: skipped: it grades solutions/lab3-padding, which the student kit does not have."
 endif
 
-check: check-integrations check-slurm
+check: check-integrations
+check-full: check-integrations-full check-slurm

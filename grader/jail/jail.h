@@ -36,7 +36,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "build_limits.h"
+#include "../base/build_limits.h"
 
 #define JAIL_PREFIX "smemlab-build-jail: "
 #define JAIL_MAX_ROOTS 64

@@ -28,7 +28,7 @@
 #include <unistd.h>
 
 #if defined(SYS_landlock_create_ruleset) && __has_include(<linux/landlock.h>)
-#include "../record/landlock_rights.h"
+#include "../base/landlock_rights.h"
 
 int landlock_abi_version(void)
 {

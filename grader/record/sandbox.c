@@ -1,7 +1,7 @@
 /* sandbox.c - the recorder's limits; see sandbox.h. */
 #define _GNU_SOURCE
 #include "sandbox.h"
-#include "landlock_rights.h"
+#include "../base/landlock_rights.h"
 
 #include <dlfcn.h>
 #include <errno.h>

@@ -26,7 +26,7 @@ BATCH_RSS_BOUND_KB=${BATCH_RSS_BOUND_KB:-65536} # the batch's own peak, stated: 
 # 512 MiB: an honest lab 3 builds in 384; the template bomb reaches it in about
 # 4 s of CPU here (1 GiB took 9 s: too near the CPU limit to tell them apart)
 TIMEOUT=10 MEMORY=512M OUTPUT=16M MAX_SOURCE=400000
-WALL=$((3 * TIMEOUT)) # grader/jail/build_limits.h
+WALL=$((3 * TIMEOUT)) # grader/base/build_limits.h
 fails=0 passes=0
 ok() { passes=$((passes + 1)); echo "  ok    $*"; }
 no() { fails=$((fails + 1)); echo "  FAIL  $*"; }

@@ -27,6 +27,9 @@ GRADER=$BUILD/smemlab-grade
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/smemlab-autolab-test.XXXXXX") || exit 2 # 0700, as the try-out's
 trap '[ -n "${KEEP:-}" ] && echo "kept $TMP" || rm -rf "$TMP"' EXIT
 
+# make check (the fast tier): make autolab and Autolab's grading folder, its
+# kit seeded; make check-full: the documented try-out, the grader built from nothing.
+if in_tier fast; then
 if ! make -s --no-print-directory autolab LAB=lab3 BUILD="$BUILD" >"$TMP/make.out" 2>&1; then
     not_ok "make autolab LAB=lab3" "$TMP/make.out"
     finish_tests test-autolab
@@ -65,6 +68,11 @@ AUTOLAB_MAKE="env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make"
 mkdir -p "$job"
 cp "$out/autograde-Makefile" "$job/Makefile"
 cp "$out/autograde.tar" "$job/"
+# The kit as the Makefile unpacks it, seeded with this run's grader (make check-full
+# builds it from nothing, in the documented try-out).
+tar -xf "$job/autograde.tar" -C "$job"
+if seed_kit "$job/smemlab-autolab/kit"; then ok "the job's kit seeded with this run's grader, jail and support.o: make lab-tools has nothing to do"
+else not_ok "the seeded kit is not up to date for make lab-tools (make -q): the job would build the grader again"; fi
 grade() {
     cp "$TMP/$1.cu" "$job/lab3.cu"
     t0=$SECONDS
@@ -134,6 +142,9 @@ rm -f "$job/lab3.cu"
 tail -n 1 "$TMP/none.out" >"$TMP/none.last"
 check "no handin file: still an autoresult last, every score 0" "$TMP/none.last" "$SHAPE and all(.scores[]; . == 0)" --argjson k "$kernels"
 
+fi # the fast tier
+
+if in_tier full; then
 # The documented try-out, as written (docs/instructors.md#autolab): the skeleton is
 # graded (not "does not compile") and the last line is the one the page shows. A
 # reader's shell: no make above it, their TMPDIR.
@@ -154,5 +165,7 @@ else
     else not_ok "the documented try-out printed '$got', the page says '$want'" "$TMP/tryout.out"; fi
     case $tryout in "${TMPDIR:-/tmp}"/tmp.*) rm -rf "$tryout" ;; esac
 fi
+
+fi # the full tier
 
 finish_tests test-autolab

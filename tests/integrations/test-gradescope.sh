@@ -48,15 +48,40 @@ else
     ok "the zip holds no solutions or planted variants"
 fi
 
+# The schema: score and execution_time numbers, output a string, tests[]
+# each with name, score, max_score, status, output, visibility.
+SCHEMA='(.score | type == "number") and (.execution_time | type == "number")
+  and (.output | type == "string") and (.tests | type == "array")
+  and all(.tests[]; (.name | type == "string") and (.score | type == "number")
+      and (.max_score | type == "number") and (.status == "passed" or .status == "failed")
+      and (.output | type == "string")
+      and (.visibility | IN("hidden", "after_due_date", "after_published", "visible")))'
+
+not_graded_reason # sets reason: what the grader says of the reference here
+# what graded it, and how: the grader's device line, short
+if gpu_present; then prov_re='^lab3: [0-9]+/[0-9]+ points; graded by: (trace|counters) on .*, sm_[0-9]+\n'
+else prov_re='^lab3: [0-9]+/[0-9]+ points; graded by: emulated on the CPU: no GPU found; speed not measured\n'; fi
+
+# make check (the fast tier): Gradescope's layout under AUTOGRADER_ROOT, its kit
+# seeded with this run's grader; make check-full: /autograder and the try-out,
+# each building the grader from nothing as Gradescope's image build does.
+if in_tier fast; then
 # --- Gradescope's image build: unzip into source/, run setup.sh ---------------
 mkdir -p "$root/source" "$root/results"
 unzip -q "$zip" -d "$root/source"
 if [ -x "$root/source/run_autograder" ]; then ok "run_autograder is executable once unzipped"; else not_ok "run_autograder is not executable once unzipped"; fi
 cp "$root/source/run_autograder" "$root/run_autograder"
 export AUTOGRADER_ROOT=$root SMEMLAB_RUN_AS=nobody
+if seed_kit "$root/source/kit"; then ok "the kit's build/ seeded with this run's grader, jail and support.o: make lab-tools has nothing to do"
+else not_ok "the seeded kit is not up to date for make lab-tools (make -q): setup.sh would build the grader again"; fi
+before=$(stat -c %Y.%y "$root/source/kit/build/smemlab-grade" 2>/dev/null)
 t0=$SECONDS
 if (cd "$root/source" && bash ./setup.sh) >"$TMP/setup.out" 2>&1; then
-    ok "setup.sh built the grader in $((SECONDS - t0))s"
+    if [ "$(stat -c %Y.%y "$root/source/kit/build/smemlab-grade")" = "$before" ]; then
+        ok "setup.sh ran its make lab-tools in $((SECONDS - t0))s and reused the seeded grader"
+    else
+        not_ok "setup.sh built the grader again in a seeded kit" "$TMP/setup.out"
+    fi
 else
     not_ok "setup.sh" "$TMP/setup.out"
     finish_tests test-gradescope
@@ -76,21 +101,11 @@ run_grader() {
     echo "  ($1: run_autograder exit $rc in $((SECONDS - t0))s)"
 }
 
-# The schema: score and execution_time numbers, output a string, tests[]
-# each with name, score, max_score, status, output, visibility.
-SCHEMA='(.score | type == "number") and (.execution_time | type == "number")
-  and (.output | type == "string") and (.tests | type == "array")
-  and all(.tests[]; (.name | type == "string") and (.score | type == "number")
-      and (.max_score | type == "number") and (.status == "passed" or .status == "failed")
-      and (.output | type == "string")
-      and (.visibility | IN("hidden", "after_due_date", "after_published", "visible")))'
-
 # --- a correct lab3.cu ---------------------------------------------------------
 mkdir -p "$TMP/sub-solution/nested"
 cp solutions/lab3-padding/lab3.cu "$TMP/sub-solution/nested/lab3.cu"
 run_grader solution
 check "solution: results.json follows Gradescope's schema" "$TMP/solution.json" "$SCHEMA"
-not_graded_reason # sets reason
 if [ -n "$reason" ]; then
     check "solution: not graded, score 0, the grader's reason (\"$reason\")" "$TMP/solution.json" \
         '.score == 0 and (.output | contains($r)) and (.tests[0].output | startswith($r))' --arg r "not graded: $reason"
@@ -98,9 +113,6 @@ else
     check "solution, as root from a private (0700) folder: full marks" "$TMP/solution.json" \
         '.score > 0 and .score == ([.tests[].max_score] | add) and all(.tests[]; .status == "passed")'
 fi
-# what graded it, and how: the grader's device line, short
-if gpu_present; then prov_re='^lab3: [0-9]+/[0-9]+ points; graded by: (trace|counters) on .*, sm_[0-9]+\n'
-else prov_re='^lab3: [0-9]+/[0-9]+ points; graded by: emulated on the CPU: no GPU found; speed not measured\n'; fi
 [ -n "$reason" ] || check "solution: the output says what graded it (\"graded by: ...\")" "$TMP/solution.json" '.output | test($re)' --arg re "$prov_re"
 if [ "$(id -u)" -eq 0 ] && ls -ld "$TMP" | grep -q '^drwx------'; then ok "(all of it under a private folder, mode 700, as root)"; fi
 
@@ -205,6 +217,9 @@ else
     echo "SKIP: not root, so run_autograder cannot drop to another user (Gradescope runs it as root)"
 fi
 
+fi # the fast tier
+
+if in_tier full; then
 # --- Gradescope's own layout: /autograder, AUTOGRADER_ROOT unset ------------------------------
 if [ "$(id -u)" -ne 0 ]; then
     echo "SKIP: /autograder needs root"
@@ -249,5 +264,7 @@ else
     fi
     case $tryout in "${TMPDIR:-/tmp}"/tmp.*) rm -rf "$tryout" ;; esac
 fi
+
+fi # the full tier
 
 finish_tests test-gradescope

@@ -2,12 +2,13 @@
 """check-house.py - the grader's folders keep to the floors ARCHITECTURE.md draws.
 
 Reads the floor table of ARCHITECTURE.md (| floor | `folder/`, ... | ... |) and
-every #include "..." of grader/ (the folders on the floors; tests, the batch, the
-jail and the other programs beside the grader are not on them), and fails where
+every #include "..." of grader/ (the folders on the floors: the pipeline's, and
+the programs beside it, batch/, jail/, bench/, device/), and fails where
   - a file includes a folder on its own floor or above (other than its own),
   - the PTX machine (grader/ptx/, its tests aside) includes anything outside it,
   - files include each other in a circle (a .c and its .h count as one file),
   - the folders' includes stack up more floors than the table has.
+  - a folder of grader/ holding C (.c, .h, .cu) is on no floor.
 Prints the counts it measured. Usage: check-house.py [REPO] (default: .)
 """
 import os
@@ -110,6 +111,14 @@ def main():
                 unit_edges.setdefault(unit(src), set()).add(unit(target))
             if there and there != here:
                 folder_edges.setdefault(here, set()).add(there)
+    for folder in sorted(os.listdir(os.path.join(ROOT, "grader"))):
+        base = os.path.join(ROOT, "grader", folder)
+        if folder in floors or not os.path.isdir(base):
+            continue
+        holds_c = any(f.endswith((".c", ".h", ".cu")) for dirpath, dirs, files in os.walk(base)
+                      if "tests" not in os.path.relpath(dirpath, base).split(os.sep) for f in files)
+        if holds_c:
+            problems.append(f"grader/{folder}/ holds C but is on no floor of ARCHITECTURE.md's table")
     circle = find_circle(unit_edges)
     if circle:
         problems.append("files include each other in a circle: " +

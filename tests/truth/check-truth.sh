@@ -18,9 +18,10 @@ rm -rf "$out" && mkdir -p "$out" || exit 1
 only=${TRUTH_ONLY:-all}
 wants() { [ "$only" = all ] || [ "$only" = "$1" ]; }
 # One library a part, the kit's flags, as many at once as there are cores; the
-# emulator reads the compute_90 PTX alone, so no other architecture is built for it.
+# emulator reads the compute_90 PTX alone, so no other architecture is built for it
+# (TEST_ARCH, tests/tests.mk; LAB_LIB_CACHE: the lab cache, as the kit's own builds).
 arch=
-[ "$mode" = gpu ] || arch="NVCC_ARCH=-gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90"
+[ "$mode" = gpu ] || arch="NVCC_ARCH=${TEST_ARCH:--gencode arch=compute_90,code=[sm_90,compute_90]}"
 if [ "$mode" = gpu ]; then
     backends="counters trace emulator"
 else
