@@ -391,8 +391,8 @@ static void note_loc(const module *m, const loc *l, long main_file, lib_use *out
     if (at_student && l->at_line > 0 && m->file_path[main_file]) {
         size_t n;
         const char *base = basename_of(m->file_path[main_file], &n);
-        snprintf(out->first[b].where, sizeof out->first[b].where, "%.*s:%ld", (int)(n < 64 ? n : 64),
-                 base, l->at_line);
+        snprintf(out->first[b].where, sizeof out->first[b].where, "%.*s:%ld",
+                 (int)(n < 64 ? n : 64), base, l->at_line);
     }
 }
 

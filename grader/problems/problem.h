@@ -167,6 +167,15 @@ int problem_grade(worker_env *env, const lab_kernel *k);
 extern const kind_desc tile_kind, matmul_kind, conv_kind, idiom_kind, reduce_kind,
     transpose_kind, stencil_kind;
 
+/*
+ * A library is not the student's work (lesson.c): where the kernel's lesson check
+ * (lab_kernel.lesson) is listed and not yet sent, and a kernel its plan launches
+ * holds library code the lesson lists (CUB's reductions, cooperative_groups::reduce,
+ * ...), that check fails naming it and the student's line. Read from the PTX, not
+ * measured: the same verdict on every backend. The driver calls it once a kernel.
+ */
+void problem_lesson_libraries(problem *p);
+
 /* --- what a kind's hooks may call -------------------------------------------------- */
 
 /* Launch call p->call of the plan (p: a problem) on p->mod with the buffers the kind
