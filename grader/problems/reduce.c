@@ -700,17 +700,42 @@ static void judge_tree(problem *p, check_id id, const measurement *m, const trac
         snprintf(want_text, sizeof want_text, "%.2f- to %.2f-way conflict", want_lo, want_ld);
     else
         degree_text(want_ld, want_text, sizeof want_text);
+    double ld_req = m->value[METRIC_SHARED_LD_REQUESTS] / (double)blocks;
+    double st_req = m->value[METRIC_SHARED_ST_REQUESTS] / (double)blocks;
     check_field(c->measured, sizeof c->measured, "loads %.2f-way, stores %.2f-way; %.1f shared "
-                "requests a block", ld, st, req);
-    check_field(c->expected, sizeof c->expected, "loads %s; at most %.0f requests a block (the "
-                "sequential tree's %ld, x %.1f)", want_text, req_limit, seq.block_requests,
-                TREE_REQUEST_SLACK);
+                "requests a block (%.1f loads, %.1f stores)", ld, st, req, ld_req, st_req);
+    check_field(c->expected, sizeof c->expected, "loads %s; %ld to %.0f requests a block, at "
+                "least %ld loads and %ld stores (the sequential tree's %ld, x %.1f)", want_text,
+                want.need_ld_requests + want.need_st_requests, req_limit, want.need_ld_requests,
+                want.need_st_requests, seq.block_requests, TREE_REQUEST_SLACK);
     if (m->value[METRIC_SHARED_LD_REQUESTS] <= 0 || m->value[METRIC_SHARED_ST_REQUESTS] <= 0) {
         check_set(c, CHECK_FAIL, "no shared memory used: %.0f shared loads, %.0f shared stores",
                   m->value[METRIC_SHARED_LD_REQUESTS], m->value[METRIC_SHARED_ST_REQUESTS]);
         check_field(c->hint, sizeof c->hint, "This step's tree runs in a shared tile: "
                     "__shared__ int smem[DIM], one element a thread copied in, the levels read "
                     "and write smem.");
+        return;
+    }
+    /* the floor: each level's partner sums loaded, each level's sums stored for the next
+       (reduce_model.h); a tree in registers, a library's, or one block doing all the
+       blocks' work falls below it, whatever its conflicts */
+    if (ld_req < (double)want.need_ld_requests || st_req < (double)want.need_st_requests) {
+        check_set(c, CHECK_FAIL, "the tree's levels did not run in shared memory: %.1f shared "
+                  "loads and %.1f stores a block, where the tree's %d levels need at least %ld "
+                  "and %ld", ld_req, st_req, want.levels, want.need_ld_requests,
+                  want.need_st_requests);
+        check_field(c->hint, sizeof c->hint, "Each level of the tree reads its partner sums "
+                    "from the tile (a load for each warp that takes part: %d, %d, then 1 warp at "
+                    "strides %d, %d and below) and stores its own sums back for the next level "
+                    "(a store): that round trip through shared memory is this lab's lesson. "
+                    "Your blocks make fewer, so some levels ran elsewhere: in registers with "
+                    "shuffles (lab 8's lesson, not this one's), in a library's reduction, or in "
+                    "one block adding what the others should (the count is averaged over every "
+                    "block launched). Write the levels in smem: if (tid < stride) smem[tid] += "
+                    "smem[tid + stride], a barrier between levels.", want.level[0].warps,
+                    want.level[1].warps, want.level[0].stride, want.level[1].stride);
+        if (s)
+            compare_trace_lines(c, s, -1, &r->p->env->gpu.banks);
         return;
     }
     double limit = 1.0 + MANY_BLOCK_DEGREE_SLACK;
