@@ -5,7 +5,7 @@
 /* Steps 3 to 5's lesson: the tile that turns the column walk into a row walk, written by
    the student; cub::BlockExchange (a block's items re-dealt through shared memory) does it. */
 #define TILE_LESSON                                                                          \
-    {CHK_SMEM_CONFLICTS, "the transpose through your shared tile", LESSON_LIB_CUB_EXCHANGE}
+    {CHK_SMEM_CONFLICTS, "the transpose through a shared tile", LESSON_LIB_CUB_EXCHANGE}
 
 static const lab_kernel kernels[] = {
     {.name = "copyRow", .launcher = "launch_copyRow", .section = "copy", .step = 1,

@@ -843,7 +843,9 @@ static void judge_shuffle(problem *p, check_id id, const measurement *m, const t
                     : "Each warp adds up its 32 values with five shuffles (v += "
                       "__shfl_xor_sync(FULL_MASK, v, mask, WARP), mask = 16, 8, 4, 2, 1). Your "
                       "kernel executes fewer: does every warp reduce with shuffles, or does it "
-                      "add its values some other way (atomics, a loop in one lane)?");
+                      "add its values some other way (atomics, a loop in one lane, the hardware's "
+                      "own warp sum __reduce_add_sync, or one block adding every block's "
+                      "elements)?");
         return;
     }
     check_set(c, CHECK_PASS, "%.0f shuffle%s (%.1f a warp), %.0f shared requests%s", shfl,
