@@ -40,7 +40,7 @@ DOCS_FILTERS := $(DOCS_TOOLS)/nav.lua $(DOCS_TOOLS)/check-links.lua $(DOCS_TOOLS
 DOCS_LABFACTS := $(DOCS_OUT)/tools/labfacts
 DOCS_FACTS := $(DOCS_OUT)/facts.txt
 DOCS_FACTS_SRC := $(filter-out grader/labs/calls.c grader/labs/reduce_calls.c grader/labs/stencil_calls.c,$(wildcard grader/labs/*.c)) \
-    grader/model/tile_access.c
+    grader/model/tile_access.c grader/model/reduce_model.c grader/model/bank.c
 
 # The HTML command, without the page list: the self-test runs it too.
 DOCS_PANDOC := $(PANDOC) --fail-if-warnings --from=markdown --to=html5 --standalone \
