@@ -60,6 +60,7 @@ typedef struct red {
     long n, blocks;          /* the measured run's elements and blocks */
     int32_t want;            /* a reduction's: the sum its partial sums must add up to */
     int32_t want_lanes[128]; /* an exercise's: every element of its output */
+    int wrong_call;          /* an exercise's first value whose output was wrong, or -1 */
 } red;
 
 /* A launch that failed (a fault, a time-out, an instruction not emulated). */
@@ -501,7 +502,10 @@ static run_outcome run_exercise(red *r, int i, check_result *c)
 static run_outcome red_run(problem *p, check_result *c)
 {
     red *r = p->state;
-    return exercise(r) ? run_exercise(r, p->call, c) : run_sum(r, p->call, c);
+    run_outcome out = exercise(r) ? run_exercise(r, p->call, c) : run_sum(r, p->call, c);
+    if (out == RUN_WRONG && r->wrong_call < 0)
+        r->wrong_call = p->call;
+    return out;
 }
 
 static void red_passed(problem *p, int runs, int last, const char *each, check_result *c)
@@ -522,6 +526,12 @@ static int red_prepare(problem *p, char *why, size_t size)
 {
     red *r = p->state;
     worker_env *env = p->env;
+    /* An exercise's runs are its measured runs (one warp, every value): the value its
+       output came out wrong at is the one measured, so that a defect costs the shuffle's
+       points whichever value shows it first (a width of 16 is right for laneMask 1) */
+    int wrong = exercise(r) ? r->wrong_call : -1;
+    if (wrong >= 0 && (env->plan->specs[wrong].role & CALL_TRAFFIC))
+        p->call = wrong;
     const call_spec *s = &env->plan->specs[p->call];
     r->n = exercise(r) ? ref_shuffle_elems(r->k->reduce.exercise) : s->width;
     r->blocks = blocks_of(&env->plan->calls[p->call]);
@@ -986,6 +996,7 @@ static void red_setup(problem *p)
     red *r = p->state;
     r->p = p;
     r->k = p->k;
+    r->wrong_call = -1;
     r->dim = lab_param_value(p->env->lab, "DIM");
     if (r->dim < 32)
         r->dim = 256;
