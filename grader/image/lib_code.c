@@ -396,21 +396,34 @@ static void note_loc(const module *m, const loc *l, long main_file, lib_use *out
     }
 }
 
-/* The functions a body calls: `call` lines naming a function of the module. */
+/* Whether line [q, e) names function i of the module (a whole token). */
+static int names_func(const module *m, int i, const char *q, const char *e)
+{
+    size_t n = strlen(m->funcs[i].name);
+    for (const char *w = q; w + n <= e; w++)
+        if (memcmp(w, m->funcs[i].name, n) == 0 && (w == q || strchr(" \t\n,(", w[-1])) &&
+            (w + n == e || strchr(" \t\r\n,;)", w[n])))
+            return 1;
+    return 0;
+}
+
+/* The functions a body calls: `call` lines naming a function of the module; a call
+   through a register (a function pointer) may reach any of them, so all are. */
 static void callees(const module *m, const func_span *f, uint8_t *seen, int *todo, int *top)
 {
     for (const char *p = f->body; p && p < f->end;) {
         const char *e = line_end(p, f->end), *q = skip_space(p, e);
-        if (starts(q, e, "call")) {
-            for (int i = 0; i < m->n_funcs; i++) {
-                size_t n = strlen(m->funcs[i].name);
-                for (const char *w = q; !seen[i] && w + n <= e; w++)
-                    if (memcmp(w, m->funcs[i].name, n) == 0 &&
-                        (w + n == e || w[n] == ',' || w[n] == ' ' || w[n] == ';' || w[n] == ')')) {
-                        seen[i] = 1;
-                        todo[(*top)++] = i;
-                    }
-            }
+        if (starts(q, e, "call")) { /* nvcc spreads a call over lines, to its ';' */
+            const char *semi = memchr(q, ';', (size_t)(f->end - q));
+            e = semi ? semi : f->end;
+            int named = 0;
+            for (int i = 0; i < m->n_funcs; i++)
+                named |= names_func(m, i, q, e);
+            for (int i = 0; i < m->n_funcs; i++)
+                if (!seen[i] && m->funcs[i].body && (!named || names_func(m, i, q, e))) {
+                    seen[i] = 1;
+                    todo[(*top)++] = i;
+                }
         }
         p = e < f->end ? e + 1 : e;
     }

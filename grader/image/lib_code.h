@@ -32,7 +32,7 @@ typedef enum lib_code {
 typedef struct lib_use {
     unsigned found;      /* lib_code bits */
     struct {
-        char what[96];   /* "cub::BlockReduce (CUB)" */
+        char what[128];  /* "cub::BlockReduce (CUB)" */
         char where[96];  /* the student's call: "lab7.cu:63", or "" */
     } first[6];          /* the first use of each bit found, by bit number */
 } lib_use;

@@ -28,11 +28,15 @@ static int lesson_library_found(const problem *p, const char *ptx, size_t len, c
     static const unsigned order[] = {LIB_CODE_CG_BLOCK_REDUCE, LIB_CODE_CUB_REDUCE,
                                      LIB_CODE_CUB_EXCHANGE, LIB_CODE_THRUST,
                                      LIB_CODE_CG_WARP_REDUCE};
+    unsigned char seen[IMAGE_MAX_KERNELS] = {0}; /* each kernel read once */
     for (int i = 0; i < plan->n_calls; i++)
         for (int j = 0; j < plan->calls[i].n_launches; j++) {
-            const char *name = p->env->img->kernels[plan->calls[i].launches[j].kernel].name;
+            int k = plan->calls[i].launches[j].kernel;
+            if (k < 0 || k >= IMAGE_MAX_KERNELS || seen[k]++)
+                continue;
             lib_use use;
-            if (lib_code_of_kernel(ptx, len, name, &use) != 0 || !(use.found & want))
+            if (lib_code_of_kernel(ptx, len, p->env->img->kernels[k].name, &use) != 0 ||
+                !(use.found & want))
                 continue;
             for (size_t o = 0; o < sizeof order / sizeof *order; o++) {
                 int b = __builtin_ctz(order[o]);
@@ -50,7 +54,7 @@ void problem_lesson_libraries(problem *p)
 {
     const lesson_spec *lesson = &p->k->lesson;
     check_result *c = lesson->check != CHK_NONE ? &p->c[lesson->check] : NULL;
-    char *ptx = NULL, what[96], where[96], why[128];
+    char *ptx = NULL, what[128], where[96], why[128];
     size_t len = 0;
     int arch = 0;
     if (!c || !p->listed[lesson->check] || !lesson->libraries || p->sent[lesson->check] ||

@@ -121,8 +121,24 @@ START_TEST(test_through_a_call)
                      "\t.loc\t2 353 5, function_name $L__info_string0, inlined_at 1 6 12\n"
                      "\tret;\n}\n"
                      ".visible .entry _Z1kv()\n{\n\t.loc\t1 10 1\n"
-                     "\tcall.uni (retval0), _Z3sumi, (param0);\n\tret;\n}\n",
+                     "\tcall.uni (retval0), \n\t_Z3sumi, \n\t(\n\tparam0\n\t);\n\tret;\n}\n"
+                     ".visible .entry _Z1ov()\n{\n\t.loc\t1 30 1\n\tret;\n}\n",
                      "_Z1kv", 0);
+    ck_assert_uint_eq(u.found, LIB_CODE_CUB_REDUCE);
+    ck_assert_uint_eq(scan(".func (.param .b32 r) _Z3sumi(\n)\n{\n\t.loc\t1 5 1\n"
+                           "\t.loc\t2 353 5, function_name $L__info_string0, inlined_at 1 6 "
+                           "12\n\tret;\n}\n.visible .entry _Z1ov()\n{\n\t.loc\t1 30 1\n"
+                           "\tcall.uni \n\t_Z1xv, \n\t(\n\t);\n\tret;\n}\n"
+                           ".func _Z1xv()\n{\n\tret;\n}\n", "_Z1ov", 0).found, 0);
+    /* through a function pointer: every function with a body may be the one called */
+    u = scan(".func (.param .b32 r) _Z3sumi(\n\t.param .b32 x\n)\n{\n"
+             "\t.loc\t1 5 1\n"
+             "\t.loc\t2 353 5, function_name $L__info_string0, inlined_at 1 6 12\n"
+             "\tret;\n}\n"
+             ".visible .entry _Z1pv()\n{\n\t.loc\t1 10 1\n\tmov.u64 %rd1, _Z3sumi;\n"
+             "\tcall (retval0), %rd1, (param0), prototype_0;\n\tret;\n}\n"
+             ".visible .entry _Z1nv()\n{\n\t.loc\t1 20 1\n\tret;\n}\n",
+             "_Z1pv", 0);
     ck_assert_uint_eq(u.found, LIB_CODE_CUB_REDUCE);
 }
 END_TEST
