@@ -5,6 +5,7 @@
  * header or uses a helper; a library's kernels by name; hostile PTX.
  */
 #include "image/lib_code.h"
+#include "labs/lab_table.h"
 
 #include <check.h>
 #include <stdio.h>
@@ -183,6 +184,29 @@ START_TEST(test_names)
 }
 END_TEST
 
+/* Every kernel's lesson names one of its own checks, and the libraries that do it:
+   a lesson whose check the kernel does not have would never fail. */
+START_TEST(test_lessons_are_checks)
+{
+    int lessons = 0;
+    for (int l = 0; l < lab_registry_count; l++) {
+        const lab_def *lab = lab_registry[l];
+        for (int i = 0; i < lab->n_kernels; i++) {
+            const lab_kernel *k = &lab->kernels[i];
+            if (k->lesson.check == CHK_NONE)
+                continue;
+            lessons++;
+            ck_assert_msg(k->points.of[k->lesson.check] > 0, "%s %s: its lesson's check %s is "
+                          "not one of its checks", lab->id, k->name,
+                          check_name(k->lesson.check));
+            ck_assert_msg(k->lesson.libraries != 0 && k->lesson.what && k->lesson.what[0],
+                          "%s %s: a lesson with no library or no words", lab->id, k->name);
+        }
+    }
+    ck_assert_int_ge(lessons, 4 + 1 + 2 + 4); /* labs 7 (and its optional tree), 8, 9 */
+}
+END_TEST
+
 Suite *lib_code_suite(void)
 {
     Suite *s = suite_create("lib_code");
@@ -193,6 +217,7 @@ Suite *lib_code_suite(void)
     tcase_add_test(tc, test_through_a_call);
     tcase_add_test(tc, test_hostile_text);
     tcase_add_test(tc, test_names);
+    tcase_add_test(tc, test_lessons_are_checks);
     suite_add_tcase(s, tc);
     return s;
 }
