@@ -670,10 +670,13 @@ static void judge_traffic(problem *p, check_id id, const measurement *m, const t
     } else if (loads > limit) {
         check_set(c, CHECK_FAIL, "%.0f global load instructions, %.2f times the %.0f that read "
                   "each element once", loads, loads / ideal, ideal);
-        check_field(c->hint, sizeof c->hint, "Your kernel reads its input %.1f times over. Each "
-                    "element should come from global memory once: into a register (the first "
-                    "%d-element sum) or the tile, and every later level reads the tile or "
-                    "registers, never in[] again.", loads / ideal, per);
+        check_field(c->hint, sizeof c->hint, "Your kernel makes %.1f times the warp load "
+                    "instructions that reading each element once takes: it reads elements "
+                    "again, or a lane at a time (a loop in one thread makes a warp instruction "
+                    "for each element, where a warp's 32 lanes read 32 at once). Each element "
+                    "should come from global memory once, a warp's lanes side by side: into a "
+                    "register (the first %d-element sum) or the tile, and every later level "
+                    "reads the tile or registers, never in[] again.", loads / ideal, per);
     } else {
         check_set(c, CHECK_PASS, "each element loaded once (%.0f warp loads, at most %.0f), %.0f "
                   "store%s for %ld blocks", loads, limit, stores, stores == 1 ? "" : "s", blocks);
