@@ -28,6 +28,9 @@
  *                 count check's judge (measured first), release
  *   6. twin       checks only the emulator can measure (emulated), where the meter
  *                 is not the emulator: the same measured run on the emulator
+ *      lesson     the lesson's check (lab_kernel.lesson) fails where a kernel the plan
+ *                 launches holds a library's code that does the lesson, read from the
+ *                 PTX whatever was measured (problem_lesson_libraries, lesson.c)
  *   7. speed      where listed and due (correct passed, the device times kernels)
  *
  * Each check goes to the grader as soon as it is decided, so a crash later costs
