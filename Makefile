@@ -298,17 +298,18 @@ LAB ?= $(shell cat $(BUILD)/last-lab 2>/dev/null)
 LAB_ID = $(if $(LAB),lab$(patsubst lab%,%,$(LAB)))
 GRADE_FLAGS ?=
 # The grader's exit status (0 passed, 1 a check failed, 2 usage, 3 not
-# gradable, 4 not measured) is the recipe's status. make itself exits 2 for
-# any failed recipe, but prints the recipe's status in its last line:
-# "make: *** [Makefile:NN: grade] Error 1". Scripts that need the status
-# run build/smemlab-grade directly (docs/getting-started.md#exit-codes).
+# gradable, 4 not measured) is the recipe's status, but 4: nothing failed, and
+# the report's last line says what waits for a GPU (speed, when emulated), so
+# make grade succeeds. make itself exits 2 for any failed recipe, and prints the
+# recipe's status in its last line: "make: *** [Makefile:NN: grade] Error 1".
+# Scripts that need the status run build/smemlab-grade directly
+# (docs/getting-started.md#exit-codes).
 GRADE_RUN = $(info $(strip $(1)))status=0; $(1) || status=$$?; \
     case $$status in \
-    0) ;; \
+    0|4) status=0;; \
     1) why="a check failed";; \
     2) why="bad command line";; \
     3) why="not graded: no GPU or driver, the lab is not built or breaks its contract, or the JSON file cannot be written";; \
-    4) why="nothing failed, but some checks could not be measured";; \
     *) why="the grader stopped unexpectedly";; \
     esac; \
     [ $$status -eq 0 ] || echo "smemlab-grade exited with status $$status ($$why); make reports it as Error $$status and exits 2" >&2; \
@@ -326,14 +327,14 @@ ifeq ($(SOLUTIONS),1)
 GRADE_LABS := $(if $(filter command line,$(origin LAB)),$(LAB_ID),$(LABS))
 ifneq ($(wildcard solutions),)
 grade: $(GRADER_ALL) $(TRACE) $(GRADE_LABS:%=$(BUILD)/solutions/%.so)
-	@$(call GRADE_RUN,$(GRADER) --solutions $(GRADE_FLAGS) $(GRADE_LABS) --html $(REPORT_DIR),$(GRADE_LABS))
+	@$(call GRADE_RUN,$(GRADER) --solutions $(GRADE_FLAGS) $(if $(KERNEL),--kernel $(KERNEL)) $(GRADE_LABS) --html $(REPORT_DIR),$(GRADE_LABS))
 else
 grade:
 	@echo "$(NO_SOLUTIONS_MSG) grade. Grade your own lab with make grade." >&2; exit 3
 endif
 else
 grade: $(STAMP_GRADER) $(if $(filter $(LAB_ID),$(LABS)),$(BUILD)/$(LAB_ID).so)
-	@if [ -z "$(LAB)" ]; then echo "No lab built yet: run make lab1 (or lab2 ... lab9) first, or make grade LAB=lab1." >&2; exit 2; fi
+	@if [ -z "$(LAB)" ]; then echo "No lab built yet: run make $(firstword $(LABS)) (or another of $(LABS)) first, or make grade LAB=lab1." >&2; exit 2; fi
 	@case " $(LABS) " in *" $(LAB_ID) "*) ;; *) echo "Unknown lab '$(LAB)': the labs are $(LABS)." >&2; exit 2;; esac
 	@$(call GRADE_RUN,$(GRADER) $(GRADE_FLAGS) $(if $(KERNEL),--kernel $(KERNEL)) $(LAB_ID) --html $(REPORT_DIR),$(LAB_ID))
 endif
@@ -435,7 +436,7 @@ include grader/integrations/integrations.mk
 help:
 	@echo "smemlab - CUDA shared-memory labs that grade themselves"
 	@echo
-	@echo "  make lab1 ... make lab9   build a lab from labs/ (and the grader)"
+	@echo "  make $(firstword $(LABS)) ... make $(lastword $(LABS))  build a lab from labs/ (and the grader)"
 	@echo "  make grade                grade the lab built last"
 	@echo "  make grade LAB=lab3       grade a given lab"
 	@echo "  make grade KERNEL=NAME    grade one kernel of the lab (e.g. KERNEL=matmulTiled)"

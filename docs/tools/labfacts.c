@@ -20,7 +20,10 @@
  *   lab7.tree.need_loads, lab7.tree.need_stores
  *                          the fewest a tree in the tile makes (the floor of
  *                          smem-conflicts: grader/model/reduce_model.h)
+ *   lab9.sizes.both        lab 9's matrices nx × ny, every device ("1 × 1, 77 × 1, ...")
+ *   lab9.sizes.gpu         those a GPU runs besides, lab9.traffic.gpu|emulator, lab9.timed
  */
+#include "../../grader/labs/calls.h"
 #include "../../grader/labs/lab_table.h"
 #include "../../grader/model/reduce_model.h"
 #include "../../grader/labs/reduce_sizes.h"
@@ -138,11 +141,37 @@ static void tree_facts(void)
            t.block_requests, t.need_ld_requests, t.need_st_requests);
 }
 
+/* Lab 9's matrices, from its calls (grader/labs/transpose_calls.c): "nx × ny" joined. */
+static void transpose_facts(void)
+{
+    extern const lab_def lab9_def;
+    static call_spec specs[CALL_MAX];
+    int n = transpose_calls(&lab9_def, &lab9_def.kernels[0], specs);
+    char both[512] = "", gpu[512] = "";
+    for (int i = 0; i < n; i++) {
+        const call_spec *c = &specs[i];
+        char size[32];
+        snprintf(size, sizeof size, "%d × %d", c->width, c->height);
+        if (c->role & CALL_CORRECT) {
+            char *list = (c->devices & SIZE_EMULATOR) ? both : gpu;
+            size_t at = strlen(list);
+            snprintf(list + at, sizeof both - at, "%s%s", at ? ", " : "", size);
+        } else if (c->role & CALL_TRAFFIC) {
+            printf("lab9.traffic.%s %s\n", (c->devices & SIZE_EMULATOR) ? "emulator" : "gpu",
+                   size);
+        } else if (c->role & CALL_SPEED) {
+            printf("lab9.timed %s\n", size);
+        }
+    }
+    printf("lab9.sizes.both %s\nlab9.sizes.gpu %s\n", both, gpu);
+}
+
 int main(void)
 {
     for (int i = 0; i < lab_registry_count; i++)
         lab_facts(lab_registry[i]);
     size_facts();
     tree_facts();
+    transpose_facts();
     return 0;
 }

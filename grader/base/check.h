@@ -62,6 +62,10 @@ typedef struct check_result {
     char hint[640];     /* why, and what to change */
     double degree;      /* conflict checks: the measured conflict degree; const-serialization:
                            distinct addresses a request (0: none measured) */
+    /* The degrees the check accepts for what degree measures (accept_lo .. accept_hi; 0
+       and 0: it does not say): a student's PREDICT line is judged against them, as the
+       check judges the code (report/report_predict.c). */
+    double accept_lo, accept_hi;
     /* Conflict checks: what was counted (JSON "counts"; 0: nothing measured).
        ideal: wavefronts with no conflict for the bytes moved; width: bytes
        a lane the accesses moved (0: unknown, as with the counters, or mixed). */
@@ -114,6 +118,12 @@ extern const char CHECK_HINT_NOT_GRADED[];
    graded: the emulator does not support ..."), CHECK_NOT_GRADED with its words
    whole and a hint of their own (returns 1 then). */
 int check_fail_launch(check_result *c, const char *at, const char *why, const char *hint);
+
+/* Whether c failed only because something else must come first: it waits for it
+   ("waits for a shared tile: ..."), or for correct (counts of a wrong result, "not
+   counted: ..."; a kernel that did not get that far, "not run: ..."; a speed "not
+   timed: ..." yet). It earns nothing; the report lists it apart, under WAIT. */
+int check_waits(const check_result *c);
 
 /* Whether why is an instrument's "not graded: ..." (the kernel is not the cause). */
 int check_why_not_graded(const char *why);

@@ -307,26 +307,55 @@ static const char *amount_text(predict_access a, double v, char *buf, size_t siz
     return buf;
 }
 
-predict_verdict predict_judge(const prediction *p, double measured_degree, char *text,
+/* "3.31- to 3.99-way conflict", "27.1 to 33.2 distinct addresses a request": the range
+   a check accepts; "" where it is one value. */
+static void range_text(predict_access a, double lo, double hi, char *buf, size_t size)
+{
+    buf[0] = '\0';
+    if (hi - lo < 0.01)
+        return;
+    if (a == PREDICT_CONST)
+        snprintf(buf, size, " (the check accepts %.3g to %.3g)", lo, hi);
+    else if (lo < 1.005)
+        snprintf(buf, size, " (the check accepts conflict-free to %.2f-way)", hi);
+    else
+        snprintf(buf, size, " (the check accepts %.2f- to %.2f-way)", lo, hi);
+}
+
+predict_verdict predict_judge(const prediction *p, const predict_against *a, char *text,
                               size_t text_size)
 {
-    char want[48], got[48];
+    char want[48], got[48], range[96];
+    const char *kernel = p->kernel, *access = predict_access_name(p->access);
+    double measured = a->measured;
     amount_text(p->access, p->degree, want, sizeof want);
-    if (!isfinite(measured_degree) || measured_degree < 1.0 - DEGREE_TOLERANCE) {
+    if (!isfinite(measured) || measured < 1.0 - DEGREE_TOLERANCE) {
         snprintf(text, text_size, "%s %s: you predicted %s; not measured, so not compared",
-                 p->kernel, predict_access_name(p->access), want);
+                 kernel, access, want);
         return PREDICT_NOT_MEASURED;
     }
-    double m = measured_degree < 1.0 ? 1.0 : measured_degree;
+    double m = measured < 1.0 ? 1.0 : measured;
     amount_text(p->access, m, got, sizeof got);
-    double larger = m > p->degree ? m : p->degree;
-    int right = fabs(m - p->degree) <= DEGREE_TOLERANCE * larger;
-    snprintf(text, text_size, "%s %s: you predicted %s, measured %s: %s", p->kernel,
-             predict_access_name(p->access), want, got,
-             right ? "right"
-             : p->access == PREDICT_CONST ? "not this time (count the distinct words a warp's "
-                                            "32 lanes read at once)"
-                                          : "not this time (work out the banks of lanes 0, 1 "
-                                            "and 2)");
+    if (a->code_differs) { /* the prediction is of the exercise's code, not of this one */
+        snprintf(text, text_size, "%s %s: you predicted %s; your kernel measured %s, and %s "
+                 "says how its code differs from the exercise's: the prediction is judged "
+                 "once it passes", kernel, access, want, got, a->check ? a->check : "its check");
+        return PREDICT_NOT_JUDGED;
+    }
+    int right;
+    if (a->hi > 0) {
+        right = p->degree >= a->lo && p->degree <= a->hi;
+        range_text(p->access, a->lo, a->hi, range, sizeof range);
+    } else {
+        double larger = m > p->degree ? m : p->degree;
+        right = fabs(m - p->degree) <= DEGREE_TOLERANCE * larger;
+        range[0] = '\0';
+    }
+    snprintf(text, text_size, "%s %s: you predicted %s, measured %s: %s%s", kernel, access, want,
+             got, right ? "right" : p->access == PREDICT_CONST
+                                     ? "not this time (count the distinct words a warp's 32 "
+                                       "lanes read at once)"
+                                     : "not this time (work out the banks of lanes 0, 1 and 2)",
+             right ? range : "");
     return right ? PREDICT_RIGHT : PREDICT_WRONG;
 }

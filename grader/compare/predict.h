@@ -68,20 +68,32 @@ void predict_parse_text(const char *text, size_t len, predict_set *out);
 const prediction *predict_find(const predict_set *set, const char *kernel, predict_access access);
 
 typedef enum predict_verdict {
-    PREDICT_RIGHT,       /* within the grader's tolerance of the measurement */
+    PREDICT_RIGHT,        /* among the degrees the check accepts (or near the measurement) */
     PREDICT_WRONG,
-    PREDICT_NOT_MEASURED /* measured_degree is not a number >= 1: nothing to compare */
+    PREDICT_NOT_MEASURED, /* measured is not a number >= 1: nothing to compare */
+    PREDICT_NOT_JUDGED    /* the check failed: the code, not the prediction, is what differs */
 } predict_verdict;
 
+/* What the check a prediction names said of the student's kernel. */
+typedef struct predict_against {
+    double measured;  /* the degree (wavefronts / ideal, measured_degree), or distinct
+                         constant addresses; not a number >= 1: not measured */
+    double lo, hi;    /* the degrees the check accepts (check_result.accept_lo, _hi; 0 and 0:
+                         it does not say, and the measurement stands for them) */
+    int code_differs; /* the check failed */
+    const char *check; /* its name ("load-conflicts"), for the words */
+} predict_against;
+
 /*
- * Compare p with the measured conflict degree (wavefronts / ideal
- * wavefronts, as compare.h's measured_degree gives it) and write one line
- * for the report into text, e.g.
+ * Judge p against what the check said and write one line for the report into text:
  *   "setRowReadCol load: you predicted 32-way conflict, measured 32-way conflict: right"
- * A prediction is right when it is within DEGREE_TOLERANCE (relative) of the
- * measurement, the slack the conflict checks allow.
+ * A prediction is of the exercise's code: right when it lies among the degrees the check
+ * accepts (the interleaved tree's 3.80-way as written and 3.48-way as nvcc merges its
+ * loads, say), else within DEGREE_TOLERANCE (relative) of the measurement. Where the
+ * check failed the code is what differs from the exercise: the line says so and judges
+ * nothing (PREDICT_NOT_JUDGED).
  */
-predict_verdict predict_judge(const prediction *p, double measured_degree, char *text,
+predict_verdict predict_judge(const prediction *p, const predict_against *a, char *text,
                               size_t text_size);
 
 /* "store", "load" or "const". */

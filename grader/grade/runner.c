@@ -3,6 +3,7 @@
 #include "runner.h"
 
 #include "../base/exit_codes.h"
+#include "../compare/fault.h"
 #include "../image/lab_image.h"
 #include "meter_server.h"
 #include "../record/contract.h"
@@ -367,7 +368,8 @@ static void collect(const lab_def *lab, kernel_slots *slots, lab_result *out)
 static int faulted(const check_result *c)
 {
     return check_id_of(c->check) == CHK_CORRECT && c->status == CHECK_FAIL &&
-           (strstr(c->message, "illegal memory access") || strstr(c->message, "misaligned address"));
+           (strstr(c->message, "illegal memory access") || strstr(c->message, "misaligned address")) &&
+           !fault_worded(c->message); /* located already: the emulator graded it */
 }
 
 /*
@@ -418,7 +420,7 @@ static void explain_faults(const grade_job *job, kernel_slots *slots, capture *p
         slots_init(lab, again);
         run_worker(&one, worker_main, k, again, printed, scratch);
         const check_result *e = &again[k].got[i];
-        if (again[k].have[i] && e->status == CHECK_FAIL && strstr(e->message, "bytes of shared memory")) {
+        if (again[k].have[i] && e->status == CHECK_FAIL && fault_worded(e->message)) {
             check_result *c = &slots[k].got[i];
             char text[2 * sizeof c->message + 64];
             snprintf(text, sizeof text, "%s (found by emulating the kernel; on the GPU: %s)",

@@ -19,6 +19,7 @@ static int tile_calls(const lab_def *lab, call_spec *out)
     out->args[0] = buf(0);
     out->n_buffers = 1;
     out->buffer_bytes[0] = (size_t)lab->bdimx * lab->bdimy * sizeof(int);
+    out->buffer_name[0] = "out";
     snprintf(out->label, sizeof out->label, "%dx%d tile", lab->bdimx, lab->bdimy);
     out->width = lab->bdimx, out->height = lab->bdimy, out->depth = 1;
     out->role = CALL_CORRECT | CALL_TRAFFIC;
@@ -37,6 +38,7 @@ static void matmul_call(const matmul_size *s, int role, call_spec *c)
     c->buffer_bytes[0] = (size_t)s->M * s->K * F;
     c->buffer_bytes[1] = (size_t)s->K * s->N * F;
     c->buffer_bytes[2] = (size_t)s->M * s->N * F;
+    c->buffer_name[0] = "A", c->buffer_name[1] = "B", c->buffer_name[2] = "C";
     snprintf(c->label, sizeof c->label, "M=%d N=%d K=%d (%s)", s->M, s->N, s->K, s->why);
     c->width = s->M, c->height = s->N, c->depth = s->K;
     c->role = role;
@@ -78,6 +80,7 @@ static void conv_call(const lab_kernel *k, int width, int height, int mw, const 
     c->buffer_bytes[0] = (size_t)width * height * F; /* in */
     c->buffer_bytes[1] = (size_t)width * height * F; /* out */
     c->n_buffers = 2;
+    c->buffer_name[0] = "in", c->buffer_name[1] = "out", c->buffer_name[2] = "mask";
     c->args[a++] = buf(0);
     if (!k->mask_symbol) {
         c->buffer_bytes[2] = (size_t)mw * F;

@@ -36,6 +36,9 @@ typedef struct call_spec {
     call_arg args[CALL_MAX_ARGS];
     int n_buffers;
     size_t buffer_bytes[CALL_MAX_BUFFERS];
+    /* each buffer as the launcher's contract names its argument ("in", "partial"): the
+       allocation a fault message names */
+    const char *buffer_name[CALL_MAX_BUFFERS];
     char label[128]; /* "M=67 N=53 K=97 (...)": for messages */
     int width, height, depth; /* the problem's sizes: M N K, or width height mask */
     int role;        /* CALL_* */

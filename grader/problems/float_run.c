@@ -38,9 +38,9 @@ float *host_random(size_t n, unsigned long long seed)
 run_outcome fail_cuda(check_result *c, const char *label, const char *why)
 {
     check_fail_launch(c, label, why, "The kernel faulted or could not launch at this "
-                      "size. Check every index against the matrix or image bounds, the shared "
-                      "array sizes, and the launch configuration for sizes that are not a "
-                      "multiple of the tile.");
+                      "size. Check every index against its own array's size (the last block "
+                      "may hold fewer elements), the shared array sizes, and the launch "
+                      "configuration for sizes that are not a multiple of the tile.");
     return dev_context_lost() ? RUN_LOST : RUN_FAILED;
 }
 
@@ -60,7 +60,14 @@ static size_t count_poison(const float *got, size_t n)
    interior; the rest are in the partial blocks a size no multiple of one leaves). */
 typedef struct wrong_map {
     long wrong, interior_wrong, interior;
+    long junk; /* wrong elements no input makes: computed from the grader's shared fill */
+    float junk_value;
 } wrong_map;
+
+/* A value no kit input makes (they lie in [-1, 1], a sum of a few thousand of them far
+   below this): one computed from shared memory as the grader fills it before a run,
+   GPU_SCRUB_INT's bytes, 1.54e16 as a float. */
+#define JUNK_MAGNITUDE 1e12
 
 static void map_wrong(const float_case *fc, const float *got, const tol_limits *lim, wrong_map *w)
 {
@@ -76,6 +83,8 @@ static void map_wrong(const float_case *fc, const float *got, const tol_limits *
             w->wrong += bad;
             w->interior += inside;
             w->interior_wrong += bad && inside;
+            if (bad && isfinite(got[i]) && fabs(got[i]) >= JUNK_MAGNITUDE && !w->junk++)
+                w->junk_value = got[i];
         }
 }
 
@@ -87,7 +96,24 @@ static void wrong_hint(const float_case *fc, const float *got, const tol_limits 
     long n = (long)fc->rows * fc->cols;
     map_wrong(fc, got, lim, &w);
     const char *copy = fc->copy_words ? fc->copy_words : "";
-    if (w.wrong == 0)
+    float fill;
+    int32_t fill_bits = GPU_SCRUB_INT;
+    memcpy(&fill, &fill_bits, sizeof fill);
+    char who[64];
+    if (w.wrong == 1)
+        snprintf(who, sizeof who, "Your one wrong element holds a value");
+    else if (w.junk == w.wrong)
+        snprintf(who, sizeof who, "All %ld wrong elements hold values", w.wrong);
+    else
+        snprintf(who, sizeof who, "%ld of your %ld wrong elements hold values", w.junk, w.wrong);
+    if (w.junk * 2 >= w.wrong && w.junk > 0)
+        check_field(c->hint, sizeof c->hint, "%s no input makes (%.3g): computed from shared "
+                    "memory no thread of the block wrote in this launch, which the grader "
+                    "fills with junk first (%.3g as a float). Which tile word does each thread "
+                    "read, and did a thread of the block store it before the barrier?%s%s%s",
+                    who, (double)w.junk_value, (double)fill, copy[0] ? " Here " : "", copy,
+                    copy[0] ? "." : "");
+    else if (w.wrong == 0)
         check_field(c->hint, sizeof c->hint, "No element is far off, but together they are: "
                     "the sum loses precision (half or TF32 math, a float accumulator summed "
                     "in another type). The labs are about float32 throughout.");

@@ -5,6 +5,7 @@
 
 #include "../base/child.h"
 #include "../compare/compare.h"
+#include "../compare/fault.h"
 #include "../measure/emulator/emu_device.h"
 #include "../measure/emulator/lab_decls.h"
 #include "../run/device.h"
@@ -244,39 +245,103 @@ void worker_judge_dynamic(worker_env *env, const call_plan *call, uint32_t need,
     }
 }
 
+/* The shared memory of the launches of call: their end (static bytes, and the dynamic
+   area after them where a launch gives one), and the arrays of the launch that has
+   the most, named as the source names them. 0, or -1 where the PTX does not say. */
+typedef struct shared_map {
+    uint64_t end;
+    lab_shared_var vars[16];
+    int n_vars;
+    uint32_t dynamic_bytes; /* the bytes the launch gives its extern arrays */
+} shared_map;
+
+static int shared_map_of(const worker_env *env, const call_plan *call, shared_map *out)
+{
+    memset(out, 0, sizeof *out);
+    for (int i = 0; i < call->n_launches; i++) {
+        const plan_launch *l = &call->launches[i];
+        uint32_t st = 0;
+        int dyn = 0;
+        if (launch_shared(env, l, &st, &dyn) != 0)
+            return -1; /* nothing to hold the accesses to */
+        const char *name = env->img->kernels[l->kernel].name;
+        lab_shared_var vars[16];
+        int n = lab_decls_shared_vars(env->decls, name, vars, 16);
+        n = n < 0 ? 0 : n > 16 ? 16 : n;
+        /* The dynamic area starts past the static bytes, aligned: allow the widest. A
+           launch without one ends with its static arrays: one array ends where it ends
+           (16-byte rounded, as an allocation is); between several, ptxas may lay them
+           out otherwise than the PTX's order: allow the widest alignment there too. */
+        uint64_t end = l->shared_bytes || n > 1
+                           ? ((uint64_t)st + 127) / 128 * 128 + l->shared_bytes
+                           : ((uint64_t)st + 15) / 16 * 16;
+        if (end < out->end)
+            continue;
+        out->end = end;
+        out->dynamic_bytes = l->shared_bytes;
+        memcpy(out->vars, vars, sizeof vars);
+        out->n_vars = n;
+    }
+    return 0;
+}
+
+/* The array an access reaching byte end (past every array) overran: the last one the
+   block has, which f names with its size; several arrays are named as the block's
+   shared memory, the last of them said. */
+static void shared_array_of(const shared_map *m, uint64_t end, fault_place *f, char *note,
+                            size_t note_size)
+{
+    const lab_shared_var *last = m->n_vars ? &m->vars[m->n_vars - 1] : NULL;
+    f->reached = (long long)end;
+    f->bytes = (long long)m->end;
+    f->kind = "the block's shared memory";
+    f->array = "shared memory";
+    if (!last)
+        return;
+    uint64_t last_bytes = last->dynamic ? m->dynamic_bytes : last->size;
+    if (m->n_vars == 1) {
+        f->array = last->name;
+        f->reached = (long long)(end - last->offset);
+        f->bytes = (long long)last_bytes;
+        f->kind = last->dynamic ? "an extern __shared__ array" : "a shared array";
+    } else {
+        snprintf(note, note_size, "the block's last shared array is %s, %llu bytes from "
+                 "byte %llu", last->name, (unsigned long long)last_bytes,
+                 (unsigned long long)last->offset);
+        f->note = note;
+    }
+    if (last->dynamic && m->dynamic_bytes == 0 && m->n_vars == 1) {
+        f->bytes = -1; /* said by the note */
+        f->note = "the launch gives it 0 bytes (no third launch argument)";
+    }
+}
+
 void worker_judge_bounds(worker_env *env, const call_plan *call, const trace_summary *s,
                          check_result *correct)
 {
-    uint64_t have = 0;
-    char at[96];
-    if (!s || s->shared_end == 0)
-        return;
-    for (int i = 0; i < call->n_launches; i++) {
-        uint32_t st = 0;
-        int dyn = 0;
-        if (launch_shared(env, &call->launches[i], &st, &dyn) != 0)
-            return; /* nothing to hold the accesses to */
-        /* the dynamic area starts past the static bytes, aligned: allow the widest */
-        uint64_t end = ((uint64_t)st + 127) / 128 * 128 + call->launches[i].shared_bytes;
-        have = end > have ? end : have;
-    }
-    if (s->shared_end <= have)
+    shared_map m;
+    char text[sizeof correct->message], note[160];
+    if (!s || s->shared_end == 0 || shared_map_of(env, call, &m) != 0 || s->shared_end <= m.end)
         return;
     const trace_site *site = trace_find_site(s, s->shared_end_pc);
-    if (site && site->file) {
-        const char *slash = strrchr(site->file, '/');
-        snprintf(at, sizeof at, "%s:%d", slash ? slash + 1 : site->file, site->line);
-    } else {
-        snprintf(at, sizeof at, "pc 0x%llx", (unsigned long long)s->shared_end_pc);
-    }
-    check_set(correct, CHECK_FAIL, "%s %s %u bytes into %llu bytes of shared memory", at,
-              trace_op_name(s->shared_end_op), s->shared_end, (unsigned long long)have);
-    check_field(correct->hint, sizeof correct->hint, "A thread reaches past the end of the "
-                "kernel's shared memory (its __shared__ arrays plus the bytes the launch "
-                "gives): an index past the tile, a pitch the tile was not declared with, or a "
-                "launch that gives fewer bytes than the tile needs. A GPU does not always fault "
-                "on it, so the output can come out right: the bytes past the end belong to "
-                "nothing, or to another block.");
+    fault_place f = {.op = trace_op_name(s->shared_end_op), .lane = -1};
+    if (site && site->file)
+        f.file = site->file, f.line = site->line;
+    shared_array_of(&m, s->shared_end, &f, note, sizeof note);
+    fault_text(&f, text, sizeof text);
+    if (!site || !site->file) /* no line: the instruction */
+        check_set(correct, CHECK_FAIL, "pc 0x%llx: %s", (unsigned long long)s->shared_end_pc,
+                  text);
+    else
+        check_set(correct, CHECK_FAIL, "%s", text);
+    int dynamic = m.n_vars > 0 && m.vars[m.n_vars - 1].dynamic;
+    check_field(correct->hint, sizeof correct->hint, "A thread reaches past the end of %s%s: "
+                "an index past the array, or a pitch it was not declared with%s. A GPU does "
+                "not always fault on it, so the output can come out right: the bytes past the "
+                "end belong to nothing, or to another block.",
+                !strcmp(f.array, "shared memory") ? "the block's shared memory" : f.array,
+                m.n_vars == 1 ? "" : " (its __shared__ arrays and the bytes the launch gives)",
+                dynamic ? ", or a launch that gives fewer bytes than it needs" : "");
 }
 
 /* --- the driver: 1. the kernel's checks ------------------------------------------------ */
@@ -374,6 +439,47 @@ static void wrong_on_repeat(problem *p, int repeats, check_result *c)
                 p->kind->no_inputs ? "" : ", whose inputs were new");
 }
 
+/*
+ * A run that faulted where the device located the access (the emulator: dev_last_fault):
+ * correct says it in the one wording of a fault (compare/fault.h), the faulting line
+ * first, the call after it, and the argument the address lies past, in place of the
+ * device's error text; the hint says what to guard. A GPU's fault keeps its words.
+ */
+static void worded_fault(problem *p, check_result *c)
+{
+    const device_fault *d = dev_last_fault();
+    const call_spec *spec = &p->env->plan->specs[p->call];
+    if (!d || c->status != CHECK_FAIL || strncmp(c->message, "CUDA error", 10) != 0)
+        return;
+    char name[32], text[sizeof c->message];
+    const char *buffer = NULL;
+    if (d->buffer >= 0 && d->buffer < CALL_MAX_BUFFERS) {
+        buffer = spec->buffer_name[d->buffer];
+        if (!buffer) {
+            snprintf(name, sizeof name, "buffer %d", d->buffer);
+            buffer = name;
+        }
+    }
+    fault_place f = {.op = d->op, .file = d->file, .line = d->line, .lane = d->lane,
+                     .warp = d->warp, .have_block = 1, .bytes = -1};
+    memcpy(f.block, d->block, sizeof f.block);
+    if (d->call_file)
+        f.call_file[0] = d->call_file, f.call_line[0] = d->call_line, f.n_calls = 1;
+    if (buffer)
+        f.array = buffer, f.kind = "an argument", f.reached = d->reached, f.bytes = d->bytes;
+    else
+        f.space = d->space, f.address = d->address;
+    fault_text(&f, text, sizeof text);
+    check_set(c, CHECK_FAIL, "CUDA error at %.60s: an illegal memory access at %s",
+              spec->label, text);
+    if (buffer)
+        check_field(c->hint, sizeof c->hint, "The %s reaches past the end of %s, which holds "
+                    "%lld bytes at this size: guard every access against the array's own size "
+                    "(at a size that is no multiple of a block's, a block's threads, or a "
+                    "thread's elements, reach past it), and index it with its own pitch.",
+                    d->op, buffer, d->bytes);
+}
+
 /* Every size this device runs, each --repeats times on fresh inputs: the first run
    that is not right decides. */
 static run_outcome grade_correct(problem *p)
@@ -387,6 +493,8 @@ static run_outcome grade_correct(problem *p)
         for (int r = 0; r < repeats; r++) {
             p->call = i, p->run = r;
             run_outcome out = p->kind->run(p, c);
+            if (out == RUN_FAILED || out == RUN_LOST)
+                worded_fault(p, c);
             if (out == RUN_WRONG && r > 0)
                 wrong_on_repeat(p, repeats, c);
             else if (out == RUN_WRONG && p->kind->explain_wrong)
@@ -583,13 +691,15 @@ static void emulated_twin(problem *p)
 
 /* Whether the kernel's speed is to be timed now (1, right being correct's outcome);
    else 0 with speed saying why: not graded like correct, not measured where the
-   device times nothing, or not timed while the kernel is not correct. */
+   device times nothing (whatever correct says: the emulator never times, so a wrong
+   kernel's speed is not a failure there), or not timed while the kernel is not
+   correct. */
 static int speed_due(problem *p, run_outcome right)
 {
     check_result *correct = &p->c[CHK_CORRECT], *speed = &p->c[CHK_SPEED];
     if (correct->status == CHECK_NOT_GRADED)
         check_not_graded_like(speed, correct);
-    else if (right == RUN_RIGHT && device_untimed())
+    else if (device_untimed())
         check_set(speed, CHECK_NOT_MEASURED, "not measured: %s", device_untimed());
     else if (right == RUN_RIGHT && !p->lost)
         return 1;

@@ -21,6 +21,8 @@
  * and shuffle.
  */
 #include "../compare/compare.h"
+#include "../compare/sum_explain.h"
+#include "../measure/emulator/lab_decls.h"
 #include "../model/reduce_model.h"
 #include "../reference/reduce_ref.h"
 #include "../run/cub.h"
@@ -46,6 +48,9 @@
 /* Ints past the output of the measured run, beyond one a warp (a block's warps' worth,
    times two): a kernel that writes past its partial sums is still measured. */
 #define MEASURED_SLACK_INTS 64
+/* A wrong sum of at most this many elements is probed element by element (a launch
+   each, sum_explain.h): every size up to UNROLL x DIM and one is. */
+#define PROBE_MAX_ELEMENTS 1100
 
 typedef struct red {
     problem *p;
@@ -188,7 +193,7 @@ static void sum_hint(red *r, const int32_t *x, long n, const int32_t *got, long 
         return;
     }
     int32_t *ref = malloc((size_t)blocks * sizeof *ref);
-    long wrong = 0, unwritten = 0, first_wrong = -1, shown[4];
+    long wrong = 0, unwritten = 0, first_wrong = -1, first_unwritten = -1, shown[4];
     int n_shown = 0;
     ref_partials(x, (size_t)n, (size_t)per, ref, (size_t)blocks);
     for (long b = 0; b < blocks; b++) {
@@ -196,6 +201,8 @@ static void sum_hint(red *r, const int32_t *x, long n, const int32_t *got, long 
             continue;
         wrong++;
         unwritten += got[b] == GPU_POISON_INT;
+        if (got[b] == GPU_POISON_INT && first_unwritten < 0)
+            first_unwritten = b;
         if (first_wrong < 0)
             first_wrong = b;
         if (n_shown < 4)
@@ -225,7 +232,7 @@ static void sum_hint(red *r, const int32_t *x, long n, const int32_t *got, long 
         check_field(c->hint, sizeof c->hint, "%ld of your %ld blocks wrote no partial sum "
                     "(partial[%ld] still holds the grader's poison): every block's thread 0 "
                     "must write its sum, also a block with fewer elements than the others.",
-                    unwritten, blocks, first_wrong);
+                    unwritten, blocks, first_unwritten);
     } else if (wrong == 1 && first_wrong == last && last_count < per) {
         long k = prefix_matching(x + last * per, last_count, got[last]);
         char part[160] = "";
@@ -247,8 +254,8 @@ static void sum_hint(red *r, const int32_t *x, long n, const int32_t *got, long 
                      k, n < per ? n : per);
         check_field(c->hint, sizeof c->hint, "Every block's partial sum is wrong (block 0: %d, "
                     "its elements add up to %d).%s Work out, for one thread, which elements it "
-                    "adds and which words of the tile it reads at each level.", got[0], ref[0],
-                    part);
+                    "adds and which %s it reads at each level.", got[0], ref[0], part,
+                    r->k->reduce.in_place ? "elements of in[]" : "words of the tile");
     } else {
         check_field(c->hint, sizeof c->hint, "%ld of %ld blocks' partial sums are wrong (blocks "
                     "%s%s), whole blocks among them: a level that reads before the level above "
@@ -257,6 +264,166 @@ static void sum_hint(red *r, const int32_t *x, long n, const int32_t *got, long 
                     wrong, blocks, list, wrong > n_shown ? ", ..." : "");
     }
     free(ref);
+}
+
+/* Declared below: the probes run the call as run_sum does. */
+static run_outcome run_into(red *r, guarded *out, int32_t *got, long *guard, const char *label,
+                            check_result *c);
+
+/* Where the kernel of call i has an instruction of this opcode prefix ("shfl.sync.up"),
+   into at; NULL where it has none. */
+static const char *kernel_has(const red *r, int i, const char *prefix, char *at, size_t size)
+{
+    const worker_env *env = r->p->env;
+    const call_plan *plan = &env->plan->calls[i];
+    if (!env->decls || plan->n_launches == 0)
+        return NULL;
+    const char *name = env->img->kernels[plan->launches[0].kernel].name;
+    if (!lab_decls_instr(env->decls, name, prefix, at, size))
+        return NULL;
+    if (!at[0])
+        snprintf(at, size, "its line not known");
+    return at;
+}
+
+/* One probe: v (n ints) in r->in, the kernel, its partial sums added up into *total. */
+static int probe_run(red *r, guarded *out, const int32_t *v, long n, long blocks,
+                     int32_t *part, int32_t *total, const char *label)
+{
+    check_result scratch;
+    long guard = 0;
+    char why[128];
+    if (dev_copy(r->in, v, (size_t)n * sizeof *v, cudaMemcpyHostToDevice) != cudaSuccess ||
+        guarded_poison(out, why, sizeof why) != 0 ||
+        run_into(r, out, part, &guard, label, &scratch) != RUN_RIGHT)
+        return -1;
+    *total = ref_sum_partials(part, (size_t)blocks);
+    return 0;
+}
+
+/*
+ * What the kernel does with each element of call i (n of them, its wrong run's input
+ * x and partial sums got): the call run again on all zeros (what it adds that is no
+ * element) and on inputs 0 but for one element (how many times that one is in the
+ * total), a launch each; then whether those counts give the wrong run's total back.
+ * 0 with k filled (count: n ints the caller frees), or -1 where a probe did not run.
+ */
+static int probe_counts(red *r, guarded *out, const int32_t *x, long n, const int32_t *got,
+                        long blocks, const char *label, sum_counts *k)
+{
+    int32_t *v = calloc((size_t)n, sizeof *v), *part = malloc((size_t)blocks * sizeof *part);
+    int32_t *zero = malloc((size_t)blocks * sizeof *zero), total = 0;
+    int32_t *count = calloc((size_t)n, sizeof *count);
+    unsigned char *adders = calloc((size_t)n, 1);
+    int rc = v && part && zero && count && adders ? 0 : -1;
+    if (rc == 0)
+        rc = probe_run(r, out, v, n, blocks, zero, &k->junk, label);
+    k->junk_block = -1;
+    for (long b = 0; rc == 0 && b < blocks && k->junk_block < 0; b++)
+        if (zero[b] != 0)
+            k->junk_block = b, k->junk_value = zero[b];
+    uint32_t predicted = (uint32_t)k->junk;
+    for (long j = 0; rc == 0 && j < n; j++) {
+        v[j] = 1;
+        rc = probe_run(r, out, v, n, blocks, part, &total, label);
+        v[j] = 0;
+        count[j] = (int32_t)((uint32_t)total - (uint32_t)k->junk);
+        for (long b = 0; b < blocks && adders[j] < 255; b++) /* which blocks took it */
+            adders[j] += part[b] != zero[b];
+        predicted += (uint32_t)count[j] * (uint32_t)x[j];
+    }
+    k->count = count;
+    k->adders = adders;
+    k->probed = rc == 0 ? n : 0;
+    k->consistent = predicted == (uint32_t)ref_sum_partials(got, (size_t)blocks);
+    free(v);
+    free(part);
+    free(zero);
+    if (rc != 0) {
+        free(count), free(adders);
+        k->count = NULL, k->adders = NULL;
+    }
+    return rc;
+}
+
+/* The correct-role call of this device that fills exactly one block, or -1. */
+static int whole_block_call(const red *r)
+{
+    const kernel_plan *plan = r->p->env->plan;
+    for (int j = 0; j < plan->n_calls; j++)
+        if ((plan->specs[j].role & CALL_CORRECT) && problem_runs(r->p, j) &&
+            plan->specs[j].width == per_block(r) && blocks_of(&plan->calls[j]) == 1)
+            return j;
+    return -1;
+}
+
+/*
+ * The counts of call j, a whole block, on buffers of its own (the failing call's are
+ * the caller's): run once on fresh inputs, and probed where that run is wrong too.
+ * 0 with k filled (k->count to free), -1 where it is right there or did not run.
+ */
+static int probe_whole_block(red *r, int j, sum_counts *k)
+{
+    problem *p = r->p;
+    const call_spec *s = &p->env->plan->specs[j];
+    long n = s->width, blocks = 1;
+    int keep_call = p->call, rc = -1;
+    int32_t *keep_in = r->in, *keep_out = r->out, got = 0;
+    int32_t *x = malloc((size_t)n * sizeof *x);
+    char why[128];
+    long guard = 0;
+    guarded out;
+    check_result scratch;
+    r->in = NULL;
+    p->call = j;
+    if (x && guarded_alloc(&out, sizeof(int), why, sizeof why) == 0) {
+        reduce_fill(x, (size_t)n, (reduce_values)s->height, problem_seed(p) + 1);
+        if (dev_malloc((void **)&r->in, (size_t)n * sizeof(int)) == cudaSuccess &&
+            dev_copy(r->in, x, (size_t)n * sizeof(int), cudaMemcpyHostToDevice) == cudaSuccess &&
+            run_into(r, &out, &got, &guard, s->label, &scratch) == RUN_RIGHT && guard == 0 &&
+            got != GPU_POISON_INT && got != ref_sum(x, (size_t)n))
+            rc = probe_counts(r, &out, x, n, &got, blocks, s->label, k);
+        if (!dev_context_lost())
+            guarded_free(&out), dev_free(r->in);
+    }
+    free(x);
+    p->call = keep_call, r->in = keep_in, r->out = keep_out;
+    return rc;
+}
+
+/*
+ * The hint of a wrong sum of call i: what the probes found the kernel does with its
+ * elements (sum_explain), where the size is small enough to probe and every block
+ * wrote its partial sum; else what the partial sums alone say (sum_hint). A size of
+ * less than two warps says little of a pattern: where the kernel is wrong on a whole
+ * block too, that block's counts are what the hint tells.
+ */
+static void explain_sum(red *r, int i, const int32_t *x, long n, const int32_t *got,
+                        long blocks, guarded *out, check_result *c)
+{
+    long per = per_block(r), unwritten = 0;
+    for (long b = 0; b < blocks; b++)
+        unwritten += got[b] == GPU_POISON_INT;
+    sum_counts k = {.n = n, .per = per, .in_place = r->k->reduce.in_place};
+    char up[64], idx[64], at[96];
+    if (blocks != (n + per - 1) / per || unwritten || n > PROBE_MAX_ELEMENTS ||
+        probe_counts(r, out, x, n, got, blocks, r->p->env->plan->specs[i].label, &k) != 0) {
+        sum_hint(r, x, n, got, blocks, c);
+        return;
+    }
+    int whole = n < 64 ? whole_block_call(r) : -1;
+    sum_counts block = {.n = per, .per = per, .in_place = r->k->reduce.in_place};
+    if (whole >= 0 && probe_whole_block(r, whole, &block) == 0) {
+        free((void *)k.count), free((void *)k.adders);
+        k = block;
+        snprintf(at, sizeof at, "n = %ld, a whole block", per);
+        k.at = at;
+    }
+    k.shfl_up = kernel_has(r, i, "shfl.sync.up", up, sizeof up);
+    k.shfl_idx = kernel_has(r, i, "shfl.sync.idx", idx, sizeof idx);
+    if (!sum_explain(&k, c->hint, sizeof c->hint))
+        sum_hint(r, x, n, got, blocks, c);
+    free((void *)k.count), free((void *)k.adders);
 }
 
 /* One run of call p->call into out, shared memory scrubbed first; got: what it wrote. */
@@ -337,7 +504,7 @@ static run_outcome run_sum(red *r, int i, check_result *c)
         check_set(c, CHECK_FAIL, "at %s: your %ld partial sum%s add%s up to %d; the elements add "
                   "up to %d", s->label, blocks, blocks == 1 ? "" : "s", blocks == 1 ? "s" : "",
                   sum, want);
-        sum_hint(r, x, n, got, blocks, c);
+        explain_sum(r, i, x, n, got, blocks, &out, c);
         res = RUN_WRONG;
     }
 done_out:
@@ -391,19 +558,57 @@ static int shfl_source(reduce_exercise ex, int lane, int param, int width)
     return ok && j >= 0 && j < 32 ? j : lane;
 }
 
-/* What the kernel did, lane by lane: whose value each lane got, and whether that is
-   the exercise's shuffle with a narrower width. */
+/* A shuffle by its intrinsic and the lane it reads, for naming what a kernel did. */
+static const struct {
+    reduce_exercise ex;
+    const char *call, *reads;
+} shuffles[] = {
+    {EXERCISE_BROADCAST, "__shfl_sync(FULL_MASK, value, srcLane, WARP)", "lane srcLane"},
+    {EXERCISE_UP, "__shfl_up_sync", "lane t - delta, the first delta lanes keeping their own"},
+    {EXERCISE_DOWN, "__shfl_down_sync", "lane t + delta, the last delta lanes keeping their own"},
+    {EXERCISE_WRAP, "__shfl_sync(FULL_MASK, value, threadIdx.x + offset, WARP)",
+     "lane (t + offset) % 32"},
+    {EXERCISE_XOR, "__shfl_xor_sync", "lane t ^ laneMask"},
+};
+
+/* The entry of shuffles[] of ex (the array exercise's is the butterfly's). */
+static int shuffle_of(reduce_exercise ex)
+{
+    ex = ex == EXERCISE_XOR_ARRAY ? EXERCISE_XOR : ex;
+    for (size_t i = 0; i < sizeof shuffles / sizeof *shuffles; i++)
+        if (shuffles[i].ex == ex)
+            return (int)i;
+    return 0;
+}
+
+/* Another shuffle of the list that gives every lane the source it got at the call's
+   value, over the whole warp: its entry, or -1. */
+static int shuffle_that_fits(reduce_exercise ex, const int *got_src, int param)
+{
+    for (size_t i = 0; i < sizeof shuffles / sizeof *shuffles; i++) {
+        int fits = shuffles[i].ex != (ex == EXERCISE_XOR_ARRAY ? EXERCISE_XOR : ex);
+        for (int t = 0; t < 32 && fits; t++)
+            fits = got_src[t] == shfl_source(shuffles[i].ex, t, param, 32);
+        if (fits)
+            return (int)i;
+    }
+    return -1;
+}
+
+/* What the kernel did, lane by lane: whose value each lane got, and which shuffle gives
+   that: the exercise's with a narrower width, another one, or none at all. */
 static void exercise_hint(const red *r, const int32_t *in, const int32_t *got,
-                          const int32_t *want, int param, check_result *c)
+                          const int32_t *want, int param, const char *label, check_result *c)
 {
     reduce_exercise ex = r->k->reduce.exercise;
     int per = ex == EXERCISE_XOR_ARRAY ? 4 : 1;
-    int got_src[32], bad = -1, n_bad = 0;
+    int got_src[32], bad = -1, n_bad = 0, own = 1;
     for (int t = 0; t < 32; t++) {
         got_src[t] = source_lane(in, per, got[per * t]);
         for (int k = 0; k < per; k++)
             if (got[per * t + k] != want[per * t + k]) {
                 n_bad++;
+                own &= got_src[t] == t;
                 if (bad < 0)
                     bad = t;
             }
@@ -418,25 +623,39 @@ static void exercise_hint(const red *r, const int32_t *in, const int32_t *got,
         if (fits)
             seg = w;
     }
-    int should = source_lane(in, per, want[per * bad]);
+    int should = source_lane(in, per, want[per * bad]), mine = shuffle_of(ex);
     char whose[96];
     if (got_src[bad] >= 0)
         snprintf(whose, sizeof whose, "lane %d's value", got_src[bad]);
     else
         snprintf(whose, sizeof whose, "%d, no lane's value", got[per * bad]);
-    if (seg)
+    if (seg) {
         check_field(c->hint, sizeof c->hint, "Lane %d got %s where the exercise gives it lane "
                     "%d's (%d value%s wrong): your shuffle works within segments of %d lanes, "
                     "as with a width of %d. The width (the last argument) is the segment the "
                     "lanes exchange in: WARP (32) for the whole warp.", bad, whose, should,
                     n_bad, n_bad == 1 ? "" : "s", seg, seg);
-    else
+        return;
+    }
+    int other = shuffle_that_fits(ex, got_src, param);
+    if (other >= 0) {
         check_field(c->hint, sizeof c->hint, "Lane %d got %s where the exercise gives it lane "
-                    "%d's (with %d; %d value%s wrong). Which shuffle reads which lane: "
-                    "__shfl_sync reads srcLane, __shfl_up_sync lane t - delta, __shfl_down_sync "
-                    "lane t + delta, __shfl_xor_sync lane t ^ laneMask; a lane with no source "
-                    "keeps its own value.", bad, whose, should, param, n_bad,
-                    n_bad == 1 ? "" : "s");
+                    "%d's (at %s; %d value%s wrong): that is what %s gives, reading %s. This "
+                    "exercise is %s: lane t reads %s.", bad, whose, should, label, n_bad,
+                    n_bad == 1 ? "" : "s", shuffles[other].call, shuffles[other].reads,
+                    shuffles[mine].call, shuffles[mine].reads);
+    } else if (own) {
+        check_field(c->hint, sizeof c->hint, "Each wrong lane's out[threadIdx.x] holds that "
+                    "lane's own value, where the exercise gives lane %d lane %d's (at %s; %d "
+                    "value%s wrong): no exchange shows in out. Does each lane store the value "
+                    "its %s returned, in its own slot?", bad, should, label, n_bad,
+                    n_bad == 1 ? "" : "s", shuffles[mine].call);
+    } else {
+        check_field(c->hint, sizeof c->hint, "Lane %d got %s where the exercise gives it lane "
+                    "%d's (at %s; %d value%s wrong), which no single shuffle of the warp gives "
+                    "there. The exercise is %s: lane t reads %s.", bad, whose, should, label,
+                    n_bad, n_bad == 1 ? "" : "s", shuffles[mine].call, shuffles[mine].reads);
+    }
 }
 
 static run_outcome run_exercise(red *r, int i, check_result *c)
@@ -486,7 +705,7 @@ static run_outcome run_exercise(red *r, int i, check_result *c)
         } else if (wrong) {
             check_set(c, CHECK_FAIL, "at %s: %d of %d elements differ from the exercise's "
                       "shuffle", s->label, wrong, n);
-            exercise_hint(r, in, got, want, s->depth, c);
+            exercise_hint(r, in, got, want, s->depth, s->label, c);
             res = RUN_WRONG;
         }
     }
@@ -670,10 +889,10 @@ static void judge_traffic(problem *p, check_id id, const measurement *m, const t
     } else if (loads > limit) {
         check_set(c, CHECK_FAIL, "%.0f global load instructions, %.2f times the %.0f that read "
                   "each element once", loads, loads / ideal, ideal);
-        check_field(c->hint, sizeof c->hint, "Your kernel makes %.1f times the warp load "
-                    "instructions that reading each element once takes: it reads elements "
-                    "again, or a lane at a time (a loop in one thread makes a warp instruction "
-                    "for each element, where a warp's 32 lanes read 32 at once). Each element "
+        check_field(c->hint, sizeof c->hint, "Your kernel reads its input %.1f times over, in "
+                    "warp load instructions: it reads elements again, or a lane at a time (a "
+                    "loop in one thread makes a warp instruction for each element, where a "
+                    "warp's 32 lanes read 32 at once). Each element "
                     "should come from global memory once, a warp's lanes side by side: into a "
                     "register (the first %d-element sum) or the tile, and every later level "
                     "reads the tile or registers, never in[] again.", loads / ideal, per);
@@ -684,6 +903,22 @@ static void judge_traffic(problem *p, check_id id, const measurement *m, const t
                              "your block reads some twice: the later levels read the tile or "
                              "registers, never in[] again.");
     }
+}
+
+/* The tree's lines for a failure of its requests, not its banks: the lines that issue
+   the most requests first (a divergent level), and no bank drawing (every line costs
+   what it should; the worst warp of a conflict-free store said nothing). */
+static void busiest_lines_first(check_result *c, const trace_summary *s,
+                                const bank_geometry *g)
+{
+    compare_trace_lines(c, s, -1, g);
+    c->bank_map[0] = '\0';
+    for (int i = 1; i < c->n_lines; i++) /* insertion sort: a dozen lines at most */
+        for (int j = i; j > 0 && c->lines[j].requests > c->lines[j - 1].requests; j--) {
+            check_line t = c->lines[j];
+            c->lines[j] = c->lines[j - 1];
+            c->lines[j - 1] = t;
+        }
 }
 
 /* smem-conflicts: the tree's degree and requests against the model of the exercise's tree. */
@@ -752,9 +987,9 @@ static void judge_tree(problem *p, check_id id, const measurement *m, const trac
         return;
     }
     double limit = 1.0 + MANY_BLOCK_DEGREE_SLACK;
-    int ld_ok = interleaved ? ld >= want_lo * (1 - TREE_DEGREE_TOLERANCE) &&
-                                  ld <= want_ld * (1 + TREE_DEGREE_TOLERANCE)
-                            : ld <= limit;
+    c->accept_lo = interleaved ? want_lo * (1 - TREE_DEGREE_TOLERANCE) : 1.0;
+    c->accept_hi = interleaved ? want_ld * (1 + TREE_DEGREE_TOLERANCE) : limit;
+    int ld_ok = interleaved ? ld >= c->accept_lo && ld <= c->accept_hi : ld <= limit;
     if (ld_ok && st <= (interleaved ? 32.0 : limit) && req <= req_limit) {
         check_set(c, CHECK_PASS, "tree loads %s (the %s tree's model: %s), %.1f shared requests "
                   "a block", ld_text, interleaved ? "interleaved" : "sequential", want_text, req);
@@ -772,7 +1007,7 @@ static void judge_tree(problem *p, check_id id, const measurement *m, const trac
         check_field(c->hint, sizeof c->hint, interleaved
                     ? "The exercise's tree reads smem[index] and smem[index + stride] with index "
                       "= 2 * stride * tid: its conflicts grow with the stride (2-way, 4-way, "
-                      "8-way ...; docs/lab7.md#conflicts draws them). Yours measure otherwise: "
+                      "8-way ...; the course's lab 7 draws them, at #conflicts). Yours measure otherwise: "
                       "is its indexing the exercise's?"
                     : "Your tree's lanes read words that share banks: lanes whose indices "
                       "differ by a multiple of 32 words wait for each other. With index = 2 * "
@@ -784,11 +1019,14 @@ static void judge_tree(problem *p, check_id id, const measurement *m, const trac
         check_set(c, CHECK_FAIL, "%.1f shared requests a block; the sequential tree needs %ld "
                   "(at most %.0f allowed)", req, seq.block_requests, req_limit);
         check_field(c->hint, sizeof c->hint, "Your warps issue the tree's loads and stores at "
-                    "levels where few of their lanes take part: with if (tid %% (2 * stride) == "
-                    "0), every warp keeps a lane or two busy at the first levels, so all %d "
-                    "warps issue every level (divergence). With if (tid < stride) the active "
+                    "levels where few of their lanes take part: a test such as if (tid %% (2 * "
+                    "stride) == 0) keeps a lane or two of every warp busy at the first levels, "
+                    "so all %d warps issue every level (divergence). With if (tid < stride) the active "
                     "lanes are the first ones, and whole warps drop out of each level.",
                     r->dim / 32);
+        if (s)
+            busiest_lines_first(c, s, &r->p->env->gpu.banks);
+        return;
     }
     if (s)
         compare_trace_lines(c, s, -1, &r->p->env->gpu.banks);

@@ -206,6 +206,39 @@ static run_outcome stencil_run(problem *p, check_result *c)
     return out;
 }
 
+/*
+ * A wrong stencil whose blocks have a thread count that does not divide TILE: where a
+ * thread makes TILE / THREADS outputs, the last TILE % THREADS of each block's fall to
+ * no thread. The hint says so, with the launch's numbers (a kernel that loops over its
+ * outputs is right with any count: only a wrong one is told).
+ */
+static void threads_not_dividing(problem *p, check_result *c)
+{
+    const stencil_launch *a = p->state;
+    const call_plan *call = &p->env->plan->calls[p->call];
+    int tile = lab_param_value(p->env->lab, "TILE");
+    if (is_lookup(a) || call->n_launches == 0 || tile <= 0)
+        return;
+    unsigned threads = call->launches[0].block[0];
+    if (threads == 0 || tile % (int)threads == 0)
+        return;
+    char divisors[64] = ""; /* whole warps a block, at most 1024 threads: the largest three */
+    int shown = 0;
+    for (int d = 1024; d >= 32 && shown < 3; d -= 32)
+        if (tile % d == 0) {
+            size_t at = strlen(divisors);
+            snprintf(divisors + at, sizeof divisors - at, "%s%d", shown ? ", " : "", d);
+            shown++;
+        }
+    check_field(c->hint, sizeof c->hint, "Your blocks have %u threads, and %u does not divide "
+                "TILE = %d: where each thread makes TILE / THREADS = %d output%s of its block, "
+                "the last TILE %% THREADS = %d of every block's %d fall to no thread. Choose "
+                "THREADS among TILE's divisors (%s ...), or loop over the outputs: for (o = "
+                "threadIdx.x; o < TILE; o += THREADS).", threads, threads, tile,
+                tile / (int)threads, tile / (int)threads == 1 ? "" : "s", tile % (int)threads,
+                tile, divisors);
+}
+
 static void stencil_passed(problem *p, int runs, int last, const char *each, check_result *c)
 {
     (void)last;
@@ -389,6 +422,7 @@ static void judge_const(problem *p, check_id id, const measurement *m, const tra
         check_field(c->expected, sizeof c->expected, "%.2f (the distinct keys of a warp's 32 "
                     "lanes, from the input), within 10%%; %.0f to %.0f requests (a warp's %d "
                     "keys a request)", model, need, most, warp);
+        c->accept_lo = 0.9 * model, c->accept_hi = 1.1 * model;
         int per_ok = req > 0 && fabs(per - model) <= 0.1 * model;
         if (per_ok && (req < need || req > most)) { /* as many addresses, other words */
             check_set(c, CHECK_FAIL, "%.0f constant requests for %d keys: a lookup through "
@@ -418,6 +452,7 @@ static void judge_const(problem *p, check_id id, const measurement *m, const tra
         return;
     }
     int asked = a->k->path == MEM_PATH_CONSTANT; /* the stencil's broadcast */
+    c->accept_lo = c->accept_hi = 1.0;
     check_field(c->expected, sizeof c->expected, "1 (every lane of a warp reads the same "
                 "word: a broadcast)%s", asked ? "" : ", or no constant request");
     if (asked && req <= 0) {
@@ -584,7 +619,7 @@ static void stencil_setup(problem *p)
 
 const kind_desc stencil_kind = {
     .name = "stencil", .state_bytes = sizeof(stencil_launch), .setup = stencil_setup,
-    .run = stencil_run, .passed = stencil_passed,
+    .run = stencil_run, .explain_wrong = threads_not_dividing, .passed = stencil_passed,
     .prepare = stencil_prepare, .bind = stencil_bind, .watch = stencil_watch,
     .right = stencil_right, .release = stencil_release,
     .judge = {[CHK_GLOBAL_LOADS] = judge_loads, [CHK_SMEM_CONFLICTS] = float_judge_conflicts,

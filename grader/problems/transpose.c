@@ -238,10 +238,13 @@ static void judge_tile(tr *t, const measurement *m, const trace_summary *s, chec
     check_field(c->expected, sizeof c->expected, "reads %s (rows of %d words), writes conflict-free",
                 degree_text(want, a, sizeof a), words);
     c->degree = ld;
+    c->accept_lo = want * (1 - DEGREE_TOLERANCE), c->accept_hi = want * (1 + DEGREE_TOLERANCE);
     c->expect_load = want; /* the report page colours the tile's lines by these */
     c->expect_store = 1.0;
     if (m->value[METRIC_SHARED_LD_REQUESTS] <= 0 || m->value[METRIC_SHARED_ST_REQUESTS] <= 0) {
-        check_set(c, CHECK_FAIL, "no shared %s: this step goes through a shared tile",
+        /* nothing to judge: the coalescing checks say where the data went instead */
+        check_set(c, CHECK_FAIL, "waits for a shared tile: no shared %s ran, no bank to judge "
+                  "(this step goes through a tile)",
                   m->value[METRIC_SHARED_ST_REQUESTS] <= 0 ? "stores" : "loads");
     } else if (st > 1 + DEGREE_TOLERANCE) {
         check_set(c, CHECK_FAIL, "the tile's writes have a %s: a warp writes a row of the "
@@ -255,11 +258,15 @@ static void judge_tile(tr *t, const measurement *m, const trace_summary *s, chec
                   "of %d words: %sBDIMX%s) makes it %s", is_degree(ld, a, sizeof a), like, words,
                   t->k->transpose.unroll > 1 ? "2 * " : "",
                   t->k->transpose.tile_pad ? " + IPAD" : ", no pad", is_degree(want, b, sizeof b));
-        check_field(c->hint, sizeof c->hint, want > 1.5
-                    ? "This step's tile is unpadded: tile[BDIMY][BDIMX] (two elements a thread: "
-                      "BDIMY x 2 * BDIMX), read at tile[icol][irow] as the skeleton maps it."
-                    : "Pad each tile row by IPAD = 2 words: lanes (icol, irow) then fall in bank "
-                      "2 * icol + irow, a warp's two columns in the even and the odd banks.");
+        if (want > 1.5) /* this step's own tile: one element a thread, or two */
+            check_field(c->hint, sizeof c->hint, "This step's tile is unpadded: %s, read at "
+                        "tile[icol][irow] as the skeleton maps it.", t->k->transpose.unroll > 1
+                        ? "BDIMY rows of 2 * BDIMX words (two elements a thread)"
+                        : "tile[BDIMY][BDIMX]");
+        else
+            check_field(c->hint, sizeof c->hint, "Pad each tile row by IPAD = 2 words: lanes "
+                        "(icol, irow) then fall in bank 2 * icol + irow, a warp's two columns "
+                        "in the even and the odd banks.");
     } else {
         check_set(c, CHECK_PASS, "the tile's column read is %s, as rows of %d words make it; "
                   "its writes conflict-free", is_degree(ld, a, sizeof a), words);

@@ -33,6 +33,8 @@ int emu_copy(emu_device *d, uint64_t dst, uint64_t src, uint64_t n);
 
 /* The host bytes behind [addr, addr + n) when they lie in one allocation, else NULL. */
 void *emu_host_view(emu_device *d, uint64_t addr, uint64_t n);
+/* The allocation holding byte addr: 0 with its first address and its bytes, or -1. */
+int emu_region_of(emu_device *d, uint64_t addr, uint64_t *base, uint64_t *bytes);
 
 /* --- modules --------------------------------------------------------------- */
 
@@ -76,6 +78,17 @@ int emu_module_symbol(const emu_module *m, const char *name, uint64_t *addr, uin
 struct ptx_module;
 void emu_shared_of(const struct ptx_module *m, uint32_t func, uint32_t *static_bytes,
                    int *dynamic);
+
+/* The shared variables function func reaches, where a launch places them: the static
+   ones in declaration order, then the extern (unsized) ones at the dynamic area's base.
+   Their PTX names (mangled, as the module has them). Returns how many were found (the
+   first max of them written), or -1. */
+typedef struct emu_shared_var {
+    const char *name;
+    uint64_t offset, size; /* size 0: extern, sized at launch */
+    int dynamic;
+} emu_shared_var;
+int emu_shared_vars(const struct ptx_module *m, uint32_t func, emu_shared_var *out, int max);
 
 /* Source file and line of the instruction at pc of kernel k (from .loc); 0 or -1. */
 int emu_line(const emu_module *m, int k, uint64_t pc, const char **file, int *line);
@@ -202,7 +215,19 @@ typedef struct emu_result {
     const char *call_file; /* where that code was inlined (a header's function the */
     int call_line;         /* student called), or NULL and 0 */
     uint64_t warp_instructions; /* executed */
+    /* A fault of a memory access (EMU_FAULT from ld, st, atom ...): the lane's address
+       (global; an offset in the other spaces), its bytes, the access and who made it.
+       fault_access 0: the fault was something else. */
+    int fault_access;
+    uint64_t fault_addr;
+    uint32_t fault_size;
+    int fault_space; /* EMU_FAULT_GLOBAL, _SHARED, _LOCAL, _PARAM */
+    int fault_op;    /* EMU_ACC_LOAD, EMU_ACC_STORE, EMU_ACC_ATOMIC */
+    int fault_lane;
+    uint32_t fault_warp, fault_block[3];
 } emu_result;
+
+enum { EMU_FAULT_GLOBAL, EMU_FAULT_SHARED, EMU_FAULT_LOCAL, EMU_FAULT_PARAM };
 
 #define EMU_DEFAULT_BUDGET (UINT64_C(1) << 28)
 

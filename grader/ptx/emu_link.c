@@ -210,6 +210,29 @@ void emu_shared_of(const ptx_module *m, uint32_t func, uint32_t *static_bytes, i
     linker_free(&k);
 }
 
+int emu_shared_vars(const ptx_module *m, uint32_t func, emu_shared_var *out, int max)
+{
+    linker k;
+    int n = -1;
+    memset(&k, 0, sizeof k);
+    k.m = m;
+    k.kernel = func;
+    if (reach(&k) == 0 && layout_shared(&k) == 0) {
+        n = 0;
+        for (uint32_t v = 0; v < m->n_vars; v++) {
+            if (k.shared_off[v] == UINT64_MAX)
+                continue;
+            if (n < max)
+                out[n] = (emu_shared_var){m->vars[v].name, k.shared_off[v],
+                                          m->vars[v].unsized ? 0 : m->vars[v].size,
+                                          m->vars[v].unsized};
+            n++;
+        }
+    }
+    linker_free(&k);
+    return n;
+}
+
 /* Bases of each function's code, registers, predicates, frame, call sites, tables. */
 static int layout_functions(linker *k, uint32_t *n_code, uint32_t *n_slots, uint32_t *n_preds,
                             uint32_t *n_calls, uint32_t *n_tables)

@@ -110,6 +110,16 @@ void *emu_host_view(emu_device *d, uint64_t addr, uint64_t n)
     return r ? r->host + (addr - r->addr) : NULL;
 }
 
+int emu_region_of(emu_device *d, uint64_t addr, uint64_t *base, uint64_t *bytes)
+{
+    emu_region *r = emu_region_find(d, addr, 1);
+    if (!r)
+        return -1;
+    *base = r->addr;
+    *bytes = r->size;
+    return 0;
+}
+
 int emu_write(emu_device *d, uint64_t addr, const void *src, uint64_t n)
 {
     if (n == 0)

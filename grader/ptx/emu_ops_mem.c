@@ -26,6 +26,28 @@ typedef struct access {
 
 enum { ACC_READ = 1, ACC_WRITE = 2 };
 
+/* The launch stops on lane l's access of size bytes at a (in space, EMU_FAULT_*): the
+   result says so in words, and keeps who and where for the grader to name the
+   allocation the address missed (measure/emulator/emu_device.c). */
+static int fault_in(emu_warp *w, const ptx_instr *in, int l, uint64_t a, uint32_t size,
+                    int space, const char *what)
+{
+    emu_fail(w, in, EMU_FAULT, "%s (lane %d of warp %u, %u bytes at 0x%llx)", what, l,
+             w->index, size, (unsigned long long)a);
+    emu_result *res = w->b->x->res;
+    res->fault_access = 1;
+    res->fault_addr = a;
+    res->fault_size = size;
+    res->fault_space = space;
+    res->fault_op = in->op == OP_ST ? EMU_ACC_STORE
+                    : in->op == OP_ATOM || in->op == OP_RED ? EMU_ACC_ATOMIC : EMU_ACC_LOAD;
+    res->fault_lane = l;
+    res->fault_warp = w->index;
+    for (int i = 0; i < 3; i++)
+        res->fault_block[i] = w->b->ctaid[i];
+    return -1;
+}
+
 static int fault(emu_warp *w, const ptx_instr *in, int l, uint64_t a, uint32_t size,
                  const char *what)
 {
@@ -38,7 +60,8 @@ static int lane_global(emu_warp *w, const ptx_instr *in, access *ac, int l, uint
 {
     emu_region *r = emu_region_find(w->b->x->dev, a, size);
     if (!r)
-        return fault(w, in, l, a, size, "an illegal memory access was encountered");
+        return fault_in(w, in, l, a, size, EMU_FAULT_GLOBAL,
+                        "an illegal memory access was encountered");
     ac->ptr[l] = r->host + (a - r->addr);
     if (space == PS_GLOBAL)
         ac->global |= 1u << l;
@@ -58,7 +81,8 @@ static int lane_shared(emu_warp *w, const ptx_instr *in, access *ac, int l, uint
            does the emulator. The access is recorded at its offset, where the grader
            names it; a store goes nowhere and a load reads what went there. */
         if (off >= EMU_MAX_SHARED || EMU_MAX_SHARED - off < size)
-            return fault(w, in, l, off, size, "a shared memory access out of bounds");
+            return fault_in(w, in, l, off, size, EMU_FAULT_SHARED,
+                            "a shared memory access out of bounds");
         ac->ptr[l] = b->nowhere;
         ac->shared |= 1u << l;
         ac->soff[l] = (uint32_t)off;
@@ -75,7 +99,8 @@ static int lane_local(emu_warp *w, const ptx_instr *in, access *ac, int l, uint6
 {
     emu_block *b = w->b;
     if (off > b->local_bytes || b->local_bytes - off < size)
-        return fault(w, in, l, off, size, "a local memory access out of bounds");
+        return fault_in(w, in, l, off, size, EMU_FAULT_LOCAL,
+                        "a local memory access out of bounds");
     ac->ptr[l] = b->local + ((size_t)w->index * 32 + (size_t)l) * b->local_bytes + off;
     return 0;
 }
@@ -87,7 +112,7 @@ static int lane_param(emu_warp *w, const ptx_instr *in, access *ac, int l, uint6
     if (how & ACC_WRITE)
         return fault(w, in, l, off, size, "a store to the kernel's parameters");
     if (off > x->l->param_bytes || x->l->param_bytes - off < size)
-        return fault(w, in, l, off, size, "a parameter read out of bounds");
+        return fault_in(w, in, l, off, size, EMU_FAULT_PARAM, "a parameter read out of bounds");
     ac->ptr[l] = (uint8_t *)x->params + off;
     return 0;
 }

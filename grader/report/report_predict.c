@@ -25,7 +25,7 @@ void report_judge_predictions(lab_result *r, const char *source)
     static predict_set set;
     char err[256], line[320];
     size_t at = 0;
-    int right = 0, judged = 0;
+    int right = 0, judged = 0, not_judged = 0;
 
     if (!source || predict_parse(source, &set, err, sizeof err) != 0 || set.count == 0)
         return;
@@ -48,9 +48,15 @@ void report_judge_predictions(lab_result *r, const char *source)
         const prediction *p = predict_find(&set, c->kernel, access);
         if (!p)
             continue;
-        predict_verdict v = predict_judge(p, c->degree > 0 ? c->degree : -1, line, sizeof line);
-        judged += v != PREDICT_NOT_MEASURED;
+        /* measured where the check was; judged as the check judges the code, and not at
+           all where the code is what failed it */
+        int measured = c->degree > 0 && (c->status == CHECK_PASS || c->status == CHECK_FAIL);
+        predict_against against = {measured ? c->degree : -1, c->accept_lo, c->accept_hi,
+                                   c->status == CHECK_FAIL, c->check};
+        predict_verdict v = predict_judge(p, &against, line, sizeof line);
+        judged += v == PREDICT_RIGHT || v == PREDICT_WRONG;
         right += v == PREDICT_RIGHT;
+        not_judged += v == PREDICT_NOT_JUDGED;
         append(text, &at, line);
     }
     for (int i = 0; i < set.n_notes; i++)
@@ -59,7 +65,11 @@ void report_judge_predictions(lab_result *r, const char *source)
         free(text);
         return;
     }
-    snprintf(line, sizeof line, "%d of %d predictions right", right, judged);
+    if (not_judged)
+        snprintf(line, sizeof line, "%d of %d predictions right (%d wait%s for the code to pass "
+                 "its check)", right, judged, not_judged, not_judged == 1 ? "s" : "");
+    else
+        snprintf(line, sizeof line, "%d of %d predictions right", right, judged);
     append(text, &at, line);
     r->predictions = text;
 }

@@ -94,16 +94,31 @@ static const check_result *correct_of(const kernel_view *k)
     return NULL;
 }
 
-/* A check that could not run until another passes: its counts were of a wrong
-   result, or the kernel did not get that far. */
-static int waits(const kernel_view *k, const check_result *c)
+/* A check that has nothing to judge until something else is done: it says what it
+   waits for ("waits for a shared tile: ..."), or waits for correct (its counts
+   were of a wrong result, the kernel did not get that far, or its speed is not
+   timed yet). What it waits for into what (at most size bytes); 0 if it does not. */
+static int waits_for(const kernel_view *k, const check_result *c, char *what, size_t size)
 {
     const check_result *correct = correct_of(k);
-    if (c->status != CHECK_FAIL || c == correct || !correct || correct->status == CHECK_PASS)
+    if (c == correct || !check_waits(c))
         return 0;
-    return starts(c->message, "not counted: the measured run gave a wrong result") ||
-           starts(c->message, "not run: ") ||
-           (check_id_of(c->check) == CHK_RACE && starts(c->message, "no shared "));
+    if (correct && correct->status != CHECK_PASS) { /* the first thing to fix */
+        snprintf(what, size, "correct");
+        return 1;
+    }
+    if (!starts(c->message, "waits for "))
+        return 0; /* counts of a wrong measured run, correct passing: a failure */
+    const char *from = c->message + strlen("waits for "), *colon = strchr(from, ':');
+    int len = colon ? (int)(colon - from) : (int)strlen(from);
+    snprintf(what, size, "%.*s", len, from);
+    return 1;
+}
+
+static int waits(const kernel_view *k, const check_result *c)
+{
+    char what[96];
+    return waits_for(k, c, what, sizeof what);
 }
 
 static int all_status(const kernel_view *k, check_status s)
@@ -183,22 +198,43 @@ static void kernel_head(FILE *f, const kernel_view *k, int width)
     fprintf(f, "%-*s %6s  ", width, k->c[0].kernel, pts);
 }
 
-/* Passing checks on one line, waiting ones on one line, the rest each in full. */
+/* The waiting checks of k, a line for each thing they wait for, in report order:
+   "WAIT  2 checks wait for a shared tile: smem-conflicts, race". */
+static void print_waiting(FILE *f, const kernel_view *k)
+{
+    int said[CHECK_IDS] = {0};
+    for (int i = 0; i < k->n && i < CHECK_IDS; i++) {
+        char what[96], other[96], names[256] = "";
+        int n = 0;
+        if (said[i] || !waits_for(k, &k->c[i], what, sizeof what))
+            continue;
+        for (int j = i; j < k->n && j < CHECK_IDS; j++) {
+            if (said[j] || !waits_for(k, &k->c[j], other, sizeof other) || strcmp(what, other))
+                continue;
+            size_t at = strlen(names);
+            snprintf(names + at, sizeof names - at, "%s%s", at ? ", " : "", k->c[j].check);
+            said[j] = 1;
+            n++;
+        }
+        fprintf(f, "  WAIT  %d check%s wait%s for %s: %s\n", n, n == 1 ? "" : "s",
+                n == 1 ? "s" : "", what, names);
+    }
+}
+
+/* Passing checks on one line, waiting ones a line for what they wait for, the rest each
+   in full. */
 static void print_mixed(FILE *f, const kernel_view *k, int width, report_style *st)
 {
-    char passed[256] = "", waiting[256] = "";
-    int n_wait = 0;
+    char passed[256] = "";
     char pts[32];
     snprintf(pts, sizeof pts, "%g/%g", k->points, k->max_points);
     fprintf(f, "%-*s %6s\n", width, k->c[0].kernel, pts);
     for (int i = 0; i < k->n; i++) {
         const check_result *c = &k->c[i];
-        char *list = c->status == CHECK_PASS ? passed : waits(k, c) ? waiting : NULL;
-        if (!list)
+        if (c->status != CHECK_PASS)
             continue;
-        n_wait += list == waiting;
-        size_t at = strlen(list);
-        snprintf(list + at, sizeof passed - at, "%s%s", at ? ", " : "", c->check);
+        size_t at = strlen(passed);
+        snprintf(passed + at, sizeof passed - at, "%s%s", at ? ", " : "", c->check);
     }
     if (passed[0]) {
         fputs("  ", f);
@@ -208,9 +244,7 @@ static void print_mixed(FILE *f, const kernel_view *k, int width, report_style *
     for (int i = 0; i < k->n; i++)
         if (k->c[i].status != CHECK_PASS && !waits(k, &k->c[i]))
             print_check(f, &k->c[i], st);
-    if (n_wait)
-        fprintf(f, "  WAIT  %d check%s wait%s for correct: %s\n", n_wait, n_wait == 1 ? "" : "s",
-                n_wait == 1 ? "s" : "", waiting);
+    print_waiting(f, k);
 }
 
 static void print_kernel(FILE *f, const lab_result *r, const kernel_view *k, int width,
@@ -325,7 +359,11 @@ void report_text_lab(FILE *f, const lab_result *r, report_style *st)
 void report_text_total(FILE *f, const score *s)
 {
     fprintf(f, "Score: %g/%g", s->points, s->max_points);
-    if (s->failed)
+    int failed = s->failed - s->waiting; /* those to fix: the others wait for them */
+    if (failed > 0 && s->waiting > 0)
+        fprintf(f, "  (%d check%s failed, %d more wait%s for %s)", failed, failed == 1 ? "" : "s",
+                s->waiting, s->waiting == 1 ? "s" : "", failed == 1 ? "it" : "them");
+    else if (s->failed)
         fprintf(f, "  (%d check%s failed)", s->failed, s->failed == 1 ? "" : "s");
     if (s->not_measured)
         fprintf(f, "  (%d check%s not measured: no points until measured; see each check)",
@@ -362,11 +400,19 @@ static void next_for(FILE *f, const lab_result *r, const kernel_view *k, const r
     const lab_kernel *lk = k->index >= 0 ? &r->lab->kernels[k->index] : NULL;
     const kernel_place *p = place_of(r, k);
     if (!not_started(r, k, r->source, what, sizeof what)) {
-        const check_result *first = NULL;
+        /* the first failure that waits for nothing: what the others wait for */
+        const check_result *first = NULL, *waiting = NULL;
         for (int i = 0; i < k->n && !first; i++)
-            if (k->c[i].status == CHECK_FAIL)
+            if (k->c[i].status == CHECK_FAIL && !waits(k, &k->c[i]))
                 first = &k->c[i];
-        int n = snprintf(what, sizeof what, "%s fails", first ? first->check : "a check");
+            else if (k->c[i].status == CHECK_FAIL && !waiting)
+                waiting = &k->c[i];
+        char waits_what[96] = "";
+        if (!first && waiting)
+            waits_for(k, waiting, waits_what, sizeof waits_what);
+        int n = first || !waiting
+                    ? snprintf(what, sizeof what, "%s fails", first ? first->check : "a check")
+                    : snprintf(what, sizeof what, "%s waits for %s", waiting->check, waits_what);
         if (p && (p->todo || p->kernel))
             snprintf(what + n, sizeof what - (size_t)n, "; its %s is at %s:%d",
                      p->todo ? "TODO" : "kernel", r->source, p->todo ? p->todo : p->kernel);
@@ -375,6 +421,42 @@ static void next_for(FILE *f, const lab_result *r, const kernel_view *k, const r
     paint(f, st, 1, "Next:");
     fprintf(f, " %s: %s. Course: %s\n", k->c[0].kernel, what,
             course_page(st, r->lab->id, lk ? lk->section : NULL, page, sizeof page));
+}
+
+/*
+ * After "nothing left to fix": what was not measured here, so that a finished lab
+ * does not end on a number. Emulated, speed is the GPU's to measure: a line says
+ * so and which kernels' points wait for one (make grade then succeeds; the grader
+ * still exits 4 for scripts). Anything else not measured is named, each N/M line
+ * above saying why.
+ */
+static void print_unmeasured(FILE *f, const lab_result *results, int n)
+{
+    char speed[256] = "", other[256] = "";
+    double points = 0;
+    int n_speed = 0, n_other = 0;
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < results[i].n_checks; j++) {
+            const check_result *c = &results[i].checks[j];
+            if (c->status != CHECK_NOT_MEASURED)
+                continue;
+            int emulated_speed = check_id_of(c->check) == CHK_SPEED &&
+                                 strstr(c->message, "emulated on the CPU");
+            char *list = emulated_speed ? speed : other;
+            size_t at = strlen(list);
+            snprintf(list + at, sizeof speed - at, "%s%s%s%s", at ? ", " : "", c->kernel,
+                     emulated_speed ? "" : "'s ", emulated_speed ? "" : c->check);
+            n_speed += emulated_speed;
+            n_other += !emulated_speed;
+            points += emulated_speed ? c->max_points : 0;
+        }
+    if (n_speed)
+        fprintf(f, "Speed is measured on a GPU: this run was emulated, so the speed of %s "
+                "(%g point%s) waits for one; nothing failed.\n", speed, points,
+                points == 1 ? "" : "s");
+    if (n_other)
+        fprintf(f, "Not measured here: %s (each N/M line above says why); nothing failed.\n",
+                other);
 }
 
 void report_text_next(FILE *f, const lab_result *results, int n, const report_style *st)
@@ -402,6 +484,7 @@ void report_text_next(FILE *f, const lab_result *results, int n, const report_st
     if (graded == 1 && last->lab->n_kernels > 1) {
         fprintf(f, " %s has nothing left to fix; make grade grades the rest of %s\n", kernel,
                 last->lab->id);
+        print_unmeasured(f, results, n);
         return;
     }
     const lab_def *after = NULL;
@@ -413,4 +496,5 @@ void report_text_next(FILE *f, const lab_result *results, int n, const report_st
                 last->lab->id, after->id, after->id);
     else
         fprintf(f, " %s has nothing left to fix, and it is the last lab.\n", last->lab->id);
+    print_unmeasured(f, results, n);
 }

@@ -47,3 +47,7 @@ cudaError_t dev_last_error(void) { return current->last_error(); }
 const char *dev_error_text(cudaError_t err) { return current->error_text(err); }
 const char *dev_error_name(cudaError_t err) { return current->error_name(err); }
 int dev_context_lost(void) { return current->context_lost(); }
+const device_fault *dev_last_fault(void)
+{
+    return current->last_fault ? current->last_fault() : NULL;
+}

@@ -21,6 +21,26 @@ typedef struct device_diff device_diff;
 typedef struct lab_image lab_image;
 typedef struct call_plan call_plan;
 
+/*
+ * Where the last launch faulted, where the device can say (the emulator checks every
+ * access; a GPU says only its error): the access, its line and the line it was
+ * inlined at, who made it, and the buffer of the call (bufs[] of replay, as the lab's
+ * calls number them) whose allocation the address lies past or before, and how far.
+ */
+typedef struct device_fault {
+    const char *op;             /* "load", "store", "atomic" */
+    const char *space;          /* "global", "shared", "local", "parameter" */
+    const char *file, *call_file; /* NULL where not known */
+    int line, call_line;
+    int lane, warp;
+    unsigned block[3];
+    unsigned long long address; /* the lane's address (an offset in shared memory) */
+    int buffer;                 /* -1: no buffer's allocation near it */
+    long long reached;          /* one past its last byte, from the buffer's first (<= 0:
+                                   it starts -reached bytes before) */
+    long long bytes;            /* the buffer's allocation, from its first byte */
+} device_fault;
+
 /* What a device does, for dev_* and run/module.h to dispatch to. */
 typedef struct device_ops {
     const char *name; /* "gpu", "emulator" */
@@ -42,6 +62,8 @@ typedef struct device_ops {
     const char *(*error_text)(cudaError_t err);
     const char *(*error_name)(cudaError_t err);
     int (*context_lost)(void);
+    /* the last launch's fault located (NULL: none, or the device cannot say) */
+    const device_fault *(*last_fault)(void);
     /* run/module.h, one for one */
     int (*load)(device_module *m, const lab_image *img, char *why, size_t why_size);
     int (*load_measured_copy)(device_module *m, char *why, size_t why_size);
@@ -89,5 +111,8 @@ const char *dev_error_text(cudaError_t err);
 const char *dev_error_name(cudaError_t err);
 /* After an error: can nothing more run in this process (a sticky CUDA error)? */
 int dev_context_lost(void);
+/* Where the last launch faulted, if it did and the device located the access
+   (device_fault); else NULL. */
+const device_fault *dev_last_fault(void);
 
 #endif /* SMEMLAB_DEVICE_H */

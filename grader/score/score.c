@@ -16,6 +16,7 @@ void score_add(score *s, const lab_result *r)
         s->max_points += c->max_points;
         s->passed += c->status == CHECK_PASS;
         s->failed += c->status == CHECK_FAIL;
+        s->waiting += check_waits(c);
         s->not_measured += c->status == CHECK_NOT_MEASURED;
         s->skipped += c->status == CHECK_SKIPPED;
         s->not_graded += c->status == CHECK_NOT_GRADED;

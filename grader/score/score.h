@@ -44,6 +44,7 @@ void lab_result_free(lab_result *r);
 typedef struct score {
     double points, max_points;
     int failed, not_measured, passed, skipped;
+    int waiting; /* of the failed, those that wait for another check (check_waits) */
     int not_graded; /* checks an instrument could not grade (CHECK_NOT_GRADED) */
     int env_errors;
 } score;

@@ -49,7 +49,7 @@ def expect(name, kernel, check_id, field, *, has=(), lacks=()):
     if ONLY and name not in ONLY:
         return
     try:
-        text = check(name, kernel, check_id)[field]
+        text = check(name, kernel, check_id).get(field, "")  # an empty field is left out
         missing = [h for h in has if h not in text]
         present = [h for h in lacks if h in text]
         assert not missing and not present, (
@@ -101,7 +101,7 @@ assert store < bar < load
 expect("lab5-no-second-sync", "matmulTiled", "race", "message",
        has=(f"lab5-no-second-sync.cu:{load} (load) in one pass of a loop and "
             f"lab5-no-second-sync.cu:{store} (store) in the next",),
-       lacks=("no barrier between (",))
+       lacks=("no barrier between;",))
 expect("lab5-no-second-sync", "matmulTiled", "race", "hint",
        has=(f"A fast warp finishes its pass at line {load}",
             f"after the last access of the tile (line {load})"))
@@ -117,16 +117,110 @@ expect("lab7-volatile-warp", "reduceSmemUnroll", "race", "message",
             "no __syncwarp() between"))
 expect("lab7-volatile-warp", "reduceSmemUnroll", "race", "hint",
        has=(f"(line {ld}) after lane", f"(line {st})", "A volatile pointer does not order them"))
-# A tree right only for powers of two: n = 33 loses its 33rd element.
+# A wrong sum, classified from what the kernel did with each element (the grader runs
+# it again on inputs 0 but for one element): none of the stock words where they do not
+# describe the mistake.
+STOCK = ("loses elements at the levels that halve an odd count",)
+# A tree right only for powers of two: n = 33 loses its 33rd element, in[32].
 expect("lab7-pow2-only", "reduceSmem", "correct", "hint",
-       has=("holds 33 elements", "the sum of its first 32 elements only"))
+       has=("Your sum misses in[32] of block 0", "holds 33 elements", "adds its first 32 only"))
+# The last warp adds smem[tid + 32] twice: at n = 33, in[32] is counted twice.
+src = source("lab7-last-warp-twice")
+assert "smem[tid + 32] + smem[tid + 32]" in src
+# Probed on a whole block (UNROLL x DIM elements; n = 33 says too little): the elements
+# that reach tile words 32 .. 63 after the barriers' levels, 32 of every 64.
+per = define("lab7-last-warp-twice", "UNROLL") * define("lab7-last-warp-twice", "DIM")
+expect("lab7-last-warp-twice", "reduceSmemUnroll", "correct", "hint",
+       has=(f"At n = {per}, a whole block", "Your sum counts in[64k + 32 .. 64k + 63] for every "
+            "k (32 of every 64 elements) twice, every other element once",
+            "smem[tid + 32] added once too often"), lacks=STOCK + ("missing", "misses"))
+# Only block 0 writes its partial sum: the first block that wrote nothing is named.
+expect("lab7-first-block-only", "reduceSmem", "correct", "hint",
+       has=("1 of your 2 blocks wrote no partial sum (partial[1] still holds",), lacks=STOCK)
+# Step 3's blocks start DIM apart where each covers UNROLL x DIM: at n = UNROLL x DIM + 1
+# (two blocks) block 1 reads in[DIM .. UNROLL x DIM) again, each also in block 0's sum.
+dim = define("lab7-unroll-block-offset", "DIM")
+per = dim * define("lab7-unroll-block-offset", "UNROLL")
+expect("lab7-unroll-block-offset", "reduceSmemUnroll", "correct", "hint",
+       has=(f"Your sum counts in[{dim} .. {per - 1}] of block 0 twice, each in the partial "
+            "sums of two blocks or more", f"start at in[b * {per}]"),
+       lacks=STOCK + ("smem[tid + 32]",))
+# Each level adds lane 0's value (a broadcast): one lane's value everywhere, the shuffle
+# named with its line, probed on a whole block.
+idx = line_of("lab8-lane0-everywhere", "v += __shfl_sync(FULL_MASK, v, 0, WARP);")
+expect("lab8-lane0-everywhere", "reduceShfl", "correct", "hint",
+       has=(f"At n = {define('lab8-lane0-everywhere', 'DIM')}, a whole block",
+            "is in your sum, 1024 times, and no other element",
+            "one lane's value reaches every lane",
+            f"your __shfl_sync at lab8-lane0-everywhere.cu:{idx}"),
+       lacks=STOCK + ("counts every element",))
+# Step 1 without its barrier: elements missing, the cause in its own terms (no tile).
+expect("lab7-gmem-no-sync", "reduceGmem", "correct", "hint",
+       has=("Your sum misses in[", "no __syncthreads() between the levels"),
+       lacks=STOCK + ("tile",))
+# warp_sum with __shfl_up_sync: lane 0 adds its own value at every level, twice over
+# (the warps' sums, then warp 0's): in[0] counted 32 x 32 times, the shuffle named.
+up = line_of("lab8-up-in-reduce", "v += __shfl_up_sync(FULL_MASK, v, mask, WARP);")
+dim8 = define("lab8-up-in-reduce", "DIM")
+expect("lab8-up-in-reduce", "reduceShfl", "correct", "hint",
+       has=(f"At n = {dim8}, a whole block", "counts in[0] 1024 times",
+            f"and {dim8 - 1} of the others not at all",
+            f"__shfl_up_sync (lab8-up-in-reduce.cu:{up})", "1024 = 2^10"),
+       lacks=STOCK + ("width narrower",))
+# Warp 0 reads warp_sums[lane] for every lane: past the array's DIM / WARP words, named
+# with its line and how far (one fault wording, compare/fault.h).
+ld = line_of("lab8-warp-sums-past", "v = warp_sums[lane];")
+words = define("lab8-warp-sums-past", "DIM") // define("lab8-warp-sums-past", "WARP")
+expect("lab8-warp-sums-past", "reduceShfl", "correct", "message",
+       has=(f"lab8-warp-sums-past.cu:{ld}: a load reaches byte {4 * 32} of warp_sums "
+            f"(a shared array of {4 * words} bytes), {4 * (32 - words)} bytes past its end",))
+expect("lab8-warp-sums-past", "reduceShfl", "correct", "hint",
+       has=("past the end of warp_sums",), lacks=STOCK)
+# A global overrun by emulation: the faulting line first, its call after it, the
+# argument and how far past its end, and the error named once.
+ld = line_of("lab9-unroll-overread", "tile[row + BDIMX] = in[(size_t)iy * nx + ix + BDIMX];")
+call = line_of("lab9-unroll-overread", "    transpose_unrolled(tile, in, out, nx, ny);")
+bdimx = define("lab9-unroll-overread", "BDIMX")
+expect("lab9-unroll-overread", "transposeSmemUnrollPad", "correct", "message",
+       has=(f"an illegal memory access at lab9-unroll-overread.cu:{ld} (called from "
+            f"lab9-unroll-overread.cu:{call}): a load by lane 0 of warp 0 of block 0 reaches "
+            f"byte {4 * bdimx + 4} of in (an argument of 4 bytes), {4 * bdimx} bytes past its end",),
+       lacks=("encountered: an illegal", "cudaErrorIllegalAddress"))
+expect("lab9-unroll-overread", "transposeSmemUnrollPad", "correct", "hint",
+       has=("past the end of in, which holds 4 bytes",), lacks=("matrix or image",))
 # The width of the planted shuffle, read from its source.
 width = int(re.search(r"__shfl_sync\(FULL_MASK, value, srcLane, (\d+)\)",
                       source("lab8-width16")).group(1))
 expect("lab8-width16", "shflBroadcast", "correct", "hint",
        has=(f"segments of {width} lanes", f"as with a width of {width}"))
-# Half-warp shuffles in the reduction: every element counted more than once.
-expect("lab8-half-warp", "reduceShfl", "correct", "hint", has=("counts every element",))
+# A shuffle exercise gone the wrong way: the shuffle that gives what the lanes got, named,
+# and the exercise's; an exchange that never reached out, said so.
+expect("lab8-up-as-down", "shflUp", "correct", "hint",
+       has=("(at delta = 1; 32 values wrong): that is what __shfl_down_sync gives",
+            "This exercise is __shfl_up_sync"), lacks=("__shfl_xor_sync", "(with 1;"))
+expect("lab8-xor-to-partner", "shflXor", "correct", "hint",
+       has=("holds that lane's own value", "no exchange shows in out"),
+       lacks=("__shfl_up_sync", "__shfl_down_sync"))
+# A divergent tree fails for its requests: its busiest line first, no bank drawing.
+level = line_of("lab7-divergent-tree", "if (tid % (2 * stride) == 0)") + 1
+expect("lab7-divergent-tree", "reduceSmem", "smem-conflicts", "bank_map", lacks=("bank",))
+if not ONLY or "lab7-divergent-tree" in ONLY:
+    try:
+        lines = check("lab7-divergent-tree", "reduceSmem", "smem-conflicts")["lines"]
+        assert lines and lines[0]["line"] == level, f"first line {lines[0] if lines else None}, not {level}"
+        passed += 1
+        print(f"ok    hint lab7-divergent-tree: the busiest line ({level}) first")
+    except (AssertionError, OSError, KeyError) as e:
+        failed += 1
+        print(f"FAIL  hint lab7-divergent-tree: {e}")
+# Half-warp shuffles in the reduction, probed on a whole block (n = 1 says too little):
+# the lower half of each warp counted, the upper half not at all, from the planted width.
+w = int(re.search(r"__shfl_xor_sync\(FULL_MASK, v, mask, (\d+)\)",
+                  source("lab8-half-warp")).group(1))
+expect("lab8-half-warp", "reduceShfl", "correct", "hint",
+       has=(f"At n = {define('lab8-half-warp', 'DIM')}, a whole block",
+            f"Only lanes 0 .. {w - 1} of each warp reach your sum", f"segments of {w} lanes"),
+       lacks=("counts every element",) + STOCK)
 # A warp's tree in shared memory: the requests a block, and its lines.
 expect("lab8-smem-warp", "reduceShfl", "shuffle", "message",
        has=("shared requests a block where one word a warp needs at most 17",))
@@ -156,12 +250,92 @@ if not ONLY or "lab10-rotated-taps" in ONLY:
     except (AssertionError, AttributeError, OSError, KeyError) as e:
         failed += 1
         print(f"FAIL  hint lab10-rotated-taps: {e}")
+# Blocks whose threads do not divide TILE: the outputs left to no thread, from the launch.
+threads = define("lab10-threads-768", "CONST_THREADS")
+tile = define("lab10-threads-768", "TILE")
+expect("lab10-threads-768", "stencil1DConst", "correct", "hint",
+       has=(f"Your blocks have {threads} threads", f"does not divide TILE = {tile}",
+            f"the last TILE % THREADS = {tile % threads} of every block's {tile}"),
+       lacks=("the tile starts RADIUS",))
 # One key broadcast to the warp at a time: one address a request, against the keys' model.
 expect("lab10-lookup-by-lane", "lookupConst", "const-serialization", "message",
        has=("1.0 distinct constant addresses a warp request (the keys make 3",))
 # Plain loads of the coefficients where the read-only path was asked: every one counted.
 expect("lab10-ro-plain-load", "stencil1DReadOnly", "memory-path", "hint",
        has=("__ldg(&p[i])", "const float *__restrict__"))
+
+# Every other hint of labs 7-10, held to the planted variant that triggers it: what it
+# says, and (lacks) what it must not say there. Numbers come from the planted file.
+RACE_SAID_ONCE = ("The race check below names the two lines and what to put between them",)
+dim7 = define("lab7-block-128", "DIM")
+for name, kernel, check_id, has, lacks in (
+    ("lab7-block-128", "reduceSmem", "correct",
+     ("The contract fixes DIM threads a block",), ()),
+    ("lab7-empty-grid", "reduceGmem", "correct", ("With n = 0 there is nothing to add",), ()),
+    ("lab7-gmem-tiled", "reduceGmem", "global-traffic", ("Yours makes fewer round trips",),
+     ("Yours makes more",)),
+    ("lab7-interleaved-tree", "reduceSmem", "smem-conflicts",
+     ("With index = 2 * stride * tid", "Sequential addressing"), ()),
+    ("lab7-memo", "reduceSmem", "correct", ("wrong on run 2, whose inputs were new",), ()),
+    ("lab7-no-sync", "reduceSmem", "correct", RACE_SAID_ONCE, ("__syncthreads()",)),
+    ("lab7-no-sync", "reduceSmem", "race",
+     ("Another warp reads this word between the same two barriers",), ("__syncwarp",)),
+    ("lab7-volatile-warp", "reduceSmemUnroll", "correct", RACE_SAID_ONCE, ("__syncwarp()",)),
+    ("lab7-past-partial", "reduceSmemUnroll", "correct",
+     ("Block b writes its sum to partial[blockIdx.x]",), ()),
+    ("lab7-read-twice", "reduceSmem", "global-traffic",
+     ("Your kernel reads its input", "times over"), ()),
+    ("lab7-static-dyn", "reduceSmemUnrollDyn", "dynamic-tile",
+     ("Step 4's tile is `extern __shared__ int smem[];`", f"{dim7 * 4} bytes"), ()),
+    ("lab8-no-sync", "reduceShfl", "correct", RACE_SAID_ONCE, ("__syncthreads()",)),
+    ("lab8-no-sync", "reduceShfl", "race",
+     ("Another warp reads this word between the same two barriers",), ()),
+    ("lab8-past-partial", "reduceShfl", "correct",
+     ("Block b writes its sum to partial[blockIdx.x]",), ()),
+    ("lab8-xor-via-smem", "shflXor", "shuffle",
+     ("The lanes exchange values through their registers",), ()),
+    ("lab9-chapter-guard", "transposeSmemUnrollPad", "correct",
+     ("Guard each element's load and store on its own",), ()),
+    ("lab9-load-global", "transposeSmem", "load-coalescing",
+     ("its lanes should read neighbouring elements", "They took 4.0 times that"), ()),
+    ("lab9-no-pad", "transposeSmemPad", "smem-conflicts",
+     (f"Pad each tile row by IPAD = {define('lab9-no-pad', 'IPAD')} words",), ()),
+    ("lab9-no-sync", "transposeSmem", "correct", RACE_SAID_ONCE, ("__syncthreads()",)),
+    ("lab9-no-sync", "transposeSmem", "race",
+     ("Another warp reads this word between the same two barriers",), ()),
+    ("lab9-square-block", "transposeSmem", "correct",
+     ("The contract fixes blocks of BDIMX x BDIMY = 32 x 16",), ()),
+    ("lab9-static-dyn", "transposeSmemUnrollPadDyn", "dynamic-tile",
+     ("This step's tile is `extern __shared__ float tile[];`",), ()),
+    ("lab9-store-strided", "transposeSmem", "smem-conflicts",
+     ("This step's tile is unpadded: tile[BDIMY][BDIMX]",), ("two elements",)),
+    ("lab9-tile-row-read", "transposeSmem", "correct",
+     ("wrong elements hold values no input makes", "no thread of the block wrote"),
+     ("zeros stored",)),
+    ("lab9-unroll-edge", "transposeSmemUnrollPad", "correct",
+     ("Your one wrong element holds a value no input makes",), ("zeros stored",)),
+    ("lab10-coef-global", "stencil1DConst", "global-loads", ("c_coef is not __constant__",), ()),
+    ("lab10-coef-global", "stencil1DConst", "memory-path",
+     ("Declare it `__constant__ float c_coef[...]`",), ()),
+    ("lab10-coef-global", "stencil1DConst", "const-serialization",
+     ("Read the coefficients from c_coef",), ()),
+    ("lab10-halo-twice", "stencil1DConst", "global-loads",
+     ("A tiled stencil reads each input element from global memory once per block",), ()),
+    ("lab10-no-halo", "stencil1DConst", "correct",
+     ("Your one wrong element holds a value no input makes", "the halo"), ("zeros stored",)),
+    ("lab10-no-sync", "stencil1DConst", "race",
+     ("Another warp reads this word between the same two barriers",), ()),
+    ("lab10-no-tile", "stencil1DConst", "global-loads", ("load the tile and its halo",), ()),
+    ("lab10-ro-from-const", "stencil1DReadOnly", "memory-path",
+     ("This step reads the coefficients from the pointer",), ()),
+    ("lab10-rotated-taps", "stencil1DConst", "smem-conflicts",
+     ("Neighbouring threads should read neighbouring tile elements",), ()),
+    ("lab10-table-const", "lookupReadOnly", "memory-path",
+     ("This step reads the table from the pointer",), ()),
+    ("lab10-table-const", "lookupReadOnly", "const-serialization",
+     ("goes through the read-only cache (__ldg)",), ()),
+):
+    expect(name, kernel, check_id, "hint", has=has, lacks=lacks)
 
 print(f"hints: {passed} passed, {failed} failed")
 sys.exit(1 if failed else 0)

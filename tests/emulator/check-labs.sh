@@ -73,5 +73,20 @@ while IFS=$'\t' read -r file lab kernel check text; do
     fi
     judge_row "$out/${file%.cu}.json" "$file" "$kernel" "$check" "$text" " (emulated)"
 done < <([ -f "$planted/manifest.tsv" ] && cat "$planted/manifest.tsv")
+# Emulated, speed is never timed: whatever correct says it is not measured, never a
+# failure that counts against a kernel (problems/problem.c speed_due); only where nothing
+# of the kernel ran at all (its launcher launched nothing) does it wait, "not run".
+timed=$(python3 - "$out" <<'PY'
+import glob, json, sys
+for path in sorted(glob.glob(sys.argv[1] + "/*.json")):
+    for lab in json.load(open(path)).get("labs", []):
+        for c in lab.get("checks", []):
+            if c["check"] == "speed" and c["status"] not in ("not-measured", "skipped", "not-graded") \
+                    and not c["message"].startswith("not run: "):
+                print(f"{path.split('/')[-1]}: {c['kernel']} speed {c['status']}: {c['message']}")
+PY
+)
+[ -z "$timed" ] && ok "emulated: every speed check not measured, right kernel or wrong" \
+    || bad "emulated: a speed check that is not 'not measured': $timed"
 echo "emulated: $passed passed, $failed failed, $skipped rows skipped (they need a GPU: speed)"
 [ "$failed" = 0 ]

@@ -175,8 +175,15 @@ for lab in lab1 lab6; do
 done
 
 echo "== 4. planted wrong variants are caught =="
+# the variants only the emulator catches today (emulator-only.tsv): graded and compared,
+# their rows held by make check-emulated, not here
+emulator_only=" $(grep -v '^#' "$here/emulator-only.tsv" | cut -f1 | tr '\n' ' ') "
 while IFS=$'\t' read -r file lab kernel check text; do
     [ "$file" = file ] && continue
+    case $emulator_only in *" ${file%.cu} "*)
+        echo "skip  ${file%.cu}: $kernel $check: the emulator's alone ($(grep "^${file%.cu}"$'\t' "$here/emulator-only.tsv" | cut -f2 | cut -c1-80)...)"
+        continue ;;
+    esac
     judge_row "$out/A/${file%.cu}.json" "$file" "$kernel" "$check" "$text"
     case " $breaking " in *" ${file%.cu} "*)
         judge_row "$out/C/${file%.cu}.json" "$file" "$kernel" "$check" "$text" " (meter server)" ;; esac

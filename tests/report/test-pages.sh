@@ -105,7 +105,7 @@ if [ -d solutions ] && [ -d tests/planted ]; then
     fi
     src=$planted/lab1-shared-overrun.cu
     if page lab1-overrun lab1 "$lib/planted/lab1-shared-overrun.so" "$src"; then
-        n=$(grep -oE "lab1-shared-overrun\.cu:[0-9]+ store [0-9]+ bytes into" "$out/lab1-overrun.txt" | head -1 | sed 's/.*cu:\([0-9]*\).*/\1/')
+        n=$(grep -oE "lab1-shared-overrun\.cu:[0-9]+: a store reaches byte" "$out/lab1-overrun.txt" | head -1 | sed 's/.*cu:\([0-9]*\).*/\1/')
         [ -n "$n" ] && row lab1-overrun line "$n" far "named by" || fail "lab1-overrun: the report names no line"
     fi
     # a tree that fails for its requests, not its cost: its first line is marked off

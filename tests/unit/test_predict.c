@@ -220,36 +220,75 @@ START_TEST(a_huge_file_is_read_only_in_part)
 }
 END_TEST
 
+/* p against a check that measured `measured`, passed, and says no range: the measurement
+   stands for what it accepts. */
+static predict_verdict judge(const prediction *p, double measured, char *text, size_t size)
+{
+    predict_against a = {measured, 0, 0, 0, "load-conflicts"};
+    return predict_judge(p, &a, text, size);
+}
+
 START_TEST(judges_against_the_measured_degree)
 {
     prediction p = {"setRowReadCol", PREDICT_LOAD, 32.0, 3};
     char text[256];
-    ck_assert_int_eq(predict_judge(&p, 32.0, text, sizeof text), PREDICT_RIGHT);
+    ck_assert_int_eq(judge(&p, 32.0, text, sizeof text), PREDICT_RIGHT);
     ck_assert_str_eq(text, "setRowReadCol load: you predicted 32-way conflict, "
                            "measured 32-way conflict: right");
-    ck_assert_int_eq(predict_judge(&p, 31.0, text, sizeof text), PREDICT_RIGHT); /* within 5% */
-    ck_assert_int_eq(predict_judge(&p, 16.0, text, sizeof text), PREDICT_WRONG);
+    ck_assert_int_eq(judge(&p, 31.0, text, sizeof text), PREDICT_RIGHT); /* within 5% */
+    ck_assert_int_eq(judge(&p, 16.0, text, sizeof text), PREDICT_WRONG);
     ck_assert_ptr_nonnull(strstr(text, "measured 16-way conflict"));
     ck_assert_ptr_nonnull(strstr(text, "not this time"));
 
     prediction q = {"setRowReadColPad", PREDICT_LOAD, 1.0, 9};
-    ck_assert_int_eq(predict_judge(&q, 1.0, text, sizeof text), PREDICT_RIGHT);
+    ck_assert_int_eq(judge(&q, 1.0, text, sizeof text), PREDICT_RIGHT);
     ck_assert_ptr_nonnull(strstr(text, "predicted conflict-free, measured conflict-free"));
-    ck_assert_int_eq(predict_judge(&q, 2.0, text, sizeof text), PREDICT_WRONG);
-    ck_assert_int_eq(predict_judge(&q, 1.07, text, sizeof text), PREDICT_WRONG);
-    ck_assert_int_eq(predict_judge(&q, -1.0, text, sizeof text), PREDICT_NOT_MEASURED);
+    ck_assert_int_eq(judge(&q, 2.0, text, sizeof text), PREDICT_WRONG);
+    ck_assert_int_eq(judge(&q, 1.07, text, sizeof text), PREDICT_WRONG);
+    ck_assert_int_eq(judge(&q, -1.0, text, sizeof text), PREDICT_NOT_MEASURED);
     ck_assert_ptr_nonnull(strstr(text, "not measured"));
-    ck_assert_int_eq(predict_judge(&q, NAN, text, sizeof text), PREDICT_NOT_MEASURED);
+    ck_assert_int_eq(judge(&q, NAN, text, sizeof text), PREDICT_NOT_MEASURED);
 
     /* a short buffer is cut, not overrun */
     char small[12];
     memset(small, 'x', sizeof small);
-    predict_judge(&p, 32.0, small, sizeof small);
+    judge(&p, 32.0, small, sizeof small);
     ck_assert_uint_eq(strlen(small), sizeof small - 1);
 }
 END_TEST
 
 /* lab 10's prediction: the distinct constant addresses a warp request reads */
+/*
+ * A prediction is of the exercise's code: judged against the degrees its check accepts,
+ * not one measurement (the interleaved tree's 3.80-way, as written, is right where nvcc
+ * merged its loads to 3.48-way), and not judged where the check failed: the code differs.
+ */
+START_TEST(judges_against_what_the_check_accepts)
+{
+    prediction p = {"reduceSmemInterleaved", PREDICT_LOAD, 3.8, 7};
+    char text[320];
+    predict_against tree = {3.48, 3.48 * 0.95, 3.80 * 1.05, 0, "smem-conflicts"};
+    ck_assert_int_eq(predict_judge(&p, &tree, text, sizeof text), PREDICT_RIGHT);
+    ck_assert_str_eq(text, "reduceSmemInterleaved load: you predicted 3.80-way conflict, "
+                           "measured 3.48-way conflict: right (the check accepts 3.31- to "
+                           "3.99-way)");
+    p.degree = 8;
+    ck_assert_int_eq(predict_judge(&p, &tree, text, sizeof text), PREDICT_WRONG);
+    ck_assert_ptr_nonnull(strstr(text, "not this time"));
+    /* a wrong pad: the code fails the check, the prediction of the exercise is not blamed */
+    prediction q = {"setRowReadColPad", PREDICT_LOAD, 1.0, 9};
+    predict_against pad = {32.0, 0.95, 1.05, 1, "load-conflicts"};
+    ck_assert_int_eq(predict_judge(&q, &pad, text, sizeof text), PREDICT_NOT_JUDGED);
+    ck_assert_str_eq(text, "setRowReadColPad load: you predicted conflict-free; your kernel "
+                           "measured 32-way conflict, and load-conflicts says how its code "
+                           "differs from the exercise's: the prediction is judged once it "
+                           "passes");
+    ck_assert_ptr_null(strstr(text, "not this time"));
+    q.degree = 32; /* even one that matches the wrong code: it is not the exercise's */
+    ck_assert_int_eq(predict_judge(&q, &pad, text, sizeof text), PREDICT_NOT_JUDGED);
+}
+END_TEST
+
 START_TEST(const_predictions_count_addresses)
 {
     parse("// PREDICT lookupConst const 30\n"
@@ -266,10 +305,10 @@ START_TEST(const_predictions_count_addresses)
 
     prediction p = {"lookupConst", PREDICT_CONST, 30.0, 1};
     char text[256];
-    ck_assert_int_eq(predict_judge(&p, 30.2, text, sizeof text), PREDICT_RIGHT);
+    ck_assert_int_eq(judge(&p, 30.2, text, sizeof text), PREDICT_RIGHT);
     ck_assert_str_eq(text, "lookupConst const: you predicted 30 distinct addresses a request, "
                            "measured 30.2 distinct addresses a request: right");
-    ck_assert_int_eq(predict_judge(&p, 1.0, text, sizeof text), PREDICT_WRONG);
+    ck_assert_int_eq(judge(&p, 1.0, text, sizeof text), PREDICT_WRONG);
     ck_assert_ptr_nonnull(strstr(text, "measured 1 distinct address a request"));
     ck_assert_ptr_nonnull(strstr(text, "count the distinct words"));
 }
@@ -327,6 +366,7 @@ Suite *predict_suite(void)
     tcase_add_test(tc, reads_a_file_and_refuses_what_is_not_one);
     tcase_add_test(tc, a_huge_file_is_read_only_in_part);
     tcase_add_test(tc, judges_against_the_measured_degree);
+    tcase_add_test(tc, judges_against_what_the_check_accepts);
     tcase_add_test(tc, const_predictions_count_addresses);
     tcase_add_test(tc, the_skeletons_prediction_lines_name_their_kernels);
     suite_add_tcase(s, tc);

@@ -4,6 +4,7 @@
  * and the figures share, the lane race rule, and the plan of a call with
  * nothing to do (n = 0).
  */
+#include "compare/sum_explain.h"
 #include "measure/access/lane_race.h"
 #include "measure/access/trace.h"
 #include "labs/calls.h"
@@ -17,6 +18,151 @@
 #include <string.h>
 
 extern const lab_def lab7_def, lab8_def;
+
+/* The counts of a kernel that adds each of n elements `all` times (at most 1024 probed). */
+static int32_t counts_buf[1024];
+static sum_counts counts_of(long n, long per, int32_t all)
+{
+    long probed = n < 1024 ? n : 1024;
+    for (long j = 0; j < probed; j++)
+        counts_buf[j] = all;
+    return (sum_counts){.n = n, .per = per, .probed = probed, .count = counts_buf,
+                        .junk_block = -1, .consistent = 1};
+}
+
+static const char *explain(const sum_counts *k)
+{
+    static char hint[640];
+    ck_assert_int_eq(sum_explain(k, hint, sizeof hint), 1);
+    return hint;
+}
+
+#define HAS(text, part) ck_assert_msg(strstr(text, part) != NULL, "%s lacks %s", text, part)
+#define LACKS(text, part) ck_assert_msg(strstr(text, part) == NULL, "%s has %s", text, part)
+
+/* Every class of a wrong sum (sum_explain.h), each from the counts that make it, and
+   none of the others' words. */
+START_TEST(test_sum_explained)
+{
+    /* every element k times */
+    sum_counts k = counts_of(33, 256, 4);
+    const char *h = explain(&k);
+    HAS(h, "counts every element 4 times");
+    LACKS(h, "misses");
+    /* a shuffle up: lane 0's value added to itself at each level, the line named */
+    k = counts_of(1, 256, 1024);
+    k.shfl_up = "lab8.cu:121";
+    h = explain(&k);
+    HAS(h, "counts in[0] 1024 times");
+    HAS(h, "__shfl_up_sync (lab8.cu:121)");
+    HAS(h, "1024 = 2^10");
+    LACKS(h, "every element");
+    /* the last element of a ragged block missing: the tree over an odd count */
+    k = counts_of(33, 256, 1);
+    counts_buf[32] = 0;
+    h = explain(&k);
+    HAS(h, "Your sum misses in[32] of block 0: block 0, which holds 33 elements");
+    HAS(h, "adds its first 32 only");
+    HAS(h, "halve an odd count");
+    /* elements missing in the middle of a block: the levels' order, in the tree's terms */
+    k = counts_of(256, 256, 1);
+    for (int j = 96; j < 128; j++)
+        counts_buf[j] = 0;
+    k.in_place = 1;
+    h = explain(&k);
+    HAS(h, "Your sum misses in[96 .. 127] of block 0 (32 elements)");
+    HAS(h, "no __syncthreads() between the levels");
+    LACKS(h, "tile");
+    LACKS(h, "odd count");
+    /* half of every 64 counted twice: said once for every k */
+    k = counts_of(1024, 1024, 1);
+    for (int j = 0; j < 1024; j++)
+        counts_buf[j] = j % 64 >= 32 ? 2 : 1;
+    h = explain(&k);
+    HAS(h, "Your sum counts in[64k + 32 .. 64k + 63] for every k (32 of every 64 elements) "
+           "twice, every other element once");
+    /* one lane of each warp, 32 times: a lane's value everywhere */
+    k = counts_of(256, 256, 0);
+    for (int j = 0; j < 256; j += 32)
+        counts_buf[j] = 32;
+    k.shfl_idx = "lab8.cu:99";
+    h = explain(&k);
+    HAS(h, "Only in[32k] (one lane of each warp) is in your sum, 32 times");
+    HAS(h, "__shfl_sync at lab8.cu:99");
+    /* the lower half of every warp, 4 times: shuffles within segments of 16 lanes */
+    k = counts_of(256, 256, 0);
+    for (int j = 0; j < 256; j++)
+        counts_buf[j] = j % 32 < 16 ? 4 : 0;
+    h = explain(&k);
+    HAS(h, "Only lanes 0 .. 15 of each warp reach your sum, 4 times each, lanes 16 .. 31 not");
+    HAS(h, "segments of 16 lanes");
+    /* twice, each in two blocks' partial sums: the blocks overlap */
+    static unsigned char adders[1024];
+    k = counts_of(1025, 1024, 1);
+    for (int j = 0; j < 1024; j++) {
+        counts_buf[j] = j >= 256 ? 2 : 1;
+        adders[j] = (unsigned char)(j >= 256 ? 2 : 1);
+    }
+    k.adders = adders;
+    h = explain(&k);
+    HAS(h, "Your sum counts in[256 .. 1023] of block 0 twice, each in the partial sums of two "
+           "blocks or more");
+    HAS(h, "start at in[b * 1024]");
+    LACKS(h, "smem[tid + 32]");
+    k.adders = NULL; /* one block's own: a level's, not the blocks' */
+    h = explain(&k);
+    HAS(h, "smem[tid + 32]");
+    /* another size probed than the one that failed: said first */
+    k = counts_of(33, 256, 2);
+    k.at = "n = 256, a whole block";
+    h = explain(&k);
+    HAS(h, "At n = 256, a whole block: Your kernel counts every element 2 times");
+    /* missing and twice at once: an index off by a block */
+    k = counts_of(64, 32, 1);
+    for (int j = 0; j < 32; j++)
+        counts_buf[j] = 2, counts_buf[32 + j] = 0;
+    h = explain(&k);
+    HAS(h, "Your sum counts in[0 .. 31] of block 0 twice and misses in[32 .. 63] of block 1");
+    /* a value that is no element: junk, before any count */
+    k = counts_of(1, 256, 1);
+    k.junk = 77, k.junk_block = 0, k.junk_value = 77;
+    h = explain(&k);
+    HAS(h, "With every element 0 your partial sums still add up to 77 (block 0's is 77)");
+    /* counts that do not give the run's sum back: a race, before anything else */
+    k.consistent = 0;
+    h = explain(&k);
+    HAS(h, "do not add up to what it gave");
+    LACKS(h, "With every element 0");
+    /* nothing probed: the caller's words stand */
+    char hint[64];
+    k = counts_of(5000, 256, 1);
+    k.probed = 0;
+    ck_assert_int_eq(sum_explain(&k, hint, sizeof hint), 0);
+}
+END_TEST
+
+/* A set of elements in the array's words: single, a range, several, every k. */
+START_TEST(test_sum_elements_text)
+{
+    unsigned char f[300] = {0};
+    char buf[200];
+    ck_assert_int_eq(sum_elements_text(f, 300, 256, buf, sizeof buf), 0);
+    f[3] = 1;
+    sum_elements_text(f, 300, 256, buf, sizeof buf);
+    ck_assert_str_eq(buf, "in[3] of block 0");
+    f[4] = f[5] = 1, f[10] = 1, f[260] = 1;
+    ck_assert_int_eq(sum_elements_text(f, 300, 256, buf, sizeof buf), 5);
+    ck_assert_str_eq(buf, "in[3 .. 5], in[10] and in[260] (blocks 0 .. 1)");
+    f[20] = f[30] = 1;
+    sum_elements_text(f, 300, 256, buf, sizeof buf);
+    ck_assert_str_eq(buf, "in[3 .. 5], in[10], in[20], ... (blocks 0 .. 1)");
+    memset(f, 0, sizeof f);
+    for (int j = 0; j < 256; j++)
+        f[j] = j % 32 == 0;
+    sum_elements_text(f, 256, 256, buf, sizeof buf);
+    ck_assert_str_eq(buf, "in[32k] for every k (1 of every 32 elements)");
+}
+END_TEST
 
 START_TEST(test_sum_wraps)
 {
@@ -265,6 +411,8 @@ Suite *reduce_suite(void)
 {
     Suite *s = suite_create("reduce");
     TCase *tc = tcase_create("reduce");
+    tcase_add_test(tc, test_sum_explained);
+    tcase_add_test(tc, test_sum_elements_text);
     tcase_add_test(tc, test_sum_wraps);
     tcase_add_test(tc, test_partials);
     tcase_add_test(tc, test_fill_kinds);

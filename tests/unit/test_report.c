@@ -365,7 +365,8 @@ static void never_written(check_result *c, const char *kernel, const char *check
         check_set(c, CHECK_FAIL, "out was never written: all 1024 elements still hold the "
                   "poison value");
     else if (strcmp(check, "race") == 0)
-        check_set(c, CHECK_FAIL, "no shared loads or stores ran: nothing to judge");
+        check_set(c, CHECK_FAIL, "waits for a shared tile: no shared loads or stores ran, "
+                  "nothing to judge");
     else
         check_set(c, CHECK_FAIL, "not counted: the measured run gave a wrong result (out was "
                   "never written)");
@@ -448,6 +449,86 @@ START_TEST(test_text_compact_not_graded)
 }
 END_TEST
 
+/*
+ * Checks with nothing to judge wait, grouped by what they wait for, and are not
+ * the Next: line's failure; the Score line counts the failures to fix apart from
+ * those waiting for them.
+ */
+START_TEST(test_text_waits_for_tile)
+{
+    static const char *const ids[] = {"correct", "global-loads", "smem-conflicts", "race"};
+    check_result c[4];
+    for (int i = 0; i < 4; i++)
+        check_init(&c[i], "lab10", "stencil1DConst", ids[i], 1);
+    check_set(&c[0], CHECK_PASS, "all 15 lengths right");
+    check_set(&c[1], CHECK_FAIL, "global loads not cut: 2313 warp instructions");
+    check_set(&c[2], CHECK_FAIL, "waits for a shared tile: 0 shared loads, 0 shared stores ran, "
+              "no conflict to judge");
+    check_set(&c[3], CHECK_FAIL, "waits for a shared tile: no shared loads or stores ran, "
+              "nothing to judge");
+    lab_result r = {.lab = lab_find("lab10"), .checks = c, .n_checks = 4, .max_points = 4};
+    score sc = {0};
+    score_add(&sc, &r);
+    ck_assert_int_eq(sc.failed, 3);
+    ck_assert_int_eq(sc.waiting, 2);
+    char *buf = NULL;
+    size_t size = 0;
+    FILE *f = open_memstream(&buf, &size);
+    report_style st = {0};
+    report_text_lab(f, &r, &st);
+    report_text_total(f, &sc);
+    report_text_next(f, &r, 1, &st);
+    fclose(f);
+    ck_assert_msg(strstr(buf, "  WAIT  2 checks wait for a shared tile: smem-conflicts, race\n")
+                  != NULL, "%s", buf);
+    ck_assert_msg(strstr(buf, "FAIL  smem-conflicts") == NULL, "%s", buf);
+    ck_assert_msg(strstr(buf, "FAIL  race") == NULL, "%s", buf);
+    ck_assert_msg(strstr(buf, "(1 check failed, 2 more wait for it)") != NULL, "%s", buf);
+    ck_assert_msg(strstr(buf, "Next: stencil1DConst: global-loads fails") != NULL, "%s", buf);
+    free(buf);
+
+    /* correct failed: whatever a check says it waits for, it waits for correct first */
+    check_set(&c[0], CHECK_FAIL, "at n=1: 1 of 1 elements differ");
+    check_set(&c[1], CHECK_FAIL, "not counted: the measured run gave a wrong result");
+    f = open_memstream(&buf, &size);
+    report_text_lab(f, &r, &st);
+    fclose(f);
+    ck_assert_msg(strstr(buf, "  WAIT  3 checks wait for correct: global-loads, smem-conflicts, "
+                              "race\n") != NULL, "%s", buf);
+    free(buf);
+}
+END_TEST
+
+/* A lab done but for speed, emulated: the report ends saying speed is measured on a GPU
+   (make grade then succeeds on the grader's status 4); nothing of the kind otherwise. */
+START_TEST(test_text_next_speed_on_gpu)
+{
+    check_result c[2];
+    check_init(&c[0], "lab7", "reduceSmemUnroll", "correct", 3);
+    check_set(&c[0], CHECK_PASS, "all 11 sizes right");
+    check_init(&c[1], "lab7", "reduceSmemUnroll", "speed", 3);
+    check_set(&c[1], CHECK_NOT_MEASURED, "not measured: emulated on the CPU (speed is the "
+              "GPU's to tell)");
+    lab_result r = {.lab = lab_find("lab7"), .checks = c, .n_checks = 2};
+    char *buf = NULL;
+    size_t size = 0;
+    FILE *f = open_memstream(&buf, &size);
+    report_text_next(f, &r, 1, &(report_style){0});
+    fclose(f);
+    ck_assert_msg(strstr(buf, "has nothing left to fix") != NULL, "%s", buf);
+    ck_assert_msg(strstr(buf, "Speed is measured on a GPU: this run was emulated, so the speed "
+                              "of reduceSmemUnroll (3 points) waits for one; nothing failed.\n")
+                  != NULL, "%s", buf);
+    free(buf);
+    c[1].status = CHECK_PASS;
+    f = open_memstream(&buf, &size);
+    report_text_next(f, &r, 1, &(report_style){0});
+    fclose(f);
+    ck_assert_msg(strstr(buf, "Speed is measured") == NULL, "%s", buf);
+    free(buf);
+}
+END_TEST
+
 START_TEST(test_text_not_graded)
 {
     char *t = lab_text(1, (report_style){0});
@@ -481,14 +562,30 @@ START_TEST(test_predictions_judged_without_points)
     ck_assert_ptr_nonnull(f);
     fputs("// PREDICT setColReadCol store 32 load 32\n// PREDICT setRowReadRow load 1\n", f);
     fclose(f);
+    char path2[80];
+    snprintf(path2, sizeof path2, "%s.again", path);
+    ck_assert_int_eq(link(path, path2), 0);
     results[0].checks[1].degree = 1.0; /* setColReadCol load-conflicts: measured conflict-free */
     double points = results[0].points;
     report_judge_predictions(&results[0], path);
     remove(path);
     ck_assert_ptr_nonnull(results[0].predictions);
-    /* the load was predicted 32-way and measured conflict-free: wrong */
-    ck_assert_ptr_nonnull(strstr(results[0].predictions, "setColReadCol load"));
+    /* the load was predicted 32-way, as the exercise makes it, and measured conflict-free
+       by a kernel that fails load-conflicts: the code differs, the prediction is not judged */
+    ck_assert_ptr_nonnull(strstr(results[0].predictions, "setColReadCol load: you predicted "
+                                 "32-way conflict; your kernel measured conflict-free, and "
+                                 "load-conflicts says how its code differs"));
+    ck_assert_ptr_nonnull(strstr(results[0].predictions, "0 of 0 predictions right (1 waits "
+                                 "for the code to pass its check)"));
+    ck_assert_ptr_null(strstr(results[0].predictions, "not this time"));
+    /* the same check passing, the same prediction measured otherwise: judged, wrong */
+    free(results[0].predictions);
+    results[0].checks[1].status = CHECK_PASS;
+    report_judge_predictions(&results[0], path2);
     ck_assert_ptr_nonnull(strstr(results[0].predictions, "0 of 1 predictions right"));
+    ck_assert_ptr_nonnull(strstr(results[0].predictions, "not this time"));
+    results[0].checks[1].status = CHECK_FAIL;
+    remove(path2);
     ck_assert_double_eq_tol(results[0].points, points, 1e-12);
     FILE *out = tmpfile();
     report_text_lab(out, &results[0], &(report_style){0});
@@ -516,6 +613,7 @@ START_TEST(test_predictions_of_smem_conflicts)
     check_result c;
     memset(&r, 0, sizeof r);
     check_init(&c, "lab9", "transposeSmem", "smem-conflicts", 1);
+    check_set(&c, CHECK_PASS, "the tile's column read is a 16-way conflict");
     c.degree = 16.0;
     r.checks = &c;
     r.n_checks = 1;
@@ -730,6 +828,8 @@ Suite *report_suite(void)
     tcase_add_test(tc, test_text_compact_skeleton);
     tcase_add_test(tc, test_text_compact_not_graded);
     tcase_add_test(tc, test_text_not_graded);
+    tcase_add_test(tc, test_text_waits_for_tile);
+    tcase_add_test(tc, test_text_next_speed_on_gpu);
     tcase_add_test(tc, test_text_total);
     tcase_add_test(tc, test_predictions_judged_without_points);
     tcase_add_test(tc, test_predictions_of_smem_conflicts);

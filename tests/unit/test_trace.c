@@ -1184,7 +1184,8 @@ START_TEST(test_race_check)
     ck_assert_msg(strncmp(c.message, "lab1.cu:82 (store) and lab1.cu:90 (load) race: warps ",
                           53) == 0, "%s", c.message);
     ck_assert_ptr_nonnull(strstr(c.message, " of block 0 touch shared byte 0x"));
-    ck_assert_ptr_nonnull(strstr(c.message, "with no barrier between (992 words)"));
+    ck_assert_ptr_nonnull(
+        strstr(c.message, "with no barrier between; the two lines race on 992 words in all"));
     ck_assert_ptr_nonnull(strstr(c.hint, "__syncthreads()"));
     ck_assert_int_eq(c.n_lines, 2);
     ck_assert_str_eq(check_line_text(&c.lines[0], text, sizeof text), "lab1.cu:82  store");
@@ -1215,7 +1216,8 @@ START_TEST(test_race_check)
     check_init(&c, "lab1", "setRowReadCol", "race", 1);
     compare_races(&c, &none, NULL);
     ck_assert_int_eq(c.status, CHECK_FAIL);
-    ck_assert_str_eq(c.message, "no shared loads or stores ran: nothing to judge");
+    ck_assert_str_eq(c.message,
+                     "waits for a shared tile: no shared loads or stores ran, nothing to judge");
     /* one dummy store, everything else from global memory: no tile read back */
     trace_site store_only = {.op = TRACE_OP_STORE};
     none.sites = &store_only;
@@ -1223,7 +1225,7 @@ START_TEST(test_race_check)
     check_init(&c, "lab6", "conv1dTiled", "race", 1);
     compare_races(&c, &none, NULL);
     ck_assert_int_eq(c.status, CHECK_FAIL);
-    ck_assert_str_eq(c.message, "no shared loads ran: nothing to judge");
+    ck_assert_str_eq(c.message, "waits for a shared tile: no shared loads ran, nothing to judge");
 
     /* a line the trace did not name (no failing check asked nvdisasm): its pc */
     check_line unnamed = {.file = "pc 0xe0", .line = 0, .op = "store", .requests = 32,

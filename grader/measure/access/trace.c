@@ -920,8 +920,8 @@ const char *trace_race_text(const trace_race *race, char *buf, size_t size)
         int a_first = race->pc_a > race->pc_b;
         const char *op_b = race->b_writes ? "store" : "load";
         snprintf(buf, size, "%s (%s) in one pass of a loop and %s (%s) in the next race: warps "
-                 "%u and %u of block %u touch shared byte 0x%x with no barrier between them "
-                 "(%ld word%s)",
+                 "%u and %u of block %u touch shared byte 0x%x with no barrier between them; "
+                 "the two lines race on %ld word%s in all",
                  a_first ? where(race->file_a, race->line_a, race->pc_a, a, sizeof a)
                          : where(race->file_b, race->line_b, race->pc_b, a, sizeof a),
                  a_first ? "store" : op_b,
@@ -933,7 +933,8 @@ const char *trace_race_text(const trace_race *race, char *buf, size_t size)
     }
     if (race->in_warp) {
         snprintf(buf, size, "%s (store) and %s (%s) race: lanes %u and %u of warp %u of block %u "
-                 "touch shared byte 0x%x with no __syncwarp() between (%ld word%s)",
+                 "touch shared byte 0x%x with no __syncwarp() between; the two lines race "
+                 "on %ld word%s in all",
                  where(race->file_a, race->line_a, race->pc_a, a, sizeof a),
                  where(race->file_b, race->line_b, race->pc_b, b, sizeof b),
                  race->b_writes ? "store" : "load", race->lane_a, race->lane_b, race->warp_a,
@@ -941,7 +942,7 @@ const char *trace_race_text(const trace_race *race, char *buf, size_t size)
         return buf;
     }
     snprintf(buf, size, "%s (store) and %s (%s) race: warps %u and %u of block %u touch shared "
-             "byte 0x%x with no barrier between (%ld word%s)",
+             "byte 0x%x with no barrier between; the two lines race on %ld word%s in all",
              where(race->file_a, race->line_a, race->pc_a, a, sizeof a),
              where(race->file_b, race->line_b, race->pc_b, b, sizeof b),
              race->b_writes ? "store" : "load", race->warp_a, race->warp_b, race->block,

@@ -38,7 +38,12 @@ static struct {
     int launches;             /* launches while a sink was set */
     const emu_module *last_module; /* the last launch, for source lines */
     int last_kernel;
+    device_fault fault;       /* the last launch's fault, located (have_fault) */
+    int have_fault;
 } E = {.budget = EMU_DEFAULT_BUDGET, .last_kernel = -1};
+
+/* A global address this far from every buffer is no overrun of one (a wild pointer). */
+#define FAULT_NEAR_BYTES (UINT64_C(64) << 20)
 
 /* The emulator's state in a device_module. */
 typedef struct emu_program {
@@ -227,10 +232,10 @@ static cudaError_t cuda_error_of(emu_status st)
 static void word_result(const emu_result *r)
 {
     char at[320] = "";
-    if (r->file && r->call_file) { /* the student's line first, then the header's */
+    if (r->file && r->call_file) { /* the line itself first, then where it was called */
         const char *cs = strrchr(r->call_file, '/'), *s = strrchr(r->file, '/');
-        snprintf(at, sizeof at, " (%s:%d, in %s:%d)", cs ? cs + 1 : r->call_file, r->call_line,
-                 s ? s + 1 : r->file, r->line);
+        snprintf(at, sizeof at, " (%s:%d, called from %s:%d)", s ? s + 1 : r->file, r->line,
+                 cs ? cs + 1 : r->call_file, r->call_line);
     } else if (r->file) {
         const char *slash = strrchr(r->file, '/');
         snprintf(at, sizeof at, " (%s:%d)", slash ? slash + 1 : r->file, r->line);
@@ -243,11 +248,60 @@ static void word_result(const emu_result *r)
     case EMU_DEADLOCK:
         snprintf(E.why, sizeof E.why, "timed out: %.400s%s", r->why, at);
         break;
-    default:
-        snprintf(E.why, sizeof E.why, "%s: %.400s%s", cudaGetErrorString(cuda_error_of(r->status)),
-                 r->why, at);
+    default: { /* the error's name once: the emulator's words may start with it */
+        const char *name = cudaGetErrorString(cuda_error_of(r->status));
+        if (strncmp(r->why, name, strlen(name)) == 0)
+            snprintf(E.why, sizeof E.why, "%.400s%s", r->why, at);
+        else
+            snprintf(E.why, sizeof E.why, "%s: %.400s%s", name, r->why, at);
+    }
     }
     E.worded = cuda_error_of(r->status);
+}
+
+/*
+ * Where launch l's fault lies (r: its result, bufs: the call's buffers): the access and
+ * who made it, and for a global address the buffer of the launch whose allocation it
+ * lies nearest past (or before), with how far, from where the buffer starts (a guarded
+ * buffer starts inside its allocation).
+ */
+static void locate_fault(const emu_result *r, const plan_launch *l, void *const bufs[])
+{
+    static const char *const spaces[] = {"global", "shared", "local", "parameter"};
+    device_fault *f = &E.fault;
+    E.have_fault = r->status == EMU_FAULT && r->fault_access;
+    if (!E.have_fault)
+        return;
+    memset(f, 0, sizeof *f);
+    f->op = r->fault_op == EMU_ACC_STORE ? "store" : r->fault_op == EMU_ACC_ATOMIC ? "atomic"
+                                                                                 : "load";
+    f->space = (unsigned)r->fault_space < 4 ? spaces[r->fault_space] : "global";
+    f->file = r->file, f->line = r->line;
+    f->call_file = r->call_file, f->call_line = r->call_line;
+    f->lane = r->fault_lane, f->warp = (int)r->fault_warp;
+    memcpy(f->block, r->fault_block, sizeof f->block);
+    f->address = r->fault_addr;
+    f->buffer = -1;
+    uint64_t best = FAULT_NEAR_BYTES, a = r->fault_addr, end_a = a + r->fault_size;
+    for (int i = 0; r->fault_space == EMU_FAULT_GLOBAL && i < l->n_relocs; i++) {
+        int b = l->relocs[i].buffer;
+        uint64_t start = to_addr(bufs[b]), base, bytes;
+        if (!start || emu_region_of(E.dev, start, &base, &bytes) != 0)
+            continue;
+        uint64_t end = base + bytes;
+        uint64_t dist = a >= end ? end_a - end : a < start ? start - a : UINT64_MAX;
+        if (dist >= best)
+            continue;
+        best = dist;
+        f->buffer = b;
+        f->reached = (long long)end_a - (long long)start;
+        f->bytes = (long long)(end - start);
+    }
+}
+
+static const device_fault *emu_last_fault_(void)
+{
+    return E.have_fault ? &E.fault : NULL;
 }
 
 /* A launch the GPU refuses before it starts: too much shared memory. */
@@ -299,11 +353,13 @@ static cudaError_t replay_one(const emu_program *p, const plan_launch *l, void *
         E.launches++;
     E.last_module = p->module;
     E.last_kernel = launch.kernel;
+    E.have_fault = 0;
     emu_status st = emu_run(p->module, &launch, E.sink, E.budget, &r);
     fflush(stdout);
     if (st == EMU_OK)
         return cudaSuccess;
     word_result(&r);
+    locate_fault(&r, l, bufs);
     return E.worded;
 }
 
@@ -409,6 +465,7 @@ const device_ops device_emulator = {
     .malloc = emu_malloc_, .free = emu_free_, .copy = emu_copy_, .memset = emu_memset_,
     .sync = emu_sync_, .last_error = emu_last_error_, .error_text = emu_error_text_,
     .error_name = emu_error_name_, .context_lost = emu_context_lost_,
+    .last_fault = emu_last_fault_,
     .load = emu_load_, .load_measured_copy = emu_load_measured_copy_, .unload = emu_unload_,
     .set_global = emu_set_global_, .replay = emu_replay_, .scrub = emu_scrub_,
     .fill = emu_fill_, .diff = emu_diff_, .conv = emu_conv_, .matmul = emu_matmul_,

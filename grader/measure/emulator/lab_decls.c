@@ -56,6 +56,59 @@ int lab_decls_shared(const lab_decls *d, const char *kernel, uint32_t *static_by
     return 0;
 }
 
+/* The <length><identifier> of name that runs to name[end]: 1 with it in out. */
+static int trailing_name(const char *name, size_t end, char *out, size_t size)
+{
+    for (size_t i = end; i-- > 0;) {
+        if (name[i] < '0' || name[i] > '9')
+            continue;
+        size_t digits_end = i + 1, start = i;
+        while (start > 0 && name[start - 1] >= '0' && name[start - 1] <= '9')
+            start--;
+        unsigned long n = strtoul(name + start, NULL, 10);
+        if (n > 0 && digits_end + n == end && (name[digits_end] < '0' || name[digits_end] > '9')) {
+            snprintf(out, size, "%.*s", (int)n, name + digits_end);
+            return 1;
+        }
+        i = start; /* the next candidate lies before this number */
+    }
+    return 0;
+}
+
+void lab_decls_source_name(const char *ptx_name, char *out, size_t size)
+{
+    size_t len = strlen(ptx_name), end = len;
+    snprintf(out, size, "%s", ptx_name);
+    if (strncmp(ptx_name, "_Z", 2) != 0 || trailing_name(ptx_name, len, out, size))
+        return;
+    /* a discriminator after the entity's name (_N, or __N_): not part of it */
+    size_t d = len - (len > 0 && ptx_name[len - 1] == '_');
+    while (d > 0 && ptx_name[d - 1] >= '0' && ptx_name[d - 1] <= '9')
+        d--;
+    if (ptx_name[len - 1] == '_' && d >= 2 && ptx_name[d - 1] == '_' && ptx_name[d - 2] == '_')
+        end = d - 2;
+    else if (ptx_name[len - 1] != '_' && d > 0 && d < len && ptx_name[d - 1] == '_')
+        end = d - 1;
+    if (end < len)
+        trailing_name(ptx_name, end, out, size);
+}
+
+int lab_decls_shared_vars(const lab_decls *d, const char *kernel, lab_shared_var *out, int max)
+{
+    uint32_t f = ptx_find_func(d->ptx, kernel);
+    emu_shared_var vars[32];
+    if (f == PTX_NONE || !d->ptx->funcs[f].is_entry)
+        return -1;
+    int n = emu_shared_vars(d->ptx, f, vars, (int)(sizeof vars / sizeof *vars));
+    for (int i = 0; i < n && i < max && i < (int)(sizeof vars / sizeof *vars); i++) {
+        lab_decls_source_name(vars[i].name, out[i].name, sizeof out[i].name);
+        out[i].offset = vars[i].offset;
+        out[i].size = vars[i].size;
+        out[i].dynamic = vars[i].dynamic;
+    }
+    return n;
+}
+
 const char *lab_decls_space(const lab_decls *d, const char *name)
 {
     uint32_t v = ptx_find_var(d->ptx, name);
@@ -153,4 +206,49 @@ int lab_decls_unmeasured(const lab_decls *d, const char *kernel, char *what, siz
 {
     found_instr out = {what, what_size};
     return reach(d, kernel, unmeasured_in, &out);
+}
+
+typedef struct instr_search {
+    const char *prefix;
+    char *where;
+    size_t size;
+} instr_search;
+
+static int has_instr(const lab_decls *d, const ptx_func *fn, void *ctx)
+{
+    instr_search *q = ctx;
+    size_t len = strlen(q->prefix);
+    for (uint32_t i = 0; fn->has_body && i < fn->n_code; i++) {
+        const ptx_instr *in = &fn->code[i];
+        if (!in->text || strncmp(in->text, q->prefix, len) != 0 ||
+            (in->text[len] != '.' && in->text[len] != '\0'))
+            continue;
+        /* the student's line: the instruction's own where it is in a .cu file (in a
+           function of theirs that was inlined, too), else where a header's
+           intrinsic (__shfl_up_sync in sm_30_intrinsics.hpp) was inlined */
+        const char *file = in->file < d->ptx->n_files ? d->ptx->files[in->file].path : NULL;
+        uint32_t line = in->line;
+        size_t flen = file ? strlen(file) : 0;
+        if ((!file || flen < 3 || strcmp(file + flen - 3, ".cu") != 0) &&
+            in->call_file < d->ptx->n_files) {
+            file = d->ptx->files[in->call_file].path;
+            line = in->call_line;
+        }
+        const char *slash = file ? strrchr(file, '/') : NULL;
+        if (file && line)
+            snprintf(q->where, q->size, "%s:%u", slash ? slash + 1 : file, line);
+        else
+            snprintf(q->where, q->size, "%s", "");
+        return 1;
+    }
+    return 0;
+}
+
+int lab_decls_instr(const lab_decls *d, const char *kernel, const char *prefix, char *where,
+                    size_t where_size)
+{
+    instr_search q = {prefix, where, where_size};
+    if (where_size)
+        where[0] = '\0';
+    return d ? reach(d, kernel, has_instr, &q) : 0;
 }

@@ -27,6 +27,21 @@ void lab_decls_free(lab_decls *d);
 int lab_decls_shared(const lab_decls *d, const char *kernel, uint32_t *static_bytes,
                      int *dynamic);
 
+/* The kernel's shared arrays where a launch places them (static ones in declaration
+   order, then the extern ones at the dynamic area's base, size 0), each by the name the
+   source gives it ("warp_sums", not its mangled PTX name). Returns how many (the
+   first max written), or -1 when there is no such kernel. */
+typedef struct lab_shared_var {
+    char name[64];
+    uint64_t offset, size;
+    int dynamic;
+} lab_shared_var;
+int lab_decls_shared_vars(const lab_decls *d, const char *kernel, lab_shared_var *out, int max);
+
+/* The source's name of a PTX variable: "_ZZ10reduceSmemPKiPiiE4smem" is "smem" (a
+   static in a function), "_ZZ...E4tile_0" is "tile"; a name not mangled is itself. */
+void lab_decls_source_name(const char *ptx_name, char *out, size_t size);
+
 /* "const", "global", "shared" ...: the state space of the module variable
    name, or NULL when the PTX declares none. */
 const char *lab_decls_space(const lab_decls *d, const char *name);
@@ -39,5 +54,11 @@ int lab_decls_calls(const lab_decls *d, const char *kernel, const char *callee);
    trace nor the hardware counters measure (a bulk copy by the tensor memory
    accelerator, say): 1 with what ("`cp.async.bulk...` (lab1.cu:73)"), else 0. */
 int lab_decls_unmeasured(const lab_decls *d, const char *kernel, char *what, size_t what_size);
+
+/* Whether the kernel, or a function it reaches, has an instruction whose opcode starts
+   with prefix ("shfl.sync.up": the direction of a shuffle): 1 with its own line
+   ("lab8.cu:121", or "" where the PTX names none), else 0. */
+int lab_decls_instr(const lab_decls *d, const char *kernel, const char *prefix, char *where,
+                    size_t where_size);
 
 #endif /* SMEMLAB_LAB_DECLS_H */
