@@ -980,6 +980,7 @@ static void grade(problem *p)
     if (p->c[CHK_CORRECT].status != CHECK_PASS && right == RUN_RIGHT)
         right = RUN_WRONG; /* a race took the pass back: not timed */
     emit(p, CHK_CORRECT);
+    problem_lesson_libraries(p); /* whatever was measured: a library did the lesson */
     emit_all(p, 0);
     if (p->listed[CHK_SPEED] && speed_due(p, right)) {
         p->kind->speed(p, &p->c[CHK_SPEED]);
