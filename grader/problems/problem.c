@@ -652,6 +652,11 @@ static void judge_counts(problem *p, measurement *m, const trace_summary *s, int
     for (int id = CHK_NONE + 1; id < CHECK_IDS; id++)
         if (p->listed[id] && kind->judge[id] && (emulated || !(kind->emulated >> id & 1ul)))
             kind->judge[id](p, (check_id)id, m, s, &p->c[id]);
+    /* The checks that count global memory whole name their sites: the page marks them. */
+    static const check_id whole[] = {CHK_GLOBAL_LOADS, CHK_GLOBAL_TRAFFIC, CHK_MEMORY_PATH};
+    for (size_t i = 0; i < sizeof whole / sizeof *whole; i++)
+        if (p->listed[whole[i]])
+            compare_global_sites(&p->c[whole[i]], s, whole[i] == CHK_GLOBAL_TRAFFIC);
 }
 
 static problem *emulated_twin(problem *p, char *why, size_t why_size);

@@ -15,7 +15,8 @@
 #   lab1, no barrier: the race's two lines linked to each other; a tile
 #         overrun: the line the fault names; a kernel the emulator cannot run:
 #         not judged, its long instruction's name no wider than the phone
-#   lab7, a divergent tree that fails for its requests: its first line off
+#   lab7, a divergent tree that fails for its requests: its first line off; the
+#         input's global load marked with its sectors (global-traffic names it)
 #   a file that holds markup (</pre><script>...): shown as text, run never
 #
 # The student kit has no solutions or planted variants: there its skeletons'
@@ -114,6 +115,9 @@ if [ -d solutions ] && [ -d tests/planted ]; then
         read -r n _ <<<"$(json_lines "$out/lab7-divergent.json" reduceSmem smem-conflicts)"
         [ -n "${n:-}" ] && row lab7-divergent line "$n" near "conflict-free" ||
             fail "lab7-divergent: the grader names no line of reduceSmem's tree"
+        # a check that counts global traffic whole marks the line that loads the input
+        n=$(line_of "$src" reduceSmem "in[idx]")
+        row lab7-divergent line "$n" ok "global load: 4.00 sectors a request"
     fi
     # a kernel the emulator cannot run: its checks not judged, a long instruction's
     # name in every message (the page must not grow wider than the phone for it)
