@@ -53,7 +53,7 @@ DOCS_PANDOC := $(PANDOC) --fail-if-warnings --from=markdown --to=html5 --standal
 DOCS_NEED_PANDOC = @command -v $(PANDOC) >/dev/null 2>&1 || { \
     echo "pandoc not found: run make deps (or apt-get install pandoc)" >&2; exit 3; }
 
-.PHONY: docs docs-html docs-pdf check-docs docs-selftest docs-clean
+.PHONY: docs docs-html docs-pdf check-docs docs-selftest docs-sections docs-clean
 
 docs: docs-html docs-pdf
 	@echo "Docs: $(DOCS_OUT)/index.html"
@@ -159,8 +159,12 @@ docs-browser: $(DOCS_HTML) $(DOCS_OUT)/style.css
 	python3 $(DOCS_TOOLS)/browser-check.py $(DOCS_OUT) $(DOCS_SHOTS)
 	bash $(DOCS_TOOLS)/browser-selftest.sh
 
-check-docs: docs $(DOCS_CODE)/.compiled docs-selftest
+check-docs: docs $(DOCS_CODE)/.compiled docs-selftest docs-sections
 	@echo "make check-docs: all passed"
+
+# Every section a lab table sends a student to (Next:, the report page) is on its page.
+docs-sections:
+	python3 $(DOCS_TOOLS)/check-sections.py .
 
 docs-clean:
 	rm -rf $(DOCS_OUT)

@@ -5,7 +5,8 @@
 # must fail: a pandoc warning, a broken anchor to another page, a link to a
 # page that does not exist, a broken anchor on the same page, a missing
 # image, a number or check name other than the grader's; then a compilable
-# block that compiles and one that does not.
+# block that compiles and one that does not; a lab table's section on its
+# page and one missing from it.
 # PANDOC-COMMAND is the HTML command of docs.mk (without the page list), so
 # the test runs exactly what `make docs` runs. Run from the kit's root.
 set -u
@@ -122,6 +123,21 @@ if render "$@"; then
     fi
 else
     bad "the page with a bad block did not render"; sed 's/^/      /' "$tmp/log"
+fi
+
+# A lab table's section: on its page it passes, missing it fails, naming the table's line.
+mkdir -p "$tmp/kit/grader/labs" "$tmp/kit/docs"
+printf '# Lab 1\n\n## Rows {#rows}\n' >"$tmp/kit/docs/lab1.md"
+printf '    {.name = "setRowReadRow", .section = "rows"},\n' >"$tmp/kit/grader/labs/lab1.c"
+python3 "$here/check-sections.py" "$tmp/kit" >"$tmp/log" 2>&1 && ok "a table's section on its page passes" ||
+    { bad "a table's section on its page failed"; sed 's/^/      /' "$tmp/log"; }
+printf '    {.name = "setRowReadCol", .section = "columns"},\n' >>"$tmp/kit/grader/labs/lab1.c"
+if python3 "$here/check-sections.py" "$tmp/kit" >"$tmp/log" 2>&1; then
+    bad "a table's section missing from its page passed"
+elif grep -qF "lab1.c:2: section 'columns' is not on" "$tmp/log"; then
+    ok "a table's section missing from its page fails, naming the table's line"
+else
+    bad "the missing section's message does not name the table's line"; sed 's/^/      /' "$tmp/log"
 fi
 
 echo "docs self-test: $passed passed, $failed failed"
