@@ -595,6 +595,26 @@ static int shuffle_that_fits(reduce_exercise ex, const int *got_src, int param)
     return -1;
 }
 
+/* The wrong lanes are lanes first .. *last, one run with no right lane inside (a branch
+   around the shuffle leaves such a run out): 1, and its last lane. */
+static int wrong_lanes_run(const int32_t *got, const int32_t *want, int per, int first, int *last)
+{
+    int end = first, gap = 0;
+    for (int t = first; t < 32; t++) {
+        int wrong = 0;
+        for (int k = 0; k < per; k++)
+            wrong |= got[per * t + k] != want[per * t + k];
+        if (wrong && gap)
+            return 0;
+        if (wrong)
+            end = t;
+        else
+            gap = 1;
+    }
+    *last = end;
+    return 1;
+}
+
 /* What the kernel did, lane by lane: whose value each lane got, and which shuffle gives
    that: the exercise's with a narrower width, another one, or none at all. */
 static void exercise_hint(const red *r, const int32_t *in, const int32_t *got,
@@ -602,7 +622,7 @@ static void exercise_hint(const red *r, const int32_t *in, const int32_t *got,
 {
     reduce_exercise ex = r->k->reduce.exercise;
     int per = ex == EXERCISE_XOR_ARRAY ? 4 : 1;
-    int got_src[32], bad = -1, n_bad = 0, own = 1;
+    int got_src[32], bad = -1, n_bad = 0, own = 1, last = 0;
     for (int t = 0; t < 32; t++) {
         got_src[t] = source_lane(in, per, got[per * t]);
         for (int k = 0; k < per; k++)
@@ -644,6 +664,13 @@ static void exercise_hint(const red *r, const int32_t *in, const int32_t *got,
                     "exercise is %s: lane t reads %s.", bad, whose, should, label, n_bad,
                     n_bad == 1 ? "" : "s", shuffles[other].call, shuffles[other].reads,
                     shuffles[mine].call, shuffles[mine].reads);
+    } else if (own && n_bad < 32 * per && wrong_lanes_run(got, want, per, bad, &last)) {
+        check_field(c->hint, sizeof c->hint, "Lanes %d to %d kept their own values, where the "
+                    "exercise gives lane %d lane %d's (at %s; %d value%s wrong), while the other "
+                    "lanes exchanged theirs: those lanes did not take part in the %s. Does a "
+                    "branch leave them out? Every lane that needs a value must execute the "
+                    "shuffle, and its mask names the lanes that do.", bad, last, bad, should,
+                    label, n_bad, n_bad == 1 ? "" : "s", shuffles[mine].call);
     } else if (own) {
         check_field(c->hint, sizeof c->hint, "Each wrong lane's out[threadIdx.x] holds that "
                     "lane's own value, where the exercise gives lane %d lane %d's (at %s; %d "
@@ -1047,8 +1074,9 @@ static void judge_shuffle(problem *p, check_id id, const measurement *m, const t
     double shared_limit = exercise(r) ? 0 : 2.0 * (r->dim / 32) + 1;
     double shfl_need = exercise(r) ? 1.0 : 5.0 * (double)warps; /* a warp's five levels */
     if (shfl >= 0)
-        check_field(c->measured, sizeof c->measured, "%.0f shuffles; %.0f shared requests%s",
-                    shfl, exercise(r) ? shared : per_block, exercise(r) ? "" : " a block");
+        check_field(c->measured, sizeof c->measured, "%.0f shuffle%s; %.0f shared requests%s",
+                    shfl, shfl == 1 ? "" : "s", exercise(r) ? shared : per_block,
+                    exercise(r) ? "" : " a block");
     else
         check_field(c->measured, sizeof c->measured, "shuffles not counted; %.0f shared "
                     "requests%s", exercise(r) ? shared : per_block, exercise(r) ? "" : " a block");

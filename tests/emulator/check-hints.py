@@ -147,6 +147,10 @@ expect("lab7-unroll-block-offset", "reduceSmemUnroll", "correct", "hint",
        lacks=STOCK + ("smem[tid + 32]",))
 # Each level adds lane 0's value (a broadcast): one lane's value everywhere, the shuffle
 # named with its line, probed on a whole block.
+# Half the warp skips the exchange (a branch): the lanes that kept their values, and why.
+expect("lab8-xor-half-branch", "shflXor", "correct", "hint",
+       has=("Lanes 16 to 31 kept their own values", "did not take part in the __shfl_xor_sync",
+            "Does a branch leave them out?"), lacks=("no exchange shows",))
 idx = line_of("lab8-lane0-everywhere", "v += __shfl_sync(FULL_MASK, v, 0, WARP);")
 expect("lab8-lane0-everywhere", "reduceShfl", "correct", "hint",
        has=(f"At n = {define('lab8-lane0-everywhere', 'DIM')}, a whole block",
