@@ -394,6 +394,15 @@ static const char *course_page(const report_style *st, const char *id, const cha
     return buf;
 }
 
+/* The first line of the student's file a check names (its worst), or 0. */
+static int line_in_source(const lab_result *r, const check_result *c)
+{
+    for (int i = 0; r->source[0] && i < c->n_lines && i < CHECK_MAX_LINES; i++)
+        if (c->lines[i].line > 0 && strcmp(c->lines[i].file, base_name(r->source)) == 0)
+            return c->lines[i].line;
+    return 0;
+}
+
 static void next_for(FILE *f, const lab_result *r, const kernel_view *k, const report_style *st)
 {
     char what[400], page[600];
@@ -413,7 +422,10 @@ static void next_for(FILE *f, const lab_result *r, const kernel_view *k, const r
         int n = first || !waiting
                     ? snprintf(what, sizeof what, "%s fails", first ? first->check : "a check")
                     : snprintf(what, sizeof what, "%s waits for %s", waiting->check, waits_what);
-        if (p && (p->todo || p->kernel))
+        int at = first ? line_in_source(r, first) : 0;
+        if (at > 0) /* the line it names: past the TODO, where the student works now */
+            snprintf(what + n, sizeof what - (size_t)n, " at %s:%d", r->source, at);
+        else if (p && (p->todo || p->kernel))
             snprintf(what + n, sizeof what - (size_t)n, "; its %s is at %s:%d",
                      p->todo ? "TODO" : "kernel", r->source, p->todo ? p->todo : p->kernel);
     }

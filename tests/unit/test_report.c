@@ -487,6 +487,22 @@ START_TEST(test_text_waits_for_tile)
     ck_assert_msg(strstr(buf, "Next: stencil1DConst: global-loads fails") != NULL, "%s", buf);
     free(buf);
 
+    /* Next: names the line of the student's file the failure names, not a header's */
+    snprintf(r.source, sizeof r.source, "labs/lab10-constant/lab10.cu");
+    c[1].n_lines = 2;
+    snprintf(c[1].lines[0].file, sizeof c[1].lines[0].file, "sm_32_intrinsics.hpp");
+    c[1].lines[0].line = 134;
+    snprintf(c[1].lines[1].file, sizeof c[1].lines[1].file, "lab10.cu");
+    c[1].lines[1].line = 59;
+    f = open_memstream(&buf, &size);
+    report_text_next(f, &r, 1, &st);
+    fclose(f);
+    ck_assert_msg(strstr(buf, "Next: stencil1DConst: global-loads fails at "
+                              "labs/lab10-constant/lab10.cu:59. Course: ") != NULL, "%s", buf);
+    free(buf);
+    c[1].n_lines = 0;
+    r.source[0] = '\0';
+
     /* correct failed: whatever a check says it waits for, it waits for correct first */
     check_set(&c[0], CHECK_FAIL, "at n=1: 1 of 1 elements differ");
     check_set(&c[1], CHECK_FAIL, "not counted: the measured run gave a wrong result");
