@@ -29,6 +29,12 @@ void report_text_total(FILE *f, const score *s);
    is and which page of the course teaches it), or which lab comes next. */
 void report_text_next(FILE *f, const lab_result *results, int n, const report_style *st);
 
+/* As the text says it, for the page: the kernel whose checks are r->checks[first ..
+   first + n) was never started (where to start into buf: 1), or not (0); check ci of
+   it waits for another (what it waits for into buf: 1), or not (0). */
+int report_kernel_todo(const lab_result *r, int first, int n, char *buf, size_t size);
+int report_check_waits(const lab_result *r, int first, int n, int ci, char *buf, size_t size);
+
 /* Where each kernel of r->lab is in source (its TODO, its launcher's), into
    r->places and r->source; nothing when source is NULL or cannot be read. */
 void report_find_places(lab_result *r, const char *source);

@@ -158,10 +158,11 @@ static const char STYLE[] =
     "font-weight:bold;text-align:center}\n"
     ".v-pass,.v-ok{color:var(--ok);background:var(--ok-bg)}.v-fail,.v-far{color:var(--far);"
     "background:var(--far-bg)}.v-near{color:var(--near);background:var(--near-bg)}"
-    ".v-n-m,.v-n-g,.v-skip,.v-info{color:var(--info);background:var(--info-bg)}\n"
+    ".v-n-m,.v-n-g,.v-skip,.v-info,.v-wait{color:var(--info);background:var(--info-bg)}\n"
     "ul.kernels,ul.lines,ul.legend{padding-left:1.2rem}\n"
     ".check{border-left:4px solid var(--line);padding:.1rem 0 .1rem .75rem;margin:.75rem 0}"
-    ".check.fail{border-color:var(--far)}.check.pass{border-color:var(--ok)}\n"
+    ".check.fail{border-color:var(--far)}.check.pass{border-color:var(--ok)}"
+    ".check.wait{border-color:var(--info)}summary{cursor:pointer;color:var(--link)}\n"
     ".check h3{display:flex;flex-wrap:wrap;gap:.5rem;align-items:baseline}\n"
     ".hint{background:var(--code-bg);padding:.35rem .6rem;border-radius:.3rem}\n"
     "figure{margin:1rem 0}figure svg{display:block;width:100%;height:auto;"
@@ -228,10 +229,13 @@ static int kernel_span(const lab_result *r, int first, double *points, double *m
     return n;
 }
 
+/* A failure of its own (not one that waits for another check), as the text counts it. */
 static int kernel_failed(const lab_result *r, int first, int n)
 {
+    char what[96];
     for (int i = first; i < first + n; i++)
-        if (r->checks[i].status == CHECK_FAIL)
+        if (r->checks[i].status == CHECK_FAIL &&
+            !report_check_waits(r, first, n, i, what, sizeof what))
             return 1;
     return 0;
 }
@@ -261,10 +265,12 @@ static void header(FILE *f, page *pg)
     fputs("<nav aria-label=\"Kernels\">\n<ul class=\"kernels\">\n", f);
     for (int at = 0; at < r->n_checks;) {
         double pts, max;
+        char todo[320];
         int n = kernel_span(r, at, &pts, &max), bad = kernel_failed(r, at, n);
+        int fresh = report_kernel_todo(r, at, n, todo, sizeof todo);
         fprintf(f, "<li><a href=\"#k-%s\">%s</a> <span class=\"verdict v-%s\">%g/%g</span>%s</li>\n",
                 r->checks[at].kernel, r->checks[at].kernel, bad ? "fail" : "pass", pts, max,
-                bad ? " a check failed" : "");
+                fresh ? " not started" : bad ? " a check failed" : "");
         at += n;
     }
     if (r->predictions)
@@ -296,11 +302,13 @@ static const mark *mark_of(const page *pg, int check, int entry)
     return NULL;
 }
 
-static void check_block(FILE *f, const page *pg, int ci)
+static void check_block(FILE *f, const page *pg, int ci, int first, int n)
 {
     const check_result *c = &pg->r->checks[ci];
-    char anchor[96], words[200], want[64];
-    const char *st = status_word(c->status);
+    char anchor[96], words[200], want[64], what[96];
+    const char *st = report_check_waits(pg->r, first, n, ci, what, sizeof what)
+                         ? "WAIT" /* nothing to judge until another check passes */
+                         : status_word(c->status);
     char cls[8];
     snprintf(cls, sizeof cls, "%s", st);
     for (char *p = cls; *p; p++)
@@ -478,8 +486,19 @@ static void kernel_section(FILE *f, page *pg, int first, int n)
                     r->places[index].kernel);
         fputs("</p>\n", f);
     }
+    char todo[320];
+    if (report_kernel_todo(r, first, n, todo, sizeof todo)) {
+        /* as the text says it: one line, the checks that wait for it folded away */
+        fputs("<p class=\"check fail\"><strong>TODO, not started:</strong> ", f);
+        said(f, pg, todo);
+        fprintf(f, "</p>\n<details><summary>Its %d checks, none run yet</summary>\n", n);
+        for (int i = first; i < first + n; i++)
+            check_block(f, pg, i, first, n);
+        fputs("</details>\n</section>\n", f);
+        return;
+    }
     for (int i = first; i < first + n; i++)
-        check_block(f, pg, i);
+        check_block(f, pg, i, first, n);
     int drawn = 0;
     for (int i = first; i < first + n; i++) {
         const check_result *c = &r->checks[i];

@@ -299,6 +299,24 @@ static int next_kernel(const lab_result *r, int *at, kernel_view *k)
     return 1;
 }
 
+int report_kernel_todo(const lab_result *r, int first, int n, char *buf, size_t size)
+{
+    kernel_view k;
+    int at = first;
+    if (!next_kernel(r, &at, &k) || k.n != n)
+        return 0;
+    return not_started(r, &k, base_name(r->source), buf, size);
+}
+
+int report_check_waits(const lab_result *r, int first, int n, int ci, char *buf, size_t size)
+{
+    kernel_view k;
+    int at = first;
+    if (ci < first || ci >= first + n || !next_kernel(r, &at, &k) || k.n != n)
+        return 0;
+    return waits_for(&k, &r->checks[ci], buf, size);
+}
+
 /* What someone's code printed, apart from the report it cannot write into. */
 static void print_printed(FILE *f, const char *what, const char *text)
 {
