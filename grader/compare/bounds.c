@@ -36,6 +36,7 @@ const char *compare_oob_text(const trace_oob *o, char *buf, size_t size)
     f.bytes = (long long)o->bytes;
     f.reached = o->addr >= o->base ? (long long)(o->addr + o->width - o->base)
                                    : -(long long)(o->base - o->addr);
+    f.width = (int)o->width;
     f.lane = (int)o->lane, f.warp = (int)o->warp;
     f.block[0] = o->block, f.have_block = 1;
     char text[240];

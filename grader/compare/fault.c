@@ -53,8 +53,11 @@ const char *fault_text(const fault_place *f, char *buf, size_t size)
     if (f->reached <= 0)
         add(buf, size, " starts %lld byte%s before %s", -f->reached,
             f->reached == -1 ? "" : "s", what);
-    else
-        add(buf, size, " reaches byte %lld of %s", f->reached, what);
+    else if (f->width > 1 && f->width <= f->reached)
+        add(buf, size, " reaches bytes %lld to %lld of %s", f->reached - f->width,
+            f->reached - 1, what);
+    else /* the highest byte, counted from 0 as the student indexes */
+        add(buf, size, " reaches byte %lld of %s", f->reached - 1, what);
     if (f->kind && f->bytes >= 0)
         add(buf, size, " (%s of %lld byte%s)", f->kind, f->bytes, f->bytes == 1 ? "" : "s");
     else if (f->kind)

@@ -7,7 +7,10 @@
  * past its end, each said once:
  *
  *   lab9.cu:150 (called from lab9.cu:168): a load by lane 0 of warp 0 of block
- *   (0, 0) reaches byte 8 of in (an argument of 4 bytes), 4 bytes past its end
+ *   (0, 0) reaches bytes 4 to 7 of in (an argument of 4 bytes), 4 bytes past its end
+ *
+ * The bytes said are the access's own, first to last (in[1] of a one-element int
+ * array: bytes 4 to 7), or, where several accesses are summed up, the highest one.
  *
  * May include: base/.
  */
@@ -31,6 +34,8 @@ typedef struct fault_place {
     long long bytes;   /* the allocation's size (-1: not known) */
     long long reached; /* one past the highest byte reached, from the allocation's start;
                           at most 0: the access starts -reached bytes before it */
+    int width;         /* the bytes of the one access reaching it (0: not known: the
+                          farthest of several, the highest byte alone is said) */
     int lane, warp;    /* who (lane < 0: not known) */
     unsigned block[3];
     int have_block;

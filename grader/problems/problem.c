@@ -476,7 +476,8 @@ static void worded_fault(problem *p, check_result *c)
     if (d->call_file)
         f.call_file[0] = d->call_file, f.call_line[0] = d->call_line, f.n_calls = 1;
     if (buffer)
-        f.array = buffer, f.kind = "an argument", f.reached = d->reached, f.bytes = d->bytes;
+        f.array = buffer, f.kind = "an argument", f.reached = d->reached, f.bytes = d->bytes,
+        f.width = d->width;
     else
         f.space = d->space, f.address = d->address;
     fault_text(&f, text, sizeof text);

@@ -39,6 +39,7 @@ typedef struct device_fault {
     long long reached;          /* one past its last byte, from the buffer's first (<= 0:
                                    it starts -reached bytes before) */
     long long bytes;            /* the buffer's allocation, from its first byte */
+    int width;                  /* the access's bytes */
 } device_fault;
 
 /* What a device does, for dev_* and run/module.h to dispatch to. */

@@ -176,7 +176,7 @@ expect("lab8-up-in-reduce", "reduceShfl", "correct", "hint",
 ld = line_of("lab8-warp-sums-past", "v = warp_sums[lane];")
 words = define("lab8-warp-sums-past", "DIM") // define("lab8-warp-sums-past", "WARP")
 expect("lab8-warp-sums-past", "reduceShfl", "correct", "message",
-       has=(f"lab8-warp-sums-past.cu:{ld}: a load reaches byte {4 * 32} of warp_sums "
+       has=(f"lab8-warp-sums-past.cu:{ld}: a load reaches byte {4 * 32 - 1} of warp_sums "
             f"(a shared array of {4 * words} bytes), {4 * (32 - words)} bytes past its end",))
 expect("lab8-warp-sums-past", "reduceShfl", "correct", "hint",
        has=("past the end of warp_sums",), lacks=STOCK)
@@ -188,7 +188,8 @@ bdimx = define("lab9-unroll-overread", "BDIMX")
 expect("lab9-unroll-overread", "transposeSmemUnrollPad", "correct", "message",
        has=(f"out of bounds: lab9-unroll-overread.cu:{ld} (called from "
             f"lab9-unroll-overread.cu:{call}): a load by lane 0 of warp 0 of block 0 reaches "
-            f"byte {4 * bdimx + 4} of in (an argument of 4 bytes), {4 * bdimx} bytes past its end",),
+            f"bytes {4 * bdimx} to {4 * bdimx + 3} of in (an argument of 4 bytes), {4 * bdimx} bytes "
+            f"past its end",),
        lacks=("encountered: an illegal", "cudaErrorIllegalAddress"))
 expect("lab9-unroll-overread", "transposeSmemUnrollPad", "correct", "hint",
        has=("past the end of in, which holds 4 bytes",), lacks=("matrix or image",))

@@ -635,7 +635,7 @@ START_TEST(test_oob_fails_correct)
     ck_assert_int_eq(compare_oob(&c, &s), 1);
     ck_assert_int_eq(c.status, CHECK_FAIL);
     ck_assert_str_eq(c.message, "out of bounds: lab7.cu:59: a load by lane 0 of warp 0 of block 0 "
-                                "reaches byte 516 of in (an argument of 4 bytes), 512 bytes past "
+                                "reaches bytes 512 to 515 of in (an argument of 4 bytes), 512 bytes past "
                                 "its end");
     ck_assert_ptr_nonnull(strstr(c.measured, "14 accesses"));
     ck_assert_ptr_nonnull(strstr(c.hint, "past the end of in"));
@@ -649,11 +649,11 @@ START_TEST(test_oob_fails_correct)
     s.oob.block = 7;
     snprintf(s.oob.array, sizeof s.oob.array, "partial");
     ck_assert_str_eq(compare_oob_text(&s.oob, text, sizeof text), "out of bounds: lab7.cu:59: "
-                     "a store by lane 5 of warp 2 of block 7 reaches byte 8 of partial (an "
+                     "a store by lane 5 of warp 2 of block 7 reaches bytes 4 to 7 of partial (an "
                      "argument of 4 bytes), 4 bytes past its end");
     s.oob.op = TRACE_OP_LOAD, s.oob.addr = 0x10000 + 6;
     ck_assert_ptr_nonnull(strstr(compare_oob_text(&s.oob, text, sizeof text),
-                                 "a load by lane 5 of warp 2 of block 7 reaches byte 10 of "
+                                 "a load by lane 5 of warp 2 of block 7 reaches bytes 6 to 9 of "
                                  "partial (an argument of 4 bytes), 6 bytes past its end"));
     s.oob.addr = 0x10000 - 8, s.oob.array[0] = '\0', s.oob.file = NULL;
     ck_assert_ptr_nonnull(strstr(compare_oob_text(&s.oob, text, sizeof text),

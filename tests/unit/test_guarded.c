@@ -112,7 +112,7 @@ START_TEST(trace_address_named_by_the_device)
                         .addr = (uint64_t)(uintptr_t)in + 512, .width = 4};
     worker_judge_oob(p, &s);
     ck_assert_str_eq(p->c[CHK_CORRECT].message, "out of bounds: lab7.cu:59: a load by lane 0 "
-                                                "of warp 0 of block 0 reaches byte 516 of in (an "
+                                                "of warp 0 of block 0 reaches bytes 512 to 515 of in (an "
                                                 "argument of 4 bytes), 512 bytes past its end");
     ck_assert(p->oob_failed);
     s.oob.addr = (uint64_t)(uintptr_t)in + 4, s.oob.line = 60; /* a later one: the first stands */

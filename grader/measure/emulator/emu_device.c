@@ -366,6 +366,7 @@ static void locate_fault(const emu_result *r, const plan_launch *l, void *const 
     f->lane = r->fault_lane, f->warp = (int)r->fault_warp;
     memcpy(f->block, r->fault_block, sizeof f->block);
     f->address = r->fault_addr;
+    f->width = (int)r->fault_size;
     f->buffer = -1;
     uint64_t best = FAULT_NEAR_BYTES, a = r->fault_addr, end_a = a + r->fault_size;
     for (int i = 0; r->fault_space == EMU_FAULT_GLOBAL && i < l->n_relocs; i++) {
