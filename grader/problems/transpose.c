@@ -226,6 +226,46 @@ static int rows_that_give(const tr *t, double ld)
     return found;
 }
 
+/* The tile's row length in words as the kernel laid it out: how far apart the first
+   block's threads (0, 0) and (0, 1) stored their first element (a row apart); 0 where
+   the trace does not show it. */
+static int tile_row_words(const tr *t, const trace_summary *s)
+{
+    if (!s || !s->threads || 2 * t->bdimx > TRACE_FLOW_THREADS)
+        return 0;
+    const trace_thread *th = s->threads;
+    if (!th[0].stores || !th[t->bdimx].stores || th[t->bdimx].store_addr <= th[0].store_addr)
+        return 0;
+    uint32_t bytes = th[t->bdimx].store_addr - th[0].store_addr;
+    return bytes % sizeof(float) == 0 ? (int)(bytes / sizeof(float)) : 0;
+}
+
+/* A padded step's tile read with a conflict: the hint from the row length the kernel
+   used and the pad its file declares (IPAD), as lab 3's reads the student's file. */
+static void pad_hint(const tr *t, int row, check_result *c)
+{
+    int unpadded = t->k->transpose.unroll * t->bdimx, pad = 0;
+    const char *cols = t->k->transpose.unroll > 1 ? "2 * BDIMX" : "BDIMX";
+    if (row <= 0 || row == unpadded) { /* no pad where the tile is read */
+        check_field(c->hint, sizeof c->hint, "Pad each tile row by IPAD = 2 words, where the "
+                    "tile is declared and where it is indexed (row * (%s + IPAD) + col: a "
+                    "padded allocation read with rows of %s words is not padded): lanes "
+                    "(icol, irow) then fall in bank 2 * icol + irow, a warp's two columns in the "
+                    "even and the odd banks.", cols, cols);
+        return;
+    }
+    char yours[96] = "";
+    if (lab_image_int(t->p->env->img, "smemlab_param_IPAD", &pad) == 0 && row != unpadded + pad)
+        snprintf(yours, sizeof yours, ", not %s + IPAD = %d (your file's IPAD = %d)", cols,
+                 unpadded + pad, pad);
+    check_field(c->hint, sizeof c->hint, "Your kernel's tile rows are %d words apart (%s + %d)%s: "
+                "lane (icol, irow) reads word %d * icol + irow, bank (%d * icol + irow) %% 32, "
+                "and a warp reads two columns, irow and irow + 1: work out where lanes of the "
+                "two meet. Rows of %s + IPAD words give bank 2 * icol + irow (IPAD = 2): one "
+                "column in the even banks, the other in the odd. Declare the tile, and index "
+                "it, with that row length.", row, cols, row - unpadded, yours, row, row, cols);
+}
+
 /* The tile's banks: stores conflict-free, the column read as the layout makes it. */
 static void judge_tile(tr *t, const measurement *m, const trace_summary *s, check_result *c)
 {
@@ -250,7 +290,7 @@ static void judge_tile(tr *t, const measurement *m, const trace_summary *s, chec
         check_set(c, CHECK_FAIL, "the tile's writes have a %s: a warp writes a row of the "
                   "tile, tile[threadIdx.y][threadIdx.x]", degree_text(st, b, sizeof b));
     } else if (ld > want * (1 + DEGREE_TOLERANCE) || ld < want * (1 - DEGREE_TOLERANCE)) {
-        int yours = rows_that_give(t, ld);
+        int row = tile_row_words(t, s), yours = row > 0 ? row : rows_that_give(t, ld);
         char like[64] = "";
         if (yours && yours != words)
             snprintf(like, sizeof like, ", as rows of %d words make it", yours);
@@ -264,9 +304,7 @@ static void judge_tile(tr *t, const measurement *m, const trace_summary *s, chec
                         ? "BDIMY rows of 2 * BDIMX words (two elements a thread)"
                         : "tile[BDIMY][BDIMX]");
         else
-            check_field(c->hint, sizeof c->hint, "Pad each tile row by IPAD = 2 words: lanes "
-                        "(icol, irow) then fall in bank 2 * icol + irow, a warp's two columns "
-                        "in the even and the odd banks.");
+            pad_hint(t, row, c);
     } else {
         check_set(c, CHECK_PASS, "the tile's column read is %s, as rows of %d words make it; "
                   "its writes conflict-free", is_degree(ld, a, sizeof a), words);

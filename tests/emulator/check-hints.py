@@ -193,6 +193,10 @@ expect("lab9-unroll-overread", "transposeSmemUnrollPad", "correct", "message",
        lacks=("encountered: an illegal", "cudaErrorIllegalAddress"))
 expect("lab9-unroll-overread", "transposeSmemUnrollPad", "correct", "hint",
        has=("past the end of in, which holds 4 bytes",), lacks=("matrix or image",))
+# Lab 9's pad: the rows the kernel used against the file's IPAD, in the student's numbers.
+expect("lab9-one-pad", "transposeSmemPad", "smem-conflicts", "hint",
+       has=("Your kernel's tile rows are 33 words apart (BDIMX + 1), not BDIMX + IPAD = 34 "
+            "(your file's IPAD = 2)", "bank (33 * icol + irow) % 32", "bank 2 * icol + irow"))
 # The width of the planted shuffle, read from its source.
 width = int(re.search(r"__shfl_sync\(FULL_MASK, value, srcLane, (\d+)\)",
                       source("lab8-width16")).group(1))
