@@ -51,8 +51,9 @@ void check_warp_tidy(check_warp *w)
 {
     int width_ok = w->width == 1 || w->width == 2 || w->width == 4 || w->width == 8 ||
                    w->width == 16;
-    int banks_ok = (w->banks == 0 && w->bank_bytes == 0) || /* a global access */
-                   (w->banks == 32 && (w->bank_bytes == 4 || w->bank_bytes == 8));
+    int banks_ok = (w->banks == 0 && w->bank_bytes == 0 && w->row_bytes == 0) || /* global */
+                   (w->banks == 32 && (w->bank_bytes == 4 || w->bank_bytes == 8) &&
+                    (w->row_bytes == 0 || w->row_bytes == w->bank_bytes || w->row_bytes == 8));
     if (!w->active || !width_ok || !banks_ok)
         memset(w, 0, sizeof *w);
 }

@@ -253,6 +253,7 @@ static void keep_shared_warp(check_warp *w, const trace_site *x, const bank_geom
     w->skewed = x->worst.skewed;
     w->banks = g->banks;
     w->bank_bytes = g->bank_bytes;
+    w->row_bytes = bank_row_bytes(g);
     w->block = x->worst_block;
     w->warp = x->worst_warp;
 }

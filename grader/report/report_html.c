@@ -376,7 +376,8 @@ static void warp_figure(FILE *f, const page *pg, const check_result *c, const ch
             a.addr[lane] = w->addr[lane];
         svg_sector_warp(f, &a, id, title);
     } else {
-        bank_geometry g = {.banks = w->banks, .bank_bytes = w->bank_bytes, .warp_size = 32};
+        bank_geometry g = {.banks = w->banks, .bank_bytes = w->bank_bytes, .warp_size = 32,
+                           .row_bytes = w->row_bytes};
         warp_access a = {.active = w->active, .width = w->width, .load = !line_is_store(l),
                          .kind = w->kind, .lines = w->lines, .skewed = w->skewed};
         for (int lane = 0; lane < BANK_MAX_LANES && lane < CHECK_WARP_LANES; lane++)

@@ -19,6 +19,8 @@ static cJSON *warp_json(const check_warp *w)
     if (w->banks) { /* shared: the geometry it was judged in */
         cJSON_AddNumberToObject(o, "banks", w->banks);
         cJSON_AddNumberToObject(o, "bank_bytes", w->bank_bytes);
+        if (w->row_bytes && w->row_bytes != w->bank_bytes) /* Kepler's 4-byte mode */
+            cJSON_AddNumberToObject(o, "row_bytes", w->row_bytes);
     }
     for (int lane = 0; lane < CHECK_WARP_LANES; lane++)
         cJSON_AddItemToArray(addr, cJSON_CreateNumber(w->addr[lane]));

@@ -49,6 +49,53 @@ START_TEST(test_measured_table)
 }
 END_TEST
 
+/*
+ * The course's Kepler K40 (compute capability 3.5, docs/lab4.md#kepler): the labs'
+ * kernels in each bank mode, worked out by hand from the CUDA Programming Guide's rules
+ * for 3.x (8-byte mode: bank = (byte / 8) % 32; 4-byte mode: words i and i + 32 of a
+ * 64-word segment share a bank's 8-byte row). The course notes' nvprof figures
+ * (shared transactions a request) are beside each: 16 for the square column, 8 for the
+ * rectangle's [BDIMX][BDIMY] column and irow/icol read, 1.0 with one pad column on the
+ * square (the 4-byte mode's figure; the 8-byte mode needs two).
+ */
+static const struct {
+    const char *what;
+    int eight_byte;
+    tile_order order;
+    int pitch, bdimx, bdimy;
+    long wavefronts, requests;
+} kepler[] = {
+    {"8-byte, square row (notes: 1)", 1, TILE_ROW, 32, 32, 32, 32, 32},
+    {"8-byte, square column (notes: 16)", 1, TILE_COL, 32, 32, 32, 512, 32},
+    {"8-byte, square column, pitch 33: odd columns 2-way", 1, TILE_COL, 33, 32, 32, 48, 32},
+    {"8-byte, square column, pitch 34", 1, TILE_COL, 34, 32, 32, 32, 32},
+    {"8-byte, rectangle row (notes: 1)", 1, TILE_ROW, 32, 32, 16, 16, 16},
+    {"8-byte, rectangle [BDIMX][BDIMY] column (notes: 8)", 1, TILE_COL, 16, 32, 16, 128, 16},
+    {"8-byte, rectangle irow/icol (notes: 8)", 1, TILE_TRANSPOSED, 32, 32, 16, 128, 16},
+    {"8-byte, rectangle irow/icol, pitch 33: 2-way", 1, TILE_TRANSPOSED, 33, 32, 16, 32, 16},
+    {"8-byte, rectangle irow/icol, pitch 34 (notes: 1)", 1, TILE_TRANSPOSED, 34, 32, 16, 16, 16},
+    {"4-byte, square row", 0, TILE_ROW, 32, 32, 32, 32, 32},
+    {"4-byte, square column: rows of 2 words, 16-way", 0, TILE_COL, 32, 32, 32, 512, 32},
+    {"4-byte, square column, pitch 33 (notes: 1.0)", 0, TILE_COL, 33, 32, 32, 32, 32},
+    {"4-byte, rectangle [BDIMX][BDIMY] column", 0, TILE_COL, 16, 32, 16, 128, 16},
+    {"4-byte, rectangle irow/icol", 0, TILE_TRANSPOSED, 32, 32, 16, 128, 16},
+    {"4-byte, rectangle irow/icol, pitch 34", 0, TILE_TRANSPOSED, 34, 32, 16, 16, 16},
+};
+
+START_TEST(test_kepler_table)
+{
+    bank_geometry g;
+    smem_cost c;
+    ck_assert_int_eq(bank_geometry_for(3, 5, 32, kepler[_i].eight_byte, &g), 0);
+    tile_access a = {.order = kepler[_i].order, .pitch = kepler[_i].pitch};
+    ck_assert_int_eq(tile_model_cost(&g, &a, kepler[_i].bdimx, kepler[_i].bdimy, 4, 1, &c), 0);
+    ck_assert_msg(c.wavefronts == kepler[_i].wavefronts && c.requests == kepler[_i].requests,
+                  "K40 %s: model %ld/%ld, by hand %ld/%ld", kepler[_i].what, c.wavefronts,
+                  c.requests, kepler[_i].wavefronts, kepler[_i].requests);
+    ck_assert_int_eq(c.ideal, c.requests); /* 128 bytes a warp: one of Kepler's 256-byte passes */
+}
+END_TEST
+
 START_TEST(test_degree)
 {
     bank_geometry g = h100();
@@ -247,6 +294,7 @@ Suite *tile_model_suite(void)
     Suite *s = suite_create("tile_model");
     TCase *tc = tcase_create("model");
     tcase_add_loop_test(tc, test_measured_table, 0, (int)(sizeof measured / sizeof measured[0]));
+    tcase_add_loop_test(tc, test_kepler_table, 0, (int)(sizeof kepler / sizeof kepler[0]));
     tcase_add_test(tc, test_degree);
     tcase_add_test(tc, test_tile_offset);
     tcase_add_test(tc, test_warp_access);
