@@ -350,6 +350,10 @@ LAB ?= $(shell cat $(BUILD)/last-lab 2>/dev/null)
 # LAB=3 means lab3, as the grader accepts both.
 LAB_ID = $(if $(LAB),lab$(patsubst lab%,%,$(LAB)))
 GRADE_FLAGS ?=
+# make grade GPU=kepler: graded as the course's Tesla K40, by the emulator (the grader's
+# --gpu; docs/emulator.md#kepler). Taken from the command line only: a GPU variable in
+# the environment (a cluster's, say) is not the grader's to read.
+GPU_FLAG = $(if $(filter command line,$(origin GPU)),$(if $(GPU),--gpu $(GPU)))
 # The grader's exit status (0 passed, 1 a check failed, 2 usage, 3 not
 # gradable, 4 not measured) is the recipe's status, but 4: nothing failed, and
 # the report's last line says what waits for a GPU (speed, when emulated), so
@@ -380,7 +384,7 @@ ifeq ($(SOLUTIONS),1)
 GRADE_LABS := $(if $(filter command line,$(origin LAB)),$(LAB_ID),$(LABS))
 ifneq ($(wildcard solutions),)
 grade: $(GRADER_ALL) $(TRACE) $(GRADE_LABS:%=$(BUILD)/solutions/%.so)
-	@$(call GRADE_RUN,$(GRADER) --solutions $(GRADE_FLAGS) $(if $(KERNEL),--kernel $(KERNEL)) $(GRADE_LABS) --html $(REPORT_DIR),$(GRADE_LABS))
+	@$(call GRADE_RUN,$(GRADER) --solutions $(GPU_FLAG) $(GRADE_FLAGS) $(if $(KERNEL),--kernel $(KERNEL)) $(GRADE_LABS) --html $(REPORT_DIR),$(GRADE_LABS))
 else
 grade:
 	@echo "$(NO_SOLUTIONS_MSG) grade. Grade your own lab with make grade." >&2; exit 3
@@ -389,7 +393,7 @@ else
 grade: $(STAMP_GRADER) $(if $(filter $(LAB_ID),$(LABS)),$(BUILD)/$(LAB_ID).so)
 	@if [ -z "$(LAB)" ]; then echo "No lab built yet: run make $(firstword $(LABS)) (or another of $(LABS)) first, or make grade LAB=lab1." >&2; exit 2; fi
 	@case " $(LABS) " in *" $(LAB_ID) "*) ;; *) echo "Unknown lab '$(LAB)': the labs are $(LABS)." >&2; exit 2;; esac
-	@$(call GRADE_RUN,$(GRADER) $(GRADE_FLAGS) $(if $(KERNEL),--kernel $(KERNEL)) $(LAB_ID) --html $(REPORT_DIR),$(LAB_ID))
+	@$(call GRADE_RUN,$(GRADER) $(GPU_FLAG) $(GRADE_FLAGS) $(if $(KERNEL),--kernel $(KERNEL)) $(LAB_ID) --html $(REPORT_DIR),$(LAB_ID))
 endif
 
 # --- set-up: what a fresh Debian/Ubuntu machine lacks -----------------------------
@@ -495,6 +499,7 @@ help:
 	@echo "  make grade LAB=lab3       grade a given lab"
 	@echo "  make grade KERNEL=NAME    grade one kernel of the lab (e.g. KERNEL=matmulTiled)"
 	@echo "  make grade SOLUTIONS=1    grade the reference solutions (LAB=... for one)"
+	@echo "  make grade GPU=kepler     grade as the course's Tesla K40 (8-byte banks), by emulation"
 	@echo "  make check                unit tests, compile tests (no GPU needed)"
 	@echo "  make check-gpu            full tests on a GPU: solutions, skeletons, planted bugs"
 	@echo "  make check-student-kit    build the student kit and run make check inside it (CI)"

@@ -108,8 +108,9 @@ int check_why_not_graded(const char *why)
 const char CHECK_HINT_NOT_GRADED[] =
     "This is a limit of the grading tool, not a fault of your kernel: no points are lost "
     "and none are given for it. Where the message names the emulator, a GPU measures it "
-    "(make grade there); to have it graded anywhere, write the kernel without the "
-    "instruction named.";
+    "(make grade there); where it names an older GPU the kit grades as (make grade "
+    "GPU=kepler), that GPU could not run the kernel, and make grade without GPU= grades it; "
+    "to have it graded anywhere, write the kernel without the instruction named.";
 
 int check_waits(const check_result *c)
 {
