@@ -289,6 +289,47 @@ START_TEST(test_lab_tables)
 }
 END_TEST
 
+/* The padded exercises ask for the least pad that makes the read conflict-free
+   (tile_spec.pad_free): their tables' pitches are what that is on today's banks, and the
+   K40 needs two columns in its 8-byte mode, one in its 4-byte mode on the square tile. */
+START_TEST(test_least_pad)
+{
+    static const struct {
+        const char *lab, *kernel;
+        int today, kepler8, kepler4;
+    } want[] = {
+        {"lab3", "setRowReadColPad", 33, 34, 33}, {"lab3", "setRowReadColDynPad", 33, 34, 33},
+        {"lab4", "setRowReadColPad", 34, 34, 34}, {"lab4", "setRowReadColDynPad", 34, 34, 34},
+        {"lab4", "setRowReadCol", 32, 32, 32}, /* not padded: its own pitch everywhere */
+    };
+    bank_geometry today = h100(), k8, k4;
+    ck_assert_int_eq(bank_geometry_for(3, 5, 32, 1, &k8), 0);
+    ck_assert_int_eq(bank_geometry_for(3, 5, 32, 0, &k4), 0);
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        const lab_def *lab = lab_find(want[i].lab);
+        const lab_kernel *k = NULL;
+        for (int j = 0; j < lab->n_kernels; j++)
+            if (strcmp(lab->kernels[j].name, want[i].kernel) == 0)
+                k = &lab->kernels[j];
+        ck_assert_ptr_nonnull(k);
+        tile_spec t;
+        tile_spec_on(lab, k, &today, &t);
+        ck_assert_int_eq(t.load.pitch, want[i].today);
+        ck_assert_int_eq(t.load.pitch, k->tile.load.pitch); /* the table says today's */
+        tile_spec_on(lab, k, &k8, &t);
+        ck_assert_int_eq(t.load.pitch, want[i].kepler8);
+        ck_assert_int_eq(t.store.pitch, want[i].kepler8);
+        tile_spec_on(lab, k, &k4, &t);
+        ck_assert_int_eq(t.load.pitch, want[i].kepler4);
+    }
+    /* a read no pad fixes has none */
+    tile_access row = {.order = TILE_ROW, .pitch = 32};
+    ck_assert_int_eq(tile_least_pad(&today, &row, 32, 32, 4), 1); /* any pad: rows stay free */
+    tile_access bcast = {.order = TILE_LINEAR, .pitch = 32, .arg = {0, 64, 1}};
+    ck_assert_int_eq(tile_least_pad(&today, &bcast, 32, 32, 4), 0);
+}
+END_TEST
+
 Suite *tile_model_suite(void)
 {
     Suite *s = suite_create("tile_model");
@@ -303,6 +344,7 @@ Suite *tile_model_suite(void)
     tcase_add_test(tc, test_bad_sizes);
     tcase_add_test(tc, test_order_name);
     tcase_add_loop_test(tc, test_lab_tables, 0, (int)(sizeof lab_costs / sizeof lab_costs[0]));
+    tcase_add_test(tc, test_least_pad);
     suite_add_tcase(s, tc);
     return s;
 }
