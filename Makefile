@@ -460,14 +460,27 @@ CONV_MILESTONES_SO := $(BUILD)/solutions/lab6-milestones.so
 $(CONV_MILESTONES_SO): $(CONV_MILESTONES_SRC) common/support.cu common/smemlab.h
 	@mkdir -p $(@D)
 	$(call step,NVCC,$@)$(NVCC) $(NVCC_ALL) -shared $(CONV_MILESTONES_SRC) common/support.cu -o $@
-# First how long grading takes by emulation; then, on a GPU, the kernels' speed.
+# BENCH_CANDIDATES=1: each lab file of solutions/candidates/ (a candidate to replace a
+# solution: solutions/candidates/README.md) and the planted variants whose speed must
+# pass on every GPU (BENCH_PLANTED) timed in the same run, their lab's section again.
+# A candidate is solutions/candidates/NAME/labN.cu (a lab file whole), built as NAME.so.
+CANDIDATES_SO := $(patsubst solutions/candidates/%/,$(BUILD)/candidates/%.so,$(dir $(wildcard solutions/candidates/*/lab*.cu)))
+BENCH_PLANTED := lab7-grid-stride lab10-lookup-one-key
+$(BUILD)/candidates/%.so: $$(wildcard solutions/candidates/%/lab*.cu) $(SUPPORT_OBJ) common/smemlab.h | $(BUILD_JAIL)
+	@mkdir -p $(@D)
+	$(call step,NVCC,$@)$(call lab_lib,$(NVCC_ALL),$<,$@)
+BENCH_EXTRA := $(if $(filter 1,$(BENCH_CANDIDATES)),$(CANDIDATES_SO) $(BENCH_PLANTED:%=$(BUILD)/planted/%.so))
+# First how long grading takes by emulation (BENCH_EMULATED=0: not); then, on a GPU,
+# the kernels' speed.
+BENCH_EMULATED ?= 1
 bench: $(BENCH) $(GRADER_ALL) $(LABS:%=$(BUILD)/solutions/%.so) $(MILESTONES_SO) \
-       $(CONV_MILESTONES_SO)
-	bash grader/bench/emulated.sh $(BUILD) $(GRADER)
+       $(CONV_MILESTONES_SO) $(BENCH_EXTRA)
+	$(if $(filter 1,$(BENCH_EMULATED)),bash grader/bench/emulated.sh $(BUILD) $(GRADER))
 	@nvidia-smi -L > /dev/null 2>&1 || { echo "No GPU here: the kernels' speed against cuBLAS, the copy roof and CUB needs one."; exit 0; }; \
 	 $(BENCH) $(BUILD)/solutions/lab5.so $(BUILD)/solutions/lab6.so --milestones $(MILESTONES_SO) \
 	     --conv-milestones $(CONV_MILESTONES_SO) --reduce $(BUILD)/solutions/lab7.so $(BUILD)/solutions/lab8.so \
-	     --transpose $(BUILD)/solutions/lab9.so --constant $(BUILD)/solutions/lab10.so $(BENCH_FLAGS)
+	     --transpose $(BUILD)/solutions/lab9.so --constant $(BUILD)/solutions/lab10.so \
+	     $(addprefix --candidate ,$(BENCH_EXTRA)) $(BENCH_FLAGS)
 else
 bench:
 	@echo "$(NO_SOLUTIONS_MSG) time. make bench is for the full kit." >&2; exit 3
