@@ -527,6 +527,7 @@ help:
 	@echo "  make check-student-kit    build the student kit and run make check inside it (CI)"
 	@echo "  make check-mutants        the grader's tests, mutation-tested: before any change to grading code"
 	@echo "  make bench                time the lab 5-10 solutions against cuBLAS, a copy and CUB"
+	@echo "                            (BENCH_CANDIDATES=1: solutions/candidates/ beside them)"
 	@echo "  make bench-loops          time a clean build, make grade of every lab and the kit's tests"
 	@echo "  make trace-backend        build the counter-free trace backend (needs compute-sanitizer)"
 	@echo "  make batch LAB=lab3 SUBMISSIONS=dir [RESULTS=dir]   grade a class (docs/instructors.md)"

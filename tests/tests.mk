@@ -341,6 +341,13 @@ check-student-kit: student-kit
 ifeq ($(words $(wildcard solutions tests/gpu)),2)
 check-gpu: $(GRADER_ALL) $(BUILD)/tests/expect $(LABS:%=$(BUILD)/%.so) $(LABS:%=$(BUILD)/solutions/%.so) $(PLANTED) $(TRACE)
 	bash tests/gpu/check-gpu.sh $(BUILD) $(GRADER)
+# Issue 41's speed evidence on the GPU at hand: make bench with the candidates, the
+# planted rows of speed graded by the trace, the solutions; SPEED_OUT and its .tar.gz.
+SPEED_OUT ?= $(BUILD)/speed-results
+SPEED_PLANTED := $(shell awk -F'\t' '$$4 == "speed" || $$1 ~ /^(lab7-grid-stride|lab10-lookup-one-key)\.cu$$/ {sub(/\.cu$$/, "", $$1); print $$1}' tests/planted/manifest.tsv | sort -u)
+.PHONY: check-speed
+check-speed: $(GRADER_ALL) $(BUILD)/tests/expect $(LABS:%=$(BUILD)/solutions/%.so) $(SPEED_PLANTED:%=$(BUILD)/planted/%.so) $(TRACE)
+	bash tests/gpu/check-speed.sh $(BUILD) $(GRADER) $(SPEED_OUT)
 else
 check-gpu:
 	@echo "make check-gpu: skipped: it grades solutions/ and tests/planted/, which the student kit does not have."
