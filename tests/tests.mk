@@ -346,7 +346,8 @@ check-gpu: $(GRADER_ALL) $(BUILD)/tests/expect $(LABS:%=$(BUILD)/%.so) $(LABS:%=
 SPEED_OUT ?= $(BUILD)/speed-results
 SPEED_PLANTED := $(shell awk -F'\t' '$$4 == "speed" || $$1 ~ /^(lab7-grid-stride|lab10-lookup-one-key)\.cu$$/ {sub(/\.cu$$/, "", $$1); print $$1}' tests/planted/manifest.tsv | sort -u)
 .PHONY: check-speed
-check-speed: $(GRADER_ALL) $(BUILD)/tests/expect $(LABS:%=$(BUILD)/solutions/%.so) $(SPEED_PLANTED:%=$(BUILD)/planted/%.so) $(TRACE)
+check-speed: $(GRADER_ALL) $(BUILD)/tests/expect $(LABS:%=$(BUILD)/solutions/%.so) $(SPEED_PLANTED:%=$(BUILD)/planted/%.so) $(TRACE) \
+             $(BENCH) $(MILESTONES_SO) $(CONV_MILESTONES_SO) $(CANDIDATES_SO)
 	bash tests/gpu/check-speed.sh $(BUILD) $(GRADER) $(SPEED_OUT)
 else
 check-gpu:
