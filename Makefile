@@ -359,6 +359,10 @@ LAB ?= $(shell cat $(BUILD)/last-lab 2>/dev/null)
 # LAB=3 means lab3, as the grader accepts both.
 LAB_ID = $(if $(LAB),lab$(patsubst lab%,%,$(LAB)))
 GRADE_FLAGS ?=
+# make grade GPU=kepler: graded as the course's Tesla K40, by the emulator (the grader's
+# --gpu; docs/emulator.md#kepler). Taken from the command line only: a GPU variable in
+# the environment (a cluster's, say) is not the grader's to read.
+GPU_FLAG = $(if $(filter command line,$(origin GPU)),$(if $(GPU),--gpu $(GPU)))
 # The grader's exit status (0 passed, 1 a check failed, 2 usage, 3 not
 # gradable, 4 not measured) is the recipe's status, but 4: nothing failed, and
 # the report's last line says what waits for a GPU (speed, when emulated), so
@@ -389,7 +393,7 @@ ifeq ($(SOLUTIONS),1)
 GRADE_LABS := $(if $(filter command line,$(origin LAB)),$(LAB_ID),$(LABS))
 ifneq ($(wildcard solutions),)
 grade: $(GRADER_ALL) $(TRACE) $(GRADE_LABS:%=$(BUILD)/solutions/%.so)
-	@$(call GRADE_RUN,$(GRADER) --solutions $(GRADE_FLAGS) $(if $(KERNEL),--kernel $(KERNEL)) $(GRADE_LABS) --html $(REPORT_DIR),$(GRADE_LABS))
+	@$(call GRADE_RUN,$(GRADER) --solutions $(GPU_FLAG) $(GRADE_FLAGS) $(if $(KERNEL),--kernel $(KERNEL)) $(GRADE_LABS) --html $(REPORT_DIR),$(GRADE_LABS))
 else
 grade:
 	@echo "$(NO_SOLUTIONS_MSG) grade. Grade your own lab with make grade." >&2; exit 3
@@ -398,7 +402,7 @@ else
 grade: $(STAMP_GRADER) $(if $(filter $(LAB_ID),$(LABS)),$(BUILD)/$(LAB_ID).so)
 	@if [ -z "$(LAB)" ]; then echo "No lab built yet: run make $(firstword $(LABS)) (or another of $(LABS)) first, or make grade LAB=lab1." >&2; exit 2; fi
 	@case " $(LABS) " in *" $(LAB_ID) "*) ;; *) echo "Unknown lab '$(LAB)': the labs are $(LABS)." >&2; exit 2;; esac
-	@$(call GRADE_RUN,$(GRADER) $(GRADE_FLAGS) $(if $(KERNEL),--kernel $(KERNEL)) $(LAB_ID) --html $(REPORT_DIR),$(LAB_ID))
+	@$(call GRADE_RUN,$(GRADER) $(GPU_FLAG) $(GRADE_FLAGS) $(if $(KERNEL),--kernel $(KERNEL)) $(LAB_ID) --html $(REPORT_DIR),$(LAB_ID))
 endif
 
 # --- set-up: what a fresh Debian/Ubuntu machine lacks -----------------------------
@@ -456,14 +460,27 @@ CONV_MILESTONES_SO := $(BUILD)/solutions/lab6-milestones.so
 $(CONV_MILESTONES_SO): $(CONV_MILESTONES_SRC) common/support.cu common/smemlab.h
 	@mkdir -p $(@D)
 	$(call step,NVCC,$@)$(NVCC) $(NVCC_ALL) -shared $(CONV_MILESTONES_SRC) common/support.cu -o $@
-# First how long grading takes by emulation; then, on a GPU, the kernels' speed.
+# BENCH_CANDIDATES=1: each lab file of solutions/candidates/ (a candidate to replace a
+# solution: solutions/candidates/README.md) and the planted variants whose speed must
+# pass on every GPU (BENCH_PLANTED) timed in the same run, their lab's section again.
+# A candidate is solutions/candidates/NAME/labN.cu (a lab file whole), built as NAME.so.
+CANDIDATES_SO := $(patsubst solutions/candidates/%/,$(BUILD)/candidates/%.so,$(dir $(wildcard solutions/candidates/*/lab*.cu)))
+BENCH_PLANTED := lab7-grid-stride lab10-lookup-one-key
+$(BUILD)/candidates/%.so: $$(wildcard solutions/candidates/%/lab*.cu) $(SUPPORT_OBJ) common/smemlab.h | $(BUILD_JAIL)
+	@mkdir -p $(@D)
+	$(call step,NVCC,$@)$(call lab_lib,$(NVCC_ALL),$<,$@)
+BENCH_EXTRA := $(if $(filter 1,$(BENCH_CANDIDATES)),$(CANDIDATES_SO) $(BENCH_PLANTED:%=$(BUILD)/planted/%.so))
+# First how long grading takes by emulation (BENCH_EMULATED=0: not); then, on a GPU,
+# the kernels' speed.
+BENCH_EMULATED ?= 1
 bench: $(BENCH) $(GRADER_ALL) $(LABS:%=$(BUILD)/solutions/%.so) $(MILESTONES_SO) \
-       $(CONV_MILESTONES_SO)
-	bash grader/bench/emulated.sh $(BUILD) $(GRADER)
+       $(CONV_MILESTONES_SO) $(BENCH_EXTRA)
+	$(if $(filter 1,$(BENCH_EMULATED)),bash grader/bench/emulated.sh $(BUILD) $(GRADER))
 	@nvidia-smi -L > /dev/null 2>&1 || { echo "No GPU here: the kernels' speed against cuBLAS, the copy roof and CUB needs one."; exit 0; }; \
 	 $(BENCH) $(BUILD)/solutions/lab5.so $(BUILD)/solutions/lab6.so --milestones $(MILESTONES_SO) \
 	     --conv-milestones $(CONV_MILESTONES_SO) --reduce $(BUILD)/solutions/lab7.so $(BUILD)/solutions/lab8.so \
-	     --transpose $(BUILD)/solutions/lab9.so --constant $(BUILD)/solutions/lab10.so $(BENCH_FLAGS)
+	     --transpose $(BUILD)/solutions/lab9.so --constant $(BUILD)/solutions/lab10.so \
+	     $(addprefix --candidate ,$(BENCH_EXTRA)) $(BENCH_FLAGS)
 else
 bench:
 	@echo "$(NO_SOLUTIONS_MSG) time. make bench is for the full kit." >&2; exit 3
@@ -504,11 +521,13 @@ help:
 	@echo "  make grade LAB=lab3       grade a given lab"
 	@echo "  make grade KERNEL=NAME    grade one kernel of the lab (e.g. KERNEL=matmulTiled)"
 	@echo "  make grade SOLUTIONS=1    grade the reference solutions (LAB=... for one)"
+	@echo "  make grade GPU=kepler     grade as the course's Tesla K40 (8-byte banks), by emulation"
 	@echo "  make check                unit tests, compile tests (no GPU needed)"
 	@echo "  make check-gpu            full tests on a GPU: solutions, skeletons, planted bugs"
 	@echo "  make check-student-kit    build the student kit and run make check inside it (CI)"
 	@echo "  make check-mutants        the grader's tests, mutation-tested: before any change to grading code"
 	@echo "  make bench                time the lab 5-10 solutions against cuBLAS, a copy and CUB"
+	@echo "                            (BENCH_CANDIDATES=1: solutions/candidates/ beside them)"
 	@echo "  make bench-loops          time a clean build, make grade of every lab and the kit's tests"
 	@echo "  make trace-backend        build the counter-free trace backend (needs compute-sanitizer)"
 	@echo "  make batch LAB=lab3 SUBMISSIONS=dir [RESULTS=dir]   grade a class (docs/instructors.md)"

@@ -98,7 +98,7 @@ CHECK_TIERS := check check-full
         check-make check-gpu check-student-kit check-batch check-batch-full check-hostile check-exports \
         check-exports-full check-jail check-report
 check: check-house check-lab-cache check-unit check-traces check-compile check-contract check-launches check-cli \
-       check-make check-docs check-batch check-exports check-jail check-emulated check-truth
+       check-make check-docs check-batch check-exports check-jail check-emulated check-kepler check-truth
 	@$(call check_done,$@)
 check-full: docs-browser check-report check-batch-full check-exports-full check-hostile
 	@$(call check_done,$@)
@@ -261,6 +261,18 @@ check-emulated: $(CU_CHECKED) $(GRADER_ALL) $(BUILD)/tests/expect
 	$(if $(and $(wildcard tests/planted),$(TWIN_ONLY)),SMEMLAB_TWIN=1 CHECK_ONLY="$(TWIN_ONLY)" bash tests/emulator/check-labs.sh $(BUILD) $(GRADER))
 	$(if $(wildcard tests/planted),python3 tests/emulator/check-hints.py $(BUILD))
 
+# Labs 1 to 4 graded as the course's Tesla K40 (--gpu kepler, docs/emulator.md#kepler):
+# the course notes' K40 figures reproduced, the pads its 8-byte banks need, a kernel with
+# an instruction sm_35 lacks not graded (tests/kepler/manifest.tsv).
+.PHONY: check-kepler
+ifeq ($(words $(wildcard solutions tests/planted)),2)
+check-kepler: $(CU_CHECKED) $(GRADER_ALL)
+	python3 tests/kepler/check-kepler.py $(BUILD) $(GRADER)
+else
+check-kepler:
+	@echo "make check-kepler: skipped: it grades solutions/ and tests/planted/, which the student kit does not have."
+endif
+
 # The report page (docs/instructors.md#page): labs graded by emulation with --html, each
 # page judged in headless chromium (its lines, checks and drawings; axe-core clean).
 .PHONY: check-report
@@ -329,6 +341,14 @@ check-student-kit: student-kit
 ifeq ($(words $(wildcard solutions tests/gpu)),2)
 check-gpu: $(GRADER_ALL) $(BUILD)/tests/expect $(LABS:%=$(BUILD)/%.so) $(LABS:%=$(BUILD)/solutions/%.so) $(PLANTED) $(TRACE)
 	bash tests/gpu/check-gpu.sh $(BUILD) $(GRADER)
+# Issue 41's speed evidence on the GPU at hand: make bench with the candidates, the
+# planted rows of speed graded by the trace, the solutions; SPEED_OUT and its .tar.gz.
+SPEED_OUT ?= $(BUILD)/speed-results
+SPEED_PLANTED := $(shell awk -F'\t' '$$4 == "speed" || $$1 ~ /^(lab7-grid-stride|lab10-lookup-one-key)\.cu$$/ {sub(/\.cu$$/, "", $$1); print $$1}' tests/planted/manifest.tsv | sort -u)
+.PHONY: check-speed
+check-speed: $(GRADER_ALL) $(BUILD)/tests/expect $(LABS:%=$(BUILD)/solutions/%.so) $(SPEED_PLANTED:%=$(BUILD)/planted/%.so) $(TRACE) \
+             $(BENCH) $(MILESTONES_SO) $(CONV_MILESTONES_SO) $(CANDIDATES_SO)
+	bash tests/gpu/check-speed.sh $(BUILD) $(GRADER) $(SPEED_OUT)
 else
 check-gpu:
 	@echo "make check-gpu: skipped: it grades solutions/ and tests/planted/, which the student kit does not have."

@@ -22,6 +22,13 @@
  *                          smem-conflicts: grader/model/reduce_model.h)
  *   lab9.sizes.both        lab 9's matrices nx × ny, every device ("1 × 1, 77 × 1, ...")
  *   lab9.sizes.gpu         those a GPU runs besides, lab9.traffic.gpu|emulator, lab9.timed
+ *   BANKS.labN.KERNEL.load|store   a tile lab kernel's access as graded on BANKS (the
+ *                          bank model): "16-way", "1.50-way", "conflict-free"; BANKS is
+ *                          today (32 x 4 bytes), kepler (the K40's 8-byte mode, make grade
+ *                          GPU=kepler) or kepler4 (its 4-byte mode)
+ *   BANKS.labN.KERNEL.ipad the pad a padded exercise asks for there (the least that
+ *                          makes its read conflict-free), BANKS.labN.KERNEL.one its
+ *                          read with one pad column
  */
 #include "../../grader/labs/calls.h"
 #include "../../grader/labs/lab_table.h"
@@ -29,6 +36,7 @@
 #include "../../grader/labs/reduce_sizes.h"
 #include "../../grader/labs/sizes.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -87,6 +95,52 @@ static void lab_facts(const lab_def *lab)
             printf("%s.%s %g\n", lab->id, check_name(ids[m]), u);
     }
     printf("%s.points %g\n%s.kernels %d\n", lab->id, total, lab->id, graded);
+}
+
+/* A degree as the pages write it: "16-way", "1.50-way", "conflict-free". */
+static void print_degree(const char *key, const bank_geometry *g, const tile_access *a,
+                         const lab_def *lab, int load)
+{
+    smem_cost c;
+    if (tile_model_cost(g, a, lab->bdimx, lab->bdimy, 4, load, &c) != 0)
+        return;
+    double d = smem_degree(&c);
+    if (d < 1.005)
+        printf("%s conflict-free\n", key);
+    else if (fabs(d - round(d)) < 0.005)
+        printf("%s %.0f-way\n", key, d);
+    else
+        printf("%s %.2f-way\n", key, d);
+}
+
+/* The tile labs' accesses on today's banks and on the course's K40 in each mode. */
+static void bank_facts(const lab_def *lab)
+{
+    static const struct { const char *name; int major, eight; } banks[] = {
+        {"today", 9, 0}, {"kepler", 3, 1}, {"kepler4", 3, 0}};
+    char key[160];
+    if (lab->kind != PROBLEM_TILE)
+        return;
+    for (size_t b = 0; b < sizeof banks / sizeof banks[0]; b++) {
+        bank_geometry g;
+        bank_geometry_for(banks[b].major, 5, 32, banks[b].eight, &g);
+        for (int i = 0; i < lab->n_kernels; i++) {
+            const lab_kernel *k = &lab->kernels[i];
+            tile_spec t;
+            tile_spec_on(lab, k, &g, &t);
+            snprintf(key, sizeof key, "%s.%s.%s.load", banks[b].name, lab->id, k->name);
+            print_degree(key, &g, &t.load, lab, 1);
+            snprintf(key, sizeof key, "%s.%s.%s.store", banks[b].name, lab->id, k->name);
+            print_degree(key, &g, &t.store, lab, 0);
+            if (!t.pad_free)
+                continue;
+            printf("%s.%s.%s.ipad %d\n", banks[b].name, lab->id, k->name, t.load.pitch - lab->bdimx);
+            tile_access one = t.load;
+            one.pitch = lab->bdimx + 1;
+            snprintf(key, sizeof key, "%s.%s.%s.one", banks[b].name, lab->id, k->name);
+            print_degree(key, &g, &one, lab, 1);
+        }
+    }
 }
 
 /* How many entries of a size list run where (SIZE_GPU or SIZE_EMULATOR). */
@@ -168,8 +222,10 @@ static void transpose_facts(void)
 
 int main(void)
 {
-    for (int i = 0; i < lab_registry_count; i++)
+    for (int i = 0; i < lab_registry_count; i++) {
         lab_facts(lab_registry[i]);
+        bank_facts(lab_registry[i]);
+    }
     size_facts();
     tree_facts();
     transpose_facts();

@@ -51,8 +51,9 @@ void check_warp_tidy(check_warp *w)
 {
     int width_ok = w->width == 1 || w->width == 2 || w->width == 4 || w->width == 8 ||
                    w->width == 16;
-    int banks_ok = (w->banks == 0 && w->bank_bytes == 0) || /* a global access */
-                   (w->banks == 32 && (w->bank_bytes == 4 || w->bank_bytes == 8));
+    int banks_ok = (w->banks == 0 && w->bank_bytes == 0 && w->row_bytes == 0) || /* global */
+                   (w->banks == 32 && (w->bank_bytes == 4 || w->bank_bytes == 8) &&
+                    (w->row_bytes == 0 || w->row_bytes == w->bank_bytes || w->row_bytes == 8));
     if (!w->active || !width_ok || !banks_ok)
         memset(w, 0, sizeof *w);
 }
@@ -107,8 +108,9 @@ int check_why_not_graded(const char *why)
 const char CHECK_HINT_NOT_GRADED[] =
     "This is a limit of the grading tool, not a fault of your kernel: no points are lost "
     "and none are given for it. Where the message names the emulator, a GPU measures it "
-    "(make grade there); to have it graded anywhere, write the kernel without the "
-    "instruction named.";
+    "(make grade there); where it names an older GPU the kit grades as (make grade "
+    "GPU=kepler), that GPU could not run the kernel, and make grade without GPU= grades it; "
+    "to have it graded anywhere, write the kernel without the instruction named.";
 
 int check_waits(const check_result *c)
 {

@@ -33,6 +33,7 @@ typedef struct check_warp {
     int kind;             /* shared: model/bank.h's BANK_* (0: a plain load or store) */
     int lines, skewed;    /* shared, BANK_ASYNC: as model/bank.h's warp_access has them */
     int banks, bank_bytes; /* shared: the geometry the grader judged it in */
+    int row_bytes;        /* shared: bytes a bank serves a wavefront (0: bank_bytes; 8: Kepler) */
     unsigned block, warp; /* which execution it was */
 } check_warp;
 

@@ -22,6 +22,8 @@ typedef struct grade_options {
     int status_fd;        /* --status-fd: "gpu\n" written when the GPU is held; 0: none */
     const char *meter_socket; /* --meter-socket: measure through this meter server */
     const char *only_kernel;  /* --kernel: grade this kernel of the lab alone (NULL: all) */
+    const char *gpu;          /* --gpu: the GPU the emulator grades as (measure/emulator/
+                                 emu_gpu.h: "kepler"); NULL: the GPU at hand */
 } grade_options;
 
 #endif /* SMEMLAB_GRADE_OPTIONS_H */

@@ -38,6 +38,19 @@
  * size; convolution: against the host reference), so a fast wrong kernel is
  * marked WRONG rather than looking good. Times are the median of --reps
  * CUDA-event timings after --warmup untimed runs; the spread column is min-max.
+ * The card is printed first: its name, SMs, clocks and the memory's peak bandwidth from
+ * the device properties. Beside every device-to-device copy, the grader's own wide copy
+ * (smemlab_grader_copy_wide: float4s, four in flight a thread) says whether the copy
+ * roof is itself a good copy on this card; lab 10's lookups are timed beside the
+ * grader's own lookup too (smemlab_grader_lookup_roof, the lookup's speed roof).
+ * The percentages are of the section's first row: cuBLAS, CUB, cudaMemcpy.
+ *
+ * --candidate SO (repeatable, 16 at most): a whole lab file built as a library, its
+ * section timed again with its kernels (the lab is the one whose launchers it
+ * exports), each row named LABEL:kernel (LABEL its file's name less .so), so that one
+ * run shows a candidate beside the solution it would replace
+ * (solutions/candidates/README.md), or a planted variant beside the solution.
+ *
  * Exit status: 0 when every result checked out, 1 otherwise, 2 on errors.
  */
 #include <cublas_v2.h>
@@ -99,8 +112,12 @@ static float *device_floats(size_t n)
 
 /* ---------------------------------------------------------------- options */
 
+#define MAX_CANDIDATES 16
+
 typedef struct options {
     const char *lab5, *lab6, *milestones, *conv_milestones, *lab7, *lab8, *lab9, *lab10;
+    const char *candidates[MAX_CANDIDATES];
+    int n_candidates;
     int reps, warmup, quick;
     uint64_t seed;
 } options;
@@ -109,8 +126,8 @@ static void usage(void)
 {
     fprintf(stderr, "usage: bench LAB5_SO LAB6_SO [--milestones SO] [--conv-milestones SO] "
                     "[--reduce LAB7_SO LAB8_SO] "
-                    "[--transpose LAB9_SO] [--constant LAB10_SO] [--reps N] [--warmup N] [--seed S] "
-                    "[--quick]\n");
+                    "[--transpose LAB9_SO] [--constant LAB10_SO] [--candidate SO]... "
+                    "[--reps N] [--warmup N] [--seed S] [--quick]\n");
     exit(2);
 }
 
@@ -143,6 +160,8 @@ static options parse_options(int argc, char **argv)
             o.lab9 = argv[++i];
         else if (!strcmp(argv[i], "--constant") && has_value)
             o.lab10 = argv[++i];
+        else if (!strcmp(argv[i], "--candidate") && has_value && o.n_candidates < MAX_CANDIDATES)
+            o.candidates[o.n_candidates++] = argv[++i];
         else if (!strcmp(argv[i], "--reduce") && i + 2 < argc) {
             o.lab7 = argv[++i];
             o.lab8 = argv[++i];
@@ -217,11 +236,16 @@ static void print_header(void)
            "spread (min-max) ms", "rate", "unit", "of ref", "check");
 }
 
+/* "LABEL:" while a candidate's section runs, else "" */
+static char row_label[80];
+
 static void print_row(const row *r)
 {
-    char spread[40];
+    char spread[40], name[160];
     snprintf(spread, sizeof spread, "%.3f-%.3f", r->t.min_ms, r->t.max_ms);
-    printf("%-14s %-16s %10.3f %21s %10.1f %-7s %7.1f%%  %s (rel err %.1e)\n", r->kernel,
+    snprintf(name, sizeof name, "%s%s", r->kernel[0] == '=' ? "" : row_label,
+             r->kernel + (r->kernel[0] == '='));
+    printf("%-14s %-16s %10.3f %21s %10.1f %-7s %7.1f%%  %s (rel err %.1e)\n", name,
            r->size, r->t.median_ms, spread, r->rate, r->unit, 100.0 * r->fraction,
            r->ok ? "ok" : "WRONG", r->check);
     fflush(stdout);
@@ -244,6 +268,88 @@ static double rel_frobenius(const float *got, const float *ref, size_t n)
         r2 += (double)ref[i] * ref[i];
     }
     return r2 > 0.0 ? sqrt(d2 / r2) : sqrt(d2);
+}
+
+/* ---------------------------------------------------------------- the grader's kernels */
+
+extern const unsigned char smemlab_grader_fatbin[];
+static cudaLibrary_t own_lib;
+static int sm_count;
+
+/* One of the grader's own kernels (grader/device/grader_kernels.cu), from its fatbin;
+   the last one asked for is kept, so that a timed run does not look it up again. */
+static cudaKernel_t own_kernel(const char *name)
+{
+    static cudaKernel_t k;
+    static const char *of;
+    if (own_lib == NULL)
+        CUDA_CHECK(cudaLibraryLoadData(&own_lib, smemlab_grader_fatbin, NULL, NULL, 0, NULL,
+                                       NULL, 0));
+    if (of == NULL || strcmp(of, name) != 0) {
+        CUDA_CHECK(cudaLibraryGetKernel(&k, own_lib, name));
+        of = name;
+    }
+    return k;
+}
+
+typedef struct wide_job {
+    const float *in;
+    float *out;
+    unsigned long long n;
+} wide_job;
+
+static void run_wide(void *ctx)
+{
+    wide_job *j = ctx;
+    void *args[] = {&j->in, &j->out, &j->n};
+    dim3 grid = {(unsigned)(sm_count * 8), 1, 1}, block = {256, 1, 1}; /* 2048 threads an SM */
+    CUDA_CHECK(cudaLaunchKernel((const void *)own_kernel("smemlab_grader_copy_wide"), grid,
+                                block, args, 0, 0));
+}
+
+/* The grader's wide copy of n floats in -> out, checked exactly against h_in (the
+   input on the host), timed, its fraction of the section's copy (copy_ms). The row's
+   name starts with '=': a roof, never a candidate's. */
+static int bench_wide_copy(const float *in, float *out, size_t n, const char *size,
+                           const float *h_in, double copy_ms, const options *o)
+{
+    wide_job j = {in, out, n};
+    float *got = xmalloc(n * sizeof(float));
+    CUDA_CHECK(cudaMemset(out, 0xff, n * sizeof(float)));
+    run_wide(&j);
+    CUDA_CHECK(cudaDeviceSynchronize());
+    CUDA_CHECK(cudaMemcpy(got, out, n * sizeof(float), cudaMemcpyDeviceToHost));
+    row r = {.kernel = "=copy float4x4", .unit = "GB/s"};
+    snprintf(r.size, sizeof r.size, "%s", size);
+    r.ok = memcmp(got, h_in, n * sizeof(float)) == 0;
+    r.check = r.ok ? 0.0 : 1.0;
+    r.t = time_work(run_wide, &j, o);
+    r.rate = 2.0 * (double)n * sizeof(float) / (r.t.median_ms * 1e6);
+    r.fraction = copy_ms / r.t.median_ms;
+    print_row(&r);
+    free(got);
+    return r.ok;
+}
+
+/* The card: what the percentages of this run are of. */
+static void print_card(int dev, const options *o)
+{
+    struct cudaDeviceProp prop;
+    int clock_khz = 0, mem_khz = 0, bus_bits = 0;
+    CUDA_CHECK(cudaGetDeviceProperties(&prop, dev));
+    CUDA_CHECK(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, dev));
+    CUDA_CHECK(cudaDeviceGetAttribute(&mem_khz, cudaDevAttrMemoryClockRate, dev));
+    CUDA_CHECK(cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, dev));
+    sm_count = prop.multiProcessorCount;
+    /* double data rate: two transfers a memory clock */
+    double peak_gbs = 2.0 * mem_khz * 1e3 * (bus_bits / 8.0) / 1e9;
+    printf("# device %s (sm_%d%d, %d SMs at %d MHz; memory %d MHz x %d bits, %.0f GB/s peak; "
+           "L2 %d MB; %.0f GB)\n", prop.name, prop.major, prop.minor, prop.multiProcessorCount,
+           clock_khz / 1000, mem_khz / 1000, bus_bits, peak_gbs, prop.l2CacheSize >> 20,
+           prop.totalGlobalMem / 1e9);
+    printf("# seed %llu; %d warm-up + %d timed runs each; %% of ref: of each section's first "
+           "row (cuBLAS SGEMM, cudaMemcpy device to device, CUB)\n",
+           (unsigned long long)o->seed, o->warmup, o->reps);
 }
 
 /* ---------------------------------------------------------------- lab 5 */
@@ -489,7 +595,8 @@ static int bench_conv1d(void *lib, const options *o)
     char size[32];
     snprintf(size, sizeof size, "n=%d m=%d", n, mw);
     conv_case cc = {{0, NULL, d.d_in, d.d_mask, d.d_out, n, n, 1, mw}, d.h_in, got, 0.0, size};
-    int ok = bench_conv_kernel(&cc, "memcpy D2D", 0, NULL, o);
+    int ok = bench_conv_kernel(&cc, "=memcpy D2D", 0, NULL, o);
+    ok &= bench_wide_copy(d.d_in, d.d_out, (size_t)n, size, d.h_in, cc.copy_ms, o);
     ref_conv1d(d.h_in, d.h_mask, ref, n, mw);
     cc.ref = ref;
     ok &= bench_conv_kernel(&cc, "conv1dTiled", 2, symbol(lib, "launch_conv1dTiled", o->lab6), o);
@@ -511,7 +618,7 @@ static int bench_conv2d(void *lib, const options *o)
     snprintf(size, sizeof size, "%dx%d m=%d", s.width, s.height, mw);
     conv_case cc = {{0, NULL, d.d_in, d.d_mask, d.d_out, n, s.width, s.height, mw},
                     d.h_in, got, 0.0, size};
-    int ok = bench_conv_kernel(&cc, "memcpy D2D", 0, NULL, o);
+    int ok = bench_conv_kernel(&cc, "=memcpy D2D", 0, NULL, o);
     ref_conv2d(d.h_in, d.h_mask, ref, s.width, s.height, mw);
     cc.ref = ref;
     ok &= bench_conv_kernel(&cc, "conv2dTiled", 3, symbol(lib, "launch_conv2dTiled", o->lab6), o);
@@ -604,7 +711,7 @@ static int bench_reduce(const options *o)
     CUDA_CHECK(cudaMemcpy((void *)j.in, h, (size_t)n * sizeof(int), cudaMemcpyHostToDevice));
     CUDA_CHECK(cub_sum_int(NULL, &j.temp_bytes, j.in, j.sum, n, 0));
     CUDA_CHECK(cudaMalloc(&j.temp, j.temp_bytes > 0 ? j.temp_bytes : 1));
-    ok &= bench_reduce_one(&j, "CUB Sum", 0, want, &cub_ms, o);
+    ok &= bench_reduce_one(&j, "=CUB Sum", 0, want, &cub_ms, o);
     static const struct { int lab; const char *name; int per_thread; } kernels[] = {
         {7, "reduceSmemUnroll", 4}, {7, "reduceSmemUnrollDyn", 4}, {7, "reduceSmem", 1},
         {8, "reduceShflUnroll", 4}, {8, "reduceShfl", 1}, {7, "reduceGmem", 1}};
@@ -691,7 +798,10 @@ static int bench_transpose(const options *o)
     CUDA_CHECK(cudaMalloc((void **)&j.in, n * sizeof(float)));
     CUDA_CHECK(cudaMalloc((void **)&j.out, n * sizeof(float)));
     CUDA_CHECK(cudaMemcpy((void *)j.in, h, n * sizeof(float), cudaMemcpyHostToDevice));
-    ok &= bench_transpose_one(&j, "memcpy D2D", 1, h, got, &copy_ms, o);
+    ok &= bench_transpose_one(&j, "=memcpy D2D", 1, h, got, &copy_ms, o);
+    char size[32];
+    snprintf(size, sizeof size, "%dx%d", side, side);
+    ok &= bench_wide_copy(j.in, j.out, n, size, h, copy_ms, o);
     static const char *const kernels[] = {"copyRow", "naiveRow", "naiveCol", "transposeSmem",
                                           "transposeSmemPad", "transposeSmemUnrollPad",
                                           "transposeSmemUnrollPadDyn"};
@@ -718,7 +828,8 @@ typedef void (*lookup_fn)(const int *, float *, int);
 typedef void (*lookup_ro_fn)(const int *, const float *, float *, int);
 
 typedef struct const_job {
-    int kind; /* 0 memcpy, 1 stencil1DConst, 2 stencil1DReadOnly, 3 lookupConst, 4 lookupReadOnly */
+    int kind; /* 0 memcpy, 1 stencil1DConst, 2 stencil1DReadOnly, 3 lookupConst, 4 lookupReadOnly,
+                 5 the grader's lookup roof */
     void *fn;
     const void *in;     /* floats, or the lookup's int keys */
     const float *data;  /* the coefficients or the table (steps 2 and 4) */
@@ -734,7 +845,14 @@ static void run_const(void *ctx)
     case 1: ((stencil_fn)j->fn)(j->in, j->out, j->n); break;
     case 2: ((stencil_ro_fn)j->fn)(j->in, j->data, j->out, j->n); break;
     case 3: ((lookup_fn)j->fn)(j->in, j->out, j->n); break;
-    default: ((lookup_ro_fn)j->fn)(j->in, j->data, j->out, j->n); break;
+    case 4: ((lookup_ro_fn)j->fn)(j->in, j->data, j->out, j->n); break;
+    default: {
+        unsigned long long n = (unsigned long long)j->n;
+        void *args[] = {(void *)&j->in, (void *)&j->data, &j->out, &n};
+        dim3 grid = {(unsigned)((n + 255) / 256), 1, 1}, block = {256, 1, 1};
+        CUDA_CHECK(cudaLaunchKernel((const void *)own_kernel("smemlab_grader_lookup_roof"), grid,
+                                    block, args, 0, 0));
+    }
     }
 }
 
@@ -787,7 +905,10 @@ static int bench_lab10(const options *o)
                                   sizeof h_table, 0, cudaMemcpyHostToDevice));
     double copy_ms = 0;
     const_job j = {0, NULL, d_in, d_coef, d_out, n};
-    int ok = bench_const_kernel(&j, "memcpy D2D", h_in, got, &copy_ms, o);
+    int ok = bench_const_kernel(&j, "=memcpy D2D", h_in, got, &copy_ms, o);
+    char size[32];
+    snprintf(size, sizeof size, "n=%d", n);
+    ok &= bench_wide_copy(d_in, d_out, (size_t)n, size, h_in, copy_ms, o);
     ref_conv1d(h_in, h_coef, ref, n, taps);
     j.kind = 1, j.fn = symbol(lib, "launch_stencil1DConst", o->lab10);
     ok &= bench_const_kernel(&j, "stencil1DConst", ref, got, &copy_ms, o);
@@ -795,6 +916,8 @@ static int bench_lab10(const options *o)
     ok &= bench_const_kernel(&j, "stencil1DReadOnly", ref, got, &copy_ms, o);
     ref_lookup(h_keys, h_table, ref, (size_t)n);
     j.in = d_keys, j.data = d_table;
+    j.kind = 5; /* the lookup's speed roof in the grader (problems/stencil.c) */
+    ok &= bench_const_kernel(&j, "=grader lookup (roof)", ref, got, &copy_ms, o);
     j.kind = 4, j.fn = symbol(lib, "launch_lookupReadOnly", o->lab10);
     ok &= bench_const_kernel(&j, "lookupReadOnly", ref, got, &copy_ms, o);
     j.kind = 3, j.fn = symbol(lib, "launch_lookupConst", o->lab10);
@@ -809,18 +932,50 @@ static int bench_lab10(const options *o)
     return ok;
 }
 
+/* ---------------------------------------------------------------- candidates */
+
+/* The section of the lab whose launchers SO exports, run again with SO in the
+   solution's place (the other labs' solutions where a section needs two), its rows
+   named LABEL:kernel. 1 when every result checked out. */
+static int bench_candidate(const options *base, const char *path)
+{
+    static const struct { const char *launcher; int lab; } labs[] = {
+        {"launch_conv2dTiled", 6}, {"launch_reduceSmemUnroll", 7}, {"launch_reduceShflUnroll", 8},
+        {"launch_transposeSmemUnrollPad", 9}, {"launch_lookupReadOnly", 10}};
+    void *lib = open_lab(path);
+    int lab = 0;
+    for (size_t i = 0; i < sizeof labs / sizeof labs[0] && !lab; i++)
+        if (dlsym(lib, labs[i].launcher))
+            lab = labs[i].lab;
+    dlclose(lib);
+    options o = *base;
+    o.conv_milestones = NULL;
+    const char *name = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+    snprintf(row_label, sizeof row_label, "%.*s:", (int)(strcspn(name, ".")), name);
+    printf("# candidate %s: lab %d's section with its kernels\n", path, lab);
+    int ok = 1;
+    switch (lab) {
+    case 6: o.lab6 = path, ok = bench_lab6(&o); break;
+    case 7: if (o.lab8) o.lab7 = path, ok = bench_reduce(&o); break;
+    case 8: if (o.lab7) o.lab8 = path, ok = bench_reduce(&o); break;
+    case 9: o.lab9 = path, ok = bench_transpose(&o); break;
+    case 10: o.lab10 = path, ok = bench_lab10(&o); break;
+    default:
+        fprintf(stderr, "bench: %s exports no launcher of labs 6 to 10\n", path);
+        ok = 0;
+    }
+    row_label[0] = '\0';
+    return ok;
+}
+
 /* ---------------------------------------------------------------- main */
 
 int main(int argc, char **argv)
 {
     options o = parse_options(argc, argv);
-    struct cudaDeviceProp prop;
     int dev = 0;
     CUDA_CHECK(cudaGetDevice(&dev));
-    CUDA_CHECK(cudaGetDeviceProperties(&prop, dev));
-    printf("# device %s (sm_%d%d, %d SMs); seed %llu; %d warm-up + %d timed runs each\n",
-           prop.name, prop.major, prop.minor, prop.multiProcessorCount,
-           (unsigned long long)o.seed, o.warmup, o.reps);
+    print_card(dev, &o);
     print_header();
     int ok = 1;
     if (o.lab5 && o.lab6) {
@@ -833,6 +988,8 @@ int main(int argc, char **argv)
         ok &= bench_transpose(&o);
     if (o.lab10)
         ok &= bench_lab10(&o);
+    for (int i = 0; i < o.n_candidates; i++)
+        ok &= bench_candidate(&o, o.candidates[i]);
     printf("# %s\n", ok ? "every result checked out" : "SOME RESULTS ARE WRONG");
     return ok ? 0 : 1;
 }

@@ -3,6 +3,7 @@
 #include "cli.h"
 
 #include "../base/exit_codes.h"
+#include "../measure/emulator/emu_gpu.h"
 #include "../reference/prng.h"
 
 #include <errno.h>
@@ -40,6 +41,11 @@ void cli_usage(FILE *f)
         "                    on the CPU, a GPU or not; speed not measured)\n"
         "  --no-counters     grade correctness only; conflict and race checks are not\n"
         "                    measured\n"
+        "  --gpu kepler      grade as the course's Tesla K40 (sm_35), by the emulator: 32\n"
+        "                    banks of 8 bytes, or 4 where a launcher calls\n"
+        "                    cudaDeviceSetSharedMemConfig(cudaSharedMemBankSizeFourByte);\n"
+        "                    a kernel with an instruction sm_35 lacks is not graded\n"
+        "                    (make grade GPU=kepler; docs/emulator.md#kepler)\n"
         "  --check-launches  no GPU needed: run the launchers in the recorder and say what\n"
         "                    each launches, or how it breaks the lab's contract\n"
         "  --run-as USER     (as root) run the student's host code as USER\n"
@@ -145,6 +151,7 @@ int cli_parse(int argc, char **argv, cli_options *o, FILE *err)
         {"status-fd", required_argument, 0, 'f'},
         {"meter-socket", required_argument, 0, 'M'}, {"serve-meter", required_argument, 0, 'E'},
         {"corpus", required_argument, 0, 'K'}, {"kernel", required_argument, 0, 'k'},
+        {"gpu", required_argument, 0, 'G'},
         {0, 0, 0, 0}};
     int opt, rc, measure_given = 0;
 
@@ -179,6 +186,12 @@ int cli_parse(int argc, char **argv, cli_options *o, FILE *err)
         case 'R': o->grade.recorder = optarg; break;
         case 'M': o->grade.meter_socket = optarg; break;
         case 'E': o->serve_meter = optarg; break;
+        case 'G':
+            if (!emu_gpu_find(optarg))
+                return bad(err, "--gpu wants kepler (the course's Tesla K40, graded by the "
+                           "emulator), not '%s'", optarg);
+            o->grade.gpu = optarg;
+            break;
         case 'K': {
             char why[512];
             if (corpus_load(optarg, why, sizeof why) != 0)
@@ -202,6 +215,14 @@ int cli_parse(int argc, char **argv, cli_options *o, FILE *err)
     if (o->lib && o->n_labs != 1)
         return bad(err, "--lib %s needs exactly one LAB to say which table to grade it with",
                    o->lib);
+    if (o->grade.gpu && (o->grade.meter_socket || o->serve_meter))
+        return bad(err, "--gpu %s grades here, by the emulator: it takes no --meter-socket or "
+                   "--serve-meter", o->grade.gpu);
+    if (o->grade.gpu && measure_given && o->measure != MEASURE_MODE_EMULATOR)
+        return bad(err, "--gpu %s grades by the emulator: it excludes --measure trace and "
+                   "counters", o->grade.gpu);
+    if (o->grade.gpu)
+        o->measure = MEASURE_MODE_EMULATOR;
     o->grade.measure = (int)o->measure;
     if (measure_given && !o->grade.use_counters)
         return bad(err, "--measure %s and --no-counters exclude each other",

@@ -9,9 +9,9 @@
 #include <string.h>
 
 const smem_side SIDE_STORE = {"stores", METRIC_SHARED_ST_REQUESTS, METRIC_SHARED_ST_WAVEFRONTS,
-                              METRIC_SHARED_ST_CONFLICTS, NULL};
+                              METRIC_SHARED_ST_CONFLICTS, NULL, NULL};
 const smem_side SIDE_LOAD = {"loads", METRIC_SHARED_LD_REQUESTS, METRIC_SHARED_LD_WAVEFRONTS,
-                             METRIC_SHARED_LD_CONFLICTS, NULL};
+                             METRIC_SHARED_LD_CONFLICTS, NULL, NULL};
 
 const char *degree_text(double degree, char *buf, size_t size)
 {
@@ -101,14 +101,24 @@ void compare_requests(check_result *c, const smem_side *side, const measurement 
                     side->op[0] == 's' ? "store" : "load", side->code);
 }
 
+const char *compare_bank_rule(const bank_geometry *g)
+{
+    if (g && g->bank_bytes == 8)
+        return "bank = (byte address / 8) % 32 on these 8-byte banks: two ints share a bank word";
+    if (g && bank_row_bytes(g) != g->bank_bytes)
+        return "bank = word index % 32, words of 4 bytes; words i and i + 32 of a 64-word "
+               "segment share a bank's row, and so a wavefront";
+    return "bank = word index % 32, words of 4 bytes";
+}
+
 static void conflict_hint(check_result *c, const smem_side *side, double got, double want,
                           const char *pad_note)
 {
     if (want < 1.005)
         check_field(c->hint, sizeof c->hint,
-                    "Lanes of one warp fall into the same bank (bank = word index %% 32, "
-                    "words of 4 bytes). The exercise asks for `%s`, which the model says "
-                    "is conflict-free here.%s%s", side->code, pad_note ? " " : "",
+                    "Lanes of one warp fall into the same bank (%s). The exercise asks for "
+                    "`%s`, which the model says is conflict-free here.%s%s",
+                    compare_bank_rule(side->banks), side->code, pad_note ? " " : "",
                     pad_note ? pad_note : "");
     else if (got < 1.005)
         check_field(c->hint, sizeof c->hint,
@@ -253,6 +263,7 @@ static void keep_shared_warp(check_warp *w, const trace_site *x, const bank_geom
     w->skewed = x->worst.skewed;
     w->banks = g->banks;
     w->bank_bytes = g->bank_bytes;
+    w->row_bytes = bank_row_bytes(g);
     w->block = x->worst_block;
     w->warp = x->worst_warp;
 }

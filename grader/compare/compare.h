@@ -17,7 +17,12 @@ typedef struct smem_side {
     const char *op;     /* "stores" or "loads" */
     metric_id requests, wavefronts, conflicts;
     const char *code;   /* the access as the exercise writes it */
+    const bank_geometry *banks; /* the banks judged on, for the hint's words (NULL: 32 x 4) */
 } smem_side;
+
+/* Which bank a word falls in, in a student's words, on banks g (NULL: 32 banks of 4
+   bytes): "bank = word index % 32, words of 4 bytes", and Kepler's two modes. */
+const char *compare_bank_rule(const bank_geometry *g);
 
 extern const smem_side SIDE_STORE, SIDE_LOAD;
 

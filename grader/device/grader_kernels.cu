@@ -125,3 +125,38 @@ extern "C" __global__ void smemlab_grader_gather(const int *keys, const float *t
          i += (unsigned long long)gridDim.x * blockDim.x)
         out[i] = table[keys[i]];
 }
+
+/* Lab 10's lookup roof: the lookup as the page and skeleton write it, one key a thread in
+   blocks of 256, the table through the read-only cache (__ldg). A gather is not a copy:
+   the keys' stream, the table's sectors and the outputs' stream are what an honest lookup
+   moves, and this is what it moves them at on the card at hand. The grader's own, so that
+   no student's code is the yardstick. Launched with (n + 255) / 256 blocks. */
+extern "C" __global__ void smemlab_grader_lookup_roof(const int *keys, const float *table,
+                                                      float *out, unsigned long long n)
+{
+    unsigned long long i = blockIdx.x * 256ull + threadIdx.x;
+    if (i < n)
+        out[i] = __ldg(&table[__ldg(&keys[i])]);
+}
+
+/* A copy as fast as a kernel makes one, for make bench beside cudaMemcpy's device-to-device
+   copy (is the copy roof itself a good copy on this card?): 16-byte accesses, four of them
+   in flight a thread before any store (bytes enough for HBM3e's latency), a grid-stride
+   loop over n4 float4s; the tail of n % 4 floats by the first threads. */
+extern "C" __global__ void smemlab_grader_copy_wide(const float *in, float *out,
+                                                    unsigned long long n)
+{
+    const float4 *in4 = reinterpret_cast<const float4 *>(in);
+    float4 *out4 = reinterpret_cast<float4 *>(out);
+    unsigned long long n4 = n / 4, stride = (unsigned long long)gridDim.x * blockDim.x;
+    unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x;
+    for (; i + 3 * stride < n4; i += 4 * stride) {
+        float4 a = in4[i], b = in4[i + stride], c = in4[i + 2 * stride], d = in4[i + 3 * stride];
+        out4[i] = a, out4[i + stride] = b, out4[i + 2 * stride] = c, out4[i + 3 * stride] = d;
+    }
+    for (; i < n4; i += stride)
+        out4[i] = in4[i];
+    unsigned long long t = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x;
+    if (t < n % 4)
+        out[n4 * 4 + t] = in[n4 * 4 + t];
+}

@@ -14,6 +14,9 @@ static void print_launch(FILE *out, const lab_image *img, const plan_launch *l)
             l->shared_bytes);
     if (l->max_dynamic_shared != REC_ATTR_UNSET)
         fprintf(out, "  [max dynamic shared %d]", l->max_dynamic_shared);
+    if (l->smem_config != REC_ATTR_UNSET) /* Kepler's bank mode: recorded, a no-op since */
+        fprintf(out, "  [shared bank size: %s]", l->smem_config == 2 ? "8 bytes"
+                                                 : l->smem_config == 1 ? "4 bytes" : "default");
     fprintf(out, "\n");
 }
 

@@ -463,6 +463,7 @@ void run_lab(const lab_def *lab, const grade_options *opt, lab_result *out)
 
     memset(out, 0, sizeof *out);
     out->lab = lab;
+    snprintf(out->graded_as, sizeof out->graded_as, "%s", opt->gpu ? opt->gpu : "");
     child_become_subreaper();
     int opened = lab_image_open(opt->lib_path, &img, out->env_text, sizeof out->env_text) == 0;
     out->refused = opened && contract_check(&img, lab, out->env_text, sizeof out->env_text) != 0;
@@ -475,7 +476,8 @@ void run_lab(const lab_def *lab, const grade_options *opt, lab_result *out)
             if (strcmp(lab->kernels[k].name, opt->only_kernel) != 0)
                 plans[k].verdict = PLAN_NOT_ASKED;
         /* A meter server measures on a GPU; where there is none the worker emulates */
-        int metered = opt->meter_socket && !(opt->measure == MEASURE_MODE_AUTO && gpu_absent());
+        int metered = opt->meter_socket && !opt->gpu &&
+                      !(opt->measure == MEASURE_MODE_AUTO && gpu_absent());
         run_plans(&job, metered ? meter_proxy_main : worker_main, out);
         out->host_printed = printed_text(host);
     }

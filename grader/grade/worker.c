@@ -122,7 +122,15 @@ static void describe_device(worker_env *env)
 {
     char text[1024];
     const gpu_info *g = &env->gpu;
-    if (device_is_emulator())
+    const emu_gpu *as = device_is_emulator() ? emu_device_gpu() : NULL;
+    if (as)
+        snprintf(text, sizeof text, "emulated on the CPU as %s %s (sm_%d%d): --gpu %s; speed not "
+                 "measured (the PTX emulator, %d banks x %d bytes, the bank mode the course's "
+                 "figures were measured in; 4 bytes where a launcher calls "
+                 "cudaDeviceSetSharedMemConfig(cudaSharedMemBankSizeFourByte)%s)", as->whose,
+                 as->name, as->major, as->minor, as->id, g->banks.banks, g->banks.bank_bytes,
+                 env->meter_status == MEASURE_OK ? "" : "; conflicts not measured: --no-counters");
+    else if (device_is_emulator())
         snprintf(text, sizeof text, "emulated on the CPU: %s; speed not measured (the PTX "
                  "emulator, %d banks x %d bytes%s)", g->name, g->banks.banks, g->banks.bank_bytes,
                  env->meter_status == MEASURE_OK ? "" : "; conflicts not measured: --no-counters");
@@ -173,11 +181,13 @@ static void begin_turn(worker *w)
 static int open_emulator(worker_env *env, const char *reason)
 {
     gpu_info *g = &env->gpu;
+    const emu_gpu *as = emu_gpu_find(env->opt->gpu);
     device_use(&device_emulator);
+    emu_device_as(as);
     memset(g, 0, sizeof *g);
-    snprintf(g->name, sizeof g->name, "%s", reason);
-    g->major = 9, g->minor = 0, g->sm_count = 1;
-    bank_geometry_for(g->major, g->minor, 32, 0, &g->banks);
+    snprintf(g->name, sizeof g->name, "%s", as ? as->name : reason);
+    g->major = as ? as->major : 9, g->minor = as ? as->minor : 0, g->sm_count = 1;
+    emu_device_banks(&g->banks);
     gpu_watchdog_set(6 * env->opt->timeout_s, WORKER_EXIT_TIMEOUT);
     return 0;
 }
@@ -195,7 +205,7 @@ int worker_open(worker *w, const grade_options *opt, char *why, size_t why_size)
     env->twin_off = twin && strcmp(twin, "off") == 0;
     env->twin_test = twin && *twin && strcmp(twin, "0") != 0 && !env->twin_off;
     if (opt->measure == MEASURE_MODE_EMULATOR)
-        return open_emulator(env, "--measure emulator");
+        return open_emulator(env, opt->gpu ? "--gpu" : "--measure emulator");
     w->trace = early_trace(opt, &w->trace_status, w->trace_why, sizeof w->trace_why);
     /* Nothing loaded is instrumented but the copy load_code asks for: not
        the grader's kernels, not cuBLAS (its SGEMM is the speed reference). */
@@ -218,6 +228,17 @@ static int load_code(worker *w, const lab_image *img, char *why, size_t n)
         measure_trace_patching(w->trace, 0);
     }
     return rc;
+}
+
+/* On a GPU graded as (--gpu), the banks the kernel's expectations are worked out on: those
+   of its first launch, in the bank mode its launcher asked for (emu_gpu.h). */
+static void kernel_banks(worker_env *env)
+{
+    const emu_gpu *as = device_is_emulator() ? emu_device_gpu() : NULL;
+    const call_plan *first = env->plan->n_calls > 0 ? &env->plan->calls[0] : NULL;
+    if (as)
+        emu_gpu_banks(as, first && first->n_launches > 0 ? first->launches[0].smem_config
+                                                          : REC_ATTR_UNSET, &env->gpu.banks);
 }
 
 int worker_grade(worker *w, const grade_job *job, int first, int fd)
@@ -244,6 +265,7 @@ int worker_grade(worker *w, const grade_job *job, int first, int fd)
             continue; /* the grader decided this kernel from its record */
         env->kernel = k;
         env->plan = &job->plans[k];
+        kernel_banks(env);
         send_text(fd, MSG_BEGIN, k, job->lab->kernels[k].name);
         worker_mark(env, NULL);
         gpu_runs_forget(); /* the instrumented launch's limit comes from this kernel's runs */

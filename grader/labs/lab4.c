@@ -34,12 +34,12 @@ static const lab_kernel kernels[] = {
     {.name = "setRowReadColPad", .launcher = "launch_setRowReadColPad",
      .teaches = "padding the rectangular tile until the irow/icol read is conflict-free",
      .tile = {{TILE_ROW, PITCH}, {TILE_TRANSPOSED, PITCH},
-              "tile[threadIdx.y][threadIdx.x] = idx", "out[idx] = tile[icol][irow]"},
+              "tile[threadIdx.y][threadIdx.x] = idx", "out[idx] = tile[icol][irow]", .pad_free = 1},
      .points = tile_points},
     {.name = "setRowReadColDynPad", .launcher = "launch_setRowReadColDynPad",
      .teaches = "padding the dynamic rectangular tile: row_idx, col_idx and idx",
      .tile = {{TILE_ROW, PITCH}, {TILE_TRANSPOSED, PITCH},
-              "tile[row_idx] = idx", "out[idx] = tile[col_idx]"},
+              "tile[row_idx] = idx", "out[idx] = tile[col_idx]", .pad_free = 1},
      .points = dyn_points},
 };
 

@@ -11,6 +11,17 @@ int tile_elem_bytes(const tile_spec *t)
     return t->elem_bytes > 0 ? t->elem_bytes : (int)sizeof(int);
 }
 
+void tile_spec_on(const lab_def *lab, const lab_kernel *k, const bank_geometry *g,
+                  tile_spec *out)
+{
+    *out = k->tile;
+    if (!out->pad_free)
+        return;
+    int pad = tile_least_pad(g, &out->load, lab->bdimx, lab->bdimy, tile_elem_bytes(out));
+    if (pad > 0)
+        out->store.pitch = out->load.pitch = lab->bdimx + pad;
+}
+
 const lab_def *lab_find(const char *id)
 {
     char full[16];

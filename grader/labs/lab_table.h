@@ -83,10 +83,15 @@ typedef struct tile_spec {
     const char *load_code;
     int elem_bytes;         /* bytes an element; 0: the labs' int */
     int elem_parts;         /* the corpus's vector components; 0: the labs' values */
+    int pad_free;           /* 1: the exercise pads the tile until its load is conflict-free:
+                               both sides' pitch is then bdimx plus the least pad that does it
+                               on the banks graded (tile_spec_on); the pitches above are what
+                               that is on today's GPUs (test_tile_model holds them to it) */
 } tile_spec;
 
 /* Bytes an element of a tile kernel moves a lane (an int unless the spec says). */
 int tile_elem_bytes(const tile_spec *t);
+
 
 /*
  * Points of the race check of every kernel that uses shared memory: graded
@@ -209,6 +214,11 @@ const lab_def *lab_find(const char *id);
 #define CORPUS_LAB_ID "corpus"
 int corpus_load(const char *tsv, char *why, size_t why_size);
 const char *corpus_source(void);
+
+/* Kernel k's tile as graded on banks g: its own, but where it pads until conflict-free
+   (pad_free), the pitch of the least such pad on g. */
+void tile_spec_on(const lab_def *lab, const lab_kernel *k, const bank_geometry *g,
+                  tile_spec *out);
 
 /* Value of a contract parameter of lab ("TILE"), or -1 if the lab has none. */
 int lab_param_value(const lab_def *lab, const char *name);

@@ -11,6 +11,7 @@ int bank_geometry_for(int major, int minor, int warp_size, int kepler_eight_byte
         return -1;
     out->banks = 32;
     out->bank_bytes = (major == 3 && kepler_eight_byte) ? 8 : 4;
+    out->row_bytes = major == 3 ? 8 : 4;
     out->warp_size = warp_size;
     return 0;
 }
@@ -18,6 +19,17 @@ int bank_geometry_for(int major, int minor, int warp_size, int kepler_eight_byte
 int bank_of(const bank_geometry *g, uint32_t addr)
 {
     return (int)((addr / (uint32_t)g->bank_bytes) % (uint32_t)g->banks);
+}
+
+int bank_row_bytes(const bank_geometry *g)
+{
+    return g->row_bytes > g->bank_bytes ? g->row_bytes : g->bank_bytes;
+}
+
+uint32_t bank_row_key(const bank_geometry *g, uint32_t addr)
+{
+    uint32_t row = addr / ((uint32_t)g->banks * (uint32_t)bank_row_bytes(g));
+    return row * (uint32_t)g->banks + (uint32_t)bank_of(g, addr);
 }
 
 /* Two lanes that may share a phase slot: one sits out, or both read one address. */
@@ -40,10 +52,11 @@ static int lanes_pair_up(const warp_access *a, int warp_size)
     return 1;
 }
 
-/* Lanes whose bytes fill one pass of the banks (128 bytes on 32 x 4-byte banks). */
+/* Lanes whose bytes fill one pass of the banks (128 bytes on 32 x 4-byte banks, 256 on
+   Kepler's 8-byte rows). */
 static int lanes_per_pass(const bank_geometry *g, int width)
 {
-    int bytes_per_pass = g->banks * g->bank_bytes;
+    int bytes_per_pass = g->banks * bank_row_bytes(g);
     int lanes = width > 0 ? bytes_per_pass / width : g->warp_size;
     if (lanes < 1)
         lanes = 1;
@@ -59,21 +72,22 @@ int bank_phase_lanes(const bank_geometry *g, const warp_access *a)
 }
 
 /*
- * Serve lanes [first, last) of one phase: every distinct bank word gets the
+ * Serve lanes [first, last) of one phase: every distinct row of a bank gets the
  * next free slot of its bank; a lane's wavefront is the latest slot of the
- * words it touches. Returns the wavefronts the phase needs. The words seen are
- * chained per bank, so a lane looks only at its own bank's words (a trace has
+ * rows it touches. Returns the wavefronts the phase needs. The rows seen are
+ * chained per bank, so a lane looks only at its own bank's rows (a trace has
  * millions of requests to serve).
  */
 static int serve_phase(const bank_geometry *g, const warp_access *a, int first, int last,
                        int base, int *wave_of_lane)
 {
-    uint32_t words[BANK_MAX_LANES * 4]; /* distinct words seen, at most 16 B / 4 B each */
+    uint32_t words[BANK_MAX_LANES * 4]; /* distinct rows seen, at most 16 B / 4 B each */
     int slot_of_word[BANK_MAX_LANES * 4], next_in_bank[BANK_MAX_LANES * 4];
     int used_in_bank[64] = {0}, first_in_bank[64];
     int nwords = 0, depth = 0;
     int span = a->width > g->bank_bytes ? a->width / g->bank_bytes : 1;
     int serial = a->kind == BANK_EXCH || a->kind == BANK_CAS; /* one word, one lane at a time */
+    int wide_rows = bank_row_bytes(g) != g->bank_bytes; /* Kepler's 4-byte mode */
 
     for (int b = 0; b < g->banks; b++)
         first_in_bank[b] = -1;
@@ -83,7 +97,9 @@ static int serve_phase(const bank_geometry *g, const warp_access *a, int first, 
         int lane_wave = 0;
         uint32_t word0 = a->addr[lane] / (uint32_t)g->bank_bytes;
         for (int s = 0; s < span; s++) {
-            uint32_t word = word0 + (uint32_t)s;
+            uint32_t word = word0 + (uint32_t)s; /* its row's key (bank_row_key) */
+            if (wide_rows)
+                word = bank_row_key(g, word * (uint32_t)g->bank_bytes);
             int bank = (int)(word % (uint32_t)g->banks);
             int found = serial ? -1 : first_in_bank[bank];
             while (found >= 0 && words[found] != word)

@@ -7,9 +7,9 @@
  * lanes that hit different words of the same bank wait for separate
  * wavefronts, lanes that read the same word share one (broadcast).
  *
- * A phase holds 128 bytes' worth of lanes (banks * bank_bytes / width): the
+ * A phase holds 128 bytes' worth of lanes (banks * row bytes / width): the
  * whole warp for 1-, 2- and 4-byte lanes, half of it for 8-byte lanes, a
- * quarter for 16-byte lanes. A load of 8 or 16 bytes a lane whose lanes pair
+ * quarter for 16-byte lanes (on Kepler's 8-byte rows, 256 bytes' worth). A load of 8 or 16 bytes a lane whose lanes pair
  * up is served in phases twice as wide: in every group of four lanes, lanes
  * 0 and 1 read one address and lanes 2 and 3 another, or lanes 0 and 2 one
  * and 1 and 3 another (a lane that sits out pairs with anything). Stores
@@ -27,11 +27,20 @@
 
 #define BANK_MAX_LANES 32
 
-/* Shape of shared memory on one device. */
+/*
+ * Shape of shared memory on one device. Consecutive words of bank_bytes go to
+ * consecutive banks; a bank gives one row of row_bytes a wavefront, and two
+ * words of one bank conflict unless they lie in the same row. Since Maxwell a
+ * row is one 4-byte word. Kepler's banks are 8 bytes wide in either of its
+ * modes (the CUDA Programming Guide, compute capability 3.x): in the 8-byte
+ * mode a row is one 8-byte word; in the 4-byte mode words i and i + 32 of a
+ * 64-word (256-byte) segment share a row, and so a wavefront.
+ */
 typedef struct bank_geometry {
     int banks;      /* number of banks (32 on every GPU since Fermi) */
     int bank_bytes; /* width of one bank word in bytes */
     int warp_size;  /* lanes per warp */
+    int row_bytes;  /* bytes a bank serves in one wavefront (0: bank_bytes) */
 } bank_geometry;
 
 /*
@@ -64,15 +73,22 @@ typedef struct warp_access {
 
 /*
  * Geometry for a device of compute capability major.minor with the given warp
- * size. Kepler (3.x) could run its banks 8 bytes wide; every later
- * architecture has 32 banks of 4 bytes. Returns 0, or -1 for an unknown
- * architecture (major < 3).
+ * size. Kepler (3.x) has 8-byte rows and could run its banks 8 bytes wide
+ * (kepler_eight_byte) or 4; every later architecture has 32 banks of 4
+ * bytes. Returns 0, or -1 for an unknown architecture (major < 3).
  */
 int bank_geometry_for(int major, int minor, int warp_size, int kepler_eight_byte,
                       bank_geometry *out);
 
 /* Bank that holds byte address addr. */
 int bank_of(const bank_geometry *g, uint32_t addr);
+
+/* Bytes a bank serves in one wavefront (row_bytes, or bank_bytes where unset). */
+int bank_row_bytes(const bank_geometry *g);
+
+/* The row of its bank that byte address addr lies in, as one number for the whole
+   shared memory: two accesses share a wavefront when their keys are equal. */
+uint32_t bank_row_key(const bank_geometry *g, uint32_t addr);
 
 /* Wavefronts needed to serve the request (0 when no lane is active). */
 int bank_wavefronts(const bank_geometry *g, const warp_access *a);

@@ -41,6 +41,20 @@ int tile_model_cost(const bank_geometry *g, const tile_access *a, int bdimx, int
     return 0;
 }
 
+int tile_least_pad(const bank_geometry *g, const tile_access *a, int bdimx, int bdimy,
+                   int elem_bytes)
+{
+    tile_access padded = *a;
+    smem_cost c;
+    for (int pad = 1; pad <= bdimx; pad++) {
+        padded.pitch = bdimx + pad;
+        if (tile_model_cost(g, &padded, bdimx, bdimy, elem_bytes, 1, &c) == 0 &&
+            c.wavefronts == c.ideal)
+            return pad;
+    }
+    return 0;
+}
+
 double smem_degree(const smem_cost *c)
 {
     return c->ideal > 0 ? (double)c->wavefronts / (double)c->ideal : 1.0;

@@ -72,6 +72,15 @@ int tile_model_cost(const bank_geometry *g, const tile_access *a, int bdimx, int
  */
 int tile_access_parse(const char *text, tile_access *out, char *why, size_t why_size);
 
+/*
+ * The least pad (1 .. bdimx) that makes the load `a` conflict-free with rows of
+ * bdimx + pad elements on banks g (a's own pitch aside); 0 where none does. What "pad
+ * until the read is conflict-free" asks on a GPU: one column on today's square tile, two
+ * on the K40's 8-byte banks.
+ */
+int tile_least_pad(const bank_geometry *g, const tile_access *a, int bdimx, int bdimy,
+                   int elem_bytes);
+
 /* Conflict degree as the counters report it: wavefronts / ideal (1.0 = none). */
 double smem_degree(const smem_cost *c);
 

@@ -21,7 +21,15 @@ typedef struct tile_state {
     int have_buf;
     long n;   /* BDIMX * BDIMY elements */
     int st_width, ld_width;
+    tile_spec spec; /* the kernel's tile on the banks graded (tile_spec_on: a pad the
+                       exercise asks for, worked out on them) */
 } tile_state;
+
+/* The exercise's tile as graded here. */
+static const tile_spec *spec_of(const problem *p)
+{
+    return &((const tile_state *)p->state)->spec;
+}
 
 static void describe_wrong(check_result *c, const int_diff *d, const int *want, const int *got,
                            int bdimx, long n);
@@ -174,7 +182,9 @@ static void tile_release(problem *p)
 
 static void tile_setup(problem *p)
 {
-    ((tile_state *)p->state)->n = (long)p->env->lab->bdimx * p->env->lab->bdimy;
+    tile_state *t = p->state;
+    t->n = (long)p->env->lab->bdimx * p->env->lab->bdimy;
+    tile_spec_on(p->env->lab, p->k, &p->env->gpu.banks, &t->spec);
 }
 
 /* A run of the one call: every run must be right. Its buffer serves every repeat and
@@ -185,7 +195,7 @@ static run_outcome tile_run(problem *p, check_result *c)
     int *want = malloc((size_t)t->n * sizeof *want), *got = malloc((size_t)t->n * sizeof *got);
     char why[256];
     run_outcome out;
-    tile_reference(&p->k->tile, p->env->lab->bdimx, p->env->lab->bdimy, want);
+    tile_reference(spec_of(p), p->env->lab->bdimx, p->env->lab->bdimy, want);
     if (!t->have_buf && alloc_out(p, why, sizeof why) != 0) {
         check_set(c, CHECK_FAIL, "CUDA error: %s", why);
         out = dev_context_lost() ? RUN_LOST : RUN_FAILED;
@@ -227,7 +237,7 @@ static int tile_right(problem *p, char *why, size_t why_size)
     worker_env *env = p->env;
     int *want = malloc((size_t)t->n * sizeof *want), *got = malloc((size_t)t->n * sizeof *got);
     check_result scratch;
-    tile_reference(&p->k->tile, env->lab->bdimx, env->lab->bdimy, want);
+    tile_reference(spec_of(p), env->lab->bdimx, env->lab->bdimy, want);
     check_init(&scratch, env->lab->id, p->k->name, check_name(CHK_CORRECT), 0);
     int right = judge_out(env, &t->buf, want, got, t->n, &scratch) == RUN_RIGHT;
     if (!right)
@@ -277,7 +287,8 @@ static void pad_note(worker_env *env, const lab_kernel *k, const trace_summary *
     else if (row == bdimx + pad)
         snprintf(note, size, "Your tile's rows are %d words long (BDIMX + IPAD, IPAD = %d): the "
                  "column read steps %d words from one lane to the next. Work out which lanes "
-                 "share a bank (bank = word %% 32), or measure other pads.", row, pad, row);
+                 "share a bank (%s), or measure other pads.", row, pad, row,
+                 compare_bank_rule(&env->gpu.banks));
     else
         snprintf(note, size, "Your tile's rows are %d words long, but your file sets IPAD = %d "
                  "(BDIMX + IPAD = %d): the pad is not in the row length. It belongs on the last "
@@ -304,15 +315,15 @@ static void judge_width(worker_env *env, const tile_spec *t, const tile_access *
 
 /* The load reads what the exercise's load reads: the word stored by the thread
    whose index the reference puts in out[t] (compare_tile_flow). */
-static void judge_flow(worker_env *env, const lab_kernel *k, const trace_summary *trace,
+static void judge_flow(worker_env *env, const tile_spec *t, const trace_summary *trace,
                        check_result *c)
 {
     int n = env->lab->bdimx * env->lab->bdimy;
     int *src = malloc((size_t)n * sizeof *src);
     if (!src)
         return;
-    tile_reference(&k->tile, env->lab->bdimx, env->lab->bdimy, src);
-    compare_tile_flow(c, trace, src, n, env->lab->bdimx, k->tile.load_code);
+    tile_reference(t, env->lab->bdimx, env->lab->bdimy, src);
+    compare_tile_flow(c, trace, src, n, env->lab->bdimx, t->load_code);
     free(src);
 }
 
@@ -353,9 +364,10 @@ static void judge_sass_width(worker_env *env, const lab_kernel *k, const tile_ac
 static smem_side side_of(const problem *p, int load, smem_cost *model)
 {
     const lab_def *lab = p->env->lab;
-    const tile_spec *t = &p->k->tile;
+    const tile_spec *t = spec_of(p);
     smem_side side = load ? SIDE_LOAD : SIDE_STORE;
     side.code = load ? t->load_code : t->store_code;
+    side.banks = &p->env->gpu.banks;
     tile_model_cost(&p->env->gpu.banks, load ? &t->load : &t->store, lab->bdimx, lab->bdimy,
                     tile_elem_bytes(t), load, model);
     return side;
@@ -365,8 +377,8 @@ static smem_side side_of(const problem *p, int load, smem_cost *model)
 static void tile_measured(problem *p, measurement *m, const trace_summary *s)
 {
     tile_state *t = p->state;
-    t->st_width = s ? 0 : ideal_from_sass(p->env, p->k, &p->k->tile.store, 0, m);
-    t->ld_width = s ? 0 : ideal_from_sass(p->env, p->k, &p->k->tile.load, 1, m);
+    t->st_width = s ? 0 : ideal_from_sass(p->env, p->k, &t->spec.store, 0, m);
+    t->ld_width = s ? 0 : ideal_from_sass(p->env, p->k, &t->spec.load, 1, m);
 }
 
 /* A side's requests (store-requests, load-requests); with the trace, whether the load
@@ -379,7 +391,7 @@ static void judge_requests(problem *p, check_id id, const measurement *m,
     smem_side side = side_of(p, load, &model);
     compare_requests(c, &side, m, model.requests);
     if (load && s && p->k->tile.elem_parts == 0)
-        judge_flow(p->env, p->k, s, c);
+        judge_flow(p->env, spec_of(p), s, c);
 }
 
 /* A side's conflicts (store-conflicts, load-conflicts) against the model; the trace
@@ -390,21 +402,23 @@ static void judge_conflicts(problem *p, check_id id, const measurement *m,
 {
     tile_state *t = p->state;
     int load = id == CHK_LOAD_CONFLICTS;
-    const tile_access *a = load ? &p->k->tile.load : &p->k->tile.store;
+    const tile_access *a = load ? &t->spec.load : &t->spec.store;
     smem_cost model;
     smem_side side = side_of(p, load, &model);
     char note[400];
     pad_note(p->env, p->k, s, note, sizeof note);
     compare_conflicts(c, &side, m, &model, DEGREE_TOLERANCE, note[0] ? note : NULL);
     if (s) {
-        judge_width(p->env, &p->k->tile, a, s, load ? TRACE_OP_LOAD : TRACE_OP_STORE, &side, c);
+        judge_width(p->env, &t->spec, a, s, load ? TRACE_OP_LOAD : TRACE_OP_STORE, &side, c);
         compare_trace_lines(c, s, load ? TRACE_OP_LOAD : TRACE_OP_STORE, &p->env->gpu.banks);
     } else {
         judge_sass_width(p->env, p->k, a, load ? t->ld_width : t->st_width, load, &side, c);
     }
 }
 
-/* The bytes of shared memory the exercise's tile needs (padding included). */
+/* The bytes of shared memory the exercise's tile needs (padding included): the table's
+   tile, the least of any GPU's (a larger pad the banks graded need is the conflict checks'
+   to ask for; an access past the bytes given fails correct, shared bounds). */
 static uint32_t tile_bytes(const problem *p)
 {
     const lab_def *lab = p->env->lab;

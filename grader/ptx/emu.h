@@ -99,6 +99,19 @@ typedef struct emu_shared_var {
 } emu_shared_var;
 int emu_shared_vars(const struct ptx_module *m, uint32_t func, emu_shared_var *out, int max);
 
+/* The first instruction of kernel k and the functions it calls (the kernel's own code
+   first) that a GPU older than sm_`sm` cannot run (ptx_instr_sm): its opcode as written,
+   the sm it needs, its source line (.loc; NULL and 0 where none). 1 with *out, 0 where
+   the GPU runs all of them, -1 out of memory. */
+typedef struct emu_newer {
+    const char *text;
+    int sm;
+    const char *file;
+    int line;
+} emu_newer;
+int emu_kernel_newer(const emu_module *m, int k, int sm, emu_newer *out);
+int emu_newer_in(const struct ptx_module *m, uint32_t func, int sm, emu_newer *out);
+
 /* Source file and line of the instruction at pc of kernel k (from .loc); 0 or -1. */
 int emu_line(const emu_module *m, int k, uint64_t pc, const char **file, int *line);
 

@@ -210,6 +210,33 @@ void emu_shared_of(const ptx_module *m, uint32_t func, uint32_t *static_bytes, i
     linker_free(&k);
 }
 
+int emu_newer_in(const ptx_module *m, uint32_t func, int sm, emu_newer *out)
+{
+    linker k;
+    int found = -1;
+    memset(&k, 0, sizeof k);
+    k.m = m;
+    k.kernel = func;
+    if (reach(&k) == 0) {
+        found = 0;
+        for (uint32_t i = 0; i < k.n_order && !found; i++) {
+            const ptx_func *f = &m->funcs[k.order[i]];
+            for (uint32_t c = 0; c < f->n_code && !found; c++) {
+                const ptx_instr *in = &f->code[c];
+                int need = ptx_instr_sm(in);
+                if (need <= sm)
+                    continue;
+                found = 1;
+                *out = (emu_newer){ptx_instr_text(in), need, NULL, (int)in->line};
+                if (in->file != PTX_NONE && in->file < m->n_files)
+                    out->file = m->files[in->file].path;
+            }
+        }
+    }
+    linker_free(&k);
+    return found;
+}
+
 int emu_shared_vars(const ptx_module *m, uint32_t func, emu_shared_var *out, int max)
 {
     linker k;

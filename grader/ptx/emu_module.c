@@ -164,6 +164,13 @@ int emu_kernel_describe(const emu_module *m, int k, emu_kernel_info *out)
     return 0;
 }
 
+int emu_kernel_newer(const emu_module *m, int k, int sm, emu_newer *out)
+{
+    if (k < 0 || (uint32_t)k >= m->n_kernels)
+        return -1;
+    return emu_newer_in(m->ptx, m->kernel_func[k], sm, out);
+}
+
 int emu_module_symbol(const emu_module *m, const char *name, uint64_t *addr, uint64_t *size,
                       emu_space *space)
 {

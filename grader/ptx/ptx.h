@@ -301,6 +301,10 @@ uint32_t ptx_find_var(const ptx_module *m, const char *name); /* module scope on
 /* Basic blocks and immediate post-dominators: fills f->reconv (ptx_cfg.c). 0 or -1. */
 int ptx_cfg_build(ptx_func *f);
 
+/* The oldest GPU that runs the instruction, as sm_XX's XX (20 for any GPU the PTX ISA
+   still targets): ptx_target.c, from the PTX ISA's target notes. */
+int ptx_instr_sm(const ptx_instr *in);
+
 /* The (interned) opcode text of an instruction, for messages. */
 static inline const char *ptx_instr_text(const ptx_instr *in)
 {

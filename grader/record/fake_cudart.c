@@ -27,6 +27,7 @@ typedef struct registered {
     const void *host_fun;
     char name[REC_NAME];
     int32_t max_dynamic_shared, carveout; /* attributes persist, as in the real runtime */
+    int32_t smem_config;                  /* cudaFuncSetSharedMemConfig's, or unset */
 } registered;
 
 static registered g_fun[MAX_REGISTERED];
@@ -34,6 +35,7 @@ static int g_n_fun;
 static const fake_layout *g_layout;
 static int g_n_layout;
 static rec_call *g_rec;          /* the call being recorded, or NULL */
+static int32_t g_smem_config;    /* cudaDeviceSetSharedMemConfig's in this call, or unset */
 static cudaError_t g_last_error; /* what cudaGetLastError returns */
 
 typedef struct pushed_config {
@@ -54,6 +56,7 @@ EXPORT void smemlab_fake_begin(rec_call *rec)
 {
     g_rec = rec;
     g_last_error = cudaSuccess;
+    g_smem_config = REC_ATTR_UNSET; /* each call as on a fresh device: its own launches alone */
 }
 
 EXPORT void smemlab_fake_end(void)
@@ -119,6 +122,7 @@ static cudaError_t record_launch(int f, dim3 grid, dim3 block, void **args, size
     l->stream = (uint64_t)(uintptr_t)stream;
     l->max_dynamic_shared = g_fun[f].max_dynamic_shared;
     l->carveout = g_fun[f].carveout;
+    l->smem_config = g_fun[f].smem_config != REC_ATTR_UNSET ? g_fun[f].smem_config : g_smem_config;
     const fake_layout *lay = layout_of(g_fun[f].name);
     if (lay && args) {
         for (int i = 0; i < lay->n_params; i++) {
@@ -160,7 +164,7 @@ EXPORT void __cudaRegisterFunction(void **handle, const char *host_fun, char *de
     registered *r = &g_fun[g_n_fun++];
     r->host_fun = host_fun;
     snprintf(r->name, sizeof r->name, "%s", device_name);
-    r->max_dynamic_shared = r->carveout = REC_ATTR_UNSET;
+    r->max_dynamic_shared = r->carveout = r->smem_config = REC_ATTR_UNSET;
 }
 
 EXPORT void __cudaRegisterVar(void **handle, char *host_var, char *device_address,
@@ -237,6 +241,36 @@ cudaError_t CUDARTAPI cudaFuncSetAttribute(const void *func, enum cudaFuncAttrib
         g_fun[f].carveout = value;
     else
         violation("cudaFuncSetAttribute (an attribute other than shared memory)");
+    return cudaSuccess;
+}
+
+/* Kepler's bank mode (deprecated since CUDA 12, a no-op on every GPU since Kepler): the
+   mode is recorded with each launch, for the grade as the course's K40 (--gpu kepler). */
+cudaError_t CUDARTAPI cudaDeviceSetSharedMemConfig(enum cudaSharedMemConfig config)
+{
+    if ((int)config < 0 || (int)config > 2)
+        return g_last_error = cudaErrorInvalidValue;
+    g_smem_config = (int32_t)config;
+    return cudaSuccess;
+}
+
+cudaError_t CUDARTAPI cudaDeviceGetSharedMemConfig(enum cudaSharedMemConfig *config)
+{
+    if (!config)
+        return g_last_error = cudaErrorInvalidValue;
+    *config = g_smem_config == cudaSharedMemBankSizeEightByte ? cudaSharedMemBankSizeEightByte
+                                                              : cudaSharedMemBankSizeFourByte;
+    return cudaSuccess;
+}
+
+cudaError_t CUDARTAPI cudaFuncSetSharedMemConfig(const void *func, enum cudaSharedMemConfig config)
+{
+    int f = find_host(func);
+    if (f < 0)
+        return g_last_error = cudaErrorInvalidDeviceFunction;
+    if ((int)config < 0 || (int)config > 2)
+        return g_last_error = cudaErrorInvalidValue;
+    g_fun[f].smem_config = (int32_t)config;
     return cudaSuccess;
 }
 

@@ -133,6 +133,11 @@ static int check_config(const lab_def *lab, const rec_launch *l, int empty_ok, c
         snprintf(why, n, "a shared-memory carveout of %d%%", l->carveout);
         return -1;
     }
+    if (l->smem_config != REC_ATTR_UNSET && (l->smem_config < 0 || l->smem_config > 2)) {
+        snprintf(why, n, "a shared-memory bank size of %d (cudaSharedMemConfig is 0, 1 or 2)",
+                 l->smem_config);
+        return -1;
+    }
     if (l->stream != 0) {
         snprintf(why, n, "a launch on stream 0x%" PRIx64 ", not the default stream: the grader "
                  "times and measures its own stream only", l->stream);
@@ -213,6 +218,7 @@ static int plan_launch_from(const lab_def *lab, const lab_image *img, const call
     p->shared_bytes = (uint32_t)l->shared_bytes;
     p->max_dynamic_shared = l->max_dynamic_shared;
     p->carveout = l->carveout;
+    p->smem_config = l->smem_config;
     p->param_bytes = l->param_bytes;
     memcpy(p->params, l->params, l->param_bytes);
     return relocate(ik, spec, p, why, n);
@@ -225,6 +231,7 @@ static int same_launch(const rec_launch *a, const rec_launch *b)
            memcmp(a->block, b->block, sizeof a->block) == 0 &&
            a->shared_bytes == b->shared_bytes && a->stream == b->stream &&
            a->max_dynamic_shared == b->max_dynamic_shared && a->carveout == b->carveout &&
+           a->smem_config == b->smem_config &&
            a->param_bytes == b->param_bytes && a->param_bytes <= REC_MAX_PARAM_BYTES &&
            memcmp(a->params, b->params, a->param_bytes) == 0;
 }

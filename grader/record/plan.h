@@ -32,6 +32,8 @@ typedef struct plan_launch {
     uint32_t grid[3], block[3];
     uint32_t shared_bytes;
     int32_t max_dynamic_shared, carveout; /* REC_ATTR_UNSET or the value to set */
+    int32_t smem_config;  /* REC_ATTR_UNSET or the launcher's cudaSharedMemConfig: recorded,
+                             not set (a no-op since Kepler; the emulated K40's bank mode) */
     uint32_t param_bytes;
     unsigned char params[REC_MAX_PARAM_BYTES];
     int n_relocs;

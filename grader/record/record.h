@@ -38,6 +38,9 @@ typedef struct rec_launch {
     unsigned char params[REC_MAX_PARAM_BYTES];
     int32_t max_dynamic_shared; /* cudaFuncAttributeMaxDynamicSharedMemorySize, or unset */
     int32_t carveout;           /* cudaFuncAttributePreferredSharedMemoryCarveout, or unset */
+    int32_t smem_config;        /* the cudaSharedMemConfig in force (a launcher's
+                                   cudaDeviceSetSharedMemConfig or cudaFuncSetSharedMemConfig:
+                                   Kepler's bank mode, a no-op since), or unset */
 } rec_launch;
 
 typedef enum rec_status {

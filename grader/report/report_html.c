@@ -21,6 +21,8 @@
 #include "report_svg.h"
 
 #include "../compare/compare.h"
+#include "../measure/emulator/emu_gpu.h"
+#include "../run/module.h" /* REC_ATTR_UNSET (record.h, through plan.h) */
 #include "../model/tile_model.h"
 #include "../model/transpose_model.h"
 
@@ -384,7 +386,8 @@ static void warp_figure(FILE *f, const page *pg, const check_result *c, const ch
             a.addr[lane] = w->addr[lane];
         svg_sector_warp(f, &a, id, title);
     } else {
-        bank_geometry g = {.banks = w->banks, .bank_bytes = w->bank_bytes, .warp_size = 32};
+        bank_geometry g = {.banks = w->banks, .bank_bytes = w->bank_bytes, .warp_size = 32,
+                           .row_bytes = w->row_bytes};
         warp_access a = {.active = w->active, .width = w->width, .load = !line_is_store(l),
                          .kind = w->kind, .lines = w->lines, .skewed = w->skewed};
         for (int lane = 0; lane < BANK_MAX_LANES && lane < CHECK_WARP_LANES; lane++)
@@ -409,23 +412,32 @@ typedef struct pad_view {
     const char *code;     /* the read, as the exercise writes it */
 } pad_view;
 
-/* Whether kernel k's exercise pads its tile; its read's first warp both ways. */
-static int pad_of(const lab_def *lab, const lab_kernel *k, pad_view *v)
+/* The banks a lab was graded on: today's 4-byte ones, or the GPU graded as (--gpu), in the
+   mode a launch gets unless its launcher asks for another. */
+static void graded_banks(const lab_result *r, bank_geometry *g)
 {
-    bank_geometry g;
+    const emu_gpu *as = emu_gpu_find(r->graded_as);
+    if (as)
+        emu_gpu_banks(as, REC_ATTR_UNSET, g);
+    else
+        bank_geometry_for(7, 5, 32, 0, g);
+}
+
+/* Whether kernel k's exercise pads its tile; its read's first warp both ways, on g. */
+static int pad_of(const lab_def *lab, const lab_kernel *k, const bank_geometry *g, pad_view *v)
+{
+    tile_spec t;
     memset(v, 0, sizeof *v);
-    if (bank_geometry_for(7, 5, 32, 0, &g) != 0)
-        return 0;
-    if (lab->kind == PROBLEM_TILE && k->tile.load.pitch > lab->bdimx &&
-        k->tile.elem_parts == 0 &&
-        (k->tile.load.order == TILE_COL || k->tile.load.order == TILE_TRANSPOSED)) {
-        tile_access a = k->tile.load;
+    tile_spec_on(lab, k, g, &t);
+    if (lab->kind == PROBLEM_TILE && t.load.pitch > lab->bdimx && t.elem_parts == 0 &&
+        (t.load.order == TILE_COL || t.load.order == TILE_TRANSPOSED)) {
+        tile_access a = t.load;
         v->padded = a.pitch;
         v->unpadded = lab->bdimx;
-        tile_warp_access(&g, &a, lab->bdimx, lab->bdimy, 4, 1, 0, &v->with);
+        tile_warp_access(g, &a, lab->bdimx, lab->bdimy, 4, 1, 0, &v->with);
         a.pitch = lab->bdimx;
-        tile_warp_access(&g, &a, lab->bdimx, lab->bdimy, 4, 1, 0, &v->without);
-        v->code = k->tile.load_code;
+        tile_warp_access(g, &a, lab->bdimx, lab->bdimy, 4, 1, 0, &v->without);
+        v->code = t.load_code;
         return 1;
     }
     if (lab->kind == PROBLEM_TRANSPOSE && k->transpose.tile_pad > 0) {
@@ -444,7 +456,8 @@ static void pad_figure(FILE *f, const lab_result *r, const lab_kernel *k)
     pad_view v;
     bank_geometry g;
     char id[96], title[200];
-    if (!pad_of(r->lab, k, &v) || bank_geometry_for(7, 5, 32, 0, &g) != 0)
+    graded_banks(r, &g);
+    if (!pad_of(r->lab, k, &g, &v))
         return;
     fprintf(f, "<figure class=\"padfig\" id=\"pad-%s\">\n<div class=\"pad\">\n", k->name);
     for (int side = 0; side < 2; side++) {

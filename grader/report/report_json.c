@@ -1,6 +1,8 @@
 /* report_json.c - results for machines (instructors' scripts, LMS import). */
 #include "report.h"
 #include "../base/provenance.h"
+#include "../measure/emulator/emu_gpu.h"
+#include "../run/module.h" /* REC_ATTR_UNSET (record.h, through plan.h) */
 
 #include "../../common/smemlab.h"
 
@@ -19,6 +21,8 @@ static cJSON *warp_json(const check_warp *w)
     if (w->banks) { /* shared: the geometry it was judged in */
         cJSON_AddNumberToObject(o, "banks", w->banks);
         cJSON_AddNumberToObject(o, "bank_bytes", w->bank_bytes);
+        if (w->row_bytes && w->row_bytes != w->bank_bytes) /* Kepler's 4-byte mode */
+            cJSON_AddNumberToObject(o, "row_bytes", w->row_bytes);
     }
     for (int lane = 0; lane < CHECK_WARP_LANES; lane++)
         cJSON_AddItemToArray(addr, cJSON_CreateNumber(w->addr[lane]));
@@ -66,6 +70,29 @@ static cJSON *check_json(const check_result *c)
     return o;
 }
 
+/* The GPU the emulator graded as (--gpu), or null: the GPU at hand (device says which). */
+static cJSON *graded_as_json(const char *id)
+{
+    const emu_gpu *g = emu_gpu_find(id);
+    bank_geometry banks;
+    if (!g)
+        return cJSON_CreateNull();
+    cJSON *o = cJSON_CreateObject();
+    char sm[16];
+    snprintf(sm, sizeof sm, "sm_%d%d", g->major, g->minor);
+    emu_gpu_banks(g, REC_ATTR_UNSET, &banks);
+    cJSON_AddStringToObject(o, "gpu", g->id);
+    cJSON_AddStringToObject(o, "name", g->name);
+    cJSON_AddStringToObject(o, "sm", sm);
+    cJSON_AddBoolToObject(o, "emulated", 1);
+    cJSON_AddNumberToObject(o, "banks", banks.banks);
+    cJSON_AddNumberToObject(o, "bank_bytes", banks.bank_bytes);
+    cJSON_AddStringToObject(o, "bank_bytes_4_where", "a launcher calls cudaDeviceSetSharedMemConfig"
+                            "(cudaSharedMemBankSizeFourByte) (a conflict check's warp says "
+                            "which mode it was judged in)");
+    return o;
+}
+
 static cJSON *lab_json(const lab_result *r)
 {
     cJSON *o = cJSON_CreateObject(), *checks = cJSON_CreateArray();
@@ -77,6 +104,7 @@ static cJSON *lab_json(const lab_result *r)
     char prov[256];
     device_provenance(r->device, prov, sizeof prov);
     cJSON_AddStringToObject(o, "provenance", prov);
+    cJSON_AddItemToObject(o, "graded_as", graded_as_json(r->graded_as));
     if (r->env_code)
         cJSON_AddStringToObject(o, "not_graded", r->env_text);
     else

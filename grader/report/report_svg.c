@@ -150,7 +150,8 @@ static void words_per_bank(const bank_geometry *g, const warp_access *a, int per
             if (!(a->active >> lane & 1u))
                 continue;
             for (int s = 0; s < span && n_seen < BANK_MAX_LANES * 4; s++) {
-                uint32_t word = a->addr[lane] / (uint32_t)g->bank_bytes + (uint32_t)s;
+                uint32_t word = bank_row_key(g, (a->addr[lane] / (uint32_t)g->bank_bytes +
+                                                 (uint32_t)s) * (uint32_t)g->bank_bytes);
                 int dup = 0;
                 for (int i = 0; i < n_seen; i++)
                     dup |= seen[i] == word;
@@ -181,13 +182,14 @@ int svg_bank_warp(FILE *f, const bank_geometry *g, const warp_access *a, const c
         snprintf(deg, sizeof deg, "%.2f-way conflict", degree);
     snprintf(l1, sizeof l1, "Model: %d wavefront%s for this request of %d lanes (%d without "
              "conflicts): %s.", total, total == 1 ? "" : "s", active_lanes(a->active), ideal, deg);
+    const char *rows = bank_row_bytes(g) != g->bank_bytes ? " in rows of 8 (Kepler)" : "";
     if (per_phase >= g->warp_size)
-        snprintf(l2, sizeof l2, "Banks: %d " TIMES " %d bytes; %d bytes a lane, so the whole warp "
-                 "is served as one phase.", g->banks, g->bank_bytes, a->width);
+        snprintf(l2, sizeof l2, "Banks: %d " TIMES " %d bytes%s; %d bytes a lane, so the whole warp "
+                 "is served as one phase.", g->banks, g->bank_bytes, rows, a->width);
     else
-        snprintf(l2, sizeof l2, "Banks: %d " TIMES " %d bytes; %d bytes a lane, so the warp is "
+        snprintf(l2, sizeof l2, "Banks: %d " TIMES " %d bytes%s; %d bytes a lane, so the warp is "
                  "served in phases of %d lanes, one after the other.", g->banks, g->bank_bytes,
-                 a->width, per_phase);
+                 rows, a->width, per_phase);
     words_per_bank(g, a, per_phase, words);
     open_svg(f, id, title, l1, l2);
     row_label(f, Y_LANE + 17, 14, "lane");

@@ -25,6 +25,7 @@ typedef struct lab_result {
     int n_checks, cap;
     double points, max_points; /* computed once, here; every report uses these */
     char device[1024];  /* GPU and counter backend, as the worker saw them */
+    char graded_as[16]; /* --gpu: the GPU the emulator graded as ("kepler"); "": the one here */
     int env_code;       /* 0, or EXIT_ENVIRONMENT when the lab could not run */
     int refused;        /* with env_code: the library itself breaks the lab's contract (a
                            fixed parameter changed): the student's to fix, not the machine's */

@@ -83,6 +83,14 @@ else
     FAKE_STATUS=0 mk grade SOLUTIONS=1 LAB=lab2
     expect "SOLUTIONS=1 without solutions/ says so" 2 "solutions/ is not here" "grade] Error 3"
 fi
+FAKE_STATUS=0 mk grade LAB=lab1 GPU=kepler
+expect "GPU=kepler grades as the course's K40 (--gpu kepler)" 0 "fake grader: --gpu kepler lab1"
+FAKE_STATUS=0 GPU=kepler mk grade LAB=lab1
+if grep -qF -- "--gpu" "$OUT"; then
+    failed=$((failed + 1)); echo "FAIL: a GPU variable in the environment reached the grader"
+else
+    passed=$((passed + 1)); echo "ok: GPU from the environment is not the grader's (the command line's only)"
+fi
 mk grade LAB=lab11
 expect "unknown lab" 2 "Unknown lab 'lab11'" "grade] Error 2"
 # The report page: make grade asks for it in build/report/; OPEN=1 opens it after

@@ -6,7 +6,11 @@
 #            build/truth/ncu.tsv is written in tests/truth/h100-ncu.tsv's format.
 #   no gpu:  every part graded by the emulator, against tests/truth/h100-ncu.tsv.
 # TRUTH_SEED and TRUTH_COUNT choose another corpus (the seed is printed);
-# TRUTH_ONLY=main|idioms|global|sync runs that corpus alone (a fixture recorded anew).
+# TRUTH_ONLY=main|idioms|global|sync|kepler runs that corpus alone (a fixture recorded anew).
+# kepler (no GPU only): the corpus graded as the course's Tesla K40 (--gpu kepler) in
+# each of its bank modes, against Kepler's banks as the Programming Guide defines them
+# (compare-kepler.py): the 8-byte mode on the main corpus's parts, the 4-byte mode on
+# a corpus of one type of each width whose launchers ask for it.
 set -u
 build=${1:?usage: check-truth.sh BUILD GRADER [gpu]}
 grader=${2:?usage: check-truth.sh BUILD GRADER [gpu]}
@@ -46,6 +50,35 @@ for b in $backends; do
     done
     echo "check-truth: graded by $b in $(( $(date +%s) - t0 )) s"
 done
+fi
+if wants kepler && [ "$mode" != gpu ]; then
+kep=$out/kepler
+if ! wants main; then # the main corpus's parts, built as above
+    python3 "$here/gen-corpus.py" --seed "$seed" ${TRUTH_COUNT:+--count "$TRUTH_COUNT"} "$out" > /dev/null || exit 1
+    printf '%s\n' $(cd "$out" && ls part-*.cu | sed 's/\.cu$//') | xargs -P "$(nproc)" -I{} \
+        make -s --no-print-directory lab-lib LAB=lab1 SRC="$out/{}.cu" OUT="$out/{}.so" ${arch:+"$arch"} || exit 1
+fi
+mkdir -p "$kep/eight" "$kep/four/graded"
+python3 "$here/gen-corpus.py" --seed "$seed" --kepler-four-byte --types char,short,int,longlong,int4 \
+    "$kep/four" > /dev/null || exit 1
+kparts=$(cd "$kep/four" && ls part-*.cu | sed 's/\.cu$//')
+printf '%s\n' $kparts | xargs -P "$(nproc)" -I{} \
+    make -s --no-print-directory lab-lib LAB=lab1 SRC="$kep/four/{}.cu" OUT="$kep/four/{}.so" ${arch:+"$arch"} || {
+    echo "check-truth: a part of the 4-byte Kepler corpus did not build" >&2; exit 1; }
+for p in $(cd "$out" && ls part-*.so | sed 's/\.so$//'); do
+    "$grader" --gpu kepler --corpus "$out/$p.tsv" --lib "$out/$p.so" --repeats 1 \
+        --json "$kep/eight/$p.json" > "$kep/eight/$p.txt" 2>&1
+    rc=$?
+    [ "$rc" -le 1 ] || { echo "check-truth: kepler on $p: exit $rc"; tail -n 5 "$kep/eight/$p.txt"; exit 1; }
+done
+for p in $kparts; do
+    "$grader" --gpu kepler --corpus "$kep/four/$p.tsv" --lib "$kep/four/$p.so" --repeats 1 \
+        --json "$kep/four/graded/$p.json" > "$kep/four/graded/$p.txt" 2>&1
+    rc=$?
+    [ "$rc" -le 1 ] || { echo "check-truth: kepler (4-byte) on $p: exit $rc"; tail -n 5 "$kep/four/graded/$p.txt"; exit 1; }
+done
+python3 "$here/compare-kepler.py" "$out/corpus.tsv" "$kep/eight" 8 || kepler_bad=1
+python3 "$here/compare-kepler.py" "$kep/four/corpus.tsv" "$kep/four/graded" 4 || kepler_bad=1
 fi
 if wants idioms; then
 # The idiom corpus (tests/truth/gen-idioms.py): what current CUDA code writes beyond
@@ -177,5 +210,6 @@ else
 fi
 fi
 [ -z "${idioms_bad:-}" ] || { echo "check-truth: the idiom corpus differs (above)"; exit 1; }
+[ -z "${kepler_bad:-}" ] || { echo "check-truth: the corpus graded as the K40 differs from Kepler's banks (above)"; exit 1; }
 [ -z "${sync_bad:-}" ] || { echo "check-truth: the synchronisation corpus differs (above)"; exit 1; }
 [ -z "${global_bad:-}" ] || { echo "check-truth: the global-access corpus differs (above)"; exit 1; }

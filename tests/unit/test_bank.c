@@ -48,22 +48,21 @@ static void assert_lane_wavefronts_consistent(const bank_geometry *g, const warp
     for (int w = 0; w < total; w++)
         ck_assert_msg(used[w], "wavefront %d of %d serves no lane", w, total);
 
-    /* One word per lane: lanes in one wavefront never hit two words of a bank,
-     * and lanes reading the same word share a wavefront. */
+    /* One word per lane: lanes in one wavefront never hit two rows of a bank,
+     * and lanes reading the same row share a wavefront. */
     if (a->width <= g->bank_bytes)
         for (int i = 0; i < g->warp_size; i++)
             for (int j = i + 1; j < g->warp_size; j++) {
                 if (wave[i] < 0 || wave[j] < 0)
                     continue;
-                uint32_t wi = a->addr[i] / (uint32_t)g->bank_bytes;
-                uint32_t wj = a->addr[j] / (uint32_t)g->bank_bytes;
-                if (wi == wj)
+                uint32_t ri = bank_row_key(g, a->addr[i]), rj = bank_row_key(g, a->addr[j]);
+                if (ri == rj)
                     ck_assert_msg(wave[i] == wave[j],
-                                  "lanes %d and %d read one word in wavefronts %d and %d", i, j,
+                                  "lanes %d and %d read one row in wavefronts %d and %d", i, j,
                                   wave[i], wave[j]);
                 else if (bank_of(g, a->addr[i]) == bank_of(g, a->addr[j]))
                     ck_assert_msg(wave[i] != wave[j],
-                                  "lanes %d and %d hit bank %d with different words in "
+                                  "lanes %d and %d hit bank %d with different rows in "
                                   "wavefront %d", i, j, bank_of(g, a->addr[i]), wave[i]);
             }
 }
@@ -339,9 +338,43 @@ START_TEST(test_kepler_eight_byte)
 }
 END_TEST
 
+/* Kepler's 4-byte mode (the CUDA Programming Guide, 3.x): a bank's row is 8 bytes, so
+   words i and i + 32 of one 64-word segment share a wavefront; i and i + 64 do not. */
+START_TEST(test_kepler_four_byte_rows)
+{
+    bank_geometry g;
+    ck_assert_int_eq(bank_geometry_for(3, 5, 32, 0, &g), 0);
+    ck_assert_int_eq(g.bank_bytes, 4);
+    ck_assert_int_eq(bank_row_bytes(&g), 8);
+    ck_assert_uint_eq(bank_row_key(&g, 0), bank_row_key(&g, 128));   /* words 0 and 32 */
+    ck_assert_uint_ne(bank_row_key(&g, 0), bank_row_key(&g, 256));   /* words 0 and 64 */
+    ck_assert_uint_ne(bank_row_key(&g, 128), bank_row_key(&g, 384)); /* 32 and 96 */
+    warp_access a = strided(0, 128, 4, ALL_LANES); /* a column of 32 words a row */
+    ck_assert_int_eq(bank_wavefronts(&g, &a), 16);
+    assert_lane_wavefronts_consistent(&g, &a);
+    a = strided(0, 256, 4, ALL_LANES); /* a column of 64 words a row: no two share one */
+    ck_assert_int_eq(bank_wavefronts(&g, &a), 32);
+    a = strided(0, 8, 8, ALL_LANES); /* 256 consecutive bytes: one pass of the rows */
+    ck_assert_int_eq(bank_wavefronts(&g, &a), 1);
+    ck_assert_int_eq(bank_ideal_wavefronts(&g, &a), 1);
+    ck_assert_int_eq(bank_phase_lanes(&g, &a), 32);
+    a = strided(4, 8, 8, ALL_LANES); /* the same, 4 bytes on: it spans two segments */
+    ck_assert_int_eq(bank_wavefronts(&g, &a), 2);
+    /* today's GPUs: a row is a word, the key the word's index */
+    bank_geometry h = modern();
+    ck_assert_int_eq(bank_row_bytes(&h), 4);
+    ck_assert_uint_eq(bank_row_key(&h, 132), 33);
+    a = strided(0, 128, 4, ALL_LANES);
+    ck_assert_int_eq(bank_wavefronts(&h, &a), 32);
+    /* a geometry written without rows (a drawing's) reads as one word a row */
+    bank_geometry bare = {.banks = 32, .bank_bytes = 4, .warp_size = 32};
+    ck_assert_int_eq(bank_wavefronts(&bare, &a), 32);
+}
+END_TEST
+
 START_TEST(test_geometry_rejects)
 {
-    bank_geometry g = {0, 0, 0};
+    bank_geometry g = {0};
     ck_assert_int_eq(bank_geometry_for(2, 1, 32, 0, &g), -1);
     ck_assert_int_eq(bank_geometry_for(1, 3, 32, 0, &g), -1);
     ck_assert_int_eq(bank_geometry_for(0, 0, 32, 0, &g), -1);
@@ -416,6 +449,7 @@ Suite *bank_suite(void)
     tcase_add_test(tc, test_64bit_stride2);
     tcase_add_test(tc, test_128bit_consecutive);
     tcase_add_test(tc, test_kepler_eight_byte);
+    tcase_add_test(tc, test_kepler_four_byte_rows);
     tcase_add_test(tc, test_wide_load_pairs);
     tcase_add_test(tc, test_atomics_on_one_word);
     tcase_add_test(tc, test_geometry_rejects);

@@ -327,7 +327,7 @@ START_TEST(test_usage)
     static const char *const options[] = {"--solutions", "--lib", "--build-dir", "--json",
                                           "--timeout", "--repeats", "--device", "--seed",
                                           "--no-counters", "--verbose", "--list", "--help",
-                                          "--measure"};
+                                          "--measure", "--gpu kepler"};
     for (size_t i = 0; i < sizeof options / sizeof options[0]; i++)
         ck_assert_msg(strstr(buf, options[i]) != NULL, "usage does not mention %s", options[i]);
     free(buf);
@@ -356,6 +356,30 @@ START_TEST(test_measure_option)
 }
 END_TEST
 
+/* --gpu kepler: graded by the emulator as the course's K40; nothing else is a GPU it knows,
+   and it measures by the emulator alone, here. */
+START_TEST(test_gpu_option)
+{
+    ck_assert_ptr_null(parse0()->o.grade.gpu);
+    parsed q = PARSE("--gpu", "kepler", "lab1");
+    ck_assert_int_eq(q.rc, 0);
+    ck_assert_str_eq(q.o.grade.gpu, "kepler");
+    ck_assert_int_eq(q.o.measure, MEASURE_MODE_EMULATOR);
+    ck_assert_int_eq(q.o.grade.measure, MEASURE_MODE_EMULATOR);
+    q = PARSE("--gpu", "kepler", "--measure", "emulator", "lab1");
+    ck_assert_int_eq(q.rc, 0);
+    q = PARSE("--gpu", "fermi", "lab1");
+    ck_assert_int_eq(q.rc, EXIT_USAGE);
+    ck_assert_ptr_nonnull(strstr(q.err, "--gpu wants kepler (the course's Tesla K40, graded by the emulator), not 'fermi'"));
+    q = PARSE("--gpu", "kepler", "--measure", "trace", "lab1");
+    ck_assert_int_eq(q.rc, EXIT_USAGE);
+    ck_assert_ptr_nonnull(strstr(q.err, "excludes --measure trace and counters"));
+    q = PARSE("--gpu", "kepler", "--meter-socket", "/tmp/s", "lab1");
+    ck_assert_int_eq(q.rc, EXIT_USAGE);
+    ck_assert_ptr_nonnull(strstr(q.err, "takes no --meter-socket"));
+}
+END_TEST
+
 Suite *cli_suite(void)
 {
     Suite *s = suite_create("cli");
@@ -376,6 +400,7 @@ Suite *cli_suite(void)
     tcase_add_test(tc, test_lab_find);
     tcase_add_test(tc, test_usage);
     tcase_add_test(tc, test_measure_option);
+    tcase_add_test(tc, test_gpu_option);
     suite_add_tcase(s, tc);
     return s;
 }

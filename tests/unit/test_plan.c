@@ -47,7 +47,7 @@ static void setup(void)
     l->param_bytes = 8;
     uint64_t out = FAKE_BUFFER(0);
     memcpy(l->params, &out, 8);
-    l->max_dynamic_shared = l->carveout = REC_ATTR_UNSET;
+    l->max_dynamic_shared = l->carveout = l->smem_config = REC_ATTR_UNSET;
     b = a;
     b.repeat = 1;
 }
@@ -110,6 +110,27 @@ START_TEST(test_foreign_pointer)
 {
     set_pointer(&a.launches[0], 0, 0x7f1234567000ull);
     REFUSED_WITH("none of the buffers");
+}
+END_TEST
+
+/* Kepler's bank mode: recorded with the launch (the emulated K40's banks), a value the
+   runtime has and no other, the same in both calls. */
+START_TEST(test_bank_size_recorded)
+{
+    ck_assert_int_eq(validate(), 0);
+    ck_assert_int_eq(plan.launches[0].smem_config, REC_ATTR_UNSET);
+    a.launches[0].smem_config = 1; /* cudaSharedMemBankSizeFourByte */
+    ck_assert_int_eq(validate(), 0);
+    ck_assert_int_eq(plan.launches[0].smem_config, 1);
+    a.launches[0].smem_config = 7;
+    REFUSED_WITH("a shared-memory bank size of 7");
+    a.launches[0].smem_config = 2;
+    b = a;
+    b.repeat = 1;
+    b.launches[0].smem_config = REC_ATTR_UNSET; /* the second call's launch set none */
+    ck_assert_int_eq(plan_from_records(&lab1_def, &lab1_def.kernels[0], &img, &spec, &a, &b,
+                                       &plan, why, sizeof why), -1);
+    ck_assert_msg(strstr(why, "launched differently"), "message: %s", why);
 }
 END_TEST
 
@@ -296,6 +317,7 @@ Suite *plan_suite(void)
     tcase_add_test(tc, test_pointer_to_another_buffer_index);
     tcase_add_test(tc, test_foreign_pointer);
     tcase_add_test(tc, test_foreign_kernel);
+    tcase_add_test(tc, test_bank_size_recorded);
     tcase_add_test(tc, test_unterminated_kernel_name);
     tcase_add_test(tc, test_block_too_large);
     tcase_add_test(tc, test_grid_over_the_labs_limit);

@@ -49,6 +49,53 @@ START_TEST(test_measured_table)
 }
 END_TEST
 
+/*
+ * The course's Kepler K40 (compute capability 3.5, docs/lab4.md#kepler): the labs'
+ * kernels in each bank mode, worked out by hand from the CUDA Programming Guide's rules
+ * for 3.x (8-byte mode: bank = (byte / 8) % 32; 4-byte mode: words i and i + 32 of a
+ * 64-word segment share a bank's 8-byte row). The course notes' nvprof figures
+ * (shared transactions a request) are beside each: 16 for the square column, 8 for the
+ * rectangle's [BDIMX][BDIMY] column and irow/icol read, 1.0 with one pad column on the
+ * square (the 4-byte mode's figure; the 8-byte mode needs two).
+ */
+static const struct {
+    const char *what;
+    int eight_byte;
+    tile_order order;
+    int pitch, bdimx, bdimy;
+    long wavefronts, requests;
+} kepler[] = {
+    {"8-byte, square row (notes: 1)", 1, TILE_ROW, 32, 32, 32, 32, 32},
+    {"8-byte, square column (notes: 16)", 1, TILE_COL, 32, 32, 32, 512, 32},
+    {"8-byte, square column, pitch 33: odd columns 2-way", 1, TILE_COL, 33, 32, 32, 48, 32},
+    {"8-byte, square column, pitch 34", 1, TILE_COL, 34, 32, 32, 32, 32},
+    {"8-byte, rectangle row (notes: 1)", 1, TILE_ROW, 32, 32, 16, 16, 16},
+    {"8-byte, rectangle [BDIMX][BDIMY] column (notes: 8)", 1, TILE_COL, 16, 32, 16, 128, 16},
+    {"8-byte, rectangle irow/icol (notes: 8)", 1, TILE_TRANSPOSED, 32, 32, 16, 128, 16},
+    {"8-byte, rectangle irow/icol, pitch 33: 2-way", 1, TILE_TRANSPOSED, 33, 32, 16, 32, 16},
+    {"8-byte, rectangle irow/icol, pitch 34 (notes: 1)", 1, TILE_TRANSPOSED, 34, 32, 16, 16, 16},
+    {"4-byte, square row", 0, TILE_ROW, 32, 32, 32, 32, 32},
+    {"4-byte, square column: rows of 2 words, 16-way", 0, TILE_COL, 32, 32, 32, 512, 32},
+    {"4-byte, square column, pitch 33 (notes: 1.0)", 0, TILE_COL, 33, 32, 32, 32, 32},
+    {"4-byte, rectangle [BDIMX][BDIMY] column", 0, TILE_COL, 16, 32, 16, 128, 16},
+    {"4-byte, rectangle irow/icol", 0, TILE_TRANSPOSED, 32, 32, 16, 128, 16},
+    {"4-byte, rectangle irow/icol, pitch 34", 0, TILE_TRANSPOSED, 34, 32, 16, 16, 16},
+};
+
+START_TEST(test_kepler_table)
+{
+    bank_geometry g;
+    smem_cost c;
+    ck_assert_int_eq(bank_geometry_for(3, 5, 32, kepler[_i].eight_byte, &g), 0);
+    tile_access a = {.order = kepler[_i].order, .pitch = kepler[_i].pitch};
+    ck_assert_int_eq(tile_model_cost(&g, &a, kepler[_i].bdimx, kepler[_i].bdimy, 4, 1, &c), 0);
+    ck_assert_msg(c.wavefronts == kepler[_i].wavefronts && c.requests == kepler[_i].requests,
+                  "K40 %s: model %ld/%ld, by hand %ld/%ld", kepler[_i].what, c.wavefronts,
+                  c.requests, kepler[_i].wavefronts, kepler[_i].requests);
+    ck_assert_int_eq(c.ideal, c.requests); /* 128 bytes a warp: one of Kepler's 256-byte passes */
+}
+END_TEST
+
 START_TEST(test_degree)
 {
     bank_geometry g = h100();
@@ -242,11 +289,53 @@ START_TEST(test_lab_tables)
 }
 END_TEST
 
+/* The padded exercises ask for the least pad that makes the read conflict-free
+   (tile_spec.pad_free): their tables' pitches are what that is on today's banks, and the
+   K40 needs two columns in its 8-byte mode, one in its 4-byte mode on the square tile. */
+START_TEST(test_least_pad)
+{
+    static const struct {
+        const char *lab, *kernel;
+        int today, kepler8, kepler4;
+    } want[] = {
+        {"lab3", "setRowReadColPad", 33, 34, 33}, {"lab3", "setRowReadColDynPad", 33, 34, 33},
+        {"lab4", "setRowReadColPad", 34, 34, 34}, {"lab4", "setRowReadColDynPad", 34, 34, 34},
+        {"lab4", "setRowReadCol", 32, 32, 32}, /* not padded: its own pitch everywhere */
+    };
+    bank_geometry today = h100(), k8, k4;
+    ck_assert_int_eq(bank_geometry_for(3, 5, 32, 1, &k8), 0);
+    ck_assert_int_eq(bank_geometry_for(3, 5, 32, 0, &k4), 0);
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        const lab_def *lab = lab_find(want[i].lab);
+        const lab_kernel *k = NULL;
+        for (int j = 0; j < lab->n_kernels; j++)
+            if (strcmp(lab->kernels[j].name, want[i].kernel) == 0)
+                k = &lab->kernels[j];
+        ck_assert_ptr_nonnull(k);
+        tile_spec t;
+        tile_spec_on(lab, k, &today, &t);
+        ck_assert_int_eq(t.load.pitch, want[i].today);
+        ck_assert_int_eq(t.load.pitch, k->tile.load.pitch); /* the table says today's */
+        tile_spec_on(lab, k, &k8, &t);
+        ck_assert_int_eq(t.load.pitch, want[i].kepler8);
+        ck_assert_int_eq(t.store.pitch, want[i].kepler8);
+        tile_spec_on(lab, k, &k4, &t);
+        ck_assert_int_eq(t.load.pitch, want[i].kepler4);
+    }
+    /* a read no pad fixes has none */
+    tile_access row = {.order = TILE_ROW, .pitch = 32};
+    ck_assert_int_eq(tile_least_pad(&today, &row, 32, 32, 4), 1); /* any pad: rows stay free */
+    tile_access bcast = {.order = TILE_LINEAR, .pitch = 32, .arg = {0, 64, 1}};
+    ck_assert_int_eq(tile_least_pad(&today, &bcast, 32, 32, 4), 0);
+}
+END_TEST
+
 Suite *tile_model_suite(void)
 {
     Suite *s = suite_create("tile_model");
     TCase *tc = tcase_create("model");
     tcase_add_loop_test(tc, test_measured_table, 0, (int)(sizeof measured / sizeof measured[0]));
+    tcase_add_loop_test(tc, test_kepler_table, 0, (int)(sizeof kepler / sizeof kepler[0]));
     tcase_add_test(tc, test_degree);
     tcase_add_test(tc, test_tile_offset);
     tcase_add_test(tc, test_warp_access);
@@ -255,6 +344,7 @@ Suite *tile_model_suite(void)
     tcase_add_test(tc, test_bad_sizes);
     tcase_add_test(tc, test_order_name);
     tcase_add_loop_test(tc, test_lab_tables, 0, (int)(sizeof lab_costs / sizeof lab_costs[0]));
+    tcase_add_test(tc, test_least_pad);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -558,6 +558,11 @@ trace_analyzer *trace_analyzer_new(const bank_geometry *g)
     return a;
 }
 
+void trace_analyzer_geometry(trace_analyzer *a, const bank_geometry *g)
+{
+    a->g = *g;
+}
+
 void trace_analyzer_free(trace_analyzer *a)
 {
     if (!a)

@@ -127,6 +127,9 @@ void trace_summary_free(trace_summary *s);
  */
 typedef struct trace_analyzer trace_analyzer;
 trace_analyzer *trace_analyzer_new(const bank_geometry *g);
+/* The banks the records added from now on are served by (a launch of another bank mode:
+   the emulated Kepler's). */
+void trace_analyzer_geometry(trace_analyzer *a, const bank_geometry *g);
 int trace_analyzer_add(trace_analyzer *a, const trace_record *r, char *why, size_t why_size);
 int trace_analyzer_finish(trace_analyzer *a, trace_summary *out, char *why, size_t why_size);
 void trace_analyzer_free(trace_analyzer *a);

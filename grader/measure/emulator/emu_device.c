@@ -60,7 +60,10 @@ static struct {
         char array[DEV_NAME_BYTES];
     } oob;
     long oob_count;
-} E = {.budget = EMU_DEFAULT_BUDGET, .last_kernel = -1};
+    const emu_gpu *as;        /* the GPU graded as (--gpu), or NULL */
+    bank_geometry banks;      /* the last launch's (set by emu_device_as and each launch) */
+} E = {.budget = EMU_DEFAULT_BUDGET, .last_kernel = -1,
+       .banks = {.banks = 32, .bank_bytes = 4, .warp_size = 32, .row_bytes = 4}};
 
 /* A global address this far from every buffer is no overrun of one (a wild pointer). */
 #define FAULT_NEAR_BYTES (UINT64_C(64) << 20)
@@ -419,6 +422,27 @@ static void print_stdout(void *ctx, const char *text, size_t len)
     fwrite(text, 1, len, stdout);
 }
 
+/* On an older GPU (--gpu): the launch's banks, and whether the GPU runs the kernel at all
+   (the first instruction it lacks, named with its line). */
+static int runs_on_gpu(const emu_program *p, const plan_launch *l)
+{
+    emu_newer n;
+    if (!E.as)
+        return 1;
+    emu_gpu_banks(E.as, l->smem_config, &E.banks);
+    int sm = E.as->major * 10 + E.as->minor;
+    if (emu_kernel_newer(p->module, p->kernel_of[l->kernel], sm, &n) != 1)
+        return 1;
+    const char *base = n.file ? strrchr(n.file, '/') : NULL;
+    char at[160] = "";
+    if (n.file)
+        snprintf(at, sizeof at, " (%s:%d)", base ? base + 1 : n.file, n.line);
+    snprintf(E.why, sizeof E.why, "not graded: %s %s (sm_%d) cannot run this kernel: it uses "
+             "`%s`%s, which needs sm_%d", E.as->whose, E.as->name, sm, n.text, at, n.sm);
+    E.worded = cudaErrorNotSupported;
+    return 0;
+}
+
 static cudaError_t replay_one(const emu_program *p, const plan_launch *l, void *const bufs[])
 {
     unsigned char params[REC_MAX_PARAM_BYTES];
@@ -428,7 +452,7 @@ static cudaError_t replay_one(const emu_program *p, const plan_launch *l, void *
         uint64_t v = to_addr(bufs[l->relocs[i].buffer]) + l->relocs[i].delta;
         memcpy(params + l->relocs[i].offset, &v, sizeof v);
     }
-    if (!launch_allowed(p, l))
+    if (!launch_allowed(p, l) || !runs_on_gpu(p, l))
         return E.worded;
     emu_launch launch = {.kernel = p->kernel_of[l->kernel], .dynamic_shared = l->shared_bytes,
                          .params = params, .param_bytes = l->param_bytes,
@@ -561,6 +585,25 @@ const device_ops device_emulator = {
     .fill = emu_fill_, .diff = emu_diff_, .conv = emu_conv_, .matmul = emu_matmul_,
     .guard = emu_guard_,
 };
+
+void emu_device_as(const emu_gpu *g)
+{
+    E.as = g;
+    if (g)
+        emu_gpu_banks(g, REC_ATTR_UNSET, &E.banks);
+    else
+        bank_geometry_for(9, 0, 32, 0, &E.banks);
+}
+
+const emu_gpu *emu_device_gpu(void)
+{
+    return E.as;
+}
+
+void emu_device_banks(bank_geometry *out)
+{
+    *out = E.banks;
+}
 
 void emu_device_record(const emu_sink *sink)
 {

@@ -12,6 +12,7 @@
 #include "../../run/module.h"
 #include "../measure.h"
 #include "../../ptx/emu.h"
+#include "emu_gpu.h"
 
 extern const device_ops device_emulator;
 
@@ -32,6 +33,14 @@ int emu_device_take_sync(const emu_module *m, int kernel, emu_sync_error *out, i
    or 0; forgotten either way. */
 int emu_device_take_oob(const emu_module *m, int kernel, emu_oob *out, char array[16],
                         long *count);
+/* From now on the device is g (emu_gpu.h; NULL: the kit's own sm_90 with 4-byte banks):
+   each launch runs on g's banks in the mode its launcher asked for, and a kernel that
+   reaches an instruction g lacks is not run ("not graded: ..."). */
+void emu_device_as(const emu_gpu *g);
+const emu_gpu *emu_device_gpu(void);
+/* The banks the last launch ran on (what the meter counts its accesses by). */
+void emu_device_banks(bank_geometry *out);
+
 /* The module and kernel of the last launch (for source lines); 0, or -1 when none. */
 int emu_device_last_launch(const emu_module **m, int *kernel, const char **name);
 

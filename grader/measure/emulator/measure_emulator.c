@@ -54,6 +54,7 @@ typedef struct emu_meter {
     long sync_count;
     trace_oob oob; /* the measured launches' first access out of bounds */
     long oob_count;
+    int banks_of;  /* the launch (emu_device_launches) whose banks the analyzer counts by */
 } emu_meter;
 
 static emu_meter meter;
@@ -110,6 +111,13 @@ static void on_shared(void *ctx, const emu_shared_record *r)
     trace_record x;
     memcpy(&x, r, sizeof x);
     x.block |= launch_bits();
+    if (m->banks_of != emu_device_launches()) { /* a launch of its own bank mode (Kepler) */
+        bank_geometry g;
+        emu_device_banks(&g);
+        m->banks_of = emu_device_launches();
+        if (m->analyzer)
+            trace_analyzer_geometry(m->analyzer, &g);
+    }
     if (!m->failed && trace_analyzer_add(m->analyzer, &x, m->why, sizeof m->why) != 0)
         m->failed = 1;
 }
@@ -320,7 +328,9 @@ static measure_status emu_measure(measure_backend *self, void (*launch)(void *),
     m->n_sync = 0;
     m->sync_count = 0;
     m->oob_count = 0;
-    bank_geometry_for(9, 0, 32, 0, &g); /* 32 banks of 4 bytes, as on every GPU the kit grades */
+    emu_device_banks(&g); /* 32 banks of 4 bytes as on every GPU the kit runs on, or the
+                             GPU graded as (--gpu: each launch its own, on_shared) */
+    m->banks_of = 0;
     if (!(m->analyzer = trace_analyzer_new(&g))) {
         snprintf(why, n, "out of memory starting the analysis");
         return MEASURE_ERROR;

@@ -364,6 +364,62 @@ START_TEST(test_ptx_module)
 }
 END_TEST
 
+/* The oldest GPU each instruction needs (ptx_target.c, the PTX ISA's target notes), and
+   the first one a kernel reaches past a target, in its own code or a function it calls. */
+static const char target_ptx[] = HEAD
+    ".func (.param .b32 r) helper(.param .b32 a)\n{\n  .reg .b32 %r<3>;\n  .reg .pred %p<2>;\n"
+    "  ld.param.u32 %r1, [a];\n"
+    "  elect.sync %r2|%p1, -1;\n"
+    "  st.param.b32 [r], %r2;\n  ret;\n}\n"
+    ".visible .entry k(.param .u64 p)\n{\n  .reg .b32 %r<9>;\n  .reg .b64 %rd<4>;\n"
+    "  .reg .f64 %fd<3>;\n  .reg .b16 %h<3>;\n"
+    "  .loc 1 7 0\n"
+    "  ld.param.u64 %rd1, [p];\n"                          /* 0: 20 */
+    "  shfl.sync.bfly.b32 %r1, %r2, 1, 31, -1;\n"           /* 1: 30 */
+    "  bar.warp.sync -1;\n"                                 /* 2: 30 */
+    "  shf.l.wrap.b32 %r3, %r1, %r2, 3;\n"                  /* 3: 32 */
+    "  ld.global.nc.u32 %r4, [%rd1];\n"                     /* 4: 20 */
+    "  atom.global.add.u32 %r5, [%rd1], 1;\n"               /* 5: 20 */
+    "  atom.global.add.f64 %fd1, [%rd1], %fd2;\n"           /* 6: 60 */
+    "  atom.relaxed.gpu.global.add.u32 %r5, [%rd1], 1;\n"   /* 7: 70 */
+    "  lop3.b32 %r6, %r1, %r2, %r3, 0x96;\n"                /* 8: 50 */
+    "  match.any.sync.b32 %r7, %r1, -1;\n"                  /* 9: 70 */
+    "  add.rn.f16 %h1, %h2, %h2;\n"                         /* 10: 53 */
+    "  max.f16 %h1, %h2, %h2;\n"                            /* 11: 80 */
+    "  membar.gl;\n"                                        /* 12: 20 */
+    "  fence.acq_rel.gpu;\n"                                /* 13: 70 */
+    "  .loc 1 9 0\n"
+    "  { .param .b32 a0; .param .b32 r0;\n"
+    "    st.param.b32 [a0], %r1;\n"
+    "    call.uni (r0), helper, (a0);\n"
+    "    ld.param.b32 %r8, [r0]; }\n"
+    "  ret;\n}\n"
+    ".file 1 \"lab8.cu\"\n";
+
+START_TEST(test_target_notes)
+{
+    static const int want[] = {20, 30, 30, 32, 20, 20, 60, 70, 50, 70, 53, 80, 20, 70};
+    ptx_module *m;
+    char why[256];
+    ck_assert_msg(ptx_parse(target_ptx, strlen(target_ptx), &m, why, sizeof why) == 0, "%s", why);
+    const ptx_func *f = &m->funcs[ptx_find_func(m, "k")];
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+        ck_assert_msg(ptx_instr_sm(&f->code[i]) == want[i], "`%s`: sm_%d, the PTX ISA says sm_%d",
+                      ptx_instr_text(&f->code[i]), ptx_instr_sm(&f->code[i]), want[i]);
+    emu_newer n;
+    ck_assert_int_eq(emu_newer_in(m, ptx_find_func(m, "k"), 35, &n), 1);
+    ck_assert_str_eq(n.text, "atom.global.add.f64"); /* the kernel's own first */
+    ck_assert_int_eq(n.sm, 60);
+    ck_assert_int_eq(n.line, 7);
+    ck_assert_str_eq(n.file, "lab8.cu");
+    ck_assert_int_eq(emu_newer_in(m, ptx_find_func(m, "k"), 80, &n), 1);
+    ck_assert_str_eq(n.text, "elect.sync"); /* in the function it calls */
+    ck_assert_int_eq(n.sm, 90);
+    ck_assert_int_eq(emu_newer_in(m, ptx_find_func(m, "k"), 90, &n), 0);
+    ptx_free(m);
+}
+END_TEST
+
 Suite *emu_parse_suite(void)
 {
     Suite *s = suite_create("emu_parse");
@@ -382,6 +438,7 @@ Suite *emu_parse_suite(void)
     tcase_add_test(tc, test_hostile_sizes);
     tcase_add_test(tc, test_clocks);
     tcase_add_test(tc, test_ptx_module);
+    tcase_add_test(tc, test_target_notes);
     suite_add_tcase(s, tc);
     return s;
 }
