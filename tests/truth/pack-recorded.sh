@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # pack-recorded.sh BUILD [DEST] - what make check-truth-gpu recorded on this card in
-# one tarball, DEST/truth-CARD.tar.gz (DEST: BUILD/truth-recorded unless given; CARD:
-# card-name.sh's), holding tests/truth/CARD-ncu.tsv, -idioms.tsv, -global.tsv,
-# -labs.tsv and sync-verdicts.tsv as check-truth.sh and check-labs.sh wrote them,
+# one tarball, DEST/truth-CARD.tar.gz (truth-CARD-PART.tar.gz for a run of one part,
+# TRUTH_ONLY=PART; DEST: BUILD/truth-recorded unless given; CARD: card-name.sh's),
+# holding tests/truth/CARD-ncu.tsv, -idioms.tsv, -global.tsv, -labs.tsv and
+# sync-verdicts.tsv as check-truth.sh and check-labs.sh wrote them,
 # beside the two scripts' output (check-truth-CARD.log, check-labs-CARD.log: every
 # documented difference with what this card counted). Installed at the kit's
 # root: tar -xzf truth-CARD.tar.gz, then make check holds the emulator to it too.
@@ -21,5 +22,7 @@ if [ -z "$files" ]; then
     echo "pack-recorded: nothing was recorded in $rec (the run stopped before Nsight Compute; its output: $dest)" >&2
     exit 1
 fi
-tar -C "$rec" -czf "$dest/truth-$card.tar.gz" $files || exit 1
-echo "pack-recorded: $dest/truth-$card.tar.gz holds $(echo $files); install it at the kit's root: tar -xzf truth-$card.tar.gz"
+# a run of one part (TRUTH_ONLY) packs that part's files alone, under its own name
+tarball=truth-$card${TRUTH_ONLY:+-$TRUTH_ONLY}.tar.gz
+tar -C "$rec" -czf "$dest/$tarball" $files || exit 1
+echo "pack-recorded: $dest/$tarball holds $(echo $files); install it at the kit's root: tar -xzf $tarball"
