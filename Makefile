@@ -260,9 +260,12 @@ $(FAKE_CUDART): $(BUILD)/record/fake_cudart.o $(BUILD)/record/fake_standins.c gr
 	    -o $@ -Wl,-soname,libcudart.so.13 -Wl,--version-script=grader/record/fake_cudart.map
 
 # The build jail: plain C, nothing to link. Beside it, smemlab-jail-bin/as is
-# the jail again: the assembler guard the host compiler finds first (-B).
+# the jail again: the assembler guard the host compiler finds first (-B). It is
+# its folder's objects alone (it calls nothing else of the grader), not the
+# archive's program: make labN builds the jail and the lab, and no grader.
+JAIL_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(filter grader/jail/%,$(GRADER_C)))
 $(BUILD_JAIL): $(BUILD_JAIL).linked ;
-$(BUILD_JAIL).linked: $(call program,$(BUILD)/obj/grader/jail/main.o) $$(if $$(wildcard $(BUILD_JAIL)),,FORCE)
+$(BUILD_JAIL).linked: $(JAIL_OBJ) $$(if $$(wildcard $(BUILD_JAIL)),,FORCE)
 	$(call step,LINK,$(@:.linked=))$(call relink,$(CC) $(C_ALL) $(filter-out FORCE,$^))
 	@mkdir -p $(BUILD)/smemlab-jail-bin && ln -sfn ../smemlab-build-jail $(BUILD)/smemlab-jail-bin/as
 
@@ -316,7 +319,7 @@ $(BUILD)/solutions/$(1).so: $(call lab_src,$(1),solutions) $(SUPPORT_OBJ) common
 	@mkdir -p $$(@D)
 	$$(call step,NVCC,$$< -> $$@ (in the build jail))$$(call lab_lib,$$(NVCC_ALL),$$<,$$@)
 .PHONY: $(1)
-$(1): $(BUILD)/$(1).so $(STAMP_GRADER)
+$(1): $(BUILD)/$(1).so
 	@echo $(1) > $(BUILD)/last-lab
 	@echo "Built $(1). Grade it with: make grade"
 endef

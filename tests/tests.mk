@@ -296,16 +296,31 @@ $(SYNC_EMULATE).linked: $(call program,$(BUILD)/obj/tests/truth/sync-emulate.o) 
 	$(call step,LINK,$(@:.linked=))$(call relink,$(CC) $(C_ALL) $(filter-out FORCE,$^) $(LDLIBS_CUDA))
 
 # make check: the same corpus graded by the emulator, against what Nsight Compute
-# measured on an H100 (tests/truth/h100-ncu.tsv): no GPU needed.
+# measured on every card recorded (tests/truth/CARD-ncu.tsv, h100, ...): no GPU needed.
 .PHONY: check-truth check-truth-gpu
 # Every part is built by its own make lab-lib, many at once: what they share
 # (the jail, support.o) is built here first, once (on a fresh clone the parts
 # would each build it at the same moment).
 check-truth: $(GRADER_ALL) $(BUILD_JAIL) $(SUPPORT_OBJ) $(SYNC_EMULATE)
 	NVCC="$(NVCC)" LAB_LIB_CACHE=$(LAB_CACHE) TEST_ARCH='$(TEST_ARCH)' bash tests/truth/check-truth.sh $(BUILD) $(GRADER)
+# On a GPU: both, whatever the first says, then what the card measured packed as one
+# tarball to install (tests/truth/pack-recorded.sh): TRUTH_OUT=DIR puts it there
+# (default build/truth-recorded), as truth-CARD.tar.gz beside the runs' output.
+# TRUTH_ONLY=main|idioms|global|sync runs that corpus alone, TRUTH_ONLY=labs labs 7
+# and 8 alone (truth-CARD-PART.tar.gz): a run in parts, each tarball its part's files.
 check-truth-gpu: $(GRADER_ALL) $(TRACE) $(BUILD_JAIL) $(SUPPORT_OBJ) $(BUILD)/tests/truth-run $(SYNC_EMULATE)
-	NVCC="$(NVCC)" bash tests/truth/check-truth.sh $(BUILD) $(GRADER) gpu
-	$(MAKE) --no-print-directory check-truth-labs-gpu
+	@rm -rf $(BUILD)/truth-logs && mkdir -p $(BUILD)/truth-logs
+	truth=0; labs=0; \
+	if [ "$(TRUTH_ONLY)" != labs ]; then \
+	    NVCC="$(NVCC)" bash tests/truth/check-truth.sh $(BUILD) $(GRADER) gpu 2>&1 | tee $(BUILD)/truth-logs/check-truth.log; \
+	    truth=$${PIPESTATUS[0]}; \
+	else rm -rf $(BUILD)/truth; fi; \
+	if [ -z "$(TRUTH_ONLY)" ] || [ "$(TRUTH_ONLY)" = labs ]; then \
+	    $(MAKE) --no-print-directory check-truth-labs-gpu 2>&1 | tee $(BUILD)/truth-logs/check-labs.log; \
+	    labs=$${PIPESTATUS[0]}; \
+	fi; \
+	bash tests/truth/pack-recorded.sh $(BUILD) $(TRUTH_OUT); \
+	[ $$truth = 0 ] && [ $$labs = 0 ] || { echo "make check-truth-gpu: failed (check-truth $$truth, check-labs $$labs)"; exit 1; }
 # Labs 7 and 8's solutions and planted variants against ncu (tests/truth/check-labs.sh):
 # each kernel the trace and the emulator graded, profiled at the size each measured.
 .PHONY: check-truth-labs-gpu

@@ -60,17 +60,33 @@ if [ "$RC" -eq 0 ]; then ok "make deps"; else not_ok "make deps (exit $RC)"; fi
 mk lab1 NVCC_ARCH=-arch=sm_75
 cp "$TMP/out" "$TMP/lab1.out"
 if [ "$RC" -eq 0 ] && [ -f "$KIT/build/lab1.so" ]; then ok "make lab1"; else not_ok "make lab1 (exit $RC)"; fi
-if grep -qE '^  grader +[0-9]+ C files' "$TMP/lab1.out" && ! grep -qE '^  (CC|LINK) ' "$TMP/lab1.out"; then
-    ok "make lab1 in a fresh kit: one line a stage ($(wc -l <"$TMP/lab1.out") lines)"
+# make lab1 builds the jail and the lab, not the grader (make grade builds it)
+if grep -qE '^  jail +[0-9]+ C files' "$TMP/lab1.out" && ! grep -qE '^  (CC|LINK) |^  grader ' "$TMP/lab1.out"; then
+    ok "make lab1 in a fresh kit: one line a stage, no grader ($(wc -l <"$TMP/lab1.out") lines)"
 else
-    not_ok "make lab1 in a fresh kit prints a line a file, or no stage line"; cat "$TMP/lab1.out"
+    not_ok "make lab1 in a fresh kit prints a line a file, builds the grader, or no stage line"; cat "$TMP/lab1.out"
 fi
 mk grade
+if grep -qE '^  grader +[0-9]+ C files' "$TMP/out" && ! grep -qE '^  (CC|LINK) ' "$TMP/out"; then
+    ok "make grade in a fresh kit builds the grader, one line"
+else
+    not_ok "make grade in a fresh kit prints a line a file, or no grader stage line"
+fi
 if [ "$RC" -eq 2 ] && grep -qE "grade\] Error (1|3)$" "$TMP/out" && grep -qF "== lab1" "$TMP/out"; then
     ok "make grade grades lab1 and ends with the grader's status ($(grep -oE 'Error [0-9]+$' "$TMP/out"))"
 else
     not_ok "make grade (exit $RC)"
 fi
+cp "$TMP/out" "$TMP/grade.out"
+# The pages' make grade GPU=kepler (docs/lab1.md#exercise): the course's K40, by the
+# emulator, on any machine; the skeleton fails its checks there too (status 1)
+mk grade GPU=kepler
+if [ "$RC" -eq 2 ] && grep -qE "grade\] Error 1$" "$TMP/out" && grep -qF "as the course's Tesla K40" "$TMP/out"; then
+    ok "make grade GPU=kepler grades lab1 as the course's K40 (the skeleton fails: Error 1)"
+else
+    not_ok "make grade GPU=kepler (exit $RC)"
+fi
+cp "$TMP/grade.out" "$TMP/out"
 total=$(($(wc -l <"$TMP/lab1.out") + $(wc -l <"$TMP/out")))
 report_end=$(grep -v -e '^make: \*\*\*' -e '^smemlab-grade exited with status' "$TMP/out" | tail -n1)
 if [ "$total" -le 25 ] && { [ "${report_end#Next: }" != "$report_end" ] || grep -q "not graded" "$TMP/out"; }; then

@@ -117,7 +117,7 @@ fi
 # it read, and correct kernels lose their conflict checks (check-gpu-batch did,
 # on a fresh GPU machine). A stand-in sanitizer.h makes the backend buildable.
 mkdir -p "$TMP/sanitizer/include" && : >"$TMP/sanitizer/include/sanitizer.h"
-gpu_targets="grade lab3 check-gpu-batch bench-batch check-truth-gpu"
+gpu_targets="grade check-gpu-batch bench-batch check-truth-gpu"
 # the student kit has no solutions/: there check-gpu and bench-loops only say so
 [ -d "$ROOT/solutions" ] && gpu_targets="$gpu_targets check-gpu bench-loops"
 for target in $gpu_targets; do
@@ -128,6 +128,18 @@ for target in $gpu_targets; do
         failed=$((failed + 1)); echo "FAIL: make $target grades without building the trace backend"
     fi
 done
+
+# make labN builds what a student's edit needs, the jail and the lab, and nothing of
+# the grader, which make grade builds (issue 41: a clean make lab3 in <= 5 s)
+plan=$(env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS make -n --no-print-directory -C "$ROOT" BUILD="$B" \
+    SANITIZER_HOME="$TMP/sanitizer" lab3 2>/dev/null)
+if grep -q "smemlab-build-jail" <<<"$plan" && grep -q "lab3.cu" <<<"$plan" \
+    && ! grep -qE "libsmemlab\.a|smemlab-grade|smemlab-record|trace-patches|grader/(base|cli|grade|ptx)/" <<<"$plan"; then
+    passed=$((passed + 1)); echo "ok: make lab3 builds the jail and the lab, and no grader"
+else
+    failed=$((failed + 1)); echo "FAIL: make lab3 builds the grader, or not the jail and the lab"
+    grep -E "libsmemlab|smemlab-grade|grader/" <<<"$plan" | head -n 5 | sed 's/^/  | /'
+fi
 
 # Targets that fan out to many `make lab-lib` at once build what those share
 # (the build jail, support.o) first, in the one make: on a fresh clone the

@@ -5,8 +5,8 @@
 # again at the size it measured (the trace's and the emulator's differ) by
 # truth-run under ncu, and compare-labs.py holds each grade's global loads and
 # stores, shared requests a block and shuffles to ncu's (the instrument's
-# differences: tests/truth/lab-differences.tsv). build/truth/labs.tsv: what ncu
-# measured, as tests/truth/h100-labs.tsv keeps it.
+# differences: tests/truth/lab-differences.tsv). What ncu measured is recorded as
+# build/truth/recorded/tests/truth/CARD-labs.tsv (CARD: card-name.sh's, h100, h200).
 set -u
 build=${1:?usage: check-labs.sh BUILD GRADER}
 grader=${2:?usage: check-labs.sh BUILD GRADER}
@@ -46,5 +46,9 @@ ncu --csv --metrics "$(python3 "$here/compare-labs.py" --metrics)" "$build/tests
 echo "check-labs: Nsight Compute profiled labs 7 and 8 (${#items[@]} libraries, 2 sizes) in $(( $(date +%s) - t0 )) s"
 args=()
 for b in $backends; do args+=("$b=$out/$b"); done
+card=$(bash "$here/card-name.sh") || exit 1
+rec=$build/truth/recorded/tests/truth
+mkdir -p "$rec" || exit 1
 python3 "$here/compare-labs.py" "$out/ncu.csv" "${args[@]}" --differences "$here/lab-differences.tsv" \
-    --write-fixture "$build/truth/labs.tsv"
+    --card "$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n1)" \
+    --write-fixture "$rec/$card-labs.tsv"

@@ -3,8 +3,12 @@
 # truth corpus (tests/truth/gen-corpus.py; docs/instructors.md#truth).
 #   gpu:     every part graded by each backend (counters, trace, emulator),
 #            and every kernel profiled by Nsight Compute (ncu) in the same run;
-#            build/truth/ncu.tsv is written in tests/truth/h100-ncu.tsv's format.
-#   no gpu:  every part graded by the emulator, against tests/truth/h100-ncu.tsv.
+#            what the card measured is written to build/truth/recorded/tests/truth/
+#            as CARD-ncu.tsv, CARD-idioms.tsv and CARD-global.tsv (CARD: the
+#            device's short name, card-name.sh: h100, h200), the files make check
+#            holds the emulator to once copied into tests/truth/.
+#   no gpu:  every part graded by the emulator, against every card's recorded
+#            figures (tests/truth/*-ncu.tsv, *-idioms.tsv, *-global.tsv).
 # TRUTH_SEED and TRUTH_COUNT choose another corpus (the seed is printed);
 # TRUTH_ONLY=main|idioms|global|sync|kepler runs that corpus alone (a fixture recorded anew).
 # kepler (no GPU only): the corpus graded as the course's Tesla K40 (--gpu kepler) in
@@ -21,6 +25,10 @@ seed=${TRUTH_SEED:-20261124}
 rm -rf "$out" && mkdir -p "$out" || exit 1
 only=${TRUTH_ONLY:-all}
 wants() { [ "$only" = all ] || [ "$only" = "$1" ]; }
+# stamp FILE: a recorded file's first line says which card, driver, ncu and commit
+stamp() { [ -f "$1" ] && { printf '# %s\n' "$made"; cat "$1"; } > "$1.tmp" && mv "$1.tmp" "$1"; }
+# each_card SUFFIX: every card's recorded file of that kind (tests/truth/CARD-SUFFIX)
+each_card() { for f in "$here"/*-"$1"; do [ -f "$f" ] && echo "$f"; done; }
 # One library a part, the kit's flags, as many at once as there are cores; the
 # emulator reads the compute_90 PTX alone, so no other architecture is built for it
 # (TEST_ARCH, tests/tests.mk; LAB_LIB_CACHE: the lab cache, as the kit's own builds).
@@ -28,6 +36,13 @@ arch=
 [ "$mode" = gpu ] || arch="NVCC_ARCH=${TEST_ARCH:--gencode arch=compute_90,code=[sm_90,compute_90]}"
 if [ "$mode" = gpu ]; then
     backends="counters trace emulator"
+    card=$(bash "$here/card-name.sh") || exit 1
+    rec=$out/recorded/tests/truth
+    mkdir -p "$rec" || exit 1
+    made="recorded by make check-truth-gpu on $(nvidia-smi --query-gpu=name,compute_cap,driver_version \
+        --format=csv,noheader 2>/dev/null | head -n1 | awk -F', ' '{ cc = $2; sub(/\./, "", cc)
+        printf "%s (sm_%s, driver %s)", $1, cc, $3 }'), Nsight Compute $(ncu --version 2>/dev/null | tail -n1 | sed 's/^Version //; s/ (.*//'),\
+ $(date -u +%F), commit $(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo unknown)"
 else
     backends="emulator"
 fi
@@ -112,10 +127,14 @@ if [ "$mode" = gpu ]; then
         incu+=(--ncu "$idi/ncu-$pass.csv")
     done
     python3 "$here/compare-idioms.py" "$idi/idioms.tsv" "${iargs[@]}" "${incu[@]}" \
-        --differences "$here/idiom-differences.tsv" --write-fixture "$out/idioms.tsv" || idioms_bad=1
+        --differences "$here/idiom-differences.tsv" --write-fixture "$rec/$card-idioms.tsv" || idioms_bad=1
+    stamp "$rec/$card-idioms.tsv"
 else
-    python3 "$here/compare-idioms.py" "$idi/idioms.tsv" "${iargs[@]}" --fixture "$here/h100-idioms.tsv" \
-        --differences "$here/idiom-differences.tsv" || idioms_bad=1
+    for fx in $(each_card idioms.tsv); do
+        echo "check-truth: the idioms against ${fx#$here/}"
+        python3 "$here/compare-idioms.py" "$idi/idioms.tsv" "${iargs[@]}" --fixture "$fx" \
+            --differences "$here/idiom-differences.tsv" || idioms_bad=1
+    done
 fi
 
 fi
@@ -152,10 +171,13 @@ if [ "$mode" = gpu ]; then
         gncu+=(--ncu "$glo/ncu-$pass.csv")
     done
     python3 "$here/compare-global.py" "$glo/global.tsv" "${gargs[@]}" "${gncu[@]}" \
-        --write-fixture "$out/global.tsv" || global_bad=1
+        --write-fixture "$rec/$card-global.tsv" || global_bad=1
+    stamp "$rec/$card-global.tsv"
 else
-    python3 "$here/compare-global.py" "$glo/global.tsv" "${gargs[@]}" \
-        --fixture "$here/h100-global.tsv" || global_bad=1
+    for fx in $(each_card global.tsv); do
+        echo "check-truth: the global accesses against ${fx#$here/}"
+        python3 "$here/compare-global.py" "$glo/global.tsv" "${gargs[@]}" --fixture "$fx" || global_bad=1
+    done
 fi
 
 fi
@@ -177,15 +199,24 @@ if [ "$mode" = gpu ]; then
         echo "check-truth: Nsight Compute profiled the corpus (pass $pass) in $(( $(date +%s) - t0 )) s"
         ncu_args+=(--ncu "$out/ncu-$pass.csv")
     done
-    # what an H100 measured before counts too, on an H100 alone
-    gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n1)
-    [ -n "$gpu" ] && head -n1 "$here/h100-ncu.tsv" | grep -qF "$gpu" && ncu_args+=(--fixture "$here/h100-ncu.tsv")
+    # what this kind of card measured before counts too, on that kind alone
+    [ -f "$here/$card-ncu.tsv" ] && ncu_args+=(--fixture "$here/$card-ncu.tsv")
     python3 "$here/compare-truth.py" "$out/corpus.tsv" "${args[@]}" "${ncu_args[@]}" \
-        --write-fixture "$out/ncu.tsv" --problems "$out/problems.txt" || exit 1
+        --write-fixture "$rec/$card-ncu.tsv" --problems "$out/problems.txt" || main_bad=1
+    stamp "$rec/$card-ncu.tsv"
 else
-    python3 "$here/compare-truth.py" "$out/corpus.tsv" "${args[@]}" --fixture "$here/h100-ncu.tsv" \
-        --problems "$out/problems.txt" || exit 1
+    for fx in $(each_card ncu.tsv); do
+        echo "check-truth: the corpus against ${fx#$here/}"
+        python3 "$here/compare-truth.py" "$out/corpus.tsv" "${args[@]}" --fixture "$fx" \
+            --problems "$out/problems-$(basename "$fx" .tsv).txt" || main_bad=1
+    done
 fi
+fi
+# card-name.sh's names and compare-labs.py's rule for the hardware's differences
+# (both used on a GPU), held here without one
+if [ "$mode" != gpu ] && wants main; then
+    python3 "$here/test-tools.py" > "$out/test-tools.txt" || { cat "$out/test-tools.txt"; main_bad=1; }
+    tail -n 1 "$out/test-tools.txt"
 fi
 if wants sync; then
 # The synchronisation corpus (tests/truth/gen-sync.py): the emulator's verdicts on
@@ -200,15 +231,16 @@ python3 "$here/gen-sync.py" "$syn" || exit 1
     echo "check-truth: the emulator could not run the sync corpus" >&2; exit 1; }
 if [ "$mode" = gpu ]; then
     bash "$here/sync-gpu.sh" "$syn" || sync_bad=1
-    cp "$syn/sync-verdicts.tsv" "$out/sync-verdicts.tsv"
+    cp "$syn/sync-verdicts.tsv" "$rec/sync-verdicts.tsv"
     python3 "$here/compare-sync.py" "$syn/sync-verdicts.tsv" "$syn/emulator.tsv" "$syn/sync.tsv" \
         "$here/sync-differences.tsv" --expected "$here/sync-verdicts.tsv" || sync_bad=1
-    echo "check-truth: what the checkers said is in $out/sync-verdicts.tsv: it replaces tests/truth/sync-verdicts.tsv"
+    echo "check-truth: what the checkers said is in $rec/sync-verdicts.tsv: it replaces tests/truth/sync-verdicts.tsv"
 else
     python3 "$here/compare-sync.py" "$here/sync-verdicts.tsv" "$syn/emulator.tsv" "$syn/sync.tsv" \
         "$here/sync-differences.tsv" || sync_bad=1
 fi
 fi
+[ -z "${main_bad:-}" ] || { echo "check-truth: the corpus differs from the hardware's (above)"; exit 1; }
 [ -z "${idioms_bad:-}" ] || { echo "check-truth: the idiom corpus differs (above)"; exit 1; }
 [ -z "${kepler_bad:-}" ] || { echo "check-truth: the corpus graded as the K40 differs from Kepler's banks (above)"; exit 1; }
 [ -z "${sync_bad:-}" ] || { echo "check-truth: the synchronisation corpus differs (above)"; exit 1; }
