@@ -50,6 +50,18 @@ typedef enum metric_id {
     METRIC_CONST_LD_ADDRESSES,
     METRIC_WATCH_LD_PLAIN,
     METRIC_WATCH_LD_NC,
+    /* Lab 10 too, the emulator alone: the lanes the constant loads served, those loads
+       that read a slice of the array (8 lanes or more, distinct words evenly spaced: a
+       copy, not a lookup by key), the warps of the measured launches that stored to
+       global memory, and of them those that made no constant load (their outputs'
+       coefficients or table came from elsewhere); the same of the watched range's loads. */
+    METRIC_CONST_LD_LANES,
+    METRIC_CONST_LD_SLICES,
+    METRIC_WATCH_LD_LANES,
+    METRIC_WATCH_LD_SLICES,
+    METRIC_STORE_WARPS,
+    METRIC_STORE_WARPS_NO_CONST,
+    METRIC_STORE_WARPS_NO_WATCH,
     METRIC_COUNT
 } metric_id;
 

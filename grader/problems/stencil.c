@@ -325,12 +325,74 @@ static int coef_in_global(const stencil_launch *a)
     return space && strcmp(space, "global") == 0;
 }
 
+/*
+ * The lesson's loads (constant loads in steps 1 and 3, the data argument's in steps 2
+ * and 4) were made where the outputs are, not for them. A warp that stored outputs and
+ * made none of its own took the data from elsewhere (shared memory another thread
+ * filled); a stencil's loads each served a warp's lanes (a broadcast), not one thread
+ * reading for the block; a lookup's read the entries its keys chose, not a slice of the
+ * table (a copy, into shared memory or registers a shuffle serves). 1 with what was seen
+ * in why, else 0. A kernel with none of those loads, or a measurement without the counts
+ * (0 warps), is not judged here: the checks say so in their own words.
+ */
+static int served_elsewhere(const stencil_launch *a, const measurement *m, char *why, size_t n)
+{
+    int konst = a->k->path == MEM_PATH_CONSTANT;
+    double stored = m->value[METRIC_STORE_WARPS];
+    double bare = m->value[konst ? METRIC_STORE_WARPS_NO_CONST : METRIC_STORE_WARPS_NO_WATCH];
+    double req = konst ? m->value[METRIC_CONST_LD_REQUESTS]
+                       : m->value[METRIC_WATCH_LD_PLAIN] + m->value[METRIC_WATCH_LD_NC];
+    double lanes = m->value[konst ? METRIC_CONST_LD_LANES : METRIC_WATCH_LD_LANES];
+    double slices = m->value[konst ? METRIC_CONST_LD_SLICES : METRIC_WATCH_LD_SLICES];
+    const char *from = konst ? a->k->mask_symbol : is_lookup(a) ? "table" : "coef";
+    int warp = a->env->gpu.banks.warp_size > 0 ? a->env->gpu.banks.warp_size : 32;
+    if (req <= 0 || stored <= 0)
+        return 0;
+    if (bare > 0) {
+        snprintf(why, n, "%.0f of the %.0f warps that stored outputs loaded nothing from %s: "
+                 "their %s came from somewhere else (shared memory another thread filled)",
+                 bare, stored, from, data_words(a));
+        return 1;
+    }
+    if (is_lookup(a) && slices > 0) {
+        snprintf(why, n, "%.0f of %.0f requests read a slice of %s (each lane its own entry, "
+                 "evenly spaced: a copy of the table, not a lookup by key), and the keys were "
+                 "served from the copy", slices, req, from);
+        return 1;
+    }
+    if (!is_lookup(a) && lanes / req < warp / 2.0) {
+        snprintf(why, n, "a load of %s served %.1f lanes on average, where a broadcast serves "
+                 "the warp's %d: one thread reads it for the others", from, lanes / req, warp);
+        return 1;
+    }
+    return 0;
+}
+
+/* What to do instead, for the step's array. */
+static const char *served_elsewhere_hint(const stencil_launch *a)
+{
+    return is_lookup(a)
+        ? "Each lane reads the entry of its own keys where the step says (c_table[keys[i]], "
+          "or __ldg(&table[keys[i]]) in step 4): a copy of the table (into shared memory, or "
+          "into registers a shuffle serves) measures the copy, not what a lookup by key "
+          "costs the cache this step is about."
+        : "Every warp that makes outputs reads the coefficients itself, each lane with the "
+          "others, where it uses them (c_coef[j], or __ldg(&coef[j]) in step 2, in the tap "
+          "loop or into the thread's registers first). Copying them into shared memory by "
+          "one thread, a few, or one warp, then reading them there, measures shared memory, "
+          "not the cache this step is about.";
+}
+
 /* Step 1 and 3: the array is declared __constant__ and constant loads ran. */
 static void path_constant(const stencil_launch *a, const measurement *m, check_result *c)
 {
     const char *space = a->env->decls ? lab_decls_space(a->env->decls, a->k->mask_symbol) : NULL;
     double konst = m->value[METRIC_CONST_LD_REQUESTS];
-    check_field(c->measured, sizeof c->measured, "%.0f constant-memory loads (ld.const)", konst);
+    char why[256];
+    check_field(c->measured, sizeof c->measured, "%.0f constant-memory loads (ld.const) by "
+                "%.0f lanes; %.0f warps stored outputs, %.0f of them with no constant load",
+                konst, m->value[METRIC_CONST_LD_LANES], m->value[METRIC_STORE_WARPS],
+                m->value[METRIC_STORE_WARPS_NO_CONST]);
     check_field(c->expected, sizeof c->expected, "the %s read from __constant__ %s",
                 data_words(a), a->k->mask_symbol);
     if (space && strcmp(space, "const") != 0) {
@@ -347,6 +409,10 @@ static void path_constant(const stencil_launch *a, const measurement *m, check_r
         check_field(c->hint, sizeof c->hint, "Read the %s from the __constant__ array %s, "
                     "which the grader fills before every run.", data_words(a),
                     a->k->mask_symbol);
+    } else if (served_elsewhere(a, m, why, sizeof why)) {
+        check_set(c, CHECK_FAIL, "the %s did not reach the outputs from constant memory: %s",
+                  data_words(a), why);
+        check_field(c->hint, sizeof c->hint, "%s", served_elsewhere_hint(a));
     } else {
         check_set(c, CHECK_PASS, "the %s %s from constant memory: %.0f ld.const requests",
                   data_words(a), come(a), konst);
@@ -358,6 +424,7 @@ static void path_readonly(const stencil_launch *a, const measurement *m, check_r
 {
     double plain = m->value[METRIC_WATCH_LD_PLAIN], nc = m->value[METRIC_WATCH_LD_NC];
     double konst = m->value[METRIC_CONST_LD_REQUESTS];
+    char why[256];
     check_field(c->measured, sizeof c->measured, "loads of the %s argument: %.0f ld.global.nc, "
                 "%.0f plain ld.global; %.0f ld.const", data_words(a), nc, plain, konst);
     check_field(c->expected, sizeof c->expected, "every load of the %s through the read-only "
@@ -378,6 +445,10 @@ static void path_readonly(const stencil_launch *a, const measurement *m, check_r
         check_field(c->hint, sizeof c->hint, "This step reads the %s from the pointer the "
                     "launcher is given, through __ldg or a const __restrict__ pointer, not "
                     "from the __constant__ array of the other step.", data_words(a));
+    } else if (served_elsewhere(a, m, why, sizeof why)) {
+        check_set(c, CHECK_FAIL, "the %s did not reach the outputs through the read-only "
+                  "cache: %s", data_words(a), why);
+        check_field(c->hint, sizeof c->hint, "%s", served_elsewhere_hint(a));
     } else {
         check_set(c, CHECK_PASS, "the %s %s through the read-only cache: %.0f ld.global.nc "
                   "requests, no plain load", data_words(a), come(a), nc);
@@ -408,11 +479,20 @@ static void judge_const(problem *p, check_id id, const measurement *m, const tra
     const stencil_launch *a = p->state;
     double req = m->value[METRIC_CONST_LD_REQUESTS], addr = m->value[METRIC_CONST_LD_ADDRESSES];
     double per = req > 0 ? addr / req : 0;
+    char why[256];
     (void)id, (void)s;
     check_field(c->measured, sizeof c->measured, "%.2f distinct addresses per constant request "
                 "(%.0f requests)", per, req);
     if (req > 0)
         c->degree = per; /* what a PREDICT ... const line is judged against */
+    if (a->k->path == MEM_PATH_CONSTANT && !is_lookup(a) &&
+        served_elsewhere(a, m, why, sizeof why)) {
+        check_field(c->expected, sizeof c->expected, "every warp's outputs from its own "
+                    "constant requests%s", is_lookup(a) ? "" : ", each a broadcast to its lanes");
+        check_set(c, CHECK_FAIL, "nothing to serialize where the outputs are made: %s", why);
+        check_field(c->hint, sizeof c->hint, "%s", served_elsewhere_hint(a));
+        return;
+    }
     if (a->k->path == MEM_PATH_CONSTANT && is_lookup(a)) {
         double model = lookup_distinct_per_warp(a->host_keys, (size_t)a->n);
         /* the requests follow the keys: each key is one lane's constant load, a request
@@ -438,6 +518,11 @@ static void judge_const(problem *p, check_id id, const measurement *m, const tra
                         : "More constant requests than the keys make: c_table is read more "
                           "than once for each key, or copied whole by every warp. Each lane "
                           "reads c_table[keys[i]] once for each of its keys.");
+            return;
+        }
+        if (served_elsewhere(a, m, why, sizeof why)) {
+            check_set(c, CHECK_FAIL, "the keys were not looked up in constant memory: %s", why);
+            check_field(c->hint, sizeof c->hint, "%s", served_elsewhere_hint(a));
             return;
         }
         if (per_ok)

@@ -292,7 +292,9 @@ static void judge_tile(tr *t, const measurement *m, const trace_summary *s, chec
     } else if (ld > want * (1 + DEGREE_TOLERANCE) || ld < want * (1 - DEGREE_TOLERANCE)) {
         int row = tile_row_words(t, s), yours = row > 0 ? row : rows_that_give(t, ld);
         char like[64] = "";
-        if (yours && yours != words)
+        if (ld <= 1 + DEGREE_TOLERANCE) /* rows of any pad read so, or the rows read along */
+            snprintf(like, sizeof like, ", as a padded tile or a read along its rows makes it");
+        else if (yours && yours != words)
             snprintf(like, sizeof like, ", as rows of %d words make it", yours);
         check_set(c, CHECK_FAIL, "the tile's column read is %s%s, where this step's tile (rows "
                   "of %d words: %sBDIMX%s) makes it %s", is_degree(ld, a, sizeof a), like, words,

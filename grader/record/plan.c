@@ -64,13 +64,9 @@ static const char *library_kernels(const lab_image *img, char *name, size_t n)
     return NULL;
 }
 
-/* The record itself, before its launches: did the launcher keep to launching? */
-static int check_call(const lab_kernel *k, const lab_def *lab, const lab_image *img,
-                      const rec_call *r, int empty_ok, char *why, size_t n)
+int plan_refused_calls(const lab_kernel *k, const lab_image *img, const rec_call *r, char *why,
+                       size_t n)
 {
-    if (r->n_launches < 0 || r->n_violations < 0)
-        return refuse(why, n, "the record of %s is not one the kit's recorder writes: "
-                      "a launcher must not write to the grader's pipe%s", k->launcher, "");
     if (r->n_violations > 0) {
         char more[48] = "";
         if (r->n_violations > 1)
@@ -89,8 +85,20 @@ static int check_call(const lab_kernel *k, const lab_def *lab, const lab_image *
             snprintf(why, n, "%s called %s%s%s: a launcher may only launch kernels on the "
                      "default stream; the grader allocates, copies and synchronises itself",
                      k->launcher, call, library_of_call(call), more);
-        return -1;
+        return 1;
     }
+    return 0;
+}
+
+/* The record itself, before its launches: did the launcher keep to launching? */
+static int check_call(const lab_kernel *k, const lab_def *lab, const lab_image *img,
+                      const rec_call *r, int empty_ok, char *why, size_t n)
+{
+    if (r->n_launches < 0 || r->n_violations < 0)
+        return refuse(why, n, "the record of %s is not one the kit's recorder writes: "
+                      "a launcher must not write to the grader's pipe%s", k->launcher, "");
+    if (plan_refused_calls(k, img, r, why, n))
+        return -1;
     if (r->n_launches == 0 && empty_ok)
         return 0;
     if (r->n_launches == 0)

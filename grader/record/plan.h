@@ -67,6 +67,11 @@ int plan_max_launches(const lab_def *lab);
 unsigned long long plan_max_blocks(const lab_def *lab);
 unsigned plan_max_shared(const lab_def *lab);
 
+/* The calls a record's launcher made that the recorder refused, named (with the library
+   whose host code makes them, where the image holds its kernels) in why: 1, or 0 for none. */
+int plan_refused_calls(const lab_kernel *k, const lab_image *img, const rec_call *r, char *why,
+                       size_t n);
+
 /*
  * Turn the two records of one call (made twice with the same arguments) into
  * a plan. Returns 0, or -1 with the message a student reads in why.

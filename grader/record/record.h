@@ -47,7 +47,10 @@ typedef enum rec_status {
     REC_RETURNED = 1, /* the launcher returned */
     REC_NO_LAUNCHER,  /* the library does not export it */
     REC_NOT_LOADED,   /* the library could not be loaded: text says why */
-    REC_LOADED        /* the library is loaded (its constructors ran) */
+    REC_LOADED,       /* the library is loaded (its constructors ran) */
+    REC_ABORTED       /* the launcher aborted (abort(), an uncaught C++ exception: a
+                         library's host code that threw on a call the recorder refused);
+                         the record holds the calls refused until then */
 } rec_status;
 
 typedef struct rec_call {

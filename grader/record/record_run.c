@@ -178,8 +178,20 @@ typedef struct reader {
     const lab_image *img;
     kernel_plan *plans;
     int cur, call, rep, loaded, protocol;
+    int aborted; /* the last recorder ended with its kernel's REC_ABORTED record */
     rec_call held;
 } reader;
+
+/* A launcher that aborted: the calls refused before it did, by name, else the abort. */
+static void aborted(reader *r, kernel_plan *p, const lab_kernel *k, const rec_call *rec)
+{
+    char calls[440];
+    if (plan_refused_calls(k, r->img, rec, calls, sizeof calls))
+        reject(p, "%.400s (refused: it aborted)%s", calls, "");
+    else
+        reject(p, "%s ended the program (abort: an assert, or an uncaught C++ exception)%s "
+               "instead of returning: a launcher only launches your kernels", k->launcher, "");
+}
 
 /* Take one record; returns 1 to go on, 0 when every kernel is decided, -1 on a bad record. */
 static int take(reader *r, const rec_call *rec)
@@ -205,6 +217,13 @@ static int take(reader *r, const rec_call *rec)
         return -1;
     kernel_plan *p = &r->plans[r->cur];
     const lab_kernel *k = &r->lab->kernels[r->cur];
+    if (rec->status == REC_ABORTED) { /* its recorder ends: the next kernel gets another */
+        aborted(r, p, k, rec);
+        r->call = r->rep = 0;
+        r->cur++;
+        r->aborted = 1;
+        return 0;
+    }
     if (rec->status == REC_NO_LAUNCHER && r->call == 0 && r->rep == 0) {
         p->verdict = PLAN_MISSING;
     } else if (rec->status != REC_RETURNED || rec->call != r->call || rec->repeat != r->rep) {
@@ -235,7 +254,7 @@ int record_lab(const lab_def *lab, const lab_image *img, const grade_options *op
     char recorder[PATH_MAX], fake[PATH_MAX], first_text[16], lab_id[16];
     spawn_args s = {getpid(), {0}, 0, 0, 0, opt->timeout_s};
     static rec_call rec;
-    reader r = {lab, img, plans, 0, 0, 0, 0, 0, {0}};
+    reader r = {lab, img, plans, 0, 0, 0, 0, 0, 0, {0}};
 
     record_default_paths(recorder, sizeof recorder, fake, sizeof fake);
     if (opt->recorder)
@@ -274,6 +293,10 @@ int record_lab(const lab_def *lab, const lab_image *img, const grade_options *op
         child_stop(&ch, &status);
         if (r.cur >= lab->n_kernels)
             break;
+        if (r.aborted) { /* judged by its record: on from the next kernel */
+            r.aborted = 0;
+            continue;
+        }
         char what[512];
         describe_stop(&lab->kernels[r.cur], got, status, opt->timeout_s, r.protocol, printed,
                       what, sizeof what);

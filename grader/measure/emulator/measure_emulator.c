@@ -37,6 +37,77 @@ _Static_assert(EMU_REC_READ == TRACE_READ && EMU_REC_WRITE == TRACE_WRITE &&
                EMU_RECORD_LANES == TRACE_LANES,
                "the machine's record flags are not the trace's");
 
+/*
+ * Lab 10's lesson is served from constant memory where the outputs are made: a warp that
+ * stores outputs having made no constant load of its own got its coefficients from
+ * somewhere else (shared memory one thread filled, another warp). An open-addressing set
+ * of the measured launches' warps, keyed by launch, block and warp, with what each did.
+ */
+enum { WARP_STORED = 1, WARP_CONST = 2, WARP_WATCH = 4 };
+typedef struct warp_set {
+    uint64_t *key; /* (launch | block) << 32 | warp, + 1 (0: an empty slot) */
+    unsigned char *did;
+    size_t cap, n;
+    int failed; /* out of memory: the counts are not given (0 warps) */
+} warp_set;
+
+static void warp_set_clear(warp_set *w)
+{
+    free(w->key), free(w->did);
+    memset(w, 0, sizeof *w);
+}
+
+static int warp_set_grow(warp_set *w)
+{
+    size_t cap = w->cap ? 2 * w->cap : 1024;
+    uint64_t *key = calloc(cap, sizeof *key);
+    unsigned char *did = calloc(cap, 1);
+    if (!key || !did) {
+        free(key), free(did);
+        return -1;
+    }
+    for (size_t i = 0; i < w->cap; i++) {
+        if (!w->key[i])
+            continue;
+        size_t h = (size_t)(w->key[i] * 0x9E3779B97F4A7C15ull) & (cap - 1);
+        while (key[h])
+            h = (h + 1) & (cap - 1);
+        key[h] = w->key[i], did[h] = w->did[i];
+    }
+    free(w->key), free(w->did);
+    w->key = key, w->did = did, w->cap = cap;
+    return 0;
+}
+
+static void warp_set_mark(warp_set *w, uint32_t block, uint32_t warp, unsigned char what)
+{
+    if (w->failed || (2 * (w->n + 1) > w->cap && warp_set_grow(w) != 0)) {
+        w->failed = 1;
+        return;
+    }
+    uint64_t k = ((uint64_t)block << 32 | warp) + 1;
+    size_t h = (size_t)(k * 0x9E3779B97F4A7C15ull) & (w->cap - 1);
+    while (w->key[h] && w->key[h] != k)
+        h = (h + 1) & (w->cap - 1);
+    w->n += !w->key[h];
+    w->key[h] = k;
+    w->did[h] |= what;
+}
+
+/* Warps that stored to global memory, and of them those that loaded no constant, and
+   those that loaded nothing of the watched range. */
+static void warp_set_count(const warp_set *w, double *stored, double *no_const,
+                           double *no_watch)
+{
+    *stored = *no_const = *no_watch = 0;
+    for (size_t i = 0; i < w->cap && !w->failed; i++)
+        if (w->did[i] & WARP_STORED) {
+            *stored += 1;
+            *no_const += !(w->did[i] & WARP_CONST);
+            *no_watch += !(w->did[i] & WARP_WATCH);
+        }
+}
+
 typedef struct emu_meter {
     trace_analyzer *analyzer;
     int failed;
@@ -45,7 +116,11 @@ typedef struct emu_meter {
     unsigned long long global_stores, shuffles; /* ... store and shfl.sync instructions */
     unsigned long long sectors[2], ideal[2];    /* of the global loads [0] and stores [1] */
     unsigned long long const_loads, const_addresses; /* ld.const: requests, distinct addresses */
+    unsigned long long const_lanes;                  /* ... and the lanes they served */
+    unsigned long long const_slices;                 /* ... and those that read a slice */
+    warp_set warps; /* the warps that stored to global memory, or loaded constant memory */
     unsigned long long watch_plain, watch_nc; /* global loads of the watched range */
+    unsigned long long watch_lanes, watch_slices; /* their lanes, and those reading a slice */
     trace_summary last;
     int have_last;
     char function[256];
@@ -80,6 +155,28 @@ static unsigned distinct_addresses(const emu_global_record *g)
         n += !seen;
     }
     return n;
+}
+
+/* A request that reads a slice of an array, not words chosen by data: 8 lanes or more,
+   each a different address, evenly spaced once sorted (lane l reads base + l * stride, or
+   any order of those). Keys drawn at random do that almost never. */
+static int reads_a_slice(const emu_global_record *g)
+{
+    uint64_t a[EMU_RECORD_LANES];
+    int n = 0;
+    for (int l = 0; l < EMU_RECORD_LANES; l++)
+        if (g->active >> l & 1u) {
+            int at = n++;
+            for (; at > 0 && a[at - 1] > g->addr[l]; at--)
+                a[at] = a[at - 1];
+            a[at] = g->addr[l];
+        }
+    if (n < 8 || a[1] == a[0])
+        return 0;
+    for (int i = 2; i < n; i++)
+        if (a[i] - a[i - 1] != a[1] - a[0])
+            return 0;
+    return 1;
 }
 
 /* A load of the watched range: every active lane inside it. */
@@ -255,18 +352,27 @@ static void on_global(void *ctx, const emu_global_record *g)
     if (g->flags & EMU_REC_CONST) { /* constant memory: counted apart, never a global load */
         m->const_loads++;
         m->const_addresses += distinct_addresses(g);
+        m->const_lanes += (unsigned long long)__builtin_popcount(g->active);
+        m->const_slices += (unsigned long long)reads_a_slice(g);
+        warp_set_mark(&m->warps, g->block | launch_bits(), g->warp, WARP_CONST);
         return;
     }
     int read = (g->flags & EMU_REC_READ) != 0, write = (g->flags & EMU_REC_WRITE) != 0;
     int async = (g->flags & EMU_REC_ASYNC) != 0;
     if (read == write)
         return; /* an atomic */
+    if (write && g->active)
+        warp_set_mark(&m->warps, g->block | launch_bits(), g->warp, WARP_STORED);
     if (write)
         m->global_stores++;
     else
         m->global_loads++;
-    if (!write && watched(g))
+    if (!write && watched(g)) {
         ++*(g->flags & EMU_REC_NC ? &m->watch_nc : &m->watch_plain);
+        m->watch_lanes += (unsigned long long)__builtin_popcount(g->active);
+        m->watch_slices += (unsigned long long)reads_a_slice(g);
+        warp_set_mark(&m->warps, g->block | launch_bits(), g->warp, WARP_WATCH);
+    }
     if (!async && g->active)
         count_sectors(m, g, write);
     if (g->block >= TRACE_GLOBAL_BLOCKS || m->failed || !g->active)
@@ -324,7 +430,9 @@ static measure_status emu_measure(measure_backend *self, void (*launch)(void *),
     m->global_loads = m->global_stores = m->shuffles = 0;
     memset(m->sectors, 0, sizeof m->sectors);
     memset(m->ideal, 0, sizeof m->ideal);
-    m->const_loads = m->const_addresses = m->watch_plain = m->watch_nc = 0;
+    m->const_loads = m->const_addresses = m->const_lanes = m->const_slices = 0;
+    m->watch_plain = m->watch_nc = m->watch_lanes = m->watch_slices = 0;
+    warp_set_clear(&m->warps);
     m->n_sync = 0;
     m->sync_count = 0;
     m->oob_count = 0;
@@ -372,6 +480,14 @@ static measure_status emu_measure(measure_backend *self, void (*launch)(void *),
     out->value[METRIC_CONST_LD_ADDRESSES] = (double)m->const_addresses;
     out->value[METRIC_WATCH_LD_PLAIN] = (double)m->watch_plain;
     out->value[METRIC_WATCH_LD_NC] = (double)m->watch_nc;
+    out->value[METRIC_CONST_LD_LANES] = (double)m->const_lanes;
+    out->value[METRIC_CONST_LD_SLICES] = (double)m->const_slices;
+    out->value[METRIC_WATCH_LD_LANES] = (double)m->watch_lanes;
+    out->value[METRIC_WATCH_LD_SLICES] = (double)m->watch_slices;
+    warp_set_count(&m->warps, &out->value[METRIC_STORE_WARPS],
+                   &out->value[METRIC_STORE_WARPS_NO_CONST],
+                   &out->value[METRIC_STORE_WARPS_NO_WATCH]);
+    warp_set_clear(&m->warps);
     return MEASURE_OK;
 }
 
