@@ -107,7 +107,7 @@ def allows(field, f, v, want):
     name, _, most = field.partition("+")
     if name not in (f, "*"):
         return False
-    return not most or 0 <= float(want) - float(v) <= int(most)
+    return not most or 0 <= float(want) - float(v) <= float(most)
 
 
 def rows(backends):
