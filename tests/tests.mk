@@ -354,8 +354,10 @@ check-student-kit: student-kit
 	bash tests/kit/test-student-kit.sh $(KIT_DIR)
 
 ifeq ($(words $(wildcard solutions tests/gpu)),2)
-check-gpu: $(GRADER_ALL) $(BUILD)/tests/expect $(LABS:%=$(BUILD)/%.so) $(LABS:%=$(BUILD)/solutions/%.so) $(PLANTED) $(TRACE)
-	bash tests/gpu/check-gpu.sh $(BUILD) $(GRADER)
+# CHECK_GPU_ONLY="lab7 lab9 lab3-pad-two": those labs whole and those variants alone.
+GPU_PLANTED := $(if $(CHECK_GPU_ONLY),$(sort $(foreach t,$(CHECK_GPU_ONLY),$(filter $(BUILD)/planted/$(t).so $(BUILD)/planted/$(t)-%.so,$(PLANTED)))),$(PLANTED))
+check-gpu: $(GRADER_ALL) $(BUILD)/tests/expect $(LABS:%=$(BUILD)/%.so) $(LABS:%=$(BUILD)/solutions/%.so) $(GPU_PLANTED) $(TRACE)
+	CHECK_GPU_ONLY='$(CHECK_GPU_ONLY)' bash tests/gpu/check-gpu.sh $(BUILD) $(GRADER)
 # Issue 41's speed evidence on the GPU at hand: make bench with the candidates, the
 # planted rows of speed graded by the trace, the solutions; SPEED_OUT and its .tar.gz.
 SPEED_OUT ?= $(BUILD)/speed-results
