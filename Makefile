@@ -196,6 +196,15 @@ $(BUILD)/obj/%.o: %.c
 # Position-independent (the trace backend is a shared object); the archive's
 # symbols are hidden there (--exclude-libs), so nothing of it is interposed.
 C_OBJ = -fPIC -fno-semantic-interposition
+# The kit's version, in every record the grader writes (grader/base/provenance.c):
+# a student kit's VERSION file, else git describe of this tree ("-dirty" where it
+# has changes). Asked once a make, and only where the grader is built.
+KIT_VERSION = $(eval KIT_VERSION := $(shell cat VERSION 2>/dev/null || git describe --always --dirty --tags 2>/dev/null || echo unknown))$(KIT_VERSION)
+VERSION_STAMP := $(BUILD)/.kit-version
+$(VERSION_STAMP): FORCE
+	@mkdir -p $(@D); v='$(KIT_VERSION)'; [ "$$(cat $@ 2>/dev/null)" = "$$v" ] || echo "$$v" > $@
+$(BUILD)/obj/grader/base/provenance.o: C_OBJ += -DSMEMLAB_VERSION='"$(KIT_VERSION)"'
+$(BUILD)/obj/grader/base/provenance.o: $(VERSION_STAMP)
 # The batch composes paths and messages that may be cut, and says so.
 $(BUILD)/obj/grader/batch/%.o: C_OBJ += -Wno-format-truncation
 
