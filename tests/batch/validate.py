@@ -26,6 +26,8 @@ def schema(name): return json.load(open(os.path.join(here, name)))
 
 records = {}
 for p in sorted(glob.glob(os.path.join(res, "*.json"))):
+    if os.path.basename(p) == "class.json":  # the class's way of grading (identity.c)
+        continue
     r = json.load(open(p))
     try:
         jsonschema.validate(r, schema("record.schema.json"))
