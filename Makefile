@@ -404,8 +404,10 @@ endif
 # --- set-up: what a fresh Debian/Ubuntu machine lacks -----------------------------
 # chromium: make check-docs renders the course in it (headless), as readers see it.
 # ccache: the host compiler's cache (above).
+# similarity-tester: sim_c, which similar.txt of a graded class asks (grader/batch/similar.c).
 DEB_PACKAGES := make gcc patch pkg-config libcjson-dev libseccomp-dev libzstd-dev check pandoc \
-                libarchive-dev libssl-dev libxml2-utils python3 python3-jsonschema chromium ccache
+                libarchive-dev libssl-dev libxml2-utils python3 python3-jsonschema chromium ccache \
+                similarity-tester
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 # One installer for every list the goals ask for: make deps deps-instructor
 # (as CI runs it) is one apt-get, not two racing for its lock under -j. It

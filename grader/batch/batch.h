@@ -192,6 +192,7 @@ typedef struct batch_opts {
     int reproduce;            /* --reproduce STUDENT (reproduce.c) */
     const char *reproduce_id;
     int diff_only;            /* --diff: what the last re-grade changed, nothing graded */
+    const char *assignment;   /* --assignment: the learning system's name of it (lms.c) */
 } batch_opts;
 
 /* The wall time the jail gives one build (build_limits.h). */
@@ -242,6 +243,16 @@ int batch_load_course(batch_opts *o);
 char *batch_ask_arch(const batch_opts *o); /* `make -s nvcc-arch`, or NULL */
 /* --reproduce ID (reproduce.c): the exit status. */
 int reproduce_run(batch_opts *o, const char *argv0);
+
+/* The course's late penalty and extra points: each r's final_points and policy (policy.c). */
+int policy_apply(const batch_opts *o, result *rs, int n);
+/* RESULTS/lms/: the learning system's own import files (lms.c); html[i]: rs[i]'s feedback. */
+int lms_write(const batch_opts *o, const result *rs, int n, char *const *html, char *err,
+              size_t errlen);
+/* RESULTS/similar.txt: identical and near-identical submissions (similar.c). */
+int similar_write(const batch_opts *o, const result *rs, int n);
+/* RESULTS/manifest.txt, and files of students no longer in the class set apart (stale.c). */
+int stale_sweep(const batch_opts *o, const result *rs, int n, const char *const *extra, int n_extra);
 
 /* Small helpers (util.c). */
 double now_seconds(void);

@@ -59,6 +59,9 @@ static void usage(FILE *f)
 "                       RESULTS_DIR/sources/, the options, the toolchain's arch) into\n"
 "                       RESULTS_DIR/reproduce/, and say whether every check came out\n"
 "                       the same (exit 0) or which did not (exit 1); give -o alone\n"
+"  --assignment NAME    the assignment as the learning system names it, for its\n"
+"                       import file: Canvas's column 'Lab 3 (12345)' (the id from\n"
+"                       the assignment's address; default: LAB)\n"
 "  --course FILE        the course file (docs/instructors.md#course): points, speed\n"
 "                       thresholds, steps left out, the late penalty and extra points\n"
 "                       (default: the kit's course.conf where there is one; none: none)\n"
@@ -286,7 +289,7 @@ enum { O_GPUS = 256, O_PER_GPU, O_TIME, O_REGRADE, O_ONLY, O_GARG, O_GRADER, O_K
        O_MAXSRC, O_MAXARC, O_MAXENT, O_PROGRESS, O_PLAIN, O_QUIET, O_SLURM, O_CHUNK,
        O_SBATCH, O_SARG, O_TASK, O_CHUNKF, O_HELP, O_NO_METER, O_BTIME, O_BMEM, O_BOUT,
        O_BLOG, O_BSANDBOX, O_ROSTER, O_SLURM_GPU, O_REGRADE_NM, O_COURSE, O_REGRADE_ALL,
-       O_DIFF, O_REPRODUCE };
+       O_DIFF, O_REPRODUCE, O_ASSIGNMENT };
 static const struct option longs[] = {
     {"results", required_argument, 0, 'o'}, {"jobs", required_argument, 0, 'j'},
     {"gpus", required_argument, 0, O_GPUS}, {"time-limit", required_argument, 0, O_TIME},
@@ -314,6 +317,7 @@ static const struct option longs[] = {
     {"regrade-not-measured", no_argument, 0, O_REGRADE_NM},
     {"course", required_argument, 0, O_COURSE}, {"regrade-all", no_argument, 0, O_REGRADE_ALL},
     {"diff", no_argument, 0, O_DIFF}, {"reproduce", required_argument, 0, O_REPRODUCE},
+    {"assignment", required_argument, 0, O_ASSIGNMENT},
     {0, 0, 0, 0}};
 
 /* LAB and SUBMISSIONS after the options, and the options that go together:
@@ -412,6 +416,7 @@ static int parse_options(int argc, char **argv, batch_opts *o, const char **resu
             break;
         }
         case O_COURSE: o->course_path = optarg; break;
+        case O_ASSIGNMENT: o->assignment = optarg; break;
         case O_REGRADE_ALL: o->regrade = o->regrade_all = 1; break;
         case O_DIFF: o->diff_only = 1; break;
         case O_REPRODUCE: o->reproduce = 1; o->reproduce_id = optarg; break;
@@ -785,6 +790,7 @@ int main(int argc, char **argv)
     if (o.progress >= -1)
         history_report(stdout, &o, rs, n, regraded);
     free(regraded);
+    policy_apply(&o, rs, n);
     if (reports_write(&o, rs, n, err, sizeof err)) {
         fprintf(stderr, "smemlab-batch: %s\n", err);
         return BATCH_EXIT_ENV;
