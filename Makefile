@@ -346,13 +346,15 @@ BATCH_LIBS := $(addprefix -L,$(DEPS_LIB)) $(addprefix -Wl$(comma)-rpath$(comma),
 $(BATCH): $(BATCH).linked ;
 $(BATCH).linked: $(call program,$(BUILD)/obj/grader/batch/main.o) $$(if $$(wildcard $(BATCH)),,FORCE)
 	$(call step,LINK,$(@:.linked=))$(call relink,$(CC) $(C_ALL) $(filter-out FORCE,$^) $(BATCH_LIBS))
-# make batch LAB=lab3 SUBMISSIONS=dir [RESULTS=dir] [BATCH_FLAGS='--gpus 0,1']
+# make batch LAB=lab3 SUBMISSIONS=dir [RESULTS=dir] [BATCH_FLAGS='--gpus 0,1'] [GRADE_FLAGS=--seed=7]
+# GRADE_FLAGS reach the grader (--grader-arg), as make grade passes them; the batch
+# refuses one it cannot pass (docs/instructors.md#batch).
 RESULTS ?= results-$(LAB_ID)
 BATCH_FLAGS ?=
 .PHONY: batch
 batch: $(BATCH) $(GRADER) $(BUILD_JAIL) $(SUPPORT_OBJ)
 	@test -n "$(SUBMISSIONS)" || { echo "make batch: give SUBMISSIONS=folder (one entry per student) and LAB=labN" >&2; exit 2; }
-	$(BATCH) $(BATCH_FLAGS) -o $(RESULTS) $(LAB_ID) $(SUBMISSIONS)
+	$(BATCH) $(BATCH_FLAGS) $(addprefix --grader-arg=,$(GRADE_FLAGS)) -o $(RESULTS) $(LAB_ID) $(SUBMISSIONS)
 
 # --- grading -------------------------------------------------------------------
 LAB ?= $(shell cat $(BUILD)/last-lab 2>/dev/null)

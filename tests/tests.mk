@@ -354,7 +354,7 @@ endif
 # make check-mutants does); make check-full the kill and time-limit sections,
 # which wait out time limits and killed runs, and labs 7 to 10 built and graded
 # through the batch.
-BATCH_TESTS ?= discovery jobs real outcomes slurm
+BATCH_TESTS ?= discovery jobs real outcomes slurm term
 BATCH_TESTS_FULL := limits kill labs
 check-batch: $(addprefix check-batch-,$(BATCH_TESTS))
 check-batch-full: $(addprefix check-batch-,$(BATCH_TESTS_FULL))
