@@ -254,10 +254,19 @@ $(RECORDER).linked: $(call program,$(BUILD)/obj/grader/record/recorder.o) $$(if 
 	$(call step,LINK,$(@:.linked=))$(call relink,$(CC) $(C_ALL) $(filter-out FORCE,$^) -ldl $(addprefix -L,$(DEPS_LIB)) \
 	    $(addprefix -Wl$(comma)-rpath$(comma),$(DEPS_LIB)) -lseccomp)
 
-$(FAKE_CUDART): grader/record/fake_cudart.c grader/record/fake_cudart.map grader/record/record.h grader/record/fake_cudart.h
+# The fake runtime: fake_cudart.c, and a stand-in that refuses by name every other
+# function the real runtime, cuBLAS and the driver API export (gen-standins.sh),
+# so that a library referencing one loads and only the launcher calling it fails.
+FAKE_LIBS_SEEN := $(foreach d,$(CUDA_LIB) $(addsuffix /stubs,$(CUDA_LIB)),$(wildcard \
+    $(addprefix $(d)/,libcudart.so.13 libcublas.so.13 libcublasLt.so.13 libcuda.so)))
+$(BUILD)/record/fake_cudart.o: grader/record/fake_cudart.c grader/record/record.h grader/record/fake_cudart.h
 	@mkdir -p $(@D)
-	$(call step,LINK,$@)$(CC) $(CPPFLAGS) $(C_ALL) -fPIC -shared $< -o $@ -Wl,-soname,libcudart.so.13 \
-	    -Wl,--version-script=grader/record/fake_cudart.map
+	$(call step,CC,$<)$(CC) $(CPPFLAGS) $(C_ALL) -fPIC -c $< -o $@
+$(BUILD)/record/fake_standins.c: grader/record/gen-standins.sh $(BUILD)/record/fake_cudart.o $(FAKE_LIBS_SEEN)
+	$(call step,GEN,$@)sh $< $(BUILD)/record/fake_cudart.o $(FAKE_LIBS_SEEN) > $@.tmp && mv $@.tmp $@
+$(FAKE_CUDART): $(BUILD)/record/fake_cudart.o $(BUILD)/record/fake_standins.c grader/record/fake_cudart.map
+	$(call step,LINK,$@)$(CC) $(C_ALL) -fPIC -shared $(BUILD)/record/fake_cudart.o $(BUILD)/record/fake_standins.c \
+	    -o $@ -Wl,-soname,libcudart.so.13 -Wl,--version-script=grader/record/fake_cudart.map
 
 # The build jail: plain C, nothing to link. Beside it, smemlab-jail-bin/as is
 # the jail again: the assembler guard the host compiler finds first (-B).

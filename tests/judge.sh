@@ -5,7 +5,8 @@
 #   judge_solution JSON RC LABEL     full marks, exit 0
 #   judge_skeleton JSON RC LABEL     some points lost, exit 1
 #   judge_row JSON FILE KERNEL CHECK TEXT [WHERE]
-#                                    one row of tests/planted/manifest.tsv
+#                                    one row of tests/planted/manifest.tsv (CHECK
+#                                    passes: TEXT lists the checks that pass)
 # Each also holds the report's points to its statuses (expect FILE scores):
 # a failed check scores 0, the totals are the checks' sums, a failure costs marks.
 
@@ -58,6 +59,15 @@ judge_row() { # JSON FILE KERNEL CHECK TEXT [WHERE]
         why=$("$expect" "$json" measures-not-graded "$kernel" "$text")$("$expect" "$json" others-correct "$kernel")
         [ -z "$why" ] && ok "$name$where: $kernel's measured checks not graded (\"$text\"), nothing failed, the others graded" || bad "$name$where: $why"
         return ;;
+    passes) # the checks of KERNEL that keep their points, comma-separated (a pasted
+            # kernel's rows say what it gets: these pass, its other rows fail)
+        local each
+        why=
+        for each in ${text//,/ }; do
+            why=$why$("$expect" "$json" check "$kernel" "$each" pass)
+        done
+        [ -z "$why" ] && ok "$name$where: $kernel keeps $text" || bad "$name$where: $why"
+        return ;;
     not-graded) # the library is refused as a whole
         why=$("$expect" "$json" not-graded "$text")
         [ -z "$why" ] && ok "$name$where: not graded, \"$text\"" || bad "$name$where: $why"
@@ -74,7 +84,7 @@ judge_row() { # JSON FILE KERNEL CHECK TEXT [WHERE]
     unset IFS
     [ -n "$said" ] && ok "$name$where: $kernel $check fails with \"$said\"" || bad "$name$where: $why"
     case $said in
-    "cuda error"|"timed out"|"not a record"*|"ended the program"|"crashed:"*|"did not return"*)
+    "cuda error"|"timed out"|"not a record"*|"ended the program"|"crashed:"*|"did not return"*|"called "*|"as "*"'s algorithms do")
         why=$("$expect" "$json" others-correct "$kernel")
         [ -z "$why" ] && ok "$name$where: the other kernels are still graded" || bad "$name$where: $why" ;;
     esac

@@ -209,8 +209,10 @@ check-contract: $(CU_CHECKED) $(GRADER_ALL)
 check-launches: $(CU_CHECKED) $(GRADER_ALL)
 	bash tests/compile/check-launches.sh $(BUILD) $(GRADER)
 
-check-cli: $(GRADER_ALL) $(BUILD)/compile-check/labs/lab1-square/lab1.so
-	bash tests/cli/test-cli.sh $(GRADER)
+# (A solution's library, where the kit has solutions: graded through a meter server.)
+CLI_SERVED_LIB := $(if $(wildcard solutions),$(BUILD)/compile-check/solutions/lab1-square/lab1.so)
+check-cli: $(GRADER_ALL) $(BUILD)/compile-check/labs/lab1-square/lab1.so $(CLI_SERVED_LIB)
+	SMEMLAB_SERVED_LIB=$(CLI_SERVED_LIB) bash tests/cli/test-cli.sh $(GRADER)
 
 # Recorded traces of the lab access patterns (tests/traces/), from the tile model.
 $(BUILD)/tests/gen-traces: $(BUILD)/tests/gen-traces.linked ;

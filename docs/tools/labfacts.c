@@ -16,11 +16,16 @@
  *   lab6.sizes1d.*, lab6.sizes2d.*, lab6.masks1d, lab6.masks2d
  *   reduce.sizes.gpu|emulator (labs 7 and 8), reduce.traffic.gpu|emulator,
  *   reduce.speed, shfl.values (lab 8's exercises: the values each is tried with)
+ *   lab7.tree.requests     the sequential tree's shared requests a block (model)
+ *   lab7.tree.need_loads, lab7.tree.need_stores
+ *                          the fewest a tree in the tile makes (the floor of
+ *                          smem-conflicts: grader/model/reduce_model.h)
  *   lab9.sizes.both        lab 9's matrices nx × ny, every device ("1 × 1, 77 × 1, ...")
  *   lab9.sizes.gpu         those a GPU runs besides, lab9.traffic.gpu|emulator, lab9.timed
  */
 #include "../../grader/labs/calls.h"
 #include "../../grader/labs/lab_table.h"
+#include "../../grader/model/reduce_model.h"
 #include "../../grader/labs/reduce_sizes.h"
 #include "../../grader/labs/sizes.h"
 
@@ -122,6 +127,20 @@ static void size_facts(void)
     printf("lab6.masks1d %d\nlab6.masks2d %d\n", sizes_conv1d_mask_count, sizes_conv2d_mask_count);
 }
 
+/* Lab 7's tree, from the model the grader judges it with (32 banks of 4 bytes, any GPU
+   the kit supports: the requests do not depend on the banks). */
+static void tree_facts(void)
+{
+    bank_geometry g;
+    tree_cost t;
+    const lab_def *lab7 = lab_find("lab7");
+    if (!lab7 || bank_geometry_for(9, 0, 32, 0, &g) != 0 ||
+        reduce_tree_model(&g, lab_param_value(lab7, "DIM"), 0, &t) != 0)
+        return;
+    printf("lab7.tree.requests %ld\nlab7.tree.need_loads %ld\nlab7.tree.need_stores %ld\n",
+           t.block_requests, t.need_ld_requests, t.need_st_requests);
+}
+
 /* Lab 9's matrices, from its calls (grader/labs/transpose_calls.c): "nx × ny" joined. */
 static void transpose_facts(void)
 {
@@ -152,6 +171,7 @@ int main(void)
     for (int i = 0; i < lab_registry_count; i++)
         lab_facts(lab_registry[i]);
     size_facts();
+    tree_facts();
     transpose_facts();
     return 0;
 }

@@ -11,6 +11,11 @@
 static call_arg buf(int i) { return (call_arg){i, 0}; }
 static call_arg num(int v) { return (call_arg){-1, v}; }
 
+void call_name_buffer(call_spec *c, int i, const char *name)
+{
+    snprintf(c->buffer_name[i], sizeof c->buffer_name[i], "%s", name);
+}
+
 /* launch_X(int *out): one BDIMX x BDIMY output. */
 static int tile_calls(const lab_def *lab, call_spec *out)
 {
@@ -19,7 +24,7 @@ static int tile_calls(const lab_def *lab, call_spec *out)
     out->args[0] = buf(0);
     out->n_buffers = 1;
     out->buffer_bytes[0] = (size_t)lab->bdimx * lab->bdimy * sizeof(int);
-    out->buffer_name[0] = "out";
+    call_name_buffer(out, 0, "out");
     snprintf(out->label, sizeof out->label, "%dx%d tile", lab->bdimx, lab->bdimy);
     out->width = lab->bdimx, out->height = lab->bdimy, out->depth = 1;
     out->role = CALL_CORRECT | CALL_TRAFFIC;
@@ -38,7 +43,9 @@ static void matmul_call(const matmul_size *s, int role, call_spec *c)
     c->buffer_bytes[0] = (size_t)s->M * s->K * F;
     c->buffer_bytes[1] = (size_t)s->K * s->N * F;
     c->buffer_bytes[2] = (size_t)s->M * s->N * F;
-    c->buffer_name[0] = "A", c->buffer_name[1] = "B", c->buffer_name[2] = "C";
+    call_name_buffer(c, 0, "A");
+    call_name_buffer(c, 1, "B");
+    call_name_buffer(c, 2, "C");
     snprintf(c->label, sizeof c->label, "M=%d N=%d K=%d (%s)", s->M, s->N, s->K, s->why);
     c->width = s->M, c->height = s->N, c->depth = s->K;
     c->role = role | ((s->devices & SIZE_EDGE) && (role & CALL_CORRECT) ? CALL_EDGE : 0);
@@ -80,7 +87,9 @@ static void conv_call(const lab_kernel *k, int width, int height, int mw, const 
     c->buffer_bytes[0] = (size_t)width * height * F; /* in */
     c->buffer_bytes[1] = (size_t)width * height * F; /* out */
     c->n_buffers = 2;
-    c->buffer_name[0] = "in", c->buffer_name[1] = "out", c->buffer_name[2] = "mask";
+    call_name_buffer(c, 0, "in");
+    call_name_buffer(c, 1, "out");
+    call_name_buffer(c, 2, "mask");
     c->args[a++] = buf(0);
     if (!k->mask_symbol) {
         c->buffer_bytes[2] = (size_t)mw * F;

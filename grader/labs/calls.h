@@ -43,8 +43,9 @@ typedef struct call_spec {
     int n_buffers;
     size_t buffer_bytes[CALL_MAX_BUFFERS];
     /* each buffer as the launcher's contract names its argument ("in", "partial"): the
-       allocation a fault message names */
-    const char *buffer_name[CALL_MAX_BUFFERS];
+       allocation a fault message names. Held in the spec, not pointed to: a plan travels
+       to a meter server as bytes. */
+    char buffer_name[CALL_MAX_BUFFERS][16];
     char label[128]; /* "M=67 N=53 K=97 (...)": for messages */
     int width, height, depth; /* the problem's sizes: M N K, or width height mask */
     int role;        /* CALL_* */
@@ -80,5 +81,8 @@ int calls_find(const call_spec *specs, int n, int role, int emulated);
 
 /* Whether call c runs on the emulator (emulated) or the GPU. */
 int call_runs_on(const call_spec *c, int emulated);
+
+/* Buffer i of c is the launcher's argument `name` (at most 15 characters). */
+void call_name_buffer(call_spec *c, int i, const char *name);
 
 #endif

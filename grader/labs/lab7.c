@@ -2,33 +2,40 @@
    unrolled, with a dynamic tile. */
 #include "lab_table.h"
 
+/* The lesson of steps 2 to 4 (and the optional tree): the tree's levels in the shared
+   tile; of step 1, the tree in global memory. A library's reduction does either. */
+#define TREE_LESSON                                                                          \
+    {CHK_SMEM_CONFLICTS, "the tree's levels in the shared tile", LESSON_LIBS_REDUCTION}
+
 static const lab_kernel kernels[] = {
     {.name = "reduceGmem", .launcher = "launch_reduceGmem", .section = "gmem", .step = 1,
      .teaches = "the tree in place in global memory: every level a round trip",
      .reduce = {.per_thread = 1, .in_place = 1},
+     .lesson = {CHK_GLOBAL_TRAFFIC, "the tree's levels through global memory",
+                LESSON_LIBS_REDUCTION},
      .points = {{[CHK_CORRECT] = 3, [CHK_GLOBAL_TRAFFIC] = 1}}},
     {.name = "reduceSmem", .launcher = "launch_reduceSmem", .section = "smem", .step = 2,
      .teaches = "the tree in a shared tile: each element loaded once, one store a block",
-     .reduce = {.per_thread = 1},
+     .reduce = {.per_thread = 1}, .lesson = TREE_LESSON,
      .points = {{[CHK_CORRECT] = 3, [CHK_GLOBAL_TRAFFIC] = 2, [CHK_SMEM_CONFLICTS] = 2,
                  [CHK_RACE] = RACE_POINTS}}},
     {.name = "reduceSmemUnroll", .launcher = "launch_reduceSmemUnroll", .section = "unroll",
      .step = 3,
      .teaches = "four elements a thread first, the last warp unrolled with __syncwarp()",
-     .reduce = {.per_thread = 4},
+     .reduce = {.per_thread = 4}, .lesson = TREE_LESSON,
      /* The student's speed points at 60% of CUB; the solution aims at 90%. */
      .speed_fraction = 0.6,
      .points = {{[CHK_CORRECT] = 3, [CHK_GLOBAL_TRAFFIC] = 2, [CHK_SMEM_CONFLICTS] = 1,
                  [CHK_RACE] = RACE_POINTS, [CHK_SPEED] = 3}}},
     {.name = "reduceSmemUnrollDyn", .launcher = "launch_reduceSmemUnrollDyn", .section = "dynamic",
      .step = 4, .teaches = "step 3 with its tile sized at launch (extern __shared__)",
-     .reduce = {.per_thread = 4},
+     .reduce = {.per_thread = 4}, .lesson = TREE_LESSON,
      .points = {{[CHK_CORRECT] = 2, [CHK_GLOBAL_TRAFFIC] = 1, [CHK_SMEM_CONFLICTS] = 1,
                  [CHK_RACE] = RACE_POINTS, [CHK_DYNAMIC_TILE] = 1}}},
     {.name = "reduceSmemInterleaved", .launcher = "launch_reduceSmemInterleaved",
      .optional = 1, .section = "conflicts", .step = 2,
      .teaches = "the interleaved tree (index = 2 * stride * tid): its bank conflicts",
-     .reduce = {.per_thread = 1, .tree = TREE_INTERLEAVED},
+     .reduce = {.per_thread = 1, .tree = TREE_INTERLEAVED}, .lesson = TREE_LESSON,
      .points = {{[CHK_CORRECT] = 1, [CHK_GLOBAL_TRAFFIC] = 1, [CHK_SMEM_CONFLICTS] = 1,
                  [CHK_RACE] = RACE_POINTS}}},
 };

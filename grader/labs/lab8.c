@@ -1,6 +1,12 @@
 /* lab8.c - the warp shuffle: the chapter's exercises, and the reduction with shuffles. */
 #include "lab_table.h"
 
+/* The reduction's lesson: a warp's 32 values added with shuffles, in registers. A
+   library's reduction (cub::WarpReduce, cooperative_groups::reduce) does it; a cooperative
+   group's tile and its shfl_xor are the student's shuffles. */
+#define SHUFFLE_LESSON                                                                       \
+    {CHK_SHUFFLE, "a warp's sum made with your own shuffles", LESSON_LIBS_REDUCTION}
+
 /* An exercise: right for every value the grader tries, with shuffles and no shared memory. */
 #define EXERCISE(kname, ex, what)                                                             \
     {.name = #kname, .launcher = "launch_" #kname, .section = "exercises", .step = 1,         \
@@ -16,12 +22,12 @@ static const lab_kernel kernels[] = {
     EXERCISE(shflXorArray, EXERCISE_XOR_ARRAY, "four registers a lane, each exchanged"),
     {.name = "reduceShfl", .launcher = "launch_reduceShfl", .section = "reduce", .step = 2,
      .teaches = "warps reduce in registers; shared memory holds one word a warp",
-     .reduce = {.per_thread = 1, .shuffle = 1},
+     .reduce = {.per_thread = 1, .shuffle = 1}, .lesson = SHUFFLE_LESSON,
      .points = {{[CHK_CORRECT] = 3, [CHK_GLOBAL_TRAFFIC] = 1, [CHK_SHUFFLE] = 2,
                  [CHK_RACE] = RACE_POINTS}}},
     {.name = "reduceShflUnroll", .launcher = "launch_reduceShflUnroll", .section = "unroll",
      .step = 3, .teaches = "four elements a thread first, then the shuffle reduction",
-     .reduce = {.per_thread = 4, .shuffle = 1},
+     .reduce = {.per_thread = 4, .shuffle = 1}, .lesson = SHUFFLE_LESSON,
      /* The student's speed points at 60% of CUB; the solution aims at 95%. */
      .speed_fraction = 0.6,
      .points = {{[CHK_CORRECT] = 3, [CHK_GLOBAL_TRAFFIC] = 1, [CHK_SHUFFLE] = 1,

@@ -2,6 +2,11 @@
    (one global side strided), the tile, its pad, two elements a thread. */
 #include "lab_table.h"
 
+/* Steps 3 to 5's lesson: the tile that turns the column walk into a row walk, written by
+   the student; cub::BlockExchange (a block's items re-dealt through shared memory) does it. */
+#define TILE_LESSON                                                                          \
+    {CHK_SMEM_CONFLICTS, "the transpose through a shared tile", LESSON_LIB_CUB_EXCHANGE}
+
 static const lab_kernel kernels[] = {
     {.name = "copyRow", .launcher = "launch_copyRow", .section = "copy", .step = 1,
      .teaches = "the roof: a row read, a row written, both coalesced",
@@ -17,12 +22,12 @@ static const lab_kernel kernels[] = {
      .points = {{[CHK_CORRECT] = 2, [CHK_LOAD_COALESCING] = 1, [CHK_STORE_COALESCING] = 1}}},
     {.name = "transposeSmem", .launcher = "launch_transposeSmem", .section = "tile", .step = 3,
      .teaches = "both sides coalesced through a shared tile, its column read 16-way",
-     .transpose = {.tile_pad = 0, .unroll = 1},
+     .transpose = {.tile_pad = 0, .unroll = 1}, .lesson = TILE_LESSON,
      .points = {{[CHK_CORRECT] = 3, [CHK_LOAD_COALESCING] = 1, [CHK_STORE_COALESCING] = 1,
                  [CHK_SMEM_CONFLICTS] = 1, [CHK_RACE] = RACE_POINTS}}},
     {.name = "transposeSmemPad", .launcher = "launch_transposeSmemPad", .section = "pad",
      .step = 4, .teaches = "the tile padded by IPAD words: conflict-free",
-     .transpose = {.tile_pad = 2, .unroll = 1},
+     .transpose = {.tile_pad = 2, .unroll = 1}, .lesson = TILE_LESSON,
      /* The student's speed points at 60% of copyRow's; the solution aims at 90%. */
      .speed_fraction = 0.6,
      .points = {{[CHK_CORRECT] = 3, [CHK_LOAD_COALESCING] = 1, [CHK_STORE_COALESCING] = 1,
@@ -30,14 +35,14 @@ static const lab_kernel kernels[] = {
     {.name = "transposeSmemUnrollPad", .launcher = "launch_transposeSmemUnrollPad",
      .section = "unroll", .step = 5,
      .teaches = "two elements a thread, half the blocks, every edge guarded",
-     .transpose = {.tile_pad = 2, .unroll = 2},
+     .transpose = {.tile_pad = 2, .unroll = 2}, .lesson = TILE_LESSON,
      .speed_fraction = 0.6,
      .points = {{[CHK_CORRECT] = 3, [CHK_LOAD_COALESCING] = 1, [CHK_STORE_COALESCING] = 1,
                  [CHK_SMEM_CONFLICTS] = 1, [CHK_RACE] = RACE_POINTS, [CHK_SPEED] = 2}}},
     {.name = "transposeSmemUnrollPadDyn", .launcher = "launch_transposeSmemUnrollPadDyn",
      .section = "dynamic", .step = 5,
      .teaches = "step 5 with its tile sized at launch (extern __shared__)",
-     .transpose = {.tile_pad = 2, .unroll = 2},
+     .transpose = {.tile_pad = 2, .unroll = 2}, .lesson = TILE_LESSON,
      .points = {{[CHK_CORRECT] = 2, [CHK_LOAD_COALESCING] = 1, [CHK_STORE_COALESCING] = 1,
                  [CHK_SMEM_CONFLICTS] = 1, [CHK_RACE] = RACE_POINTS, [CHK_DYNAMIC_TILE] = 1}}},
 };

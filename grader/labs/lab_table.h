@@ -108,6 +108,34 @@ typedef struct check_points {
       [CHK_STORE_CONFLICTS] = 1, [CHK_LOAD_CONFLICTS] = 1, [CHK_RACE] = RACE_POINTS,       \
       [CHK_DYNAMIC_TILE] = (dynamic)}}
 
+/*
+ * Library code that does a lesson for the student, found in a kernel's PTX
+ * (image/lib_code.h: the same bits). A kernel that holds any its lesson lists
+ * fails the lesson's check, naming the library; helpers that do not do the
+ * lesson (a cooperative group's tiles and shuffles, CUB's lane id) are not
+ * listed, and cost nothing.
+ */
+typedef enum lesson_library {
+    LESSON_LIB_CUB_REDUCE = 1u << 0,      /* cub::BlockReduce, WarpReduce, DeviceReduce */
+    LESSON_LIB_CUB_EXCHANGE = 1u << 1,    /* cub::BlockExchange, WarpExchange */
+    LESSON_LIB_THRUST = 1u << 3,          /* a Thrust algorithm */
+    LESSON_LIB_CG_WARP_REDUCE = 1u << 4,  /* cooperative_groups::reduce of a warp */
+    LESSON_LIB_CG_BLOCK_REDUCE = 1u << 5  /* of a tile of more than a warp: a block's */
+} lesson_library;
+
+/* A reduction's lesson, in labs 7 and 8: every library reduction does it. */
+#define LESSON_LIBS_REDUCTION                                                                  \
+    (LESSON_LIB_CUB_REDUCE | LESSON_LIB_THRUST | LESSON_LIB_CG_WARP_REDUCE |                  \
+     LESSON_LIB_CG_BLOCK_REDUCE)
+
+/* The check that holds a kernel's lesson, what the lesson is in words ("the tree's levels
+   in shared memory"), and the library code that would do it (lesson_library bits). */
+typedef struct lesson_spec {
+    check_id check;    /* CHK_NONE: no library does this kernel's lesson */
+    const char *what;
+    unsigned libraries;
+} lesson_spec;
+
 typedef struct lab_kernel {
     const char *name;     /* as the exercise names it */
     const char *launcher; /* exported symbol */
@@ -127,6 +155,7 @@ typedef struct lab_kernel {
     reduce_spec reduce;         /* PROBLEM_REDUCE */
     transpose_spec transpose;   /* PROBLEM_TRANSPOSE */
     mem_path path;              /* PROBLEM_STENCIL: where the coefficients or table come from */
+    lesson_spec lesson;         /* the library code that does the lesson, and its check */
     double speed_fraction; /* speed check: at least this fraction of the reference */
     check_points points;
 } lab_kernel;

@@ -27,7 +27,8 @@ static void sum_call(const lab_def *lab, const reduce_size *s, int role, call_sp
     c->n_buffers = 2;
     c->buffer_bytes[0] = (size_t)(s->n > 0 ? s->n : 1) * I;
     c->buffer_bytes[1] = (size_t)(blocks > 0 ? blocks : 1) * I;
-    c->buffer_name[0] = "in", c->buffer_name[1] = "partial";
+    call_name_buffer(c, 0, "in");
+    call_name_buffer(c, 1, "partial");
     if (role & CALL_CORRECT)
         snprintf(c->label, sizeof c->label, "n=%d (%s; %s)", s->n, s->why,
                  reduce_values_name(s->values));
@@ -48,7 +49,8 @@ static void exercise_call(const lab_kernel *k, const char *param, int value, cal
     c->args[0] = buf(0), c->args[1] = buf(1), c->args[2] = num(value);
     c->n_buffers = 2;
     c->buffer_bytes[0] = c->buffer_bytes[1] = (size_t)elems * I;
-    c->buffer_name[0] = "in", c->buffer_name[1] = "out";
+    call_name_buffer(c, 0, "in");
+    call_name_buffer(c, 1, "out");
     snprintf(c->label, sizeof c->label, "%s = %d", param, value);
     c->width = elems, c->height = 1, c->depth = value;
     /* one warp: the same run is the one measured */

@@ -60,6 +60,8 @@ int reduce_tree_model(const bank_geometry *g, int dim, int interleaved, tree_cos
         out->st_ideal += L->st_ideal;
     }
     out->block_requests = out->ld_requests + out->st_requests + warps + 1;
+    out->need_ld_requests = out->st_requests - out->level[0].warps;
+    out->need_st_requests = out->st_requests - out->level[out->levels - 1].warps;
     out->merged_ld_requests = out->ld_requests;
     out->merged_ld_wavefronts = out->ld_wavefronts;
     out->merged_ld_ideal = out->ld_ideal;

@@ -34,6 +34,13 @@ typedef struct tree_cost {
        the read of the block's sum (a load) */
     long ld_requests, st_requests, ld_wavefronts, ld_ideal, st_wavefronts, st_ideal;
     long block_requests;         /* tree + fill + final read */
+    /* The fewest shared requests a block that runs the tree's levels in the tile can
+       make, whatever its style: every level but the first loads the partner sums
+       (a load a warp that takes part; the first may be added while the tile is
+       filled, its own operand kept in a register), every level but the last stores
+       its sums for the next (the last may go straight to the partial sum). A block
+       below either ran levels elsewhere: in registers, or in another block. */
+    long need_ld_requests, need_st_requests;
     /* The interleaved tree as nvcc compiles it at -O3: at stride 1 the pair
        smem[2 tid], smem[2 tid + 1] is one aligned 8-byte load (measured on an
        H100). The sequential tree's pair is never adjacent: the same as above. */

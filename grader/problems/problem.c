@@ -465,7 +465,7 @@ static void worded_fault(problem *p, check_result *c)
     const char *buffer = NULL;
     if (d->buffer >= 0 && d->buffer < CALL_MAX_BUFFERS) {
         buffer = spec->buffer_name[d->buffer];
-        if (!buffer) {
+        if (!buffer[0]) {
             snprintf(name, sizeof name, "buffer %d", d->buffer);
             buffer = name;
         }
@@ -505,8 +505,10 @@ static run_outcome grade_correct(problem *p)
             run_outcome out = p->kind->run(p, c);
             if (out == RUN_FAILED || out == RUN_LOST)
                 worded_fault(p, c);
-            if (out == RUN_WRONG && r > 0)
+            if (out == RUN_WRONG && r > 0) {
                 wrong_on_repeat(p, repeats, c);
+                p->kept_state = r + 1;
+            }
             else if (out == RUN_WRONG && p->kind->explain_wrong)
                 p->kind->explain_wrong(p, c);
             if (out != RUN_RIGHT)
@@ -577,6 +579,7 @@ static measure_status race_rule(problem *p, measure_status st, const char *why,
     if (!s || s->n_races == 0)
         return st;
     compare_race_spoils_correct(&p->c[CHK_CORRECT], s);
+    p->luck = 1;
     return st == MEASURE_WRONG_RESULT ? MEASURE_OK : st;
 }
 
@@ -609,6 +612,26 @@ void worker_judge_oob(problem *p, const trace_summary *s)
         snprintf(one.oob.array, sizeof one.oob.array, "%s", a.name);
     }
     p->oob_failed = compare_oob(&p->c[CHK_CORRECT], &one);
+}
+
+/*
+ * A kernel whose output depended on an earlier launch (a size right on its first run and
+ * wrong on a later one: a result kept across launches) earns nothing from its counts:
+ * what its measured run did depends on which launches came before it, and those differ
+ * from backend to backend; no run's counts are its own work. Races and synchronisation
+ * errors, whose luck a re-run also changes, keep their own rule (race_rule, sync_rule,
+ * the twin's: p->luck); a race an emulated grade finds only in its edge run, after the
+ * counts are judged, does not (a kernel that keeps results and races only there).
+ */
+static void kept_state_rule(problem *p, measure_status *st, char *why, size_t why_size)
+{
+    if (!p->kept_state || (*st != MEASURE_OK && *st != MEASURE_WRONG_RESULT) || p->luck ||
+        p->sync_failed)
+        return;
+    snprintf(why, why_size, "your kernel's output depends on what an earlier launch left (a "
+             "size right on its first run came out wrong on run %d): no run's counts are its "
+             "own work", p->kept_state);
+    *st = MEASURE_WRONG_RESULT;
 }
 
 /* Whether the meter is the emulator, which sees what the kind's emulated checks need
@@ -672,6 +695,7 @@ static void measured_run(problem *p)
     if (twinned)
         twin_join(p, twin, twin ? NULL : twin_why, &st);
     free(twin);
+    kept_state_rule(p, &st, why, sizeof why);
     if (st != MEASURE_OK) {
         for (int id = CHK_NONE + 1; id < CHECK_IDS; id++)
             if (p->listed[id] && kind->judge[id])
@@ -839,7 +863,10 @@ static void twin_join(problem *p, const problem *t, const char *why, measure_sta
             *race = t->c[CHK_RACE]; /* the counters cannot start beside the trace */
         if (t->c[CHK_CORRECT].status == CHECK_FAIL)
             *correct = t->c[CHK_CORRECT];
-        luck = t->luck; /* its measured run raced or broke a rule of synchronisation */
+        luck = t->luck; /* its runs raced or broke a rule of synchronisation */
+        p->luck |= luck;
+        if (!p->kept_state)
+            p->kept_state = t->kept_state;
     }
     if (luck && *st == MEASURE_WRONG_RESULT)
         *st = MEASURE_OK;
@@ -880,8 +907,14 @@ static problem *emulated_twin(problem *p, char *why, size_t why_size)
             ran = twin_measure(t, why, why_size) == 0;
         if (t->kind->release) /* its buffers are the emulator's */
             t->kind->release(t);
-        if (ran)
+        if (ran) {
             edge_run(t);
+            /* a race or a synchronisation error its edge run proves makes the kernel's
+               output luck as the measured run's would: the GPU's measured run is larger
+               than the twin's and may meet it there */
+            t->luck |= t->sync_failed || (t->listed[CHK_RACE] &&
+                                          t->c[CHK_RACE].status == CHECK_FAIL);
+        }
         free(t->state);
         t->state = NULL;
         if (!ran) {
@@ -947,6 +980,7 @@ static void grade(problem *p)
     if (p->c[CHK_CORRECT].status != CHECK_PASS && right == RUN_RIGHT)
         right = RUN_WRONG; /* a race took the pass back: not timed */
     emit(p, CHK_CORRECT);
+    problem_lesson_libraries(p); /* whatever was measured: a library did the lesson */
     emit_all(p, 0);
     if (p->listed[CHK_SPEED] && speed_due(p, right)) {
         p->kind->speed(p, &p->c[CHK_SPEED]);

@@ -37,6 +37,9 @@
  *                 measured run under the emulator's meter), for what only it sees:
  *                 synchronisation, races at its sizes, the kind's `emulated` checks;
  *                 what it finds joins the measured run's verdicts (problem.c)
+ *      lesson     the lesson's check (lab_kernel.lesson) fails where a kernel the plan
+ *                 launches holds a library's code that does the lesson, read from the
+ *                 PTX whatever was measured (problem_lesson_libraries, lesson.c)
  *   7. speed      where listed and due (correct passed, the device times kernels)
  *
  * Each check goes to the grader as soon as it is decided, so a crash later costs
@@ -122,6 +125,8 @@ struct problem {
     int sync_failed; /* a synchronisation error failed correct (its words stand) */
     int oob_failed;  /* a global access out of bounds failed correct (its words stand) */
     int luck; /* the measured run's output is luck: a proven race, a synchronisation error */
+    int kept_state; /* a size right on run 1 came out wrong on this run (1-based): the output
+                       depends on what an earlier launch left, 0 where none did */
     void *state; /* the kind's own, kind->state_bytes zeroed for each kernel */
 };
 
@@ -184,6 +189,15 @@ int problem_grade(worker_env *env, const lab_kernel *k);
 /* The kinds (problem.c's table). */
 extern const kind_desc tile_kind, matmul_kind, conv_kind, idiom_kind, reduce_kind,
     transpose_kind, stencil_kind;
+
+/*
+ * A library is not the student's work (lesson.c): where the kernel's lesson check
+ * (lab_kernel.lesson) is listed and not yet sent, and a kernel its plan launches
+ * holds library code the lesson lists (CUB's reductions, cooperative_groups::reduce,
+ * ...), that check fails naming it and the student's line. Read from the PTX, not
+ * measured: the same verdict on every backend. The driver calls it once a kernel.
+ */
+void problem_lesson_libraries(problem *p);
 
 /* --- what a kind's hooks may call -------------------------------------------------- */
 

@@ -65,6 +65,7 @@ typedef struct red {
     long n, blocks;          /* the measured run's elements and blocks */
     int32_t want;            /* a reduction's: the sum its partial sums must add up to */
     int32_t want_lanes[128]; /* an exercise's: every element of its output */
+    int wrong_call;          /* an exercise's first value whose output was wrong, or -1 */
 } red;
 
 /* A launch that failed (a fault, a time-out, an instruction not emulated). */
@@ -720,7 +721,10 @@ static run_outcome run_exercise(red *r, int i, check_result *c)
 static run_outcome red_run(problem *p, check_result *c)
 {
     red *r = p->state;
-    return exercise(r) ? run_exercise(r, p->call, c) : run_sum(r, p->call, c);
+    run_outcome out = exercise(r) ? run_exercise(r, p->call, c) : run_sum(r, p->call, c);
+    if (out == RUN_WRONG && r->wrong_call < 0)
+        r->wrong_call = p->call;
+    return out;
 }
 
 static void red_passed(problem *p, int runs, int last, const char *each, check_result *c)
@@ -741,6 +745,12 @@ static int red_prepare(problem *p, char *why, size_t size)
 {
     red *r = p->state;
     worker_env *env = p->env;
+    /* An exercise's runs are its measured runs (one warp, every value): the value its
+       output came out wrong at is the one measured, so that a defect costs the shuffle's
+       points whichever value shows it first (a width of 16 is right for laneMask 1) */
+    int wrong = exercise(r) ? r->wrong_call : -1;
+    if (wrong >= 0 && (env->plan->specs[wrong].role & CALL_TRAFFIC))
+        p->call = wrong;
     const call_spec *s = &env->plan->specs[p->call];
     r->n = exercise(r) ? ref_shuffle_elems(r->k->reduce.exercise) : s->width;
     r->blocks = blocks_of(&env->plan->calls[p->call]);
@@ -879,10 +889,13 @@ static void judge_traffic(problem *p, check_id id, const measurement *m, const t
     } else if (loads > limit) {
         check_set(c, CHECK_FAIL, "%.0f global load instructions, %.2f times the %.0f that read "
                   "each element once", loads, loads / ideal, ideal);
-        check_field(c->hint, sizeof c->hint, "Your kernel reads its input %.1f times over. Each "
-                    "element should come from global memory once: into a register (the first "
-                    "%d-element sum) or the tile, and every later level reads the tile or "
-                    "registers, never in[] again.", loads / ideal, per);
+        check_field(c->hint, sizeof c->hint, "Your kernel reads its input %.1f times over, in "
+                    "warp load instructions: it reads elements again, or a lane at a time (a "
+                    "loop in one thread makes a warp instruction for each element, where a "
+                    "warp's 32 lanes read 32 at once). Each element "
+                    "should come from global memory once, a warp's lanes side by side: into a "
+                    "register (the first %d-element sum) or the tile, and every later level "
+                    "reads the tile or registers, never in[] again.", loads / ideal, per);
     } else {
         check_set(c, CHECK_PASS, "each element loaded once (%.0f warp loads, at most %.0f), %.0f "
                   "store%s for %ld blocks", loads, limit, stores, stores == 1 ? "" : "s", blocks);
@@ -935,17 +948,42 @@ static void judge_tree(problem *p, check_id id, const measurement *m, const trac
         snprintf(want_text, sizeof want_text, "%.2f- to %.2f-way conflict", want_lo, want_ld);
     else
         degree_text(want_ld, want_text, sizeof want_text);
+    double ld_req = m->value[METRIC_SHARED_LD_REQUESTS] / (double)blocks;
+    double st_req = m->value[METRIC_SHARED_ST_REQUESTS] / (double)blocks;
     check_field(c->measured, sizeof c->measured, "loads %.2f-way, stores %.2f-way; %.1f shared "
-                "requests a block", ld, st, req);
-    check_field(c->expected, sizeof c->expected, "loads %s; at most %.0f requests a block (the "
-                "sequential tree's %ld, x %.1f)", want_text, req_limit, seq.block_requests,
-                TREE_REQUEST_SLACK);
+                "requests a block (%.1f loads, %.1f stores)", ld, st, req, ld_req, st_req);
+    check_field(c->expected, sizeof c->expected, "loads %s; %ld to %.0f requests a block, at "
+                "least %ld loads and %ld stores (the sequential tree's %ld, x %.1f)", want_text,
+                want.need_ld_requests + want.need_st_requests, req_limit, want.need_ld_requests,
+                want.need_st_requests, seq.block_requests, TREE_REQUEST_SLACK);
     if (m->value[METRIC_SHARED_LD_REQUESTS] <= 0 || m->value[METRIC_SHARED_ST_REQUESTS] <= 0) {
         check_set(c, CHECK_FAIL, "no shared memory used: %.0f shared loads, %.0f shared stores",
                   m->value[METRIC_SHARED_LD_REQUESTS], m->value[METRIC_SHARED_ST_REQUESTS]);
         check_field(c->hint, sizeof c->hint, "This step's tree runs in a shared tile: "
                     "__shared__ int smem[DIM], one element a thread copied in, the levels read "
                     "and write smem.");
+        return;
+    }
+    /* the floor: each level's partner sums loaded, each level's sums stored for the next
+       (reduce_model.h); a tree in registers, a library's, or one block doing all the
+       blocks' work falls below it, whatever its conflicts */
+    if (ld_req < (double)want.need_ld_requests || st_req < (double)want.need_st_requests) {
+        check_set(c, CHECK_FAIL, "the tree's levels did not run in shared memory: %.1f shared "
+                  "loads and %.1f stores a block, where the tree's %d levels need at least %ld "
+                  "and %ld", ld_req, st_req, want.levels, want.need_ld_requests,
+                  want.need_st_requests);
+        check_field(c->hint, sizeof c->hint, "Each level of the tree reads its partner sums "
+                    "from the tile (a load for each warp that takes part: %d, %d, then 1 warp at "
+                    "strides %d, %d and below) and stores its own sums back for the next level "
+                    "(a store): that round trip through shared memory is this lab's lesson. "
+                    "Your blocks make fewer, so some levels ran elsewhere: in registers with "
+                    "shuffles (lab 8's lesson, not this one's), in a library's reduction, or in "
+                    "one block adding what the others should (the count is averaged over every "
+                    "block launched). Write the levels in smem: if (tid < stride) smem[tid] += "
+                    "smem[tid + stride], a barrier between levels.", want.level[0].warps,
+                    want.level[1].warps, want.level[0].stride, want.level[1].stride);
+        if (s)
+            compare_trace_lines(c, s, -1, &r->p->env->gpu.banks);
         return;
     }
     double limit = 1.0 + MANY_BLOCK_DEGREE_SLACK;
@@ -1056,7 +1094,9 @@ static void judge_shuffle(problem *p, check_id id, const measurement *m, const t
                     : "Each warp adds up its 32 values with five shuffles (v += "
                       "__shfl_xor_sync(FULL_MASK, v, mask, WARP), mask = 16, 8, 4, 2, 1). Your "
                       "kernel executes fewer: does every warp reduce with shuffles, or does it "
-                      "add its values some other way (atomics, a loop in one lane)?");
+                      "add its values some other way (atomics, a loop in one lane, the hardware's "
+                      "own warp sum __reduce_add_sync, or one block adding every block's "
+                      "elements)?");
         return;
     }
     check_set(c, CHECK_PASS, "%.0f shuffle%s (%.1f a warp), %.0f shared requests%s", shfl,
@@ -1197,6 +1237,7 @@ static void red_setup(problem *p)
     red *r = p->state;
     r->p = p;
     r->k = p->k;
+    r->wrong_call = -1;
     r->dim = lab_param_value(p->env->lab, "DIM");
     if (r->dim < 32)
         r->dim = 256;

@@ -415,10 +415,32 @@ static void judge_const(problem *p, check_id id, const measurement *m, const tra
         c->degree = per; /* what a PREDICT ... const line is judged against */
     if (a->k->path == MEM_PATH_CONSTANT && is_lookup(a)) {
         double model = lookup_distinct_per_warp(a->host_keys, (size_t)a->n);
+        /* the requests follow the keys: each key is one lane's constant load, a request
+           serves a warp's 32 at most, so at least ceil(n / 32) of them; twice that at most
+           (partial warps, a thread's last keys one at a time) */
+        int warp = a->env->gpu.banks.warp_size > 0 ? a->env->gpu.banks.warp_size : 32;
+        double need = (double)(((long)a->n + warp - 1) / warp), most = 2.0 * need;
         check_field(c->expected, sizeof c->expected, "%.2f (the distinct keys of a warp's 32 "
-                    "lanes, from the input), within 10%%", model);
+                    "lanes, from the input), within 10%%; %.0f to %.0f requests (a warp's %d "
+                    "keys a request)", model, need, most, warp);
         c->accept_lo = 0.9 * model, c->accept_hi = 1.1 * model;
-        if (req > 0 && fabs(per - model) <= 0.1 * model)
+        int per_ok = req > 0 && fabs(per - model) <= 0.1 * model;
+        if (per_ok && (req < need || req > most)) { /* as many addresses, other words */
+            check_set(c, CHECK_FAIL, "%.0f constant requests for %d keys: a lookup through "
+                      "constant memory makes one a warp's %d keys (%.0f to %.0f)", req, a->n,
+                      warp, need, most);
+            check_field(c->hint, sizeof c->hint, "%s", req < need
+                        ? "Fewer constant requests than the keys need: some keys were served "
+                          "from somewhere else. A table copied from c_table into shared memory "
+                          "in order (a request for 32 consecutive words) and read there by key "
+                          "measures the copy, not the lookup: each lane reads c_table[keys[i]] "
+                          "for its own keys, straight from constant memory."
+                        : "More constant requests than the keys make: c_table is read more "
+                          "than once for each key, or copied whole by every warp. Each lane "
+                          "reads c_table[keys[i]] once for each of its keys.");
+            return;
+        }
+        if (per_ok)
             check_set(c, CHECK_PASS, "%.1f distinct addresses a warp request (model %.1f): the "
                       "constant cache serves them one after another", per, model);
         else

@@ -6,7 +6,11 @@
  * library's calls into the runtime land here. Nothing reaches a GPU: kernel
  * registrations are remembered, launches are recorded, and every other call
  * a launcher might make (allocations, copies, synchronisation, streams) is
- * recorded as a contract violation and fails.
+ * recorded as a contract violation and fails. Beside the calls written here,
+ * every other function the real runtime, cuBLAS and the driver API export has
+ * a generated stand-in (gen-standins.sh) that refuses it the same way, by
+ * name: a library that references one still loads, and only the kernel whose
+ * launcher makes the call loses its grade.
  */
 #include "record.h"
 #include "fake_cudart.h"
@@ -65,6 +69,14 @@ static void violation(const char *what)
     if (g_rec->n_violations < REC_MAX_VIOLATIONS)
         snprintf(g_rec->violations[g_rec->n_violations], sizeof g_rec->violations[0], "%s", what);
     g_rec->n_violations++;
+}
+
+/* A generated stand-in (gen-standins.sh): a function of the CUDA libraries with no
+   place in a launcher, refused by name. */
+__attribute__((visibility("hidden"))) int fake_refuse(const char *name)
+{
+    violation(name);
+    return cudaErrorNotPermitted;
 }
 
 static int find_host(const void *host_fun)

@@ -1,6 +1,8 @@
 /* plan.c - validating a launcher's record against the lab's contract; see plan.h. */
 #include "plan.h"
 
+#include "../image/lib_code.h"
+
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -38,9 +40,33 @@ static int refuse(char *why, size_t n, const char *fmt, const char *a, const cha
     return -1;
 }
 
+/* Whose function a refused call is, from its name: "" for the CUDA runtime's. */
+static const char *library_of_call(const char *name)
+{
+    if (strncmp(name, "cublas", 6) == 0)
+        return " (cuBLAS: the library does the work a kernel of yours is graded for)";
+    if (name[0] == 'c' && name[1] == 'u' && name[2] >= 'A' && name[2] <= 'Z')
+        return " (the CUDA driver API)";
+    return "";
+}
+
+/* The library whose kernels the image holds (the first found: "CUB"), its kernel's name
+   readable in name; NULL when it holds none. A refused call then may be its host code's. */
+static const char *library_kernels(const lab_image *img, char *name, size_t n)
+{
+    for (int i = 0; img && i < img->n_kernels; i++) {
+        const char *library = lib_code_kernel_library(img->kernels[i].name);
+        if (library) {
+            lib_code_readable(img->kernels[i].name, name, n);
+            return library;
+        }
+    }
+    return NULL;
+}
+
 /* The record itself, before its launches: did the launcher keep to launching? */
-static int check_call(const lab_kernel *k, const lab_def *lab, const rec_call *r, int empty_ok,
-                      char *why, size_t n)
+static int check_call(const lab_kernel *k, const lab_def *lab, const lab_image *img,
+                      const rec_call *r, int empty_ok, char *why, size_t n)
 {
     if (r->n_launches < 0 || r->n_violations < 0)
         return refuse(why, n, "the record of %s is not one the kit's recorder writes: "
@@ -50,9 +76,19 @@ static int check_call(const lab_kernel *k, const lab_def *lab, const rec_call *r
         if (r->n_violations > 1)
             snprintf(more, sizeof more, " (and %d more call%s)", r->n_violations - 1,
                      plural(r->n_violations - 1));
-        snprintf(why, n, "%s called %.63s%s: a launcher may only launch kernels on the "
-                 "default stream; the grader allocates, copies and synchronises itself",
-                 k->launcher, r->violations[0], more);
+        char call[sizeof r->violations[0]];
+        memcpy(call, r->violations[0], sizeof call);
+        call[sizeof call - 1] = '\0'; /* the writer is not trusted to terminate it */
+        char kernel[96];
+        const char *library = library_kernels(img, kernel, sizeof kernel);
+        if (library)
+            snprintf(why, n, "%s called %s%s, as %s's algorithms do (your file compiles its "
+                     "%s): a launcher launches your own kernels, no library's", k->launcher,
+                     call, more, library, kernel);
+        else
+            snprintf(why, n, "%s called %s%s%s: a launcher may only launch kernels on the "
+                     "default stream; the grader allocates, copies and synchronises itself",
+                     k->launcher, call, library_of_call(call), more);
         return -1;
     }
     if (r->n_launches == 0 && empty_ok)
@@ -152,6 +188,15 @@ static int plan_launch_from(const lab_def *lab, const lab_image *img, const call
         return refuse(why, n, "a launch of %s, which is not a kernel of your file (only the "
                       "device code compiled from your lab file runs: a library's kernel, such "
                       "as cuBLAS's, earns nothing)%s", name, "");
+    const char *library = lib_code_kernel_library(name);
+    if (library) { /* a template of the library's, instantiated in the file: not its code */
+        char readable[160];
+        lib_code_readable(name, readable, sizeof readable);
+        snprintf(why, n, "a launch of %s, a kernel of %s's, not of your own code: the library "
+                 "does the work the kernel is graded for, and a launcher launches the kernels "
+                 "you wrote", readable, library);
+        return -1;
+    }
     if (check_config(lab, l, (spec->role & CALL_EMPTY) != 0, why, n) != 0)
         return -1;
     const image_kernel *ik = &img->kernels[ki];
@@ -219,7 +264,7 @@ int plan_from_records(const lab_def *lab, const lab_kernel *k, const lab_image *
                       call_plan *out, char *why, size_t why_size)
 {
     memset(out, 0, sizeof *out);
-    if (check_call(k, lab, first, (spec->role & CALL_EMPTY) != 0, why, why_size) != 0 ||
+    if (check_call(k, lab, img, first, (spec->role & CALL_EMPTY) != 0, why, why_size) != 0 ||
         check_consistent(k, first, second, why, why_size) != 0)
         return -1;
     for (int i = 0; i < first->n_launches; i++) {

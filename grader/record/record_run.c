@@ -127,10 +127,32 @@ static void reject(kernel_plan *p, const char *fmt, const char *a, const char *b
     snprintf(p->why, sizeof p->why, fmt, a, b);
 }
 
+/* The function the dynamic loader could not bind, from its last "undefined symbol: NAME"
+   in what the recorder printed: 1 with name filled, else 0. */
+static int unbound_call(const capture *printed, char *name, size_t n)
+{
+    static char text[CAPTURE_HEAD + CAPTURE_TAIL + 256];
+    const char *at = NULL, *p;
+    size_t len = 0;
+    if (!printed)
+        return 0;
+    capture_text(printed, text, sizeof text);
+    for (p = text; (p = strstr(p, "undefined symbol: ")) != NULL; p++)
+        at = p + strlen("undefined symbol: ");
+    while (at && len + 1 < n && (at[len] == '_' || (at[len] >= '0' && at[len] <= '9') ||
+                                 ((at[len] | 32) >= 'a' && (at[len] | 32) <= 'z')))
+        len++;
+    if (!at || len == 0)
+        return 0;
+    snprintf(name, n, "%.*s", (int)len, at);
+    return 1;
+}
+
 /* Why a recorder that stopped early stopped, for the kernel it was on. */
 static void describe_stop(const lab_kernel *k, int got, int status, double timeout_s,
-                          int protocol, char *buf, size_t n)
+                          int protocol, const capture *printed, char *buf, size_t n)
 {
+    char name[128];
     if (protocol)
         snprintf(buf, n, "while %s ran, the grader received something that is not a record "
                  "of its launches: a launcher must not write to the grader's pipe", k->launcher);
@@ -141,6 +163,11 @@ static void describe_stop(const lab_kernel *k, int got, int status, double timeo
         snprintf(buf, n, "%s crashed: signal %d (%s). A launcher runs on the host: it must not "
                  "read or write through its pointers, which are device pointers",
                  k->launcher, WTERMSIG(status), strsignal(WTERMSIG(status)));
+    else if (WIFEXITED(status) && WEXITSTATUS(status) == 127 && unbound_call(printed, name,
+                                                                            sizeof name))
+        snprintf(buf, n, "%s called %s, which no library here defines (the program ended "
+                 "there): a launcher may only launch the kernels of your file; the grader "
+                 "allocates, copies and synchronises itself", k->launcher, name);
     else
         snprintf(buf, n, "%s ended the program (exit status %d) instead of returning",
                  k->launcher, WIFEXITED(status) ? WEXITSTATUS(status) : -1);
@@ -248,8 +275,8 @@ int record_lab(const lab_def *lab, const lab_image *img, const grade_options *op
         if (r.cur >= lab->n_kernels)
             break;
         char what[512];
-        describe_stop(&lab->kernels[r.cur], got, status, opt->timeout_s, r.protocol, what,
-                      sizeof what);
+        describe_stop(&lab->kernels[r.cur], got, status, opt->timeout_s, r.protocol, printed,
+                      what, sizeof what);
         if (!r.loaded) { /* it never got to the launchers: loading itself went wrong */
             for (int k = r.cur; k < lab->n_kernels; k++)
                 reject(&plans[k], "loading your library failed before any launcher ran (a "

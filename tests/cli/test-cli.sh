@@ -232,6 +232,20 @@ else
     # no server at that socket any more: the grader measures by itself
     run --build-dir "$TMP/fake-build" --meter-socket "$TMP/m.sock" --measure trace lab1
     expect "--meter-socket with no server: measured by the grader itself, exit 3" 3 "$alone"
+
+    # A server that emulates measures what a grader sends it: the plan travels as
+    # bytes to another process (a pointer in it means nothing there), and the
+    # solution keeps its marks (SMEMLAB_SERVED_LIB: a solution's library).
+    if [ -n "${SMEMLAB_SERVED_LIB:-}" ] && [ -f "$SMEMLAB_SERVED_LIB" ]; then
+        : > "$TMP/meter.log"
+        start_server --measure emulator
+        run --lib "$SMEMLAB_SERVED_LIB" --meter-socket "$TMP/m.sock" --measure emulator lab1
+        expect "lab1's solution through a meter server that emulates: every check passes" 0 "Score: 21/21"
+        grep -q "measured lab1 ($SMEMLAB_SERVED_LIB) from kernel 1: done" "$TMP/meter.log" &&
+            ok "the server measured the plan it was sent" || not_ok "meter server log: $(cat "$TMP/meter.log")"
+        kill $server 2> /dev/null; wait $server 2> /dev/null
+        rm -f "$TMP/m.sock"
+    fi
 fi
 
 echo "$passed passed, $failed failed"

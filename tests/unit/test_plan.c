@@ -189,6 +189,34 @@ START_TEST(test_forbidden_call)
 }
 END_TEST
 
+/* A launch of a library's kernel compiled into the file (issue 36): refused, named. */
+START_TEST(test_library_kernel)
+{
+    const char *cub = "_ZN3cub17CUB_300001_SM_7506detail6reduce18DeviceReduceKernelINS2_10policy_"
+                      "hubIijEEPKijEEvT0_";
+    snprintf(img.kernels[1].name, sizeof img.kernels[1].name, "%s", cub);
+    snprintf(a.launches[0].kernel, sizeof a.launches[0].kernel, "%s", cub);
+    REFUSED_WITH("a launch of cub::detail::reduce::DeviceReduceKernel, a kernel of CUB's");
+}
+END_TEST
+
+/* A call the fake runtime refused, in a file that compiles a library's kernels: the
+   library's host code named with the call (issue 36). */
+START_TEST(test_call_of_a_library)
+{
+    snprintf(img.kernels[1].name, sizeof img.kernels[1].name, "_ZN6thrust20THRUST_300001_SM_7506"
+             "detail6kernelIiEEvv");
+    a.n_violations = 1;
+    snprintf(a.violations[0], sizeof a.violations[0], "cudaGetDeviceCount");
+    REFUSED_WITH("called cudaGetDeviceCount, as Thrust's algorithms do (your file compiles its "
+                 "thrust::detail::kernel)");
+    a.n_violations = 1;
+    snprintf(img.kernels[1].name, sizeof img.kernels[1].name, "_Z6matmulPKfS0_Pfiii");
+    snprintf(a.violations[0], sizeof a.violations[0], "cublasSgemm_v2");
+    REFUSED_WITH("called cublasSgemm_v2 (cuBLAS: the library does the work");
+}
+END_TEST
+
 START_TEST(test_other_stream)
 {
     a.launches[0].stream = 0x55aa00;
@@ -261,6 +289,8 @@ Suite *plan_suite(void)
     TCase *tc = tcase_create("validate");
     tcase_add_checked_fixture(tc, setup, NULL);
     tcase_add_test(tc, test_valid_record_becomes_a_plan);
+    tcase_add_test(tc, test_library_kernel);
+    tcase_add_test(tc, test_call_of_a_library);
     tcase_add_test(tc, test_pointer_into_a_buffer_is_relocated);
     tcase_add_test(tc, test_pointer_past_the_buffer);
     tcase_add_test(tc, test_pointer_to_another_buffer_index);

@@ -278,6 +278,33 @@ START_TEST(test_tree_model)
 }
 END_TEST
 
+/* The fewest requests a block that runs the tree in the tile makes (issue 36): what a tree
+   in registers, a library's or one block doing all the work falls below. */
+START_TEST(test_tree_needs)
+{
+    bank_geometry g;
+    tree_cost seq, il, big;
+    ck_assert_int_eq(bank_geometry_for(9, 0, 32, 0, &g), 0);
+    ck_assert_int_eq(reduce_tree_model(&g, 256, 0, &seq), 0);
+    ck_assert_int_eq(reduce_tree_model(&g, 256, 1, &il), 0);
+    ck_assert_int_eq(reduce_tree_model(&g, 1024, 0, &big), 0);
+    /* warps 4, 2, 1, 1, 1, 1, 1, 1: the levels after the first load (8), all but the last
+       store (11) */
+    ck_assert_int_eq(seq.need_ld_requests, 8);
+    ck_assert_int_eq(seq.need_st_requests, 11);
+    ck_assert_int_eq(il.need_ld_requests, 8); /* interleaved: 4, 2, 1 ... warps too */
+    ck_assert_int_eq(il.need_st_requests, 11);
+    /* 1024 threads: warps 16, 8, 4, 2, 1 x 6 */
+    ck_assert_int_eq(big.need_ld_requests, 8 + 4 + 2 + 6);
+    ck_assert_int_eq(big.need_st_requests, 16 + 8 + 4 + 2 + 5);
+    /* the kit's step 3 (its last warp's running sum in a register) makes 19 loads and 19
+       stores a block, fill included, the model's tree 25 and 20: both above */
+    ck_assert(seq.need_ld_requests < 19 && seq.need_st_requests < 19);
+    ck_assert(seq.need_ld_requests < seq.ld_requests + 1 &&
+              seq.need_st_requests < seq.st_requests + 8);
+}
+END_TEST
+
 static trace_record rec(uint64_t pc, uint32_t active, int stride, uint16_t flags)
 {
     trace_record r;
@@ -392,6 +419,7 @@ Suite *reduce_suite(void)
     tcase_add_test(tc, test_shuffles);
     tcase_add_test(tc, test_sizes);
     tcase_add_test(tc, test_tree_model);
+    tcase_add_test(tc, test_tree_needs);
     tcase_add_test(tc, test_lane_races);
     tcase_add_test(tc, test_calls_and_empty_plan);
     suite_add_tcase(s, tc);
