@@ -232,7 +232,7 @@ GRADER_LIB_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(filter-out $(MAIN_C) $(SO_EN
 # A thin archive (it names the objects, never copies them), written anew when
 # an object changes: a file removed from the tree leaves nothing behind in it.
 $(GRADER_LIB): $(GRADER_LIB_OBJ)
-	$(call step,AR,$@)rm -f $@.tmp && $(AR) rcsT $@.tmp $^ && mv $@.tmp $@
+	$(call step,AR,$@)rm -f $@.tmp.$$$$ && $(AR) rcsT $@.tmp.$$$$ $^ && mv $@.tmp.$$$$ $@
 # $(call program,MAIN_OBJ...): what a program links, its mains then the archive.
 program = $(1) $(GRADER_LIB)
 # A program P is linked by the rule of its stamp, P.linked, into P.new, which
@@ -241,9 +241,12 @@ program = $(1) $(GRADER_LIB)
 # The archive is new whenever any object is, but a program that links none of
 # what changed keeps its time, and what is made from it (the jail's lab
 # libraries, the docs' figures) is not made again; the stamp keeps the link
-# from running again. A program that is gone is linked again (FORCE).
-relink = $(1) -o $(@:.linked=).new && { cmp -s $(@:.linked=).new $(@:.linked=) && rm -f $(@:.linked=).new \
-    || mv -f $(@:.linked=).new $(@:.linked=); } && touch $@
+# from running again. A program that is gone is linked again (FORCE). The
+# temporary names carry the shell's pid: the batch's builds are makes in this
+# tree side by side (make lab-lib), and where the jail was out of date two of
+# them once wrote the archive's one .tmp at once and left it empty (8 bytes).
+relink = $(1) -o $(@:.linked=).new.$$$$ && { cmp -s $(@:.linked=).new.$$$$ $(@:.linked=) && rm -f $(@:.linked=).new.$$$$ \
+    || mv -f $(@:.linked=).new.$$$$ $(@:.linked=); } && touch $@
 
 $(GRADER): $(GRADER).linked ;
 $(GRADER).linked: $(call program,$(BUILD)/obj/grader/cli/main.o) $$(if $$(wildcard $(GRADER)),,FORCE) | $(RECORDER) $(FAKE_CUDART)

@@ -49,7 +49,7 @@ FAKE_GRADER_LOG=$T/grader.log FAKE_GRADER_POINTS="6 3" "$BATCH" "${FAKE[@]}" --g
 [ $? = 0 ] && [ -s "$T/res/history/ada/1.json" ] && [ "$(j "$T/res/history/ada/1.json" "d['points']")" = 12 ] &&
     [ "$(field ada points)" = 9 ] && [ "$(j "$T/res/ada.json" "d['grading']['options']['seed']")" = 7 ] &&
     ok "--regrade: ada's earlier record in history/ada/1.json (12), the new one 9 at seed 7" || no "regrade: $(field ada points) $(ls "$T/res/history" 2>&1)"
-grep -q "^  ada: 12/12 -> 9/12; graded another way: was 'smemlab fake-1.0; table [0-9a-f]*; seed 20240605; nvcc V13.0.88', now '.*seed 7; .*'; checks: setRowReadColDynPad store-conflicts pass -> fail" "$T/run.log" &&
+grep -q "^  ada: 12/12 -> 9/12; graded another way: was 'smemlab fake-1.0; table [0-9a-f]*; seed 20240605; nvcc V13.0.88', now '.*seed 7; .*'; checks: setRowReadColDynPad load-requests pass -> fail, setRowReadColDynPad store-conflicts pass -> fail, setRowReadColDynPad load-conflicts pass -> fail$" "$T/run.log" &&
     ok "the run says whose points changed and why (the way, each check)" || no "changes: $(grep -A4 'Changed by' "$T/run.log")"
 [ "$(grep -c "lab3.so" "$T/grader.log")" = 3 ] && [ "$(field dan status)" = not-compiled ] && [ ! -e "$T/res/history/dan" ] &&
     ok "dan, who did not compile, kept as final by --regrade (3 graded, not 4)" || no "not-compiled final: $(wc -l < "$T/grader.log") graded"
@@ -64,7 +64,7 @@ FAKE_GRADER_POINTS="6 3" "$BATCH" "${FAKE[@]}" --grader-arg=--seed=7 --only bob 
 echo "[$SECONDS s] == --reproduce: a record graded again from the record alone"
 FAKE_GRADER_POINTS="6 3" "$BATCH" --grader "$HERE/fake-grader" --nvcc "$HERE/fake-nvcc" --reproduce ada -o "$T/res" > "$T/rep.log" 2>&1
 rc=$?
-[ $rc = 0 ] && grep -q "ada: every check came out the same (12 checks, 9/12)" "$T/rep.log" && [ -s "$T/res/reproduce/ada.json" ] &&
+[ $rc = 0 ] && grep -q "ada: every check came out the same (10 checks, 9/12)" "$T/rep.log" && [ -s "$T/res/reproduce/ada.json" ] &&
     [ "$(field ada points)" = 9 ] && ok "--reproduce ada: every check the same (exit 0), the record untouched" || no "reproduce: exit $rc $(cat "$T/rep.log")"
 FAKE_GRADER_POINTS="2 3" FAKE_GRADER_VERSION=fake-2.0 "$BATCH" --grader "$HERE/fake-grader" --nvcc "$HERE/fake-nvcc" --reproduce ada -o "$T/res" > "$T/rep.log" 2>&1
 rc=$?
@@ -113,8 +113,10 @@ python3 - "$T/res-moodle/lms" "$T/res-canvas/lms" > "$T/lms.log" 2>&1 <<'PY'
 import csv, io, sys, zipfile
 moodle, canvas = sys.argv[1], sys.argv[2]
 bad = []
-# Moodle's worksheet importer (mod/assign/feedback/offline/importgradeslib.php, init and
-# next): the columns get_string('recordid','assign') = "Identifier", get_string('grade') =
+# Moodle's worksheet importer, as published in its source (mod/assign/feedback/offline/
+# importgradeslib.php, init() and next(); Moodle 2.8's at
+# https://docs.huihoo.com/phpdoc/moodle/2.8/xref/mod/assign/feedback/offline/importgradeslib.php.source.txt,
+# unchanged in kind since): the columns get_string('recordid','assign') = "Identifier", get_string('grade') =
 # "Grade" and get_string('lastmodifiedgrade','assign') = "Last modified (grade)" must all be
 # there, found by name; the user is the number after get_string('hiddenuser','assign') =
 # "Participant "; a feedback plugin's field ("Feedback comments") is read by its name.
@@ -128,7 +130,9 @@ if sorted(by) != ["Participant 1001", "Participant 1002"]: bad.append("identifie
 if by.get("Participant 1002", [""] * 9)[h.index("Grade")] != "13.50": bad.append("bob's grade %r" % by.get("Participant 1002"))
 if by.get("Participant 1001", [""] * 9)[h.index("Grade")] != "12.00": bad.append("ada's grade")
 # the feedback zip's importer (mod/assign/feedback/file/importziplib.php,
-# is_valid_filename_for_import): a path part split at '_' into at most 5: [1] the
+# is_valid_filename_for_import; the zip as Moodle's own "Download all submissions" names
+# its folders, which instructors are told to return, e.g.
+# http://qtcpph.unas.cz/301-upload-uploadsingle-type-assignment-mod.php "the correct naming convention"): a path part split at '_' into at most 5: [1] the
 # participant id, [2] 'assignfeedback', [3] 'file'; the rest is the file
 z = zipfile.ZipFile(moodle + "/moodle-feedback.zip")
 ids = set()
@@ -139,8 +143,11 @@ for n in z.namelist():
     ids.add(info[1])
     if "<html" not in z.read(n).decode(): bad.append("%s is not the feedback page" % n)
 if ids != {"1001", "1002"}: bad.append("zip ids %r" % ids)
-# Canvas's gradebook importer (app/models/gradebook_importer.rb, row_has_student_headers? and
-# update_column_count): row[0] holds "Student", row[1] "ID"; with "SIS User ID" then "SIS Login
+# Canvas's gradebook importer (instructure/canvas-lms app/models/gradebook_importer.rb,
+# row_has_student_headers? and update_column_count) and its published layout
+# (https://teaching.resources.osu.edu/toolsets/carmencanvas/guides/calculating-final-grades/import-csv-file-carmen-grades:
+# "Student Name OR Student ID OR Student SIS User ID", "SIS Login ID", "Section", then the
+# assignment; https://ts.vcu.edu/askit/teaching-and-learning/canvas/faculty/grading-faculty/gradebook-action-menu-faculty/): row[0] holds "Student", row[1] "ID"; with "SIS User ID" then "SIS Login
 # ID" the student columns end at "Section"; the assignment column "Name (id)"; a row whose
 # first cell holds "Points Possible"; the student found by the ID column (Canvas's user id)
 rows = list(csv.reader(io.StringIO(open(canvas + "/canvas-gradebook.csv", newline="").read(), newline="")))
@@ -176,19 +183,19 @@ else
 fi
 [ -z "$(grep -l similar "$T"/res-sim/feedback/* 2>/dev/null)" ] && ok "no student's feedback mentions it" || no "similar in feedback"
 
-echo "[$SECONDS s] == SIGHUP and SIGPIPE end a run as Ctrl-C does"
+echo "[$SECONDS s] == SIGHUP, SIGTERM and SIGPIPE end a run as Ctrl-C does"
 G=$T/sig
 mkdir -p "$G"
 for s in s1 s2 s3 s4 s5 s6; do variant "$G/$s.cu" "$s"; done
-for sig in HUP PIPE; do
+for sig in HUP TERM PIPE; do
     rm -rf "$T/res-sig" "$TMPDIR"/smemlab-batch.*
-    if [ $sig = HUP ]; then
+    if [ $sig != PIPE ]; then # a dropped SSH session, a kill
         FAKE_NVCC_SLEEP=30 "$BATCH" "${FAKE[@]}" -j 2 lab3 "$G" -o "$T/res-sig" > "$T/sig.log" 2>&1 &
         pid=$!
         for _ in $(seq 100); do ls -d "$TMPDIR"/smemlab-batch.* > /dev/null 2>&1 && break; sleep 0.1; done
         sleep 1
-        kill -HUP $pid
-        wait $pid
+        kill -$sig $pid
+        { wait $pid; } 2> /dev/null # not bash's own "Hangup" line
         rc=$?
     else # the reader goes away after one line: the next line written raises SIGPIPE
         (FAKE_NVCC_SLEEP=3 "$BATCH" "${FAKE[@]}" -j 2 lab3 "$G" -o "$T/res-sig" 2> "$T/sig.log"; echo $? > "$T/sig.rc") | head -n 1 > /dev/null
