@@ -232,7 +232,8 @@ static int checks_apart(const result *r, char *out, size_t size)
     out[0] = 0;
     for (int i = 0; i < r->n_checks; i++) {
         const char *st = r->checks[i].status;
-        if (!strcmp(st, "pass") || !strcmp(st, "fail") || !strcmp(st, "skipped"))
+        if (!strcmp(st, "pass") || !strcmp(st, "fail") || !strcmp(st, "skipped") ||
+            !strcmp(st, "waiting"))
             continue;
         total++;
         int first = 1, n = 0;
@@ -334,15 +335,20 @@ int result_from_grader_json(result *r, const char *json_path, int exit_status,
         double max = num(lab, "max_points", 0);
         if (max > 0)
             r->max_points = max;
-        int failed = 0;
-        for (int i = 0; i < r->n_checks; i++)
+        int failed = 0, waits = 0;
+        for (int i = 0; i < r->n_checks; i++) {
             failed += !strcmp(r->checks[i].status, "fail");
-        char apart[REASON_MAX / 2], count[32];
+            waits += !strcmp(r->checks[i].status, "waiting");
+        }
+        char apart[REASON_MAX / 2], count[32], wait[64];
         r->not_measured = checks_apart(r, apart, sizeof apart);
         r->max_here = max_graded_here(r);
-        snprintf(r->reason, sizeof r->reason, "%s%s%s",
+        /* "2 checks failed, 3 not run yet (they wait for those)": a waiting check is no failure */
+        snprintf(wait, sizeof wait, ", %d not run yet (%s for %s)", waits, waits == 1 ? "it waits" : "they wait",
+                 failed == 1 ? "it" : "those");
+        snprintf(r->reason, sizeof r->reason, "%s%s%s%s",
                  failed ? count_of(failed, "check failed", "checks failed", count, sizeof count) : "",
-                 failed && apart[0] ? "; " : "", apart);
+                 failed && waits ? wait : "", failed && apart[0] ? "; " : "", apart);
     }
     cJSON_Delete(o);
     return 1;

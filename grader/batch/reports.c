@@ -186,6 +186,7 @@ static const char *check_word(const char *status)
     if (!strcmp(status, "not-measured")) return "N/M";
     if (!strcmp(status, "not-graded")) return "N/G";
     if (!strcmp(status, "skipped")) return "SKIP";
+    if (!strcmp(status, "waiting")) return "WAIT";
     return "?";
 }
 
@@ -270,7 +271,7 @@ static void feedback_html(sb *b, const lab_def *lab, const result *r, const char
     who_text(b, r, 1);
     sb_puts(b, "</title>\n<style>body{font-family:sans-serif;max-width:60em;margin:2em auto}"
                "td,th{padding:.2em .6em;text-align:left;vertical-align:top}"
-               ".pass{color:#070}.fail{color:#b00}.not-measured,.not-graded,.skipped{color:#a60}"
+               ".pass{color:#070}.fail{color:#b00}.not-measured,.not-graded,.skipped,.waiting{color:#a60}"
                "small{color:#555}</style>\n</head>\n<body>\n<h1>smemlab ");
     sb_xml(b, lab->id);
     sb_puts(b, " (");
@@ -373,6 +374,18 @@ static int apart(const check_rec *c)
     return !strcmp(c->status, "not-measured") || !strcmp(c->status, "not-graded");
 }
 
+/* A check that waits for another to pass ("waits for correct"): not run yet, not failed. */
+static int waiting(const check_rec *c)
+{
+    return !strcmp(c->status, "waiting");
+}
+
+/* Neither passed nor set aside: a failure in JUnit's count. */
+static int failure(const check_rec *c)
+{
+    return strcmp(c->status, "pass") && strcmp(c->status, "skipped") && !apart(c) && !waiting(c);
+}
+
 static char *gradescope_json(const lab_def *lab, const result *r, const char *feedback)
 {
     cJSON *o = cJSON_CreateObject(), *tests = cJSON_CreateArray();
@@ -421,10 +434,13 @@ static char *gradescope_json(const lab_def *lab, const result *r, const char *fe
             cJSON_AddItemToArray(tests, t);
             continue;
         }
+        if (waiting(c)) /* its points are still to win: no verdict, its name says why */
+            snprintf(name, sizeof name, "%s: %s (not run yet)", c->kernel, c->check);
         cJSON_AddStringToObject(t, "name", name);
         cJSON_AddNumberToObject(t, "score", c->points);
         cJSON_AddNumberToObject(t, "max_score", c->max_points);
-        cJSON_AddStringToObject(t, "status", !strcmp(c->status, "pass") ? "passed" : "failed");
+        if (!waiting(c))
+            cJSON_AddStringToObject(t, "status", !strcmp(c->status, "pass") ? "passed" : "failed");
         cJSON_AddStringToObject(t, "output", out.s ? out.s : "");
         cJSON_AddStringToObject(t, "visibility", "visible");
         free(out.s);
@@ -482,8 +498,7 @@ static void junit(sb *b, const lab_def *lab, const result *rs, int n)
         }
         for (int c = 0; c < r->n_checks; c++) {
             tests++;
-            failures += strcmp(r->checks[c].status, "pass") && strcmp(r->checks[c].status, "skipped") &&
-                        !apart(&r->checks[c]);
+            failures += failure(&r->checks[c]);
         }
     }
     sb_puts(b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
@@ -492,10 +507,9 @@ static void junit(sb *b, const lab_def *lab, const result *rs, int n)
     for (int i = 0; i < n; i++) {
         const result *r = &rs[i];
         int t = r->n_checks ? r->n_checks : 1, f = 0, sk = 0;
-        for (int c = 0; c < r->n_checks; c++) { /* not measured here: skipped, not failed */
-            sk += !strcmp(r->checks[c].status, "skipped") || apart(&r->checks[c]);
-            f += strcmp(r->checks[c].status, "pass") && strcmp(r->checks[c].status, "skipped") &&
-                 !apart(&r->checks[c]);
+        for (int c = 0; c < r->n_checks; c++) { /* not measured here, waiting: skipped */
+            sk += !strcmp(r->checks[c].status, "skipped") || apart(&r->checks[c]) || waiting(&r->checks[c]);
+            f += failure(&r->checks[c]);
         }
         sb_puts(b, "  <testsuite name=\"");
         sb_xml(b, r->student);
@@ -535,11 +549,13 @@ static void junit(sb *b, const lab_def *lab, const result *rs, int n)
             sb_puts(b, ".");
             sb_xml(b, k->kernel);
             sb_puts(b, "\" time=\"0\">");
-            if (!strcmp(k->status, "skipped") || apart(k)) {
+            if (!strcmp(k->status, "skipped") || apart(k) || waiting(k)) {
                 sb_puts(b, "\n      <skipped message=\"");
                 if (apart(k))
                     sb_printf(b, "%s here: ", !strcmp(k->status, "not-graded") ? "not graded"
                                                                             : "not measured");
+                else if (waiting(k))
+                    sb_puts(b, "not run yet: ");
                 sb_xml(b, k->message);
                 sb_puts(b, "\"/>\n    ");
             } else if (strcmp(k->status, "pass")) {

@@ -96,6 +96,21 @@ variant "$E/eva.cu" eva FAKE-EMULATED "FAKE-APART: not-measured"
     ok "10 of 12 graded here: full marks, Gradescope 0 of 0 and no status, JUnit skipped, the total to set" || no "emulated: $(tail -15 "$T/run.log")"
 validate "$T/res-emu"
 
+echo "[$SECONDS s] == a check that waits for another is not run yet, never failed"
+W=$T/wait
+mkdir -p "$W"
+variant "$W/wes.cu" wes "FAKE-POINTS: 1 6" FAKE-WAITING # correct wrong: 3 counts wait for it
+"$BATCH" "${FAKE[@]}" lab3 "$W" -o "$T/res-wait" > "$T/run.log" 2>&1
+[ "$(j "$T/res-wait/wes.json" "[c['status'] for c in d['checks']][:5]")" = "['fail', 'pass', 'waiting', 'waiting', 'waiting']" ] &&
+    [ "$(field wes reason "$T/res-wait")" = "1 check failed, 3 not run yet (they wait for it)" ] &&
+    grep -q 'failures="1"' "$T/res-wait/junit.xml" && grep -q 'skipped="3"' "$T/res-wait/junit.xml" &&
+    grep -q '<skipped message="not run yet: waits for correct' "$T/res-wait/junit.xml" &&
+    [ "$(j "$T/res-wait/gradescope/wes/results.json" "[(t['max_score'], 'status' in t) for t in d['tests'] if t['name'].endswith('(not run yet)')]")" = "[(1, False), (1, False), (1, False)]" ] &&
+    grep -q "WAIT" "$T/res-wait/feedback/wes.txt" && grep -q "failed checks     1" "$T/run.log" &&
+    ok "waiting: the gradebook says 1 failed, 3 not run yet; JUnit skips them; Gradescope gives no verdict" ||
+    no "waiting: $(field wes reason "$T/res-wait"); $(grep -o 'failures="[0-9]*"\|skipped="[0-9]*"' "$T/res-wait/junit.xml" | head -4 | tr '\n' ' ')"
+validate "$T/res-wait"
+
 echo "[$SECONDS s] == the learning systems' own import files, the course's policy"
 # Moodle's and Canvas's exports: folders NAME_PARTICIPANT_assignsubmission_file_, files
 # sortablename[_LATE]_USERID_ATTACHMENT_FILE (grader/batch/layouts.c)

@@ -100,6 +100,10 @@ for s, r in records.items():
         for t, c in zip(g["tests"], r["checks"]):
             if c["status"] in ("not-measured", "not-graded") and ("status" in t or t["max_score"] != 0):
                 err("%s: %s is %s, not a test that passed or failed" % (gs, t["name"], c["status"]))
+            # a check that waits for another: no verdict yet, its points still to win
+            if c["status"] == "waiting" and ("status" in t or t["max_score"] != c["max_points"]
+                                            or not t["name"].endswith("(not run yet)")):
+                err("%s: %s waits for another check: no status, its points, '(not run yet)'" % (gs, t["name"]))
     except (OSError, ValueError, jsonschema.ValidationError) as e:
         err("%s: %s" % (gs, e))
     al = os.path.join(res, "autolab", s + ".txt")
