@@ -172,6 +172,10 @@ FORCE:
 # tests. A program is its main and the archive: the linker takes from it the
 # objects the program calls into, and nothing else, so that a new file is linked
 # wherever it is used, with no list to edit.
+# The instructor's course file (docs/instructors.md#course): points, speed fractions,
+# steps left out. The grader reads the kit's course.conf by itself; the docs' numbers,
+# the student kit and the autograders follow COURSE_FILE (make docs COURSE_FILE=f).
+COURSE_FILE ?= $(wildcard course.conf)
 GRADER_C := $(shell find grader -name '*.c' -not -path 'grader/ptx/tests/*' | sort)
 MAIN_C := $(shell grep -l '^int main\b' $(GRADER_C))
 SO_ENTRY_C := grader/record/fake_cudart.c grader/measure/trace/measure_trace.c
@@ -504,7 +508,7 @@ endif
 KIT_DIR := $(BUILD)/student-kit
 .PHONY: student-kit
 student-kit:
-	bash grader/kit/student-kit.sh $(KIT_DIR)
+	COURSE_FILE='$(COURSE_FILE)' bash grader/kit/student-kit.sh $(KIT_DIR)
 
 # --- tests -----------------------------------------------------------------------
 include tests/tests.mk

@@ -16,6 +16,8 @@ INSTRUCTOR_PACKAGES := jq zip unzip slurm-wlm munge
 # What an autograder needs of the kit: enough to build the grader and to ask
 # the Makefile for its nvcc flags. No solutions, no planted variants.
 INTEGRATION_KIT := Makefile common grader tests/tests.mk docs/docs.mk docs/pages.yaml
+# the course file goes with the grader, as course.conf where the grader looks for it
+stage_course = $(if $(COURSE_FILE),cp $(COURSE_FILE) $(1)/course.conf,true)
 INTEGRATION_LAB = $(if $(filter $(LAB_ID),$(LABS)),$(LAB_ID),$(error LAB=$(LAB) is not a lab: say which one, e.g. LAB=lab3 (the labs are $(LABS))))
 GRADESCOPE_OUT = $(BUILD)/gradescope/$(INTEGRATION_LAB)
 AUTOLAB_OUT = $(BUILD)/autolab/$(INTEGRATION_LAB)
@@ -24,7 +26,7 @@ AUTOLAB_OUT = $(BUILD)/autolab/$(INTEGRATION_LAB)
 .PHONY: gradescope autolab check-integrations check-integrations-full check-slurm
 
 # $(call stage_kit,DIR): copy the kit's files an autograder needs into DIR.
-stage_kit = rm -rf $(1) && mkdir -p $(1) && tar -cf - $(INTEGRATION_KIT) | tar -xf - -C $(1)
+stage_kit = rm -rf $(1) && mkdir -p $(1) && tar -cf - $(INTEGRATION_KIT) | tar -xf - -C $(1) && $(call stage_course,$(1))
 
 gradescope:
 	@command -v zip >/dev/null || { echo "zip is missing: make deps-instructor (apt-get install zip)" >&2; exit 3; }
