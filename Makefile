@@ -419,6 +419,23 @@ grade: $(STAMP_GRADER) $(if $(filter $(LAB_ID),$(LABS)),$(BUILD)/$(LAB_ID).so)
 	@$(call GRADE_RUN,$(GRADER) $(GRADE_FLAGS) $(if $(KERNEL),--kernel $(KERNEL)) $(LAB_ID) --html $(REPORT_DIR),$(LAB_ID))
 endif
 
+# make calibrate (GPU): the reference solutions graded on this machine's GPU, every
+# speed check run (--course none), and speed thresholds proposed from what they reached
+# as a course file fragment: build/calibrate/course-speed.conf (grader/kit/calibrate.sh;
+# docs/instructors.md#course). CALIBRATE_MARGIN=0.8: the share of the solution's speed a
+# student's kernel must reach; LAB=lab9 for one lab.
+CALIBRATE_MARGIN ?= 0.8
+CALIBRATE_OUT = $(BUILD)/calibrate
+.PHONY: calibrate
+calibrate:
+	@mkdir -p $(CALIBRATE_OUT) && rm -f $(CALIBRATE_OUT)/solutions.json
+	@$(MAKE) --no-print-directory grade SOLUTIONS=1 GRADE_FLAGS='--course none --json $(CALIBRATE_OUT)/solutions.json' \
+	    > $(CALIBRATE_OUT)/grade.txt 2>&1 || true # a slow solution fails its speed: still measured
+	@bash grader/kit/calibrate.sh $(CALIBRATE_OUT)/solutions.json $(CALIBRATE_MARGIN) > $(CALIBRATE_OUT)/course-speed.conf.tmp \
+	    || { echo "(the grade: $(CALIBRATE_OUT)/grade.txt)" >&2; exit 1; }
+	@mv $(CALIBRATE_OUT)/course-speed.conf.tmp $(CALIBRATE_OUT)/course-speed.conf && cat $(CALIBRATE_OUT)/course-speed.conf
+	@echo "Wrote $(CALIBRATE_OUT)/course-speed.conf: add its lines to course.conf (docs/instructors.md#course)"
+
 # --- set-up: what a fresh Debian/Ubuntu machine lacks -----------------------------
 # chromium: make check-docs renders the course in it (headless), as readers see it.
 # ccache: the host compiler's cache (above).
@@ -534,6 +551,7 @@ help:
 	@echo "  make batch LAB=lab3 SUBMISSIONS=dir [RESULTS=dir]   grade a class (docs/instructors.md)"
 	@echo "  make bench-batch          time batch grading of a generated class of 300 (GPU)"
 	@echo "  make lab-tools            what grading one submission needs built (grader, jail, support.o)"
+	@echo "  make calibrate            speed thresholds for this GPU, from the solutions (course.conf)"
 	@echo "  make docs                 render docs/ to build/docs/ with pandoc"
 	@echo "  make student-kit          the kit for students, without solutions: build/student-kit/"
 	@echo "  make gradescope LAB=lab3  build/gradescope/lab3/autograder.zip (docs/instructors.md)"

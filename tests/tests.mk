@@ -320,6 +320,7 @@ check-lab-cache: $(BUILD_JAIL) $(SUPPORT_OBJ)
 # make grade ends with the grader's exit status (a fake grader; no GPU, no nvcc).
 check-make:
 	bash tests/make/test-make-grade.sh
+	bash tests/make/test-calibrate.sh
 
 # The student kit (make student-kit) builds, and inside it the README's
 # commands and make check pass. CI runs it after make check.
