@@ -217,6 +217,7 @@ GRADER_FATBIN := $(BUILD)/grader_kernels.fatbin
 $(GRADER_FATBIN): grader/device/grader_kernels.cu
 	@mkdir -p $(@D)
 	$(call step,NVCC,$@)$(NVCC) -std=c++17 --fatbin $(NVCC_ARCH) $< -o $@
+	@echo '$(NVCC_ARCH)' > $(BUILD)/tools-arch # for a prebuilt grader: which GPUs it fits
 $(BUILD)/obj/grader/device/grader_fatbin.o: grader/device/grader_fatbin.S $(GRADER_FATBIN)
 	@mkdir -p $(@D)
 	$(call step,CC,$@)$(CC) -c -DGRADER_FATBIN='"$(GRADER_FATBIN)"' $< -o $@

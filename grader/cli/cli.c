@@ -57,6 +57,8 @@ void cli_usage(FILE *f)
         "                    the lab's table), and grade nothing (smemlab-batch asks it)\n"
         "  --verbose         the full report: every check, with measured values and\n"
         "                    hints for passing checks too (default: one screen)\n"
+        "  --handin          the report of a handed-in file (Gradescope, Autolab): its\n"
+        "                    Next: line speaks of the submission, not of the next make\n"
         "  --corpus TSV      grade the kernels of a truth-corpus part (tests/truth/\n"
         "                    gen-corpus.py) from the library --lib names\n"
         "  --list            list the labs and their kernels\n"
@@ -145,6 +147,7 @@ int cli_parse(int argc, char **argv, cli_options *o, FILE *err)
         {"timeout", required_argument, 0, 't'}, {"repeats", required_argument, 0, 'r'},
         {"device", required_argument, 0, 'd'}, {"seed", required_argument, 0, 's'},
         {"no-counters", no_argument, 0, 'n'}, {"verbose", no_argument, 0, 'v'},
+        {"handin", no_argument, 0, 'I'},
         {"list", no_argument, 0, 'L'}, {"help", no_argument, 0, 'h'},
         {"version", no_argument, 0, 'V'}, {"check-launches", no_argument, 0, 'C'},
         {"run-as", required_argument, 0, 'u'}, {"recorder", required_argument, 0, 'R'},
@@ -177,6 +180,7 @@ int cli_parse(int argc, char **argv, cli_options *o, FILE *err)
             measure_given = 1;
             break;
         case 'v': o->verbose = 1; break;
+        case 'I': o->handin = 1; break;
         case 'L': o->list = 1; break;
         case 'h': o->help = 1; break;
         case 'V': o->version = 1; break;

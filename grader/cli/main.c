@@ -341,7 +341,8 @@ int main(int argc, char **argv)
     lab_result results[CLI_MAX_LABS];
     const char *no_color = getenv("NO_COLOR");
     report_style style = {.color = isatty(STDOUT_FILENO) && !(no_color && *no_color),
-                          .verbose = o.verbose, .build_dir = o.build_dir};
+                          .verbose = o.verbose, .build_dir = o.build_dir,
+                          .handin = o.handin};
     score total = {0};
     for (int i = 0; i < o.n_labs; i++) {
         grade_lab(&o, o.labs[i], &results[i]);

@@ -12,6 +12,7 @@ typedef struct report_style {
     int color;   /* ANSI colours (a terminal, NO_COLOR unset) */
     int verbose; /* every check, hints for passing checks too, measured/expected always */
     const char *build_dir; /* where make put the rendered course (NULL: "build") */
+    int handin;  /* a handed-in file (an autograder): the Next: line names no make command */
     /* The hints printed so far: a report says each once. */
     const char *said[REPORT_MAX_SAID];
     int n_said;
