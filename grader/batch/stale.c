@@ -13,6 +13,7 @@
 #include "batch.h"
 #include "sb.h"
 
+#include <cJSON.h>
 #include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,6 +76,38 @@ static int page_of(const char *results, const result *r)
     return r->sha256[0] && access(p, F_OK) == 0;
 }
 
+/* The report pages of a student's earlier submissions (history/ID/N.json): a dispute
+   reads them beside the record, so they stay while the student is in the class. */
+static void history_pages(sb *m, const char *results, const char *id)
+{
+    char dir[4400];
+    snprintf(dir, sizeof dir, "%s/history/%s", results, id);
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        char path[4700], page[4400];
+        size_t len = strlen(e->d_name);
+        if (len < 6 || strcmp(e->d_name + len - 5, ".json"))
+            continue;
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        char *text = read_file_all(path, NULL, 1 << 24);
+        cJSON *rec = text ? cJSON_Parse(text) : NULL;
+        const cJSON *sha = cJSON_GetObjectItemCaseSensitive(rec, "sha256");
+        if (cJSON_IsString(sha) && strlen(sha->valuestring) == 64 && !strchr(sha->valuestring, '/')) {
+            snprintf(page, sizeof page, "%s/pages/%s.html", results, sha->valuestring);
+            char rel[100];
+            snprintf(rel, sizeof rel, "pages/%s.html", sha->valuestring);
+            if (access(page, F_OK) == 0 && !(m->s && listed(m->s, rel)))
+                sb_printf(m, "%s\n", rel);
+        }
+        cJSON_Delete(rec);
+        free(text);
+    }
+    closedir(d);
+}
+
 int stale_sweep(const batch_opts *o, const result *rs, int n, const char *const *extra, int n_extra)
 {
     sb m = {0};
@@ -84,6 +117,7 @@ int stale_sweep(const batch_opts *o, const result *rs, int n, const char *const 
                   "autolab/%s.txt\n", id, id, id, id, id);
         if (page_of(o->results, &rs[i]))
             sb_printf(&m, "pages/%s.html\n", rs[i].sha256);
+        history_pages(&m, o->results, id);
     }
     for (int i = 0; i < n_extra; i++)
         sb_printf(&m, "%s\n", extra[i]);

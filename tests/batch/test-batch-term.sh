@@ -55,11 +55,18 @@ grep -q "^  ada: 12/12 -> 9/12; graded another way: was 'smemlab fake-1.0; table
     ok "dan, who did not compile, kept as final by --regrade (3 graded, not 4)" || no "not-compiled final: $(wc -l < "$T/grader.log") graded"
 "$BATCH" --diff -o "$T/res" > "$T/diff.log" 2>&1
 grep -q "^  ada: 12/12 -> 9/12" "$T/diff.log" && grep -q "^  cid: 12/12 -> 9/12" "$T/diff.log" && ok "--diff: the same, from the folder alone" || no "--diff: $(cat "$T/diff.log")"
-# a dispute: bob resubmits, --only bob; his history grows, the change says a new submission
+# a dispute: bob resubmits, --only bob; his history grows, the change says a new submission,
+# and the report page of his earlier file (the real grader's --html; the fake writes none)
+# stays beside his history, not set apart as a student's who left
+old_page=pages/$(j "$T/res/bob.json" "d['sha256']").html
+mkdir -p "$T/res/pages" && echo "<html>bob's first file</html>" > "$T/res/$old_page"
 variant "$C/bob.cu" bob "fixed after the dispute"
 FAKE_GRADER_POINTS="6 3" "$BATCH" "${FAKE[@]}" --grader-arg=--seed=7 --only bob lab3 "$C" -o "$T/res" > "$T/run.log" 2>&1
 [ -s "$T/res/history/bob/2.json" ] && grep -q "^  bob: 9/12 -> 9/12; a new submission" "$T/run.log" &&
     ok "a dispute (--only bob, a new file): history/bob/2.json, 'a new submission'" || no "dispute: $(grep -A2 Changed "$T/run.log")"
+[ -s "$T/res/$old_page" ] && grep -qx "$old_page" "$T/res/manifest.txt" && ! grep -q "Set apart" "$T/run.log" &&
+    ok "the page of bob's earlier file stays with his history (manifest.txt), nothing set apart" ||
+    no "bob's earlier page: $(ls "$T/res/pages" 2>&1) $(grep "Set apart" "$T/run.log")"
 
 echo "[$SECONDS s] == --reproduce: a record graded again from the record alone"
 FAKE_GRADER_POINTS="6 3" "$BATCH" --grader "$HERE/fake-grader" --nvcc "$HERE/fake-nvcc" --reproduce ada -o "$T/res" > "$T/rep.log" 2>&1
