@@ -100,8 +100,12 @@ static void change_text(const result *old, const result *now, char *out, size_t 
             SAY(", ...");
             break;
         }
-        SAY("%s %s %s %s -> %s", shown == 1 ? "; checks:" : ",", c->kernel, c->check,
-            was ? was->status : "(new)", c->status);
+        if (was && !strcmp(was->status, c->status)) /* the same verdict, other points (a course file) */
+            SAY("%s %s %s %s %g/%g -> %g/%g", shown == 1 ? "; checks:" : ",", c->kernel, c->check,
+                c->status, was->points, was->max_points, c->points, c->max_points);
+        else
+            SAY("%s %s %s %s -> %s", shown == 1 ? "; checks:" : ",", c->kernel, c->check,
+                was ? was->status : "(new)", c->status);
     }
 #undef SAY
 }

@@ -197,8 +197,9 @@ int class_way_check(const batch_opts *o)
         if (diff[0] && !o->regrade && !o->reproduce) {
             fprintf(stderr, "smemlab-batch: %s was graded another way:\n%s"
                     "A class is graded one way. To grade all of it again this way (the earlier "
-                    "records kept in history/, --diff says whose points changed), add --regrade; "
-                    "to go on the way it was graded, run with its options (class.json).\n",
+                    "records kept in history/, --diff says whose points changed), add --regrade "
+                    "(make batch: BATCH_FLAGS=--regrade); to go on the way it was graded, run "
+                    "with its options and course file (class.json).\n",
                     o->results, diff);
             rc = -1;
         } else if (diff[0] && o->regrade && o->progress >= 0) {

@@ -31,7 +31,7 @@ rm -f "$T/grader.log"
 FAKE_GRADER_LOG=$T/grader.log "$BATCH" "${FAKE[@]}" --grader-arg=--seed=7 lab3 "$C" -o "$T/res" > "$T/run.log" 2>&1
 rc=$?
 [ $rc = 2 ] && [ ! -e "$T/grader.log" ] && grep -qF 'the grader'"'"'s options: [], now ["--seed=7"]' "$T/run.log" &&
-    grep -q "add --regrade" "$T/run.log" && ok "another seed: refused (exit 2), nothing graded, the options named" || no "seed: exit $rc, $(cat "$T/run.log")"
+    grep -qF "add --regrade (make batch: BATCH_FLAGS=--regrade)" "$T/run.log" && ok "another seed: refused (exit 2), nothing graded, the options named" || no "seed: exit $rc, $(cat "$T/run.log")"
 FAKE_GRADER_TABLE="fake table: correct=3" "$BATCH" "${FAKE[@]}" lab3 "$C" -o "$T/res" > "$T/run.log" 2>&1
 [ $? = 2 ] && grep -q "the lab's table (points, speed thresholds, steps" "$T/run.log" && grep -q "was fake table: correct=2" "$T/run.log" &&
     grep -q "now fake table: correct=3" "$T/run.log" && ok "another table (a course file changed): refused, its lines was/now" || no "table: $(cat "$T/run.log")"
@@ -67,6 +67,13 @@ FAKE_GRADER_POINTS="6 3" "$BATCH" "${FAKE[@]}" --grader-arg=--seed=7 --only bob 
 [ -s "$T/res/$old_page" ] && grep -qx "$old_page" "$T/res/manifest.txt" && ! grep -q "Set apart" "$T/run.log" &&
     ok "the page of bob's earlier file stays with his history (manifest.txt), nothing set apart" ||
     no "bob's earlier page: $(ls "$T/res/pages" 2>&1) $(grep "Set apart" "$T/run.log")"
+
+# a course file that changes a check's points, verdicts the same: the change names the points
+mkdir -p "$T/pts" && variant "$T/pts/pam.cu" pam
+"$BATCH" "${FAKE[@]}" lab3 "$T/pts" -o "$T/res-pts" > "$T/run.log" 2>&1
+FAKE_CORRECT_MAX=3 FAKE_GRADER_POINTS="7 7" FAKE_GRADER_TABLE="fake table: correct=3" "$BATCH" "${FAKE[@]}" --regrade lab3 "$T/pts" -o "$T/res-pts" > "$T/run.log" 2>&1
+grep -q "^  pam: 12/12 -> 14/14; graded another way: .*; checks: setRowReadColPad correct pass 2/2 -> 3/3, setRowReadColDynPad correct pass 2/2 -> 3/3$" "$T/run.log" &&
+    ok "a course file's new points: 'correct pass 2/2 -> 3/3', not 'pass -> pass'" || no "points changed: $(grep -A2 Changed "$T/run.log")"
 
 echo "[$SECONDS s] == --reproduce: a record graded again from the record alone"
 FAKE_GRADER_POINTS="6 3" "$BATCH" --grader "$HERE/fake-grader" --nvcc "$HERE/fake-nvcc" --reproduce ada -o "$T/res" > "$T/rep.log" 2>&1
