@@ -36,7 +36,7 @@ PREBUILT_FILES = smemlab-grade smemlab-record record smemlab-build-jail smemlab-
                  grader_kernels.fatbin obj/grader obj/common .kit-version \
                  $(notdir $(wildcard $(BUILD)/*.linked $(BUILD)/tools-arch))
 stage_prebuilt = mkdir -p $(1)/build && (cd $(BUILD) && tar -cf - $(PREBUILT_FILES)) | tar -xf - -C $(1)/build && \
-    sleep 1 && find $(1)/build -exec touch -h {} + && date -u +%FT%TZ > $(1)/build/PREBUILT && \
+    sleep 1 && now=$$(date +%s) && find $(1)/build -exec touch -h -d @$$now {} + && date -u +%FT%TZ > $(1)/build/PREBUILT && \
     { ! env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL $(MAKE) -C $(1) lab-tools 2>&1 | grep -E '^  (CC|AR|LINK|NVCC) ' || \
       { echo "the prebuilt grader was not up to date in $(1) (make lab-tools built the above): a handin would build it" >&2; exit 1; }; }
 
