@@ -172,6 +172,10 @@ FORCE:
 # tests. A program is its main and the archive: the linker takes from it the
 # objects the program calls into, and nothing else, so that a new file is linked
 # wherever it is used, with no list to edit.
+# The instructor's course file (docs/instructors.md#course): points, speed fractions,
+# steps left out. The grader reads the kit's course.conf by itself; the docs' numbers,
+# the student kit and the autograders follow COURSE_FILE (make docs COURSE_FILE=f).
+COURSE_FILE ?= $(wildcard course.conf)
 GRADER_C := $(shell find grader -name '*.c' -not -path 'grader/ptx/tests/*' | sort)
 MAIN_C := $(shell grep -l '^int main\b' $(GRADER_C))
 SO_ENTRY_C := grader/record/fake_cudart.c grader/measure/trace/measure_trace.c
@@ -196,6 +200,15 @@ $(BUILD)/obj/%.o: %.c
 # Position-independent (the trace backend is a shared object); the archive's
 # symbols are hidden there (--exclude-libs), so nothing of it is interposed.
 C_OBJ = -fPIC -fno-semantic-interposition
+# The kit's version, in every record the grader writes (grader/base/provenance.c):
+# a student kit's VERSION file, else git describe of this tree ("-dirty" where it
+# has changes). Asked once a make, and only where the grader is built.
+KIT_VERSION = $(eval KIT_VERSION := $(shell cat VERSION 2>/dev/null || git describe --always --dirty --tags 2>/dev/null || echo unknown))$(KIT_VERSION)
+VERSION_STAMP := $(BUILD)/.kit-version
+$(VERSION_STAMP): FORCE
+	@mkdir -p $(@D); v='$(KIT_VERSION)'; [ "$$(cat $@ 2>/dev/null)" = "$$v" ] || echo "$$v" > $@
+$(BUILD)/obj/grader/base/provenance.o: C_OBJ += -DSMEMLAB_VERSION='"$(KIT_VERSION)"'
+$(BUILD)/obj/grader/base/provenance.o: $(VERSION_STAMP)
 # The batch composes paths and messages that may be cut, and says so.
 $(BUILD)/obj/grader/batch/%.o: C_OBJ += -Wno-format-truncation
 
@@ -204,6 +217,7 @@ GRADER_FATBIN := $(BUILD)/grader_kernels.fatbin
 $(GRADER_FATBIN): grader/device/grader_kernels.cu
 	@mkdir -p $(@D)
 	$(call step,NVCC,$@)$(NVCC) -std=c++17 --fatbin $(NVCC_ARCH) $< -o $@
+	@echo '$(NVCC_ARCH)' > $(BUILD)/tools-arch # for a prebuilt grader: which GPUs it fits
 $(BUILD)/obj/grader/device/grader_fatbin.o: grader/device/grader_fatbin.S $(GRADER_FATBIN)
 	@mkdir -p $(@D)
 	$(call step,CC,$@)$(CC) -c -DGRADER_FATBIN='"$(GRADER_FATBIN)"' $< -o $@
@@ -223,7 +237,7 @@ GRADER_LIB_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(filter-out $(MAIN_C) $(SO_EN
 # A thin archive (it names the objects, never copies them), written anew when
 # an object changes: a file removed from the tree leaves nothing behind in it.
 $(GRADER_LIB): $(GRADER_LIB_OBJ)
-	$(call step,AR,$@)rm -f $@.tmp && $(AR) rcsT $@.tmp $^ && mv $@.tmp $@
+	$(call step,AR,$@)rm -f $@.tmp.$$$$ && $(AR) rcsT $@.tmp.$$$$ $^ && mv $@.tmp.$$$$ $@
 # $(call program,MAIN_OBJ...): what a program links, its mains then the archive.
 program = $(1) $(GRADER_LIB)
 # A program P is linked by the rule of its stamp, P.linked, into P.new, which
@@ -232,9 +246,12 @@ program = $(1) $(GRADER_LIB)
 # The archive is new whenever any object is, but a program that links none of
 # what changed keeps its time, and what is made from it (the jail's lab
 # libraries, the docs' figures) is not made again; the stamp keeps the link
-# from running again. A program that is gone is linked again (FORCE).
-relink = $(1) -o $(@:.linked=).new && { cmp -s $(@:.linked=).new $(@:.linked=) && rm -f $(@:.linked=).new \
-    || mv -f $(@:.linked=).new $(@:.linked=); } && touch $@
+# from running again. A program that is gone is linked again (FORCE). The
+# temporary names carry the shell's pid: the batch's builds are makes in this
+# tree side by side (make lab-lib), and where the jail was out of date two of
+# them once wrote the archive's one .tmp at once and left it empty (8 bytes).
+relink = $(1) -o $(@:.linked=).new.$$$$ && { cmp -s $(@:.linked=).new.$$$$ $(@:.linked=) && rm -f $(@:.linked=).new.$$$$ \
+    || mv -f $(@:.linked=).new.$$$$ $(@:.linked=); } && touch $@
 
 $(GRADER): $(GRADER).linked ;
 $(GRADER).linked: $(call program,$(BUILD)/obj/grader/cli/main.o) $$(if $$(wildcard $(GRADER)),,FORCE) | $(RECORDER) $(FAKE_CUDART)
@@ -349,13 +366,15 @@ BATCH_LIBS := $(addprefix -L,$(DEPS_LIB)) $(addprefix -Wl$(comma)-rpath$(comma),
 $(BATCH): $(BATCH).linked ;
 $(BATCH).linked: $(call program,$(BUILD)/obj/grader/batch/main.o) $$(if $$(wildcard $(BATCH)),,FORCE)
 	$(call step,LINK,$(@:.linked=))$(call relink,$(CC) $(C_ALL) $(filter-out FORCE,$^) $(BATCH_LIBS))
-# make batch LAB=lab3 SUBMISSIONS=dir [RESULTS=dir] [BATCH_FLAGS='--gpus 0,1']
+# make batch LAB=lab3 SUBMISSIONS=dir [RESULTS=dir] [BATCH_FLAGS='--gpus 0,1'] [GRADE_FLAGS=--seed=7]
+# GRADE_FLAGS reach the grader (--grader-arg), as make grade passes them; the batch
+# refuses one it cannot pass (docs/instructors.md#batch).
 RESULTS ?= results-$(LAB_ID)
 BATCH_FLAGS ?=
 .PHONY: batch
 batch: $(BATCH) $(GRADER) $(BUILD_JAIL) $(SUPPORT_OBJ)
 	@test -n "$(SUBMISSIONS)" || { echo "make batch: give SUBMISSIONS=folder (one entry per student) and LAB=labN" >&2; exit 2; }
-	$(BATCH) $(BATCH_FLAGS) -o $(RESULTS) $(LAB_ID) $(SUBMISSIONS)
+	$(BATCH) $(BATCH_FLAGS) $(addprefix --grader-arg=,$(GRADE_FLAGS)) -o $(RESULTS) $(LAB_ID) $(SUBMISSIONS)
 
 # --- grading -------------------------------------------------------------------
 LAB ?= $(shell cat $(BUILD)/last-lab 2>/dev/null)
@@ -408,11 +427,30 @@ grade: $(STAMP_GRADER) $(if $(filter $(LAB_ID),$(LABS)),$(BUILD)/$(LAB_ID).so)
 	@$(call GRADE_RUN,$(GRADER) $(GPU_FLAG) $(GRADE_FLAGS) $(if $(KERNEL),--kernel $(KERNEL)) $(LAB_ID) --html $(REPORT_DIR),$(LAB_ID))
 endif
 
+# make calibrate (GPU): the reference solutions graded on this machine's GPU, every
+# speed check run (--course none), and speed thresholds proposed from what they reached
+# as a course file fragment: build/calibrate/course-speed.conf (grader/kit/calibrate.sh;
+# docs/instructors.md#course). CALIBRATE_MARGIN=0.8: the share of the solution's speed a
+# student's kernel must reach; LAB=lab9 for one lab.
+CALIBRATE_MARGIN ?= 0.8
+CALIBRATE_OUT = $(BUILD)/calibrate
+.PHONY: calibrate
+calibrate:
+	@mkdir -p $(CALIBRATE_OUT) && rm -f $(CALIBRATE_OUT)/solutions.json
+	@$(MAKE) --no-print-directory grade SOLUTIONS=1 GRADE_FLAGS='--course none --json $(CALIBRATE_OUT)/solutions.json' \
+	    > $(CALIBRATE_OUT)/grade.txt 2>&1 || true # a slow solution fails its speed: still measured
+	@bash grader/kit/calibrate.sh $(CALIBRATE_OUT)/solutions.json $(CALIBRATE_MARGIN) > $(CALIBRATE_OUT)/course-speed.conf.tmp \
+	    || { echo "(the grade: $(CALIBRATE_OUT)/grade.txt)" >&2; exit 1; }
+	@mv $(CALIBRATE_OUT)/course-speed.conf.tmp $(CALIBRATE_OUT)/course-speed.conf && cat $(CALIBRATE_OUT)/course-speed.conf
+	@echo "Wrote $(CALIBRATE_OUT)/course-speed.conf: add its lines to course.conf (docs/instructors.md#course)"
+
 # --- set-up: what a fresh Debian/Ubuntu machine lacks -----------------------------
 # chromium: make check-docs renders the course in it (headless), as readers see it.
 # ccache: the host compiler's cache (above).
+# similarity-tester: sim_c, which similar.txt of a graded class asks (grader/batch/similar.c).
 DEB_PACKAGES := make gcc patch pkg-config libcjson-dev libseccomp-dev libzstd-dev check pandoc \
-                libarchive-dev libssl-dev libxml2-utils python3 python3-jsonschema chromium ccache
+                libarchive-dev libssl-dev libxml2-utils python3 python3-jsonschema chromium ccache \
+                similarity-tester
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 # One installer for every list the goals ask for: make deps deps-instructor
 # (as CI runs it) is one apt-get, not two racing for its lock under -j. It
@@ -508,7 +546,7 @@ endif
 KIT_DIR := $(BUILD)/student-kit
 .PHONY: student-kit
 student-kit:
-	bash grader/kit/student-kit.sh $(KIT_DIR)
+	COURSE_FILE='$(COURSE_FILE)' bash grader/kit/student-kit.sh $(KIT_DIR)
 
 # --- tests -----------------------------------------------------------------------
 include tests/tests.mk
@@ -536,6 +574,7 @@ help:
 	@echo "  make batch LAB=lab3 SUBMISSIONS=dir [RESULTS=dir]   grade a class (docs/instructors.md)"
 	@echo "  make bench-batch          time batch grading of a generated class of 300 (GPU)"
 	@echo "  make lab-tools            what grading one submission needs built (grader, jail, support.o)"
+	@echo "  make calibrate            speed thresholds for this GPU, from the solutions (course.conf)"
 	@echo "  make docs                 render docs/ to build/docs/ with pandoc"
 	@echo "  make student-kit          the kit for students, without solutions: build/student-kit/"
 	@echo "  make gradescope LAB=lab3  build/gradescope/lab3/autograder.zip (docs/instructors.md)"

@@ -39,6 +39,7 @@ DOCS_FILTERS := $(DOCS_TOOLS)/nav.lua $(DOCS_TOOLS)/check-links.lua $(DOCS_TOOLS
 # grader's lab tables; facts.lua holds every page to them.
 DOCS_LABFACTS := $(DOCS_OUT)/tools/labfacts
 DOCS_FACTS := $(DOCS_OUT)/facts.txt
+DOCS_COURSE_FACTS := $(DOCS_OUT)/course-facts.txt
 # The two tools are programs of the grader's archive (the top Makefile's
 # $(call program,...)): each links what it calls of the model and the tables.
 DOCS_TOOL_OBJ = $(BUILD)/obj/$(DOCS_TOOLS)/$(1).o
@@ -91,8 +92,17 @@ $(DOCS_LABFACTS): $(DOCS_LABFACTS).linked ;
 $(DOCS_LABFACTS).linked: $(call program,$(call DOCS_TOOL_OBJ,labfacts)) $$(if $$(wildcard $(DOCS_LABFACTS)),,FORCE)
 	@mkdir -p $(@D)
 	$(call step,LINK,$(@:.linked=))$(call relink,$(CC) $(C_ALL) $(filter-out FORCE,$^) -lm)
+# The pages are held to the kit's tables (DOCS_FACTS), and show the course's numbers
+# (DOCS_COURSE_FACTS: the course file, COURSE_FILE, the kit's course.conf where there is
+# one, applied as the grader applies it): a course that sets lab 9's speed to 0 renders
+# "0" where the page says 2, and a check it leaves out "(not graded in this course)".
+# A stamp of the course file's path makes them again when a course file comes or goes.
 $(DOCS_FACTS): $(DOCS_LABFACTS)
-	@$< > $@.tmp && mv $@.tmp $@
+	@$< --course none > $@.tmp && mv $@.tmp $@
+$(DOCS_COURSE_FACTS): $(DOCS_LABFACTS) $(COURSE_FILE) $(DOCS_OUT)/course-path
+	@$< --course $(or $(COURSE_FILE),none) > $@.tmp && mv $@.tmp $@
+$(DOCS_OUT)/course-path: FORCE
+	@mkdir -p $(@D) && echo '$(COURSE_FILE)' | cmp -s - $@ || echo '$(COURSE_FILE)' > $@
 
 # --- HTML: every page depends on every page, since links cross pages ---------
 $(DOCS_OUT)/style.css: docs/style.css
@@ -100,12 +110,12 @@ $(DOCS_OUT)/style.css: docs/style.css
 	cp $< $@
 
 $(DOCS_HTML): $(DOCS_OUT)/%.html: docs/%.md $(DOCS_MD) docs/pages.yaml $(DOCS_FILTERS) \
-              $(DOCS_TOOLS)/template.html $(DOCS_FIGS) $(DOCS_FACTS)
+              $(DOCS_TOOLS)/template.html $(DOCS_FIGS) $(DOCS_FACTS) $(DOCS_COURSE_FACTS)
 	$(DOCS_NEED_PANDOC)
 	@mkdir -p $(DOCS_CODE)
 	@rm -f $(DOCS_CODE)/$*.block*.cu
 	@echo "pandoc  $< -> $@"
-	@$(DOCS_PANDOC) --metadata-file=docs/pages.yaml -M codedir=$(DOCS_CODE) -M facts=$(DOCS_FACTS) $< -o $@
+	@$(DOCS_PANDOC) --metadata-file=docs/pages.yaml -M codedir=$(DOCS_CODE) -M facts=$(DOCS_FACTS) -M course_facts=$(DOCS_COURSE_FACTS) $< -o $@
 
 # --- PDF: the whole course as one book, where a LaTeX engine is installed ---
 # pdflatex first (texlive-latex-recommended has all it needs); xelatex and

@@ -347,6 +347,7 @@ check-lab-cache: $(BUILD_JAIL) $(SUPPORT_OBJ)
 # make grade ends with the grader's exit status (a fake grader; no GPU, no nvcc).
 check-make:
 	bash tests/make/test-make-grade.sh
+	bash tests/make/test-calibrate.sh
 
 # The student kit (make student-kit) builds, and inside it the README's
 # commands and make check pass. CI runs it after make check.
@@ -393,7 +394,7 @@ endif
 # make check-mutants does); make check-full the kill and time-limit sections,
 # which wait out time limits and killed runs, and labs 7 to 10 built and graded
 # through the batch.
-BATCH_TESTS ?= discovery jobs real outcomes slurm
+BATCH_TESTS ?= discovery jobs real outcomes slurm term
 BATCH_TESTS_FULL := limits kill labs
 check-batch: $(addprefix check-batch-,$(BATCH_TESTS))
 check-batch-full: $(addprefix check-batch-,$(BATCH_TESTS_FULL))

@@ -31,6 +31,7 @@
  *                          read with one pad column
  */
 #include "../../grader/labs/calls.h"
+#include "../../grader/labs/course.h"
 #include "../../grader/labs/lab_table.h"
 #include "../../grader/model/reduce_model.h"
 #include "../../grader/labs/reduce_sizes.h"
@@ -220,8 +221,20 @@ static void transpose_facts(void)
     printf("lab9.sizes.both %s\nlab9.sizes.gpu %s\n", both, gpu);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    /* the course file (make's COURSE_FILE): the pages state the course's points */
+    course crs;
+    char why[1024];
+    const char *path = argc == 3 && !strcmp(argv[1], "--course") ? argv[2] : COURSE_NONE;
+    if (argc != 1 && argc != 3) {
+        fprintf(stderr, "usage: labfacts [--course FILE|none]\n");
+        return 2;
+    }
+    if (course_load(path, NULL, &crs, why, sizeof why) != 0) {
+        fprintf(stderr, "labfacts: %s\n", why);
+        return 2;
+    }
     for (int i = 0; i < lab_registry_count; i++) {
         lab_facts(lab_registry[i]);
         bank_facts(lab_registry[i]);

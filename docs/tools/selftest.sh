@@ -86,6 +86,16 @@ page facts 'Worth [21]{.fact key="lab9.points"} points; [correct]{.check lab="la
 expect "a page whose numbers are the grader's builds" pass "" "$@" -M facts="$tmp/facts.txt"
 grep -q 'Worth 21 points; correct first' "$tmp/out/facts.html" && ok "a fact is plain text in the page" \
     || bad "a fact was not rendered as plain text"
+# a course file (course_facts): the page checked against the kit's numbers shows the
+# course's, "0" for a check it leaves out, and the check "(not graded in this course)"
+printf 'lab9.points 21\nlab9.check.correct 1\nlab9.speed 2\nlab9.check.speed 1\n' >"$tmp/facts.txt"
+printf 'lab9.points 19\nlab9.check.correct 1\n' >"$tmp/course-facts.txt"
+page facts 'Worth [21]{.fact key="lab9.points"} points; [speed]{.check lab="lab9"} [2]{.fact key="lab9.speed"}.'
+expect "a page under a course file builds" pass "" "$@" -M facts="$tmp/facts.txt" -M course_facts="$tmp/course-facts.txt"
+grep -q 'Worth 19 points; speed (not graded in this course) 0' "$tmp/out/facts.html" &&
+    ok "a course file's numbers are shown: 19 for 21, 0 and '(not graded in this course)' for a check left out" ||
+    bad "course facts: $(grep -o 'Worth[^<]*' "$tmp/out/facts.html")"
+printf 'lab9.points 21\nlab9.check.correct 1\n' >"$tmp/facts.txt"
 page facts 'Worth [14]{.fact key="lab9.points"} points.'
 expect "a page that states another number than the grader fails" fail \
     'says "14" for lab9.points; the grader says "21"' "$@" -M facts="$tmp/facts.txt"

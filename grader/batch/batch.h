@@ -75,9 +75,16 @@ typedef struct result {
     int final;               /* a re-run keeps it (unless --regrade) */
     check_rec *checks;
     int n_checks;
+    char lms[16];            /* the learning system the export came from ("moodle", ...; "") */
+    char lms_id[NAME_MAX_B]; /* its own id of the student (participant id, user id, SID) */
+    double max_here;         /* max_points less the checks not measured or not graded here */
+    double final_points;     /* points after the course's policy (policy.c; not recorded) */
+    char policy[256];        /* what the policy did ("late: -10%"; "" where nothing) */
+    char graded_with[512];   /* the grading, short: version, table, seed, toolchain */
+    struct cJSON *grading;   /* what graded it, whole (provenance.h, and the batch's own) */
 } result;
 
-void result_free_checks(result *r);
+void result_free_checks(result *r); /* and the provenance */
 
 /* How a result's reason begins when the student's library broke the lab's contract
    (rejected, 0 points, final: the student's to fix, not the machine's). */
@@ -179,6 +186,13 @@ typedef struct batch_opts {
     long task; const char *chunk_file;
     const char *self; /* this program, for Slurm tasks */
     char **argv; int argc;
+    const char *course_path;  /* --course, or the kit's course.conf; NULL: none */
+    struct cJSON *identity;   /* the grader's --describe of the lab (identity.c); NULL */
+    int regrade_all;          /* --regrade-all: not compiled and rejected too */
+    int reproduce;            /* --reproduce STUDENT (reproduce.c) */
+    const char *reproduce_id;
+    int diff_only;            /* --diff: what the last re-grade changed, nothing graded */
+    const char *assignment;   /* --assignment: the learning system's name of it (lms.c) */
 } batch_opts;
 
 /* The wall time the jail gives one build (build_limits.h). */
@@ -207,6 +221,38 @@ int slurm_run(const batch_opts *o, submission *subs, int n, result *results);
 /* The --time of each array task, in minutes: one chunk's builds and grades, each at
  * its limit, one after another, rounded up, plus 5 (docs/instructors.md#slurm). */
 int slurm_minutes(const batch_opts *o);
+
+/* What grades the class and one way of grading it (identity.c). */
+int grader_arg_check(const char *arg, char *why, size_t size); /* 0, or -1 with why */
+int identity_ask(batch_opts *o);            /* the grader's --describe: 0, or -1 (said) */
+int class_way_check(const batch_opts *o);   /* 0, or -1: graded another way (said) */
+void class_way_write(const batch_opts *o);
+void batch_provenance(const batch_opts *o, result *r); /* the batch's part of r's provenance */
+
+/* A re-grade keeps what it replaces (history.c). */
+int history_keep(const char *results, const char *student); /* RESULTS/history/ID/N.json */
+/* RESULTS/sources/SHA256.cu: every source graded, once, so that a record can be graded
+   again from the results folder alone (--reproduce). */
+void history_keep_source(const char *results, const submission *s);
+void history_report(FILE *f, const batch_opts *o, const result *rs, int n, const int *regraded);
+int history_diff(const batch_opts *o); /* --diff: the exit status */
+
+/* main.c's set-up, shared with --reproduce: 0, or the exit status (said). */
+int batch_locate_kit(batch_opts *o, const char *argv0);
+int batch_load_course(batch_opts *o);
+char *batch_ask_arch(const batch_opts *o); /* `make -s nvcc-arch`, or NULL */
+/* --reproduce ID (reproduce.c): the exit status. */
+int reproduce_run(batch_opts *o, const char *argv0);
+
+/* The course's late penalty and extra points: each r's final_points and policy (policy.c). */
+int policy_apply(const batch_opts *o, result *rs, int n);
+/* RESULTS/lms/: the learning system's own import files (lms.c); html[i]: rs[i]'s feedback. */
+int lms_write(const batch_opts *o, const result *rs, int n, char *const *html, char *err,
+              size_t errlen);
+/* RESULTS/similar.txt: identical and near-identical submissions (similar.c). */
+int similar_write(const batch_opts *o, const result *rs, int n);
+/* RESULTS/manifest.txt, and files of students no longer in the class set apart (stale.c). */
+int stale_sweep(const batch_opts *o, const result *rs, int n, const char *const *extra, int n_extra);
 
 /* Small helpers (util.c). */
 double now_seconds(void);

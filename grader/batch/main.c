@@ -1,6 +1,7 @@
 /* main.c - smemlab-batch: a folder of submissions in, the gradebook formats out. */
 #define _GNU_SOURCE
 #include "batch.h"
+#include "../labs/course.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -46,12 +47,32 @@ static void usage(FILE *f)
 "  --time-limit SEC     wall limit of one submission's grading from when its\n"
 "                       grader has the GPU (default 300); past it the grader's\n"
 "                       process group is killed\n"
-"  --regrade            grade again what RESULTS_DIR already holds\n"
+"  --regrade            grade again what RESULTS_DIR already holds (each earlier\n"
+"                       record kept in RESULTS_DIR/history/ID/; the run lists whose\n"
+"                       points changed and why); also what a class graded another\n"
+"                       way needs (class.json: another seed, table or course file)\n"
+"  --regrade-all        the same, and those that did not compile or were rejected,\n"
+"                       which a --regrade keeps (their verdict is final)\n"
+"  --diff               grade nothing: whose points the last grading of each student\n"
+"                       changed, and why (give -o RESULTS_DIR alone)\n"
+"  --reproduce ID       grade ID again from its record alone (the source kept in\n"
+"                       RESULTS_DIR/sources/, the options, the toolchain's arch) into\n"
+"                       RESULTS_DIR/reproduce/, and say whether every check came out\n"
+"                       the same (exit 0) or which did not (exit 1); give -o alone\n"
+"  --assignment NAME    the assignment as the learning system names it, for its\n"
+"                       import file: Canvas's column 'Lab 3 (12345)' (the id from\n"
+"                       the assignment's address; default: LAB)\n"
+"  --course FILE        the course file (docs/instructors.md#course): points, speed\n"
+"                       thresholds, steps left out, the late penalty and extra points\n"
+"                       (default: the kit's course.conf where there is one; none: none)\n"
 "  --regrade-not-measured  grade again those whose checks were not all measured\n"
 "                       (speed, emulated on a CPU): e.g. on a GPU, or with --slurm\n"
 "                       --slurm-gpu on a GPU partition, after a class graded on CPUs\n"
 "  --only ID,ID...      grade (again) just these students; reports still cover all\n"
-"  --grader-arg ARG     pass ARG to smemlab-grade (repeat; e.g. --grader-arg=--seed=7)\n"
+"  --grader-arg ARG     pass ARG to smemlab-grade (repeat; e.g. --grader-arg=--seed=7):\n"
+"                       --seed=N, --repeats=N, --timeout=SEC, --measure=HOW,\n"
+"                       --no-counters, --run-as=USER, --verbose; make batch passes\n"
+"                       GRADE_FLAGS as these\n"
 "  --grader PATH        the grader (default: smemlab-grade beside this program)\n"
 "  --kit DIR            the kit's top folder (default: the parent of this program's folder)\n"
 "  --nvcc PATH          nvcc to build with (passed to make as NVCC)\n"
@@ -92,7 +113,12 @@ static void usage(FILE *f)
 "\n"
 "Reports (RESULTS_DIR): gradebook.csv (a cell that would start a spreadsheet\n"
 "formula is written as text), junit.xml, feedback/ID.txt and .html,\n"
-"gradescope/ID/results.json, autolab/ID.txt (last line: Autolab's JSON).\n"
+"gradescope/ID/results.json, autolab/ID.txt (last line: Autolab's JSON);\n"
+"lms/: the learning system's own import files (Moodle's grading worksheet and\n"
+"feedback zip, Canvas's gradebook CSV), keyed by the export's ids; similar.txt:\n"
+"identical and near-identical submissions (never a grade); manifest.txt: every\n"
+"file this run's reports cover (files of students no longer in the class are\n"
+"set apart in stale/). Every record says what graded it (provenance).\n"
 "\n"
 "exit status: 0 every submission has a result; 1 some could not be graded (time\n"
 "limit, the grading machine, Slurm task lost: see the summary); 2 bad command\n"
@@ -179,7 +205,7 @@ static int cores(void)
 }
 
 /* `make -s -C KIT nvcc-arch`: the architecture flags, asked once. */
-static char *ask_arch(const batch_opts *o)
+char *batch_ask_arch(const batch_opts *o)
 {
     int fd[2];
     if (pipe(fd))
@@ -217,9 +243,13 @@ static char *ask_arch(const batch_opts *o)
  * name corrected in the learning system): rewritten when that changed. */
 static void refresh_identity(const batch_opts *o, result *r, const submission *s)
 {
+    result ids;
+    result_init_from_sub(&ids, s, o->lab); /* the learning system's id, as this export has it */
     if (!strcmp(r->name, s->name) && !strcmp(r->email, s->email) && r->late == s->late &&
-        !strcmp(r->entry, s->entry))
+        !strcmp(r->entry, s->entry) && !strcmp(r->lms, ids.lms) && !strcmp(r->lms_id, ids.lms_id))
         return;
+    snprintf(r->lms, sizeof r->lms, "%s", ids.lms);
+    snprintf(r->lms_id, sizeof r->lms_id, "%s", ids.lms_id);
     snprintf(r->name, sizeof r->name, "%s", s->name);
     snprintf(r->email, sizeof r->email, "%s", s->email);
     snprintf(r->entry, sizeof r->entry, "%s", s->entry);
@@ -258,7 +288,8 @@ static int in_list(char **list, int n, const char *s)
 enum { O_GPUS = 256, O_PER_GPU, O_TIME, O_REGRADE, O_ONLY, O_GARG, O_GRADER, O_KIT, O_NVCC, O_ARCH,
        O_MAXSRC, O_MAXARC, O_MAXENT, O_PROGRESS, O_PLAIN, O_QUIET, O_SLURM, O_CHUNK,
        O_SBATCH, O_SARG, O_TASK, O_CHUNKF, O_HELP, O_NO_METER, O_BTIME, O_BMEM, O_BOUT,
-       O_BLOG, O_BSANDBOX, O_ROSTER, O_SLURM_GPU, O_REGRADE_NM };
+       O_BLOG, O_BSANDBOX, O_ROSTER, O_SLURM_GPU, O_REGRADE_NM, O_COURSE, O_REGRADE_ALL,
+       O_DIFF, O_REPRODUCE, O_ASSIGNMENT };
 static const struct option longs[] = {
     {"results", required_argument, 0, 'o'}, {"jobs", required_argument, 0, 'j'},
     {"gpus", required_argument, 0, O_GPUS}, {"time-limit", required_argument, 0, O_TIME},
@@ -284,12 +315,20 @@ static const struct option longs[] = {
     {"roster", required_argument, 0, O_ROSTER},
     {"slurm-gpu", no_argument, 0, O_SLURM_GPU},
     {"regrade-not-measured", no_argument, 0, O_REGRADE_NM},
+    {"course", required_argument, 0, O_COURSE}, {"regrade-all", no_argument, 0, O_REGRADE_ALL},
+    {"diff", no_argument, 0, O_DIFF}, {"reproduce", required_argument, 0, O_REPRODUCE},
+    {"assignment", required_argument, 0, O_ASSIGNMENT},
     {0, 0, 0, 0}};
 
 /* LAB and SUBMISSIONS after the options, and the options that go together:
  * -1 to go on, else the exit status. */
 static int check_option_sets(int argc, char **argv, batch_opts *o)
 {
+    if ((o->diff_only || o->reproduce) && argc - optind != 0)
+        return bad("%s", "--diff and --reproduce read a results folder: give -o RESULTS_DIR "
+                   "alone (no LAB or SUBMISSIONS)");
+    if (o->diff_only || o->reproduce)
+        return -1;
     if (argc - optind != 2)
         return bad("%s", argc - optind < 2 ? "give LAB and SUBMISSIONS_DIR"
                                            : "too many arguments: give LAB and SUBMISSIONS_DIR");
@@ -369,7 +408,18 @@ static int parse_options(int argc, char **argv, batch_opts *o, const char **resu
         case O_ROSTER: o->roster_path = optarg; break;
         case O_REGRADE: o->regrade = 1; break;
         case O_ONLY: *only = optarg; break;
-        case O_GARG: o->grader_args[o->n_grader_args++] = optarg; break;
+        case O_GARG: {
+            char why[512];
+            if (grader_arg_check(optarg, why, sizeof why))
+                return bad("%s", why);
+            o->grader_args[o->n_grader_args++] = optarg;
+            break;
+        }
+        case O_COURSE: o->course_path = optarg; break;
+        case O_ASSIGNMENT: o->assignment = optarg; break;
+        case O_REGRADE_ALL: o->regrade = o->regrade_all = 1; break;
+        case O_DIFF: o->diff_only = 1; break;
+        case O_REPRODUCE: o->reproduce = 1; o->reproduce_id = optarg; break;
         case O_GRADER: o->grader = optarg; break;
         case O_KIT: o->kit = optarg; break;
         case O_NVCC: o->nvcc = optarg; break;
@@ -446,7 +496,7 @@ static int check_paths(batch_opts *o, const char *subdir, const char *results)
 
 /* The kit, the grader, nvcc and the jail, where told or beside this program:
  * 0, else the exit status. */
-static int locate_kit(batch_opts *o, const char *argv0)
+int batch_locate_kit(batch_opts *o, const char *argv0)
 {
     char *self = realpath("/proc/self/exe", NULL);
     o->self = self ? self : (char *)argv0;
@@ -547,52 +597,123 @@ static int discover_class(batch_opts *o, const char *only, submission **subs, in
     return n;
 }
 
-/* What is already recorded stays (into rs), unless asked or the source
- * changed; a rejected submission is recorded now. The count left to grade. */
-static int keep_recorded(const batch_opts *o, submission *subs, int n, result *rs, int *rejected)
+/* A rejected submission's record, written now; what it replaces kept in history/. */
+static void record_rejected(const batch_opts *o, const submission *s, result *r)
+{
+    char path[4400], err[1024];
+    result old;
+    snprintf(path, sizeof path, "%s/%s.json", o->results, s->student);
+    if (o->task < 0 && record_read(path, &old) == 0) {
+        if (old.status != ST_REJECTED || strcmp(old.reason, s->reason) || strcmp(old.sha256, s->sha256))
+            history_keep(o->results, s->student);
+        result_free_checks(&old);
+    }
+    result_init_from_sub(r, s, o->lab);
+    if (record_write(o->results, r, err, sizeof err))
+        fprintf(stderr, "smemlab-batch: %s\n", err);
+}
+
+/*
+ * What is already recorded stays (into rs), unless asked or the source
+ * changed; a rejected submission is recorded now. A record about to be
+ * replaced moves to history/ first (history.c), and regraded[i] says so.
+ * A --regrade keeps the final verdicts of files that did not compile or were
+ * rejected (the same source gives the same verdict) unless --regrade-all, or
+ * --only names them. The count left to grade.
+ */
+static int keep_recorded(const batch_opts *o, submission *subs, int n, result *rs, int *rejected,
+                         int *regraded)
 {
     int pending = 0;
-    char err[1024];
     *rejected = 0;
     for (int i = 0; i < n; i++) {
         submission *s = &subs[i];
+        regraded[i] = 0;
         if (s->status == ST_REJECTED) {
             (*rejected)++;
-            result_init_from_sub(&rs[i], s, o->lab);
-            if (record_write(o->results, &rs[i], err, sizeof err))
-                fprintf(stderr, "smemlab-batch: %s\n", err);
+            record_rejected(o, s, &rs[i]);
             continue;
         }
         char path[4400];
         snprintf(path, sizeof path, "%s/%s.json", o->results, s->student);
         result old;
-        int keep = o->task < 0 && !o->regrade && !(o->only && in_list(o->only, o->n_only, s->student));
-        if (keep && record_read(path, &old) == 0) {
-            if (old.final && !strcmp(old.sha256, s->sha256) && !strcmp(old.lab, o->lab->id) &&
-                !(o->regrade_apart && old.not_measured > 0)) {
+        int named = o->only && in_list(o->only, o->n_only, s->student);
+        int again = o->regrade || named;
+        if (o->task < 0 && record_read(path, &old) == 0) {
+            int same = !strcmp(old.sha256, s->sha256) && !strcmp(old.lab, o->lab->id);
+            int settled = (old.status == ST_NOT_COMPILED || old.status == ST_REJECTED) &&
+                          !o->regrade_all && !named;
+            int measure_again = o->regrade_apart && old.not_measured > 0;
+            if ((old.final && same && !measure_again && (!again || settled)) ||
+                (o->only && !named)) { /* kept; or not asked for: as recorded */
                 rs[i] = old;
                 s->status = old.status; /* not pending */
                 refresh_identity(o, &rs[i], s);
                 continue;
             }
             result_free_checks(&old);
-        }
-        if (o->only && !in_list(o->only, o->n_only, s->student) && record_read(path, &old) == 0) {
-            rs[i] = old; /* not asked for: as recorded */
-            s->status = old.status;
-            refresh_identity(o, &rs[i], s);
-            continue;
-        }
-        if (o->only && !in_list(o->only, o->n_only, s->student)) {
+            if (history_keep(o->results, s->student) == 0)
+                regraded[i] = 1;
+        } else if (o->only && !named) {
             result_init_from_sub(&rs[i], s, o->lab);
             rs[i].status = ST_NOT_GRADED;
             snprintf(rs[i].reason, sizeof rs[i].reason, "not graded: left out by --only");
             s->status = ST_NOT_GRADED;
             continue;
         }
+        if (o->task < 0)
+            history_keep_source(o->results, s);
         pending++;
     }
     return pending;
+}
+
+/* Where speed cannot be measured, --regrade-not-measured would grade the same again:
+   0, or the exit status (said). */
+static int can_measure_here(const batch_opts *o)
+{
+    int emulated = 0;
+    for (int i = 0; i < o->n_grader_args; i++)
+        emulated |= !strcmp(o->grader_args[i], "--measure=emulator");
+    if (!o->regrade_apart || (o->slurm && o->slurm_gpu && !emulated))
+        return 0;
+    /* the grader's own test for a GPU (run/gpu.c gpu_absent); SMEMLAB_GPU_NODE names another
+       file, for the batch's tests on machines without one */
+    const char *node = getenv("SMEMLAB_GPU_NODE");
+    if (emulated || (!o->slurm && access(node && *node ? node : "/dev/nvidiactl", F_OK) != 0) ||
+        (o->slurm && !o->slurm_gpu)) {
+        fprintf(stderr, "smemlab-batch: --regrade-not-measured grades again what was not "
+                "measured (speed), and %s cannot measure it either: run it on a machine with "
+                "a GPU, or with --slurm --slurm-gpu on a GPU partition (docs/instructors.md"
+                "#emulated-classes)\n", emulated ? "--measure=emulator"
+                : o->slurm ? "a --slurm task without --slurm-gpu" : "this machine (no GPU: no /dev/nvidiactl)");
+        return BATCH_EXIT_USAGE;
+    }
+    return 0;
+}
+
+/* The course file: the kit's course.conf unless --course says another (or none),
+   applied to the batch's own tables: 0, or the exit status (said). */
+int batch_load_course(batch_opts *o)
+{
+    static char found[4200];
+    if (!o->course_path) {
+        snprintf(found, sizeof found, "%s/course.conf", o->kit);
+        o->course_path = access(found, F_OK) == 0 ? found : NULL;
+    } else if (!strcmp(o->course_path, COURSE_NONE)) {
+        o->course_path = NULL;
+    } else {
+        o->course_path = absolute(o->course_path);
+    }
+    course c;
+    char why[1024];
+    if (course_load(o->course_path ? o->course_path : COURSE_NONE, NULL, &c, why, sizeof why)) {
+        fprintf(stderr, "smemlab-batch: %s\nFix the course file (docs/instructors.md#course), "
+                "or grade with the kit's tables: --course none.\n", why);
+        return BATCH_EXIT_USAGE;
+    }
+    o->lab = lab_find(o->lab->id);
+    return 0;
 }
 
 int main(int argc, char **argv)
@@ -613,16 +734,29 @@ int main(int argc, char **argv)
     int status = parse_options(argc, argv, &o, &results, &only);
     if (status >= 0)
         return status;
-    if ((status = check_paths(&o, argv[optind + 1], results)) || (status = locate_kit(&o, argv[0])) ||
-        (status = take_results(&o)))
+    if (o.diff_only || o.reproduce) {
+        if (!results)
+            return bad("%s", "--diff and --reproduce want the results folder: -o RESULTS_DIR");
+        o.results = absolute(results);
+        if (o.diff_only)
+            return history_diff(&o);
+        return reproduce_run(&o, argv[0]);
+    }
+    if ((status = check_paths(&o, argv[optind + 1], results)) || (status = batch_locate_kit(&o, argv[0])) ||
+        (status = take_results(&o)) || (status = batch_load_course(&o)) || (status = can_measure_here(&o)))
         return status;
+    if (o.task < 0) {
+        identity_ask(&o);
+        if (class_way_check(&o))
+            return BATCH_EXIT_USAGE;
+    }
     submission *subs = NULL;
     int n = discover_class(&o, only, &subs, &status);
     if (n < 0)
         return status;
     result *rs = calloc((size_t)(n ? n : 1), sizeof *rs);
-    int rejected;
-    int pending = keep_recorded(&o, subs, n, rs, &rejected);
+    int rejected, *regraded = calloc((size_t)(n ? n : 1), sizeof *regraded);
+    int pending = keep_recorded(&o, subs, n, rs, &rejected, regraded);
     char err[1024];
     if (o.progress >= 0 && o.task < 0) {
         char count[48];
@@ -634,7 +768,7 @@ int main(int argc, char **argv)
 
     int rc = 0;
     if (pending && !o.slurm && !o.nvcc_arch) {
-        char *arch = ask_arch(&o);
+        char *arch = batch_ask_arch(&o);
         if (!arch) {
             fprintf(stderr, "smemlab-batch: `make -s -C %s nvcc-arch` failed: is make installed "
                     "and %s the kit?\n", o.kit, o.kit);
@@ -652,6 +786,11 @@ int main(int argc, char **argv)
         not_graded += rs[i].status == ST_NOT_GRADED;
     if (o.task >= 0)
         return not_graded ? BATCH_EXIT_NOT_GRADED : BATCH_EXIT_OK;
+    class_way_write(&o);
+    if (o.progress >= -1)
+        history_report(stdout, &o, rs, n, regraded);
+    free(regraded);
+    policy_apply(&o, rs, n);
     if (reports_write(&o, rs, n, err, sizeof err)) {
         fprintf(stderr, "smemlab-batch: %s\n", err);
         return BATCH_EXIT_ENV;

@@ -23,6 +23,7 @@
 #include "../base/provenance.h"
 #include "../base/exit_codes.h"
 
+#include <cJSON.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -224,7 +225,7 @@ static void start_meter(const batch_opts *o, int g)
     meter *m = &meters[g];
     char dev[16];
     snprintf(dev, sizeof dev, "%d", o->gpus[g]);
-    char **argv = calloc((size_t)o->n_grader_args + 8, sizeof *argv);
+    char **argv = calloc((size_t)o->n_grader_args + 12, sizeof *argv);
     int n = 0;
     argv[n++] = (char *)o->grader;
     argv[n++] = "--serve-meter";
@@ -233,6 +234,8 @@ static void start_meter(const batch_opts *o, int g)
     argv[n++] = dev;
     for (int i = 0; i < o->n_grader_args; i++)
         argv[n++] = o->grader_args[i];
+    argv[n++] = "--course";
+    argv[n++] = (char *)(o->course_path ? o->course_path : "none");
     argv[n] = NULL;
     m->started = now_seconds();
     m->pid = spawn(argv, m->log, -1);
@@ -329,7 +332,7 @@ static void start_grade(const batch_opts *o, job *j, int slot, const char *sha25
     int status[2] = {-1, -1};
     if (pipe2(status, O_CLOEXEC) == 0)
         fcntl(status[0], F_SETFL, O_NONBLOCK);
-    char **argv = calloc((size_t)o->n_grader_args + 16, sizeof *argv);
+    char **argv = calloc((size_t)o->n_grader_args + 24, sizeof *argv);
     int n = 0;
     argv[n++] = (char *)o->grader;
     argv[n++] = "--lib";
@@ -358,6 +361,8 @@ static void start_grade(const batch_opts *o, job *j, int slot, const char *sha25
     }
     for (int i = 0; i < o->n_grader_args; i++)
         argv[n++] = o->grader_args[i];
+    argv[n++] = "--course"; /* the batch's, as it told the class's way (identity.c) */
+    argv[n++] = (char *)(o->course_path ? o->course_path : "none");
     argv[n++] = (char *)o->lab->id;
     argv[n] = NULL;
     j->started = now_seconds();
@@ -475,6 +480,10 @@ static void finish_job(const batch_opts *o, job *j, submission *subs, result *re
         r->not_measured = j->outcome.not_measured;
         snprintf(r->predictions, sizeof r->predictions, "%s", j->outcome.predictions);
         r->final = j->outcome.final;
+        r->max_here = j->outcome.n_checks ? j->outcome.max_here : r->max_points;
+        snprintf(r->graded_with, sizeof r->graded_with, "%s", j->outcome.graded_with);
+        r->grading = j->outcome.grading ? cJSON_Duplicate(j->outcome.grading, 1) : NULL;
+        batch_provenance(o, r);
         if (j->outcome.n_checks) {
             r->checks = calloc((size_t)j->outcome.n_checks, sizeof *r->checks);
             for (int c = 0; c < j->outcome.n_checks; c++)
@@ -815,9 +824,13 @@ int pipeline_run(const batch_opts *o, submission *subs, int n, result *results)
     if (make_jobs(o, subs, n, &p))
         return -1;
 
-    struct sigaction sa = {.sa_handler = on_signal}, old_int, old_term;
+    /* Ctrl-C, kill, a closed terminal or SSH session, a reader gone (| head): each
+       ends the run the same way, its children stopped, nothing half-recorded */
+    struct sigaction sa = {.sa_handler = on_signal}, old_int, old_term, old_hup, old_pipe;
     sigaction(SIGINT, &sa, &old_int);
     sigaction(SIGTERM, &sa, &old_term);
+    sigaction(SIGHUP, &sa, &old_hup);
+    sigaction(SIGPIPE, &sa, &old_pipe);
 
     start_meters(o);
     p.n_slots = o->n_gpus * o->per_gpu; /* graders at a time */
@@ -859,6 +872,8 @@ int pipeline_run(const batch_opts *o, submission *subs, int n, result *results)
         print_timing(o, &p);
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
+    sigaction(SIGHUP, &old_hup, NULL);
+    sigaction(SIGPIPE, &old_pipe, NULL);
     for (int k = 0; k < p.n_jobs; k++)
         free(p.jobs[k].subs);
     free(p.jobs);
@@ -868,8 +883,8 @@ int pipeline_run(const batch_opts *o, submission *subs, int n, result *results)
     if (o->task < 0)
         leftovers_forget(o->results);
     if (stop_signal) {
-        fprintf(stderr, "smemlab-batch: interrupted; %d of %d recorded, run again to finish\n",
-                p.done, p.total);
+        fprintf(stderr, "smemlab-batch: interrupted (%s); %d of %d recorded, run again to "
+                "finish\n", strsignal(stop_signal), p.done, p.total);
         int sig = stop_signal;
         signal(sig, SIG_DFL);
         raise(sig);

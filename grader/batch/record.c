@@ -76,6 +76,19 @@ void result_free_checks(result *r)
     free(r->checks);
     r->checks = NULL;
     r->n_checks = 0;
+    cJSON_Delete(r->grading);
+    r->grading = NULL;
+}
+
+/* The points the checks graded here can give: the whole, less those not measured or
+   not graded (speed, emulated on a CPU). */
+static double max_graded_here(const result *r)
+{
+    double apart = 0;
+    for (int i = 0; i < r->n_checks; i++)
+        if (!strcmp(r->checks[i].status, "not-measured") || !strcmp(r->checks[i].status, "not-graded"))
+            apart += r->checks[i].max_points;
+    return r->max_points - apart > 0 ? r->max_points - apart : 0;
 }
 
 int record_write(const char *results_dir, const result *r, char *err, size_t errlen)
@@ -104,6 +117,14 @@ int record_write(const char *results_dir, const result *r, char *err, size_t err
     cJSON_AddNumberToObject(o, "not_measured", r->not_measured);
     cJSON_AddStringToObject(o, "predictions", r->predictions);
     cJSON_AddBoolToObject(o, "final", r->final);
+    cJSON_AddStringToObject(o, "lms", r->lms);
+    cJSON_AddStringToObject(o, "lms_id", r->lms_id);
+    cJSON_AddNumberToObject(o, "max_here", r->max_here);
+    cJSON_AddStringToObject(o, "graded_with", r->graded_with);
+    if (r->grading) /* beside "provenance", the device line short, as before */
+        cJSON_AddItemToObject(o, "grading", cJSON_Duplicate(r->grading, 1));
+    else
+        cJSON_AddNullToObject(o, "grading");
     for (int i = 0; i < r->n_checks; i++) {
         const check_rec *k = &r->checks[i];
         cJSON *c = cJSON_CreateObject();
@@ -173,6 +194,12 @@ int record_read(const char *path, result *r)
     snprintf(r->predictions, sizeof r->predictions, "%s", str(o, "predictions"));
     r->final = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "final"));
     read_checks(r, cJSON_GetObjectItemCaseSensitive(o, "checks"));
+    snprintf(r->lms, sizeof r->lms, "%s", str(o, "lms"));
+    snprintf(r->lms_id, sizeof r->lms_id, "%s", str(o, "lms_id"));
+    r->max_here = num(o, "max_here", max_graded_here(r));
+    snprintf(r->graded_with, sizeof r->graded_with, "%s", str(o, "graded_with"));
+    const cJSON *prov = cJSON_GetObjectItemCaseSensitive(o, "grading");
+    r->grading = cJSON_IsObject(prov) ? cJSON_Duplicate(prov, 1) : NULL;
     cJSON_Delete(o);
     return r->status == ST_PENDING ? -1 : 0;
 }
@@ -205,7 +232,8 @@ static int checks_apart(const result *r, char *out, size_t size)
     out[0] = 0;
     for (int i = 0; i < r->n_checks; i++) {
         const char *st = r->checks[i].status;
-        if (!strcmp(st, "pass") || !strcmp(st, "fail") || !strcmp(st, "skipped"))
+        if (!strcmp(st, "pass") || !strcmp(st, "fail") || !strcmp(st, "skipped") ||
+            !strcmp(st, "waiting"))
             continue;
         total++;
         int first = 1, n = 0;
@@ -238,6 +266,28 @@ static int checks_apart(const result *r, char *out, size_t size)
     return total;
 }
 
+/*
+ * What graded it, from the grader's JSON: its provenance object, with the
+ * lab's table digest, toolchain, backend and device beside, whole in
+ * r->grading; and short, for a gradebook column, in r->graded_with:
+ * "smemlab 91ea3b0; table 9f052a14; seed 20240605; nvcc V13.0.88".
+ */
+static void grading_of(result *r, const cJSON *root, const cJSON *lab)
+{
+    const cJSON *p = cJSON_GetObjectItemCaseSensitive(root, "provenance");
+    cJSON_Delete(r->grading);
+    r->grading = cJSON_IsObject(p) ? cJSON_Duplicate(p, 1) : cJSON_CreateObject();
+    static const char *const keys[] = {"table_sha256", "toolchain", "backend", "device"};
+    for (int i = 0; i < 4; i++)
+        cJSON_AddStringToObject(r->grading, keys[i], str(lab, keys[i]));
+    const cJSON *opt = cJSON_GetObjectItemCaseSensitive(p, "options");
+    const char *tool = str(lab, "toolchain");
+    snprintf(r->graded_with, sizeof r->graded_with, "smemlab %s; table %.8s; seed %s%s%.*s",
+             str(p, "grader")[0] ? str(p, "grader") : "(unknown)", str(lab, "table_sha256"),
+             str(opt, "seed")[0] ? str(opt, "seed") : "?", tool[0] ? "; " : "",
+             (int)strcspn(tool, ";"), tool);
+}
+
 /* The grader's exit status and --json file -> the student's result. */
 int result_from_grader_json(result *r, const char *json_path, int exit_status,
                             const char *fallback_reason)
@@ -264,6 +314,7 @@ int result_from_grader_json(result *r, const char *json_path, int exit_status,
     }
     const cJSON *ng = cJSON_GetObjectItemCaseSensitive(lab, "not_graded");
     snprintf(r->device, sizeof r->device, "%s", str(lab, "device"));
+    grading_of(r, o, lab);
     snprintf(r->predictions, sizeof r->predictions, "%s", str(lab, "predictions"));
     device_provenance(r->device, r->provenance, sizeof r->provenance);
     read_checks(r, cJSON_GetObjectItemCaseSensitive(lab, "checks"));
@@ -284,14 +335,20 @@ int result_from_grader_json(result *r, const char *json_path, int exit_status,
         double max = num(lab, "max_points", 0);
         if (max > 0)
             r->max_points = max;
-        int failed = 0;
-        for (int i = 0; i < r->n_checks; i++)
+        int failed = 0, waits = 0;
+        for (int i = 0; i < r->n_checks; i++) {
             failed += !strcmp(r->checks[i].status, "fail");
-        char apart[REASON_MAX / 2], count[32];
+            waits += !strcmp(r->checks[i].status, "waiting");
+        }
+        char apart[REASON_MAX / 2], count[32], wait[64];
         r->not_measured = checks_apart(r, apart, sizeof apart);
-        snprintf(r->reason, sizeof r->reason, "%s%s%s",
+        r->max_here = max_graded_here(r);
+        /* "2 checks failed, 3 not run yet (they wait for those)": a waiting check is no failure */
+        snprintf(wait, sizeof wait, ", %d not run yet (%s for %s)", waits, waits == 1 ? "it waits" : "they wait",
+                 failed == 1 ? "it" : "those");
+        snprintf(r->reason, sizeof r->reason, "%s%s%s%s",
                  failed ? count_of(failed, "check failed", "checks failed", count, sizeof count) : "",
-                 failed && apart[0] ? "; " : "", apart);
+                 failed && waits ? wait : "", failed && apart[0] ? "; " : "", apart);
     }
     cJSON_Delete(o);
     return 1;

@@ -3,7 +3,10 @@
  *
  *   gradebook.csv                 RFC 4180: student, name, email, late, points, max, one
  *                                 column per kernel, status, reason, provenance (what
- *                                 graded it, how); safe to open in a spreadsheet (sb_csv)
+ *                                 graded it, how), max_here (what could be graded here),
+ *                                 final (after the course's policy), policy, lms, lms_id,
+ *                                 graded_with (version, table, seed, toolchain); safe to
+ *                                 open in a spreadsheet (sb_csv)
  *   feedback/STUDENT.txt, .html   the student's report (same content; HTML escaped); the HTML
  *                                 links pages/SHA256.html, the grader's page of that source
  *                                 (pipeline.c asks for it: smemlab-grade --html)
@@ -25,10 +28,10 @@
 #include <sys/stat.h>
 #include <time.h>
 
-/* --- a growing string ------------------------------------------------------------ */
-typedef struct sb { char *s; size_t n, cap; } sb;
+#include "sb.h"
 
-static void sb_add(sb *b, const char *t, size_t len)
+/* --- a growing string ------------------------------------------------------------ */
+void sb_add(sb *b, const char *t, size_t len)
 {
     if (b->n + len + 1 > b->cap) {
         b->cap = (b->n + len + 1) * 2;
@@ -38,8 +41,8 @@ static void sb_add(sb *b, const char *t, size_t len)
     b->n += len;
     b->s[b->n] = 0;
 }
-static void sb_puts(sb *b, const char *t) { sb_add(b, t, strlen(t)); }
-static void sb_printf(sb *b, const char *fmt, ...)
+void sb_puts(sb *b, const char *t) { sb_add(b, t, strlen(t)); }
+void sb_printf(sb *b, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -53,7 +56,7 @@ static void sb_printf(sb *b, const char *fmt, ...)
 
 /* XML and HTML: everything that could be markup, escaped; control bytes XML
  * 1.0 cannot hold become U+FFFD. */
-static void sb_xml(sb *b, const char *t)
+void sb_xml(sb *b, const char *t)
 {
     for (const unsigned char *p = (const unsigned char *)t; *p; p++) {
         switch (*p) {
@@ -79,7 +82,7 @@ static void sb_xml(sb *b, const char *t)
  * is quoted when it holds a comma, a semicolon (the separator of some
  * locales), a quote, CR or LF, or was so prefixed.
  */
-static void sb_csv(sb *b, const char *t)
+void sb_csv(sb *b, const char *t)
 {
     const char *first = t + strspn(t, " ");
     int formula = *first && strchr("=+-@\t\r", *first);
@@ -163,7 +166,10 @@ static double kernel_points(const result *r, const char *kernel, int *seen)
 static const char *verdict(const result *r)
 {
     switch (r->status) {
-    case ST_GRADED: return r->points >= r->max_points && r->max_points > 0 ? "full marks" : "graded";
+    case ST_GRADED:
+        return r->points >= r->max_points && r->max_points > 0 ? "full marks"
+               : r->points >= r->max_here && r->max_here > 0 ? "full marks of what was graded here"
+                                                              : "graded";
     case ST_NOT_COMPILED: return "does not compile";
     case ST_NOT_GRADED: return "not graded";
     case ST_REJECTED: return "not a usable submission";
@@ -180,6 +186,7 @@ static const char *check_word(const char *status)
     if (!strcmp(status, "not-measured")) return "N/M";
     if (!strcmp(status, "not-graded")) return "N/G";
     if (!strcmp(status, "skipped")) return "SKIP";
+    if (!strcmp(status, "waiting")) return "WAIT";
     return "?";
 }
 
@@ -215,8 +222,15 @@ static void feedback_text(sb *b, const lab_def *lab, const result *r)
         sb_printf(b, "Source: %s%s%s%s\n", r->source, r->source_note[0] ? " (" : "",
                   r->source_note, r->source_note[0] ? ")" : "");
     sb_printf(b, "Result: %g/%g, %s\n", r->points, r->max_points, verdict(r));
+    if (r->status == ST_GRADED && r->max_here < r->max_points)
+        sb_printf(b, "Graded here: %g/%g (%g points need a GPU: not measured here, none lost)\n",
+                  r->points, r->max_here, r->max_points - r->max_here);
+    if (r->policy[0])
+        sb_printf(b, "Final: %g (%s)\n", r->final_points, r->policy);
     if (r->provenance[0])
         sb_printf(b, "Graded by: %s\n", r->provenance);
+    if (r->graded_with[0])
+        sb_printf(b, "Graded with: %s\n", r->graded_with);
     if (r->reason[0])
         sb_printf(b, "Why: %s\n", r->reason);
     if (r->compiler[0])
@@ -257,7 +271,7 @@ static void feedback_html(sb *b, const lab_def *lab, const result *r, const char
     who_text(b, r, 1);
     sb_puts(b, "</title>\n<style>body{font-family:sans-serif;max-width:60em;margin:2em auto}"
                "td,th{padding:.2em .6em;text-align:left;vertical-align:top}"
-               ".pass{color:#070}.fail{color:#b00}.not-measured,.not-graded,.skipped{color:#a60}"
+               ".pass{color:#070}.fail{color:#b00}.not-measured,.not-graded,.skipped,.waiting{color:#a60}"
                "small{color:#555}</style>\n</head>\n<body>\n<h1>smemlab ");
     sb_xml(b, lab->id);
     sb_puts(b, " (");
@@ -279,9 +293,22 @@ static void feedback_html(sb *b, const lab_def *lab, const result *r, const char
         sb_puts(b, "</dd>\n");
     }
     sb_printf(b, "<dt>Result</dt><dd>%g/%g, %s</dd>\n", r->points, r->max_points, verdict(r));
+    if (r->status == ST_GRADED && r->max_here < r->max_points)
+        sb_printf(b, "<dt>Graded here</dt><dd>%g/%g (%g points need a GPU: not measured here, "
+                  "none lost)</dd>\n", r->points, r->max_here, r->max_points - r->max_here);
+    if (r->policy[0]) {
+        sb_printf(b, "<dt>Final</dt><dd>%g (", r->final_points);
+        sb_xml(b, r->policy);
+        sb_puts(b, ")</dd>\n");
+    }
     if (r->provenance[0]) {
         sb_puts(b, "<dt>Graded by</dt><dd>");
         sb_xml(b, r->provenance);
+        sb_puts(b, "</dd>\n");
+    }
+    if (r->graded_with[0]) {
+        sb_puts(b, "<dt>Graded with</dt><dd>");
+        sb_xml(b, r->graded_with);
         sb_puts(b, "</dd>\n");
     }
     if (r->reason[0]) {
@@ -340,10 +367,35 @@ static void feedback_html(sb *b, const lab_def *lab, const result *r, const char
 
 /* --- Gradescope and Autolab ------------------------------------------------------------- */
 
+/* A check this machine could not measure or grade (speed, emulated): no points given or
+   lost. A status the batch does not know is not one: it is never a pass, and fails. */
+static int apart(const check_rec *c)
+{
+    return !strcmp(c->status, "not-measured") || !strcmp(c->status, "not-graded");
+}
+
+/* A check that waits for another to pass ("waits for correct"): not run yet, not failed. */
+static int waiting(const check_rec *c)
+{
+    return !strcmp(c->status, "waiting");
+}
+
+/* Neither passed nor set aside: a failure in JUnit's count. */
+static int failure(const check_rec *c)
+{
+    return strcmp(c->status, "pass") && strcmp(c->status, "skipped") && !apart(c) && !waiting(c);
+}
+
 static char *gradescope_json(const lab_def *lab, const result *r, const char *feedback)
 {
     cJSON *o = cJSON_CreateObject(), *tests = cJSON_CreateArray();
-    cJSON_AddNumberToObject(o, "score", r->points);
+    cJSON_AddNumberToObject(o, "score", r->final_points);
+    if (r->grading || r->graded_with[0]) { /* what graded it, for the instructor (extra_data) */
+        cJSON *x = cJSON_AddObjectToObject(o, "extra_data");
+        cJSON_AddStringToObject(x, "graded_with", r->graded_with);
+        if (r->grading)
+            cJSON_AddItemToObject(x, "grading", cJSON_Duplicate(r->grading, 1));
+    }
     cJSON_AddNumberToObject(o, "execution_time", r->build_seconds + r->grade_seconds);
     cJSON_AddStringToObject(o, "output", feedback);
     cJSON_AddStringToObject(o, "visibility", "visible");
@@ -370,10 +422,25 @@ static char *gradescope_json(const lab_def *lab, const result *r, const char *fe
         if (strcmp(c->status, "pass") && c->hint[0])
             sb_printf(&out, "\nhint: %s", c->hint);
         sb_detail(&out, c, "\n", "", 0);
+        if (apart(c)) { /* Gradescope has no "skipped": worth nothing here, and no verdict */
+            snprintf(name, sizeof name, "%s: %s (%s here)", c->kernel, c->check,
+                     !strcmp(c->status, "not-graded") ? "not graded" : "not measured");
+            cJSON_AddStringToObject(t, "name", name);
+            cJSON_AddNumberToObject(t, "score", 0);
+            cJSON_AddNumberToObject(t, "max_score", 0);
+            cJSON_AddStringToObject(t, "output", out.s ? out.s : "");
+            cJSON_AddStringToObject(t, "visibility", "visible");
+            free(out.s);
+            cJSON_AddItemToArray(tests, t);
+            continue;
+        }
+        if (waiting(c)) /* its points are still to win: no verdict, its name says why */
+            snprintf(name, sizeof name, "%s: %s (not run yet)", c->kernel, c->check);
         cJSON_AddStringToObject(t, "name", name);
         cJSON_AddNumberToObject(t, "score", c->points);
         cJSON_AddNumberToObject(t, "max_score", c->max_points);
-        cJSON_AddStringToObject(t, "status", !strcmp(c->status, "pass") ? "passed" : "failed");
+        if (!waiting(c))
+            cJSON_AddStringToObject(t, "status", !strcmp(c->status, "pass") ? "passed" : "failed");
         cJSON_AddStringToObject(t, "output", out.s ? out.s : "");
         cJSON_AddStringToObject(t, "visibility", "visible");
         free(out.s);
@@ -382,7 +449,7 @@ static char *gradescope_json(const lab_def *lab, const result *r, const char *fe
     /* Graded part-way (the grader stopped): the rest is one failed test saying why. */
     double graded_max = 0;
     for (int i = 0; i < r->n_checks; i++)
-        graded_max += r->checks[i].max_points;
+        graded_max += r->checks[i].max_points; /* the checks apart too: worth 0 above, not missing */
     if (r->n_checks > 0 && r->max_points - graded_max > 1e-9) {
         cJSON *t = cJSON_CreateObject();
         cJSON_AddStringToObject(t, "name", lab->id);
@@ -431,7 +498,7 @@ static void junit(sb *b, const lab_def *lab, const result *rs, int n)
         }
         for (int c = 0; c < r->n_checks; c++) {
             tests++;
-            failures += !!strcmp(r->checks[c].status, "pass") && strcmp(r->checks[c].status, "skipped");
+            failures += failure(&r->checks[c]);
         }
     }
     sb_puts(b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
@@ -440,9 +507,9 @@ static void junit(sb *b, const lab_def *lab, const result *rs, int n)
     for (int i = 0; i < n; i++) {
         const result *r = &rs[i];
         int t = r->n_checks ? r->n_checks : 1, f = 0, sk = 0;
-        for (int c = 0; c < r->n_checks; c++) {
-            sk += !strcmp(r->checks[c].status, "skipped");
-            f += strcmp(r->checks[c].status, "pass") && strcmp(r->checks[c].status, "skipped");
+        for (int c = 0; c < r->n_checks; c++) { /* not measured here, waiting: skipped */
+            sk += !strcmp(r->checks[c].status, "skipped") || apart(&r->checks[c]) || waiting(&r->checks[c]);
+            f += failure(&r->checks[c]);
         }
         sb_puts(b, "  <testsuite name=\"");
         sb_xml(b, r->student);
@@ -457,7 +524,11 @@ static void junit(sb *b, const lab_def *lab, const result *rs, int n)
         sb_xml(b, r->name);
         sb_puts(b, "\"/>\n      <property name=\"provenance\" value=\"");
         sb_xml(b, r->provenance);
-        sb_puts(b, "\"/>\n    </properties>\n");
+        sb_puts(b, "\"/>\n      <property name=\"graded_with\" value=\"");
+        sb_xml(b, r->graded_with);
+        sb_printf(b, "\"/>\n      <property name=\"max_here\" value=\"%g\"/>\n"
+                     "      <property name=\"final\" value=\"%g\"/>\n", r->max_here, r->final_points);
+        sb_puts(b, "    </properties>\n");
         if (r->n_checks == 0) {
             sb_puts(b, "    <testcase name=\"");
             sb_xml(b, lab->id);
@@ -478,8 +549,13 @@ static void junit(sb *b, const lab_def *lab, const result *rs, int n)
             sb_puts(b, ".");
             sb_xml(b, k->kernel);
             sb_puts(b, "\" time=\"0\">");
-            if (!strcmp(k->status, "skipped")) {
+            if (!strcmp(k->status, "skipped") || apart(k) || waiting(k)) {
                 sb_puts(b, "\n      <skipped message=\"");
+                if (apart(k))
+                    sb_printf(b, "%s here: ", !strcmp(k->status, "not-graded") ? "not graded"
+                                                                            : "not measured");
+                else if (waiting(k))
+                    sb_puts(b, "not run yet: ");
                 sb_xml(b, k->message);
                 sb_puts(b, "\"/>\n    ");
             } else if (strcmp(k->status, "pass")) {
@@ -528,8 +604,9 @@ int reports_write(const batch_opts *o, const result *rs, int n, char *err, size_
         sb_puts(&csv, ",");
         sb_csv(&csv, lab->kernels[k].name);
     }
-    sb_puts(&csv, ",status,reason,provenance\r\n");
+    sb_puts(&csv, ",status,reason,provenance,max_here,final,policy,lms,lms_id,graded_with\r\n");
     int rc = 0;
+    char **pages = calloc((size_t)(n ? n : 1), sizeof *pages); /* the HTML feedback, for lms.c */
     for (int i = 0; i < n && rc == 0; i++) {
         const result *r = &rs[i];
         sb_csv(&csv, r->student);
@@ -551,6 +628,14 @@ int reports_write(const batch_opts *o, const result *rs, int n, char *err, size_
         sb_csv(&csv, r->reason);
         sb_puts(&csv, ",");
         sb_csv(&csv, r->provenance);
+        sb_printf(&csv, ",%g,%g,", r->max_here, r->final_points);
+        sb_csv(&csv, r->policy);
+        sb_puts(&csv, ",");
+        sb_csv(&csv, r->lms);
+        sb_puts(&csv, ",");
+        sb_csv(&csv, r->lms_id);
+        sb_puts(&csv, ",");
+        sb_csv(&csv, r->graded_with);
         sb_puts(&csv, "\r\n");
 
         sb txt = {0}, html = {0};
@@ -575,16 +660,29 @@ int reports_write(const batch_opts *o, const result *rs, int n, char *err, size_
         free(line);
         free(al.s);
         free(txt.s);
-        free(html.s);
+        pages[i] = html.s;
     }
     if (!rc)
         rc = put(o->results, "gradebook.csv", csv.s, err, errlen);
+    if (!rc)
+        rc = lms_write(o, rs, n, pages, err, errlen);
+    for (int i = 0; i < n; i++)
+        free(pages[i]);
+    free(pages);
+    if (!rc)
+        similar_write(o, rs, n);
     free(csv.s);
     if (!rc) {
         sb x = {0};
         junit(&x, lab, rs, n);
         rc = put(o->results, "junit.xml", x.s, err, errlen);
         free(x.s);
+    }
+    if (!rc) { /* what the reports are now, and what an earlier run left set apart */
+        static const char *const class_wide[] = {"gradebook.csv", "junit.xml", "class.json",
+            "similar.txt", "lms/moodle-grading-worksheet.csv", "lms/moodle-feedback.zip",
+            "lms/canvas-gradebook.csv", "lms/README.txt"};
+        stale_sweep(o, rs, n, class_wide, (int)(sizeof class_wide / sizeof class_wide[0]));
     }
     return rc ? -1 : 0;
 }
@@ -674,6 +772,26 @@ static void provenance_print(FILE *f, const result *rs, int n)
     }
 }
 
+/* The ways the class was graded (graded_with): more than one is said loudly. */
+static void graded_with_print(FILE *f, const result *rs, int n)
+{
+    int ways = 0;
+    for (int i = 0; i < n; i++) {
+        int first = rs[i].graded_with[0] != 0, count = 0;
+        for (int j = 0; j < i && first; j++)
+            first = strcmp(rs[j].graded_with, rs[i].graded_with) != 0;
+        if (!first)
+            continue;
+        for (int j = i; j < n; j++)
+            count += !strcmp(rs[j].graded_with, rs[i].graded_with);
+        fprintf(f, "    graded with   %5d  %s\n", count, rs[i].graded_with);
+        ways++;
+    }
+    if (ways > 1)
+        fprintf(f, "    (the class was graded %d ways: see class.json, and --regrade to grade it "
+                "one way)\n", ways);
+}
+
 static int failed_checks(const result *r)
 {
     int n = 0;
@@ -685,12 +803,16 @@ static int failed_checks(const result *r)
 void summary_print(FILE *f, const batch_opts *o, const result *rs, int n)
 {
     int graded = 0, full = 0, failed = 0, nc = 0, ng = 0, rej = 0, nm = 0;
+    double here = -1, whole = 0;
     for (int i = 0; i < n; i++) {
         switch (rs[i].status) {
         case ST_GRADED:
             graded++;
-            if (rs[i].points >= rs[i].max_points && rs[i].max_points > 0)
+            /* full marks of what could be graded here (speed aside, emulated) */
+            if (rs[i].points >= rs[i].max_here && rs[i].max_here > 0)
                 full++;
+            if (rs[i].max_here < rs[i].max_points)
+                here = rs[i].max_here, whole = rs[i].max_points;
             failed += failed_checks(&rs[i]) > 0; /* short of full marks by unmeasured
                                                     checks alone is no failure */
             nm += rs[i].not_measured > 0;
@@ -710,12 +832,19 @@ void summary_print(FILE *f, const batch_opts *o, const result *rs, int n)
     if (nm)
         fprintf(f, "    (%d with checks not measured or not graded: no points until they "
                 "are; see their feedback)\n", nm);
+    if (here >= 0)
+        fprintf(f, "    out of %g here, %g in all: %g points (speed) need a GPU. Set the "
+                "assignment's total to %g in the learning system, or grade speed on a GPU "
+                "(--regrade-not-measured there; docs/instructors.md#emulated-classes)\n", here,
+                whole, whole - here, here);
     provenance_print(f, rs, n);
+    graded_with_print(f, rs, n);
     fprintf(f, "  not compiled    %5d\n", nc);
     reasons_print(f, rs, n, ST_NOT_COMPILED);
     fprintf(f, "  not graded      %5d\n", ng);
     reasons_print(f, rs, n, ST_NOT_GRADED);
     fprintf(f, "  not usable      %5d\n", rej);
     reasons_print(f, rs, n, ST_REJECTED);
-    fprintf(f, "Reports: gradebook.csv, junit.xml, feedback/, gradescope/, autolab/\n");
+    fprintf(f, "Reports: gradebook.csv, junit.xml, feedback/, gradescope/, autolab/, lms/ (the "
+            "learning system's import files), similar.txt, manifest.txt\n");
 }

@@ -100,6 +100,8 @@ static void write_task_command(FILE *f, const batch_opts *o, const char *dir)
         fprintf(f, " --roster ");
         shq(f, o->roster_path);
     }
+    fprintf(f, " --course ");
+    shq(f, o->course_path ? o->course_path : "none");
     fprintf(f, " --kit ");
     shq(f, o->kit);
     fprintf(f, " --grader ");

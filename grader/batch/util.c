@@ -201,6 +201,15 @@ void result_init_from_sub(result *r, const submission *s, const lab_def *lab)
     r->final = s->status == ST_REJECTED ? 0 : 0;
     for (int k = 0; k < lab->n_kernels; k++)
         r->max_points += kernel_max_points(lab, &lab->kernels[k]);
+    r->max_here = r->max_points;
+    /* the learning system's own id, for its import files (lms.c): not an anonymous
+       export's, which names nobody the gradebook knows */
+    static const char *const systems[] = {"moodle", "canvas", "blackboard", "gradescope"};
+    for (int i = 0; i < 4; i++)
+        if (s->layout && !strcmp(s->layout, systems[i]) && strncmp(s->ext_id, "anon_", 5)) {
+            snprintf(r->lms, sizeof r->lms, "%s", systems[i]);
+            snprintf(r->lms_id, sizeof r->lms_id, "%s", s->ext_id);
+        }
 }
 
 const char *count_of(int n, const char *one, const char *many, char *buf, size_t size)

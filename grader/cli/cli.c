@@ -56,12 +56,21 @@ void cli_usage(FILE *f)
         "                    starts one per GPU); without one answering, measure here\n"
         "  --serve-meter S   be that server: measure for graders on socket S until killed\n"
         "  --kernel NAME     grade one kernel of the lab (make grade KERNEL=NAME)\n"
+        "  --course FILE     the course file: points, speed thresholds and steps left out\n"
+        "                    (default: course.conf in the kit, where there is one; none:\n"
+        "                    the kit's own tables; docs/instructors.md#course)\n"
+        "  --describe LAB    print what would grade LAB as JSON (version, digests, course,\n"
+        "                    the lab's table), and grade nothing (smemlab-batch asks it)\n"
         "  --verbose         the full report: every check, with measured values and\n"
         "                    hints for passing checks too (default: one screen)\n"
+        "  --handin          the report of a handed-in file (Gradescope, Autolab): its\n"
+        "                    Next: line speaks of the submission, not of the next make\n"
         "  --corpus TSV      grade the kernels of a truth-corpus part (tests/truth/\n"
         "                    gen-corpus.py) from the library --lib names\n"
         "  --list            list the labs and their kernels\n"
-        "  --help, --version\n\n"
+        "  --help\n"
+        "  --version         the grader's version and what it grades with: its own SHA-256,\n"
+        "                    the course file, each lab table's SHA-256, the default options\n\n"
         "exit status: 0 all checks passed, 1 a check failed, 2 bad command line,\n"
         "3 no GPU/driver or lab not built, 4 nothing failed but counters not measured\n");
 }
@@ -144,6 +153,7 @@ int cli_parse(int argc, char **argv, cli_options *o, FILE *err)
         {"timeout", required_argument, 0, 't'}, {"repeats", required_argument, 0, 'r'},
         {"device", required_argument, 0, 'd'}, {"seed", required_argument, 0, 's'},
         {"no-counters", no_argument, 0, 'n'}, {"verbose", no_argument, 0, 'v'},
+        {"handin", no_argument, 0, 'I'},
         {"list", no_argument, 0, 'L'}, {"help", no_argument, 0, 'h'},
         {"version", no_argument, 0, 'V'}, {"check-launches", no_argument, 0, 'C'},
         {"run-as", required_argument, 0, 'u'}, {"recorder", required_argument, 0, 'R'},
@@ -152,6 +162,7 @@ int cli_parse(int argc, char **argv, cli_options *o, FILE *err)
         {"meter-socket", required_argument, 0, 'M'}, {"serve-meter", required_argument, 0, 'E'},
         {"corpus", required_argument, 0, 'K'}, {"kernel", required_argument, 0, 'k'},
         {"gpu", required_argument, 0, 'G'},
+        {"course", required_argument, 0, 'c'}, {"describe", required_argument, 0, 'D'},
         {0, 0, 0, 0}};
     int opt, rc, measure_given = 0;
 
@@ -176,12 +187,15 @@ int cli_parse(int argc, char **argv, cli_options *o, FILE *err)
             measure_given = 1;
             break;
         case 'v': o->verbose = 1; break;
+        case 'I': o->handin = 1; break;
         case 'L': o->list = 1; break;
         case 'h': o->help = 1; break;
         case 'V': o->version = 1; break;
         case 'C': o->check_launches = 1; break;
         case 'F': o->source = optarg; break;
         case 'k': o->kernel = o->grade.only_kernel = optarg; break;
+        case 'c': o->course = optarg; break;
+        case 'D': o->describe = optarg; break;
         case 'u': o->grade.run_as = optarg; break;
         case 'R': o->grade.recorder = optarg; break;
         case 'M': o->grade.meter_socket = optarg; break;

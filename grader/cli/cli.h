@@ -20,10 +20,13 @@ typedef struct cli_options {
     const char *json;      /* --json FILE */
     const char *html;      /* --html PATH: the report pages (a folder, or one lab's FILE.html) */
     int verbose, list, help, version;
+    int handin; /* --handin: graded as a handed-in file (an autograder): no make commands */
     int check_launches; /* --check-launches: record and validate only */
     const char *serve_meter; /* --serve-meter SOCKET: be a batch's meter server (meter_server.h) */
     measure_mode measure;  /* --measure auto|counters|trace (default auto) */
     const char *kernel;    /* --kernel NAME: grade that kernel alone */
+    const char *course;    /* --course FILE ("none"); NULL: the kit's course.conf, if any */
+    const char *describe;  /* --describe LAB: what would grade it, as JSON (smemlab-batch) */
     grade_options grade;
 } cli_options;
 

@@ -7,6 +7,8 @@
 #include "../../common/smemlab.h"
 #include "cli.h"
 #include "../base/exit_codes.h"
+#include "../base/provenance.h"
+#include "../labs/course.h"
 #include "../grade/launches.h"
 #include "../grade/meter_server.h"
 #include "../report/report.h"
@@ -14,6 +16,7 @@
 #include "../grade/runner.h"
 #include "../score/score.h"
 
+#include <cJSON.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -106,9 +109,10 @@ static int json_open(json_out *j, const char *path)
     return j->f ? 0 : -1;
 }
 
-static int json_finish(json_out *j, const lab_result *r, int n, const score *s, int code)
+static int json_finish(json_out *j, const lab_result *r, int n, const score *s, int code,
+                       const run_provenance *p)
 {
-    int ok = report_json(j->f, r, n, s, code) == 0 && fflush(j->f) == 0;
+    int ok = report_json_with(j->f, r, n, s, code, p) == 0 && fflush(j->f) == 0;
     if (ok && j->unnamed) { /* give the unnamed file a name, then move it into place */
         char self[64];
         snprintf(self, sizeof self, "/proc/self/fd/%d", fileno(j->f));
@@ -183,6 +187,66 @@ static void harden(void)
     signal(SIGHUP, on_signal);
 }
 
+/* What grades with these options (provenance.h): the record of every run. */
+static void fill_provenance(const cli_options *o, run_provenance *p)
+{
+    memset(p, 0, sizeof *p);
+    const course *c = course_current();
+    snprintf(p->version, sizeof p->version, "%s", grader_version());
+    program_digest(p->grader_sha256);
+    snprintf(p->course, sizeof p->course, "%s", c->path);
+    snprintf(p->course_sha256, sizeof p->course_sha256, "%s", c->sha256);
+    p->seed = o->grade.seed;
+    p->repeats = o->grade.repeats;
+    p->counters = o->grade.use_counters;
+    p->timeout_s = o->grade.timeout_s;
+    p->measure = measure_mode_name(o->measure);
+    p->kernel = o->kernel;
+    provenance_stamp(p);
+}
+
+/* --version: the grader, what it grades with, its default options. */
+static void print_version(const run_provenance *p)
+{
+    printf("smemlab-grade %s (lab contract version %d)\n", p->version, SMEMLAB_CONTRACT_VERSION);
+    printf("grader sha256  %s\n", p->grader_sha256[0] ? p->grader_sha256 : "(unreadable)");
+    if (p->course[0])
+        printf("course         %s (sha256 %s)\n", p->course, p->course_sha256);
+    else
+        printf("course         none: the kit's own lab tables\n");
+    for (int i = 0; i < lab_registry_count; i++) {
+        char d[65];
+        lab_table_digest(lab_registry[i], d);
+        printf("%-6s table   %s  %g points\n", lab_registry[i]->id, d,
+               lab_total_points(lab_registry[i]));
+    }
+    printf("options        --seed %llu --repeats %d --timeout %g --measure %s%s\n", p->seed,
+           p->repeats, p->timeout_s, p->measure, p->counters ? "" : " --no-counters");
+    printf("host           %s, %s\n", p->host, p->time);
+}
+
+/* --describe LAB: what would grade it, for smemlab-batch (one JSON object). */
+static int print_description(const run_provenance *p, const lab_def *lab)
+{
+    char d[65], table[16384];
+    lab_table_digest(lab, d);
+    lab_table_text(lab, table, sizeof table);
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "grader", p->version);
+    cJSON_AddStringToObject(o, "grader_sha256", p->grader_sha256);
+    cJSON_AddStringToObject(o, "course", p->course);
+    cJSON_AddStringToObject(o, "course_sha256", p->course_sha256);
+    cJSON_AddStringToObject(o, "lab", lab->id);
+    cJSON_AddStringToObject(o, "table_sha256", d);
+    cJSON_AddStringToObject(o, "table", table);
+    cJSON_AddNumberToObject(o, "max_points", lab_total_points(lab));
+    char *text = cJSON_PrintUnformatted(o);
+    cJSON_Delete(o);
+    int ok = text && puts(text) >= 0;
+    free(text);
+    return ok ? EXIT_ALL_PASSED : EXIT_ENVIRONMENT;
+}
+
 /* Grade one lab: a library that is not there needs no worker to say so. */
 static void grade_lab(const cli_options *o, const lab_def *lab, lab_result *r)
 {
@@ -218,12 +282,33 @@ int main(int argc, char **argv)
     int rc = cli_parse(argc, argv, &o, stderr);
     if (rc)
         return rc;
-    if (o.help || o.version) {
-        if (o.help)
-            cli_usage(stdout);
-        else
-            printf("smemlab-grade, lab contract version %d\n", SMEMLAB_CONTRACT_VERSION);
+    if (o.help) {
+        cli_usage(stdout);
         return EXIT_ALL_PASSED;
+    }
+    /* The course file before any lab is looked at: the labs given are its copies. */
+    course crs;
+    char why[1024];
+    if (course_load(o.course, "/proc/self/exe", &crs, why, sizeof why) != 0) {
+        fprintf(stderr, "smemlab-grade: %s\nFix the course file (docs/instructors.md#course), "
+                "or grade with the kit's tables: --course none.\n", why);
+        return EXIT_USAGE;
+    }
+    for (int i = 0; i < o.n_labs; i++)
+        o.labs[i] = lab_find(o.labs[i]->id);
+    run_provenance prov;
+    fill_provenance(&o, &prov);
+    if (o.version) {
+        print_version(&prov);
+        return EXIT_ALL_PASSED;
+    }
+    if (o.describe) {
+        const lab_def *lab = lab_find(o.describe);
+        if (!lab) {
+            fprintf(stderr, "smemlab-grade: --describe: unknown lab '%s'\n", o.describe);
+            return EXIT_USAGE;
+        }
+        return print_description(&prov, lab);
     }
     if (o.serve_meter)
         return meter_serve(o.serve_meter, &o.grade);
@@ -256,7 +341,8 @@ int main(int argc, char **argv)
     lab_result results[CLI_MAX_LABS];
     const char *no_color = getenv("NO_COLOR");
     report_style style = {.color = isatty(STDOUT_FILENO) && !(no_color && *no_color),
-                          .verbose = o.verbose, .build_dir = o.build_dir};
+                          .verbose = o.verbose, .build_dir = o.build_dir,
+                          .handin = o.handin};
     score total = {0};
     for (int i = 0; i < o.n_labs; i++) {
         grade_lab(&o, o.labs[i], &results[i]);
@@ -267,7 +353,8 @@ int main(int argc, char **argv)
     report_text_total(stdout, &total);
     report_text_next(stdout, results, o.n_labs, &style);
     /* Results that cannot be saved are lost work: that outranks any grade. */
-    if (o.json && json_finish(&json, results, o.n_labs, &total, code) != 0)
+    provenance_stamp(&prov); /* when the grades were known */
+    if (o.json && json_finish(&json, results, o.n_labs, &total, code, &prov) != 0)
         code = EXIT_ENVIRONMENT;
     for (int i = 0; i < o.n_labs; i++)
         lab_result_free(&results[i]);

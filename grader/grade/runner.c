@@ -466,6 +466,8 @@ void run_lab(const lab_def *lab, const grade_options *opt, lab_result *out)
     snprintf(out->graded_as, sizeof out->graded_as, "%s", opt->gpu ? opt->gpu : "");
     child_become_subreaper();
     int opened = lab_image_open(opt->lib_path, &img, out->env_text, sizeof out->env_text) == 0;
+    if (opened)
+        lab_image_toolchain(&img, out->toolchain, sizeof out->toolchain);
     out->refused = opened && contract_check(&img, lab, out->env_text, sizeof out->env_text) != 0;
     if (!opened || out->refused ||
         record_lab(lab, &img, opt, plans, host, out->env_text, sizeof out->env_text) != 0) {

@@ -81,4 +81,7 @@ int lab_image_has_function(const lab_image *img, const char *symbol);
 /* Index of the kernel with this device name, or -1. */
 int lab_image_kernel(const lab_image *img, const char *name);
 
+/* What built the lab's device code: "nvcc V13.0.88; sm_75 sm_90 compute_90" (lab_ptx.c). */
+void lab_image_toolchain(const lab_image *img, char *out, size_t size);
+
 #endif

@@ -3,7 +3,7 @@
  * Apart from lab_image.c so that the recorder, which reads images too, does
  * not link the decompressor.
  */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE
 #include "lab_image.h"
 
 #include "elf_view.h"
@@ -106,3 +106,70 @@ int lab_image_ptx(const lab_image *img, char **text, size_t *len, int *arch, cha
     return 0;
 }
 
+
+/*
+ * What built the lab's device code, read from its fatbinary: each entry's
+ * architecture ("sm_75 sm_90 compute_90") and the release nvcc wrote at the
+ * note of its cubins ("Cuda compilation tools, release 13.0, V13.0.88") with
+ * the options ptxas ran with, as "nvcc V13.0.88; sm_75 sm_90 compute_90; ptxas
+ * -lineinfo". A record's toolchain is the
+ * library's own, never what a Makefile meant to build.
+ */
+void lab_image_toolchain(const lab_image *img, char *out, size_t size)
+{
+    char archs[256] = "", release[64] = "";
+    size_t o = 0;
+    for (int f = 0; f < img->n_fatbins; f++) {
+        const unsigned char *p = img->fatbins[f].data;
+        size_t len = img->fatbins[f].size, at = le(p + 6, 2);
+        while (at + 32 <= len) {
+            unsigned kind = (unsigned)le(p + at, 2);
+            uint64_t hsize = le(p + at + 4, 4), psize = le(p + at + 8, 8);
+            if (hsize < 32 || !elf_in_bounds(len, at, hsize) || !elf_in_bounds(len, at + hsize, psize))
+                break;
+            char one[24];
+            snprintf(one, sizeof one, "%s_%d", kind == FATBIN_KIND_PTX ? "compute" : "sm",
+                     (int)le(p + at + 28, 4));
+            if (!strstr(archs, one) && o < sizeof archs)
+                o += (size_t)snprintf(archs + o, sizeof archs - o, "%s%s", o ? " " : "", one);
+            at += hsize + psize;
+        }
+    }
+    /* each cubin's .note.nv.tkinfo: "ptxas", "Cuda compilation tools, release 13.0,
+       V13.0.88", its build, then the options ptxas ran with ("-lineinfo  -arch sm_90 -m 64") */
+    char flags[128] = "";
+    const unsigned char *d = img->device;
+    size_t left = img->device_size;
+    static const char tag[] = "Cuda compilation tools, release ";
+    const unsigned char *hit = d ? memmem(d, left, tag, sizeof tag - 1) : NULL;
+    if (hit) {
+        size_t rest = left - (size_t)(hit - d);
+        const char *v = memmem(hit, rest < 80 ? rest : 80, ", V", 3);
+        if (v)
+            snprintf(release, sizeof release, "nvcc %.*s", (int)strcspn(v + 2, "\r\n "), v + 2);
+        /* the options: the second string after this one (after the build line) */
+        const unsigned char *end = d + left, *q = hit;
+        for (int skip = 0; skip < 2 && q < end; skip++) {
+            const unsigned char *z = memchr(q, 0, (size_t)(end - q));
+            q = z ? z + 1 : end;
+        }
+        if (q < end && *q == '-') {
+            size_t n = strnlen((const char *)q, (size_t)(end - q));
+            char opts[128];
+            snprintf(opts, sizeof opts, "%.*s", (int)(n < 127 ? n : 127), q);
+            char *a = strstr(opts, "-arch "); /* the architecture is the list's */
+            if (a) {
+                char *after = a + 6 + strcspn(a + 6, " ");
+                memmove(a, after, strlen(after) + 1);
+            }
+            char *m = strstr(opts, "-m 64");
+            if (m)
+                memmove(m, m + 5, strlen(m + 5) + 1);
+            size_t o2 = 0;
+            for (char *t = strtok(opts, " "); t && o2 < sizeof flags; t = strtok(NULL, " "))
+                o2 += (size_t)snprintf(flags + o2, sizeof flags - o2, " %s", t);
+        }
+    }
+    snprintf(out, size, "%s%s%s%s%s", release[0] ? release : "nvcc (release unknown)",
+             archs[0] ? "; " : "", archs, flags[0] ? "; ptxas" : "", flags);
+}

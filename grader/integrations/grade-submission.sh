@@ -168,6 +168,8 @@ if [ $status = graded ]; then
     fi
     # the report page too, where this grader writes one (--html)
     "$GRADER" --help 2>&1 | grep -q -- '--html' && cmd+=(--html "$page")
+    # a handed-in file: the report's last line speaks of the submission, not of the kit's make
+    "$GRADER" --help 2>&1 | grep -q -- '--handin' && cmd+=(--handin)
     (cd "$KIT" && NO_COLOR=1 timeout -k 10 "$GRADE_TIMEOUT" "${cmd[@]}") </dev/null >"$OUT/report.txt" 2>&1
     rc=$?
     scrub "$OUT/report.txt"

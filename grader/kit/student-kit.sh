@@ -49,6 +49,13 @@ while IFS= read -r -d '' f; do
     cp -p "$f" "$KIT/$f"
     n=$((n + 1))
 done < <(git ls-files -z)
+# the instructor's course file (COURSE_FILE, default course.conf), tracked or not: the
+# kit's grader, pages and tests follow it (docs/instructors.md#course)
+course=${COURSE_FILE-course.conf}
+if [ -n "$course" ] && [ -f "$course" ]; then
+    cp -p "$course" "$KIT/course.conf"
+    echo "student-kit: the course file $course, as course.conf"
+fi
 
 # --- the instructors' page: a short one with the same anchors ----------------------
 # Every #anchor another page links to must still exist (make check-docs checks links).

@@ -1,5 +1,6 @@
 /* lab_table.c - looking things up in the lab tables; see lab_table.h. */
 #include "lab_table.h"
+#include "../base/sha256.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -99,5 +100,44 @@ double kernel_max_points(const lab_def *lab, const lab_kernel *k)
     int n = kernel_checks(lab, k, checks);
     for (int i = 0; i < n; i++)
         sum += checks[i].points;
+    return sum;
+}
+
+size_t lab_table_text(const lab_def *lab, char *out, size_t size)
+{
+    size_t o = 0;
+#define PUT(...) (o += (size_t)snprintf(out + (o < size ? o : size), o < size ? size - o : 0, __VA_ARGS__))
+    PUT("%s kind %d block %dx%d limits %d %llu %u", lab->id, (int)lab->kind, lab->bdimx,
+        lab->bdimy, lab->limits.launches, lab->limits.blocks, lab->limits.shared_bytes);
+    for (int i = 0; i < LAB_MAX_PARAMS && lab->params[i].name; i++)
+        PUT(" %s=%d", lab->params[i].name, lab->params[i].value);
+    PUT("\n");
+    for (int k = 0; k < lab->n_kernels; k++) {
+        const lab_kernel *kern = &lab->kernels[k];
+        kernel_check checks[KERNEL_MAX_CHECKS];
+        int n = kernel_checks(lab, kern, checks);
+        PUT("%s %s%s", kern->name, kern->launcher, kern->optional ? " optional" : "");
+        for (int c = 0; c < n; c++)
+            PUT(" %s=%g", check_name(checks[c].id), checks[c].points);
+        if (kern->speed_fraction > 0 && kern->points.of[CHK_SPEED] > 0)
+            PUT(" speed-fraction=%g", kern->speed_fraction);
+        PUT("\n");
+    }
+#undef PUT
+    return o;
+}
+
+void lab_table_digest(const lab_def *lab, char out[65])
+{
+    char text[16384];
+    size_t n = lab_table_text(lab, text, sizeof text);
+    sha256_hex_of(text, n < sizeof text ? n : sizeof text - 1, out);
+}
+
+double lab_total_points(const lab_def *lab)
+{
+    double sum = 0;
+    for (int k = 0; k < lab->n_kernels; k++)
+        sum += kernel_max_points(lab, &lab->kernels[k]);
     return sum;
 }

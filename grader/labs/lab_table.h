@@ -200,7 +200,7 @@ typedef struct lab_def {
 } lab_def;
 
 /* Every lab, in course order. */
-extern const lab_def *const lab_registry[];
+extern const lab_def *lab_registry[];
 extern const int lab_registry_count;
 
 /* The lab with this id ("lab3" or "3", or "corpus" once one is loaded), or NULL. */
@@ -245,5 +245,18 @@ int kind_checks(problem_kind kind, const check_id **ids);
 
 /* What kernel k is worth: the points of its checks, added up. */
 double kernel_max_points(const lab_def *lab, const lab_kernel *k);
+
+/*
+ * The lab's table as text, one line a kernel (its launcher, each check's
+ * points, the speed threshold) and one of its contract: what decides a
+ * grade, with a course file applied. lab_table_digest: its SHA-256, the
+ * "table" every record carries (provenance.h), so that two grades from
+ * different tables never pass as the same grading. Returns the length
+ * written (cut at size).
+ */
+/* What the lab is worth: every kernel's points. */
+double lab_total_points(const lab_def *lab);
+size_t lab_table_text(const lab_def *lab, char *out, size_t size);
+void lab_table_digest(const lab_def *lab, char out[65]);
 
 #endif /* SMEMLAB_LAB_TABLE_H */

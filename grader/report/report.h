@@ -12,6 +12,7 @@ typedef struct report_style {
     int color;   /* ANSI colours (a terminal, NO_COLOR unset) */
     int verbose; /* every check, hints for passing checks too, measured/expected always */
     const char *build_dir; /* where make put the rendered course (NULL: "build") */
+    int handin;  /* a handed-in file (an autograder): the Next: line names no make command */
     /* The hints printed so far: a report says each once. */
     const char *said[REPORT_MAX_SAID];
     int n_said;
@@ -49,6 +50,11 @@ int report_html(FILE *f, const lab_result *r, const char *source);
 
 /* Whole run as JSON; returns 0, or -1 with errno set when f fails. */
 int report_json(FILE *f, const lab_result *results, int n, const score *s, int exit_code);
+/* The same with what graded them (provenance.h): a "provenance" object at the top and
+   each lab's table digest and toolchain (docs/instructors.md#provenance). */
+struct run_provenance;
+int report_json_with(FILE *f, const lab_result *results, int n, const score *s, int exit_code,
+                     const struct run_provenance *p);
 
 /*
  * Judge the PREDICT lines of the student's lab file (source; NULL: none)

@@ -512,8 +512,11 @@ void report_text_next(FILE *f, const lab_result *results, int n, const report_st
     fputs("\n", f);
     paint(f, st, 1, "Next:");
     if (graded == 1 && last->lab->n_kernels > 1) {
-        fprintf(f, " %s has nothing left to fix; make grade grades the rest of %s\n", kernel,
-                last->lab->id);
+        if (st->handin)
+            fprintf(f, " %s has nothing left to fix.\n", kernel);
+        else
+            fprintf(f, " %s has nothing left to fix; make grade grades the rest of %s\n", kernel,
+                    last->lab->id);
         print_unmeasured(f, results, n);
         return;
     }
@@ -521,7 +524,10 @@ void report_text_next(FILE *f, const lab_result *results, int n, const report_st
     for (int i = 0; i + 1 < lab_registry_count; i++)
         if (lab_registry[i] == last->lab)
             after = lab_registry[i + 1];
-    if (after)
+    if (st->handin) /* the course says what comes next, not this kit's make */
+        fprintf(f, " %s has nothing left to fix: this submission has every point that "
+                   "could be graded here.\n", last->lab->id);
+    else if (after)
         fprintf(f, " %s has nothing left to fix. On to %s: make %s && make grade\n",
                 last->lab->id, after->id, after->id);
     else

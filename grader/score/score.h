@@ -38,6 +38,7 @@ typedef struct lab_result {
     char source[256];      /* the student's file the places are in ("": none read) */
     kernel_place *places;  /* one per kernel of lab, or NULL (report_find_places) */
     char page[512];        /* the report page written for it (--html; "": none) */
+    char toolchain[256];   /* what built its device code (lab_image_toolchain; "": unread) */
 } lab_result;
 
 void lab_result_free(lab_result *r);

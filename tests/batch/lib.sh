@@ -9,7 +9,7 @@ KIT=$(cd "$HERE/../.." && pwd)
 BATCH=$KIT/$BUILD/smemlab-batch
 GRADER=$KIT/$BUILD/smemlab-grade
 T=$(mktemp -d /tmp/smemlab-test-batch.XXXXXX)
-trap 'rm -rf "$T"' EXIT
+trap '[ -n "${KEEP:-}" ] && echo "kept $T" || rm -rf "$T"' EXIT
 export TMPDIR=$T/tmp # scratch folders, and those a kill -9 leaves behind
 mkdir -p "$TMPDIR"
 FAKE=(--grader "$HERE/fake-grader" --nvcc "$HERE/fake-nvcc" --nvcc-arch=-fake --plain)

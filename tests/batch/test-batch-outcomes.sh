@@ -30,9 +30,20 @@ grep -q "^  N/G   load-conflicts" "$T/res-apart/feedback/ng.txt" && grep -q "^  
     grep -q "graded by         3  trace on NVIDIA H100 80GB HBM3, sm_90" "$T/run.log" && grep -q "graded by         1  emulated on the CPU" "$T/run.log" &&
     grep -q "1 GPU x 3 graders with a meter server each; some emulated on the CPU" "$T/run.log" &&
     ok "provenance from each grader's device line: the column, the summary, the timing line" || no "provenance: $(grep -A3 'graded by\|Timing' "$T/run.log")"
-# speed-only re-grades: --regrade-not-measured grades again those with checks not measured
+# speed-only re-grades: --regrade-not-measured grades again those with checks not measured,
+# and refuses where nothing could be measured either (no GPU here: no /dev/nvidiactl)
 rm -f "$T/grader.log"
-FAKE_GRADER_LOG=$T/grader.log "$BATCH" "${FAKE[@]}" --regrade-not-measured lab3 "$A" -o "$T/res-apart" > "$T/run.log" 2>&1
+if [ ! -e /dev/nvidiactl ]; then
+    FAKE_GRADER_LOG=$T/grader.log "$BATCH" "${FAKE[@]}" --regrade-not-measured lab3 "$A" -o "$T/res-apart" > "$T/run.log" 2>&1
+    rc=$?
+    [ $rc = 2 ] && [ ! -e "$T/grader.log" ] && grep -q "cannot measure it either: run it on a machine with a GPU" "$T/run.log" &&
+        ok "--regrade-not-measured on a machine without a GPU: refused (exit 2), nothing graded" ||
+        no "--regrade-not-measured without a GPU: exit $rc, $(cat "$T/run.log")"
+fi
+"$BATCH" "${FAKE[@]}" --regrade-not-measured --grader-arg=--measure=emulator lab3 "$A" -o "$T/res-apart" > "$T/run.log" 2>&1
+[ $? = 2 ] && grep -q "and --measure=emulator cannot measure it either" "$T/run.log" &&
+    ok "--regrade-not-measured with --measure=emulator: refused" || no "--measure=emulator: $(cat "$T/run.log")"
+SMEMLAB_GPU_NODE=/dev/null FAKE_GRADER_LOG=$T/grader.log "$BATCH" "${FAKE[@]}" --regrade-not-measured lab3 "$A" -o "$T/res-apart" > "$T/run.log" 2>&1
 [ "$(wc -l < "$T/grader.log")" = 3 ] && grep -q "3 to grade, 1 already recorded" "$T/run.log" \
     && ok "--regrade-not-measured: the 3 with checks apart graded again, the one that failed plainly kept" || no "--regrade-not-measured: $(cat "$T/grader.log"; head -1 "$T/run.log")"
 

@@ -20,7 +20,9 @@ if command -v "${NVCC:-nvcc}" > /dev/null; then
     reason_has peek "lab3.cu includes a file outside your submission: only smemlab.h and system headers may be included (it names \"$T/secret/answers.h\")" "$T/res-real"
     # the path appears as the student wrote it, in peek's reason alone; the content nowhere
     grep -rq "TOP SECRET" "$T/res-real" && no "another file's content leaked" || ok "no other file's content in the results"
-    [ "$(grep -rl "$T/secret" "$T/res-real" | grep -v '/peek\.\(json\|txt\|html\)$\|/peek/results.json$\|gradebook.csv$\|junit.xml$' | wc -l)" = 0 ] \
+    peek_sha=$(python3 -c "import json, sys; print(json.load(open(sys.argv[1]))['sha256'])" "$T/res-real/peek.json")
+    # peek's own: its reports, and its source as kept for --reproduce (sources/SHA256.cu)
+    [ "$(grep -rl "$T/secret" "$T/res-real" | grep -v '/peek\.\(json\|txt\|html\)$\|/peek/results.json$\|gradebook.csv$\|junit.xml$' | grep -v "/sources/$peek_sha.cu$" | wc -l)" = 0 ] \
         && ok "the outside path is named only in peek's own reports" || no "the outside path leaked into others' reports"
     grep -rq "smemlab-batch\.[A-Za-z0-9]\{6\}\|$TMPDIR" "$T/res-real" && no "scratch path leaked: $(grep -rho "smemlab-batch\.[A-Za-z0-9]\{6\}[^ ]*" "$T/res-real" | head -1)" \
         || ok "no scratch path in any report (records, feedback, Gradescope, Autolab, JUnit, gradebook)"

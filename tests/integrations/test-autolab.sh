@@ -68,17 +68,21 @@ AUTOLAB_MAKE="env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make"
 mkdir -p "$job"
 cp "$out/autograde-Makefile" "$job/Makefile"
 cp "$out/autograde.tar" "$job/"
-# The kit as the Makefile unpacks it, seeded with this run's grader (make check-full
-# builds it from nothing, in the documented try-out).
+# The kit as the Makefile unpacks it: make autolab shipped this run's grader, jail and
+# support.o prebuilt (build/PREBUILT), so a handin costs its own build and the grading.
 tar -xf "$job/autograde.tar" -C "$job"
-if seed_kit "$job/smemlab-autolab/kit"; then ok "the job's kit seeded with this run's grader, jail and support.o: make lab-tools has nothing to do"
-else not_ok "the seeded kit is not up to date for make lab-tools (make -q): the job would build the grader again"; fi
+jk=$job/smemlab-autolab/kit
+if [ -f "$jk/build/PREBUILT" ] && [ "$(cat "$jk/VERSION")" = "$(cat "$BUILD/.kit-version")" ] &&
+   ! env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -C "$jk" lab-tools 2>&1 | grep -qE '^  (CC|AR|LINK|NVCC) '; then
+    ok "autograde.tar ships the grader prebuilt, this kit's version ($(cat "$jk/VERSION")): make lab-tools there builds nothing"
+else not_ok "autograde.tar's kit is not prebuilt and up to date: every handin would build the grader"; fi
+built_at=$(stat -c %Y "$jk/build/smemlab-grade")
 grade() {
     cp "$TMP/$1.cu" "$job/lab3.cu"
     t0=$SECONDS
     (cd "$job" && $AUTOLAB_MAKE) </dev/null >"$TMP/$1.out" 2>&1
     rc=$?
-    echo "  ($1: make exit $rc in $((SECONDS - t0))s)"
+    echo "  ($1: make exit $rc in $((SECONDS - t0))s)" | tee -a "$TMP/grade-times"
     tail -n 1 "$TMP/$1.out" >"$TMP/$1.last"
     if [ $rc -eq 0 ]; then ok "$1: make exits 0"; else not_ok "$1: make exits 0 (got $rc)" "$TMP/$1.out"; fi
     check "$1: the last line is the autoresult, one score per kernel" "$TMP/$1.last" "$SHAPE" --argjson k "$kernels"
@@ -86,6 +90,11 @@ grade() {
 
 cp solutions/lab3-padding/lab3.cu "$TMP/solution.cu"
 grade solution
+if [ "$(stat -c %Y "$jk/build/smemlab-grade")" = "$built_at" ] && ! grep -q "builds its grader here" "$TMP/solution.out"; then
+    ok "the handin graded with the shipped grader (built nothing): $(grep -o 'solution: make exit [0-9]* in [0-9]*s' "$TMP/grade-times" 2>/dev/null || true)"
+else not_ok "the handin built the grader again" "$TMP/solution.out"; fi
+if ! grep -q "make lab[0-9]* && make grade" "$TMP/solution.out"; then ok "the feedback names no make command of the kit (--handin)"
+else not_ok "the feedback tells an Autolab student to run make" "$TMP/solution.out"; fi
 not_graded_reason # sets reason
 if [ -n "$reason" ]; then
     check "solution: every score 0 without a GPU" "$TMP/solution.last" 'all(.scores[]; . == 0)'

@@ -24,12 +24,18 @@ got=$(grader_json=$G; eval "$prov"; provenance)
 
 jq -f grader/integrations/gradescope/results.jq "$TMP/result.json" >"$TMP/gs.json" || not_ok "results.jq failed"
 check "gradescope: score is the grader's points" "$TMP/gs.json" '.score == $g[0].labs[0].points' --slurpfile g "$G"
-check "gradescope: one test per check, in order, named kernel: check" "$TMP/gs.json" \
-    '[.tests[].name] == [$g[0].labs[0].checks[] | "\(.kernel): \(.check)"]' --slurpfile g "$G"
-check "gradescope: test scores and maxima are the checks'" "$TMP/gs.json" \
-    '[.tests[] | [.score, .max_score]] == [$g[0].labs[0].checks[] | [.points, .max_points]]' --slurpfile g "$G"
-check "gradescope: pass -> passed, fail and not-measured -> failed" "$TMP/gs.json" \
-    '[.tests[].status] == [$g[0].labs[0].checks[] | if .status == "pass" then "passed" else "failed" end]' --slurpfile g "$G"
+check "gradescope: one test per check, in order, named kernel: check (not measured here)" "$TMP/gs.json" \
+    '[.tests[].name] == [$g[0].labs[0].checks[] | "\(.kernel): \(.check)\(if .status == "not-measured" then " (not measured here)" else "" end)"]' --slurpfile g "$G"
+check "gradescope: test scores and maxima are the checks', one not measured here 0 of 0" "$TMP/gs.json" \
+    '[.tests[] | [.score, .max_score]] == [$g[0].labs[0].checks[] | if .status == "not-measured" then [0, 0] else [.points, .max_points] end]' --slurpfile g "$G"
+check "gradescope: pass -> passed, fail -> failed, not-measured no status (no verdict, as the batch's)" "$TMP/gs.json" \
+    '[.tests[] | .status // "none"] == [$g[0].labs[0].checks[] | if .status == "pass" then "passed" elif .status == "fail" then "failed" else "none" end]' --slurpfile g "$G"
+# a check that waits for another (the grader's "waiting"): no status, its points still to win
+jq '(.grader.labs[0].checks[] | select(.kernel == "setRowReadColDynPad" and .check == "race")) |= (.status = "waiting" | .message = "waits for correct")' \
+    "$TMP/result.json" > "$TMP/result-wait.json" && jq -f grader/integrations/gradescope/results.jq "$TMP/result-wait.json" > "$TMP/gs-wait.json"
+check "gradescope: a waiting check: '(not run yet)', no status, 0 of its 1 point" "$TMP/gs-wait.json" \
+    '(.tests[] | select(.name == "setRowReadColDynPad: race (not run yet)")) as $t
+     | ($t | has("status") | not) and $t.score == 0 and $t.max_score == 1 and ($t.output | startswith("waits for correct"))'
 check "gradescope: a failed check's output has message, measured, expected and hint" "$TMP/gs.json" \
     '(.tests[] | select(.name == "setRowReadColDynPad: load-conflicts") | .output) as $o
      | ($g[0].labs[0].checks[] | select(.kernel == "setRowReadColDynPad" and .check == "load-conflicts")) as $c

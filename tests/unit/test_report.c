@@ -515,6 +515,60 @@ START_TEST(test_text_waits_for_tile)
 }
 END_TEST
 
+/* The JSON: a check that waits for another is "waiting", never "fail", and the root's
+   "failed" counts only the failures of their own ("waiting" the rest) (issue 39). A
+   handed-in file's Next: line (--handin) names no make command. */
+START_TEST(test_json_waiting)
+{
+    static const char *const ids[] = {"correct", "global-loads", "smem-conflicts"};
+    check_result c[3];
+    for (int i = 0; i < 3; i++)
+        check_init(&c[i], "lab10", "stencil1DConst", ids[i], 1);
+    check_set(&c[0], CHECK_FAIL, "at n=1: 1 of 1 elements differ");
+    check_set(&c[1], CHECK_FAIL, "not counted: the measured run gave a wrong result");
+    check_set(&c[2], CHECK_FAIL, "waits for a shared tile: no shared loads or stores ran");
+    lab_result r = {.lab = lab_find("lab10"), .checks = c, .n_checks = 3, .max_points = 3};
+    score sc = {0};
+    score_add(&sc, &r);
+    FILE *f = tmpfile();
+    ck_assert_ptr_nonnull(f);
+    ck_assert_int_eq(report_json(f, &r, 1, &sc, score_exit_code(&sc)), 0);
+    char *text = slurp(f);
+    cJSON *root = cJSON_Parse(text);
+    ck_assert_msg(root != NULL, "%s", text);
+    const cJSON *checks = get(cJSON_GetArrayItem(get(root, "labs"), 0), "checks");
+    ck_assert_str_eq(get_str(cJSON_GetArrayItem(checks, 0), "status"), "fail");
+    ck_assert_str_eq(get_str(cJSON_GetArrayItem(checks, 1), "status"), "waiting");
+    ck_assert_str_eq(get_str(cJSON_GetArrayItem(checks, 2), "status"), "waiting");
+    ck_assert_int_eq((int)get_num(root, "failed"), 1);
+    ck_assert_int_eq((int)get_num(root, "waiting"), 2);
+    ck_assert_int_eq((int)get_num(root, "exit_code"), EXIT_CHECK_FAILED);
+    cJSON_Delete(root);
+    free(text);
+
+    /* a kernel with nothing left to fix, handed in: no "make grade grades the rest" (the
+       whole lab's "On to lab10: make ..." is test-autolab.sh's: the solution's feedback) */
+    for (int i = 0; i < 3; i++)
+        check_set(&c[i], CHECK_PASS, "fine");
+    lab_result done = {.lab = lab_find("lab9"), .checks = c, .n_checks = 3, .max_points = 3};
+    char *buf = NULL;
+    size_t size = 0;
+    report_style st = {.handin = 1};
+    f = open_memstream(&buf, &size);
+    report_text_next(f, &done, 1, &st);
+    fclose(f);
+    ck_assert_msg(strstr(buf, "stencil1DConst has nothing left to fix.\n") != NULL &&
+                  strstr(buf, "make") == NULL, "%s", buf);
+    free(buf);
+    st.handin = 0;
+    f = open_memstream(&buf, &size);
+    report_text_next(f, &done, 1, &st);
+    fclose(f);
+    ck_assert_msg(strstr(buf, "make grade grades the rest of lab9") != NULL, "%s", buf);
+    free(buf);
+}
+END_TEST
+
 /* A lab done but for speed, emulated: the report ends saying speed is measured on a GPU
    (make grade then succeeds on the grader's status 4); nothing of the kind otherwise. */
 START_TEST(test_text_next_speed_on_gpu)
@@ -845,6 +899,7 @@ Suite *report_suite(void)
     tcase_add_test(tc, test_text_compact_not_graded);
     tcase_add_test(tc, test_text_not_graded);
     tcase_add_test(tc, test_text_waits_for_tile);
+    tcase_add_test(tc, test_json_waiting);
     tcase_add_test(tc, test_text_next_speed_on_gpu);
     tcase_add_test(tc, test_text_total);
     tcase_add_test(tc, test_predictions_judged_without_points);

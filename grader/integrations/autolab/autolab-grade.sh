@@ -18,6 +18,13 @@ zero_line() {
         echo '{"scores": {}}'
 }
 
+# The grader make autolab shipped (prebuilt.sh): a handin costs its own build and the
+# grading; where it cannot grade here, it is built here (a minute or more).
+. "$KIT/grader/integrations/prebuilt.sh"
+if ! prebuilt_fits "$KIT"; then
+    [ -f "$KIT/build/PREBUILT" ] && echo "(the autograder builds its grader here: the prebuilt one cannot grade on this machine: $why)"
+    rm -rf "$KIT/build"
+fi
 if ! make -s -C "$KIT" -j"$(nproc)" lab-tools >"$WORK/make.log" 2>&1; then
     echo "The grader could not be built on this machine (not your code's fault):"
     tail -n 20 "$WORK/make.log"

@@ -26,8 +26,22 @@ def check_output:
     (if (.bank_map // "") != "" then (.bank_map | rtrimstr("\n")) else empty end) ]
   | join("\n");
 
-# Only a pass passes: not-measured, not-graded or a status not known here fail.
+# Only a pass passes, and only a check with a verdict fails: a check not measured or
+# not graded here is worth 0 of 0 with no status (as smemlab-batch's Gradescope files),
+# one that waits for another ("waiting") keeps its points to win and has no status
+# yet; a status not known here fails.
 def gs_status: if . == "pass" then "passed" else "failed" end;
+def apart: .status == "not-measured" or .status == "not-graded";
+def gs_test:
+  if apart then
+    { name: "\(.kernel): \(.check) (\(if .status == "not-graded" then "not graded" else "not measured" end) here)",
+      score: 0, max_score: 0 }
+  elif .status == "waiting" then
+    { name: "\(.kernel): \(.check) (not run yet)", score: .points, max_score: .max_points }
+  else
+    { name: "\(.kernel): \(.check)", score: .points, max_score: .max_points, status: (.status | gs_status) }
+  end
+  + { output: check_output, visibility: "visible" };
 
 . as $r
 | ($r.grader.labs[0] // null) as $lab
@@ -36,13 +50,7 @@ def gs_status: if . == "pass" then "passed" else "failed" end;
       execution_time: ($r.seconds | round),
       output: "\($r.lab): \($lab.points)/\($lab.max_points) points\(if ($r.provenance // "") != "" then "; graded by: \($r.provenance)" else "" end)\n\n\($r.report)",
       output_format: "text",
-      tests: [ $lab.checks[]
-               | { name: "\(.kernel): \(.check)",
-                   score: .points,
-                   max_score: .max_points,
-                   status: (.status | gs_status),
-                   output: check_output,
-                   visibility: "visible" } ] }
+      tests: [ $lab.checks[] | gs_test ] }
   else
     ($r.reason | if $r.status == "not-graded" then "not graded: \(.)" else . end) as $why
     | { score: 0,

@@ -45,5 +45,13 @@ if ! id "$RUN_AS" >/dev/null 2>&1; then
     useradd --no-create-home --shell /usr/sbin/nologin "$RUN_AS"
 fi
 
+# the grader make gradescope shipped, where it can grade on this image; else built here
+. "$KIT/grader/integrations/prebuilt.sh"
+if prebuilt_fits "$KIT"; then
+    echo "setup.sh: the prebuilt grader ($(cat "$KIT/build/PREBUILT")) grades here"
+else
+    echo "setup.sh: building the grader here: the prebuilt one cannot grade on this image: $why"
+    rm -rf "$KIT/build"
+fi
 make -C "$KIT" -j"$(nproc)" lab-tools
 echo "setup.sh: grader built; students' code will run as $RUN_AS"
