@@ -62,7 +62,10 @@ CFLAGS ?= -O2 -g
 C_ALL = -std=c11 -Wall -Wextra -Werror=implicit-function-declaration -Werror=incompatible-pointer-types $(CFLAGS)
 CPPFLAGS += $(addprefix -I,$(CUDA_INC) $(DEPS_INC) $(DEPS_INC:%=%/cjson)) -I/usr/include/cjson
 LDLIBS_CUDA := $(addprefix -L,$(CUDA_LIB) $(DEPS_LIB)) $(addprefix -Wl$(comma)-rpath$(comma),$(CUDA_LIB) $(DEPS_LIB)) \
-               -lcupti -lcudart -lcjson -lzstd -ldl -lm -lstdc++
+               -lcupti -lcudart -lcjson -lzstd -lcrypto -ldl -lm -lstdc++
+# libcrypto (OpenSSL, libssl-dev): the SHA-256 digests a record carries (base/sha256.c),
+# for the programs that link the lab tables without the CUDA libraries.
+CRYPTO_LIBS := $(addprefix -L,$(DEPS_LIB)) $(addprefix -Wl$(comma)-rpath$(comma),$(DEPS_LIB)) -lcrypto
 
 # GPU architecture: that of GPU 0 when nvcc knows it; else a list that covers
 # compute capability 7.5 (Turing) to 9.0 (Hopper) plus PTX that newer GPUs
@@ -260,7 +263,7 @@ $(GRADER).linked: $(call program,$(BUILD)/obj/grader/cli/main.o) $$(if $$(wildca
 $(RECORDER): $(RECORDER).linked ;
 $(RECORDER).linked: $(call program,$(BUILD)/obj/grader/record/recorder.o) $$(if $$(wildcard $(RECORDER)),,FORCE)
 	$(call step,LINK,$(@:.linked=))$(call relink,$(CC) $(C_ALL) $(filter-out FORCE,$^) -ldl $(addprefix -L,$(DEPS_LIB)) \
-	    $(addprefix -Wl$(comma)-rpath$(comma),$(DEPS_LIB)) -lseccomp)
+	    $(addprefix -Wl$(comma)-rpath$(comma),$(DEPS_LIB)) -lseccomp -lcrypto)
 
 # The fake runtime: fake_cudart.c, and a stand-in that refuses by name every other
 # function the real runtime, cuBLAS and the driver API export (gen-standins.sh),

@@ -91,7 +91,7 @@ $(DOCS_FIGS): $(DOCS_BANKMAP)
 $(DOCS_LABFACTS): $(DOCS_LABFACTS).linked ;
 $(DOCS_LABFACTS).linked: $(call program,$(call DOCS_TOOL_OBJ,labfacts)) $$(if $$(wildcard $(DOCS_LABFACTS)),,FORCE)
 	@mkdir -p $(@D)
-	$(call step,LINK,$(@:.linked=))$(call relink,$(CC) $(C_ALL) $(filter-out FORCE,$^) -lm)
+	$(call step,LINK,$(@:.linked=))$(call relink,$(CC) $(C_ALL) $(filter-out FORCE,$^) $(CRYPTO_LIBS) -lm)
 # The pages are held to the kit's tables (DOCS_FACTS), and show the course's numbers
 # (DOCS_COURSE_FACTS: the course file, COURSE_FILE, the kit's course.conf where there is
 # one, applied as the grader applies it): a course that sets lab 9's speed to 0 renders

@@ -16,6 +16,7 @@
 
 #include "../labs/lab_table.h"
 #include "../base/build_limits.h"
+#include "../base/sha256.h"
 
 #include <stddef.h>
 #include <stdio.h>
@@ -146,7 +147,6 @@ int discover(const char *path, const lab_def *lab, const discover_limits *lim,
              const roster *ro, char *const *only, int n_only, submission **out, char *err,
              size_t errlen);
 void submissions_free(submission *s, int n);
-void sha256_hex(const void *data, size_t len, char out[65]);
 
 /* Results folder records. */
 int record_write(const char *results_dir, const result *r, char *err, size_t errlen);

@@ -682,7 +682,7 @@ static void finish_person(klass *k, person *p)
         if (p->found == 1 && p->held_kind == LAB_RENAMED)
             snprintf(p->s.source_note, sizeof p->s.source_note, "named %s, taken as %s",
                      shown, k->want);
-        sha256_hex(p->s.code, p->s.code_len, p->s.sha256);
+        sha256_hex_of(p->s.code, p->s.code_len, p->s.sha256);
         return;
     }
     char count[64];

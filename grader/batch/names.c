@@ -157,7 +157,7 @@ void name_safe_id(const char *name, char *out, size_t size)
         o--;
     squeezed[o] = 0;
     char hash[65];
-    sha256_hex(name, strlen(name), hash);
+    sha256_hex_of(name, strlen(name), hash);
     snprintf(out, size, "%s-%.8s", o ? squeezed : "student", hash);
 }
 

@@ -106,7 +106,7 @@ int reproduce_run(batch_opts *o, const char *argv0)
     snprintf(path, sizeof path, "%s/sources/%s.cu", o->results, was.sha256);
     char *code = read_file_all(path, &len, 64 << 20), sha[65] = "";
     if (code)
-        sha256_hex(code, len, sha);
+        sha256_hex_of(code, len, sha);
     if (!code || strcmp(sha, was.sha256)) {
         fprintf(stderr, "smemlab-batch: --reproduce: the source of %s's record is not in %s "
                 "(graded before sources were kept, or removed): grade it again from the export "

@@ -5,7 +5,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <openssl/evp.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -152,16 +151,6 @@ char *read_file_all(const char *path, size_t *len, long long cap)
     if (len)
         *len = size;
     return buf;
-}
-
-void sha256_hex(const void *data, size_t len, char out[65])
-{
-    unsigned char md[EVP_MAX_MD_SIZE];
-    unsigned int n = 0;
-    EVP_Digest(data, len, md, &n, EVP_sha256(), NULL);
-    for (unsigned i = 0; i < n && i < 32; i++)
-        sprintf(out + 2 * i, "%02x", md[i]);
-    out[64] = 0;
 }
 
 const char *status_name(sub_status s)

@@ -2,6 +2,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "cli/cli.h"
 #include "base/exit_codes.h"
+#include "base/sha256.h"
 
 #include <check.h>
 #include <stdio.h>
@@ -380,11 +381,34 @@ START_TEST(test_gpu_option)
 }
 END_TEST
 
+/* The digests --version and every record carry, as sha256sum gives them (FIPS 180-4's
+   examples): of nothing, of "abc", of a file; an unreadable file says so. */
+START_TEST(test_sha256)
+{
+    char hex[65];
+    sha256_hex_of("", 0, hex);
+    ck_assert_str_eq(hex, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+    sha256_hex_of("abc", 3, hex);
+    ck_assert_str_eq(hex, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    char path[] = "/tmp/smemlab-sha256.XXXXXX";
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq(write(fd, "abc", 3), 3);
+    close(fd);
+    ck_assert_int_eq(sha256_file_hex(path, hex), 0);
+    ck_assert_str_eq(hex, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    remove(path);
+    ck_assert_int_eq(sha256_file_hex(path, hex), -1);
+    ck_assert_str_eq(hex, "");
+}
+END_TEST
+
 Suite *cli_suite(void)
 {
     Suite *s = suite_create("cli");
     TCase *tc = tcase_create("cli");
     tcase_add_test(tc, test_defaults);
+    tcase_add_test(tc, test_sha256);
     tcase_add_test(tc, test_options);
     tcase_add_test(tc, test_labs);
     tcase_add_test(tc, test_unknown_lab);
