@@ -157,7 +157,13 @@ if [ $status = graded ]; then
     # WORK, so it could replace a file there), except when the whole
     # grader has to run as that user.
     json=$TRUSTED/grade.json page=$TRUSTED/report.html
-    if [ -n "$run_as" ] && "$GRADER" --help 2>&1 | grep -q -- '--run-as'; then
+    # What this grader offers, read whole once: `--help | grep -q` under pipefail fails
+    # whenever grep stops reading before the help's last write (SIGPIPE), and a grader
+    # with --run-as then ran whole as the student's user, its JSON where the student
+    # writes. has OPTION: the help names it.
+    help=$("$GRADER" --help 2>&1)
+    has() { grep -q -- "$1" <<<"$help"; }
+    if [ -n "$run_as" ] && has '--run-as'; then
         cmd=("$GRADER" --verbose --run-as "$run_as" --lib "$WORK/$LAB.so" --source "$WORK/$LAB.cu" --json "$json" "$LAB")
     elif [ -n "$run_as" ]; then
         echo "$me: warning: this grader has no --run-as: running all of it as $run_as" >&2
@@ -167,9 +173,9 @@ if [ $status = graded ]; then
         cmd=("$GRADER" --verbose --lib "$WORK/$LAB.so" --source "$WORK/$LAB.cu" --json "$json" "$LAB")
     fi
     # the report page too, where this grader writes one (--html)
-    "$GRADER" --help 2>&1 | grep -q -- '--html' && cmd+=(--html "$page")
+    has '--html' && cmd+=(--html "$page")
     # a handed-in file: the report's last line speaks of the submission, not of the kit's make
-    "$GRADER" --help 2>&1 | grep -q -- '--handin' && cmd+=(--handin)
+    has '--handin' && cmd+=(--handin)
     (cd "$KIT" && NO_COLOR=1 timeout -k 10 "$GRADE_TIMEOUT" "${cmd[@]}") </dev/null >"$OUT/report.txt" 2>&1
     rc=$?
     scrub "$OUT/report.txt"
