@@ -86,6 +86,8 @@ const char *check_line_text(const check_line *l, char *buf, size_t size)
     if (l->requests > 0)
         snprintf(buf, size, "%s  %s  %s (%ld wavefronts / %ld requests)", at, l->op, degree,
                  l->wavefronts, l->requests);
+    else if (strcmp(l->op, "cload") == 0) /* a constant load the compiled code names */
+        snprintf(buf, size, "%s  constant load", at);
     else /* a race line: no counts */
         snprintf(buf, size, "%s  %s", at, l->op);
     return buf;

@@ -444,6 +444,35 @@ static void scan_func(const module *m, const func_span *f, long *main_file, lib_
     }
 }
 
+/* Kernel k and every function it calls, each once: visit(m, f, arg) for each body. */
+static void walk_kernel(const module *m, int k, void (*visit)(const module *, const func_span *, void *),
+                        void *arg)
+{
+    uint8_t *seen = calloc((size_t)m->n_funcs + 1, 1);
+    int *todo = malloc(((size_t)m->n_funcs + 1) * sizeof *todo), top = 0;
+    if (k >= 0 && seen && todo) {
+        seen[k] = 1;
+        todo[top++] = k;
+        while (top > 0) {
+            const func_span *f = &m->funcs[todo[--top]];
+            visit(m, f, arg);
+            callees(m, f, seen, todo, &top);
+        }
+    }
+    free(seen), free(todo);
+}
+
+typedef struct lib_scan {
+    long main_file;
+    lib_use *out;
+} lib_scan;
+
+static void visit_lib(const module *m, const func_span *f, void *arg)
+{
+    lib_scan *l = arg;
+    scan_func(m, f, &l->main_file, l->out);
+}
+
 int lib_code_of_kernel(const char *ptx, size_t len, const char *kernel, lib_use *out)
 {
     module m;
@@ -452,20 +481,65 @@ int lib_code_of_kernel(const char *ptx, size_t len, const char *kernel, lib_use 
         module_free(&m);
         return -1;
     }
-    int k = find_func(&m, kernel), rc = k < 0 ? -1 : 0;
-    uint8_t *seen = calloc((size_t)m.n_funcs + 1, 1);
-    int *todo = malloc(((size_t)m.n_funcs + 1) * sizeof *todo), top = 0;
-    long main_file = -1;
-    if (k >= 0 && seen && todo) {
-        seen[k] = 1;
-        todo[top++] = k;
-        while (top > 0) {
-            const func_span *f = &m.funcs[todo[--top]];
-            scan_func(&m, f, &main_file, out);
-            callees(&m, f, seen, todo, &top);
-        }
-    }
-    free(seen), free(todo);
+    int k = find_func(&m, kernel);
+    lib_scan l = {.main_file = -1, .out = out};
+    walk_kernel(&m, k, visit_lib, &l);
     module_free(&m);
-    return rc;
+    return k < 0 ? -1 : 0;
+}
+
+/* --- the lines of an instruction ---------------------------------------------------------- */
+
+typedef struct op_scan {
+    const char *op;
+    int *lines, max, n;
+    long main_file;
+} op_scan;
+
+/* One body: the kernel's file's line each op instruction was placed at. */
+static void visit_op(const module *m, const func_span *f, void *arg)
+{
+    op_scan *o = arg;
+    (void)m;
+    long at = -1;
+    for (const char *p = f->body; p && p < f->end;) {
+        const char *e = line_end(p, f->end), *q = skip_space(p, e);
+        if (starts(q, e, ".loc")) {
+            loc l;
+            read_loc(q + 4, e, &l);
+            if (o->main_file < 0 && l.at_file < 0)
+                o->main_file = l.file;
+            at = l.file == o->main_file ? l.line : l.at_file == o->main_file ? l.at_line : -1;
+        } else if (starts(q, e, o->op) && at > 0) {
+            int seen = 0;
+            for (int i = 0; i < o->n; i++)
+                seen |= o->lines[i] == (int)at;
+            if (!seen && o->n < o->max)
+                o->lines[o->n++] = (int)at;
+        }
+        p = e < f->end ? e + 1 : e;
+    }
+}
+
+int lib_code_op_lines(const char *ptx, size_t len, const char *kernel, const char *op,
+                      int *lines, int max, char *file, size_t file_size)
+{
+    module m;
+    op_scan o = {.op = op, .lines = lines, .max = max, .main_file = -1};
+    if (file_size)
+        file[0] = '\0';
+    if (!ptx || module_read(&m, ptx, len) != 0) {
+        module_free(&m);
+        return -1;
+    }
+    int k = find_func(&m, kernel);
+    walk_kernel(&m, k, visit_op, &o);
+    if (o.main_file >= 0 && o.main_file < MAX_FILES && m.file_path && m.file_path[o.main_file] &&
+        file_size) {
+        size_t n;
+        const char *b = basename_of(m.file_path[o.main_file], &n);
+        snprintf(file, file_size, "%.*s", (int)n, b);
+    }
+    module_free(&m);
+    return k < 0 ? -1 : o.n;
 }

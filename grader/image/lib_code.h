@@ -44,6 +44,16 @@ typedef struct lib_use {
  */
 int lib_code_of_kernel(const char *ptx, size_t len, const char *kernel, lib_use *out);
 
+/*
+ * Where in the student's file kernel `kernel` (and what it calls) runs an instruction
+ * whose opcode starts with op ("ld.const"): up to max distinct lines of the kernel's own
+ * file, a header's code placed at the line that called it (inlined_at), in PTX order,
+ * into lines; how many (0: none, or PTX without line info), or -1 when the PTX has no
+ * such kernel. *file: the file's name (its base name), where one was found.
+ */
+int lib_code_op_lines(const char *ptx, size_t len, const char *kernel, const char *op,
+                      int *lines, int max, char *file, size_t file_size);
+
 /* The library whose kernel a mangled kernel name is ("CUB", "Thrust"), or NULL. */
 const char *lib_code_kernel_library(const char *mangled);
 

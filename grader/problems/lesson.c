@@ -10,6 +10,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 _Static_assert((unsigned)LESSON_LIB_CUB_REDUCE == LIB_CODE_CUB_REDUCE &&
                    (unsigned)LESSON_LIB_CUB_EXCHANGE == LIB_CODE_CUB_EXCHANGE &&
@@ -76,5 +77,32 @@ void problem_lesson_libraries(problem *p)
                     "__shfl_*_sync, __syncwarp) are yours to use. The lab's page lists them.",
                     lesson->what, what);
     }
+    free(ptx);
+}
+
+void problem_name_op_lines(problem *p, check_result *c, const char *op, const char *what)
+{
+    const kernel_plan *plan = p->env->plan;
+    char *ptx = NULL, why[128], file[sizeof ((check_line *)0)->file];
+    size_t len = 0;
+    int arch = 0;
+    unsigned char seen[IMAGE_MAX_KERNELS] = {0};
+    if (!plan || lab_image_ptx(p->env->img, &ptx, &len, &arch, why, sizeof why) != 0)
+        return;
+    for (int i = 0; i < plan->n_calls; i++)
+        for (int j = 0; j < plan->calls[i].n_launches; j++) {
+            int k = plan->calls[i].launches[j].kernel, lines[CHECK_MAX_LINES];
+            if (k < 0 || k >= IMAGE_MAX_KERNELS || seen[k]++)
+                continue;
+            int n = lib_code_op_lines(ptx, len, p->env->img->kernels[k].name, op, lines,
+                                      CHECK_MAX_LINES, file, sizeof file);
+            for (int l = 0; l < n && c->n_lines < CHECK_MAX_LINES && file[0]; l++) {
+                check_line *x = &c->lines[c->n_lines++];
+                memset(x, 0, sizeof *x);
+                snprintf(x->file, sizeof x->file, "%s", file);
+                x->line = lines[l];
+                snprintf(x->op, sizeof x->op, "%s", what);
+            }
+        }
     free(ptx);
 }

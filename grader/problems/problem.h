@@ -199,6 +199,11 @@ extern const kind_desc tile_kind, matmul_kind, conv_kind, idiom_kind, reduce_kin
  */
 void problem_lesson_libraries(problem *p);
 
+/* The lines of the student's file where the kernels p launched run an instruction whose
+   opcode starts with op ("ld.const"), named in c's lines with op what ("cload"): where
+   the counters and the emulator count requests but no trace shows a line (lesson.c). */
+void problem_name_op_lines(problem *p, check_result *c, const char *op, const char *what);
+
 /* --- what a kind's hooks may call -------------------------------------------------- */
 
 /* Launch call p->call of the plan (p: a problem) on p->mod with the buffers the kind

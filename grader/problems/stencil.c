@@ -473,8 +473,21 @@ static void judge_path(problem *p, check_id id, const measurement *m, const trac
  * (lookup_distinct_per_warp) within 10%; where the read-only path was asked,
  * no request above 1.
  */
+static void judge_const_counts(problem *p, check_id id, const measurement *m,
+                               const trace_summary *s, check_result *c);
+
+/* const-serialization, and where it failed the lines that read constant memory: no
+   trace shows a constant load, so the compiled code names them (the page marks them). */
 static void judge_const(problem *p, check_id id, const measurement *m, const trace_summary *s,
                         check_result *c)
+{
+    judge_const_counts(p, id, m, s, c);
+    if (c->status == CHECK_FAIL && c->n_lines == 0)
+        problem_name_op_lines(p, c, "ld.const", "cload");
+}
+
+static void judge_const_counts(problem *p, check_id id, const measurement *m,
+                               const trace_summary *s, check_result *c)
 {
     const stencil_launch *a = p->state;
     double req = m->value[METRIC_CONST_LD_REQUESTS], addr = m->value[METRIC_CONST_LD_ADDRESSES];

@@ -357,7 +357,7 @@ static void check_block(FILE *f, const page *pg, int ci, int first, int n)
                     fprintf(f, " <a href=\"#%s\">the warp, drawn</a>", m->fig);
             } else {
                 fputs(": ", f);
-                svg_escape(f, l->op);
+                svg_escape(f, strcmp(l->op, "cload") == 0 ? "a constant load" : l->op);
             }
             fputs("</li>\n", f);
         }

@@ -197,6 +197,21 @@ expect("lab9-unroll-overread", "transposeSmemUnrollPad", "correct", "hint",
 expect("lab9-one-pad", "transposeSmemPad", "smem-conflicts", "hint",
        has=("Your kernel's tile rows are 33 words apart (BDIMX + 1), not BDIMX + IPAD = 34 "
             "(your file's IPAD = 2)", "bank (33 * icol + irow) % 32", "bank 2 * icol + irow"))
+# const-serialization names the line that reads constant memory (no trace shows one: the
+# compiled code says where), so the text and the page point at it.
+for name, kernel, text in (("lab10-rotated-taps", "stencil1DConst", "* c_coef[j];"),
+                           ("lab10-table-to-smem", "lookupConst", "s_table[k] = c_table[k];")):
+    if ONLY and name not in ONLY:
+        continue
+    try:
+        want = line_of(name, text)
+        got = [(l["file"], l["line"], l["op"]) for l in check(name, kernel, "const-serialization").get("lines", [])]
+        assert (f"{name}.cu", want, "cload") in got, f"lines {got}, not {name}.cu:{want}"
+        passed += 1
+        print(f"ok    hint {name}: {kernel} const-serialization names {name}.cu:{want}")
+    except (AssertionError, OSError, KeyError) as e:
+        failed += 1
+        print(f"FAIL  hint {name}: {kernel} const-serialization: {e}")
 # The width of the planted shuffle, read from its source.
 width = int(re.search(r"__shfl_sync\(FULL_MASK, value, srcLane, (\d+)\)",
                       source("lab8-width16")).group(1))
