@@ -45,11 +45,12 @@ t_start=$(date +%s)
 
 labs=$("$grader" --list | awk '/^lab[0-9]/ {print $1}')
 planted=$(cut -f1 tests/planted/manifest.tsv | grep '\.cu$' | sed 's/\.cu$//' | sort -u)
-# CHECK_GPU_ONLY="lab7 lab9 lab3-pad-two": those labs whole (their solution, skeleton and
-# planted variants) and those variants alone, when GPU time is short; empty: everything.
+# CHECK_GPU_ONLY="lab7 lab9 lab1-solution lab3-pad-two": those labs whole (their solution,
+# skeleton and planted variants), a lab's solution and skeleton alone (labN-solution), and
+# those variants alone, when GPU time is short; empty: everything.
 only=" ${CHECK_GPU_ONLY:-} "
 selected() { [ "$only" = "  " ] || case $only in *" $1 "* | *" ${1%%-*} "*) true ;; *) false ;; esac; }
-labs=$(for lab in $labs; do case $only in "  " | *" $lab "*) echo "$lab" ;; esac; done)
+labs=$(for lab in $labs; do case $only in "  " | *" $lab "* | *" $lab-solution "*) echo "$lab" ;; esac; done)
 planted=$(for name in $planted; do selected "$name" && echo "$name"; done)
 [ "$only" = "  " ] || echo "check-gpu: CHECK_GPU_ONLY: labs $(echo $labs), $(echo $planted | wc -w) planted variants"
 
