@@ -198,7 +198,7 @@ __global__ void conv1dTiled(const float *in, float *out, int n, int mask_width)
             if (first + o >= n)
                 return;
             float sum = 0.0f;
-            for (int j = 0; j < mask_width; j++) /* all lanes read the same c_mask1d[j]: a broadcast */
+            for (int j = 0; j < mask_width; j++) /* every lane the same c_mask1d[j]: a broadcast */
                 sum += tile[HALO_PAD - r + o + j] * c_mask1d[j];
             out[first + o] = sum;
         }
