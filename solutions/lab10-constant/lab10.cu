@@ -70,9 +70,58 @@ __device__ __forceinline__ void load_tile(float *tile, const float *in, int n, i
     *reinterpret_cast<float4 *>(&tile[HALO + 4 * t]) = v;
 }
 
+/*
+ * The taps. Thread t makes the four neighbouring outputs first + 4t .. first + 4t + 3.
+ * Output o = 4t + k, tap j reads tile[HALO - RADIUS + o + j], so together they lie in
+ * the 12 tile words 4t .. 4t + 11 (RADIUS <= HALO = 4): three float4 shared loads (a
+ * warp reads 512 contiguous bytes a load: conflict-free), kept in registers, each word
+ * serving up to four outputs, which then leave in one 16-byte store. Read one word a
+ * tap, the same four outputs take 36 shared loads: on an H200 those keep the load units
+ * about three quarters busy at a copy's speed, and the stencils made 81 and 90 % of a
+ * copy there; the window makes 97 % (docs/lab10.md).
+ *
+ * CONST: coefficient j is c_coef[j], the same word for every lane at once: one broadcast
+ * of the constant cache. Otherwise it is c[j], the thread's registers (step 2).
+ */
+static_assert(HALO == 4 && RADIUS <= HALO, "a window of 12 words makes 4 outputs");
+
+template <bool VEC, bool CONST>
+__device__ __forceinline__ void stencil4(const float *tile, const float *c, float *out, int n,
+                                         int first)
+{
+    int o = 4 * threadIdx.x, i = first + o;
+    if (i >= n)
+        return;
+    const float4 *p = reinterpret_cast<const float4 *>(tile + o);
+    float4 a = p[0], b = p[1], d = p[2];
+    const float w[12] = {a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w, d.x, d.y, d.z, d.w};
+    float s[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+#pragma unroll
+    for (int j = 0; j < TAPS; j++) {
+        float m = CONST ? c_coef[j] : c[j];
+#pragma unroll
+        for (int k = 0; k < 4; k++)
+            s[k] += w[HALO - RADIUS + k + j] * m;
+    }
+    if (VEC && i + 3 < n) { /* out is 16-byte aligned: the four outputs in one store */
+        *reinterpret_cast<float4 *>(out + i) = make_float4(s[0], s[1], s[2], s[3]);
+    } else { /* the signal's last, partial float4 (or an unaligned out) */
+#pragma unroll
+        for (int k = 0; k < 4; k++)
+            if (i + k < n)
+                out[i + k] = s[k];
+    }
+}
+
+/* VEC: in and out both 16-byte aligned (cudaMalloc's always are). */
+static bool aligned16(const void *a, const void *b)
+{
+    return (((size_t)a | (size_t)b) & 15) == 0;
+}
+
 /* ---------------------------------------------------------------- step 1 */
 
-/* All lanes read the same c_coef[j] at once: one broadcast of the constant cache. */
+/* The coefficients from constant memory, read where the taps need them. */
 template <bool VEC>
 __global__ void stencil1DConst(const float *in, float *out, int n)
 {
@@ -80,23 +129,13 @@ __global__ void stencil1DConst(const float *in, float *out, int n)
     int first = blockIdx.x * TILE;
     load_tile<VEC>(tile, in, n, first);
     __syncthreads();
-#pragma unroll
-    for (int q = 0; q < TILE / THREADS; q++) {
-        int o = threadIdx.x + q * THREADS; /* a warp reads consecutive words: no conflict */
-        if (first + o >= n)
-            return;
-        float sum = 0.0f;
-#pragma unroll
-        for (int j = 0; j < TAPS; j++)
-            sum += tile[HALO - RADIUS + o + j] * c_coef[j];
-        out[first + o] = sum;
-    }
+    stencil4<VEC, true>(tile, nullptr, out, n, first);
 }
 
 SMEMLAB_LAUNCHER void launch_stencil1DConst(const float *in, float *out, int n)
 {
     int blocks = (n + TILE - 1) / TILE;
-    if (((size_t)in & 15) == 0)
+    if (aligned16(in, out))
         stencil1DConst<true><<<blocks, THREADS>>>(in, out, n);
     else
         stencil1DConst<false><<<blocks, THREADS>>>(in, out, n);
@@ -118,24 +157,14 @@ __global__ void stencil1DReadOnly(const float *in, const float *__restrict__ coe
     int first = blockIdx.x * TILE;
     load_tile<VEC>(tile, in, n, first);
     __syncthreads();
-#pragma unroll
-    for (int q = 0; q < TILE / THREADS; q++) {
-        int o = threadIdx.x + q * THREADS;
-        if (first + o >= n)
-            return;
-        float sum = 0.0f;
-#pragma unroll
-        for (int j = 0; j < TAPS; j++)
-            sum += tile[HALO - RADIUS + o + j] * c[j];
-        out[first + o] = sum;
-    }
+    stencil4<VEC, false>(tile, c, out, n, first);
 }
 
 SMEMLAB_LAUNCHER void launch_stencil1DReadOnly(const float *in, const float *coef, float *out,
                                                int n)
 {
     int blocks = (n + TILE - 1) / TILE;
-    if (((size_t)in & 15) == 0)
+    if (aligned16(in, out))
         stencil1DReadOnly<true><<<blocks, THREADS>>>(in, coef, out, n);
     else
         stencil1DReadOnly<false><<<blocks, THREADS>>>(in, coef, out, n);

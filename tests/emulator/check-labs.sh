@@ -22,7 +22,7 @@ rm -rf "$out" && mkdir -p "$out"
 passed=0 failed=0 skipped=0
 ok() { passed=$((passed + 1)); echo "ok    $*"; }
 bad() { failed=$((failed + 1)); echo "FAIL  $*"; }
-only=" ${CHECK_ONLY:-} "
+only=" $(printf '%s ' ${CHECK_ONLY:-})" # names apart by any white space (a list from ls has newlines)
 wanted() { [ -z "${CHECK_ONLY:-}" ] || [[ $only == *" $1 "* ]]; }
 EMULATED=1
 planted=$here/../planted # the student kit has no solutions and no planted variants
