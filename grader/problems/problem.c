@@ -326,13 +326,13 @@ static void shared_array_of(const shared_map *m, uint64_t end, fault_place *f, c
     }
 }
 
-void worker_judge_bounds(worker_env *env, const call_plan *call, const trace_summary *s,
-                         check_result *correct)
+int worker_judge_bounds(worker_env *env, const call_plan *call, const trace_summary *s,
+                        check_result *correct)
 {
     shared_map m;
     char text[sizeof correct->message], note[160];
     if (!s || s->shared_end == 0 || shared_map_of(env, call, &m) != 0 || s->shared_end <= m.end)
-        return;
+        return 0;
     const trace_site *site = trace_find_site(s, s->shared_end_pc);
     fault_place f = {.op = trace_op_name(s->shared_end_op), .lane = -1};
     if (site && site->file)
@@ -352,6 +352,7 @@ void worker_judge_bounds(worker_env *env, const call_plan *call, const trace_sum
                 !strcmp(f.array, "shared memory") ? "the block's shared memory" : f.array,
                 m.n_vars == 1 ? "" : " (its __shared__ arrays and the bytes the launch gives)",
                 dynamic ? ", or a launch that gives fewer bytes than it needs" : "");
+    return 1;
 }
 
 /* --- the driver: 1. the kernel's checks ------------------------------------------------ */
@@ -600,6 +601,21 @@ static measure_status sync_rule(problem *p, measure_status st, const trace_summa
     return st == MEASURE_WRONG_RESULT ? MEASURE_OK : st;
 }
 
+/*
+ * An access out of its array in the measured run (past the block's shared memory, or into
+ * a guard zone) has failed correct naming it. As with a proven race, the output is then
+ * luck (what a read past an array returns is whatever lies there: another block's data on
+ * a GPU, the scrub pattern emulated), and the counts are judged whatever it was, on every
+ * backend alike.
+ */
+static measure_status bounds_rule(problem *p, measure_status st, int overran)
+{
+    if (!overran)
+        return st;
+    p->luck = 1;
+    return st == MEASURE_WRONG_RESULT ? MEASURE_OK : st;
+}
+
 void worker_judge_oob(problem *p, const trace_summary *s)
 {
     trace_summary one;
@@ -693,9 +709,10 @@ static void measured_run(problem *p)
     const trace_summary *s = st == MEASURE_OK || st == MEASURE_WRONG_RESULT
                                  ? worker_trace(env, trace_why, sizeof trace_why) : NULL;
     st = race_rule(p, st, why, s);
-    if (kind->bounds && s) /* past the shared memory it has: named, fault or not */
-        worker_judge_bounds(env, &env->plan->calls[p->call], s, &p->c[CHK_CORRECT]);
+    int overran = kind->bounds && s && /* past the shared memory it has: named, fault or not */
+                  worker_judge_bounds(env, &env->plan->calls[p->call], s, &p->c[CHK_CORRECT]);
     worker_judge_oob(p, s);
+    st = bounds_rule(p, st, overran || p->oob_failed);
     if (meter_emulates(env))
         st = sync_rule(p, st, s);
     if (twinned)
@@ -829,11 +846,12 @@ static int twin_measure(problem *t, char *why, size_t why_size)
         compare_races(&t->c[CHK_RACE], s, "the emulator recorded nothing");
         compare_race_spoils_correct(&t->c[CHK_CORRECT], s);
     }
-    if (kind->bounds && s)
-        worker_judge_bounds(t->env, &t->env->plan->calls[t->call], s, &t->c[CHK_CORRECT]);
+    int overran = kind->bounds && s &&
+                  worker_judge_bounds(t->env, &t->env->plan->calls[t->call], s, &t->c[CHK_CORRECT]);
     worker_judge_oob(t, s);
     sync_rule(t, MEASURE_OK, s);
-    t->luck = t->sync_failed || (t->listed[CHK_RACE] && s && s->n_races > 0);
+    t->luck = t->sync_failed || (t->listed[CHK_RACE] && s && s->n_races > 0) || overran ||
+              t->oob_failed; /* bounds_rule's luck too, for a meter with no trace */
     for (int id = CHK_NONE + 1; id < CHECK_IDS; id++)
         if (t->listed[id] && (kind->emulated >> id & 1ul))
             kind->judge[id](t, (check_id)id, &m, NULL, &t->c[id]);
@@ -869,7 +887,7 @@ static void twin_join(problem *p, const problem *t, const char *why, measure_sta
             *race = t->c[CHK_RACE]; /* the counters cannot start beside the trace */
         if (t->c[CHK_CORRECT].status == CHECK_FAIL)
             *correct = t->c[CHK_CORRECT];
-        luck = t->luck; /* its runs raced or broke a rule of synchronisation */
+        luck = t->luck; /* its runs raced, broke a rule of synchronisation or overran */
         p->luck |= luck;
         if (!p->kept_state)
             p->kept_state = t->kept_state;

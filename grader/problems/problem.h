@@ -268,10 +268,10 @@ void worker_judge_dynamic(worker_env *env, const call_plan *call, uint32_t need,
  * Shared memory out of bounds: where an access of the measured launch
  * reached past the kernel's shared bytes (its static arrays plus the bytes
  * the launch gives), correct fails naming the line and the offset, whether
- * or not the GPU happened to fault.
+ * or not the GPU happened to fault. 1 when it did so, else 0.
  */
-void worker_judge_bounds(worker_env *env, const call_plan *call, const trace_summary *s,
-                         check_result *correct);
+int worker_judge_bounds(worker_env *env, const call_plan *call, const trace_summary *s,
+                        check_result *correct);
 
 /*
  * Global bounds (docs/emulator.md#bounds): where the launches s summarises made an
