@@ -157,10 +157,11 @@ void page_collect_marks(page *pg)
         }
         if (c->status == CHECK_FAIL)
             mark_the_worst(pg, ci);
-        if (c->status != CHECK_PASS && c->status != CHECK_SKIPPED) {
+        if (c->status != CHECK_SKIPPED) /* a passing check's words may name a line too
+                                               (what a twin could not judge, and where) */
             named_lines(pg, ci, c->message);
+        if (c->status != CHECK_PASS && c->status != CHECK_SKIPPED)
             named_lines(pg, ci, c->hint);
-        }
     }
 }
 

@@ -829,6 +829,22 @@ START_TEST(test_html_page)
     ck_assert_ptr_nonnull(strstr(page, "(expected 32-way conflict) in lab1.so"));
     free(page);
 
+    /* a passing check whose words name a line (what the twin could not judge, and where)
+       links it, and the line is marked: no link leads to a line the page leaves bare */
+    check_result *pass = &results_checks[0];
+    check_result was = *pass;
+    check_set(pass, CHECK_PASS, "all 1024 elements right (synchronisation not judged: the "
+              "emulator does not support `mma` (lab1.cu:40))");
+    page = NULL;
+    f = open_memstream(&page, &size);
+    ck_assert_int_eq(report_html(f, &results[0], path), 0);
+    fclose(f);
+    ck_assert_ptr_nonnull(strstr(page, "href=\"#L40\""));
+    ck_assert_msg(strstr(page, "<span class=\"l m-info\" id=\"L40\">") != NULL, "%s",
+                  strstr(page, "id=\"L40\"") - 40);
+    free(page);
+    *pass = was;
+
     /* no file to show: the lines are named, not linked */
     page = NULL;
     f = open_memstream(&page, &size);
