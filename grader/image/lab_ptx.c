@@ -25,31 +25,56 @@ static uint64_t le(const unsigned char *p, int bytes)
     return v;
 }
 
-/* The newest PTX entry of every fatbinary: its payload, and its architecture. */
-static int newest_ptx(const lab_image *img, const unsigned char **payload, size_t *size,
-                      int *arch)
+/* One entry of a fatbinary: its kind (FATBIN_KIND_PTX or a cubin), its architecture and
+   its payload. */
+typedef struct fatbin_entry {
+    unsigned kind;
+    int sm;
+    const unsigned char *payload;
+    size_t size;
+} fatbin_entry;
+
+/* Every entry of every fatbinary of img, in order, to visit(e, arg); a header that runs
+   past its fatbinary ends that one's walk (hostile input: nothing is trusted). */
+static void fatbin_walk(const lab_image *img, void (*visit)(const fatbin_entry *, void *), void *arg)
 {
-    *payload = NULL;
-    *arch = -1;
     for (int f = 0; f < img->n_fatbins; f++) {
         const unsigned char *p = img->fatbins[f].data;
         size_t len = img->fatbins[f].size, at = le(p + 6, 2);
         while (at + 32 <= len) {
-            unsigned kind = (unsigned)le(p + at, 2);
             uint64_t hsize = le(p + at + 4, 4), psize = le(p + at + 8, 8);
             if (hsize < 32 || !elf_in_bounds(len, at, hsize) ||
                 !elf_in_bounds(len, at + hsize, psize))
                 break;
-            int sm = (int)le(p + at + 28, 4);
-            if (kind == FATBIN_KIND_PTX && sm > *arch) {
-                *payload = p + at + hsize;
-                *size = psize;
-                *arch = sm;
-            }
+            fatbin_entry e = {(unsigned)le(p + at, 2), (int)le(p + at + 28, 4), p + at + hsize,
+                              (size_t)psize};
+            visit(&e, arg);
             at += hsize + psize;
         }
     }
-    return *payload ? 0 : -1;
+}
+
+typedef struct newest {
+    const unsigned char *payload;
+    size_t size;
+    int arch;
+} newest;
+
+static void keep_newest_ptx(const fatbin_entry *e, void *arg)
+{
+    newest *n = arg;
+    if (e->kind == FATBIN_KIND_PTX && e->sm > n->arch)
+        *n = (newest){e->payload, e->size, e->sm};
+}
+
+/* The newest PTX entry of every fatbinary: its payload, and its architecture. */
+static int newest_ptx(const lab_image *img, const unsigned char **payload, size_t *size,
+                      int *arch)
+{
+    newest n = {NULL, 0, -1};
+    fatbin_walk(img, keep_newest_ptx, &n);
+    *payload = n.payload, *size = n.size, *arch = n.arch;
+    return n.payload ? 0 : -1;
 }
 
 /* A zstd frame of at most PTX_MAX_BYTES, decompressed; NULL with why otherwise. */
@@ -107,6 +132,16 @@ int lab_image_ptx(const lab_image *img, char **text, size_t *len, int *arch, cha
 }
 
 
+/* "sm_90" or "compute_90" of an entry, once, into the list arg (256 bytes). */
+static void add_arch(const fatbin_entry *e, void *arg)
+{
+    char *archs = arg, one[24];
+    size_t o = strlen(archs);
+    snprintf(one, sizeof one, "%s_%d", e->kind == FATBIN_KIND_PTX ? "compute" : "sm", e->sm);
+    if (!strstr(archs, one) && o + 1 < 256)
+        snprintf(archs + o, 256 - o, "%s%s", o ? " " : "", one);
+}
+
 /*
  * What built the lab's device code, read from its fatbinary: each entry's
  * architecture ("sm_75 sm_90 compute_90") and the release nvcc wrote at the
@@ -118,23 +153,7 @@ int lab_image_ptx(const lab_image *img, char **text, size_t *len, int *arch, cha
 void lab_image_toolchain(const lab_image *img, char *out, size_t size)
 {
     char archs[256] = "", release[64] = "";
-    size_t o = 0;
-    for (int f = 0; f < img->n_fatbins; f++) {
-        const unsigned char *p = img->fatbins[f].data;
-        size_t len = img->fatbins[f].size, at = le(p + 6, 2);
-        while (at + 32 <= len) {
-            unsigned kind = (unsigned)le(p + at, 2);
-            uint64_t hsize = le(p + at + 4, 4), psize = le(p + at + 8, 8);
-            if (hsize < 32 || !elf_in_bounds(len, at, hsize) || !elf_in_bounds(len, at + hsize, psize))
-                break;
-            char one[24];
-            snprintf(one, sizeof one, "%s_%d", kind == FATBIN_KIND_PTX ? "compute" : "sm",
-                     (int)le(p + at + 28, 4));
-            if (!strstr(archs, one) && o < sizeof archs)
-                o += (size_t)snprintf(archs + o, sizeof archs - o, "%s%s", o ? " " : "", one);
-            at += hsize + psize;
-        }
-    }
+    fatbin_walk(img, add_arch, archs);
     /* each cubin's .note.nv.tkinfo: "ptxas", "Cuda compilation tools, release 13.0,
        V13.0.88", its build, then the options ptxas ran with ("-lineinfo  -arch sm_90 -m 64") */
     char flags[128] = "";
