@@ -262,6 +262,11 @@ int write_file_atomic(const char *dir, const char *name, const void *data, size_
                       char *err, size_t errlen);
 int write_file(const char *path, const void *data, size_t len);
 char *read_file_all(const char *path, size_t *len, long long cap);
+/* Runs argv (PATH searched where argv[0] has no '/'), its standard output into buf (size
+   bytes, NUL-terminated; what does not fit is read and dropped), MAKEFLAGS and MAKELEVEL
+   unset where plain_make (a make of its own, not of the caller's). Its exit status, or
+   -1 where it could not start or did not exit. */
+int run_capture(char *const argv[], int plain_make, char *buf, size_t size);
 void result_init_from_sub(result *r, const submission *s, const lab_def *lab);
 /* Every "DIR/" in the result's texts removed (a scratch folder: no student sees it). */
 void result_scrub(result *r, const char *dir);

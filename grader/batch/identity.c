@@ -64,32 +64,15 @@ static int decides(const char *arg)
 /* The grader's description of the lab (--describe), or NULL with why. */
 static cJSON *describe(const batch_opts *o, char *why, size_t size)
 {
-    int fd[2];
-    if (pipe(fd))
-        return snprintf(why, size, "no pipe"), NULL;
-    pid_t pid = fork();
-    if (pid == 0) {
-        dup2(fd[1], 1);
-        close(fd[0]);
-        execl(o->grader, o->grader, "--describe", o->lab->id, "--course",
-              o->course_path ? o->course_path : "none", (char *)NULL);
-        _exit(127);
-    }
-    close(fd[1]);
-    char buf[65536];
-    size_t got = 0;
-    ssize_t r;
-    while ((r = read(fd[0], buf + got, sizeof buf - 1 - got)) > 0)
-        got += (size_t)r;
-    close(fd[0]);
-    buf[got] = 0;
-    int st = 0;
-    waitpid(pid, &st, 0);
-    cJSON *d = WIFEXITED(st) && WEXITSTATUS(st) == 0 ? cJSON_Parse(buf) : NULL;
+    static char buf[65536];
+    char *argv[] = {(char *)o->grader, "--describe", (char *)o->lab->id, "--course",
+                    (char *)(o->course_path ? o->course_path : "none"), NULL};
+    int st = run_capture(argv, 0, buf, sizeof buf);
+    cJSON *d = st == 0 ? cJSON_Parse(buf) : NULL;
     if (!cJSON_IsObject(d)) {
         cJSON_Delete(d);
         snprintf(why, size, "%s --describe %s did not answer (status %d)", o->grader,
-                 o->lab->id, WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+                 o->lab->id, st);
         return NULL;
     }
     return d;

@@ -207,33 +207,13 @@ static int cores(void)
 /* `make -s -C KIT nvcc-arch`: the architecture flags, asked once. */
 char *batch_ask_arch(const batch_opts *o)
 {
-    int fd[2];
-    if (pipe(fd))
-        return NULL;
-    char nv[1100];
+    char nv[1100], buf[2048];
     snprintf(nv, sizeof nv, "NVCC=%s", o->nvcc ? o->nvcc : "nvcc");
-    pid_t pid = fork();
-    if (pid == 0) {
-        dup2(fd[1], 1);
-        close(fd[0]);
-        unsetenv("MAKEFLAGS");
-        unsetenv("MAKELEVEL");
-        execlp(o->make, o->make, "-s", "--no-print-directory", "-C", o->kit, "nvcc-arch",
-               o->nvcc ? nv : NULL, (char *)NULL);
-        _exit(127);
-    }
-    close(fd[1]);
-    char buf[2048];
-    size_t n = 0;
-    ssize_t r;
-    while ((r = read(fd[0], buf + n, sizeof buf - 1 - n)) > 0)
-        n += (size_t)r;
-    close(fd[0]);
-    buf[n] = 0;
-    int st;
-    waitpid(pid, &st, 0);
-    if (!WIFEXITED(st) || WEXITSTATUS(st))
+    char *argv[] = {(char *)o->make, "-s", "--no-print-directory", "-C", (char *)o->kit,
+                    "nvcc-arch", o->nvcc ? nv : NULL, NULL};
+    if (run_capture(argv, 1, buf, sizeof buf) != 0)
         return NULL;
+    size_t n = strlen(buf);
     while (n && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
         buf[--n] = 0;
     return n ? strdup(buf) : NULL;

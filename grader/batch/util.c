@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -235,4 +236,38 @@ void result_scrub(result *r, const char *dir)
             cut_all(texts[i], dir);
         }
     }
+}
+
+int run_capture(char *const argv[], int plain_make, char *buf, size_t size)
+{
+    int fd[2];
+    buf[0] = '\0';
+    if (pipe(fd))
+        return -1;
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(fd[0]), close(fd[1]);
+        return -1;
+    }
+    if (pid == 0) {
+        dup2(fd[1], 1);
+        close(fd[0]), close(fd[1]);
+        if (plain_make)
+            unsetenv("MAKEFLAGS"), unsetenv("MAKELEVEL");
+        execvp(argv[0], argv);
+        _exit(127);
+    }
+    close(fd[1]);
+    size_t got = 0;
+    char drop[4096];
+    ssize_t r;
+    while ((r = got + 1 < size ? read(fd[0], buf + got, size - 1 - got)
+                               : read(fd[0], drop, sizeof drop)) > 0)
+        got += got + 1 < size ? (size_t)r : 0;
+    close(fd[0]);
+    buf[got] = '\0';
+    int st = 0;
+    if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st))
+        return -1;
+    return WEXITSTATUS(st);
 }
