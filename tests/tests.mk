@@ -345,9 +345,10 @@ check-lab-cache: $(BUILD_JAIL) $(SUPPORT_OBJ)
 	bash tests/make/test-lab-cache.sh $(BUILD)
 
 # make grade ends with the grader's exit status (a fake grader; no GPU, no nvcc).
-check-make:
+# (test-calibrate reads its fragment back through this build's grader: built first.)
+check-make: $(GRADER)
 	bash tests/make/test-make-grade.sh
-	bash tests/make/test-calibrate.sh
+	bash tests/make/test-calibrate.sh $(GRADER)
 
 # The student kit (make student-kit) builds, and inside it the README's
 # commands and make check pass. CI runs it after make check.

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# test-calibrate.sh - make calibrate's host side (grader/kit/calibrate.sh): a grade
+# test-calibrate.sh GRADER - make calibrate's host side (grader/kit/calibrate.sh): a grade
 # of the reference solutions in the grader's JSON shape, its speed checks worded as
 # check_speed words them (grader/problems/traffic.c), becomes a course file fragment
 # the grader reads back; a grade without a GPU (speed not measured) proposes nothing.
 # The GPU's own run: make calibrate on the GPU (docs/instructors.md#course).
 set -u
+GRADER=$(realpath "${1:?usage: test-calibrate.sh GRADER}")
 cd "$(dirname "$0")/../.."
 T=$(mktemp -d "${TMPDIR:-/tmp}/smemlab-calibrate.XXXXXX")
 trap 'rm -rf "$T"' EXIT
@@ -35,7 +36,7 @@ out=$(bash grader/kit/calibrate.sh "$T/gpu.json" 0.95 2>&1)
 grep -q "^lab9 transposeSmemUnrollPad speed fraction 0.8 " <<< "$out" && ok "MARGIN 0.95: 86% -> 0.8" || bad "margin: $out"
 # the fragment is a course file the grader reads: lab 9's table says the fractions
 grep -v "^lab7" <<< "$(bash grader/kit/calibrate.sh "$T/gpu.json" 2> /dev/null)" > "$T/course.conf"
-table=$(build/smemlab-grade --course "$T/course.conf" --describe lab9 2>&1 | jq -r .table)
+table=$("$GRADER" --course "$T/course.conf" --describe lab9 2>&1 | jq -r .table)
 grep -q "^transposeSmemPad .*speed-fraction=0.65" <<< "$table" && ok "the grader reads the fragment back: transposeSmemPad speed-fraction=0.65" ||
     bad "the grader's table: $table"
 sed 's/"status": "pass", "points": 0, "max_points": 2, "message": "m", "measured": "[^"]*"/"status": "not-measured", "points": 0, "max_points": 2, "message": "speed not measured: no GPU", "measured": ""/' "$T/gpu.json" > "$T/emu.json"
