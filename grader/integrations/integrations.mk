@@ -52,7 +52,9 @@ gradescope: lab-tools
 	@$(call stage_prebuilt,$(GRADESCOPE_OUT)/zip/kit)
 	@cp grader/integrations/gradescope/setup.sh grader/integrations/gradescope/run_autograder $(GRADESCOPE_OUT)/zip/
 	@echo $(INTEGRATION_LAB) > $(GRADESCOPE_OUT)/zip/smemlab-lab
-	@cd $(GRADESCOPE_OUT)/zip && zip -q -r -X ../autograder.zip .
+	@# -y: links stay links (the jail runs its assembler guard, smemlab-jail-bin/as, only as
+	@# a link to itself: a copy of it is refused, Permission denied)
+	@cd $(GRADESCOPE_OUT)/zip && zip -q -r -y -X ../autograder.zip .
 	@rm -rf $(GRADESCOPE_OUT)/zip
 	@echo "Wrote $(GRADESCOPE_OUT)/autograder.zip: upload it as the autograder of a Gradescope"
 	@echo "programming assignment; students submit $(INTEGRATION_LAB).cu (docs/instructors.md#gradescope)."
