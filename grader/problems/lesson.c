@@ -19,6 +19,20 @@ _Static_assert((unsigned)LESSON_LIB_CUB_REDUCE == LIB_CODE_CUB_REDUCE &&
                    (unsigned)LESSON_LIB_CG_BLOCK_REDUCE == LIB_CODE_CG_BLOCK_REDUCE,
                "the lab tables' lesson libraries are image/lib_code.h's bits");
 
+/* The kernels of the image the plan launches, each once, into out: how many. */
+static int launched_kernels(const kernel_plan *plan, int out[IMAGE_MAX_KERNELS])
+{
+    unsigned char seen[IMAGE_MAX_KERNELS] = {0};
+    int n = 0;
+    for (int i = 0; i < plan->n_calls; i++)
+        for (int j = 0; j < plan->calls[i].n_launches; j++) {
+            int k = plan->calls[i].launches[j].kernel;
+            if (k >= 0 && k < IMAGE_MAX_KERNELS && !seen[k]++)
+                out[n++] = k;
+        }
+    return n;
+}
+
 /* The library code the lesson lists, in the kernels the plan launches: 1 with what and
    where of the first found (a block's reduction before a warp's), else 0. */
 static int lesson_library_found(const problem *p, const char *ptx, size_t len, char *what,
@@ -29,25 +43,21 @@ static int lesson_library_found(const problem *p, const char *ptx, size_t len, c
     static const unsigned order[] = {LIB_CODE_CG_BLOCK_REDUCE, LIB_CODE_CUB_REDUCE,
                                      LIB_CODE_CUB_EXCHANGE, LIB_CODE_THRUST,
                                      LIB_CODE_CG_WARP_REDUCE};
-    unsigned char seen[IMAGE_MAX_KERNELS] = {0}; /* each kernel read once */
-    for (int i = 0; i < plan->n_calls; i++)
-        for (int j = 0; j < plan->calls[i].n_launches; j++) {
-            int k = plan->calls[i].launches[j].kernel;
-            if (k < 0 || k >= IMAGE_MAX_KERNELS || seen[k]++)
+    int kernels[IMAGE_MAX_KERNELS], n = launched_kernels(plan, kernels);
+    for (int i = 0; i < n; i++) {
+        lib_use use;
+        if (lib_code_of_kernel(ptx, len, p->env->img->kernels[kernels[i]].name, &use) != 0 ||
+            !(use.found & want))
+            continue;
+        for (size_t o = 0; o < sizeof order / sizeof *order; o++) {
+            int b = __builtin_ctz(order[o]);
+            if (!(use.found & want & order[o]))
                 continue;
-            lib_use use;
-            if (lib_code_of_kernel(ptx, len, p->env->img->kernels[k].name, &use) != 0 ||
-                !(use.found & want))
-                continue;
-            for (size_t o = 0; o < sizeof order / sizeof *order; o++) {
-                int b = __builtin_ctz(order[o]);
-                if (!(use.found & want & order[o]))
-                    continue;
-                snprintf(what, what_size, "%s", use.first[b].what);
-                snprintf(where, where_size, "%s", use.first[b].where);
-                return 1;
-            }
+            snprintf(what, what_size, "%s", use.first[b].what);
+            snprintf(where, where_size, "%s", use.first[b].where);
+            return 1;
         }
+    }
     return 0;
 }
 
@@ -86,23 +96,20 @@ void problem_name_op_lines(problem *p, check_result *c, const char *op, const ch
     char *ptx = NULL, why[128], file[sizeof ((check_line *)0)->file];
     size_t len = 0;
     int arch = 0;
-    unsigned char seen[IMAGE_MAX_KERNELS] = {0};
+    int kernels[IMAGE_MAX_KERNELS], lines[CHECK_MAX_LINES];
     if (!plan || lab_image_ptx(p->env->img, &ptx, &len, &arch, why, sizeof why) != 0)
         return;
-    for (int i = 0; i < plan->n_calls; i++)
-        for (int j = 0; j < plan->calls[i].n_launches; j++) {
-            int k = plan->calls[i].launches[j].kernel, lines[CHECK_MAX_LINES];
-            if (k < 0 || k >= IMAGE_MAX_KERNELS || seen[k]++)
-                continue;
-            int n = lib_code_op_lines(ptx, len, p->env->img->kernels[k].name, op, lines,
-                                      CHECK_MAX_LINES, file, sizeof file);
-            for (int l = 0; l < n && c->n_lines < CHECK_MAX_LINES && file[0]; l++) {
-                check_line *x = &c->lines[c->n_lines++];
-                memset(x, 0, sizeof *x);
-                snprintf(x->file, sizeof x->file, "%s", file);
-                x->line = lines[l];
-                snprintf(x->op, sizeof x->op, "%s", what);
-            }
+    int n_kernels = launched_kernels(plan, kernels);
+    for (int i = 0; i < n_kernels; i++) {
+        int n = lib_code_op_lines(ptx, len, p->env->img->kernels[kernels[i]].name, op, lines,
+                                  CHECK_MAX_LINES, file, sizeof file);
+        for (int l = 0; l < n && c->n_lines < CHECK_MAX_LINES && file[0]; l++) {
+            check_line *x = &c->lines[c->n_lines++];
+            memset(x, 0, sizeof *x);
+            snprintf(x->file, sizeof x->file, "%s", file);
+            x->line = lines[l];
+            snprintf(x->op, sizeof x->op, "%s", what);
         }
+    }
     free(ptx);
 }
