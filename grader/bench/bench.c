@@ -182,13 +182,34 @@ static options parse_options(int argc, char **argv)
 
 /* ---------------------------------------------------------------- loading */
 
+/*
+ * A lab library, loaded once for the whole run and never closed: dlclose runs nvcc's
+ * destructor, which unregisters the library's fatbin from the CUDA runtime, and the
+ * next dlopen of that file (a candidate's is opened to see its lab, then again for its
+ * section) registers it again, wherever the loader maps it then. Running two lab 6
+ * candidates in one call crashed (SIGSEGV) on an H200 right after such a cycle, before
+ * the first candidate's first row; one registration a library for the process's life
+ * leaves the runtime nothing stale to follow.
+ */
+#define MAX_LIBS (8 + MAX_CANDIDATES)
+static struct { const char *path; void *handle; } libs[MAX_LIBS];
+static int n_libs;
+
 static void *open_lab(const char *path)
 {
+    for (int i = 0; i < n_libs; i++)
+        if (strcmp(libs[i].path, path) == 0)
+            return libs[i].handle;
     void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (h == NULL) {
         fprintf(stderr, "bench: cannot load %s: %s\n", path, dlerror());
         exit(2);
     }
+    if (n_libs == MAX_LIBS) {
+        fprintf(stderr, "bench: more than %d libraries\n", MAX_LIBS);
+        exit(2);
+    }
+    libs[n_libs].path = path, libs[n_libs].handle = h, n_libs++;
     return h;
 }
 
@@ -483,9 +504,6 @@ static int bench_lab5(const options *o)
     for (int i = 0; i < count; i++)
         ok &= bench_matmul_size(lib, o->lab5, mlib, blas, sizes_matmul_bench[i], o, i == 0);
     CUBLAS_CHECK(cublasDestroy(blas));
-    if (mlib != NULL)
-        dlclose(mlib);
-    dlclose(lib);
     return ok;
 }
 
@@ -629,7 +647,6 @@ static int bench_conv2d(void *lib, const options *o)
                                       cudaMemcpyHostToDevice));
         ok &= bench_conv_kernel(&cc, "conv2dColumn (before)", 3,
                                 symbol(mlib, "launch_conv2dColumn", o->conv_milestones), o);
-        dlclose(mlib);
     }
     conv_teardown(&d);
     free(ref), free(got);
@@ -641,7 +658,6 @@ static int bench_lab6(const options *o)
     void *lib = open_lab(o->lab6);
     int ok = bench_conv1d(lib, o);
     ok &= bench_conv2d(lib, o);
-    dlclose(lib);
     return ok;
 }
 
@@ -727,8 +743,6 @@ static int bench_reduce(const options *o)
             CUDA_CHECK(cudaMemcpy((void *)j.in, h, (size_t)n * sizeof(int), cudaMemcpyHostToDevice));
         ok &= bench_reduce_one(&j, kernels[k].name, 256 * kernels[k].per_thread, want, &cub_ms, o);
     }
-    dlclose(lib7);
-    dlclose(lib8);
     CUDA_CHECK(cudaFree((void *)j.in));
     CUDA_CHECK(cudaFree(j.partial));
     CUDA_CHECK(cudaFree(j.sum));
@@ -812,7 +826,6 @@ static int bench_transpose(const options *o)
         j.fn = (transpose_fn)symbol(lib, launcher, o->lab9);
         ok &= bench_transpose_one(&j, kernels[k], k == 0, h, got, &copy_ms, o);
     }
-    dlclose(lib);
     CUDA_CHECK(cudaFree((void *)j.in));
     CUDA_CHECK(cudaFree(j.out));
     free(h);
@@ -928,7 +941,6 @@ static int bench_lab10(const options *o)
     CUDA_CHECK(cudaFree(d_table));
     CUDA_CHECK(cudaFree(d_keys));
     free(h_in), free(ref), free(got), free(h_keys);
-    dlclose(lib);
     return ok;
 }
 
@@ -947,7 +959,6 @@ static int bench_candidate(const options *base, const char *path)
     for (size_t i = 0; i < sizeof labs / sizeof labs[0] && !lab; i++)
         if (dlsym(lib, labs[i].launcher))
             lab = labs[i].lab;
-    dlclose(lib);
     options o = *base;
     o.conv_milestones = NULL;
     const char *name = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
