@@ -514,6 +514,12 @@ $(BUILD)/candidates/%.so: $$(wildcard solutions/candidates/%/lab*.cu) $(SUPPORT_
 	@mkdir -p $(@D)
 	$(call step,NVCC,$@)$(call lab_lib,$(NVCC_ALL),$<,$@)
 BENCH_EXTRA := $(if $(filter 1,$(BENCH_CANDIDATES)),$(CANDIDATES_SO) $(BENCH_PLANTED:%=$(BUILD)/planted/%.so))
+# $(call bench_run,LIBS): the bench's command line, the solutions' sections then each of
+# LIBS's (--candidate); make bench and tests/gpu/check-speed.sh (make check-speed) run it.
+bench_run = $(BENCH) $(BUILD)/solutions/lab5.so $(BUILD)/solutions/lab6.so --milestones $(MILESTONES_SO) \
+    --conv-milestones $(CONV_MILESTONES_SO) --reduce $(BUILD)/solutions/lab7.so $(BUILD)/solutions/lab8.so \
+    --transpose $(BUILD)/solutions/lab9.so --constant $(BUILD)/solutions/lab10.so \
+    $(addprefix --candidate ,$(1)) $(BENCH_FLAGS)
 # First how long grading takes by emulation (BENCH_EMULATED=0: not); then, on a GPU,
 # the kernels' speed.
 BENCH_EMULATED ?= 1
@@ -521,10 +527,7 @@ bench: $(BENCH) $(GRADER_ALL) $(LABS:%=$(BUILD)/solutions/%.so) $(MILESTONES_SO)
        $(CONV_MILESTONES_SO) $(BENCH_EXTRA)
 	$(if $(filter 1,$(BENCH_EMULATED)),bash grader/bench/emulated.sh $(BUILD) $(GRADER))
 	@nvidia-smi -L > /dev/null 2>&1 || { echo "No GPU here: the kernels' speed against cuBLAS, the copy roof and CUB needs one."; exit 0; }; \
-	 $(BENCH) $(BUILD)/solutions/lab5.so $(BUILD)/solutions/lab6.so --milestones $(MILESTONES_SO) \
-	     --conv-milestones $(CONV_MILESTONES_SO) --reduce $(BUILD)/solutions/lab7.so $(BUILD)/solutions/lab8.so \
-	     --transpose $(BUILD)/solutions/lab9.so --constant $(BUILD)/solutions/lab10.so \
-	     $(addprefix --candidate ,$(BENCH_EXTRA)) $(BENCH_FLAGS)
+	 $(call bench_run,$(BENCH_EXTRA))
 else
 bench:
 	@echo "$(NO_SOLUTIONS_MSG) time. make bench is for the full kit." >&2; exit 3

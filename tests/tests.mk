@@ -360,14 +360,16 @@ ifeq ($(words $(wildcard solutions tests/gpu)),2)
 GPU_PLANTED := $(if $(CHECK_GPU_ONLY),$(sort $(foreach t,$(CHECK_GPU_ONLY),$(filter $(BUILD)/planted/$(t).so $(BUILD)/planted/$(t)-%.so,$(PLANTED)))),$(PLANTED))
 check-gpu: $(GRADER_ALL) $(BUILD)/tests/expect $(LABS:%=$(BUILD)/%.so) $(LABS:%=$(BUILD)/solutions/%.so) $(GPU_PLANTED) $(TRACE)
 	CHECK_GPU_ONLY='$(CHECK_GPU_ONLY)' bash tests/gpu/check-gpu.sh $(BUILD) $(GRADER)
-# Issue 41's speed evidence on the GPU at hand: make bench with the candidates, the
+# Issue 41's speed evidence on the GPU at hand: the bench with the candidates (its binary, as
+# make bench runs it: no make inside), the
 # planted rows of speed graded by the trace, the solutions; SPEED_OUT and its .tar.gz.
 SPEED_OUT ?= $(BUILD)/speed-results
 SPEED_PLANTED := $(shell awk -F'\t' '$$4 == "speed" || $$1 ~ /^(lab7-grid-stride|lab10-lookup-one-key)\.cu$$/ {sub(/\.cu$$/, "", $$1); print $$1}' tests/planted/manifest.tsv | sort -u)
 .PHONY: check-speed
 check-speed: $(GRADER_ALL) $(BUILD)/tests/expect $(LABS:%=$(BUILD)/solutions/%.so) $(SPEED_PLANTED:%=$(BUILD)/planted/%.so) $(TRACE) \
-             $(BENCH) $(MILESTONES_SO) $(CONV_MILESTONES_SO) $(CANDIDATES_SO)
-	bash tests/gpu/check-speed.sh $(BUILD) $(GRADER) $(SPEED_OUT)
+             $(BENCH) $(MILESTONES_SO) $(CONV_MILESTONES_SO) $(CANDIDATES_SO) $(BENCH_PLANTED:%=$(BUILD)/planted/%.so)
+	bash tests/gpu/check-speed.sh $(BUILD) $(GRADER) $(SPEED_OUT) \
+	    $(call bench_run,$(CANDIDATES_SO) $(BENCH_PLANTED:%=$(BUILD)/planted/%.so))
 else
 check-gpu:
 	@echo "make check-gpu: skipped: it grades solutions/ and tests/planted/, which the student kit does not have."

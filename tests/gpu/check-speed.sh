@@ -1,15 +1,20 @@
 #!/usr/bin/env bash
-# check-speed.sh BUILD GRADER OUT - issue 41's speed evidence on the GPU at hand, in one run:
-# make bench's timings with every candidate (solutions/candidates/) and the planted
-# variants whose speed must pass (BENCH_CANDIDATES=1), then every planted row whose
+# check-speed.sh BUILD GRADER OUT BENCH [ARG...] - issue 41's speed evidence on the GPU at
+# hand, in one run: BENCH ARG... (the bench binary with the solutions, every candidate of
+# solutions/candidates/ and the planted variants whose speed must pass: make check-speed
+# gives make bench's command line with BENCH_CANDIDATES=1), then every planted row whose
 # check is speed or whose honest kernel must keep its speed, graded by the trace and
 # held to tests/planted/manifest.tsv, and the solutions of the labs with a speed check.
+# The bench runs here, not through a nested make bench: a make started from make
+# check-speed -j16 ran at -j1 ("jobserver unavailable") and printed nothing for 600 s.
 # Everything lands in OUT (bench.txt, NAME.{json,txt}), and OUT.tar.gz beside it.
 # Needs the planted, candidate and solution libraries built (make check-speed does).
 set -u
-build=${1:?usage: check-speed.sh BUILD GRADER OUT}
-grader=${2:?usage: check-speed.sh BUILD GRADER OUT}
-out=${3:?usage: check-speed.sh BUILD GRADER OUT}
+build=${1:?usage: check-speed.sh BUILD GRADER OUT BENCH [ARG...]}
+grader=${2:?usage: check-speed.sh BUILD GRADER OUT BENCH [ARG...]}
+out=${3:?usage: check-speed.sh BUILD GRADER OUT BENCH [ARG...]}
+shift 3
+[ $# -gt 0 ] || { echo "usage: check-speed.sh BUILD GRADER OUT BENCH [ARG...]" >&2; exit 2; }
 here=$(dirname "$0")
 expect=$build/tests/expect
 mkdir -p "$out"
@@ -34,7 +39,7 @@ PY
 }
 
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem --format=csv > "$out/gpu.csv" 2>&1
-make --no-print-directory bench BENCH_CANDIDATES=1 BENCH_EMULATED=0 > "$out/bench.txt" 2>&1
+"$@" > "$out/bench.txt" 2>&1
 echo "bench: exit $? ($(grep -c ' ok (rel' "$out/bench.txt") rows checked out; $out/bench.txt)"
 
 # the planted rows that speak of speed: a speed check, or an honest kernel's full marks
