@@ -428,9 +428,6 @@ __global__ void conv2dTiled(const float *in, float *out, int width, int height, 
 template <bool VEC>
 static void launch_conv2d(const float *in, float *out, int width, int height, int mask_width)
 {
-    /* more than 100 KB of tiles an SM at full occupancy: ask for the largest shared split */
-    cudaFuncSetAttribute(conv2dTiled<7, VEC>, cudaFuncAttributePreferredSharedMemoryCarveout,
-                         cudaSharedmemCarveoutMaxShared);
     dim3 block(TILE2D / COLS2D, TILE2D / ROWS2D);
     dim3 grid((width + TILE2D - 1) / TILE2D, (height + TILE2D - 1) / TILE2D);
     switch (mask_width) { /* the contract's widths (odd, up to MAX_MASK2D) get unrolled kernels */

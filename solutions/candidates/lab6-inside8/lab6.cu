@@ -11,8 +11,8 @@
  * an instruction an output). The solution's fast path is 72.4 instructions an output
  * (145 us of issue against the copy's 131 us; measured 210 us, 69 % of that issue rate)
  * and lab6-rows4's 66.8 (204 us, 66 %). This path: 54.8 (110 us of issue), 64 registers,
- * 32 warps an SM (32 blocks of one warp, 195 KB of tiles: the launcher asks for the
- * largest shared carveout), 32 accumulators a thread of independent FFMA chains. make
+ * 32 warps an SM (32 blocks of one warp, 195 KB of tiles; the driver sizes the shared
+ * carveout for that occupancy), 32 accumulators a thread of independent FFMA chains. make
  * bench BENCH_CANDIDATES=1 times it beside the solution (rows lab6-inside8:...);
  * solutions/candidates/README.md has the figures.
  */
@@ -433,9 +433,6 @@ __global__ void conv2dTiled(const float *in, float *out, int width, int height, 
 template <bool VEC>
 static void launch_conv2d(const float *in, float *out, int width, int height, int mask_width)
 {
-    /* more than 100 KB of tiles an SM at full occupancy: ask for the largest shared split */
-    cudaFuncSetAttribute(conv2dTiled<7, VEC>, cudaFuncAttributePreferredSharedMemoryCarveout,
-                         cudaSharedmemCarveoutMaxShared);
     dim3 block(TILE2D / COLS2D, TILE2D / ROWS2D);
     dim3 grid((width + TILE2D - 1) / TILE2D, (height + TILE2D - 1) / TILE2D);
     switch (mask_width) { /* the contract's widths (odd, up to MAX_MASK2D) get unrolled kernels */

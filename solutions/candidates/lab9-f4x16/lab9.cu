@@ -326,9 +326,6 @@ SMEMLAB_LAUNCHER void launch_transposeSmemUnrollPad(const float *in, float *out,
     /* whole float4 rows on both sides: in and out 16-byte aligned, both widths multiples of 4 */
     bool vec = ((size_t)in & 15) == 0 && ((size_t)out & 15) == 0 && nx % 4 == 0 && ny % 4 == 0;
     dim3 grid((nx + 2 * BDIMX - 1) / (2 * BDIMX), (ny + 8 * BDIMY - 1) / (8 * BDIMY));
-    /* 33 KB a block: four blocks an SM want more shared memory than the default split */
-    cudaFuncSetAttribute(transposeSmemUnrollPad, cudaFuncAttributePreferredSharedMemoryCarveout,
-                         cudaSharedmemCarveoutMaxShared);
     transposeSmemUnrollPad<<<grid, dim3(BDIMX, BDIMY)>>>(in, out, nx, ny, vec);
 }
 
