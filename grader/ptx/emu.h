@@ -170,6 +170,18 @@ typedef struct emu_launch {
 
 /* --- what a launch did: one record a warp-level access ------------------------- */
 
+/* The block's reserved shared region: the 1 KB a block of an sm_80 or later GPU keeps for
+   the toolkit (the CUDA Programming Guide), where cooperative groups keep a multi-warp
+   tile's barrier word and partial sums (%reserved_smem_offset_*). A GPU puts it below the
+   kernel's own bytes; here it lies at an offset of its own, past the most a block can
+   have, so that the kernel's variables keep their offsets and banks, and an access past
+   them is still out of bounds, never the toolkit's bytes. Its accesses are the toolkit's,
+   not the kernel's: they move bytes and are never recorded. Its end as an H200 gave it
+   (driver 580): 288 bytes, cooperative groups' layout for 32 warps. */
+#define EMU_RESERVED_OFFSET (1u << 20)
+#define EMU_RESERVED_BYTES 1024u
+#define EMU_RESERVED_USED 288u
+
 #define EMU_RECORD_LANES 32
 
 /* emu_shared_record.flags (and emu_global_record.flags: READ and WRITE, and the two below) */

@@ -65,6 +65,10 @@ uint64_t emu_sreg_value(const emu_warp *w, ptx_sreg s, int lane)
     case PSR_LANEMASK_GT: return ~(lt | (1u << lane));
     case PSR_DYNAMIC_SMEM: return x->l->dynamic_shared;
     case PSR_TOTAL_SMEM: case PSR_AGGR_SMEM: return shared;
+    case PSR_RESERVED_SMEM_BEGIN: case PSR_RESERVED_SMEM_0: case PSR_RESERVED_SMEM_1:
+        return EMU_RESERVED_OFFSET;
+    case PSR_RESERVED_SMEM_END: return EMU_RESERVED_OFFSET + EMU_RESERVED_USED;
+    case PSR_RESERVED_SMEM_CAP: return EMU_RESERVED_OFFSET + EMU_RESERVED_BYTES;
     default: return 0; /* smid, cluster ranks and ids inside a cluster of one */
     }
 }
@@ -246,6 +250,8 @@ static void init_block(emu_ctx *x, uint32_t index)
     uint32_t fill = x->l->shared_fill;
     for (uint32_t i = 0; i + 4 <= b->shared_limit; i += 4)
         memcpy(b->shared + i, &fill, 4);
+    for (uint32_t i = 0; i < EMU_RESERVED_BYTES; i += 4) /* a GPU leaves old bytes there too */
+        memcpy(b->reserved + i, &fill, 4);
     /* local memory is not cleared between blocks: PTX leaves it undefined, and what a
        block finds is still the same every run (blocks run in order) */
     memset(b->bars, 0, sizeof b->bars);

@@ -6,7 +6,8 @@
  * global and const addresses must lie in one allocation, shared offsets
  * below the most shared memory a block can have (past the block's own
  * bytes they are recorded but move nothing real: the grader names them out of
- * bounds), local offsets in the thread's frame, parameter offsets in the
+ * bounds; the block's reserved region, the toolkit's, is moved and never
+ * recorded), local offsets in the thread's frame, parameter offsets in the
  * buffer; every access must be aligned to its size. Generic addresses are
  * sorted by window. Only then are bytes moved, so a faulting instruction
  * changes nothing. Atomics run lane by lane in lane order.
@@ -118,6 +119,12 @@ static int lane_shared(emu_warp *w, const ptx_instr *in, access *ac, int l, uint
                        uint32_t size)
 {
     emu_block *b = w->b;
+    if (off >= EMU_RESERVED_OFFSET && off - EMU_RESERVED_OFFSET <= EMU_RESERVED_BYTES - size) {
+        /* the toolkit's bytes (cooperative groups' barrier): moved, never recorded, as
+           they are not the kernel's accesses (docs/emulator.md#reserved) */
+        ac->ptr[l] = b->reserved + (off - EMU_RESERVED_OFFSET);
+        return 0;
+    }
     if (off > b->shared_limit || b->shared_limit - off < size) {
         /* Past the block's bytes but inside what an SM could grant: a GPU need not
            fault here (the bytes belong to nothing, or to another block), so neither
