@@ -335,6 +335,13 @@ typedef struct emu_result {
     /* Accesses into a guard zone (emu_guard): how many lanes made one, and the first. */
     uint64_t oob_errors;
     emu_oob first_oob;
+    /* Shared accesses past the block's own bytes (recorded at their offsets, where the
+       grader names them; they move nothing real): how many lanes made one, and the first
+       (base 0, size the block's bytes). A launch that then stops otherwise (a timeout, a
+       deadlock, a trap) names it in why: what such an access read was no array's, and may
+       be why it stopped. */
+    uint64_t shared_past;
+    emu_oob first_shared_past;
 } emu_result;
 
 enum { EMU_FAULT_GLOBAL, EMU_FAULT_SHARED, EMU_FAULT_LOCAL, EMU_FAULT_PARAM };

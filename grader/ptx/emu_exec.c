@@ -395,6 +395,23 @@ static emu_status get_program(emu_module *m, int k, emu_result *res, emu_program
     return EMU_OK;
 }
 
+/* A launch that stopped (a timeout, a deadlock, a trap) after a shared access past the
+   block's bytes: why says so too, with the access's line. A store there moved nothing
+   and a load read no array's bytes (emu_ops_mem.c): a loop waiting on such a word never
+   ends, and the student is told where it began. */
+static void name_shared_past(emu_result *res)
+{
+    const emu_oob *e = &res->first_shared_past;
+    size_t n = strlen(res->why);
+    const char *op = e->flags == (EMU_REC_READ | EMU_REC_WRITE) ? "an atomic"
+                     : e->flags & EMU_REC_WRITE ? "a store" : "a load";
+    snprintf(res->why + n, sizeof res->why - n,
+             "; before it, %s of %u bytes at shared offset %llu (%s:%d, lane %u of warp %u), "
+             "past the block's %llu bytes of shared memory, moved nothing real", op, e->width,
+             (unsigned long long)e->addr, e->file ? e->file : "?", e->line, e->lane, e->warp,
+             (unsigned long long)e->size);
+}
+
 emu_status emu_run(emu_module *m, const emu_launch *l, const emu_sink *sink,
                    uint64_t max_warp_instructions, emu_result *res)
 {
@@ -428,6 +445,8 @@ emu_status emu_run(emu_module *m, const emu_launch *l, const emu_sink *sink,
         if (run_block(&x, i) && res->status == EMU_OK)
             res->status = EMU_FAULT; /* a failure that said nothing: never expected */
     res->warp_instructions = x.executed > x.budget ? x.budget : x.executed;
+    if (res->status != EMU_OK && res->status != EMU_FAULT && res->shared_past)
+        name_shared_past(res);
     emu_printed_flush(&x); /* also what a failed launch printed before it stopped */
     free_ctx(&x);
     return res->status;

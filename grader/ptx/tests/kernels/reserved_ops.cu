@@ -1,5 +1,6 @@
 /*
- * reserved_ops.cu - the block's reserved shared region (test_emu_mem.c):
+ * reserved_ops.cu - the block's reserved shared region, and what lies past the
+ * block's own bytes (test_emu_mem.c):
  * %reserved_smem_offset_* read and written by hand, and cooperative groups'
  * multi-warp tiles, whose barrier word and partial sums lie there on sm_80
  * and later (docs/emulator.md#reserved).
@@ -56,4 +57,19 @@ extern "C" __global__ void cg_tile64(const int *in, int *out, int *sums)
     int sum = cg::reduce(tile, slot[t], cg::plus<int>());
     if (tile.thread_rank() == 0)
         sums[blockIdx.x * (blockDim.x / 64) + t / 64] = sum;
+}
+
+/* A store past the block's shared bytes (s has 32 words; k = 40 reaches past them), then a
+   wait on a word no thread ever sets: the launch times out, and says where it overran. */
+extern "C" __global__ void past_then_spin(int *out, int k)
+{
+    __shared__ volatile int s[32];
+    s[threadIdx.x % 32] = 0;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        s[k] = 1;
+        while (s[0] == 0)
+            ;
+    }
+    out[threadIdx.x] = s[threadIdx.x % 32];
 }

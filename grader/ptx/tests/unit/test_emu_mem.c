@@ -469,6 +469,29 @@ START_TEST(test_reserved_region)
 }
 END_TEST
 
+/* A launch that times out after a shared access past the block's bytes names that access
+   too: what it moved was no array's (emu_result.first_shared_past). */
+START_TEST(test_past_shared_named_when_stopped)
+{
+    et *e = et_load("reserved_ops");
+    uint64_t params[2] = {et_buf(e, NULL, 32 * 4), 40};
+    unsigned grid[3] = {1, 1, 1}, block[3] = {32, 1, 1};
+    ck_assert_int_eq(et_run3(e, "past_then_spin", grid, block, 0, params, 2, 100000),
+                     EMU_TIMEOUT);
+    ck_assert_uint_eq(e->res.shared_past, 1);
+    ck_assert_uint_eq(e->res.first_shared_past.addr, 160);
+    ck_assert_uint_eq(e->res.first_shared_past.flags, EMU_REC_WRITE);
+    ck_assert_uint_eq(e->res.first_shared_past.size, 128);
+    ck_assert_ptr_nonnull(strstr(e->res.why, "an endless loop?; before it, a store of 4 bytes "
+                                             "at shared offset 160 ("));
+    ck_assert_ptr_nonnull(strstr(e->res.why, "past the block's 128 bytes of shared memory"));
+    params[1] = 0; /* inside s, the word waited on: it ends, and says nothing of it */
+    ck_assert_int_eq(et_run3(e, "past_then_spin", grid, block, 0, params, 2, 100000), EMU_OK);
+    ck_assert_uint_eq(e->res.shared_past, 0);
+    et_free(e);
+}
+END_TEST
+
 Suite *emu_mem_suite(void)
 {
     Suite *s = suite_create("emu_mem");
@@ -476,6 +499,7 @@ Suite *emu_mem_suite(void)
     tcase_set_timeout(tc, 30);
     tcase_add_test(tc, test_device_memory);
     tcase_add_test(tc, test_reserved_region);
+    tcase_add_test(tc, test_past_shared_named_when_stopped);
     tcase_add_test(tc, test_shared_widths_and_records);
     tcase_add_test(tc, test_generic_addressing);
     tcase_add_test(tc, test_const_and_nc_records);
