@@ -977,6 +977,10 @@ static int speed_due(problem *p, run_outcome right)
 static void grade(problem *p)
 {
     worker_env *env = p->env;
+    /* a library that does the lesson: read from the PTX and sent before any launch, so
+       that a launch that hangs or crashes cannot take it back */
+    if (problem_lesson_libraries(p))
+        emit(p, p->k->lesson.check);
     if (p->listed[CHK_DYNAMIC_TILE]) {
         judge_dynamic(p);
         emit(p, CHK_DYNAMIC_TILE);
@@ -1004,7 +1008,6 @@ static void grade(problem *p)
     if (p->c[CHK_CORRECT].status != CHECK_PASS && right == RUN_RIGHT)
         right = RUN_WRONG; /* a race took the pass back: not timed */
     emit(p, CHK_CORRECT);
-    problem_lesson_libraries(p); /* whatever was measured: a library did the lesson */
     emit_all(p, 0);
     if (p->listed[CHK_SPEED] && speed_due(p, right)) {
         p->kind->speed(p, &p->c[CHK_SPEED]);
