@@ -915,11 +915,17 @@ static problem *emulated_twin(problem *p, char *why, size_t why_size)
     const device_ops *was = device_current();
     device_module mod;
     problem *t = NULL;
+    double limit = gpu_watchdog_seconds();
     device_use(&device_emulator);
     if (module_load(&mod, p->env->img, why, why_size) != 0) {
         device_use(was);
         return NULL;
     }
+    /* its launches are emulated: the emulator's limit, as an emulated grade's, so that its
+       own budget ends a long launch in its words (correct: "synchronisation not judged")
+       before the GPU's limit kills the worker for a hang the GPU never had (measured on the
+       H200: lab8-cg-block-reduce 'timed out after 10 s' while the twin emulated) */
+    gpu_watchdog_set_seconds(GPU_EMULATED_WATCHDOG_FACTOR * limit);
     if (!(t = twin_new(p, &mod))) {
         snprintf(why, why_size, "out of memory");
     } else {
@@ -948,6 +954,7 @@ static problem *emulated_twin(problem *p, char *why, size_t why_size)
     }
     module_unload(&mod);
     device_use(was);
+    gpu_watchdog_set_seconds(limit);
     return t;
 }
 
