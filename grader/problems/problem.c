@@ -105,7 +105,8 @@ void worker_mark(worker_env *env, const char *phase)
 
 /*
  * What the backend that measured cannot see, in a launched kernel: the hardware
- * counters count device printf's own shared accesses with the kernel's, and
+ * counters count device printf's own shared accesses with the kernel's (and those of
+ * the barrier of a cooperative group's multi-warp tile, in the reserved region), and
  * neither they nor the trace see the tensor memory accelerator's bulk copies
  * (lab_decls_unmeasured). 1 with why ("not graded: ..." where no GPU backend
  * could measure it: an instrument's limit), else 0.
@@ -125,6 +126,14 @@ static int meter_cannot_see(const worker_env *env, char *why, size_t why_size)
             snprintf(why, why_size, "the kernel calls printf, whose own shared accesses the "
                      "hardware counters count with yours; the trace measures yours alone "
                      "(--measure trace, the default where the Compute Sanitizer is installed)");
+            return 1;
+        }
+        if (!env->meter->last_trace && lab_decls_reserved_smem(env->decls, name)) {
+            snprintf(why, why_size, "the kernel uses a cooperative group's tile of more than a "
+                     "warp, whose barrier lives in the block's reserved shared memory: the "
+                     "hardware counters count its accesses with yours, as many as its waits "
+                     "spin; the trace measures yours alone (--measure trace, the default where "
+                     "the Compute Sanitizer is installed)");
             return 1;
         }
     }
