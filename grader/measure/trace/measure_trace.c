@@ -93,6 +93,7 @@ typedef struct trace_state {
     int capturing;          /* inside measure() */
     int untraced_loads;     /* modules loaded now are not patched (smemlab_trace_patching) */
     uint32_t capacity, sample;
+    uint32_t toolkit_bytes; /* the device's reserved shared bytes a block (trace_buffer) */
     traced_launch launches[TRACE_MAX_LAUNCHES];
     trace_pool pool[TRACE_MAX_LAUNCHES];
     int n_launches;         /* launches seen in this attempt (may exceed the array) */
@@ -308,6 +309,7 @@ static void launch_begin(trace_state *s, const Sanitizer_LaunchData *l)
     memset(&h, 0, sizeof h);
     h.capacity = s->capacity;
     h.sample = s->sample;
+    h.toolkit_bytes = s->toolkit_bytes;
     h.n_zones = s->n_zones;
     memcpy(h.zone_lo, s->zone_lo, sizeof h.zone_lo);
     memcpy(h.zone_hi, s->zone_hi, sizeof h.zone_hi);
@@ -600,6 +602,12 @@ static measure_status trace_measure(measure_backend *self, void (*launch)(void *
     }
     measure_clear(out);
     s->sample = 1; /* grown capacity is kept; sampling is decided per kernel */
+    CUdevice dev;
+    int toolkit = 0;
+    if (cuCtxGetDevice(&dev) == CUDA_SUCCESS &&
+        cuDeviceGetAttribute(&toolkit, CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK,
+                             dev) == CUDA_SUCCESS && toolkit > 0)
+        s->toolkit_bytes = (uint32_t)toolkit;
     for (int attempt = 0; attempt < 4; attempt++) {
         uint32_t need;
         double t_run = trace_clock();
@@ -652,7 +660,6 @@ static measure_status trace_measure(measure_backend *self, void (*launch)(void *
     }
 
     /* the analysis, for the device's banks */
-    CUdevice dev;
     int major = 0, minor = 0, reserved = 0;
     bank_geometry g;
     cuCtxGetDevice(&dev);
