@@ -188,7 +188,7 @@ static int open_emulator(worker_env *env, const char *reason)
     snprintf(g->name, sizeof g->name, "%s", as ? as->name : reason);
     g->major = as ? as->major : 9, g->minor = as ? as->minor : 0, g->sm_count = 1;
     emu_device_banks(&g->banks);
-    gpu_watchdog_set(6 * env->opt->timeout_s, WORKER_EXIT_TIMEOUT);
+    gpu_watchdog_set(GPU_EMULATED_WATCHDOG_FACTOR * env->opt->timeout_s, WORKER_EXIT_TIMEOUT);
     return 0;
 }
 

@@ -61,17 +61,18 @@ static int lesson_library_found(const problem *p, const char *ptx, size_t len, c
     return 0;
 }
 
-void problem_lesson_libraries(problem *p)
+int problem_lesson_libraries(problem *p)
 {
     const lesson_spec *lesson = &p->k->lesson;
     check_result *c = lesson->check != CHK_NONE ? &p->c[lesson->check] : NULL;
     char *ptx = NULL, what[128], where[96], why[128];
     size_t len = 0;
-    int arch = 0;
+    int arch = 0, found;
     if (!c || !p->listed[lesson->check] || !lesson->libraries || p->sent[lesson->check] ||
         lab_image_ptx(p->env->img, &ptx, &len, &arch, why, sizeof why) != 0)
-        return; /* no PTX: the count checks judge alone */
-    if (lesson_library_found(p, ptx, len, what, sizeof what, where, sizeof where)) {
+        return 0; /* no PTX: the count checks judge alone */
+    found = lesson_library_found(p, ptx, len, what, sizeof what, where, sizeof where);
+    if (found) {
         check_set(c, CHECK_FAIL, "%s does %s for your kernel%s%s%s: a library's work is not "
                   "yours, and earns none of this check's points", what, lesson->what,
                   where[0] ? " (" : "", where, where[0] ? ")" : "");
@@ -88,6 +89,7 @@ void problem_lesson_libraries(problem *p)
                     lesson->what, what);
     }
     free(ptx);
+    return found;
 }
 
 void problem_name_op_lines(problem *p, check_result *c, const char *op, const char *what)

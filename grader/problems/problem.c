@@ -105,7 +105,8 @@ void worker_mark(worker_env *env, const char *phase)
 
 /*
  * What the backend that measured cannot see, in a launched kernel: the hardware
- * counters count device printf's own shared accesses with the kernel's, and
+ * counters count device printf's own shared accesses with the kernel's (and those of
+ * the barrier of a cooperative group's multi-warp tile, in the reserved region), and
  * neither they nor the trace see the tensor memory accelerator's bulk copies
  * (lab_decls_unmeasured). 1 with why ("not graded: ..." where no GPU backend
  * could measure it: an instrument's limit), else 0.
@@ -125,6 +126,14 @@ static int meter_cannot_see(const worker_env *env, char *why, size_t why_size)
             snprintf(why, why_size, "the kernel calls printf, whose own shared accesses the "
                      "hardware counters count with yours; the trace measures yours alone "
                      "(--measure trace, the default where the Compute Sanitizer is installed)");
+            return 1;
+        }
+        if (!env->meter->last_trace && lab_decls_reserved_smem(env->decls, name)) {
+            snprintf(why, why_size, "the kernel uses a cooperative group's tile of more than a "
+                     "warp, whose barrier lives in the block's reserved shared memory: the "
+                     "hardware counters count its accesses with yours, as many as its waits "
+                     "spin; the trace measures yours alone (--measure trace, the default where "
+                     "the Compute Sanitizer is installed)");
             return 1;
         }
     }
@@ -915,11 +924,17 @@ static problem *emulated_twin(problem *p, char *why, size_t why_size)
     const device_ops *was = device_current();
     device_module mod;
     problem *t = NULL;
+    double limit = gpu_watchdog_seconds();
     device_use(&device_emulator);
     if (module_load(&mod, p->env->img, why, why_size) != 0) {
         device_use(was);
         return NULL;
     }
+    /* its launches are emulated: the emulator's limit, as an emulated grade's, so that its
+       own budget ends a long launch in its words (correct: "synchronisation not judged")
+       before the GPU's limit kills the worker for a hang the GPU never had (measured on the
+       H200: lab8-cg-block-reduce 'timed out after 10 s' while the twin emulated) */
+    gpu_watchdog_set_seconds(GPU_EMULATED_WATCHDOG_FACTOR * limit);
     if (!(t = twin_new(p, &mod))) {
         snprintf(why, why_size, "out of memory");
     } else {
@@ -948,6 +963,7 @@ static problem *emulated_twin(problem *p, char *why, size_t why_size)
     }
     module_unload(&mod);
     device_use(was);
+    gpu_watchdog_set_seconds(limit);
     return t;
 }
 
@@ -977,6 +993,10 @@ static int speed_due(problem *p, run_outcome right)
 static void grade(problem *p)
 {
     worker_env *env = p->env;
+    /* a library that does the lesson: read from the PTX and sent before any launch, so
+       that a launch that hangs or crashes cannot take it back */
+    if (problem_lesson_libraries(p))
+        emit(p, p->k->lesson.check);
     if (p->listed[CHK_DYNAMIC_TILE]) {
         judge_dynamic(p);
         emit(p, CHK_DYNAMIC_TILE);
@@ -1004,7 +1024,6 @@ static void grade(problem *p)
     if (p->c[CHK_CORRECT].status != CHECK_PASS && right == RUN_RIGHT)
         right = RUN_WRONG; /* a race took the pass back: not timed */
     emit(p, CHK_CORRECT);
-    problem_lesson_libraries(p); /* whatever was measured: a library did the lesson */
     emit_all(p, 0);
     if (p->listed[CHK_SPEED] && speed_due(p, right)) {
         p->kind->speed(p, &p->c[CHK_SPEED]);

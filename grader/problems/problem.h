@@ -11,6 +11,10 @@
  *
  *   1. checks     the kernel's checks from the lab table (labs/checks.h: ids in
  *                 the kind's report order, points by id); setup (the kind's state)
+ *      lesson     the lesson's check (lab_kernel.lesson) fails where a kernel the plan
+ *                 launches holds a library's code that does the lesson, read from the
+ *                 PTX before any launch and sent at once, so that a hang or a crash
+ *                 cannot take it back (problem_lesson_libraries, lesson.c)
  *   2. dynamic    dynamic-tile, where listed: the first launch against tile_bytes
  *   3. shapes     the launches against the contract (shapes); a breach fails
  *                 correct and leaves every other check "not run"
@@ -37,9 +41,6 @@
  *                 measured run under the emulator's meter), for what only it sees:
  *                 synchronisation, races at its sizes, the kind's `emulated` checks;
  *                 what it finds joins the measured run's verdicts (problem.c)
- *      lesson     the lesson's check (lab_kernel.lesson) fails where a kernel the plan
- *                 launches holds a library's code that does the lesson, read from the
- *                 PTX whatever was measured (problem_lesson_libraries, lesson.c)
  *   7. speed      where listed and due (correct passed, the device times kernels)
  *
  * Each check goes to the grader as soon as it is decided, so a crash later costs
@@ -195,9 +196,11 @@ extern const kind_desc tile_kind, matmul_kind, conv_kind, idiom_kind, reduce_kin
  * (lab_kernel.lesson) is listed and not yet sent, and a kernel its plan launches
  * holds library code the lesson lists (CUB's reductions, cooperative_groups::reduce,
  * ...), that check fails naming it and the student's line. Read from the PTX, not
- * measured: the same verdict on every backend. The driver calls it once a kernel.
+ * measured: the same verdict on every backend. The driver calls it once a kernel,
+ * before the first launch, and sends the check at once where it failed. 1 when it
+ * failed the check, else 0.
  */
-void problem_lesson_libraries(problem *p);
+int problem_lesson_libraries(problem *p);
 
 /* The lines of the student's file where the kernels p launched run an instruction whose
    opcode starts with op ("ld.const"), named in c's lines with op what ("cload"): where

@@ -170,6 +170,18 @@ typedef struct emu_launch {
 
 /* --- what a launch did: one record a warp-level access ------------------------- */
 
+/* The block's reserved shared region: the 1 KB a block of an sm_80 or later GPU keeps for
+   the toolkit (the CUDA Programming Guide), where cooperative groups keep a multi-warp
+   tile's barrier word and partial sums (%reserved_smem_offset_*). A GPU puts it below the
+   kernel's own bytes; here it lies at an offset of its own, past the most a block can
+   have, so that the kernel's variables keep their offsets and banks, and an access past
+   them is still out of bounds, never the toolkit's bytes. Its accesses are the toolkit's,
+   not the kernel's: they move bytes and are never recorded. Its end as an H200 gave it
+   (driver 580): 288 bytes, cooperative groups' layout for 32 warps. */
+#define EMU_RESERVED_OFFSET (1u << 20)
+#define EMU_RESERVED_BYTES 1024u
+#define EMU_RESERVED_USED 288u
+
 #define EMU_RECORD_LANES 32
 
 /* emu_shared_record.flags (and emu_global_record.flags: READ and WRITE, and the two below) */
@@ -323,6 +335,13 @@ typedef struct emu_result {
     /* Accesses into a guard zone (emu_guard): how many lanes made one, and the first. */
     uint64_t oob_errors;
     emu_oob first_oob;
+    /* Shared accesses past the block's own bytes (recorded at their offsets, where the
+       grader names them; they move nothing real): how many lanes made one, and the first
+       (base 0, size the block's bytes). A launch that then stops otherwise (a timeout, a
+       deadlock, a trap) names it in why: what such an access read was no array's, and may
+       be why it stopped. */
+    uint64_t shared_past;
+    emu_oob first_shared_past;
 } emu_result;
 
 enum { EMU_FAULT_GLOBAL, EMU_FAULT_SHARED, EMU_FAULT_LOCAL, EMU_FAULT_PARAM };

@@ -65,6 +65,10 @@ uint64_t emu_sreg_value(const emu_warp *w, ptx_sreg s, int lane)
     case PSR_LANEMASK_GT: return ~(lt | (1u << lane));
     case PSR_DYNAMIC_SMEM: return x->l->dynamic_shared;
     case PSR_TOTAL_SMEM: case PSR_AGGR_SMEM: return shared;
+    case PSR_RESERVED_SMEM_BEGIN: case PSR_RESERVED_SMEM_0: case PSR_RESERVED_SMEM_1:
+        return EMU_RESERVED_OFFSET;
+    case PSR_RESERVED_SMEM_END: return EMU_RESERVED_OFFSET + EMU_RESERVED_USED;
+    case PSR_RESERVED_SMEM_CAP: return EMU_RESERVED_OFFSET + EMU_RESERVED_BYTES;
     default: return 0; /* smid, cluster ranks and ids inside a cluster of one */
     }
 }
@@ -246,6 +250,8 @@ static void init_block(emu_ctx *x, uint32_t index)
     uint32_t fill = x->l->shared_fill;
     for (uint32_t i = 0; i + 4 <= b->shared_limit; i += 4)
         memcpy(b->shared + i, &fill, 4);
+    for (uint32_t i = 0; i < EMU_RESERVED_BYTES; i += 4) /* a GPU leaves old bytes there too */
+        memcpy(b->reserved + i, &fill, 4);
     /* local memory is not cleared between blocks: PTX leaves it undefined, and what a
        block finds is still the same every run (blocks run in order) */
     memset(b->bars, 0, sizeof b->bars);
@@ -389,6 +395,23 @@ static emu_status get_program(emu_module *m, int k, emu_result *res, emu_program
     return EMU_OK;
 }
 
+/* A launch that stopped (a timeout, a deadlock, a trap) after a shared access past the
+   block's bytes: why says so too, with the access's line. A store there moved nothing
+   and a load read no array's bytes (emu_ops_mem.c): a loop waiting on such a word never
+   ends, and the student is told where it began. */
+static void name_shared_past(emu_result *res)
+{
+    const emu_oob *e = &res->first_shared_past;
+    size_t n = strlen(res->why);
+    const char *op = e->flags == (EMU_REC_READ | EMU_REC_WRITE) ? "an atomic"
+                     : e->flags & EMU_REC_WRITE ? "a store" : "a load";
+    snprintf(res->why + n, sizeof res->why - n,
+             "; before it, %s of %u bytes at shared offset %llu (%s:%d, lane %u of warp %u), "
+             "past the block's %llu bytes of shared memory, moved nothing real", op, e->width,
+             (unsigned long long)e->addr, e->file ? e->file : "?", e->line, e->lane, e->warp,
+             (unsigned long long)e->size);
+}
+
 emu_status emu_run(emu_module *m, const emu_launch *l, const emu_sink *sink,
                    uint64_t max_warp_instructions, emu_result *res)
 {
@@ -422,6 +445,8 @@ emu_status emu_run(emu_module *m, const emu_launch *l, const emu_sink *sink,
         if (run_block(&x, i) && res->status == EMU_OK)
             res->status = EMU_FAULT; /* a failure that said nothing: never expected */
     res->warp_instructions = x.executed > x.budget ? x.budget : x.executed;
+    if (res->status != EMU_OK && res->status != EMU_FAULT && res->shared_past)
+        name_shared_past(res);
     emu_printed_flush(&x); /* also what a failed launch printed before it stopped */
     free_ctx(&x);
     return res->status;

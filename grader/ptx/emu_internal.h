@@ -242,6 +242,7 @@ struct emu_block {
     uint32_t shared_bytes;   /* static + dynamic */
     uint32_t shared_limit;   /* shared_bytes rounded up to 128 */
     _Alignas(16) uint8_t nowhere[16]; /* where accesses past shared_limit go (see lane_shared) */
+    _Alignas(16) uint8_t reserved[EMU_RESERVED_BYTES]; /* the toolkit's (EMU_RESERVED_OFFSET) */
     uint8_t *local;          /* local_bytes per thread */
     uint32_t local_bytes;
     emu_warp *warps;

@@ -6,7 +6,8 @@
  * global and const addresses must lie in one allocation, shared offsets
  * below the most shared memory a block can have (past the block's own
  * bytes they are recorded but move nothing real: the grader names them out of
- * bounds), local offsets in the thread's frame, parameter offsets in the
+ * bounds; the block's reserved region, the toolkit's, is moved and never
+ * recorded), local offsets in the thread's frame, parameter offsets in the
  * buffer; every access must be aligned to its size. Generic addresses are
  * sorted by window. Only then are bytes moved, so a faulting instruction
  * changes nothing. Atomics run lane by lane in lane order.
@@ -114,10 +115,43 @@ static int lane_global(emu_warp *w, const ptx_instr *in, access *ac, int l, uint
     return 0;
 }
 
+/* Lane l's access of [off, off + size) past the block's shared bytes: counted, the first
+   of the launch kept (emu_result.first_shared_past). */
+static void past_shared(emu_warp *w, const ptx_instr *in, int l, uint64_t off, uint32_t size,
+                        int how)
+{
+    emu_ctx *x = w->b->x;
+    if (x->res->shared_past++)
+        return;
+    emu_oob *e = &x->res->first_shared_past;
+    memset(e, 0, sizeof *e);
+    e->pc = (uint64_t)(in - x->prog->code) * 16;
+    emu_where(x->prog, in, &e->file, &e->line);
+    if (in->call_file != PTX_NONE && in->call_file < x->prog->ptx->n_files) {
+        e->call_file = x->prog->ptx->files[in->call_file].path;
+        e->call_line = (int)in->call_line;
+    }
+    e->addr = off;
+    e->width = size;
+    e->flags = (uint16_t)(((how & ACC_READ) ? EMU_REC_READ : 0) |
+                          ((how & ACC_WRITE) ? EMU_REC_WRITE : 0));
+    e->block = w->b->index;
+    memcpy(e->ctaid, w->b->ctaid, sizeof e->ctaid);
+    e->warp = w->index;
+    e->lane = (uint32_t)l;
+    e->size = w->b->shared_bytes;
+}
+
 static int lane_shared(emu_warp *w, const ptx_instr *in, access *ac, int l, uint64_t off,
-                       uint32_t size)
+                       uint32_t size, int how)
 {
     emu_block *b = w->b;
+    if (off >= EMU_RESERVED_OFFSET && off - EMU_RESERVED_OFFSET <= EMU_RESERVED_BYTES - size) {
+        /* the toolkit's bytes (cooperative groups' barrier): moved, never recorded, as
+           they are not the kernel's accesses (docs/emulator.md#reserved) */
+        ac->ptr[l] = b->reserved + (off - EMU_RESERVED_OFFSET);
+        return 0;
+    }
     if (off > b->shared_limit || b->shared_limit - off < size) {
         /* Past the block's bytes but inside what an SM could grant: a GPU need not
            fault here (the bytes belong to nothing, or to another block), so neither
@@ -126,6 +160,7 @@ static int lane_shared(emu_warp *w, const ptx_instr *in, access *ac, int l, uint
         if (off >= EMU_MAX_SHARED || EMU_MAX_SHARED - off < size)
             return fault_in(w, in, l, off, size, EMU_FAULT_SHARED,
                             "a shared memory access out of bounds");
+        past_shared(w, in, l, off, size, how);
         ac->ptr[l] = b->nowhere;
         ac->shared |= 1u << l;
         ac->soff[l] = (uint32_t)off;
@@ -174,13 +209,13 @@ static int lane_resolve(emu_warp *w, const ptx_instr *in, int space, access *ac,
         if (how & ACC_WRITE)
             return fault(w, in, l, a, size, "a store to constant memory");
         return lane_global(w, in, ac, l, a, size, PS_CONST, how);
-    case PS_SHARED: return lane_shared(w, in, ac, l, a, size);
+    case PS_SHARED: return lane_shared(w, in, ac, l, a, size, how);
     case PS_LOCAL: return lane_local(w, in, ac, l, a, size);
     case PS_KPARAM: return lane_param(w, in, ac, l, a, size, how);
     default: break;
     }
     if (in_window(a, EMU_SHARED_WINDOW))
-        return lane_shared(w, in, ac, l, a - EMU_SHARED_WINDOW, size);
+        return lane_shared(w, in, ac, l, a - EMU_SHARED_WINDOW, size, how);
     if (in_window(a, EMU_LOCAL_WINDOW))
         return lane_local(w, in, ac, l, a - EMU_LOCAL_WINDOW, size);
     if (in_window(a, EMU_PARAM_WINDOW))

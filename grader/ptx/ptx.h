@@ -68,10 +68,13 @@ typedef enum ptx_sreg {
     PSR_CLUSTERID_X, PSR_CLUSTERID_Y, PSR_CLUSTERID_Z,
     PSR_NCLUSTERID_X, PSR_NCLUSTERID_Y, PSR_NCLUSTERID_Z,
     PSR_CLUSTER_CTARANK, PSR_CLUSTER_NCTARANK, PSR_IS_EXPLICIT_CLUSTER,
+    /* the block's reserved shared region (cooperative groups keep a multi-warp tile's
+       barrier there): its start, end, capacity and the two offsets into it */
+    PSR_RESERVED_SMEM_BEGIN, PSR_RESERVED_SMEM_END, PSR_RESERVED_SMEM_CAP,
+    PSR_RESERVED_SMEM_0, PSR_RESERVED_SMEM_1,
     /* read as 0: the performance monitors (%pm0..7, %pm0_64..7_64), the driver's
-       %envreg0..31, the offsets of a reserved shared region this machine does not have,
-       and the graph a launch belongs to (none) */
-    PSR_PM, PSR_PM64, PSR_ENVREG, PSR_RESERVED_SMEM, PSR_CURRENT_GRAPH_EXEC,
+       %envreg0..31 and the graph a launch belongs to (none) */
+    PSR_PM, PSR_PM64, PSR_ENVREG, PSR_CURRENT_GRAPH_EXEC,
     PSR_LAST_FIXED = PSR_CURRENT_GRAPH_EXEC,
     PSR_CLOCK, PSR_CLOCK_HI, PSR_CLOCK64, PSR_GLOBALTIMER, PSR_GLOBALTIMER_LO,
     PSR_GLOBALTIMER_HI,

@@ -119,9 +119,11 @@ static const struct {
     {"%clock", PSR_CLOCK}, {"%clock_hi", PSR_CLOCK_HI}, {"%clock64", PSR_CLOCK64},
     {"%globaltimer", PSR_GLOBALTIMER}, {"%globaltimer_lo", PSR_GLOBALTIMER_LO},
     {"%globaltimer_hi", PSR_GLOBALTIMER_HI},
-    {"%reserved_smem_offset_begin", PSR_RESERVED_SMEM},
-    {"%reserved_smem_offset_end", PSR_RESERVED_SMEM},
-    {"%reserved_smem_offset_cap", PSR_RESERVED_SMEM},
+    {"%reserved_smem_offset_begin", PSR_RESERVED_SMEM_BEGIN},
+    {"%reserved_smem_offset_end", PSR_RESERVED_SMEM_END},
+    {"%reserved_smem_offset_cap", PSR_RESERVED_SMEM_CAP},
+    {"%reserved_smem_offset_0", PSR_RESERVED_SMEM_0},
+    {"%reserved_smem_offset_1", PSR_RESERVED_SMEM_1},
     {"%current_graph_exec", PSR_CURRENT_GRAPH_EXEC},
 };
 
@@ -159,8 +161,6 @@ int ptx_lookup_sreg(const char *name, size_t n, ptx_sreg *out)
         *out = PSR_PM;
     else if (numbered(name, n, "%envreg", 32, ""))
         *out = PSR_ENVREG;
-    else if (numbered(name, n, "%reserved_smem_offset_", 2, ""))
-        *out = PSR_RESERVED_SMEM;
     else
         return -1;
     return 0;

@@ -194,6 +194,11 @@ void gpu_watchdog_set(double seconds, int exit_status)
     signal(SIGALRM, watchdog_fired);
 }
 
+void gpu_watchdog_set_seconds(double seconds)
+{
+    g_watchdog_s = seconds;
+}
+
 void gpu_watchdog_arm(void)
 {
     /* A meter server whose grader is gone (past its time limit, killed) stops

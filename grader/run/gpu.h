@@ -84,7 +84,15 @@ int gpu_run(void (*launch)(void *), void *arg, int *broken, char *why, size_t wh
  * waits arm it around themselves.
  */
 void gpu_watchdog_set(double seconds, int exit_status);
+/* The limit alone, the exit status kept: an emulated launch in a GPU grade (the twin)
+   gets the emulator's limit for as long as it runs. */
+void gpu_watchdog_set_seconds(double seconds);
 void gpu_watchdog_arm(void);
+/* How many times --timeout an emulated launch may run (an emulated grade's launches, and
+   the emulated twin's in a GPU grade): the emulator runs a kernel thousands of times
+   slower than a GPU, and its own budget of warp instructions (EMU_DEFAULT_BUDGET, about
+   10 s of a host core) ends an endless loop first, in its own words. */
+#define GPU_EMULATED_WATCHDOG_FACTOR 6.0
 /* What the watchdog writes to fd before it ends the process (a meter server
    tells its grader that the kernel timed out); fd -1: nothing. With an fd
    set, gpu_watchdog_arm ends the process at once when fd's peer has hung up. */

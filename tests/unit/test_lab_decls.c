@@ -62,6 +62,23 @@ START_TEST(test_instr_found)
 }
 END_TEST
 
+/* The kernels that use the block's reserved shared memory (cooperative groups' tile of
+   more than a warp), whose shared counts the hardware counters cannot tell from the
+   toolkit's (problems/problem.c meter_cannot_see). */
+START_TEST(test_reserved_smem_found)
+{
+    lab_decls *d = decls_of("reserved_ops");
+    ck_assert_int_eq(lab_decls_reserved_smem(d, "reserved_regs"), 1);
+    ck_assert_int_eq(lab_decls_reserved_smem(d, "cg_tile64"), 1);
+    ck_assert_int_eq(lab_decls_reserved_smem(d, "past_then_spin"), 0);
+    ck_assert_int_eq(lab_decls_reserved_smem(d, "no_such_kernel"), 0);
+    lab_decls_free(d);
+    d = decls_of("warp_ops"); /* warp tiles: no reserved memory */
+    ck_assert_int_eq(lab_decls_reserved_smem(d, "shuffles"), 0);
+    lab_decls_free(d);
+}
+END_TEST
+
 /* A shared array named as the source names it, in a bounds message. */
 START_TEST(test_source_name)
 {
@@ -102,6 +119,7 @@ Suite *lab_decls_suite(void)
     TCase *tc = tcase_create("lab_decls");
     tcase_add_test(tc, test_unmeasured_found);
     tcase_add_test(tc, test_instr_found);
+    tcase_add_test(tc, test_reserved_smem_found);
     tcase_add_test(tc, test_source_name);
     tcase_add_test(tc, test_emulator_refuses_bulk);
     suite_add_tcase(s, tc);

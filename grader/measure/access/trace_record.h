@@ -77,7 +77,9 @@ typedef struct trace_buffer {
     uint32_t capacity;  /* records the buffer holds */
     uint32_t sample;    /* record only blocks whose index % sample == 0 (1: all) */
     uint32_t max_block; /* record only blocks below this index (0: no limit) */
-    uint32_t reserved;
+    uint32_t toolkit_bytes; /* shared offsets below this are the driver's reserved bytes,
+                               the toolkit's (cooperative groups' multi-warp barrier, its
+                               waits spinning on a load): never recorded (0: none) */
     unsigned long long global_loads; /* warp-level global load instructions (traced blocks) */
     unsigned long long global_stores; /* warp-level global store instructions (traced blocks) */
     unsigned long long shuffles;      /* warp-level shfl.sync instructions (traced blocks) */

@@ -208,6 +208,20 @@ int lab_decls_unmeasured(const lab_decls *d, const char *kernel, char *what, siz
     return reach(d, kernel, unmeasured_in, &out);
 }
 
+static int reads_reserved(const lab_decls *d, const ptx_func *fn, void *ctx)
+{
+    (void)d, (void)ctx;
+    for (uint32_t i = 0; i < fn->n_sregs; i++)
+        if (fn->sregs[i].sreg >= PSR_RESERVED_SMEM_BEGIN && fn->sregs[i].sreg <= PSR_RESERVED_SMEM_1)
+            return 1;
+    return 0;
+}
+
+int lab_decls_reserved_smem(const lab_decls *d, const char *kernel)
+{
+    return d ? reach(d, kernel, reads_reserved, NULL) : 0;
+}
+
 typedef struct instr_search {
     const char *prefix;
     char *where;

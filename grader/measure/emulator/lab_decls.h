@@ -55,6 +55,11 @@ int lab_decls_calls(const lab_decls *d, const char *kernel, const char *callee);
    accelerator, say): 1 with what ("`cp.async.bulk...` (lab1.cu:73)"), else 0. */
 int lab_decls_unmeasured(const lab_decls *d, const char *kernel, char *what, size_t what_size);
 
+/* Whether the kernel, or a function it reaches, reads %reserved_smem_offset_*: it uses
+   the block's reserved shared memory (cooperative groups' tile of more than a warp keeps
+   its barrier there), whose accesses are the toolkit's, not the student's. */
+int lab_decls_reserved_smem(const lab_decls *d, const char *kernel);
+
 /* Whether the kernel, or a function it reaches, has an instruction whose opcode starts
    with prefix ("shfl.sync.up": the direction of a shuffle): 1 with its own line
    ("lab8.cu:121", or "" where the PTX names none), else 0. */

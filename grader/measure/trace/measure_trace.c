@@ -93,6 +93,7 @@ typedef struct trace_state {
     int capturing;          /* inside measure() */
     int untraced_loads;     /* modules loaded now are not patched (smemlab_trace_patching) */
     uint32_t capacity, sample;
+    uint32_t toolkit_bytes; /* the device's reserved shared bytes a block (trace_buffer) */
     traced_launch launches[TRACE_MAX_LAUNCHES];
     trace_pool pool[TRACE_MAX_LAUNCHES];
     int n_launches;         /* launches seen in this attempt (may exceed the array) */
@@ -308,6 +309,7 @@ static void launch_begin(trace_state *s, const Sanitizer_LaunchData *l)
     memset(&h, 0, sizeof h);
     h.capacity = s->capacity;
     h.sample = s->sample;
+    h.toolkit_bytes = s->toolkit_bytes;
     h.n_zones = s->n_zones;
     memcpy(h.zone_lo, s->zone_lo, sizeof h.zone_lo);
     memcpy(h.zone_hi, s->zone_hi, sizeof h.zone_hi);
@@ -555,15 +557,31 @@ static void collect_oob(trace_state *s, trace_summary *out)
  * reserved bytes (1 KB on sm_80 and later) come before the kernel's own:
  * made offsets from the kernel's first byte, as the emulator writes them, so
  * that races and bounds name the student's bytes. (A multiple of 128: no
- * bank changes.)
+ * bank changes.) The lanes below it are the toolkit's (cooperative groups'
+ * multi-warp tile barrier and partial sums, docs/emulator.md#reserved), not
+ * the kernel's: dropped, as the emulator never records them, and a record
+ * left with no lane goes. The records kept; how many.
  */
-static void from_kernel_start(trace_record *r, size_t n, uint32_t reserved)
+static size_t from_kernel_start(trace_record *r, size_t n, uint32_t reserved)
 {
-    for (size_t i = 0; i < n; i++)
-        for (int lane = 0; lane < TRACE_LANES; lane++)
-            if ((r[i].active >> lane & 1u) && !(r[i].flags & (TRACE_BARRIER | TRACE_GLOBAL)))
-                r[i].addr[lane] = r[i].addr[lane] >= reserved ? r[i].addr[lane] - reserved
-                                                              : r[i].addr[lane];
+    size_t kept = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!(r[i].flags & (TRACE_BARRIER | TRACE_GLOBAL | TRACE_SYNCWARP | TRACE_SHFL))) {
+            uint32_t mine = 0;
+            for (int lane = 0; lane < TRACE_LANES; lane++)
+                if ((r[i].active >> lane & 1u) && r[i].addr[lane] >= reserved) {
+                    r[i].addr[lane] -= reserved;
+                    mine |= 1u << lane;
+                }
+            if (!mine)
+                continue;
+            r[i].active = mine;
+        }
+        if (kept != i)
+            r[kept] = r[i];
+        kept++;
+    }
+    return kept;
 }
 
 static measure_status trace_measure(measure_backend *self, void (*launch)(void *), void *arg,
@@ -584,6 +602,12 @@ static measure_status trace_measure(measure_backend *self, void (*launch)(void *
     }
     measure_clear(out);
     s->sample = 1; /* grown capacity is kept; sampling is decided per kernel */
+    CUdevice dev;
+    int toolkit = 0;
+    if (cuCtxGetDevice(&dev) == CUDA_SUCCESS &&
+        cuDeviceGetAttribute(&toolkit, CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK,
+                             dev) == CUDA_SUCCESS && toolkit > 0)
+        s->toolkit_bytes = (uint32_t)toolkit;
     for (int attempt = 0; attempt < 4; attempt++) {
         uint32_t need;
         double t_run = trace_clock();
@@ -636,7 +660,6 @@ static measure_status trace_measure(measure_backend *self, void (*launch)(void *
     }
 
     /* the analysis, for the device's banks */
-    CUdevice dev;
     int major = 0, minor = 0, reserved = 0;
     bank_geometry g;
     cuCtxGetDevice(&dev);
@@ -644,7 +667,7 @@ static measure_status trace_measure(measure_backend *self, void (*launch)(void *
     cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev);
     cuDeviceGetAttribute(&reserved, CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK, dev);
     double t_analysis = trace_clock();
-    from_kernel_start(s->host, n, (uint32_t)reserved);
+    n = from_kernel_start(s->host, n, (uint32_t)reserved);
     dump_trace(s->launches[0].function, s->host, n);
     if (bank_geometry_for(major, minor, 32, 0, &g) != 0 ||
         trace_analyze(&g, s->host, n, &s->last, why, why_size) != 0) {

@@ -407,12 +407,99 @@ START_TEST(test_dynamic_after_static)
 }
 END_TEST
 
+/* The block's reserved shared region (docs/emulator.md#reserved): %reserved_smem_offset_*
+   name a region of its own, apart from the kernel's bytes, which starts as the rest of
+   shared memory does (a GPU leaves old contents) and holds what one warp writes for
+   another; its accesses are never recorded, the kernel's keep their offsets. */
+START_TEST(test_reserved_region)
+{
+    et *e = et_load("reserved_ops");
+    unsigned out[6], seen[65];
+    uint64_t params[2] = {et_buf(e, NULL, sizeof out), et_buf(e, NULL, sizeof seen)};
+    ck_assert_int_eq(et_run(e, "reserved_regs", 1, 64, 1, 0, params, 2), EMU_OK);
+    et_get(e, out, params[0], sizeof out);
+    et_get(e, seen, params[1], sizeof seen);
+    ck_assert_uint_eq(out[0], EMU_RESERVED_OFFSET);
+    ck_assert_uint_eq(out[1], EMU_RESERVED_OFFSET + EMU_RESERVED_USED);
+    ck_assert_uint_eq(out[2], EMU_RESERVED_OFFSET + EMU_RESERVED_BYTES);
+    ck_assert_uint_eq(out[3], EMU_RESERVED_OFFSET);
+    ck_assert_uint_eq(out[4], EMU_RESERVED_OFFSET);
+    ck_assert_uint_eq(out[5], 0xdeadbeefu); /* the launch's fill, as the kernel's bytes */
+    ck_assert_uint_eq(seen[0], 0x600dcafeu); /* warp 0's store, read by warp 1 */
+    for (unsigned t = 0; t < 64; t++)
+        ck_assert_uint_eq(seen[1 + t], 63 - t);
+    size_t mine = 0;
+    for (size_t i = 0; i < e->rec.n_shared; i++) {
+        const emu_shared_record *r = &e->rec.shared[i];
+        if (r->flags & EMU_REC_BARRIER)
+            continue;
+        for (int l = 0; l < 32; l++)
+            if (r->active >> l & 1u)
+                ck_assert_uint_lt(r->addr[l], 256); /* mine[]: never the toolkit's */
+        mine++;
+    }
+    ck_assert_uint_eq(mine, 4); /* mine[t] = t and mine[63 - t], two warps each */
+
+    /* cooperative groups' tile of two warps: tile.sync() and cg::reduce through the
+       reserved region, 4 blocks of 256 threads */
+    enum { N = 1024 };
+    int in[N], got[N], sums[N / 64];
+    for (int i = 0; i < N; i++)
+        in[i] = i * 7 % 101;
+    uint64_t p3[3] = {et_buf(e, in, sizeof in), et_buf(e, NULL, sizeof got),
+                      et_buf(e, NULL, sizeof sums)};
+    ck_assert_int_eq(et_run(e, "cg_tile64", N / 256, 256, 1, 0, p3, 3), EMU_OK);
+    et_get(e, got, p3[1], sizeof got);
+    et_get(e, sums, p3[2], sizeof sums);
+    for (int i = 0; i < N; i++)
+        ck_assert_int_eq(got[i], in[i / 64 * 64 + (i % 64 + 32) % 64]);
+    for (int g = 0; g < N / 64; g++) {
+        int want = 0;
+        for (int i = 0; i < 64; i++)
+            want += in[g * 64 + i];
+        ck_assert_int_eq(sums[g], want);
+    }
+    for (size_t i = 0; i < e->rec.n_shared; i++) {
+        const emu_shared_record *r = &e->rec.shared[i];
+        for (int l = 0; l < 32 && !(r->flags & EMU_REC_BARRIER); l++)
+            if (r->active >> l & 1u)
+                ck_assert_uint_lt(r->addr[l], 1024); /* slot[]: the kernel's accesses alone */
+    }
+    et_free(e);
+}
+END_TEST
+
+/* A launch that times out after a shared access past the block's bytes names that access
+   too: what it moved was no array's (emu_result.first_shared_past). */
+START_TEST(test_past_shared_named_when_stopped)
+{
+    et *e = et_load("reserved_ops");
+    uint64_t params[2] = {et_buf(e, NULL, 32 * 4), 40};
+    unsigned grid[3] = {1, 1, 1}, block[3] = {32, 1, 1};
+    ck_assert_int_eq(et_run3(e, "past_then_spin", grid, block, 0, params, 2, 100000),
+                     EMU_TIMEOUT);
+    ck_assert_uint_eq(e->res.shared_past, 1);
+    ck_assert_uint_eq(e->res.first_shared_past.addr, 160);
+    ck_assert_uint_eq(e->res.first_shared_past.flags, EMU_REC_WRITE);
+    ck_assert_uint_eq(e->res.first_shared_past.size, 128);
+    ck_assert_ptr_nonnull(strstr(e->res.why, "an endless loop?; before it, a store of 4 bytes "
+                                             "at shared offset 160 ("));
+    ck_assert_ptr_nonnull(strstr(e->res.why, "past the block's 128 bytes of shared memory"));
+    params[1] = 0; /* inside s, the word waited on: it ends, and says nothing of it */
+    ck_assert_int_eq(et_run3(e, "past_then_spin", grid, block, 0, params, 2, 100000), EMU_OK);
+    ck_assert_uint_eq(e->res.shared_past, 0);
+    et_free(e);
+}
+END_TEST
+
 Suite *emu_mem_suite(void)
 {
     Suite *s = suite_create("emu_mem");
     TCase *tc = tcase_create("emu_mem");
     tcase_set_timeout(tc, 30);
     tcase_add_test(tc, test_device_memory);
+    tcase_add_test(tc, test_reserved_region);
+    tcase_add_test(tc, test_past_shared_named_when_stopped);
     tcase_add_test(tc, test_shared_widths_and_records);
     tcase_add_test(tc, test_generic_addressing);
     tcase_add_test(tc, test_const_and_nc_records);
