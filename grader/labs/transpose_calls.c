@@ -8,8 +8,10 @@
 /*
  * Where a tiled transpose breaks: one element, one row and one column (a tile with
  * a single live row or column), sizes just past a block either way (32 x 16) and
- * past the unrolled block (64 wide), non-multiples both ways, and a large one where
- * a missing barrier has time to show.
+ * past the unrolled block (64 wide), non-multiples both ways, blocks of 64 x 64 whole
+ * inside a ragged matrix (a kernel that stacks tiles down a column, as the solution's
+ * step 5 does, takes its unguarded path there), and a large one where a missing
+ * barrier has time to show.
  */
 static const image_size sizes_transpose[] = {
     {1, 1, "one element", SIZE_BOTH},
@@ -19,6 +21,7 @@ static const image_size sizes_transpose[] = {
     {64, 32, "whole unrolled blocks", SIZE_BOTH},
     {65, 16, "one past the unrolled block", SIZE_BOTH},
     {100, 37, "no multiple either way", SIZE_BOTH},
+    {200, 136, "blocks of 64 x 64 inside, ragged both ways", SIZE_BOTH},
     /* 6 x 6 blocks of 32 x 16, 3 x 6 unrolled: more than a GPU trace's race window */
     {161, 83, "more blocks than the race window, ragged both ways", SIZE_BOTH | SIZE_EDGE},
     {1031, 997, "large, primes", SIZE_GPU},

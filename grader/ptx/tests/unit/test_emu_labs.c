@@ -378,6 +378,45 @@ START_TEST(test_conv2d_solutions)
 }
 END_TEST
 
+START_TEST(test_transpose_solutions)
+{
+    /* Step 5's kernels as their launchers launch them (blocks of 32 x 16 making 64 x 64:
+       STACK = 4 padded tiles): sizes whose blocks lie wholly inside (the unguarded path),
+       ragged ones, and ones smaller than a block, both paths in one launch where they mix. */
+    static const int dims[][2] = {{256, 256}, {200, 136}, {161, 83}, {64, 128}, {65, 129},
+                                  {128, 64}, {4, 8}, {1, 1}};
+    static const char *const kernels[] = {"_Z22transposeSmemUnrollPadPKfPfii",
+                                          "_Z25transposeSmemUnrollPadDynPKfPfii"};
+    et *e = load_lab("lab9-transpose/lab9");
+    for (size_t a = 0; a < sizeof dims / sizeof dims[0]; a++)
+        for (int k = 0; k < 2; k++) {
+            int nx = dims[a][0], ny = dims[a][1];
+            size_t n = (size_t)nx * ny;
+            uint64_t s = (uint64_t)(nx * 1000 + ny);
+            float *in = malloc(n * 4), *out = malloc(n * 4);
+            for (size_t i = 0; i < n; i++)
+                in[i] = uniform(&s);
+            uint64_t params[4] = {et_buf(e, in, n * 4), et_buf(e, NULL, n * 4), (uint64_t)nx,
+                                  (uint64_t)ny};
+            unsigned grid[3] = {(unsigned)(nx + 63) / 64, (unsigned)(ny + 63) / 64, 1};
+            unsigned block[3] = {32, 16, 1}, dyn = k ? 4 * 16 * (2 * 32 + 2) * 4 : 0;
+            ck_assert_int_eq(et_run3(e, kernels[k], grid, block, dyn, params, 4,
+                                     EMU_DEFAULT_BUDGET), EMU_OK);
+            et_get(e, out, params[1], n * 4);
+            for (int y = 0; y < ny; y++)
+                for (int x = 0; x < nx; x++)
+                    ck_assert_msg(out[(size_t)x * ny + y] == in[(size_t)y * nx + x],
+                                  "%s %d x %d: out[%d][%d] is not in[%d][%d]", kernels[k], nx,
+                                  ny, x, y, y, x);
+            emu_free(e->d, params[0]);
+            emu_free(e->d, params[1]);
+            free(in);
+            free(out);
+        }
+    et_free(e);
+}
+END_TEST
+
 Suite *emu_labs_suite(void)
 {
     Suite *s = suite_create("emu_labs");
@@ -390,6 +429,7 @@ Suite *emu_labs_suite(void)
         tcase_add_loop_test(tc, test_matmul_solutions, 0, (int)(sizeof matmuls / sizeof matmuls[0]));
         tcase_add_test(tc, test_conv1d_solutions);
         tcase_add_test(tc, test_conv2d_solutions);
+        tcase_add_test(tc, test_transpose_solutions);
     }
     suite_add_tcase(s, tc);
     return s;
