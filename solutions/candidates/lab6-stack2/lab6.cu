@@ -1,11 +1,17 @@
 /*
- * CANDIDATE (issue 41, item 2, round 2): lab6-inside4 (ROWS2D 4, the unchecked path for
- * the blocks inside the image) with __launch_bounds__(64, 32) on conv2dTiled: at most 32
- * registers, 64 warps an SM where lab6-inside4's 40 registers allow 50. Round 1 on an
- * H200: lab6-inside4 74.5 % of a copy at 66 % of its issue rate; lab6-inside2 (64 warps,
- * 32 registers) at the same 66 %. This tells whether warps (latency) or something else
- * holds the issue rate there. make bench BENCH_CANDIDATES=1 times it beside the solution
- * (rows lab6-inside4-lb:...); solutions/candidates/README.md has the figures.
+ * CANDIDATE (issue 41, item 2, round 3): solutions/lab6-convolution/lab6.cu with STACK2D = 2
+ * tiles a block, one above the other (32 x 64 outputs, the same 64 threads of 4 x 4 outputs
+ * each): a block inside the image loads both tiles' 70 rows (the 6 halo rows between them
+ * once) into one shared tile of 70 x 40 floats (11200 bytes) before its only barrier, 12
+ * float4 loads a thread, then computes the upper tile and the lower one. Why: the adopted
+ * kernel (74.3 % of a copy on an H200, 0.176 ms) is issue-bound at 58.3 instructions an
+ * output (49 FFMA); the rest is mostly per thread, not per output (the index arithmetic,
+ * the barrier, the taps' ULDC into uniform registers, 29 a thread), so a thread that makes
+ * 32 outputs pays it once for both tiles, and 70 rows load where two blocks load 76: 55.7
+ * instructions an output in the sm_90 SASS (1781 for a thread's 32), 56 registers under
+ * __launch_bounds__(64, 18), 36 warps an SM. Border blocks load the same 70 rows checked
+ * (each input once a block) and store checked. make bench BENCH_CANDIDATES=1 times it (rows
+ * lab6-stack2:...); solutions/candidates/README.md has the figures.
  */
 
 /*
@@ -25,7 +31,7 @@
  *   smemlab_symbol_c_mask1d / smemlab_symbol_c_mask2d; c_mask2d holds the
  *   mask_width x mask_width mask packed row-major: entry (i, j) at i * mask_width + j.
  *   Params: TILE1D (1024), THREADS1D (256), MAX_MASK1D (31),
- *           TILE2D (32), ROWS2D (2), MAX_MASK2D (7).
+ *           TILE2D (32), ROWS2D (4), MAX_MASK2D (7).
  *   Grader tolerance: per element 1e-3 of max(|ref|, sqrt(taps)*max|in|*max|mask|),
  *   overall ||out - ref||_2 / ||ref||_2 <= 1e-5 (grader/reference/tolerance.h).
  *   Build and grade: make lab6 && make grade
@@ -38,6 +44,12 @@
 #define TILE2D 32     /* a 2-D block makes a TILE2D x TILE2D square of outputs */
 #define ROWS2D 4      /* ... (TILE2D / 4) x (TILE2D / ROWS2D) threads, 4 x ROWS2D outputs each */
 #define MAX_MASK2D 7
+#define STACK2D 2     /* tiles a 2-D block makes, one above the other (ours) */
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#define MIN_BLOCKS2D 18 /* blocks an SM: 36 warps, 18 x (11200 + 1024) bytes of shared memory */
+#else
+#define MIN_BLOCKS2D 1 /* older cards hold fewer such tiles an SM: no register cap */
+#endif
 SMEMLAB_PARAM(TILE1D, TILE1D);
 SMEMLAB_PARAM(THREADS1D, THREADS1D);
 SMEMLAB_PARAM(MAX_MASK1D, MAX_MASK1D);
@@ -253,6 +265,7 @@ SMEMLAB_LAUNCHER void launch_conv1dTiled(const float *in, float *out, int n, int
 #define PAD2D 4  /* tile columns left and right of the outputs */
 #define PITCH2D (TILE2D + 2 * PAD2D)
 #define TILE2D_ROWS (TILE2D + MAX_MASK2D - 1)
+#define STACK2D_ROWS (STACK2D * TILE2D + MAX_MASK2D - 1) /* the shared tile of a block */
 #define THREADS2D ((TILE2D / COLS2D) * (TILE2D / ROWS2D))
 #define LOADS2D ((PITCH2D / 4 * TILE2D_ROWS + THREADS2D - 1) / THREADS2D)
 static_assert(MAX_MASK2D / 2 <= PAD2D && PAD2D % 4 == 0, "the halo fits the float4 pad");
@@ -276,26 +289,29 @@ template <bool VEC>
 __device__ __forceinline__ void conv2d_load_tile(float *tile, const float *in, int width,
                                                  int height, int r)
 {
-    const int quads = PITCH2D / 4, rows = TILE2D + 2 * r;
-    int x0 = blockIdx.x * TILE2D - PAD2D, y0 = blockIdx.y * TILE2D - r;
+    /* the block's STACK2D tiles and their halo, each input once: LOADS2D a thread a round */
+    const int quads = PITCH2D / 4, rows = STACK2D * TILE2D + 2 * r;
+    int x0 = blockIdx.x * TILE2D - PAD2D, y0 = blockIdx.y * STACK2D * TILE2D - r;
     int tid = threadIdx.y * blockDim.x + threadIdx.x;
-    float4 v[LOADS2D];
+    for (int base = 0; base < quads * rows; base += LOADS2D * THREADS2D) {
+        float4 v[LOADS2D];
 #pragma unroll
-    for (int q = 0; q < LOADS2D; q++) {
-        int s = tid + q * THREADS2D, x = x0 + 4 * (s % quads), y = y0 + s / quads;
-        if (VEC && x >= 0 && x + 3 < width && y >= 0 && y < height && s < quads * rows)
-            v[q] = *reinterpret_cast<const float4 *>(in + (size_t)y * width + x);
-        else if (s < quads * rows)
-            v[q] = make_float4(pixel_or_ghost(in, width, height, x, y),
-                               pixel_or_ghost(in, width, height, x + 1, y),
-                               pixel_or_ghost(in, width, height, x + 2, y),
-                               pixel_or_ghost(in, width, height, x + 3, y));
-    }
+        for (int q = 0; q < LOADS2D; q++) {
+            int s = base + tid + q * THREADS2D, x = x0 + 4 * (s % quads), y = y0 + s / quads;
+            if (VEC && x >= 0 && x + 3 < width && y >= 0 && y < height && s < quads * rows)
+                v[q] = *reinterpret_cast<const float4 *>(in + (size_t)y * width + x);
+            else if (s < quads * rows)
+                v[q] = make_float4(pixel_or_ghost(in, width, height, x, y),
+                                   pixel_or_ghost(in, width, height, x + 1, y),
+                                   pixel_or_ghost(in, width, height, x + 2, y),
+                                   pixel_or_ghost(in, width, height, x + 3, y));
+        }
 #pragma unroll
-    for (int q = 0; q < LOADS2D; q++) {
-        int s = tid + q * THREADS2D;
-        if (s < quads * rows)
-            *reinterpret_cast<float4 *>(&tile[4 * s]) = v[q];
+        for (int q = 0; q < LOADS2D; q++) {
+            int s = base + tid + q * THREADS2D;
+            if (s < quads * rows)
+                *reinterpret_cast<float4 *>(&tile[4 * s]) = v[q];
+        }
     }
 }
 
@@ -351,20 +367,22 @@ __device__ __forceinline__ void conv2d_patch_any(const float *tile, int mw,
 template <int MW>
 __device__ __forceinline__ bool conv2d_inside(int width, int height)
 {
-    int x0 = blockIdx.x * TILE2D - PAD2D, y0 = blockIdx.y * TILE2D - MW / 2;
-    return x0 >= 0 && x0 + PITCH2D <= width && y0 >= 0 && y0 + TILE2D + MW - 1 <= height;
+    int x0 = blockIdx.x * TILE2D - PAD2D, y0 = blockIdx.y * STACK2D * TILE2D - MW / 2;
+    return x0 >= 0 && x0 + PITCH2D <= width && y0 >= 0 &&
+           y0 + STACK2D * TILE2D + MW - 1 <= height;
 }
 
 template <int MW>
 __device__ __forceinline__ void conv2d_load_inside(float *tile, const float *in, int width)
 {
-    constexpr int QUADS = PITCH2D / 4, PER_PASS = THREADS2D / QUADS, ROWS = TILE2D + MW - 1;
+    constexpr int QUADS = PITCH2D / 4, PER_PASS = THREADS2D / QUADS;
+    constexpr int ROWS = STACK2D * TILE2D + MW - 1;
     constexpr int PASSES = (ROWS + PER_PASS - 1) / PER_PASS;
     static_assert(PER_PASS >= 1, "a pass loads whole tile rows");
     int tid = threadIdx.y * blockDim.x + threadIdx.x, lx = tid % QUADS, ly = tid / QUADS;
     if (ly >= PER_PASS) /* the threads past the last whole row of 10 */
         return;
-    const float *src = in + (size_t)(blockIdx.y * TILE2D - MW / 2 + ly) * width +
+    const float *src = in + (size_t)(blockIdx.y * STACK2D * TILE2D - MW / 2 + ly) * width +
                        blockIdx.x * TILE2D - PAD2D + 4 * lx;
     size_t step = (size_t)PER_PASS * width;
     float4 v[PASSES];
@@ -378,27 +396,11 @@ __device__ __forceinline__ void conv2d_load_inside(float *tile, const float *in,
             *reinterpret_cast<float4 *>(&tile[(ly + p * PER_PASS) * PITCH2D + 4 * lx]) = v[p];
 }
 
-/* MW = 0: the mask width is taken from mask_width at run time. */
-/* 64 warps an SM where the device holds them (sm_80 and sm_90: 32 blocks of 64 threads;
-   the others 16 blocks at most) */
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ != 800 && __CUDA_ARCH__ < 900
-#define MIN_BLOCKS2D (1024 / THREADS2D)
-#else
-#define MIN_BLOCKS2D (2048 / THREADS2D)
-#endif
+/* Tile by's outputs from the shared tile (its row 0 the tile's first halo row). */
 template <int MW, bool VEC>
-__global__ void __launch_bounds__(THREADS2D, MIN_BLOCKS2D)
-conv2dTiled(const float *in, float *out, int width, int height, int mask_width)
+__device__ __forceinline__ void conv2d_tile_out(const float *tile, float *out, int width,
+                                                int height, int mw, int by, bool inside)
 {
-    __shared__ __align__(16) float tile[TILE2D_ROWS * PITCH2D];
-    int mw = MW > 0 ? MW : mask_width;
-    bool inside = MW > 0 && VEC && conv2d_inside<MW>(width, height); /* the whole block's */
-    if (inside)
-        conv2d_load_inside<MW>(tile, in, width);
-    else
-        conv2d_load_tile<VEC>(tile, in, width, height, mw / 2);
-    __syncthreads();
-
     float acc[ROWS2D][COLS2D] = {};
     if (MW > 0)
         conv2d_patch<MW>(tile, acc);
@@ -407,7 +409,7 @@ conv2dTiled(const float *in, float *out, int width, int height, int mask_width)
 
     int x = blockIdx.x * TILE2D + COLS2D * threadIdx.x;
     if (inside) { /* every output row inside, every float4 aligned */
-        float *dst = out + (size_t)(blockIdx.y * TILE2D + threadIdx.y * ROWS2D) * width + x;
+        float *dst = out + (size_t)(by * TILE2D + threadIdx.y * ROWS2D) * width + x;
 #pragma unroll
         for (int o = 0; o < ROWS2D; o++)
             *reinterpret_cast<float4 *>(dst + (size_t)o * width) =
@@ -416,7 +418,7 @@ conv2dTiled(const float *in, float *out, int width, int height, int mask_width)
     }
 #pragma unroll
     for (int o = 0; o < ROWS2D; o++) {
-        int y = blockIdx.y * TILE2D + threadIdx.y * ROWS2D + o;
+        int y = by * TILE2D + threadIdx.y * ROWS2D + o;
         if (y >= height)
             break;
         float *dst = out + (size_t)y * width + x;
@@ -429,11 +431,37 @@ conv2dTiled(const float *in, float *out, int width, int height, int mask_width)
     }
 }
 
+/* MW = 0: the mask width is taken from mask_width at run time. */
+template <int MW, bool VEC>
+__global__ void __launch_bounds__(THREADS2D, MIN_BLOCKS2D)
+    conv2dTiled(const float *in, float *out, int width, int height, int mask_width)
+{
+    __shared__ __align__(16) float tile[STACK2D_ROWS * PITCH2D];
+    int mw = MW > 0 ? MW : mask_width;
+    if (MW > 0 && VEC && conv2d_inside<MW>(width, height)) { /* the whole block's */
+        conv2d_load_inside<MW>(tile, in, width);
+        __syncthreads();
+#pragma unroll
+        for (int t = 0; t < STACK2D; t++)
+            conv2d_tile_out<MW, VEC>(tile + t * TILE2D * PITCH2D, out, width, height, mw,
+                                     blockIdx.y * STACK2D + t, true);
+        return;
+    }
+    conv2d_load_tile<VEC>(tile, in, width, height, mw / 2);
+    __syncthreads();
+    for (int t = 0; t < STACK2D; t++) {
+        int by = blockIdx.y * STACK2D + t;
+        if (by * TILE2D >= height)
+            break; /* the whole block's */
+        conv2d_tile_out<MW, VEC>(tile + t * TILE2D * PITCH2D, out, width, height, mw, by, false);
+    }
+}
+
 template <bool VEC>
 static void launch_conv2d(const float *in, float *out, int width, int height, int mask_width)
 {
     dim3 block(TILE2D / COLS2D, TILE2D / ROWS2D);
-    dim3 grid((width + TILE2D - 1) / TILE2D, (height + TILE2D - 1) / TILE2D);
+    dim3 grid((width + TILE2D - 1) / TILE2D, (height + STACK2D * TILE2D - 1) / (STACK2D * TILE2D));
     switch (mask_width) { /* the contract's widths (odd, up to MAX_MASK2D) get unrolled kernels */
     case 1: conv2dTiled<1, VEC><<<grid, block>>>(in, out, width, height, mask_width); break;
     case 3: conv2dTiled<3, VEC><<<grid, block>>>(in, out, width, height, mask_width); break;

@@ -1,15 +1,14 @@
 /*
- * CANDIDATE (issue 41, item 2): solutions/lab6-convolution/lab6.cu with ROWS2D 8 alone
- * (4 x 8 outputs a thread, a warp a block, 12 16-byte loads a thread before the
- * barrier), every block on the solution's checked path: beside lab6-inside8 it tells the
- * outputs a thread from the unchecked path. conv2dTiled is issue-bound on an H200: a 7 x
- * 7 mask is 49 FFMA an output, 98 us of the FP32 pipes at 1980 MHz for 2^26 outputs, and
- * every other instruction takes an issue slot too (one warp instruction a clock a
- * scheduler: 2.0 us an instruction an output). The solution's fast path is 72.4
- * instructions an output (145 us of issue against the copy's 131 us; measured 210 us, 69
- * % of that issue rate) and lab6-rows4's 66.8 (204 us, 66 %). This kernel: 64.5 (129 us
- * of issue), 64 registers, 32 warps an SM. make bench BENCH_CANDIDATES=1 times it beside
- * the solution (rows lab6-rows8:...); solutions/candidates/README.md has the figures.
+ * CANDIDATE (issue 41, item 2, round 3): lab6-stack2 two tiles wide as well: a block makes
+ * 64 x 64 outputs, 2 x 2 tiles (128 threads of 4 x 4 outputs in each of the two tiles one
+ * above the other), its shared tile 70 rows of 72 floats (20160 bytes), the halo columns
+ * between the two tiles side by side loaded once: 10 float4 loads a thread for its 32
+ * outputs where lab6-stack2 makes 12, and half as many blocks. Why: what is left beside the
+ * 49 FFMA an output is per thread (the taps' ULDC, the index arithmetic) and per loaded row
+ * (LDG, STS and their addresses); this cuts the second again. __launch_bounds__(128, 10) on
+ * sm_90: 48 registers, 40 warps an SM (10 x (20160 + 1024) bytes of shared memory). make
+ * bench BENCH_CANDIDATES=1 times it (rows lab6-stack2w:...); solutions/candidates/README.md
+ * has the figures.
  */
 
 /*
@@ -29,7 +28,7 @@
  *   smemlab_symbol_c_mask1d / smemlab_symbol_c_mask2d; c_mask2d holds the
  *   mask_width x mask_width mask packed row-major: entry (i, j) at i * mask_width + j.
  *   Params: TILE1D (1024), THREADS1D (256), MAX_MASK1D (31),
- *           TILE2D (32), ROWS2D (2), MAX_MASK2D (7).
+ *           TILE2D (32), ROWS2D (4), MAX_MASK2D (7).
  *   Grader tolerance: per element 1e-3 of max(|ref|, sqrt(taps)*max|in|*max|mask|),
  *   overall ||out - ref||_2 / ||ref||_2 <= 1e-5 (grader/reference/tolerance.h).
  *   Build and grade: make lab6 && make grade
@@ -40,8 +39,16 @@
 #define THREADS1D 256 /* threads of one 1-D block: TILE1D / THREADS1D outputs each */
 #define MAX_MASK1D 31
 #define TILE2D 32     /* a 2-D block makes a TILE2D x TILE2D square of outputs */
-#define ROWS2D 8      /* ... (TILE2D / 4) x (TILE2D / ROWS2D) threads, 4 x ROWS2D outputs each */
+#define ROWS2D 4      /* ... (TILE2D / 4) x (TILE2D / ROWS2D) threads, 4 x ROWS2D outputs each */
 #define MAX_MASK2D 7
+#define STACK2D 2     /* tiles a 2-D block makes, one above the other (ours) */
+#define WIDE2D 2      /* ... and side by side (ours) */
+#define BLOCKW2D (WIDE2D * TILE2D) /* outputs of a block's row */
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#define MIN_BLOCKS2D 10 /* blocks an SM: 40 warps, 10 x (20160 + 1024) bytes of shared memory */
+#else
+#define MIN_BLOCKS2D 1 /* older cards hold fewer such tiles an SM: no register cap */
+#endif
 SMEMLAB_PARAM(TILE1D, TILE1D);
 SMEMLAB_PARAM(THREADS1D, THREADS1D);
 SMEMLAB_PARAM(MAX_MASK1D, MAX_MASK1D);
@@ -255,9 +262,10 @@ SMEMLAB_LAUNCHER void launch_conv1dTiled(const float *in, float *out, int n, int
  */
 #define COLS2D 4 /* adjacent outputs of a row per thread: one float4 */
 #define PAD2D 4  /* tile columns left and right of the outputs */
-#define PITCH2D (TILE2D + 2 * PAD2D)
+#define PITCH2D (BLOCKW2D + 2 * PAD2D)
 #define TILE2D_ROWS (TILE2D + MAX_MASK2D - 1)
-#define THREADS2D ((TILE2D / COLS2D) * (TILE2D / ROWS2D))
+#define STACK2D_ROWS (STACK2D * TILE2D + MAX_MASK2D - 1) /* the shared tile of a block */
+#define THREADS2D ((BLOCKW2D / COLS2D) * (TILE2D / ROWS2D))
 #define LOADS2D ((PITCH2D / 4 * TILE2D_ROWS + THREADS2D - 1) / THREADS2D)
 static_assert(MAX_MASK2D / 2 <= PAD2D && PAD2D % 4 == 0, "the halo fits the float4 pad");
 static_assert(TILE2D % COLS2D == 0 && TILE2D % ROWS2D == 0, "threads tile the outputs");
@@ -280,26 +288,29 @@ template <bool VEC>
 __device__ __forceinline__ void conv2d_load_tile(float *tile, const float *in, int width,
                                                  int height, int r)
 {
-    const int quads = PITCH2D / 4, rows = TILE2D + 2 * r;
-    int x0 = blockIdx.x * TILE2D - PAD2D, y0 = blockIdx.y * TILE2D - r;
+    /* the block's STACK2D tiles and their halo, each input once: LOADS2D a thread a round */
+    const int quads = PITCH2D / 4, rows = STACK2D * TILE2D + 2 * r;
+    int x0 = blockIdx.x * BLOCKW2D - PAD2D, y0 = blockIdx.y * STACK2D * TILE2D - r;
     int tid = threadIdx.y * blockDim.x + threadIdx.x;
-    float4 v[LOADS2D];
+    for (int base = 0; base < quads * rows; base += LOADS2D * THREADS2D) {
+        float4 v[LOADS2D];
 #pragma unroll
-    for (int q = 0; q < LOADS2D; q++) {
-        int s = tid + q * THREADS2D, x = x0 + 4 * (s % quads), y = y0 + s / quads;
-        if (VEC && x >= 0 && x + 3 < width && y >= 0 && y < height && s < quads * rows)
-            v[q] = *reinterpret_cast<const float4 *>(in + (size_t)y * width + x);
-        else if (s < quads * rows)
-            v[q] = make_float4(pixel_or_ghost(in, width, height, x, y),
-                               pixel_or_ghost(in, width, height, x + 1, y),
-                               pixel_or_ghost(in, width, height, x + 2, y),
-                               pixel_or_ghost(in, width, height, x + 3, y));
-    }
+        for (int q = 0; q < LOADS2D; q++) {
+            int s = base + tid + q * THREADS2D, x = x0 + 4 * (s % quads), y = y0 + s / quads;
+            if (VEC && x >= 0 && x + 3 < width && y >= 0 && y < height && s < quads * rows)
+                v[q] = *reinterpret_cast<const float4 *>(in + (size_t)y * width + x);
+            else if (s < quads * rows)
+                v[q] = make_float4(pixel_or_ghost(in, width, height, x, y),
+                                   pixel_or_ghost(in, width, height, x + 1, y),
+                                   pixel_or_ghost(in, width, height, x + 2, y),
+                                   pixel_or_ghost(in, width, height, x + 3, y));
+        }
 #pragma unroll
-    for (int q = 0; q < LOADS2D; q++) {
-        int s = tid + q * THREADS2D;
-        if (s < quads * rows)
-            *reinterpret_cast<float4 *>(&tile[4 * s]) = v[q];
+        for (int q = 0; q < LOADS2D; q++) {
+            int s = base + tid + q * THREADS2D;
+            if (s < quads * rows)
+                *reinterpret_cast<float4 *>(&tile[4 * s]) = v[q];
+        }
     }
 }
 
@@ -346,25 +357,67 @@ __device__ __forceinline__ void conv2d_patch_any(const float *tile, int mw,
                     acc[o][k] += row0[(o + i) * PITCH2D + k + j] * c_mask2d[i * mw + j];
 }
 
-/* MW = 0: the mask width is taken from mask_width at run time. */
-template <int MW, bool VEC>
-__global__ void conv2dTiled(const float *in, float *out, int width, int height, int mask_width)
+/*
+ * A block whose tile, halo included, lies inside the image (and whose rows are 16-byte
+ * aligned) needs no bounds check: thread tid loads float4 column lx = tid % 18 of tile
+ * rows ly, ly + PER_PASS, ... (PER_PASS = the threads' whole rows of 18), one pointer
+ * stepped PER_PASS image rows a pass; every load issued before the first store.
+ */
+template <int MW>
+__device__ __forceinline__ bool conv2d_inside(int width, int height)
 {
-    __shared__ __align__(16) float tile[TILE2D_ROWS * PITCH2D];
-    int mw = MW > 0 ? MW : mask_width;
-    conv2d_load_tile<VEC>(tile, in, width, height, mw / 2);
-    __syncthreads();
+    int x0 = blockIdx.x * BLOCKW2D - PAD2D, y0 = blockIdx.y * STACK2D * TILE2D - MW / 2;
+    return x0 >= 0 && x0 + PITCH2D <= width && y0 >= 0 &&
+           y0 + STACK2D * TILE2D + MW - 1 <= height;
+}
 
+template <int MW>
+__device__ __forceinline__ void conv2d_load_inside(float *tile, const float *in, int width)
+{
+    constexpr int QUADS = PITCH2D / 4, PER_PASS = THREADS2D / QUADS;
+    constexpr int ROWS = STACK2D * TILE2D + MW - 1;
+    constexpr int PASSES = (ROWS + PER_PASS - 1) / PER_PASS;
+    static_assert(PER_PASS >= 1, "a pass loads whole tile rows");
+    int tid = threadIdx.y * blockDim.x + threadIdx.x, lx = tid % QUADS, ly = tid / QUADS;
+    if (ly >= PER_PASS) /* the threads past the last whole row of 18 */
+        return;
+    const float *src = in + (size_t)(blockIdx.y * STACK2D * TILE2D - MW / 2 + ly) * width +
+                       blockIdx.x * BLOCKW2D - PAD2D + 4 * lx;
+    size_t step = (size_t)PER_PASS * width;
+    float4 v[PASSES];
+#pragma unroll
+    for (int p = 0; p < PASSES; p++, src += step) /* the last pass: the rows left */
+        if (p < PASSES - 1 || ly + p * PER_PASS < ROWS)
+            v[p] = *reinterpret_cast<const float4 *>(src);
+#pragma unroll
+    for (int p = 0; p < PASSES; p++)
+        if (ly + p * PER_PASS < ROWS)
+            *reinterpret_cast<float4 *>(&tile[(ly + p * PER_PASS) * PITCH2D + 4 * lx]) = v[p];
+}
+
+/* Tile by's outputs from the shared tile (its row 0 the tile's first halo row). */
+template <int MW, bool VEC>
+__device__ __forceinline__ void conv2d_tile_out(const float *tile, float *out, int width,
+                                                int height, int mw, int by, bool inside)
+{
     float acc[ROWS2D][COLS2D] = {};
     if (MW > 0)
         conv2d_patch<MW>(tile, acc);
     else
         conv2d_patch_any(tile, mw, acc);
 
-    int x = blockIdx.x * TILE2D + COLS2D * threadIdx.x;
+    int x = blockIdx.x * BLOCKW2D + COLS2D * threadIdx.x;
+    if (inside) { /* every output row inside, every float4 aligned */
+        float *dst = out + (size_t)(by * TILE2D + threadIdx.y * ROWS2D) * width + x;
+#pragma unroll
+        for (int o = 0; o < ROWS2D; o++)
+            *reinterpret_cast<float4 *>(dst + (size_t)o * width) =
+                make_float4(acc[o][0], acc[o][1], acc[o][2], acc[o][3]);
+        return;
+    }
 #pragma unroll
     for (int o = 0; o < ROWS2D; o++) {
-        int y = blockIdx.y * TILE2D + threadIdx.y * ROWS2D + o;
+        int y = by * TILE2D + threadIdx.y * ROWS2D + o;
         if (y >= height)
             break;
         float *dst = out + (size_t)y * width + x;
@@ -377,11 +430,37 @@ __global__ void conv2dTiled(const float *in, float *out, int width, int height, 
     }
 }
 
+/* MW = 0: the mask width is taken from mask_width at run time. */
+template <int MW, bool VEC>
+__global__ void __launch_bounds__(THREADS2D, MIN_BLOCKS2D)
+    conv2dTiled(const float *in, float *out, int width, int height, int mask_width)
+{
+    __shared__ __align__(16) float tile[STACK2D_ROWS * PITCH2D];
+    int mw = MW > 0 ? MW : mask_width;
+    if (MW > 0 && VEC && conv2d_inside<MW>(width, height)) { /* the whole block's */
+        conv2d_load_inside<MW>(tile, in, width);
+        __syncthreads();
+#pragma unroll
+        for (int t = 0; t < STACK2D; t++)
+            conv2d_tile_out<MW, VEC>(tile + t * TILE2D * PITCH2D, out, width, height, mw,
+                                     blockIdx.y * STACK2D + t, true);
+        return;
+    }
+    conv2d_load_tile<VEC>(tile, in, width, height, mw / 2);
+    __syncthreads();
+    for (int t = 0; t < STACK2D; t++) {
+        int by = blockIdx.y * STACK2D + t;
+        if (by * TILE2D >= height)
+            break; /* the whole block's */
+        conv2d_tile_out<MW, VEC>(tile + t * TILE2D * PITCH2D, out, width, height, mw, by, false);
+    }
+}
+
 template <bool VEC>
 static void launch_conv2d(const float *in, float *out, int width, int height, int mask_width)
 {
-    dim3 block(TILE2D / COLS2D, TILE2D / ROWS2D);
-    dim3 grid((width + TILE2D - 1) / TILE2D, (height + TILE2D - 1) / TILE2D);
+    dim3 block(BLOCKW2D / COLS2D, TILE2D / ROWS2D);
+    dim3 grid((width + BLOCKW2D - 1) / BLOCKW2D, (height + STACK2D * TILE2D - 1) / (STACK2D * TILE2D));
     switch (mask_width) { /* the contract's widths (odd, up to MAX_MASK2D) get unrolled kernels */
     case 1: conv2dTiled<1, VEC><<<grid, block>>>(in, out, width, height, mask_width); break;
     case 3: conv2dTiled<3, VEC><<<grid, block>>>(in, out, width, height, mask_width); break;

@@ -1,16 +1,15 @@
 /*
- * CANDIDATE (issue 41, item 2): solutions/lab6-convolution/lab6.cu (ROWS2D 2: 4 x 2
- * outputs a thread, 128 threads a block) with lab6-inside8's path without bounds checks
- * for the blocks inside the image (12 tile rows a pass, 4 16-byte loads a thread).
- * conv2dTiled is issue-bound on an H200: a 7 x 7 mask is 49 FFMA an output, 98 us of the
- * FP32 pipes at 1980 MHz for 2^26 outputs, and every other instruction takes an issue
- * slot too (one warp instruction a clock a scheduler: 2.0 us an instruction an output).
- * The solution's fast path is 72.4 instructions an output (145 us of issue against the
- * copy's 131 us; measured 210 us, 69 % of that issue rate) and lab6-rows4's 66.8 (204
- * us, 66 %). This path: 65.3 (131 us of issue), 32 registers: 64 warps an SM, full
- * occupancy, the most warps to hide the barrier and the loads behind. make bench
- * BENCH_CANDIDATES=1 times it beside the solution (rows lab6-inside2:...);
- * solutions/candidates/README.md has the figures.
+ * CANDIDATE (issue 41, item 2, round 3): lab6-stack2 (two tiles a block one above the other,
+ * a thread's 4 x 4 outputs in each) with the lower tile's loads hidden behind the upper
+ * tile's work, as lab6-inside2-stack did for ROWS2D 2: a block inside the image issues all
+ * 12 of a thread's float4 loads at once, stores the upper tile's rows (7 passes of 6 rows),
+ * waits at the barrier, computes the upper tile while the lower tile's 5 loads are still in
+ * flight, then stores those rows (which the upper tile does not read), a second barrier, and
+ * the lower tile. Why: round 2's lab6-inside2-stack ran at 69.6 % of its issue rate where
+ * every kernel without it ran at 66 % or less; lab6-stack2's 55.7 instructions an output at
+ * that rate would be 160 us, 82 % of the copy. 56 registers, 36 warps an SM as lab6-stack2
+ * (__launch_bounds__(64, 18) on sm_90). make bench BENCH_CANDIDATES=1 times it (rows
+ * lab6-stack2-pre:...); solutions/candidates/README.md has the figures.
  */
 
 /*
@@ -30,7 +29,7 @@
  *   smemlab_symbol_c_mask1d / smemlab_symbol_c_mask2d; c_mask2d holds the
  *   mask_width x mask_width mask packed row-major: entry (i, j) at i * mask_width + j.
  *   Params: TILE1D (1024), THREADS1D (256), MAX_MASK1D (31),
- *           TILE2D (32), ROWS2D (2), MAX_MASK2D (7).
+ *           TILE2D (32), ROWS2D (4), MAX_MASK2D (7).
  *   Grader tolerance: per element 1e-3 of max(|ref|, sqrt(taps)*max|in|*max|mask|),
  *   overall ||out - ref||_2 / ||ref||_2 <= 1e-5 (grader/reference/tolerance.h).
  *   Build and grade: make lab6 && make grade
@@ -41,8 +40,14 @@
 #define THREADS1D 256 /* threads of one 1-D block: TILE1D / THREADS1D outputs each */
 #define MAX_MASK1D 31
 #define TILE2D 32     /* a 2-D block makes a TILE2D x TILE2D square of outputs */
-#define ROWS2D 2      /* ... (TILE2D / 4) x (TILE2D / ROWS2D) threads, 4 x ROWS2D outputs each */
+#define ROWS2D 4      /* ... (TILE2D / 4) x (TILE2D / ROWS2D) threads, 4 x ROWS2D outputs each */
 #define MAX_MASK2D 7
+#define STACK2D 2     /* tiles a 2-D block makes, one above the other (ours) */
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#define MIN_BLOCKS2D 18 /* blocks an SM: 36 warps, 18 x (11200 + 1024) bytes of shared memory */
+#else
+#define MIN_BLOCKS2D 1 /* older cards hold fewer such tiles an SM: no register cap */
+#endif
 SMEMLAB_PARAM(TILE1D, TILE1D);
 SMEMLAB_PARAM(THREADS1D, THREADS1D);
 SMEMLAB_PARAM(MAX_MASK1D, MAX_MASK1D);
@@ -258,6 +263,7 @@ SMEMLAB_LAUNCHER void launch_conv1dTiled(const float *in, float *out, int n, int
 #define PAD2D 4  /* tile columns left and right of the outputs */
 #define PITCH2D (TILE2D + 2 * PAD2D)
 #define TILE2D_ROWS (TILE2D + MAX_MASK2D - 1)
+#define STACK2D_ROWS (STACK2D * TILE2D + MAX_MASK2D - 1) /* the shared tile of a block */
 #define THREADS2D ((TILE2D / COLS2D) * (TILE2D / ROWS2D))
 #define LOADS2D ((PITCH2D / 4 * TILE2D_ROWS + THREADS2D - 1) / THREADS2D)
 static_assert(MAX_MASK2D / 2 <= PAD2D && PAD2D % 4 == 0, "the halo fits the float4 pad");
@@ -281,26 +287,29 @@ template <bool VEC>
 __device__ __forceinline__ void conv2d_load_tile(float *tile, const float *in, int width,
                                                  int height, int r)
 {
-    const int quads = PITCH2D / 4, rows = TILE2D + 2 * r;
-    int x0 = blockIdx.x * TILE2D - PAD2D, y0 = blockIdx.y * TILE2D - r;
+    /* the block's STACK2D tiles and their halo, each input once: LOADS2D a thread a round */
+    const int quads = PITCH2D / 4, rows = STACK2D * TILE2D + 2 * r;
+    int x0 = blockIdx.x * TILE2D - PAD2D, y0 = blockIdx.y * STACK2D * TILE2D - r;
     int tid = threadIdx.y * blockDim.x + threadIdx.x;
-    float4 v[LOADS2D];
+    for (int base = 0; base < quads * rows; base += LOADS2D * THREADS2D) {
+        float4 v[LOADS2D];
 #pragma unroll
-    for (int q = 0; q < LOADS2D; q++) {
-        int s = tid + q * THREADS2D, x = x0 + 4 * (s % quads), y = y0 + s / quads;
-        if (VEC && x >= 0 && x + 3 < width && y >= 0 && y < height && s < quads * rows)
-            v[q] = *reinterpret_cast<const float4 *>(in + (size_t)y * width + x);
-        else if (s < quads * rows)
-            v[q] = make_float4(pixel_or_ghost(in, width, height, x, y),
-                               pixel_or_ghost(in, width, height, x + 1, y),
-                               pixel_or_ghost(in, width, height, x + 2, y),
-                               pixel_or_ghost(in, width, height, x + 3, y));
-    }
+        for (int q = 0; q < LOADS2D; q++) {
+            int s = base + tid + q * THREADS2D, x = x0 + 4 * (s % quads), y = y0 + s / quads;
+            if (VEC && x >= 0 && x + 3 < width && y >= 0 && y < height && s < quads * rows)
+                v[q] = *reinterpret_cast<const float4 *>(in + (size_t)y * width + x);
+            else if (s < quads * rows)
+                v[q] = make_float4(pixel_or_ghost(in, width, height, x, y),
+                                   pixel_or_ghost(in, width, height, x + 1, y),
+                                   pixel_or_ghost(in, width, height, x + 2, y),
+                                   pixel_or_ghost(in, width, height, x + 3, y));
+        }
 #pragma unroll
-    for (int q = 0; q < LOADS2D; q++) {
-        int s = tid + q * THREADS2D;
-        if (s < quads * rows)
-            *reinterpret_cast<float4 *>(&tile[4 * s]) = v[q];
+        for (int q = 0; q < LOADS2D; q++) {
+            int s = base + tid + q * THREADS2D;
+            if (s < quads * rows)
+                *reinterpret_cast<float4 *>(&tile[4 * s]) = v[q];
+        }
     }
 }
 
@@ -356,46 +365,59 @@ __device__ __forceinline__ void conv2d_patch_any(const float *tile, int mw,
 template <int MW>
 __device__ __forceinline__ bool conv2d_inside(int width, int height)
 {
-    int x0 = blockIdx.x * TILE2D - PAD2D, y0 = blockIdx.y * TILE2D - MW / 2;
-    return x0 >= 0 && x0 + PITCH2D <= width && y0 >= 0 && y0 + TILE2D + MW - 1 <= height;
+    int x0 = blockIdx.x * TILE2D - PAD2D, y0 = blockIdx.y * STACK2D * TILE2D - MW / 2;
+    return x0 >= 0 && x0 + PITCH2D <= width && y0 >= 0 &&
+           y0 + STACK2D * TILE2D + MW - 1 <= height;
 }
 
 template <int MW>
-__device__ __forceinline__ void conv2d_load_inside(float *tile, const float *in, int width)
+struct InsideRows {
+    static constexpr int QUADS = PITCH2D / 4, PER_PASS = THREADS2D / QUADS;
+    static constexpr int ROWS = STACK2D * TILE2D + MW - 1;
+    static constexpr int PASSES = (ROWS + PER_PASS - 1) / PER_PASS;
+    static constexpr int UPPER = (TILE2D + MW - 1 + PER_PASS - 1) / PER_PASS; /* tile 0's */
+    static_assert(PER_PASS >= 1 && STACK2D == 2, "a pass loads whole tile rows; two tiles");
+};
+
+/* Issue every load of the block's rows: thread tid's float4 column tid % 10 of rows
+   tid / 10 + PER_PASS * p (the threads past the last whole row of 10 load nothing). */
+template <int MW>
+__device__ __forceinline__ void conv2d_issue_inside(const float *in, int width,
+                                                    float4 v[InsideRows<MW>::PASSES])
 {
-    constexpr int QUADS = PITCH2D / 4, PER_PASS = THREADS2D / QUADS, ROWS = TILE2D + MW - 1;
-    constexpr int PASSES = (ROWS + PER_PASS - 1) / PER_PASS;
-    static_assert(PER_PASS >= 1, "a pass loads whole tile rows");
-    int tid = threadIdx.y * blockDim.x + threadIdx.x, lx = tid % QUADS, ly = tid / QUADS;
-    if (ly >= PER_PASS) /* the threads past the last whole row of 10 */
+    using R = InsideRows<MW>;
+    int tid = threadIdx.y * blockDim.x + threadIdx.x, lx = tid % R::QUADS, ly = tid / R::QUADS;
+    if (ly >= R::PER_PASS)
         return;
-    const float *src = in + (size_t)(blockIdx.y * TILE2D - MW / 2 + ly) * width +
+    const float *src = in + (size_t)(blockIdx.y * STACK2D * TILE2D - MW / 2 + ly) * width +
                        blockIdx.x * TILE2D - PAD2D + 4 * lx;
-    size_t step = (size_t)PER_PASS * width;
-    float4 v[PASSES];
+    size_t step = (size_t)R::PER_PASS * width;
 #pragma unroll
-    for (int p = 0; p < PASSES; p++, src += step) /* the last pass: the rows left */
-        if (p < PASSES - 1 || ly + p * PER_PASS < ROWS)
+    for (int p = 0; p < R::PASSES; p++, src += step) /* the last pass: the rows left */
+        if (p < R::PASSES - 1 || ly + p * R::PER_PASS < R::ROWS)
             v[p] = *reinterpret_cast<const float4 *>(src);
-#pragma unroll
-    for (int p = 0; p < PASSES; p++)
-        if (ly + p * PER_PASS < ROWS)
-            *reinterpret_cast<float4 *>(&tile[(ly + p * PER_PASS) * PITCH2D + 4 * lx]) = v[p];
 }
 
-/* MW = 0: the mask width is taken from mask_width at run time. */
-template <int MW, bool VEC>
-__global__ void conv2dTiled(const float *in, float *out, int width, int height, int mask_width)
+/* Store passes FROM .. TO - 1 of conv2d_issue_inside's loads into the shared tile. */
+template <int MW, int FROM, int TO>
+__device__ __forceinline__ void conv2d_store_inside(float *tile,
+                                                    const float4 v[InsideRows<MW>::PASSES])
 {
-    __shared__ __align__(16) float tile[TILE2D_ROWS * PITCH2D];
-    int mw = MW > 0 ? MW : mask_width;
-    bool inside = MW > 0 && VEC && conv2d_inside<MW>(width, height); /* the whole block's */
-    if (inside)
-        conv2d_load_inside<MW>(tile, in, width);
-    else
-        conv2d_load_tile<VEC>(tile, in, width, height, mw / 2);
-    __syncthreads();
+    using R = InsideRows<MW>;
+    int tid = threadIdx.y * blockDim.x + threadIdx.x, lx = tid % R::QUADS, ly = tid / R::QUADS;
+    if (ly >= R::PER_PASS)
+        return;
+#pragma unroll
+    for (int p = FROM; p < TO; p++)
+        if (ly + p * R::PER_PASS < R::ROWS)
+            *reinterpret_cast<float4 *>(&tile[(ly + p * R::PER_PASS) * PITCH2D + 4 * lx]) = v[p];
+}
 
+/* Tile by's outputs from the shared tile (its row 0 the tile's first halo row). */
+template <int MW, bool VEC>
+__device__ __forceinline__ void conv2d_tile_out(const float *tile, float *out, int width,
+                                                int height, int mw, int by, bool inside)
+{
     float acc[ROWS2D][COLS2D] = {};
     if (MW > 0)
         conv2d_patch<MW>(tile, acc);
@@ -404,7 +426,7 @@ __global__ void conv2dTiled(const float *in, float *out, int width, int height, 
 
     int x = blockIdx.x * TILE2D + COLS2D * threadIdx.x;
     if (inside) { /* every output row inside, every float4 aligned */
-        float *dst = out + (size_t)(blockIdx.y * TILE2D + threadIdx.y * ROWS2D) * width + x;
+        float *dst = out + (size_t)(by * TILE2D + threadIdx.y * ROWS2D) * width + x;
 #pragma unroll
         for (int o = 0; o < ROWS2D; o++)
             *reinterpret_cast<float4 *>(dst + (size_t)o * width) =
@@ -413,7 +435,7 @@ __global__ void conv2dTiled(const float *in, float *out, int width, int height, 
     }
 #pragma unroll
     for (int o = 0; o < ROWS2D; o++) {
-        int y = blockIdx.y * TILE2D + threadIdx.y * ROWS2D + o;
+        int y = by * TILE2D + threadIdx.y * ROWS2D + o;
         if (y >= height)
             break;
         float *dst = out + (size_t)y * width + x;
@@ -426,11 +448,42 @@ __global__ void conv2dTiled(const float *in, float *out, int width, int height, 
     }
 }
 
+/* MW = 0: the mask width is taken from mask_width at run time. */
+template <int MW, bool VEC>
+__global__ void __launch_bounds__(THREADS2D, MIN_BLOCKS2D)
+    conv2dTiled(const float *in, float *out, int width, int height, int mask_width)
+{
+    __shared__ __align__(16) float tile[STACK2D_ROWS * PITCH2D];
+    int mw = MW > 0 ? MW : mask_width;
+    if (MW > 0 && VEC && conv2d_inside<MW>(width, height)) { /* the whole block's */
+        using R = InsideRows<(MW > 0 ? MW : 1)>;
+        float4 v[R::PASSES];
+        conv2d_issue_inside<(MW > 0 ? MW : 1)>(in, width, v);
+        conv2d_store_inside<(MW > 0 ? MW : 1), 0, R::UPPER>(tile, v);
+        __syncthreads();
+        conv2d_tile_out<MW, VEC>(tile, out, width, height, mw, blockIdx.y * STACK2D, true);
+        /* the lower tile's rows past the upper tile's: nobody reads them yet */
+        conv2d_store_inside<(MW > 0 ? MW : 1), R::UPPER, R::PASSES>(tile, v);
+        __syncthreads();
+        conv2d_tile_out<MW, VEC>(tile + TILE2D * PITCH2D, out, width, height, mw,
+                                 blockIdx.y * STACK2D + 1, true);
+        return;
+    }
+    conv2d_load_tile<VEC>(tile, in, width, height, mw / 2);
+    __syncthreads();
+    for (int t = 0; t < STACK2D; t++) {
+        int by = blockIdx.y * STACK2D + t;
+        if (by * TILE2D >= height)
+            break; /* the whole block's */
+        conv2d_tile_out<MW, VEC>(tile + t * TILE2D * PITCH2D, out, width, height, mw, by, false);
+    }
+}
+
 template <bool VEC>
 static void launch_conv2d(const float *in, float *out, int width, int height, int mask_width)
 {
     dim3 block(TILE2D / COLS2D, TILE2D / ROWS2D);
-    dim3 grid((width + TILE2D - 1) / TILE2D, (height + TILE2D - 1) / TILE2D);
+    dim3 grid((width + TILE2D - 1) / TILE2D, (height + STACK2D * TILE2D - 1) / (STACK2D * TILE2D));
     switch (mask_width) { /* the contract's widths (odd, up to MAX_MASK2D) get unrolled kernels */
     case 1: conv2dTiled<1, VEC><<<grid, block>>>(in, out, width, height, mask_width); break;
     case 3: conv2dTiled<3, VEC><<<grid, block>>>(in, out, width, height, mask_width); break;
