@@ -301,8 +301,11 @@ $(SYNC_EMULATE).linked: $(call program,$(BUILD)/obj/tests/truth/sync-emulate.o) 
 # Every part is built by its own make lab-lib, many at once: what they share
 # (the jail, support.o) is built here first, once (on a fresh clone the parts
 # would each build it at the same moment).
+# The corpus's host code (its own launchers) is compiled at -O0 (check-truth.sh says why).
+TRUTH_NVCCFLAGS = $(filter-out -O%,$(NVCCFLAGS)) -O0
 check-truth: $(GRADER_ALL) $(BUILD_JAIL) $(SUPPORT_OBJ) $(SYNC_EMULATE)
-	NVCC="$(NVCC)" LAB_LIB_CACHE=$(LAB_CACHE) TEST_ARCH='$(TEST_ARCH)' bash tests/truth/check-truth.sh $(BUILD) $(GRADER)
+	NVCC="$(NVCC)" LAB_LIB_CACHE=$(LAB_CACHE) TEST_ARCH='$(TEST_ARCH)' TRUTH_NVCCFLAGS='$(TRUTH_NVCCFLAGS)' \
+	    bash tests/truth/check-truth.sh $(BUILD) $(GRADER)
 # On a GPU: both, whatever the first says, then what the card measured packed as one
 # tarball to install (tests/truth/pack-recorded.sh): TRUTH_OUT=DIR puts it there
 # (default build/truth-recorded), as truth-CARD.tar.gz beside the runs' output.
@@ -312,7 +315,7 @@ check-truth-gpu: $(GRADER_ALL) $(TRACE) $(BUILD_JAIL) $(SUPPORT_OBJ) $(BUILD)/te
 	@rm -rf $(BUILD)/truth-logs && mkdir -p $(BUILD)/truth-logs
 	truth=0; labs=0; \
 	if [ "$(TRUTH_ONLY)" != labs ]; then \
-	    NVCC="$(NVCC)" bash tests/truth/check-truth.sh $(BUILD) $(GRADER) gpu 2>&1 | tee $(BUILD)/truth-logs/check-truth.log; \
+	    NVCC="$(NVCC)" TRUTH_NVCCFLAGS='$(TRUTH_NVCCFLAGS)' bash tests/truth/check-truth.sh $(BUILD) $(GRADER) gpu 2>&1 | tee $(BUILD)/truth-logs/check-truth.log; \
 	    truth=$${PIPESTATUS[0]}; \
 	else rm -rf $(BUILD)/truth; fi; \
 	if [ -z "$(TRUTH_ONLY)" ] || [ "$(TRUTH_ONLY)" = labs ]; then \
