@@ -47,10 +47,12 @@ endif
 MAKE_T0 := $(shell date +%s.%N)
 stage_line = $(if $(filter 1,$(V)),:,awk -v name='$(1)' -v since=$(MAKE_T0) -v now=$$(date +%s.%N) \
     -f grader/kit/stage-line.awk $(BUILD)/.stage-$(1).log 2>/dev/null; rm -f $(BUILD)/.stage-$(1).log)
-# The machine's cores by default (make -jN or MAKEFLAGS choose otherwise); the
-# test targets keep each one's output together.
+# The machine's cores by default (make -jN or MAKEFLAGS choose otherwise), and
+# one job more for make check and check-full, whose stages also wait (on the
+# batch tests' sleeping fakes, time limits, pipes): the extra job keeps the
+# cores busy meanwhile. The test targets keep each one's output together.
 ifeq ($(filter -j% --jobs%,$(MAKEFLAGS)),)
-MAKEFLAGS += -j$(shell nproc 2>/dev/null || echo 2)
+MAKEFLAGS += -j$(shell echo $$(( $$(nproc 2>/dev/null || echo 2) $(if $(filter check check-full,$(MAKECMDGOALS)),+ 1) )))
 endif
 # (check-mutants alone prints as it goes: it runs for minutes.)
 ifneq ($(filter-out check-mutants,$(filter check%,$(MAKECMDGOALS))),)

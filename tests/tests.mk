@@ -21,6 +21,12 @@ UNIT_BIN := $(BUILD)/tests/unit-tests
 # truth corpus); the lab files and solutions add the oldest architecture.
 TEST_ARCH := -gencode arch=compute_90,code=[sm_90,compute_90]
 COMPILE_ARCH ?= -gencode arch=compute_75,code=sm_75 $(TEST_ARCH)
+# make check and check-full (CHECK_TIERS): a lab library of the compile check waits
+# for the grader and the batch (CHECK_FIRST, order alone): make starts what a stage
+# needs in the order of the tier's list, and would otherwise start all ~180 nvcc runs
+# before it came back to link the grader, every stage waiting until the last.
+CHECK_TIERS := check check-full
+CHECK_FIRST := $(if $(filter $(CHECK_TIERS),$(MAKECMDGOALS)),$(GRADER_ALL) $(BATCH))
 # Planted wrong variants are patches against a solution (tests/planted/README.md):
 # the defect stays a few readable lines, and a change to the solution that
 # breaks one shows up as a patch that no longer applies.
@@ -61,10 +67,10 @@ COMPILE_ONE = @mkdir -p $(dir $(1)) $(dir $(2)); \
     $(call lab_lib,$(NVCC_BASE) $(or $(3),$(COMPILE_ARCH)),$<,$(1),,$(2),$(basename $(1))) && echo "compiles: $<"
 # (FATBIN_GONE as for any library, but asked of the library when the PTX is the target.)
 $(BUILD)/compile-check/planted/%.so $(EMU_PTX_DIR)/labs/planted/%.ptx: $(BUILD)/planted/src/%.cu $(SUPPORT_OBJ) common/smemlab.h \
-        $$(if $$(wildcard $(BUILD)/compile-check/planted/$$*.fatbin),,FORCE) | $(BUILD_JAIL)
+        $$(if $$(wildcard $(BUILD)/compile-check/planted/$$*.fatbin),,FORCE) | $(BUILD_JAIL) $(CHECK_FIRST)
 	$(call COMPILE_ONE,$(BUILD)/compile-check/planted/$*.so,$(EMU_PTX_DIR)/labs/planted/$*.ptx,$(TEST_ARCH))
 $(BUILD)/compile-check/%.so $(EMU_PTX_DIR)/labs/%.ptx: %.cu $(SUPPORT_OBJ) common/smemlab.h \
-        $$(if $$(wildcard $(BUILD)/compile-check/$$*.fatbin),,FORCE) | $(BUILD_JAIL)
+        $$(if $$(wildcard $(BUILD)/compile-check/$$*.fatbin),,FORCE) | $(BUILD_JAIL) $(CHECK_FIRST)
 	$(call COMPILE_ONE,$(BUILD)/compile-check/$*.so,$(EMU_PTX_DIR)/labs/$*.ptx)
 
 $(BUILD)/planted/src/%.cu: tests/planted/%.patch $(wildcard solutions/*/*.cu)
@@ -93,12 +99,16 @@ $(BUILD)/tests/expect: tests/expect.c
 # exported classes built and graded for real); a hostile class through the real
 # nvcc. .ci/run runs both. A change to the batch, the jail or the
 # integrations runs make check-full before it lands.
-CHECK_TIERS := check check-full
 .PHONY: check-house check-mutants check check-full check-unit check-compile check-contract check-launches check-cli \
         check-make check-gpu check-student-kit check-batch check-batch-full check-hostile check-exports \
         check-exports-full check-jail check-report
-check: check-house check-lab-cache check-unit check-traces check-compile check-contract check-launches check-cli \
-       check-make check-docs check-batch check-exports check-jail check-emulated check-kepler check-truth
+# The stages in the order make starts them (each waits for a free job slot, then make
+# goes on down the list; a stage whose prerequisites are not made yet waits for make's
+# next pass): those that need the grader alone first, longest first, then the lab
+# libraries (check-compile, which fill the cores in between), then what grades them.
+check: check-integrations check-truth check-exports check-batch check-jail check-make check-docs \
+       check-lab-cache check-traces check-house \
+       check-compile check-emulated check-unit check-contract check-launches check-cli check-kepler
 	@$(call check_done,$@)
 check-full: docs-browser check-report check-batch-full check-exports-full check-hostile
 	@$(call check_done,$@)
@@ -114,6 +124,16 @@ $(shell mkdir -p $(BUILD)/tests && rm -f $(CHECK_COSTS))
 export SMEMLAB_CHECK_COSTS := $(abspath $(CHECK_COSTS))
 SHELL = $(CURDIR)/tests/timed-shell
 .SHELLFLAGS = --target=$@ -c
+# python3 as the tests call it (hundreds of times), without a version manager's shim
+# between: pyenv's runs bash and a few programs each call, 0.1 CPU-s. The interpreter
+# the shim chose is linked as $(CHECK_BIN)/python3, first on the tiers' PATH: the
+# same interpreter and packages, called directly. (Nothing where python3 is no shim.)
+CHECK_BIN := $(abspath $(BUILD))/tests/bin
+PYTHON3_REAL := $(shell python3 -c 'import sys; print(sys.executable)' 2>/dev/null)
+ifneq ($(and $(PYTHON3_REAL),$(filter-out $(realpath $(PYTHON3_REAL)),$(realpath $(shell command -v python3)))),)
+$(shell mkdir -p $(CHECK_BIN) && ln -sfn '$(PYTHON3_REAL)' $(CHECK_BIN)/python3)
+export PATH := $(CHECK_BIN):$(PATH)
+endif
 endif
 # $(call check_done,TIER): the tier's time, what each stage cost, its verdict.
 check_done = secs=$$(( $$(date +%s) - $(CHECK_T0) )); echo "$$secs $$(hostname), $$(nproc) cores" > $(BUILD)/tests/$(1)-time.txt; \
@@ -398,7 +418,7 @@ endif
 # make check-mutants does); make check-full the kill and time-limit sections,
 # which wait out time limits and killed runs, and labs 7 to 10 built and graded
 # through the batch.
-BATCH_TESTS ?= discovery jobs real outcomes slurm term
+BATCH_TESTS ?= term jobs slurm discovery outcomes real
 BATCH_TESTS_FULL := limits kill labs
 check-batch: $(addprefix check-batch-,$(BATCH_TESTS))
 check-batch-full: $(addprefix check-batch-,$(BATCH_TESTS_FULL))
