@@ -146,7 +146,9 @@ LAB_CACHE ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/smemlab/labs
 LAB_LIB_CACHE ?=
 LAB_CACHE_SH = LAB_CACHE='$(LAB_CACHE)' bash grader/kit/lab-cache.sh
 # (The key is taken again after a build: a file changed meanwhile stores nothing.)
-lab_key = $(LAB_CACHE_SH) key '$(NVCC)' '$(1)' $(2) $(3) $(LAB_COMMON) '$(SUPPORT_FLAGS)' $(SUPPORT_SRC)
+# (The toolchain's part of the key is asked once a make, when a library is first built.)
+LAB_TOOLCHAIN = $(eval LAB_TOOLCHAIN := $(shell $(LAB_CACHE_SH) toolchain '$(NVCC)'))$(LAB_TOOLCHAIN)
+lab_key = LAB_TOOLCHAIN='$(LAB_TOOLCHAIN)' $(LAB_CACHE_SH) key '$(NVCC)' '$(1)' $(2) $(3) $(LAB_COMMON) '$(SUPPORT_FLAGS)' $(SUPPORT_SRC)
 lab_cached = { key=$$($(lab_key)) && $(LAB_CACHE_SH) get "$$key" "$$keep" || { $(4) \
     && { [ "$$key" != "$$($(lab_key))" ] || $(LAB_CACHE_SH) put "$$key" "$$keep" $(notdir $(3)) $(basename $(notdir $(2))); }; }; }
 # common/support.cu holds no GPU code (a symbol that marks the contract): it is

@@ -102,13 +102,14 @@ $(BUILD)/tests/expect: tests/expect.c
 .PHONY: check-house check-mutants check check-full check-unit check-compile check-contract check-launches check-cli \
         check-make check-gpu check-student-kit check-batch check-batch-full check-hostile check-exports \
         check-exports-full check-jail check-report
-# The stages in the order make starts them (each waits for a free job slot, then make
-# goes on down the list; a stage whose prerequisites are not made yet waits for make's
-# next pass): those that need the grader alone first, longest first, then the lab
-# libraries (check-compile, which fill the cores in between), then what grades them.
-check: check-integrations check-truth check-exports check-batch check-jail check-make check-docs \
+# The stages in the order make starts them, the longest first (each waits for a free
+# job slot, then make goes on down the list; a stage whose prerequisites are not made
+# yet waits for make's next pass). In a fresh clone check-emulated's prerequisites
+# are the ~180 lab libraries, which then come second, the integrations beside them,
+# and the rest after; after a change to the grader the libraries are made.
+check: check-integrations check-emulated check-truth check-exports check-batch check-make check-jail check-docs \
        check-lab-cache check-traces check-house \
-       check-compile check-emulated check-unit check-contract check-launches check-cli check-kepler
+       check-compile check-unit check-contract check-launches check-cli check-kepler
 	@$(call check_done,$@)
 check-full: docs-browser check-report check-batch-full check-exports-full check-hostile
 	@$(call check_done,$@)

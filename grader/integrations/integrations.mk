@@ -83,7 +83,7 @@ ifneq ($(wildcard solutions/lab3-padding),)
 # built from nothing in each as the platforms build it.
 # (Each platform its own target, so that make check runs them side by side: each
 # waits on its handins' builds and grades, a minute alone.)
-check-integrations: check-integrations-formats check-integrations-gradescope check-integrations-autolab
+check-integrations: check-integrations-gradescope check-integrations-autolab check-integrations-formats
 check-integrations-formats:
 	bash tests/integrations/test-formats.sh
 check-integrations-gradescope check-integrations-autolab: check-integrations-%: $(GRADER_ALL) $(BUILD_JAIL) $(SUPPORT_OBJ) $(INTEGRATION_REF)
