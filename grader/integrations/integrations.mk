@@ -73,9 +73,10 @@ autolab: lab-tools
 	@echo "(points: docs/instructors.md#rubric; set-up: docs/instructors.md#autolab)"
 autolab: $(GRADER)
 
-# Without a GPU the tests build students' files for one architecture (fast);
-# with one, for that GPU, as the autograders would.
-INTEGRATION_ARCH = $(if $(GPU_CC),,NVCC_ARCH='$(COMPILE_ARCH)')
+# Without a GPU the tests build students' files for one architecture (fast): the
+# test stages' own (TEST_ARCH, tests/tests.mk: the compute_90 PTX the emulator runs
+# and sm_90's code it reads); with one, for that GPU, as the autograders would.
+INTEGRATION_ARCH = $(if $(GPU_CC),,NVCC_ARCH='$(TEST_ARCH)')
 INTEGRATION_REF := $(BUILD)/compile-check/solutions/lab3-padding/lab3.so
 ifneq ($(wildcard solutions/lab3-padding),)
 # make check: one layout each, the kit given this run's grader (seed_kit in
