@@ -102,14 +102,17 @@ $(BUILD)/tests/expect: tests/expect.c
 .PHONY: check-house check-mutants check check-full check-unit check-compile check-contract check-launches check-cli \
         check-make check-gpu check-student-kit check-batch check-batch-full check-hostile check-exports \
         check-exports-full check-jail check-report
-# The stages in the order make starts them, the longest first (each waits for a free
-# job slot, then make goes on down the list; a stage whose prerequisites are not made
-# yet waits for make's next pass). In a fresh clone check-emulated's prerequisites
-# are the ~180 lab libraries, which then come second, the integrations beside them,
-# and the rest after; after a change to the grader the libraries are made.
-check: check-integrations check-emulated check-truth check-exports check-batch check-make check-jail check-docs \
+# The stages in the order make starts them. make walks this list depth first, starting
+# what is ready, each job once a slot is free; what becomes ready behind the walk
+# waits for its next pass, and a pass over the ~180 lab libraries of a fresh clone
+# lasts until the last of them has started. So: the stages that need the grader alone
+# first, longest first (the compile check's libraries wait for the grader:
+# CHECK_FIRST), then the libraries, which fill the cores beside them, then what grades
+# the libraries (check-integrations' own lab 3 library is made in that pass: its
+# platforms run at the end in a fresh clone, first after a change).
+check: check-integrations check-truth check-exports check-batch check-make check-jail check-docs \
        check-lab-cache check-traces check-house \
-       check-compile check-unit check-contract check-launches check-cli check-kepler
+       check-compile check-emulated check-unit check-contract check-launches check-cli check-kepler
 	@$(call check_done,$@)
 check-full: docs-browser check-report check-batch-full check-exports-full check-hostile
 	@$(call check_done,$@)
