@@ -47,10 +47,12 @@ endif
 MAKE_T0 := $(shell date +%s.%N)
 stage_line = $(if $(filter 1,$(V)),:,awk -v name='$(1)' -v since=$(MAKE_T0) -v now=$$(date +%s.%N) \
     -f grader/kit/stage-line.awk $(BUILD)/.stage-$(1).log 2>/dev/null; rm -f $(BUILD)/.stage-$(1).log)
-# The machine's cores by default (make -jN or MAKEFLAGS choose otherwise); the
-# test targets keep each one's output together.
+# The machine's cores by default (make -jN or MAKEFLAGS choose otherwise), and
+# one job more for make check and check-full, whose stages also wait (on the
+# batch tests' sleeping fakes, time limits, pipes): the extra job keeps the
+# cores busy meanwhile. The test targets keep each one's output together.
 ifeq ($(filter -j% --jobs%,$(MAKEFLAGS)),)
-MAKEFLAGS += -j$(shell nproc 2>/dev/null || echo 2)
+MAKEFLAGS += -j$(shell echo $$(( $$(nproc 2>/dev/null || echo 2) $(if $(filter check check-full,$(MAKECMDGOALS)),+ 1) )))
 endif
 # (check-mutants alone prints as it goes: it runs for minutes.)
 ifneq ($(filter-out check-mutants,$(filter check%,$(MAKECMDGOALS))),)
@@ -144,7 +146,9 @@ LAB_CACHE ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/smemlab/labs
 LAB_LIB_CACHE ?=
 LAB_CACHE_SH = LAB_CACHE='$(LAB_CACHE)' bash grader/kit/lab-cache.sh
 # (The key is taken again after a build: a file changed meanwhile stores nothing.)
-lab_key = $(LAB_CACHE_SH) key '$(NVCC)' '$(1)' $(2) $(3) $(LAB_COMMON) '$(SUPPORT_FLAGS)' $(SUPPORT_SRC)
+# (The toolchain's part of the key is asked once a make, when a library is first built.)
+LAB_TOOLCHAIN = $(eval LAB_TOOLCHAIN := $(shell $(LAB_CACHE_SH) toolchain '$(NVCC)'))$(LAB_TOOLCHAIN)
+lab_key = LAB_TOOLCHAIN='$(LAB_TOOLCHAIN)' $(LAB_CACHE_SH) key '$(NVCC)' '$(1)' $(2) $(3) $(LAB_COMMON) '$(SUPPORT_FLAGS)' $(SUPPORT_SRC)
 lab_cached = { key=$$($(lab_key)) && $(LAB_CACHE_SH) get "$$key" "$$keep" || { $(4) \
     && { [ "$$key" != "$$($(lab_key))" ] || $(LAB_CACHE_SH) put "$$key" "$$keep" $(notdir $(3)) $(basename $(notdir $(2))); }; }; }
 # common/support.cu holds no GPU code (a symbol that marks the contract): it is

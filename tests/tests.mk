@@ -21,6 +21,12 @@ UNIT_BIN := $(BUILD)/tests/unit-tests
 # truth corpus); the lab files and solutions add the oldest architecture.
 TEST_ARCH := -gencode arch=compute_90,code=[sm_90,compute_90]
 COMPILE_ARCH ?= -gencode arch=compute_75,code=sm_75 $(TEST_ARCH)
+# make check and check-full (CHECK_TIERS): a lab library of the compile check waits
+# for the grader and the batch (CHECK_FIRST, order alone): make starts what a stage
+# needs in the order of the tier's list, and would otherwise start all ~180 nvcc runs
+# before it came back to link the grader, every stage waiting until the last.
+CHECK_TIERS := check check-full
+CHECK_FIRST := $(if $(filter $(CHECK_TIERS),$(MAKECMDGOALS)),$(GRADER_ALL) $(BATCH))
 # Planted wrong variants are patches against a solution (tests/planted/README.md):
 # the defect stays a few readable lines, and a change to the solution that
 # breaks one shows up as a patch that no longer applies.
@@ -61,10 +67,10 @@ COMPILE_ONE = @mkdir -p $(dir $(1)) $(dir $(2)); \
     $(call lab_lib,$(NVCC_BASE) $(or $(3),$(COMPILE_ARCH)),$<,$(1),,$(2),$(basename $(1))) && echo "compiles: $<"
 # (FATBIN_GONE as for any library, but asked of the library when the PTX is the target.)
 $(BUILD)/compile-check/planted/%.so $(EMU_PTX_DIR)/labs/planted/%.ptx: $(BUILD)/planted/src/%.cu $(SUPPORT_OBJ) common/smemlab.h \
-        $$(if $$(wildcard $(BUILD)/compile-check/planted/$$*.fatbin),,FORCE) | $(BUILD_JAIL)
+        $$(if $$(wildcard $(BUILD)/compile-check/planted/$$*.fatbin),,FORCE) | $(BUILD_JAIL) $(CHECK_FIRST)
 	$(call COMPILE_ONE,$(BUILD)/compile-check/planted/$*.so,$(EMU_PTX_DIR)/labs/planted/$*.ptx,$(TEST_ARCH))
 $(BUILD)/compile-check/%.so $(EMU_PTX_DIR)/labs/%.ptx: %.cu $(SUPPORT_OBJ) common/smemlab.h \
-        $$(if $$(wildcard $(BUILD)/compile-check/$$*.fatbin),,FORCE) | $(BUILD_JAIL)
+        $$(if $$(wildcard $(BUILD)/compile-check/$$*.fatbin),,FORCE) | $(BUILD_JAIL) $(CHECK_FIRST)
 	$(call COMPILE_ONE,$(BUILD)/compile-check/$*.so,$(EMU_PTX_DIR)/labs/$*.ptx)
 
 $(BUILD)/planted/src/%.cu: tests/planted/%.patch $(wildcard solutions/*/*.cu)
@@ -93,12 +99,23 @@ $(BUILD)/tests/expect: tests/expect.c
 # exported classes built and graded for real); a hostile class through the real
 # nvcc. .ci/run runs both. A change to the batch, the jail or the
 # integrations runs make check-full before it lands.
-CHECK_TIERS := check check-full
 .PHONY: check-house check-mutants check check-full check-unit check-compile check-contract check-launches check-cli \
         check-make check-gpu check-student-kit check-batch check-batch-full check-hostile check-exports \
         check-exports-full check-jail check-report
-check: check-house check-lab-cache check-unit check-traces check-compile check-contract check-launches check-cli \
-       check-make check-docs check-batch check-exports check-jail check-emulated check-kepler check-truth
+# The stages in the order make starts them. make walks this list depth first, starting
+# what is ready, each job once a slot is free; what becomes ready behind the walk
+# waits for its next pass, and a pass over the ~180 lab libraries of a fresh clone
+# lasts until the last of them has started. So: the stages that need the grader alone
+# first, longest first (the compile check's libraries wait for the grader:
+# CHECK_FIRST), then the libraries, which fill the cores beside them, then what grades
+# the libraries (check-integrations' own lab 3 library is made in that pass: its
+# platforms run at the end in a fresh clone, first after a change). Where every
+# library is there already (after a change to the grader), check-emulated, the
+# longest, comes second: last, it ran alone for its last 17 s of a 96 s make check.
+CHECK_LIBS_THERE := $(if $(filter-out $(wildcard $(CU_CHECKED)),$(CU_CHECKED)),,check-emulated)
+check: check-integrations $(CHECK_LIBS_THERE) check-truth check-exports check-batch check-make check-jail check-docs \
+       check-lab-cache check-traces check-house \
+       check-compile check-emulated check-unit check-contract check-launches check-cli check-kepler
 	@$(call check_done,$@)
 check-full: docs-browser check-report check-batch-full check-exports-full check-hostile
 	@$(call check_done,$@)
@@ -114,6 +131,16 @@ $(shell mkdir -p $(BUILD)/tests && rm -f $(CHECK_COSTS))
 export SMEMLAB_CHECK_COSTS := $(abspath $(CHECK_COSTS))
 SHELL = $(CURDIR)/tests/timed-shell
 .SHELLFLAGS = --target=$@ -c
+# python3 as the tests call it (hundreds of times), without a version manager's shim
+# between: pyenv's runs bash and a few programs each call, 0.1 CPU-s. The interpreter
+# the shim chose is linked as $(CHECK_BIN)/python3, first on the tiers' PATH: the
+# same interpreter and packages, called directly. (Nothing where python3 is no shim.)
+CHECK_BIN := $(abspath $(BUILD))/tests/bin
+PYTHON3_REAL := $(shell python3 -c 'import sys; print(sys.executable)' 2>/dev/null)
+ifneq ($(and $(PYTHON3_REAL),$(filter-out $(realpath $(PYTHON3_REAL)),$(realpath $(shell command -v python3)))),)
+$(shell mkdir -p $(CHECK_BIN) && ln -sfn '$(PYTHON3_REAL)' $(CHECK_BIN)/python3)
+export PATH := $(CHECK_BIN):$(PATH)
+endif
 endif
 # $(call check_done,TIER): the tier's time, what each stage cost, its verdict.
 check_done = secs=$$(( $$(date +%s) - $(CHECK_T0) )); echo "$$secs $$(hostname), $$(nproc) cores" > $(BUILD)/tests/$(1)-time.txt; \
@@ -301,8 +328,11 @@ $(SYNC_EMULATE).linked: $(call program,$(BUILD)/obj/tests/truth/sync-emulate.o) 
 # Every part is built by its own make lab-lib, many at once: what they share
 # (the jail, support.o) is built here first, once (on a fresh clone the parts
 # would each build it at the same moment).
+# The corpus's host code (its own launchers) is compiled at -O0 (check-truth.sh says why).
+TRUTH_NVCCFLAGS = $(filter-out -O%,$(NVCCFLAGS)) -O0
 check-truth: $(GRADER_ALL) $(BUILD_JAIL) $(SUPPORT_OBJ) $(SYNC_EMULATE)
-	NVCC="$(NVCC)" LAB_LIB_CACHE=$(LAB_CACHE) TEST_ARCH='$(TEST_ARCH)' bash tests/truth/check-truth.sh $(BUILD) $(GRADER)
+	NVCC="$(NVCC)" LAB_LIB_CACHE=$(LAB_CACHE) TEST_ARCH='$(TEST_ARCH)' TRUTH_NVCCFLAGS='$(TRUTH_NVCCFLAGS)' \
+	    bash tests/truth/check-truth.sh $(BUILD) $(GRADER)
 # On a GPU: both, whatever the first says, then what the card measured packed as one
 # tarball to install (tests/truth/pack-recorded.sh): TRUTH_OUT=DIR puts it there
 # (default build/truth-recorded), as truth-CARD.tar.gz beside the runs' output.
@@ -312,7 +342,7 @@ check-truth-gpu: $(GRADER_ALL) $(TRACE) $(BUILD_JAIL) $(SUPPORT_OBJ) $(BUILD)/te
 	@rm -rf $(BUILD)/truth-logs && mkdir -p $(BUILD)/truth-logs
 	truth=0; labs=0; \
 	if [ "$(TRUTH_ONLY)" != labs ]; then \
-	    NVCC="$(NVCC)" bash tests/truth/check-truth.sh $(BUILD) $(GRADER) gpu 2>&1 | tee $(BUILD)/truth-logs/check-truth.log; \
+	    NVCC="$(NVCC)" TRUTH_NVCCFLAGS='$(TRUTH_NVCCFLAGS)' bash tests/truth/check-truth.sh $(BUILD) $(GRADER) gpu 2>&1 | tee $(BUILD)/truth-logs/check-truth.log; \
 	    truth=$${PIPESTATUS[0]}; \
 	else rm -rf $(BUILD)/truth; fi; \
 	if [ -z "$(TRUTH_ONLY)" ] || [ "$(TRUTH_ONLY)" = labs ]; then \
@@ -397,7 +427,7 @@ endif
 # make check-mutants does); make check-full the kill and time-limit sections,
 # which wait out time limits and killed runs, and labs 7 to 10 built and graded
 # through the batch.
-BATCH_TESTS ?= discovery jobs real outcomes slurm term
+BATCH_TESTS ?= term jobs slurm discovery outcomes real
 BATCH_TESTS_FULL := limits kill labs
 check-batch: $(addprefix check-batch-,$(BATCH_TESTS))
 check-batch-full: $(addprefix check-batch-,$(BATCH_TESTS_FULL))

@@ -23,7 +23,8 @@ GRADESCOPE_OUT = $(BUILD)/gradescope/$(INTEGRATION_LAB)
 AUTOLAB_OUT = $(BUILD)/autolab/$(INTEGRATION_LAB)
 
 # deps-instructor installs INSTRUCTOR_PACKAGES through the Makefile's one installer.
-.PHONY: gradescope autolab check-integrations check-integrations-full check-slurm
+.PHONY: gradescope autolab check-integrations check-integrations-full check-slurm check-integrations-formats \
+        check-integrations-gradescope check-integrations-autolab
 
 # $(call stage_prebuilt,KIT): this build's lab tools (the grader, the build jail,
 # support.o and what they are made of) in KIT/build, newer than every source there,
@@ -72,18 +73,22 @@ autolab: lab-tools
 	@echo "(points: docs/instructors.md#rubric; set-up: docs/instructors.md#autolab)"
 autolab: $(GRADER)
 
-# Without a GPU the tests build students' files for one architecture (fast);
-# with one, for that GPU, as the autograders would.
-INTEGRATION_ARCH = $(if $(GPU_CC),,NVCC_ARCH='$(COMPILE_ARCH)')
+# Without a GPU the tests build students' files for one architecture (fast): the
+# test stages' own (TEST_ARCH, tests/tests.mk: the compute_90 PTX the emulator runs
+# and sm_90's code it reads); with one, for that GPU, as the autograders would.
+INTEGRATION_ARCH = $(if $(GPU_CC),,NVCC_ARCH='$(TEST_ARCH)')
 INTEGRATION_REF := $(BUILD)/compile-check/solutions/lab3-padding/lab3.so
 ifneq ($(wildcard solutions/lab3-padding),)
 # make check: one layout each, the kit given this run's grader (seed_kit in
 # tests/integrations/lib.sh); make check-full: every other layout, the grader
 # built from nothing in each as the platforms build it.
-check-integrations: $(GRADER_ALL) $(BUILD_JAIL) $(SUPPORT_OBJ) $(INTEGRATION_REF)
+# (Each platform its own target, so that make check runs them side by side: each
+# waits on its handins' builds and grades, a minute alone.)
+check-integrations: check-integrations-gradescope check-integrations-autolab check-integrations-formats
+check-integrations-formats:
 	bash tests/integrations/test-formats.sh
-	$(INTEGRATION_ARCH) SMEMLAB_CHECK_TIER=fast bash tests/integrations/test-gradescope.sh $(BUILD) $(INTEGRATION_REF)
-	$(INTEGRATION_ARCH) SMEMLAB_CHECK_TIER=fast bash tests/integrations/test-autolab.sh $(BUILD) $(INTEGRATION_REF)
+check-integrations-gradescope check-integrations-autolab: check-integrations-%: $(GRADER_ALL) $(BUILD_JAIL) $(SUPPORT_OBJ) $(INTEGRATION_REF)
+	$(INTEGRATION_ARCH) SMEMLAB_CHECK_TIER=fast bash tests/integrations/test-$*.sh $(BUILD) $(INTEGRATION_REF)
 check-integrations-full: $(GRADER) $(INTEGRATION_REF)
 	$(INTEGRATION_ARCH) SMEMLAB_CHECK_TIER=full bash tests/integrations/test-gradescope.sh $(BUILD) $(INTEGRATION_REF)
 	$(INTEGRATION_ARCH) SMEMLAB_CHECK_TIER=full bash tests/integrations/test-autolab.sh $(BUILD) $(INTEGRATION_REF)
@@ -92,9 +97,10 @@ check-slurm: $(GRADER) $(BATCH) $(INTEGRATION_REF)
 	bash tests/slurm/test-slurm.sh $(BUILD) $(INTEGRATION_REF)
 else
 # The student kit: the tests grade the lab 3 solution, which it does not have.
-check-integrations check-integrations-full check-slurm:
+check-integrations check-integrations-full check-slurm check-integrations-formats check-integrations-gradescope \
+check-integrations-autolab:
 	@echo "make $@: skipped: it grades solutions/lab3-padding, which the student kit does not have."
 endif
 
-check: check-integrations
+# (make check lists check-integrations among its stages, tests/tests.mk: first.)
 check-full: check-integrations-full check-slurm

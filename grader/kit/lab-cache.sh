@@ -14,6 +14,11 @@
 #       bytes: nvcc writes a new id into each object it makes, so they differ
 #       from build to build), and the environment the jail lets through
 #       (BUILD_KEEP_ENV).
+#       The toolchain part is the sha256 of what `toolchain` prints; where
+#       LAB_TOOLCHAIN (the environment) holds it, it is not asked again (the
+#       Makefile asks once a run: nvcc's and g++'s --version, 20 ms a key).
+#   lab-cache.sh toolchain NVCC
+#       prints that sha256.
 #   lab-cache.sh get KEY KEEP
 #       copies the entry's files into KEEP (as nvcc --keep left them there) and
 #       exits 0, after checking each against the entry's MANIFEST; exit 1 where
@@ -54,6 +59,11 @@ toolchain() {
 }
 
 case ${1:-} in
+toolchain)
+    [ $# -eq 2 ] || die "usage: toolchain NVCC"
+    id=$(toolchain "$2" | sha256sum) || exit 1
+    echo "${id%% *}"
+    ;;
 key)
     [ $# -ge 8 ] || die "usage: key NVCC FLAGS SRC OUT COMMON SUPPORT_FLAGS SUPPORT_SRC..."
     nvcc=$2 flags=$3 src=$4 out=$5 common=$6 support_flags=$7
@@ -61,7 +71,8 @@ key)
     [ -f "$src" ] && [ -d "$common" ] || exit 1
     key=$({
         echo "smemlab lab library 2" # the entry format: what put stores
-        toolchain "$nvcc"
+        if [ -n "${LAB_TOOLCHAIN:-}" ]; then echo "toolchain $LAB_TOOLCHAIN"
+        else echo "toolchain $(toolchain "$nvcc" | sha256sum | cut -d' ' -f1)"; fi
         printf 'flags %s\ncwd %s\nsrc %s\nout %s\ncommon %s\n' "$flags" "$(pwd -P)" "$src" "$out" "$common"
         for name in ${BUILD_KEEP_ENV:-}; do printf 'env %s=%s\n' "$name" "${!name-}"; done
         sha256sum "$src" | cut -d' ' -f1

@@ -34,6 +34,40 @@ each_card() { for f in "$here"/*-"$1"; do [ -f "$f" ] && echo "$f"; done; }
 # (TEST_ARCH, tests/tests.mk; LAB_LIB_CACHE: the lab cache, as the kit's own builds).
 arch=
 [ "$mode" = gpu ] || arch="NVCC_ARCH=${TEST_ARCH:--gencode arch=compute_90,code=[sm_90,compute_90]}"
+# The parts' host code is the corpus's own launchers, compiled without optimisation:
+# nvcc's -O is the host compiler's alone (the PTX, cubins and fatbinary are the same
+# bytes at -O0 as at -O3; cicc and ptxas optimise device code either way), and a
+# part's 56 launchers took 1.0 CPU-s of g++ at -O3, 0.3 at -O0. What a part's
+# kernels do is decided by the device code alone, which the grader runs.
+# (TRUTH_NVCCFLAGS: the kit's NVCCFLAGS with -O0, tests/tests.mk.)
+host_opt="NVCCFLAGS=${TRUTH_NVCCFLAGS:--lineinfo -O0}"
+# build_parts DIR PART...: each part's library, as many at once as there are cores.
+build_parts() {
+    local dir=$1
+    shift
+    printf '%s\n' "$@" | xargs -P "$(nproc)" -I{} make -s --no-print-directory lab-lib LAB=lab1 \
+        SRC="$dir/{}.cu" OUT="$dir/{}.so" "$host_opt" ${arch:+"$arch"}
+}
+# grade_parts DIR OUT OK_RCS GRADER_ARGS... -- PART...: each part graded into OUT
+# (PART.json, PART.txt), as many at once as there are cores by emulation (one at a
+# time on a GPU, whose measurements are not to share it); an exit status not in
+# OK_RCS stops the run, naming the part.
+grade_parts() {
+    local dir=$1 to=$2 okrc=$3 args=() p rc
+    shift 3
+    while [ "$1" != -- ]; do args+=("$1"); shift; done
+    shift
+    mkdir -p "$to"
+    printf '%s\n' "$@" | xargs -P "$([ "$mode" = gpu ] && echo 1 || nproc)" -I{} sh -c \
+        'd=$1 p=$2 t=$3; shift 3; "$0" "$@" --corpus "$d/$p.tsv" --lib "$d/$p.so" --repeats 1 \
+             --json "$t/$p.json" > "$t/$p.txt" 2>&1; echo $? > "$t/$p.rc"' "$grader" "$dir" {} "$to" "${args[@]}"
+    for p in "$@"; do
+        rc=$(cat "$to/$p.rc" 2>/dev/null || echo none)
+        case " $okrc " in *" $rc "*) ;; *)
+            echo "check-truth: ${args[*]} on $p: exit $rc"; tail -n 5 "$to/$p.txt"; return 1 ;;
+        esac
+    done
+}
 if [ "$mode" = gpu ]; then
     backends="counters trace emulator"
     card=$(bash "$here/card-name.sh") || exit 1
@@ -50,19 +84,11 @@ if wants main; then
 python3 "$here/gen-corpus.py" --seed "$seed" ${TRUTH_COUNT:+--count "$TRUTH_COUNT"} "$out" || exit 1
 parts=$(cd "$out" && ls part-*.cu | sed 's/\.cu$//')
 t0=$(date +%s)
-printf '%s\n' $parts | xargs -P "$(nproc)" -I{} \
-    make -s --no-print-directory lab-lib LAB=lab1 SRC="$out/{}.cu" OUT="$out/{}.so" ${arch:+"$arch"} || {
-    echo "check-truth: a corpus part did not build" >&2; exit 1; }
+build_parts "$out" $parts || { echo "check-truth: a corpus part did not build" >&2; exit 1; }
 echo "check-truth: $(echo $parts | wc -w) parts built in $(( $(date +%s) - t0 )) s"
 for b in $backends; do
-    mkdir -p "$out/$b"
     t0=$(date +%s)
-    for p in $parts; do
-        "$grader" --corpus "$out/$p.tsv" --lib "$out/$p.so" --measure "$b" --repeats 1 \
-            --json "$out/$b/$p.json" > "$out/$b/$p.txt" 2>&1
-        rc=$?
-        [ "$rc" -le 1 ] || { echo "check-truth: $b on $p: exit $rc"; tail -n 5 "$out/$b/$p.txt"; exit 1; }
-    done
+    grade_parts "$out" "$out/$b" "0 1" --measure "$b" -- $parts || exit 1
     echo "check-truth: graded by $b in $(( $(date +%s) - t0 )) s"
 done
 fi
@@ -70,28 +96,15 @@ if wants kepler && [ "$mode" != gpu ]; then
 kep=$out/kepler
 if ! wants main; then # the main corpus's parts, built as above
     python3 "$here/gen-corpus.py" --seed "$seed" ${TRUTH_COUNT:+--count "$TRUTH_COUNT"} "$out" > /dev/null || exit 1
-    printf '%s\n' $(cd "$out" && ls part-*.cu | sed 's/\.cu$//') | xargs -P "$(nproc)" -I{} \
-        make -s --no-print-directory lab-lib LAB=lab1 SRC="$out/{}.cu" OUT="$out/{}.so" ${arch:+"$arch"} || exit 1
+    build_parts "$out" $(cd "$out" && ls part-*.cu | sed 's/\.cu$//') || exit 1
 fi
 mkdir -p "$kep/eight" "$kep/four/graded"
 python3 "$here/gen-corpus.py" --seed "$seed" --kepler-four-byte --types char,short,int,longlong,int4 \
     "$kep/four" > /dev/null || exit 1
 kparts=$(cd "$kep/four" && ls part-*.cu | sed 's/\.cu$//')
-printf '%s\n' $kparts | xargs -P "$(nproc)" -I{} \
-    make -s --no-print-directory lab-lib LAB=lab1 SRC="$kep/four/{}.cu" OUT="$kep/four/{}.so" ${arch:+"$arch"} || {
-    echo "check-truth: a part of the 4-byte Kepler corpus did not build" >&2; exit 1; }
-for p in $(cd "$out" && ls part-*.so | sed 's/\.so$//'); do
-    "$grader" --gpu kepler --corpus "$out/$p.tsv" --lib "$out/$p.so" --repeats 1 \
-        --json "$kep/eight/$p.json" > "$kep/eight/$p.txt" 2>&1
-    rc=$?
-    [ "$rc" -le 1 ] || { echo "check-truth: kepler on $p: exit $rc"; tail -n 5 "$kep/eight/$p.txt"; exit 1; }
-done
-for p in $kparts; do
-    "$grader" --gpu kepler --corpus "$kep/four/$p.tsv" --lib "$kep/four/$p.so" --repeats 1 \
-        --json "$kep/four/graded/$p.json" > "$kep/four/graded/$p.txt" 2>&1
-    rc=$?
-    [ "$rc" -le 1 ] || { echo "check-truth: kepler (4-byte) on $p: exit $rc"; tail -n 5 "$kep/four/graded/$p.txt"; exit 1; }
-done
+build_parts "$kep/four" $kparts || { echo "check-truth: a part of the 4-byte Kepler corpus did not build" >&2; exit 1; }
+grade_parts "$out" "$kep/eight" "0 1" --gpu kepler -- $(cd "$out" && ls part-*.so | sed 's/\.so$//') || exit 1
+grade_parts "$kep/four" "$kep/four/graded" "0 1" --gpu kepler -- $kparts || exit 1
 python3 "$here/compare-kepler.py" "$out/corpus.tsv" "$kep/eight" 8 || kepler_bad=1
 python3 "$here/compare-kepler.py" "$kep/four/corpus.tsv" "$kep/four/graded" 4 || kepler_bad=1
 fi
@@ -102,17 +115,9 @@ if wants idioms; then
 idi=$out/idioms
 python3 "$here/gen-idioms.py" "$idi" || exit 1
 iparts=$(cd "$idi" && ls idioms-*.cu | sed 's/\.cu$//')
-printf '%s\n' $iparts | xargs -P "$(nproc)" -I{} \
-    make -s --no-print-directory lab-lib LAB=lab1 SRC="$idi/{}.cu" OUT="$idi/{}.so" ${arch:+"$arch"} 2>/dev/null || {
-    echo "check-truth: an idiom part did not build" >&2; exit 1; }
+build_parts "$idi" $iparts 2>/dev/null || { echo "check-truth: an idiom part did not build" >&2; exit 1; }
 for b in $backends; do
-    mkdir -p "$idi/$b"
-    for p in $iparts; do
-        "$grader" --corpus "$idi/$p.tsv" --lib "$idi/$p.so" --measure "$b" --repeats 1 \
-            --json "$idi/$b/$p.json" > "$idi/$b/$p.txt" 2>&1
-        rc=$?
-        [ "$rc" -le 1 ] || [ "$rc" = 4 ] || { echo "check-truth: $b on $p: exit $rc"; tail -n 5 "$idi/$b/$p.txt"; exit 1; }
-    done
+    grade_parts "$idi" "$idi/$b" "0 1 4" --measure "$b" -- $iparts || exit 1
 done
 iargs=()
 for b in $backends; do iargs+=("$b=$idi/$b"); done
@@ -146,17 +151,9 @@ if wants global; then
 glo=$out/global
 python3 "$here/gen-global.py" "$glo" || exit 1
 gparts=$(cd "$glo" && ls global-*.cu | sed 's/\.cu$//')
-printf '%s\n' $gparts | xargs -P "$(nproc)" -I{} \
-    make -s --no-print-directory lab-lib LAB=lab1 SRC="$glo/{}.cu" OUT="$glo/{}.so" ${arch:+"$arch"} 2>/dev/null || {
-    echo "check-truth: a global part did not build" >&2; exit 1; }
+build_parts "$glo" $gparts 2>/dev/null || { echo "check-truth: a global part did not build" >&2; exit 1; }
 for b in $backends; do
-    mkdir -p "$glo/$b"
-    for p in $gparts; do
-        "$grader" --corpus "$glo/$p.tsv" --lib "$glo/$p.so" --measure "$b" --repeats 1 \
-            --json "$glo/$b/$p.json" > "$glo/$b/$p.txt" 2>&1
-        rc=$?
-        [ "$rc" -le 1 ] || { echo "check-truth: $b on $p: exit $rc"; tail -n 5 "$glo/$b/$p.txt"; exit 1; }
-    done
+    grade_parts "$glo" "$glo/$b" "0 1" --measure "$b" -- $gparts || exit 1
 done
 gargs=()
 for b in $backends; do gargs+=("$b=$glo/$b"); done
