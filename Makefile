@@ -511,10 +511,19 @@ $(CONV_MILESTONES_SO): $(CONV_MILESTONES_SRC) common/support.cu common/smemlab.h
 # BENCH_CANDIDATES=1: each lab file of solutions/candidates/ (a candidate to replace a
 # solution: solutions/candidates/README.md) and the planted variants whose speed must
 # pass on every GPU (BENCH_PLANTED) timed in the same run, their lab's section again.
-# A candidate is solutions/candidates/NAME/labN.cu (a lab file whole), built as NAME.so.
-CANDIDATES_SO := $(patsubst solutions/candidates/%/,$(BUILD)/candidates/%.so,$(dir $(wildcard solutions/candidates/*/lab*.cu)))
+# A candidate is solutions/candidates/NAME.patch, against its lab's solution as a planted
+# variant is (the lab file it changes names the lab), built as NAME.so.
+CANDIDATES_SO := $(patsubst solutions/candidates/%.patch,$(BUILD)/candidates/%.so,$(wildcard solutions/candidates/*.patch))
 BENCH_PLANTED := lab7-grid-stride lab10-lookup-one-key
-$(BUILD)/candidates/%.so: $$(wildcard solutions/candidates/%/lab*.cu) $(SUPPORT_OBJ) common/smemlab.h | $(BUILD_JAIL)
+CANDIDATES_SRC := $(CANDIDATES_SO:$(BUILD)/candidates/%.so=$(BUILD)/candidates/src/%.cu)
+ifneq ($(CANDIDATES_SRC),)
+.SECONDARY: $(CANDIDATES_SRC)
+endif
+$(BUILD)/candidates/src/%.cu: solutions/candidates/%.patch $(wildcard solutions/*/*.cu)
+	@mkdir -p $(@D)
+	@command -v patch >/dev/null || { echo "patch is missing: run make deps (apt-get install patch)" >&2; exit 3; }
+	patch -s -p0 -o $@ -i $<
+$(BUILD)/candidates/%.so: $(BUILD)/candidates/src/%.cu $(SUPPORT_OBJ) common/smemlab.h | $(BUILD_JAIL)
 	@mkdir -p $(@D)
 	$(call step,NVCC,$@)$(call lab_lib,$(NVCC_ALL),$<,$@)
 BENCH_EXTRA := $(if $(filter 1,$(BENCH_CANDIDATES)),$(CANDIDATES_SO) $(BENCH_PLANTED:%=$(BUILD)/planted/%.so))
