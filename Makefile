@@ -519,10 +519,15 @@ CANDIDATES_SRC := $(CANDIDATES_SO:$(BUILD)/candidates/%.so=$(BUILD)/candidates/s
 ifneq ($(CANDIDATES_SRC),)
 .SECONDARY: $(CANDIDATES_SRC)
 endif
-$(BUILD)/candidates/src/%.cu: solutions/candidates/%.patch $(wildcard solutions/*/*.cu)
+# apply_patch: the recipe that writes $@, a solution with patch $< applied (a candidate
+# here, a planted variant in tests/tests.mk).
+define apply_patch
 	@mkdir -p $(@D)
 	@command -v patch >/dev/null || { echo "patch is missing: run make deps (apt-get install patch)" >&2; exit 3; }
 	patch -s -p0 -o $@ -i $<
+endef
+$(BUILD)/candidates/src/%.cu: solutions/candidates/%.patch $(wildcard solutions/*/*.cu)
+	$(apply_patch)
 $(BUILD)/candidates/%.so: $(BUILD)/candidates/src/%.cu $(SUPPORT_OBJ) common/smemlab.h | $(BUILD_JAIL)
 	@mkdir -p $(@D)
 	$(call step,NVCC,$@)$(call lab_lib,$(NVCC_ALL),$<,$@)

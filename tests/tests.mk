@@ -74,9 +74,7 @@ $(BUILD)/compile-check/%.so $(EMU_PTX_DIR)/labs/%.ptx: %.cu $(SUPPORT_OBJ) commo
 	$(call COMPILE_ONE,$(BUILD)/compile-check/$*.so,$(EMU_PTX_DIR)/labs/$*.ptx)
 
 $(BUILD)/planted/src/%.cu: tests/planted/%.patch $(wildcard solutions/*/*.cu)
-	@mkdir -p $(@D)
-	@command -v patch >/dev/null || { echo "patch is missing: run make deps (apt-get install patch)" >&2; exit 3; }
-	patch -s -p0 -o $@ -i $<
+	$(apply_patch)
 
 # Planted wrong variants, built for the GPU at hand.
 PLANTED := $(PLANTED_NAMES:%=$(BUILD)/planted/%.so)
