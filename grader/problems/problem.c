@@ -892,8 +892,9 @@ static void twin_join(problem *p, const problem *t, const char *why, measure_sta
         if (p->listed[CHK_RACE] && t->c[CHK_RACE].status == CHECK_FAIL &&
             (race->status != CHECK_FAIL || t->sync_failed))
             *race = t->c[CHK_RACE];
-        else if (p->listed[CHK_RACE] && race->status == CHECK_NOT_MEASURED && !p->env->tracer)
-            *race = t->c[CHK_RACE]; /* the counters cannot start beside the trace */
+        else if (p->listed[CHK_RACE] && race->status == CHECK_NOT_MEASURED)
+            *race = t->c[CHK_RACE]; /* the counters cannot start beside the trace; the trace
+                                       cannot see a cooperative group's tile barrier */
         if (t->c[CHK_CORRECT].status == CHECK_FAIL)
             *correct = t->c[CHK_CORRECT];
         luck = t->luck; /* its runs raced, broke a rule of synchronisation or overran */

@@ -198,6 +198,10 @@ typedef struct emu_launch {
 #define EMU_REC_SYNCWARP 0x200u  /* bar.warp.sync (__syncwarp); no address: it orders the
                                     accesses of the lanes in active */
 #define EMU_REC_SHFL 0x400u      /* a shuffle (shfl.sync); no address, counted */
+#define EMU_REC_ACQUIRE 0x2000u  /* an access that acquires (ld.acquire, atom.acq_rel) or */
+#define EMU_REC_RELEASE 0x4000u  /* releases (st/red.release) the shared words addr[]: it
+                                    orders warps; without READ and WRITE, the toolkit's word
+                                    in the reserved region (no access of the kernel's) */
 /* emu_global_record.flags only: */
 #define EMU_REC_CONST 0x800u     /* a constant-memory load (ld.const): addr[] in the module's
                                     .const variables; never a global load */

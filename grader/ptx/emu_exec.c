@@ -229,6 +229,7 @@ static void init_warp(emu_ctx *x, emu_block *b, uint32_t i)
     memset(w->commits, 0, sizeof w->commits);
     memset(w->lane_beyond, 0, sizeof w->lane_beyond);
     w->arr_lanes = 0;
+    w->tile_word = w->tile_bits = 0;
     w->sp = 0;
     w->cur = (simt_entry){0, PTX_NONE, w->present, PTX_NONE, PTX_NONE, ENTRY_PATH, 0};
     w->state = WARP_RUN;

@@ -206,6 +206,9 @@ struct emu_warp {
     uint32_t arr_lanes, arr_pc;
     uint8_t arr_id;
     uint64_t lane_beyond[32]; /* each lane's beyond when it exited */
+    /* The reserved word and bits of its last arrival at a cooperative groups' tile
+       barrier (atom.or there, emu_ops_mem.c: toolkit_order); tile_bits 0: none. */
+    uint32_t tile_word, tile_bits;
 };
 
 typedef struct emu_barrier {

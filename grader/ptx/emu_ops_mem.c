@@ -6,8 +6,8 @@
  * global and const addresses must lie in one allocation, shared offsets
  * below the most shared memory a block can have (past the block's own
  * bytes they are recorded but move nothing real: the grader names them out of
- * bounds; the block's reserved region, the toolkit's, is moved and never
- * recorded), local offsets in the thread's frame, parameter offsets in the
+ * bounds; the block's reserved region, the toolkit's, is moved and recorded
+ * only where an access orders warps through it), local offsets in the thread's frame, parameter offsets in the
  * buffer; every access must be aligned to its size. Generic addresses are
  * sorted by window. Only then are bytes moved, so a faulting instruction
  * changes nothing. Atomics run lane by lane in lane order.
@@ -20,6 +20,7 @@
 typedef struct access {
     uint8_t *ptr[32];
     uint32_t shared, global;     /* lanes that touched shared / global memory */
+    uint32_t reserved;           /* lanes that touched the reserved region (soff: where) */
     uint32_t konst;              /* lanes that read constant memory (in gaddr) */
     uint32_t soff[32];           /* their shared offsets */
     uint64_t gaddr[32];          /* their global addresses */
@@ -147,9 +148,12 @@ static int lane_shared(emu_warp *w, const ptx_instr *in, access *ac, int l, uint
 {
     emu_block *b = w->b;
     if (off >= EMU_RESERVED_OFFSET && off - EMU_RESERVED_OFFSET <= EMU_RESERVED_BYTES - size) {
-        /* the toolkit's bytes (cooperative groups' barrier): moved, never recorded, as
-           they are not the kernel's accesses (docs/emulator.md#reserved) */
+        /* the toolkit's bytes (cooperative groups' barrier): moved, not recorded as an
+           access, as they are not the kernel's (docs/emulator.md#reserved); an ordered one
+           is recorded as the order it gives (record_order) */
         ac->ptr[l] = b->reserved + (off - EMU_RESERVED_OFFSET);
+        ac->reserved |= 1u << l;
+        ac->soff[l] = (uint32_t)off;
         return 0;
     }
     if (off > b->shared_limit || b->shared_limit - off < size) {
@@ -323,7 +327,7 @@ static int resolve_in(emu_warp *w, const ptx_instr *in, int space, int k, uint32
 {
     const ptx_operand *o = &in->o[k];
     uint64_t off = (uint64_t)o->imm, a[32], lo, hi, odd;
-    ac->shared = ac->global = ac->konst = 0;
+    ac->shared = ac->global = ac->konst = ac->reserved = 0;
     if (o->r != PTX_NONE) {
         const uint64_t *B = emu_reg(w, o->r);
         EMU_LANES(m, l, a[l] = B[l] + off);
@@ -333,7 +337,7 @@ static int resolve_in(emu_warp *w, const ptx_instr *in, int space, int k, uint32
     warp_bounds(a, m, &lo, &hi, &odd);
     if (!(odd & (size - 1)) && resolve_fast(w, space, m, a, lo, hi, size, how, ac))
         return 0;
-    ac->shared = ac->global = ac->konst = 0;
+    ac->shared = ac->global = ac->konst = ac->reserved = 0;
     return resolve_lanes(w, in, space, m, a, size, how, ac);
 }
 
@@ -344,6 +348,93 @@ static int resolve(emu_warp *w, const ptx_instr *in, int k, uint32_t m, uint32_t
     return resolve_in(w, in, in->space, k, m, size, how, ac);
 }
 
+/* The memory order an access asks, as record flags (0: none). */
+static uint16_t order_flags(const ptx_instr *in)
+{
+    return (uint16_t)(((in->sem & PSEM_ACQUIRE) ? EMU_REC_ACQUIRE : 0) |
+                      ((in->sem & PSEM_RELEASE) ? EMU_REC_RELEASE : 0));
+}
+
+/*
+ * The order the toolkit's word in the reserved region gives between warps, for the race
+ * check (sync_order.h), as release and acquire records on keys of their own. It is
+ * cooperative groups' barrier of a tile of more than one warp (cooperative_groups/
+ * details/sync.h, sync_warps): a word with a bit a warp; a warp arrives by setting its
+ * bit (atom.or.acq_rel), the last of the tile to arrive clears the tile's bits (red.and),
+ * and the others wait until theirs is clear (ld.acquire). What it orders is the tile's
+ * warps alone, whatever other tiles did to the word meanwhile (their bits on the same
+ * word would order every warp after any that arrived before it, in the order this run
+ * happened to take): a bit's arrival and a bit's departure are each a key. Any other
+ * ordered access there orders through the word whole.
+ */
+enum { KEY_ARRIVE = 0, KEY_DEPART = 32, KEY_WORD = 64, KEYS_A_WORD = 128 };
+
+/* The byte "address" a record gives key slot of the reserved word at offset off: past
+   every shared offset, as the analysis takes words (address / 4) for keys. */
+static uint32_t toolkit_key(uint32_t off, int slot)
+{
+    return ((off / 4u) * KEYS_A_WORD + (uint32_t)slot) * 4u;
+}
+
+/* One order record of warp w: flags (EMU_REC_ACQUIRE or _RELEASE) on slot + b of word
+   off for each bit b of bits (a lane a bit). */
+static void order_record(emu_warp *w, const ptx_instr *in, uint16_t flags, uint32_t off,
+                         int slot, uint32_t bits)
+{
+    emu_ctx *x = w->b->x;
+    emu_shared_record r;
+    if (!bits)
+        return;
+    memset(&r, 0, sizeof r);
+    r.pc = (uint64_t)(in - x->prog->code) * 16;
+    r.block = w->b->index;
+    r.warp = w->index;
+    r.active = bits;
+    r.width = 4;
+    r.flags = flags;
+    for (uint32_t mm = bits; mm; mm &= mm - 1) {
+        int b = __builtin_ctz(mm);
+        r.addr[b] = toolkit_key(off, slot + b);
+    }
+    x->sink->shared(x->sink->ctx, &r);
+}
+
+/* Lane l's access of the reserved word at off (v: an atomic's operand). */
+static void toolkit_lane(emu_warp *w, const ptx_instr *in, uint32_t off, uint64_t v)
+{
+    int atomic = in->op == OP_ATOM || in->op == OP_RED;
+    if (atomic && in->mod == PM_OR && (in->sem & PSEM_RELEASE)) { /* a warp arrives */
+        order_record(w, in, EMU_REC_RELEASE, off, KEY_ARRIVE, (uint32_t)v);
+        w->tile_word = off;
+        w->tile_bits = (uint32_t)v;
+    } else if (atomic && in->mod == PM_AND) { /* the last one lets the tile's bits go */
+        uint32_t tile = ~(uint32_t)v;
+        order_record(w, in, EMU_REC_ACQUIRE, off, KEY_ARRIVE, tile);
+        order_record(w, in, EMU_REC_RELEASE, off, KEY_DEPART, tile);
+    } else if (in->op == OP_LD && (in->sem & PSEM_ACQUIRE) && w->tile_bits &&
+               w->tile_word == off) { /* a warp waits for its bits to go */
+        order_record(w, in, EMU_REC_ACQUIRE, off, KEY_DEPART, w->tile_bits);
+    } else {
+        if (in->sem & PSEM_ACQUIRE)
+            order_record(w, in, EMU_REC_ACQUIRE, off, KEY_WORD, 1u);
+        if (in->sem & PSEM_RELEASE)
+            order_record(w, in, EMU_REC_RELEASE, off, KEY_WORD, 1u);
+    }
+}
+
+/* Each lane's access of the reserved region, as the order it gives (B: an atomic's
+   operands, NULL for ld and st). */
+static void toolkit_order(emu_warp *w, const ptx_instr *in, const access *ac, const uint64_t *B)
+{
+    const emu_sink *s = w->b->x->sink;
+    if (!ac->reserved || !s || !s->shared)
+        return;
+    for (uint32_t mm = ac->reserved; mm; mm &= mm - 1) {
+        int l = __builtin_ctz(mm);
+        toolkit_lane(w, in, ac->soff[l], B ? B[l] : 0);
+    }
+}
+
 static void record_as(emu_warp *w, const ptx_instr *in, const access *ac, uint32_t width,
                       int how, uint16_t extra, uint8_t lines)
 {
@@ -351,7 +442,10 @@ static void record_as(emu_warp *w, const ptx_instr *in, const access *ac, uint32
     const emu_sink *s = x->sink;
     uint32_t pc = (uint32_t)(in - x->prog->code);
     uint16_t flags = (uint16_t)(((how & ACC_READ) ? EMU_REC_READ : 0) |
-                                ((how & ACC_WRITE) ? EMU_REC_WRITE : 0) | extra);
+                                ((how & ACC_WRITE) ? EMU_REC_WRITE : 0) | extra |
+                                order_flags(in));
+    if (ac->reserved && in->sem && in->op != OP_ATOM && in->op != OP_RED)
+        toolkit_order(w, in, ac, NULL); /* m_atom gives its operands */
     const emu_record_fix *fix = x->prog->record_fix ? &x->prog->record_fix[pc] : NULL;
     uint32_t shift = 0;
     if (fix && fix->width) { /* what the GPU executes (emu_module_fix_accesses) */
@@ -579,6 +673,7 @@ static int m_atom(emu_warp *w, const ptx_instr *in, uint32_t m)
             d[l] = old & width_mask((int)es);
     }
     record_as(w, in, &ac, es, ACC_READ | ACC_WRITE, atom_kind(in), 0);
+    toolkit_order(w, in, &ac, B);
     return 0;
 }
 

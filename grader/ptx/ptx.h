@@ -117,6 +117,9 @@ enum {
     PF_UNSUPPORTED = 1u << 15 /* a form the emulator does not run: fails when executed */
 };
 
+/* ptx_instr.sem: an access's memory order (.acq_rel: both) */
+enum { PSEM_ACQUIRE = 1u << 0, PSEM_RELEASE = 1u << 1 };
+
 /* Rounding (ptx_instr.rnd): the float modes and the integer ones of cvt. */
 enum { PR_NONE, PR_RN, PR_RZ, PR_RM, PR_RP, PR_RNA, PR_RNI, PR_RZI, PR_RMI, PR_RPI };
 
@@ -177,7 +180,9 @@ typedef struct ptx_instr {
     uint8_t rnd;        /* PR_* */
     uint8_t nops;
     uint8_t guard_neg;  /* @!%p */
-    uint8_t pad[3];
+    uint8_t sem;        /* PSEM_*: the memory order an ld/st/atom/red asks (.acquire, .release,
+                           .acq_rel), which orders warps through a shared word (the race check) */
+    uint8_t pad[2];
     uint32_t guard;     /* predicate index, or PTX_NONE */
     uint32_t line;      /* source line of the last .loc, 0 if none */
     uint32_t file;      /* index in ptx_module.files, or PTX_NONE */

@@ -147,9 +147,16 @@ static void m_flags(dctx *c, const char *const *names, const uint16_t *flags, in
             c->in->flags |= flags[i];
 }
 
-/* Qualifiers that change nothing for a one-thread-at-a-time interpreter. */
+/* Qualifiers that change nothing for a one-thread-at-a-time interpreter; the memory
+   orders among them are kept for the race check (ptx_instr.sem). */
 static void m_ignore(dctx *c)
 {
+    if (m_has(c, "acquire"))
+        c->in->sem |= PSEM_ACQUIRE;
+    if (m_has(c, "release"))
+        c->in->sem |= PSEM_RELEASE;
+    if (m_has(c, "acq_rel"))
+        c->in->sem |= PSEM_ACQUIRE | PSEM_RELEASE;
     static const char *const names[] = {
         "cta",  "gpu",  "sys",   "cluster", "relaxed", "acquire", "release", "acq_rel",
         "sc",   "weak", "volatile", "mmio", "ca",     "cg",      "cs",      "lu",

@@ -934,7 +934,7 @@ static const char *read_error(const char *text)
 
 START_TEST(test_text_format)
 {
-    ck_assert_str_eq(read_error("xx 0x10 0 0 4 1 0\n"), "t.trace:1: unknown record 'xx' (ld, st, atom, atomx, atomc, ldm, stm, cp, cpx, gl, gcp, gs, bar or sync)");
+    ck_assert_str_eq(read_error("xx 0x10 0 0 4 1 0\n"), "t.trace:1: unknown record 'xx' (ld, st, atom, atomx, atomc, ldm, stm, cp, cpx, gl, gcp, gs, bar, sync, acq, rel or acqrel)");
     ck_assert_str_eq(read_error("# c\nld 0x10 0 0 4 3 0\n"),
                      "t.trace:2: mask 00000003 has lane 1 active but the line gives no address for it");
     ck_assert_str_eq(read_error("st 0x10 0 0 4 1 0 4\n"), "t.trace:1: more fields than the mask has active lanes");
@@ -1350,6 +1350,111 @@ START_TEST(test_big_sampled_trace)
 }
 END_TEST
 
+/* Release and acquire between barriers (sync_order.h): cooperative groups' tile barrier,
+ * as the emulator records it. Warps 0 and 1 form a tile, 2 another: warp 1's store is
+ * ordered before warp 0's load by warp 1's release of a key warp 0 acquires, in a stream
+ * as in a whole trace; warp 2's store, released to a key warp 0 never acquires, races,
+ * and the text says that a tile's sync() orders its own warps only. Without the acquire
+ * the pair races; an acquire before the release orders nothing. */
+static int ordered_races(const char *text, trace_summary *s, int stream)
+{
+    FILE *f = fmemopen((void *)text, strlen(text), "r");
+    size_t n;
+    char why[256] = "";
+    trace_record *r = trace_read(f, "o.trace", &n, why, sizeof why);
+    fclose(f);
+    ck_assert_msg(r != NULL, "%s", why);
+    bank_geometry g = modern();
+    if (stream) {
+        trace_analyzer *a = trace_analyzer_new(&g);
+        for (size_t i = 0; i < n; i++)
+            ck_assert_msg(trace_analyzer_add(a, &r[i], why, sizeof why) == 0, "%s", why);
+        ck_assert_msg(trace_analyzer_finish(a, s, why, sizeof why) == 0, "%s", why);
+    } else {
+        ck_assert_msg(trace_analyze(&g, r, n, s, why, sizeof why) == 0, "%s", why);
+    }
+    free(r);
+    return s->n_races;
+}
+
+START_TEST(test_release_acquire_orders_warps)
+{
+    static const char tile[] =
+        "st 0x10 0 1 4 00000001 80\n"         /* warp 1 stores word 0x80 */
+        "st 0x10 0 2 4 00000001 100\n"        /* warp 2 (the other tile) stores 0x100 */
+        "rel 0x20 0 1 4 00000002 4000004\n"   /* warp 1 releases key 0x1000001 */
+        "rel 0x20 0 2 4 00000004 4000008\n"   /* warp 2 releases key 0x1000002 */
+        "acq 0x30 0 0 4 00000002 4000004\n"   /* warp 0 acquires warp 1's only */
+        "ld 0x40 0 0 4 00000003 80 100\n";    /* and loads both words */
+    trace_summary s;
+    char text[400];
+    for (int stream = 0; stream < 2; stream++) {
+        ck_assert_int_eq(ordered_races(tile, &s, stream), 1);
+        ck_assert_uint_eq(s.races[0].word_offset, 0x100);
+        ck_assert_uint_eq(s.races[0].warp_a, 2);
+        ck_assert(s.races[0].tile_synced);
+        trace_race_text(&s.races[0], text, sizeof text);
+        ck_assert_msg(strstr(text, "with no barrier between that both wait at (a tile's sync() "
+                                   "orders the warps of its own tile only)"), "%s", text);
+        trace_summary_free(&s);
+    }
+    static const char no_acquire[] = "st 0x10 0 1 4 00000001 80\n"
+                                     "rel 0x20 0 1 4 00000001 4000004\n"
+                                     "ld 0x40 0 0 4 00000001 80\n";
+    ck_assert_int_eq(ordered_races(no_acquire, &s, 1), 1);
+    trace_summary_free(&s);
+    static const char early[] = "acq 0x30 0 0 4 00000001 4000004\n" /* before the release */
+                                "st 0x10 0 1 4 00000001 80\n"
+                                "rel 0x20 0 1 4 00000001 4000004\n"
+                                "ld 0x40 0 0 4 00000001 80\n";
+    ck_assert_int_eq(ordered_races(early, &s, 1), 1);
+    trace_summary_free(&s);
+    static const char after[] = "rel 0x20 0 1 4 00000001 4000004\n" /* a store after it */
+                                "st 0x10 0 1 4 00000001 80\n"
+                                "acq 0x30 0 0 4 00000001 4000004\n"
+                                "ld 0x40 0 0 4 00000001 80\n";
+    ck_assert_int_eq(ordered_races(after, &s, 1), 1);
+    trace_summary_free(&s);
+    /* an ordered access of the kernel's own (a flag's store.release and load.acquire) is
+       no race itself, and orders what the warps did around it */
+    trace_record flag_st = access(0x10, 0, 1, TRACE_WRITE | TRACE_RELEASE, 0x200, 0);
+    trace_record flag_ld = access(0x30, 0, 0, TRACE_READ | TRACE_ACQUIRE, 0x200, 0);
+    trace_record data_st = access(0x08, 0, 1, TRACE_WRITE, 0, 4);
+    trace_record data_ld = access(0x40, 0, 0, TRACE_READ, 0, 4);
+    flag_st.active = flag_ld.active = 1;
+    trace_record flag[] = {data_st, flag_st, flag_ld, data_ld};
+    ck_assert_int_eq(races_in(flag, 4, &s), 0);
+    ck_assert_int_eq(s.requests[TRACE_OP_LOAD], 2);
+    trace_summary_free(&s);
+}
+END_TEST
+
+/* The GPU's trace does not see the toolkit's release and acquire: a race it finds between
+ * warps of a kernel whose lanes touched the reserved shared memory is not measured (the
+ * emulated twin judges it); one between the lanes of a warp still fails; none passes. */
+START_TEST(test_trace_defers_tile_barriers)
+{
+    trace_summary s;
+    check_result c, correct;
+    trace_record ww[] = {access(0x10, 0, 0, TRACE_WRITE, 0, 4), access(0x20, 0, 1, TRACE_READ, 0, 4)};
+    ck_assert_int_eq(races_in(ww, 2, &s), 1);
+    s.toolkit_accesses = 4;
+    check_init(&c, "lab7", "reduceSmem", "race", 1);
+    compare_races(&c, &s, NULL);
+    ck_assert_int_eq(c.status, CHECK_NOT_MEASURED);
+    ck_assert_msg(strstr(c.message, "tile barrier, which the trace cannot see; the emulator judges it"),
+                  "%s", c.message);
+    check_init(&correct, "lab7", "reduceSmem", "correct", 1);
+    check_set(&correct, CHECK_PASS, "%s", "");
+    compare_race_spoils_correct(&correct, &s);
+    ck_assert_int_eq(correct.status, CHECK_PASS);
+    s.toolkit_accesses = 0;
+    compare_races(&c, &s, NULL);
+    ck_assert_int_eq(c.status, CHECK_FAIL);
+    trace_summary_free(&s);
+}
+END_TEST
+
 Suite *trace_suite(void)
 {
     Suite *s = suite_create("trace");
@@ -1367,6 +1472,8 @@ Suite *trace_suite(void)
     tcase_add_test(tc, test_global_broadcast_not_repeat);
     tcase_add_test(tc, test_64bit_rule_catches_a_wide_tile);
     tcase_add_test(tc, test_race_rules);
+    tcase_add_test(tc, test_release_acquire_orders_warps);
+    tcase_add_test(tc, test_trace_defers_tile_barriers);
     tcase_add_test(tc, test_race_either_direction);
     tcase_add_test(tc, test_blocks_share_no_word);
     tcase_add_test(tc, test_races_independent_of_record_order);

@@ -3,6 +3,7 @@
 #include "trace.h"
 
 #include "lane_race.h"
+#include "sync_order.h"
 
 #include "../../base/check.h"
 
@@ -110,11 +111,13 @@ static trace_site *site_for(trace_summary *s, int *cap, uint64_t pc, trace_op op
 
 /* --- races -------------------------------------------------------------- */
 
-/* One shared word touched by one warp in one barrier interval. */
+/* One shared word touched by one warp in one barrier interval; st: what the warp knew
+   of the others then (sync_order.h: release and acquire between the barriers). */
 typedef struct touch {
     uint32_t block, epoch, word, warp;
     uint64_t pc;
     int writes;
+    sync_stamp st;
 } touch;
 
 static int by_place(const void *a, const void *b)
@@ -214,7 +217,7 @@ static int by_words(const void *a, const void *b)
     return (p > q) - (p < q);
 }
 
-static int note_race(trace_summary *s, int *cap, const touch *w, const touch *o)
+static int note_race(trace_summary *s, int *cap, const touch *w, const touch *o, int tiles)
 {
     for (int i = 0; i < s->n_races; i++) {
         trace_race *r = &s->races[i];
@@ -242,6 +245,7 @@ static int note_race(trace_summary *s, int *cap, const touch *w, const touch *o)
     r->word_offset = w->word * 4u;
     r->epoch = w->epoch;
     r->words = 1;
+    r->tile_synced = tiles;
     return 0;
 }
 
@@ -299,7 +303,7 @@ static uint64_t site_rank(const trace_summary *s, uint64_t pc)
  * fields do not fit in 64 bits, qsort it is.
  */
 static int order_touches(const trace_summary *s, touches *ts, const uint32_t *race_blocks,
-                         int n_blocks)
+                         int n_blocks, int stamped)
 {
     uint32_t blocks[TRACE_RACE_BLOCKS];
     uint32_t max_epoch = 0, max_word = 0, max_warp = 0;
@@ -320,7 +324,9 @@ static int order_touches(const trace_summary *s, touches *ts, const uint32_t *ra
     int bb = bits_for(n > 0 ? (uint64_t)n - 1 : 0), eb = bits_for(max_epoch),
         wb = bits_for(max_word), vb = bits_for(max_warp),
         pb = bits_for(s->n_sites > 0 ? (uint64_t)s->n_sites - 1 : 0);
-    uint64_t *keys = bb + eb + wb + vb + pb <= 64 ? malloc(ts->n * sizeof *keys) : NULL;
+    /* stamped touches keep their stamps: the key has no room for them */
+    uint64_t *keys = bb + eb + wb + vb + pb <= 64 && !stamped ? malloc(ts->n * sizeof *keys)
+                                                              : NULL;
     if (!keys) {
         qsort(ts->t, ts->n, sizeof *ts->t, by_place);
         return 0;
@@ -351,6 +357,7 @@ static int order_touches(const trace_summary *s, touches *ts, const uint32_t *ra
         t->block = blocks[k];
         t->pc = site->pc;
         t->writes = site->op == TRACE_OP_STORE;
+        t->st = (sync_stamp){1, 0};
     }
     free(keys);
     return 0;
@@ -380,16 +387,25 @@ static int barrier_between(const trace_summary *s, const trace_race *r)
     return 0;
 }
 
+/* Whether release and acquire between the barriers put x and y in order. */
+static int ordered(const sync_order *order, const touch *x, const touch *y)
+{
+    return sync_order_before(order, x->warp, x->st, y->st) ||
+           sync_order_before(order, y->warp, y->st, x->st);
+}
+
 /*
  * Within one (block, barrier interval, word) group: a race is a writing touch
- * and a touch of the same word by another warp. Each pair of PCs counts once
- * per word (a write-write pair is kept with the lower PC first). cap: the room
- * s->races has, kept between calls (a stream finds its races block by block).
+ * and a touch of the same word by another warp that no release and acquire
+ * put in order. Each pair of PCs counts once per word (a write-write pair is
+ * kept with the lower PC first). cap: the room s->races has, kept between
+ * calls (a stream finds its races block by block).
  */
 static int find_races(trace_summary *s, touches *ts, const uint32_t *race_blocks, int n_blocks,
-                      int *cap)
+                      int *cap, const sync_order *order)
 {
-    if (order_touches(s, ts, race_blocks, n_blocks) != 0)
+    int stamped = sync_order_seen(order);
+    if (order_touches(s, ts, race_blocks, n_blocks, stamped) != 0)
         return -1;
     for (size_t i = 0; i < ts->n;) {
         size_t j = i;
@@ -404,7 +420,7 @@ static int find_races(trace_summary *s, touches *ts, const uint32_t *race_blocks
                     continue;
                 for (size_t b = i; b < j; b++) {
                     const touch *w = &ts->t[a], *o = &ts->t[b];
-                    if (o->warp == w->warp)
+                    if (o->warp == w->warp || (stamped && ordered(order, w, o)))
                         continue;
                     if (o->writes && o->pc < w->pc) {
                         const touch *t = w;
@@ -422,7 +438,7 @@ static int find_races(trace_summary *s, touches *ts, const uint32_t *race_blocks
                         done[ndone][1] = *o;
                         ndone++;
                     }
-                    if (note_race(s, cap, w, o) != 0)
+                    if (note_race(s, cap, w, o, stamped) != 0)
                         return -1;
                 }
             }
@@ -536,6 +552,7 @@ struct trace_analyzer {
     long repeats_of[TRACE_GLOBAL_BLOCKS]; /* global reads of an address read before */
     uint64_t repeat_pc_of[TRACE_GLOBAL_BLOCKS];
     touches ts;
+    sync_order *order;  /* release and acquire between warps (sync_order.h) */
     lane_races *lanes;  /* races between the lanes of a warp (lane_race.h) */
     address_set loaded; /* global addresses of the first blocks */
     size_t index;       /* records added, for messages */
@@ -549,9 +566,11 @@ trace_analyzer *trace_analyzer_new(const bank_geometry *g)
     a->g = *g;
     a->out.threads = calloc(TRACE_FLOW_THREADS, sizeof *a->out.threads);
     a->lanes = lane_races_new();
-    if (!a->out.threads || !a->lanes) {
+    a->order = sync_order_new();
+    if (!a->out.threads || !a->lanes || !a->order) {
         free(a->out.threads);
         lane_races_free(a->lanes);
+        sync_order_free(a->order);
         free(a);
         return NULL;
     }
@@ -571,6 +590,7 @@ void trace_analyzer_free(trace_analyzer *a)
     free(a->loaded.key);
     free(a->ts.t);
     lane_races_free(a->lanes);
+    sync_order_free(a->order);
     free(a->epochs.key);
     free(a->epochs.count);
     free(a);
@@ -582,10 +602,15 @@ static int add_touches(trace_analyzer *a, const trace_record *x, uint32_t epoch,
 {
     uint32_t seen[TRACE_LANES * 4];
     int nseen = 0;
-    if (op == TRACE_OP_ATOMIC) /* atomics do not race with each other; left out of the check */
+    /* atomics and ordered accesses (a flag's release and acquire) do not race with each
+       other; left out of the check */
+    if (op == TRACE_OP_ATOMIC || (x->flags & (TRACE_ACQUIRE | TRACE_RELEASE)))
         return 0;
     if (a->fixed_blocks && !race_block(a->race_blocks, a->n_race_blocks, x->block))
         return 0;
+    sync_stamp st;
+    if (sync_order_stamp(a->order, x->block, x->warp, &st) != 0)
+        return -1;
     if (lane_races_add(a->lanes, x, op == TRACE_OP_STORE, a->index) != 0)
         return -1;
     for (int lane = 0; lane < TRACE_LANES; lane++) {
@@ -599,7 +624,7 @@ static int add_touches(trace_analyzer *a, const trace_record *x, uint32_t epoch,
             if (dup)
                 continue;
             seen[nseen++] = w;
-            touch t = {x->block, epoch, w, x->warp, x->pc, op == TRACE_OP_STORE};
+            touch t = {x->block, epoch, w, x->warp, x->pc, op == TRACE_OP_STORE, st};
             if (add_touch(&a->ts, t) != 0)
                 return -1;
         }
@@ -694,13 +719,37 @@ static int next_block(trace_analyzer *a, uint32_t block)
 {
     if (a->fixed_blocks || (a->streaming && a->block == block))
         return 0;
-    if (a->streaming && find_races(&a->out, &a->ts, &a->block, 1, &a->race_cap) != 0)
+    if (a->streaming && find_races(&a->out, &a->ts, &a->block, 1, &a->race_cap, a->order) != 0)
         return -1;
     a->ts.n = 0;
     lane_races_forget(a->lanes);
+    sync_order_forget(a->order);
     a->streaming = 1;
     a->block = block;
     a->n_race_blocks++;
+    return 0;
+}
+
+/* An ordered access: its warp acquires each word its lanes read, then releases each
+   (atom.acq_rel: both, in that order), for the blocks the race check looks at. */
+static int order_warps(trace_analyzer *a, const trace_record *x)
+{
+    if (a->fixed_blocks && !race_block(a->race_blocks, a->n_race_blocks, x->block))
+        return 0;
+    for (int pass = 0; pass < 2; pass++) {
+        uint16_t want = pass ? TRACE_RELEASE : TRACE_ACQUIRE;
+        if (!(x->flags & want))
+            continue;
+        for (int lane = 0; lane < TRACE_LANES; lane++) {
+            if (!(x->active >> lane & 1u))
+                continue;
+            uint32_t word = x->addr[lane] / 4u;
+            int rc = pass ? sync_order_release(a->order, x->block, x->warp, word)
+                          : sync_order_acquire(a->order, x->block, x->warp, word);
+            if (rc != 0)
+                return -1;
+        }
+    }
     return 0;
 }
 
@@ -716,6 +765,12 @@ int trace_analyzer_add(trace_analyzer *a, const trace_record *x, char *why, size
         if (x->block < TRACE_GLOBAL_BLOCKS && coalesce_add(&out->global, x) != 0)
             goto oom;
         return 0;
+    }
+    if (x->flags & (TRACE_ACQUIRE | TRACE_RELEASE)) {
+        if (order_warps(a, x) != 0)
+            goto oom;
+        if (!(x->flags & (TRACE_READ | TRACE_WRITE))) /* the toolkit's word: nothing more */
+            return 0;
     }
     if (!a->started) {
         out->flow_block = x->block;
@@ -778,8 +833,9 @@ int trace_analyzer_finish(trace_analyzer *a, trace_summary *out, char *why, size
     a->out.race_blocks = a->n_race_blocks;
     pick_repeat_block(a);
     int found = a->fixed_blocks ? find_races(&a->out, &a->ts, a->race_blocks, a->n_race_blocks,
-                                             &a->race_cap)
-                : a->streaming ? find_races(&a->out, &a->ts, &a->block, 1, &a->race_cap) : 0;
+                                             &a->race_cap, a->order)
+                : a->streaming ? find_races(&a->out, &a->ts, &a->block, 1, &a->race_cap, a->order)
+                               : 0;
     if (found == 0)
         sort_races(&a->out);
     if (found != 0 ||
@@ -980,11 +1036,14 @@ const char *trace_race_text(const trace_race *race, char *buf, size_t size)
         return buf;
     }
     snprintf(buf, size, "%s (store) and %s (%s) race: warps %u and %u of block %u touch shared "
-             "byte 0x%x with no barrier between; the two lines race on %ld word%s in all",
+             "byte 0x%x with no barrier between%s; the two lines race on %ld word%s in all",
              where(race->file_a, race->line_a, race->pc_a, a, sizeof a),
              where(race->file_b, race->line_b, race->pc_b, b, sizeof b),
              race->b_writes ? "store" : "load", race->warp_a, race->warp_b, race->block,
-             race->word_offset, race->words, race->words == 1 ? "" : "s");
+             race->word_offset,
+             race->tile_synced ? " that both wait at (a tile's sync() orders the warps of its "
+                                 "own tile only)" : "",
+             race->words, race->words == 1 ? "" : "s");
     return buf;
 }
 
@@ -1009,6 +1068,9 @@ static const struct {
     {"gs", TRACE_WRITE | TRACE_GLOBAL},
     {"bar", TRACE_BARRIER},
     {"sync", TRACE_SYNCWARP},
+    {"acq", TRACE_ACQUIRE},   /* a warp acquires, releases, or both, the words ADDR... */
+    {"rel", TRACE_RELEASE},   /* (the toolkit's: no access of the kernel's) */
+    {"acqrel", TRACE_ACQUIRE | TRACE_RELEASE},
 };
 
 int trace_write_record(FILE *f, const trace_record *r)
@@ -1095,7 +1157,7 @@ trace_record *trace_read(FILE *f, const char *name, size_t *n, char *why, size_t
             }
         if (!known) {
             snprintf(why, why_size, "%s:%zu: unknown record '%s' (ld, st, atom, atomx, atomc, "
-                     "ldm, stm, cp, cpx, gl, gcp, gs, bar or sync)", name, line_no, op);
+                     "ldm, stm, cp, cpx, gl, gcp, gs, bar, sync, acq, rel or acqrel)", name, line_no, op);
             goto bad;
         }
         is_bar = r->flags == TRACE_BARRIER || r->flags == TRACE_SYNCWARP;

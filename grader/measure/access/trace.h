@@ -106,6 +106,11 @@ typedef struct trace_summary {
        and the first. The emulator's meter and the trace's patches fill them. */
     long oob_count;
     trace_oob oob;
+    /* The trace's lanes that touched the driver's reserved shared memory (cooperative
+       groups' multi-warp tile barrier: release and acquire the trace does not see), so
+       that what it calls a race between warps may be ordered there (compare_races). The
+       emulator's meter orders them itself (TRACE_ACQUIRE, TRACE_RELEASE): 0 there. */
+    long toolkit_accesses;
 } trace_summary;
 
 /*

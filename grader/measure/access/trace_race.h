@@ -28,6 +28,9 @@ typedef struct trace_race {
     int in_warp;             /* lanes lane_a and lane_b of warp_a (= warp_b) race */
     uint32_t lane_a, lane_b;
     int read_first;          /* in_warp: lane_b's load came first in program order */
+    int tile_synced;         /* the block's warps also synchronised in smaller groups
+                                (release and acquire: a cooperative group's tile.sync()),
+                                none of which ordered these two */
 } trace_race;
 
 #endif /* SMEMLAB_TRACE_RACE_H */

@@ -40,6 +40,13 @@
                                   orders the accesses of the warp's lanes (labs 7, 8) */
 #define TRACE_SHFL 0x400u      /* a shuffle (shfl.sync), from the emulator to its meter,
                                   which counts it; no address, never analysed */
+#define TRACE_ACQUIRE 0x2000u  /* an access that acquires (ld.acquire, atom.acq_rel) or */
+#define TRACE_RELEASE 0x4000u  /* releases (st/red.release, atom.acq_rel) the shared words
+                                  addr[]: it orders warps (sync_order.h). From the emulator
+                                  alone: with READ or WRITE a kernel's access; without them
+                                  the toolkit's word in the reserved shared memory
+                                  (cooperative groups' multi-warp barrier), no access of
+                                  the kernel's */
 
 /* Blocks whose global loads and stores are recorded, address by address (the halo
    check, coalescing per line). */
@@ -83,6 +90,8 @@ typedef struct trace_buffer {
     unsigned long long global_loads; /* warp-level global load instructions (traced blocks) */
     unsigned long long global_stores; /* warp-level global store instructions (traced blocks) */
     unsigned long long shuffles;      /* warp-level shfl.sync instructions (traced blocks) */
+    unsigned long long toolkit_accesses; /* lanes' accesses to the toolkit's bytes (traced
+                                            blocks): warps ordered where the trace cannot see */
     /* 32-byte sectors of the global loads [0] and stores [1], and their ideal
        (model/sector.h, counted on the GPU lane by lane; traced blocks) */
     unsigned long long sectors[2], ideal[2];

@@ -34,6 +34,7 @@ _Static_assert(EMU_REC_READ == TRACE_READ && EMU_REC_WRITE == TRACE_WRITE &&
                EMU_REC_MATRIX == TRACE_MATRIX && EMU_REC_ATOM_EXCH == TRACE_ATOM_EXCH &&
                EMU_REC_ATOM_CAS == TRACE_ATOM_CAS && EMU_REC_ASYNC_SKEW == TRACE_ASYNC_SKEW &&
                EMU_REC_SYNCWARP == TRACE_SYNCWARP && EMU_REC_SHFL == TRACE_SHFL &&
+               EMU_REC_ACQUIRE == TRACE_ACQUIRE && EMU_REC_RELEASE == TRACE_RELEASE &&
                EMU_RECORD_LANES == TRACE_LANES,
                "the machine's record flags are not the trace's");
 

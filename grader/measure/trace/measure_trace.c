@@ -699,6 +699,7 @@ static measure_status trace_measure(measure_backend *self, void (*launch)(void *
             global_loads += h.global_loads;
             global_stores += h.global_stores;
             shuffles += h.shuffles;
+            s->last.toolkit_accesses += (long)h.toolkit_accesses;
             for (int k = 0; k < 2; k++) {
                 sectors[k] += h.sectors[k];
                 ideal[k] += h.ideal[k];

@@ -77,8 +77,10 @@ smemlab_shared_access(void *userdata, uint64_t pc, void *ptr, uint32_t accessSiz
     uint32_t block = linear_block();
     if (!traced(b, block))
         return SANITIZER_PATCH_SUCCESS;
-    if ((uint32_t)(uintptr_t)ptr < b->toolkit_bytes) /* the toolkit's bytes, not the kernel's */
+    if ((uint32_t)(uintptr_t)ptr < b->toolkit_bytes) { /* the toolkit's bytes, not the kernel's: */
+        atomicAdd(&b->toolkit_accesses, 1ull);       /* counted, as they may order its warps */
         return SANITIZER_PATCH_SUCCESS;
+    }
     uint32_t together = __match_any_sync(__activemask(), pc);
     uint32_t lane = lane_id(), slot = reserve(b, together);
     if (slot >= b->capacity)

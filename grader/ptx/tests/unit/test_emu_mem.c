@@ -410,7 +410,8 @@ END_TEST
 /* The block's reserved shared region (docs/emulator.md#reserved): %reserved_smem_offset_*
    name a region of its own, apart from the kernel's bytes, which starts as the rest of
    shared memory does (a GPU leaves old contents) and holds what one warp writes for
-   another; its accesses are never recorded, the kernel's keep their offsets. */
+   another; its accesses are not recorded as accesses (a tile barrier's, as the order it
+   gives: release and acquire records), the kernel's keep their offsets. */
 START_TEST(test_reserved_region)
 {
     et *e = et_load("reserved_ops");
@@ -459,12 +460,28 @@ START_TEST(test_reserved_region)
             want += in[g * 64 + i];
         ck_assert_int_eq(sums[g], want);
     }
+    /* the kernel's accesses alone are recorded as accesses (slot[]); the tile barrier's
+       are recorded as the order it gives (release at arrival, acquire at the wait), on keys
+       past every shared offset, with no READ or WRITE */
+    size_t releases = 0, acquires = 0;
     for (size_t i = 0; i < e->rec.n_shared; i++) {
         const emu_shared_record *r = &e->rec.shared[i];
+        int order = (r->flags & (EMU_REC_ACQUIRE | EMU_REC_RELEASE)) != 0;
+        if (order) {
+            ck_assert_uint_eq(r->flags & (EMU_REC_READ | EMU_REC_WRITE), 0);
+            releases += (r->flags & EMU_REC_RELEASE) != 0;
+            acquires += (r->flags & EMU_REC_ACQUIRE) != 0;
+        }
         for (int l = 0; l < 32 && !(r->flags & EMU_REC_BARRIER); l++)
-            if (r->active >> l & 1u)
-                ck_assert_uint_lt(r->addr[l], 1024); /* slot[]: the kernel's accesses alone */
+            if (r->active >> l & 1u) {
+                if (order)
+                    ck_assert_uint_ge(r->addr[l], EMU_RESERVED_OFFSET);
+                else
+                    ck_assert_uint_lt(r->addr[l], 1024);
+            }
     }
+    ck_assert_uint_gt(releases, 0);
+    ck_assert_uint_gt(acquires, 0);
     et_free(e);
 }
 END_TEST
