@@ -5,7 +5,10 @@
    library's reduction (cub::WarpReduce, cooperative_groups::reduce) does it; a cooperative
    group's tile and its shfl_xor are the student's shuffles. */
 #define SHUFFLE_LESSON                                                                       \
-    {CHK_SHUFFLE, "a warp's sum made with your own shuffles", LESSON_LIBS_REDUCTION}
+    {CHK_SHUFFLE, "a warp's sum made with your own shuffles", LESSON_LIBS_REDUCTION,         \
+     "Write the warp's levels yourself with shuffles: __shfl_xor_sync or __shfl_down_sync, "  \
+     "or a warp tile's shfl_xor and shfl_down (cg::tiled_partition<32>): helpers, yours to "  \
+     "use, as are __syncwarp() and a group's sync()."}
 
 /* An exercise: right for every value the grader tries, with shuffles and no shared memory. */
 #define EXERCISE(kname, ex, what)                                                             \

@@ -5,7 +5,10 @@
 /* Steps 3 to 5's lesson: the tile that turns the column walk into a row walk, written by
    the student; cub::BlockExchange (a block's items re-dealt through shared memory) does it. */
 #define TILE_LESSON                                                                          \
-    {CHK_SMEM_CONFLICTS, "the transpose through a shared tile", LESSON_LIB_CUB_EXCHANGE}
+    {CHK_SMEM_CONFLICTS, "the transpose through a shared tile", LESSON_LIB_CUB_EXCHANGE,     \
+     "Write the tile yourself: each thread stores its element into a __shared__ tile, a "     \
+     "barrier (__syncthreads(), or a cooperative group's block.sync(): a helper, yours to "   \
+     "use), then reads its element of the transpose from the tile."}
 
 static const lab_kernel kernels[] = {
     {.name = "copyRow", .launcher = "launch_copyRow", .section = "copy", .step = 1,

@@ -134,11 +134,15 @@ typedef enum lesson_library {
      LESSON_LIB_CG_BLOCK_REDUCE)
 
 /* The check that holds a kernel's lesson, what the lesson is in words ("the tree's levels
-   in shared memory"), and the library code that would do it (lesson_library bits). */
+   in the shared tile"), the library code that would do it (lesson_library bits), and
+   what the student writes instead, with the helpers this lab allows: the last words of
+   the library's hint, true of this lab (a tile's shfl_xor is lab 8's lesson, and fails
+   lab 7's tree). */
 typedef struct lesson_spec {
     check_id check;    /* CHK_NONE: no library does this kernel's lesson */
     const char *what;
     unsigned libraries;
+    const char *yours; /* "Write the levels yourself ...": one or two sentences */
 } lesson_spec;
 
 typedef struct lab_kernel {

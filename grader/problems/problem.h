@@ -202,6 +202,12 @@ extern const kind_desc tile_kind, matmul_kind, conv_kind, idiom_kind, reduce_kin
  */
 int problem_lesson_libraries(problem *p);
 
+/* c failed for library code (an image/lib_code.h bit) found in the kernel: the message says
+   what that library does, by name (what) and the student's line that calls it (where, or
+   ""); the hint, the lesson and what the lab lets the student write instead (lesson->yours). */
+void lesson_library_fail(check_result *c, const lesson_spec *lesson, unsigned library,
+                         const char *what, const char *where);
+
 /* The lines of the student's file where the kernels p launched run an instruction whose
    opcode starts with op ("ld.const"), named in c's lines with op what ("cload"): where
    the counters and the emulator count requests but no trace shows a line (lesson.c). */

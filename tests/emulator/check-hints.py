@@ -249,6 +249,20 @@ expect("lab8-half-warp", "reduceShfl", "correct", "hint",
 expect("lab8-smem-warp", "reduceShfl", "shuffle", "message",
        has=("shared requests a block where one word a warp needs at most 17",))
 expect("lab8-smem-warp", "reduceShfl", "shuffle", "hint", has=("a tree in the tile",))
+# A library that does the lesson: the message says what its code does, at the student's
+# line; the hint what this lab lets the student write (lab 7's tree is not lab 8's shuffles).
+at = line_of("lab7-cg-reduce", "int v = cg::reduce(warp")
+expect("lab7-cg-reduce", "reduceSmem", "smem-conflicts", "message",
+       has=("cooperative_groups::reduce (cooperative groups) adds a warp's values in registers",
+            f"for your kernel (lab7-cg-reduce.cu:{at})"), lacks=("shared tile",))
+expect("lab7-cg-reduce", "reduceSmem", "smem-conflicts", "hint",
+       has=("Write the levels yourself in the shared tile",
+            "sync() of the block or of a tile: a helper, yours to use",
+            "(__shfl_*_sync, a tile's shfl_xor: lab 8's lesson) fail this check here too"),
+       lacks=("shfl_xor and shfl_down",))
+expect("lab8-cg-warp-reduce", "reduceShfl", "shuffle", "hint",
+       has=("a warp tile's shfl_xor and shfl_down (cg::tiled_partition<32>): helpers, yours to use",),
+       lacks=("fail this check",))
 # Partial sums written back into the input: the stores a block.
 expect("lab7-partials-global", "reduceSmemUnroll", "global-traffic", "hint",
        has=("Your blocks store", "back into the input"))

@@ -6,6 +6,7 @@
  */
 #include "image/lib_code.h"
 #include "labs/lab_table.h"
+#include "problems/problem.h"
 
 #include <check.h>
 #include <stdio.h>
@@ -199,11 +200,72 @@ START_TEST(test_lessons_are_checks)
             ck_assert_msg(k->points.of[k->lesson.check] > 0, "%s %s: its lesson's check %s is "
                           "not one of its checks", lab->id, k->name,
                           check_name(k->lesson.check));
-            ck_assert_msg(k->lesson.libraries != 0 && k->lesson.what && k->lesson.what[0],
-                          "%s %s: a lesson with no library or no words", lab->id, k->name);
+            ck_assert_msg(k->lesson.libraries != 0 && k->lesson.what && k->lesson.what[0] &&
+                              k->lesson.yours && k->lesson.yours[0],
+                          "%s %s: a lesson with no library, no words or nothing the student "
+                          "writes instead", lab->id, k->name);
         }
     }
     ck_assert_int_ge(lessons, 4 + 1 + 2 + 4); /* labs 7 (and its optional tree), 8, 9 */
+}
+END_TEST
+
+/* A library's failure of a lesson (problems/lesson.c), as every lab words it: the message
+   says what the library's code does (cooperative_groups::reduce adds in registers, not in a
+   shared tile) and fits whole with the longest library name; the hint ends with what the lab
+   lets the student write instead, whole, true of that lab: lab 7's tree lets a group's
+   sync() in and says shuffled levels fail there, lab 8's shuffles are the student's. */
+START_TEST(test_lesson_words)
+{
+    static const char longest[] = "cooperative_groups::reduce (cooperative groups, a tile of "
+                                  "more than a warp)";
+    int worded = 0;
+    for (int l = 0; l < lab_registry_count; l++) {
+        const lab_def *lab = lab_registry[l];
+        for (int i = 0; i < lab->n_kernels; i++) {
+            const lab_kernel *k = &lab->kernels[i];
+            if (k->lesson.check == CHK_NONE)
+                continue;
+            for (unsigned bit = 1; bit <= LIB_CODE_CG_BLOCK_REDUCE; bit <<= 1) {
+                if (!(k->lesson.libraries & bit))
+                    continue;
+                check_result c;
+                check_init(&c, lab->id, k->name, check_name(k->lesson.check), 1);
+                lesson_library_fail(&c, &k->lesson, bit, longest, "lab10.cu:1234");
+                worded++;
+                ck_assert_int_eq(c.status, CHECK_FAIL);
+                size_t m = strlen(c.message), h = strlen(c.hint), y = strlen(k->lesson.yours);
+                ck_assert_msg(m < sizeof c.message - 1 && strstr(c.message, "(lab10.cu:1234)") &&
+                                  !strcmp(c.message + m - strlen("points"), "points"),
+                              "%s %s: the message is cut: %s", lab->id, k->name, c.message);
+                ck_assert_msg(h < sizeof c.hint - 1 && h > y &&
+                                  !strcmp(c.hint + h - y, k->lesson.yours),
+                              "%s %s: the hint is cut: %s", lab->id, k->name, c.hint);
+                ck_assert_msg(!strstr(c.message, "does "), "%s %s: the message says the library "
+                              "does the lesson, not what it does: %s", lab->id, k->name,
+                              c.message);
+                if (bit == LIB_CODE_CG_WARP_REDUCE || bit == LIB_CODE_CG_BLOCK_REDUCE)
+                    ck_assert_msg(strstr(c.message, "in registers") &&
+                                      !strstr(c.message, "shared tile"),
+                                  "%s %s: cg::reduce's words: %s", lab->id, k->name, c.message);
+                if (!strcmp(lab->id, "lab7"))
+                    ck_assert_msg(strstr(c.hint, "sync(): a helper, yours to use") ||
+                                          strstr(c.hint, "sync() of the block or of a tile: "
+                                                         "a helper, yours to use"),
+                                  "lab7 %s: no group's sync() in the hint: %s", k->name, c.hint);
+                if (!strcmp(lab->id, "lab7"))
+                    ck_assert_msg(strstr(c.hint, "lab 8's lesson) fail this check") &&
+                                      !strstr(c.hint, "shfl_xor and shfl_down"),
+                                  "lab7 %s: the hint is not lab 7's: %s", k->name, c.hint);
+                if (!strcmp(lab->id, "lab8"))
+                    ck_assert_msg(strstr(c.hint, "a warp tile's shfl_xor and shfl_down "
+                                                 "(cg::tiled_partition<32>): helpers, yours to "
+                                                 "use") && !strstr(c.hint, "fail this check"),
+                                  "lab8 %s: the hint is not lab 8's: %s", k->name, c.hint);
+            }
+        }
+    }
+    ck_assert_int_ge(worded, (4 + 1) * 4 + 2 * 4 + 4); /* labs 7, 8: 4 libraries; lab 9: 1 */
 }
 END_TEST
 
@@ -218,6 +280,7 @@ Suite *lib_code_suite(void)
     tcase_add_test(tc, test_hostile_text);
     tcase_add_test(tc, test_names);
     tcase_add_test(tc, test_lessons_are_checks);
+    tcase_add_test(tc, test_lesson_words);
     suite_add_tcase(s, tc);
     return s;
 }
