@@ -4,14 +4,17 @@
 
 /* The lesson of steps 2 to 4 (and the optional tree): the tree's levels in the shared
    tile; of step 1, the tree in global memory. A library's reduction does either. What is
-   the student's here is not lab 8's: levels in registers (shuffles, a tile's shfl_xor)
-   fail smem-conflicts, so only a group's sync() is named a helper. */
+   the student's here is not lab 8's: a tree whose levels run in registers (shuffles, a
+   tile's shfl_xor) fails smem-conflicts, below the tile's loads and stores the levels
+   need (the last warp's five alone stay above: reduce_model.h), so only a group's sync()
+   is named a helper. */
 #define TREE_LESSON                                                                          \
     {CHK_SMEM_CONFLICTS, "the tree's levels in the shared tile", LESSON_LIBS_REDUCTION,      \
      "Write the levels yourself in the shared tile: each adds smem[tid + stride] into "       \
      "smem[tid], a barrier between levels (__syncthreads(), or a cooperative group's sync() " \
-     "of the block or of a tile: a helper, yours to use). Levels added in registers "        \
-     "(__shfl_*_sync, a tile's shfl_xor: lab 8's lesson) fail this check here too."}
+     "of the block or of a tile: a helper, yours to use). Shuffles (__shfl_*_sync, a tile's " \
+     "shfl_xor) are lab 8's lesson: a tree they add in registers, not in the tile, fails "  \
+     "this check too."}
 
 static const lab_kernel kernels[] = {
     {.name = "reduceGmem", .launcher = "launch_reduceGmem", .section = "gmem", .step = 1,
@@ -22,7 +25,8 @@ static const lab_kernel kernels[] = {
                 "Write the levels yourself, in place in global memory: each adds "
                 "data[tid + stride] into data[tid] of the block's part, __syncthreads() "
                 "between levels (a cooperative group's block.sync(): a helper, yours to use). "
-                "Levels added in registers (shuffles: lab 8's lesson) fail this check too."},
+                "A tree whose levels run in registers (shuffles: lab 8's lesson) fails this "
+                "check too."},
      .points = {{[CHK_CORRECT] = 3, [CHK_GLOBAL_TRAFFIC] = 1}}},
     {.name = "reduceSmem", .launcher = "launch_reduceSmem", .section = "smem", .step = 2,
      .teaches = "the tree in a shared tile: each element loaded once, one store a block",

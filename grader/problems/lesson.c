@@ -89,9 +89,9 @@ void lesson_library_fail(check_result *c, const lesson_spec *lesson, unsigned li
                 where[0] ? " at " : "", where);
     c->n_lines = 0; /* the measured lines and warp are the library's, in its headers */
     c->bank_map[0] = '\0';
-    check_field(c->hint, sizeof c->hint, "This step's lesson is %s, written by you: the grader "
-                "reads your kernel's compiled code and finds %s there, and a library that does "
-                "the lesson loses its points whatever it measures. %s", lesson->what, what,
+    check_field(c->hint, sizeof c->hint, "This step's lesson is %s, written by you; your "
+                "kernel's compiled code holds %s, and a library that does the lesson earns "
+                "none of its points, whatever it measures. %s", lesson->what, what,
                 lesson->yours ? lesson->yours : "");
 }
 

@@ -258,11 +258,15 @@ expect("lab7-cg-reduce", "reduceSmem", "smem-conflicts", "message",
 expect("lab7-cg-reduce", "reduceSmem", "smem-conflicts", "hint",
        has=("Write the levels yourself in the shared tile",
             "sync() of the block or of a tile: a helper, yours to use",
-            "(__shfl_*_sync, a tile's shfl_xor: lab 8's lesson) fail this check here too"),
+            "Shuffles (__shfl_*_sync, a tile's shfl_xor) are lab 8's lesson",
+            "a tree they add in registers, not in the tile, fails this check too"),
        lacks=("shfl_xor and shfl_down",))
+# The hint's claim, held to a kernel: a tree whose levels a warp tile's shfl_xor adds.
+expect("lab7-tile-shfl-levels", "reduceSmem", "smem-conflicts", "message",
+       has=("the tree's levels did not run in shared memory",))
 expect("lab8-cg-warp-reduce", "reduceShfl", "shuffle", "hint",
        has=("a warp tile's shfl_xor and shfl_down (cg::tiled_partition<32>): helpers, yours to use",),
-       lacks=("fail this check",))
+       lacks=("fails this check",))
 # Partial sums written back into the input: the stores a block.
 expect("lab7-partials-global", "reduceSmemUnroll", "global-traffic", "hint",
        has=("Your blocks store", "back into the input"))
