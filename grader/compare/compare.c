@@ -3,6 +3,7 @@
 
 #include "../measure/access/bankmap.h"
 
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -405,6 +406,16 @@ void compare_tile_flow(check_result *c, const trace_summary *s, const int *src, 
     }
 }
 
+/* "lab7.cu:95", or the PC where no line is known. */
+static const char *race_where(const char *file, int line, uint64_t pc, char *buf, size_t size)
+{
+    if (file)
+        snprintf(buf, size, "%s:%d", base_name(file), line);
+    else
+        snprintf(buf, size, "pc 0x%" PRIx64, pc);
+    return buf;
+}
+
 /* The first race s can stand by: on a trace that saw warps touch the driver's reserved
    shared memory (cooperative groups' tile barrier, whose release and acquire it does not
    see), only one between the lanes of a warp; NULL: none. */
@@ -422,9 +433,20 @@ void compare_race_spoils_correct(check_result *correct, const trace_summary *s)
     const trace_race *r = s ? judged_race(s) : NULL;
     if (!r)
         return;
+    /* the lines and who, whole: the race check below says the rest */
+    char a[160], b[160];
+    if (r->in_warp)
+        snprintf(text, sizeof text, "lanes %u and %u of warp %u of block %u", r->lane_a,
+                 r->lane_b, r->warp_a, r->block);
+    else
+        snprintf(text, sizeof text, "warps %u and %u of block %u", r->warp_a, r->warp_b,
+                 r->block);
     check_set(correct, CHECK_FAIL, "unreliable: your kernel races, so its output depends on "
-              "which %s runs first: %.200s", r->in_warp ? "lane" : "warp",
-              trace_race_text(r, text, sizeof text));
+              "which %s runs first: %s (store) and %s (%s), %s; the race check names what to "
+              "put between them", r->in_warp ? "lane" : "warp",
+              race_where(r->file_a, r->line_a, r->pc_a, a, sizeof a),
+              race_where(r->file_b, r->line_b, r->pc_b, b, sizeof b),
+              r->b_writes ? "store" : "load", text);
     /* what to change is the race check's to say (its hint): said once, there */
     check_field(correct->hint, sizeof correct->hint,
                 "A race makes a right answer luck: it can come out right on one run or GPU and "

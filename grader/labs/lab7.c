@@ -6,15 +6,14 @@
    tile; of step 1, the tree in global memory. A library's reduction does either. What is
    the student's here is not lab 8's: a tree whose levels run in registers (shuffles, a
    tile's shfl_xor) fails smem-conflicts, below the tile's loads and stores the levels
-   need (the last warp's five alone stay above: reduce_model.h), so only a group's sync()
-   is named a helper. */
+   need (the last warp's five alone stay above: reduce_model.h, and the hint says so), so
+   only a group's sync() is named a helper. */
 #define TREE_LESSON                                                                          \
     {CHK_SMEM_CONFLICTS, "the tree's levels in the shared tile", LESSON_LIBS_REDUCTION,      \
-     "Write the levels yourself in the shared tile: each adds smem[tid + stride] into "       \
-     "smem[tid], a barrier between levels (__syncthreads(), or a cooperative group's sync() " \
-     "of the block or of a tile: a helper, yours to use). Shuffles (__shfl_*_sync, a tile's " \
-     "shfl_xor) are lab 8's lesson: a tree they add in registers, not in the tile, fails "  \
-     "this check too."}
+     "Write the levels yourself in the tile: each adds smem[tid + stride] into smem[tid], "  \
+     "a barrier between levels (__syncthreads() or a cooperative group's sync(): a helper, " \
+     "yours to use). A tree shuffled in registers (lab 8's lesson) fails this check too; "   \
+     "your own shuffles for the last warp alone keep the points."}
 
 static const lab_kernel kernels[] = {
     {.name = "reduceGmem", .launcher = "launch_reduceGmem", .section = "gmem", .step = 1,

@@ -256,10 +256,10 @@ expect("lab7-cg-reduce", "reduceSmem", "smem-conflicts", "message",
        has=("cooperative_groups::reduce (cooperative groups) adds a warp's values in registers",
             f"for your kernel (lab7-cg-reduce.cu:{at})"), lacks=("shared tile",))
 expect("lab7-cg-reduce", "reduceSmem", "smem-conflicts", "hint",
-       has=("Write the levels yourself in the shared tile",
-            "sync() of the block or of a tile: a helper, yours to use",
-            "Shuffles (__shfl_*_sync, a tile's shfl_xor) are lab 8's lesson",
-            "a tree they add in registers, not in the tile, fails this check too"),
+       has=("Write the levels yourself in the tile",
+            "a cooperative group's sync(): a helper, yours to use",
+            "A tree shuffled in registers (lab 8's lesson) fails this check too",
+            "your own shuffles for the last warp alone keep the points"),
        lacks=("shfl_xor and shfl_down",))
 # The hint's claim, held to a kernel: a tree whose levels a warp tile's shfl_xor adds.
 expect("lab7-tile-shfl-levels", "reduceSmem", "smem-conflicts", "message",
