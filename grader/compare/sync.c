@@ -22,6 +22,7 @@ static const char *at(const char *file, int line, uint64_t pc, char *buf, size_t
 
 /* The line a student reads: a CUDA header's instruction (a shuffle intrinsic) at the
    student's line it was inlined at, "lab8.cu:121 (in sm_30_intrinsics.hpp:409)". */
+static int header(const char *path);
 static int in_header(const trace_sync *e);
 
 static const char *student_at(const trace_sync *e, char *buf, size_t size)
@@ -153,7 +154,16 @@ const char *compare_sync_text(const trace_sync *e, char *buf, size_t size)
     case TRACE_SYNC_BARRIER_SPLIT:
         at(e->other_file, e->other_line, e->other_pc, other, sizeof other);
         if (e->other_line == e->line && e->other_file && e->file &&
-            strcmp(e->other_file, e->file) == 0)
+            strcmp(e->other_file, e->file) == 0 && header(e->call_file))
+            /* a header's barrier both: which line of the student's called each is not known
+               (a cooperative group's sync() called twice makes the same header line) */
+            snprintf(buf, size, "divergent barrier: in block (%u,%u,%u) %s waited at "
+                     "the %s at %s and %s at another barrier of that header line (another "
+                     "sync() of yours, or nvcc's copy of a loop)", e->ctaid[0], e->ctaid[1],
+                     e->ctaid[2], ranges(e->reached, n, a, sizeof a), name, where,
+                     ranges(e->skipped, n, b, sizeof b));
+        else if (e->other_line == e->line && e->other_file && e->file &&
+                 strcmp(e->other_file, e->file) == 0)
             snprintf(buf, size, "divergent barrier: in block (%u,%u,%u) %s waited at "
                      "the %s at %s and %s at another copy of it (nvcc's, of a loop "
                      "whose passes differ between them)", e->ctaid[0], e->ctaid[1],
@@ -228,11 +238,15 @@ static void mask_hint(check_result *c, const trace_sync *e)
 }
 
 /* A CUDA header's instruction (a shuffle intrinsic): where the student called it. */
+static int header(const char *path)
+{
+    const char *dot = path ? strrchr(path, '.') : NULL;
+    return dot && (strcmp(dot, ".h") == 0 || strcmp(dot, ".hpp") == 0);
+}
+
 static int in_header(const trace_sync *e)
 {
-    const char *dot = e->file ? strrchr(e->file, '.') : NULL;
-    return dot && (strcmp(dot, ".h") == 0 || strcmp(dot, ".hpp") == 0) && e->call_file &&
-           e->call_line > 0;
+    return header(e->file) && e->call_file && e->call_line > 0;
 }
 
 static void set_where(check_result *c, const trace_sync *e)

@@ -128,6 +128,17 @@ START_TEST(test_split)
     compare_sync_text(&e, text, sizeof text);
     ck_assert_ptr_nonnull(strstr(text, "at another copy of it (nvcc's, of a loop whose passes "
                                        "differ between them)"));
+    /* a header's barrier both, called from a header too (a cooperative group's sync(), the
+       student's lines deeper than the PTX says): the cause is not claimed to be nvcc's */
+    e.file = e.other_file = "/usr/local/cuda/include/sm_30_intrinsics.hpp";
+    e.line = e.other_line = 98;
+    e.call_file = "/usr/local/cuda/include/cooperative_groups/details/helpers.h";
+    e.call_line = 87;
+    compare_sync_text(&e, text, sizeof text);
+    ck_assert_msg(strstr(text, "at helpers.h:87 (in sm_30_intrinsics.hpp:98) and threads "
+                               "64-127 at another barrier of that header line (another sync() "
+                               "of yours, or nvcc's copy of a loop)") && !strstr(text, "copy of it"),
+                  "%s", text);
 }
 END_TEST
 
