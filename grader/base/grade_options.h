@@ -7,6 +7,10 @@
 #ifndef SMEMLAB_GRADE_OPTIONS_H
 #define SMEMLAB_GRADE_OPTIONS_H
 
+/* --timeout's default: seconds a launch may run (the emulator's instruction budget,
+   measure/emulator/emu_device.h, is set for it and follows another limit). */
+#define GRADE_DEFAULT_TIMEOUT_S 10.0
+
 typedef struct grade_options {
     const char *lib_path;
     int device;

@@ -169,7 +169,7 @@ int cli_parse(int argc, char **argv, cli_options *o, FILE *err)
     memset(o, 0, sizeof *o);
     o->measure = MEASURE_MODE_AUTO;
     o->build_dir = "build";
-    o->grade = (grade_options){.repeats = 3, .use_counters = 1, .timeout_s = 10.0,
+    o->grade = (grade_options){.repeats = 3, .use_counters = 1, .timeout_s = GRADE_DEFAULT_TIMEOUT_S,
                                .seed = PRNG_DEFAULT_SEED};
     optind = 0; /* glibc: 0 also resets getopt's internal state */
     opterr = 0;

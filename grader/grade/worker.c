@@ -176,7 +176,7 @@ static void begin_turn(worker *w)
  * The emulator stands in for the GPU: --measure emulator asks for it, and
  * auto takes it where no usable GPU or driver is found (docs/emulator.md).
  * Its launches run on the CPU, so each gets six times --timeout on the clock;
- * an endless one ends at its instruction budget first.
+ * an endless one ends at its instruction budget first (which follows --timeout).
  */
 static int open_emulator(worker_env *env, const char *reason)
 {
@@ -188,6 +188,7 @@ static int open_emulator(worker_env *env, const char *reason)
     snprintf(g->name, sizeof g->name, "%s", as ? as->name : reason);
     g->major = as ? as->major : 9, g->minor = as ? as->minor : 0, g->sm_count = 1;
     emu_device_banks(&g->banks);
+    emu_device_time_limit(env->opt->timeout_s);
     gpu_watchdog_set(GPU_EMULATED_WATCHDOG_FACTOR * env->opt->timeout_s, WORKER_EXIT_TIMEOUT);
     return 0;
 }

@@ -1,5 +1,7 @@
 /* test_measure.c - choosing the measurement backend (--measure) and loading the trace library. */
 #define _POSIX_C_SOURCE 200809L
+#include "base/grade_options.h"
+#include "measure/emulator/emu_device.h"
 #include "measure/measure.h"
 #include "measure/trace/measure_trace.h"
 
@@ -157,6 +159,23 @@ START_TEST(test_measure_clear)
 }
 END_TEST
 
+/* The emulator's instruction budget follows --timeout: 2^28 warp instructions at the
+   default 10 s, in proportion to any other limit (a shorter limit ends an endless
+   kernel sooner; check-emulated grades the hanging variants under 2 s). */
+START_TEST(test_emulator_budget_follows_timeout)
+{
+    emu_device_time_limit(GRADE_DEFAULT_TIMEOUT_S);
+    ck_assert_uint_eq(emu_device_budget(), EMU_DEFAULT_BUDGET);
+    emu_device_time_limit(2.0);
+    ck_assert_uint_eq(emu_device_budget(), 53687091); /* 2^28 / 5 */
+    emu_device_time_limit(30.0);
+    ck_assert_uint_eq(emu_device_budget(), 3 * EMU_DEFAULT_BUDGET);
+    emu_device_time_limit(1e-9); /* never none */
+    ck_assert_uint_eq(emu_device_budget(), 1);
+    emu_device_time_limit(GRADE_DEFAULT_TIMEOUT_S);
+}
+END_TEST
+
 Suite *measure_suite(void)
 {
     Suite *s = suite_create("measure");
@@ -168,6 +187,7 @@ Suite *measure_suite(void)
     tcase_add_test(tc, test_mode_names);
     tcase_add_test(tc, test_trace_library_missing);
     tcase_add_test(tc, test_measure_clear);
+    tcase_add_test(tc, test_emulator_budget_follows_timeout);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -12,6 +12,7 @@
 #include "emu_device.h"
 #include "emu_sass.h"
 
+#include "../../base/grade_options.h"
 #include "../../labs/sizes.h"
 #include "../../reference/reference.h"
 #include "../../run/device.h"
@@ -585,6 +586,17 @@ const device_ops device_emulator = {
     .fill = emu_fill_, .diff = emu_diff_, .conv = emu_conv_, .matmul = emu_matmul_,
     .guard = emu_guard_,
 };
+
+void emu_device_time_limit(double timeout_s)
+{
+    double b = (double)EMU_DEFAULT_BUDGET * timeout_s / GRADE_DEFAULT_TIMEOUT_S;
+    E.budget = b < 1.0 ? 1 : b > (double)UINT64_MAX / 2 ? UINT64_MAX / 2 : (uint64_t)b;
+}
+
+uint64_t emu_device_budget(void)
+{
+    return E.budget;
+}
 
 void emu_device_as(const emu_gpu *g)
 {

@@ -38,6 +38,12 @@ int emu_device_take_oob(const emu_module *m, int kernel, emu_oob *out, char arra
    reaches an instruction g lacks is not run ("not graded: ..."). */
 void emu_device_as(const emu_gpu *g);
 const emu_gpu *emu_device_gpu(void);
+/* Each launch from now on may run timeout_s / GRADE_DEFAULT_TIMEOUT_S times
+   EMU_DEFAULT_BUDGET warp instructions (base/grade_options.h, ptx/emu.h: about as many
+   as a host core runs in --timeout's default 10 s): the budget follows --timeout, so that
+   a shorter limit ends an endless kernel sooner, in the same words. */
+void emu_device_time_limit(double timeout_s);
+uint64_t emu_device_budget(void);
 /* The banks the last launch ran on (what the meter counts its accesses by). */
 void emu_device_banks(bank_geometry *out);
 
