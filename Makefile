@@ -117,10 +117,13 @@ JAIL = $(BUILD_JAIL) --timeout $(BUILD_TIMEOUT) --memory $(BUILD_MEMORY) --max-o
 # library some other way (host assembly, a section attribute) is never run.
 # nvcc runs in the jail, writing only into OUT.keep/ (its temporaries too);
 # RUNNER replaces the jail for the kit's own test libraries that must do what
-# the jail refuses (the unit tests' injected fatbinary).
-# What the jail builds comes from the lab cache where LAB_CACHE names one (below).
+# the jail refuses (the unit tests' injected fatbinary); RUNNER nojail runs nvcc
+# as the jail would, without it, for the kit's own files that read what a file
+# the jail built reads (make check's planted variants, tests/tests.mk).
+# What the jail builds, and what nojail builds, comes from the lab cache where
+# LAB_CACHE names one (below).
 lab_lib = keep=$(3).keep; rm -rf "$$keep" && mkdir -p "$$keep" && cp $(SUPPORT_OBJ) "$$keep/support.o" \
-    && $(if $(and $(LAB_CACHE),$(if $(4),,jail)),$(call lab_cached,$(1),$(2),$(3),$(lab_nvcc)),$(lab_nvcc)) \
+    && $(if $(and $(LAB_CACHE),$(if $(filter-out nojail,$(4)),,cache)),$(call lab_cached,$(1),$(2),$(3),$(lab_nvcc)),$(lab_nvcc)) \
     && mv "$$keep/$(notdir $(3))" $(3) $(if $(5),&& $(call keep_ptx,$(basename $(notdir $(2))),$(5))) \
     $(if $(6),&& for c in "$$keep/$(basename $(notdir $(2)))".*.cubin; do [ -e "$$c" ] || continue; a=$${c%.cubin}; mv "$$c" $(6).sm$${a##*_}.cubin; done) \
     && { mv "$$keep/$(basename $(notdir $(2))).fatbin" $(patsubst %.so,%.fatbin,$(3)) \
@@ -130,8 +133,11 @@ lab_lib = keep=$(3).keep; rm -rf "$$keep" && mkdir -p "$$keep" && cp $(SUPPORT_O
 # beside other architectures' and NAME.ptx where it is the only one.
 keep_ptx = { mv "$$keep/$(1).compute_90.ptx" $(2) 2>/dev/null || \
     { grep -q '^\.target sm_90' "$$keep/$(1).ptx" && mv "$$keep/$(1).ptx" $(2); }; }
-lab_nvcc = $(if $(4),$(4),$(JAIL) --source $(2) --read $(LAB_COMMON) --out "$$keep" --) \
+lab_nvcc = $(if $(filter-out nojail,$(4)),$(4),$(if $(4),$(NOJAIL_ENV),$(JAIL) --source $(2) --read $(LAB_COMMON) --out "$$keep" --)) \
        $(NVCC) $(1) -shared $(2) "$$keep/support.o" -o "$$keep/$(notdir $(3))" --keep --keep-dir "$$keep"
+# nojail's environment: the jail's (PATH, LC_ALL=C and BUILD_KEEP_ENV's names alone;
+# no CPATH, no NVCC_APPEND_FLAGS), so that the lab cache's key decides its bytes too.
+NOJAIL_ENV = env -i PATH="$$PATH" LC_ALL=C $(foreach n,$(BUILD_KEEP_ENV),$(n)="$$$(n)")
 # The lab cache (grader/kit/lab-cache.sh): a library the jail built is stored
 # under the sha256 of everything that decides its bytes (the toolchain, the
 # flags, the source's bytes and the names -lineinfo records, common/, how
