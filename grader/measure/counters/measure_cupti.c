@@ -247,8 +247,8 @@ static measure_status evaluate(cupti_state *s, measurement *out, char *why, size
     return MEASURE_OK;
 }
 
-static measure_status cupti_measure(measure_backend *self, void (*launch)(void *), void *arg,
-                                    measurement *out, char *why, size_t why_size)
+static measure_status measure_once(measure_backend *self, void (*launch)(void *), void *arg,
+                                   measurement *out, char *why, size_t why_size)
 {
     cupti_state *s = self->state;
     measure_status st = configure(s, why, why_size);
@@ -282,6 +282,33 @@ static measure_status cupti_measure(measure_backend *self, void (*launch)(void *
         return MEASURE_ERROR;
     }
     return evaluate(s, out, why, why_size);
+}
+
+static double shared_wavefronts(const measurement *m)
+{
+    return m->value[METRIC_SHARED_LD_WAVEFRONTS] + m->value[METRIC_SHARED_ST_WAVEFRONTS];
+}
+
+/*
+ * The hardware's counters now and then count a few shared wavefronts more than a kernel
+ * makes: on an H200, transposeSmemPad's tile reads came out 1.05-way in two whole-lab
+ * grades of check-gpu and conflict-free in three runs alone, where the trace and Nsight
+ * Compute's truth corpus say conflict-free (which saw it too: "not repeatable on the
+ * hardware", a store 5/4 in one pass, 4/4 in the next). A kernel's accesses are the same
+ * every run (its input is), so the measured launch runs twice and the run with fewer
+ * wavefronts is the kernel's: an overcount must then come twice in a row.
+ */
+static measure_status cupti_measure(measure_backend *self, void (*launch)(void *), void *arg,
+                                    measurement *out, char *why, size_t why_size)
+{
+    measurement again;
+    measure_status st = measure_once(self, launch, arg, out, why, why_size);
+    if (st != MEASURE_OK)
+        return st;
+    if (measure_once(self, launch, arg, &again, why, why_size) == MEASURE_OK &&
+        shared_wavefronts(&again) < shared_wavefronts(out))
+        *out = again;
+    return MEASURE_OK;
 }
 
 static void cupti_close(measure_backend *self)
