@@ -3,7 +3,6 @@
 
 #include "../measure/access/bankmap.h"
 
-#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -406,16 +405,6 @@ void compare_tile_flow(check_result *c, const trace_summary *s, const int *src, 
     }
 }
 
-/* "lab7.cu:95", or the PC where no line is known. */
-static const char *race_where(const char *file, int line, uint64_t pc, char *buf, size_t size)
-{
-    if (file)
-        snprintf(buf, size, "%s:%d", base_name(file), line);
-    else
-        snprintf(buf, size, "pc 0x%" PRIx64, pc);
-    return buf;
-}
-
 /* The first race s can stand by: on a trace that saw warps touch the driver's reserved
    shared memory (cooperative groups' tile barrier, whose release and acquire it does not
    see), only one between the lanes of a warp; NULL: none. */
@@ -444,8 +433,8 @@ void compare_race_spoils_correct(check_result *correct, const trace_summary *s)
     check_set(correct, CHECK_FAIL, "unreliable: your kernel races, so its output depends on "
               "which %s runs first: %s (store) and %s (%s), %s; the race check names what to "
               "put between them", r->in_warp ? "lane" : "warp",
-              race_where(r->file_a, r->line_a, r->pc_a, a, sizeof a),
-              race_where(r->file_b, r->line_b, r->pc_b, b, sizeof b),
+              trace_where(r->file_a, r->line_a, r->pc_a, a, sizeof a),
+              trace_where(r->file_b, r->line_b, r->pc_b, b, sizeof b),
               r->b_writes ? "store" : "load", text);
     /* what to change is the race check's to say (its hint): said once, there */
     check_field(correct->hint, sizeof correct->hint,

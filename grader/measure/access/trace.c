@@ -978,7 +978,7 @@ static const char *base_name(const char *path)
     return slash ? slash + 1 : path;
 }
 
-static const char *where(const char *file, int line, uint64_t pc, char *buf, size_t size)
+const char *trace_where(const char *file, int line, uint64_t pc, char *buf, size_t size)
 {
     if (file)
         snprintf(buf, size, "%s:%d", base_name(file), line);
@@ -1016,11 +1016,11 @@ const char *trace_race_text(const trace_race *race, char *buf, size_t size)
         snprintf(buf, size, "%s (%s) in one pass of a loop and %s (%s) in the next race: warps "
                  "%u and %u of block %u touch shared byte 0x%x with no barrier between them; "
                  "the two lines race on %ld word%s in all",
-                 a_first ? where(race->file_a, race->line_a, race->pc_a, a, sizeof a)
-                         : where(race->file_b, race->line_b, race->pc_b, a, sizeof a),
+                 a_first ? trace_where(race->file_a, race->line_a, race->pc_a, a, sizeof a)
+                         : trace_where(race->file_b, race->line_b, race->pc_b, a, sizeof a),
                  a_first ? "store" : op_b,
-                 a_first ? where(race->file_b, race->line_b, race->pc_b, b, sizeof b)
-                         : where(race->file_a, race->line_a, race->pc_a, b, sizeof b),
+                 a_first ? trace_where(race->file_b, race->line_b, race->pc_b, b, sizeof b)
+                         : trace_where(race->file_a, race->line_a, race->pc_a, b, sizeof b),
                  a_first ? op_b : "store", race->warp_a, race->warp_b, race->block,
                  race->word_offset, race->words, race->words == 1 ? "" : "s");
         return buf;
@@ -1029,16 +1029,16 @@ const char *trace_race_text(const trace_race *race, char *buf, size_t size)
         snprintf(buf, size, "%s (store) and %s (%s) race: lanes %u and %u of warp %u of block %u "
                  "touch shared byte 0x%x with no __syncwarp() between; the two lines race "
                  "on %ld word%s in all",
-                 where(race->file_a, race->line_a, race->pc_a, a, sizeof a),
-                 where(race->file_b, race->line_b, race->pc_b, b, sizeof b),
+                 trace_where(race->file_a, race->line_a, race->pc_a, a, sizeof a),
+                 trace_where(race->file_b, race->line_b, race->pc_b, b, sizeof b),
                  race->b_writes ? "store" : "load", race->lane_a, race->lane_b, race->warp_a,
                  race->block, race->word_offset, race->words, race->words == 1 ? "" : "s");
         return buf;
     }
     snprintf(buf, size, "%s (store) and %s (%s) race: warps %u and %u of block %u touch shared "
              "byte 0x%x with no barrier between%s; the two lines race on %ld word%s in all",
-             where(race->file_a, race->line_a, race->pc_a, a, sizeof a),
-             where(race->file_b, race->line_b, race->pc_b, b, sizeof b),
+             trace_where(race->file_a, race->line_a, race->pc_a, a, sizeof a),
+             trace_where(race->file_b, race->line_b, race->pc_b, b, sizeof b),
              race->b_writes ? "store" : "load", race->warp_a, race->warp_b, race->block,
              race->word_offset,
              race->tile_synced ? " that both wait at (a tile's sync() orders the warps of its "

@@ -164,6 +164,9 @@ const char *trace_site_text(const trace_site *site, char *buf, size_t size);
    (store) in the next race: ..." */
 const char *trace_race_text(const trace_race *race, char *buf, size_t size);
 
+/* "lab7.cu:95" (the file's base name), or "pc 0x1a0" where no line is known. */
+const char *trace_where(const char *file, int line, uint64_t pc, char *buf, size_t size);
+
 /* Bytes a lane every site of op moved: 0 when op has no site, -1 when they differ. */
 int trace_side_width(const trace_summary *s, trace_op op);
 
