@@ -187,24 +187,36 @@ END_TEST
 
 /* Every kernel's lesson names one of its own checks, and the libraries that do it:
    a lesson whose check the kernel does not have would never fail. */
+/* Every kernel that has a lesson, lab by lab: the next one after *at (start at {0, -1}),
+   its lab in *lab; NULL after the last. */
+typedef struct lesson_at {
+    int lab, kernel;
+} lesson_at;
+
+static const lab_kernel *next_lesson(lesson_at *at, const lab_def **lab)
+{
+    for (; at->lab < lab_registry_count; at->lab++, at->kernel = -1) {
+        *lab = lab_registry[at->lab];
+        while (++at->kernel < (*lab)->n_kernels)
+            if ((*lab)->kernels[at->kernel].lesson.check != CHK_NONE)
+                return &(*lab)->kernels[at->kernel];
+    }
+    return NULL;
+}
+
 START_TEST(test_lessons_are_checks)
 {
     int lessons = 0;
-    for (int l = 0; l < lab_registry_count; l++) {
-        const lab_def *lab = lab_registry[l];
-        for (int i = 0; i < lab->n_kernels; i++) {
-            const lab_kernel *k = &lab->kernels[i];
-            if (k->lesson.check == CHK_NONE)
-                continue;
-            lessons++;
-            ck_assert_msg(k->points.of[k->lesson.check] > 0, "%s %s: its lesson's check %s is "
-                          "not one of its checks", lab->id, k->name,
-                          check_name(k->lesson.check));
-            ck_assert_msg(k->lesson.libraries != 0 && k->lesson.what && k->lesson.what[0] &&
-                              k->lesson.yours && k->lesson.yours[0],
-                          "%s %s: a lesson with no library, no words or nothing the student "
-                          "writes instead", lab->id, k->name);
-        }
+    lesson_at at = {0, -1};
+    const lab_def *lab;
+    for (const lab_kernel *k; (k = next_lesson(&at, &lab));) {
+        lessons++;
+        ck_assert_msg(k->points.of[k->lesson.check] > 0, "%s %s: its lesson's check %s is "
+                      "not one of its checks", lab->id, k->name, check_name(k->lesson.check));
+        ck_assert_msg(k->lesson.libraries != 0 && k->lesson.what && k->lesson.what[0] &&
+                          k->lesson.yours && k->lesson.yours[0],
+                      "%s %s: a lesson with no library, no words or nothing the student "
+                      "writes instead", lab->id, k->name);
     }
     ck_assert_int_ge(lessons, 4 + 1 + 2 + 4); /* labs 7 (and its optional tree), 8, 9 */
 }
@@ -220,51 +232,47 @@ START_TEST(test_lesson_words)
     static const char longest[] = "cooperative_groups::reduce (cooperative groups, a tile of "
                                   "more than a warp)";
     int worded = 0;
-    for (int l = 0; l < lab_registry_count; l++) {
-        const lab_def *lab = lab_registry[l];
-        for (int i = 0; i < lab->n_kernels; i++) {
-            const lab_kernel *k = &lab->kernels[i];
-            if (k->lesson.check == CHK_NONE)
+    lesson_at at = {0, -1};
+    const lab_def *lab;
+    for (const lab_kernel *k; (k = next_lesson(&at, &lab));) {
+        for (unsigned bit = 1; bit <= LIB_CODE_CG_BLOCK_REDUCE; bit <<= 1) {
+            if (!(k->lesson.libraries & bit))
                 continue;
-            for (unsigned bit = 1; bit <= LIB_CODE_CG_BLOCK_REDUCE; bit <<= 1) {
-                if (!(k->lesson.libraries & bit))
-                    continue;
-                check_result c;
-                check_init(&c, lab->id, k->name, check_name(k->lesson.check), 1);
-                lesson_library_fail(&c, &k->lesson, bit, longest, "lab10.cu:1234");
-                worded++;
-                ck_assert_int_eq(c.status, CHECK_FAIL);
-                size_t m = strlen(c.message), h = strlen(c.hint), y = strlen(k->lesson.yours);
-                ck_assert_msg(m < sizeof c.message - 1 && strstr(c.message, "(lab10.cu:1234)") &&
-                                  !strcmp(c.message + m - strlen("points"), "points"),
-                              "%s %s: the message is cut: %s", lab->id, k->name, c.message);
-                ck_assert_msg(h < sizeof c.hint - 1 && h > y &&
-                                  !strcmp(c.hint + h - y, k->lesson.yours),
-                              "%s %s: the hint is cut: %s", lab->id, k->name, c.hint);
-                ck_assert_msg(!strstr(c.message, "does "), "%s %s: the message says the library "
-                              "does the lesson, not what it does: %s", lab->id, k->name,
-                              c.message);
-                if (bit == LIB_CODE_CG_WARP_REDUCE || bit == LIB_CODE_CG_BLOCK_REDUCE)
-                    ck_assert_msg(strstr(c.message, "in registers") &&
-                                      !strstr(c.message, "shared tile"),
-                                  "%s %s: cg::reduce's words: %s", lab->id, k->name, c.message);
-                if (!strcmp(lab->id, "lab7"))
-                    ck_assert_msg(strstr(c.hint, "sync(): a helper, yours to use") ||
-                                          strstr(c.hint, "sync() of the block or of a tile: "
-                                                         "a helper, yours to use"),
-                                  "lab7 %s: no group's sync() in the hint: %s", k->name, c.hint);
-                if (!strcmp(lab->id, "lab7"))
-                    ck_assert_msg(strstr(c.hint, "lab 8's lesson") &&
-                                      strstr(c.hint, "in registers") &&
-                                      strstr(c.hint, "fails this check too") &&
-                                      !strstr(c.hint, "shfl_xor and shfl_down"),
-                                  "lab7 %s: the hint is not lab 7's: %s", k->name, c.hint);
-                if (!strcmp(lab->id, "lab8"))
-                    ck_assert_msg(strstr(c.hint, "a warp tile's shfl_xor and shfl_down "
-                                                 "(cg::tiled_partition<32>): helpers, yours to "
-                                                 "use") && !strstr(c.hint, "fails this check"),
-                                  "lab8 %s: the hint is not lab 8's: %s", k->name, c.hint);
-            }
+            check_result c;
+            check_init(&c, lab->id, k->name, check_name(k->lesson.check), 1);
+            lesson_library_fail(&c, &k->lesson, bit, longest, "lab10.cu:1234");
+            worded++;
+            ck_assert_int_eq(c.status, CHECK_FAIL);
+            size_t m = strlen(c.message), h = strlen(c.hint), y = strlen(k->lesson.yours);
+            ck_assert_msg(m < sizeof c.message - 1 && strstr(c.message, "(lab10.cu:1234)") &&
+                              !strcmp(c.message + m - strlen("points"), "points"),
+                          "%s %s: the message is cut: %s", lab->id, k->name, c.message);
+            ck_assert_msg(h < sizeof c.hint - 1 && h > y &&
+                              !strcmp(c.hint + h - y, k->lesson.yours),
+                          "%s %s: the hint is cut: %s", lab->id, k->name, c.hint);
+            ck_assert_msg(!strstr(c.message, "does "), "%s %s: the message says the library "
+                          "does the lesson, not what it does: %s", lab->id, k->name,
+                          c.message);
+            if (bit == LIB_CODE_CG_WARP_REDUCE || bit == LIB_CODE_CG_BLOCK_REDUCE)
+                ck_assert_msg(strstr(c.message, "in registers") &&
+                                  !strstr(c.message, "shared tile"),
+                              "%s %s: cg::reduce's words: %s", lab->id, k->name, c.message);
+            if (!strcmp(lab->id, "lab7"))
+                ck_assert_msg(strstr(c.hint, "sync(): a helper, yours to use") ||
+                                      strstr(c.hint, "sync() of the block or of a tile: "
+                                                     "a helper, yours to use"),
+                              "lab7 %s: no group's sync() in the hint: %s", k->name, c.hint);
+            if (!strcmp(lab->id, "lab7"))
+                ck_assert_msg(strstr(c.hint, "lab 8's lesson") &&
+                                  strstr(c.hint, "in registers") &&
+                                  strstr(c.hint, "fails this check too") &&
+                                  !strstr(c.hint, "shfl_xor and shfl_down"),
+                              "lab7 %s: the hint is not lab 7's: %s", k->name, c.hint);
+            if (!strcmp(lab->id, "lab8"))
+                ck_assert_msg(strstr(c.hint, "a warp tile's shfl_xor and shfl_down "
+                                             "(cg::tiled_partition<32>): helpers, yours to "
+                                             "use") && !strstr(c.hint, "fails this check"),
+                              "lab8 %s: the hint is not lab 8's: %s", k->name, c.hint);
         }
     }
     ck_assert_int_ge(worded, (4 + 1) * 4 + 2 * 4 + 4); /* labs 7, 8: 4 libraries; lab 9: 1 */
