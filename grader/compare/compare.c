@@ -530,12 +530,13 @@ void compare_races(check_result *c, const trace_summary *s, const char *why)
     }
     if (r->tile_synced) {
         check_field(c->hint, sizeof c->hint,
-                    "Warps %u and %u are in different tiles: a tile's sync() waits for the "
-                    "warps of its own tile only, so nothing orders warp %u's store before warp "
-                    "%u's %s. Where a level reads what another tile wrote, the whole block "
-                    "must wait: __syncthreads() (the block's sync()), with every thread still "
-                    "there reaching it.", r->warp_a, r->warp_b, r->warp_a, r->warp_b,
-                    r->b_writes ? "store" : "load");
+                    "Nothing orders warp %u's store before warp %u's %s: a tile's sync() waits "
+                    "for the warps of its own tile only, and orders what they did before it "
+                    "with what they do after it. Either the two warps are in different tiles, "
+                    "and where a level reads what another tile wrote the whole block must "
+                    "wait (__syncthreads(), the block's sync(), every thread still there "
+                    "reaching it), or no sync() of their tile lies between the two lines.",
+                    r->warp_a, r->warp_b, r->b_writes ? "store" : "load");
         return;
     }
     check_field(c->hint, sizeof c->hint,

@@ -6,11 +6,12 @@
  * global and const addresses must lie in one allocation, shared offsets
  * below the most shared memory a block can have (past the block's own
  * bytes they are recorded but move nothing real: the grader names them out of
- * bounds; the block's reserved region, the toolkit's, is moved and recorded
- * only where an access orders warps through it), local offsets in the thread's frame, parameter offsets in the
- * buffer; every access must be aligned to its size. Generic addresses are
- * sorted by window. Only then are bytes moved, so a faulting instruction
- * changes nothing. Atomics run lane by lane in lane order.
+ * bounds; the block's reserved region, the toolkit's, is moved, and recorded
+ * only as the order its accesses give between warps), local offsets in the
+ * thread's frame, parameter offsets in the buffer; every access must be aligned
+ * to its size. Generic addresses are sorted by window. Only then are bytes
+ * moved, so a faulting instruction changes nothing. Atomics run lane by lane in
+ * lane order.
  */
 #include "emu_internal.h"
 
@@ -150,7 +151,7 @@ static int lane_shared(emu_warp *w, const ptx_instr *in, access *ac, int l, uint
     if (off >= EMU_RESERVED_OFFSET && off - EMU_RESERVED_OFFSET <= EMU_RESERVED_BYTES - size) {
         /* the toolkit's bytes (cooperative groups' barrier): moved, not recorded as an
            access, as they are not the kernel's (docs/emulator.md#reserved); an ordered one
-           is recorded as the order it gives (record_order) */
+           is recorded as the order it gives (toolkit_order) */
         ac->ptr[l] = b->reserved + (off - EMU_RESERVED_OFFSET);
         ac->reserved |= 1u << l;
         ac->soff[l] = (uint32_t)off;

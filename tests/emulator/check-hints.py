@@ -261,6 +261,10 @@ expect("lab7-cg-reduce", "reduceSmem", "smem-conflicts", "hint",
             "A tree shuffled in registers (lab 8's lesson) fails this check too",
             "your own shuffles for the last warp alone keep the points"),
        lacks=("shfl_xor and shfl_down",))
+# A tile's sync() orders its own warps only: the race between two tiles says so.
+expect("lab7-cg-tile-across", "reduceSmem", "race", "hint",
+       has=("a tile's sync() waits for the warps of its own tile only",
+            "the whole block must wait (__syncthreads()"))
 # The hint's claim, held to a kernel: a tree whose levels a warp tile's shfl_xor adds.
 expect("lab7-tile-shfl-levels", "reduceSmem", "smem-conflicts", "message",
        has=("the tree's levels did not run in shared memory",))

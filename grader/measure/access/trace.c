@@ -1157,7 +1157,8 @@ trace_record *trace_read(FILE *f, const char *name, size_t *n, char *why, size_t
             }
         if (!known) {
             snprintf(why, why_size, "%s:%zu: unknown record '%s' (ld, st, atom, atomx, atomc, "
-                     "ldm, stm, cp, cpx, gl, gcp, gs, bar, sync, acq, rel or acqrel)", name, line_no, op);
+                     "ldm, stm, cp, cpx, gl, gcp, gs, bar, sync, acq, rel or acqrel)", name,
+                     line_no, op);
             goto bad;
         }
         is_bar = r->flags == TRACE_BARRIER || r->flags == TRACE_SYNCWARP;
