@@ -126,6 +126,15 @@ const char *compare_sync_name(const char *ptx, char *buf, size_t size)
     return buf;
 }
 
+/* Whether the other barrier (SPLIT: a student's place, emu_student_where) is at the line
+   the student reads for e's own. */
+static int same_place(const trace_sync *e)
+{
+    const char *file = in_header(e) ? e->call_file : e->file;
+    int line = in_header(e) ? e->call_line : e->line;
+    return e->other_file && file && e->other_line == line && strcmp(e->other_file, file) == 0;
+}
+
 static int barrier_kind(const trace_sync *e)
 {
     return e->kind == TRACE_SYNC_BARRIER_WARP || e->kind == TRACE_SYNC_BARRIER_BLOCK ||
@@ -153,8 +162,7 @@ const char *compare_sync_text(const trace_sync *e, char *buf, size_t size)
         break;
     case TRACE_SYNC_BARRIER_SPLIT:
         at(e->other_file, e->other_line, e->other_pc, other, sizeof other);
-        if (e->other_line == e->line && e->other_file && e->file &&
-            strcmp(e->other_file, e->file) == 0 && header(e->call_file))
+        if (same_place(e) && header(e->call_file))
             /* a header's barrier both: which line of the student's called each is not known
                (a cooperative group's sync() called twice makes the same header line) */
             snprintf(buf, size, "divergent barrier: in block (%u,%u,%u) %s waited at "
@@ -162,8 +170,7 @@ const char *compare_sync_text(const trace_sync *e, char *buf, size_t size)
                      "sync() of yours, or nvcc's copy of a loop)", e->ctaid[0], e->ctaid[1],
                      e->ctaid[2], ranges(e->reached, n, a, sizeof a), name, where,
                      ranges(e->skipped, n, b, sizeof b));
-        else if (e->other_line == e->line && e->other_file && e->file &&
-                 strcmp(e->other_file, e->file) == 0)
+        else if (same_place(e))
             snprintf(buf, size, "divergent barrier: in block (%u,%u,%u) %s waited at "
                      "the %s at %s and %s at another copy of it (nvcc's, of a loop "
                      "whose passes differ between them)", e->ctaid[0], e->ctaid[1],

@@ -100,7 +100,7 @@ static void judge_split(emu_block *b, const emu_barrier *bar)
     const emu_program *p = b->x->prog;
     e.kind = EMU_SYNC_BARRIER_SPLIT;
     e.other_pc = (uint64_t)other * 16;
-    emu_where(p, &p->code[other], &e.other_file, &e.other_line);
+    emu_student_where(p, &p->code[other], &e.other_file, &e.other_line);
     emu_warp *w = &b->warps[__builtin_ctz(bar->arrived)];
     emu_sync_report(w, &p->code[first], &e);
 }
@@ -231,7 +231,7 @@ static int block_wide_arrive(emu_warp *w, const ptx_instr *in, uint32_t id, uint
         e.kind = EMU_SYNC_BARRIER_SPLIT;
         const emu_program *p = w->b->x->prog;
         e.other_pc = (uint64_t)w->arr_pc * 16;
-        emu_where(p, &p->code[w->arr_pc], &e.other_file, &e.other_line);
+        emu_student_where(p, &p->code[w->arr_pc], &e.other_file, &e.other_line);
         set_thread(e.reached, w->index, fresh);
         set_thread(e.skipped, w->index, w->arr_lanes);
         e.warp = w->index;
@@ -254,7 +254,7 @@ static int block_wide_arrive(emu_warp *w, const ptx_instr *in, uint32_t id, uint
         e.missing = at.waiting;
         if (at.pc != PTX_NONE) {
             e.other_pc = (uint64_t)at.pc * 16;
-            emu_where(p, &p->code[at.pc], &e.other_file, &e.other_line);
+            emu_student_where(p, &p->code[at.pc], &e.other_file, &e.other_line);
         }
         if (at.via != PTX_NONE) {
             e.branch_pc = (uint64_t)at.via * 16;

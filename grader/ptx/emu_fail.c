@@ -7,6 +7,7 @@
 #include "emu_internal.h"
 
 #include <stdio.h>
+#include <string.h>
 
 const char *emu_status_name(emu_status s)
 {
@@ -24,6 +25,17 @@ void emu_where(const emu_program *p, const ptx_instr *in, const char **file, int
     if (in->file != PTX_NONE && in->file < p->ptx->n_files)
         *file = p->ptx->files[in->file].path;
     *line = (int)in->line;
+}
+
+void emu_student_where(const emu_program *p, const ptx_instr *in, const char **file, int *line)
+{
+    emu_where(p, in, file, line);
+    const char *dot = *file ? strrchr(*file, '.') : NULL;
+    int header = dot && (strcmp(dot, ".h") == 0 || strcmp(dot, ".hpp") == 0);
+    if (header && in->call_file != PTX_NONE && in->call_file < p->ptx->n_files) {
+        *file = p->ptx->files[in->call_file].path;
+        *line = (int)in->call_line;
+    }
 }
 
 emu_status emu_fail_result(emu_result *res, const emu_program *p, const ptx_instr *in,

@@ -341,6 +341,9 @@ emu_status emu_fail_result(emu_result *res, const emu_program *p, const ptx_inst
                            emu_status s, const char *fmt, va_list ap);
 /* "`text` (lab1.cu:12)" style location of an instruction, for messages. */
 void emu_where(const emu_program *p, const ptx_instr *in, const char **file, int *line);
+/* The same as a student reads it: a header's instruction (a cooperative group's sync(),
+   an intrinsic) at the line of the student's that called it, where the PTX says. */
+void emu_student_where(const emu_program *p, const ptx_instr *in, const char **file, int *line);
 
 /* Lanes of m, full masks first: the full-mask loop vectorises. */
 #define EMU_LANES(m, l, ...)                                              \

@@ -98,6 +98,8 @@ typedef struct label_fix {
     uint32_t tok;      /* the name's token, for messages */
 } label_fix;
 
+#define PTX_LOC_CHAIN 64 /* places of a function's inlined .loc lines kept (more: the latest) */
+
 typedef struct ptx_parser {
     const char *text;
     ptx_tok *toks;
@@ -129,7 +131,18 @@ typedef struct ptx_parser {
     uint32_t n_fixes, fixes_cap;
     uint32_t sink_slot;
     uint32_t cur_line, cur_file;
-    uint32_t cur_call_line, cur_call_file; /* .loc's inlined_at, or 0 and PTX_NONE */
+    uint32_t cur_call_line, cur_call_file; /* .loc's inlined_at, or 0 and PTX_NONE: the
+                                              outermost the .loc chain reaches (parse_loc) */
+    /* Where each place of the function's .loc lines was last inlined at: nvcc writes an
+       inlined call's chain as .loc lines, each inlined at the one before, ahead of its first
+       instruction; the instructions after it repeat only the innermost (the latest kept). */
+    struct loc_link {
+        uint32_t file, line, col;        /* the .loc's own place */
+        uint32_t in_file, in_line, in_col; /* where it was inlined (in_file PTX_NONE: none) */
+    } chain[PTX_LOC_CHAIN];
+    uint32_t n_chain;
+    uint32_t func_file;        /* the file of the function's first .loc: the student's, for a
+                                  kernel (PTX_NONE: none yet) */
     uint32_t frame;            /* bytes of the function's frame so far */
     uint32_t frame_align;
 } ptx_parser;

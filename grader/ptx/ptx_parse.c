@@ -516,9 +516,56 @@ static int parse_reg_decl(ptx_parser *p)
 
 /* --- function bodies ---------------------------------------------------------------- */
 
+/* The next token as a number on this line (col of a .loc), or 0 where there is none. */
+static uint32_t loc_number(ptx_parser *p, uint32_t line)
+{
+    const ptx_tok *t = ptx_peek(p);
+    if (t->kind != TK_INT || t->line != line || t->u >= UINT32_MAX)
+        return 0;
+    ptx_next(p);
+    return (uint32_t)t->u;
+}
+
+/* Where an inlined .loc's code was called from, as the student reads it: out from
+   (*file, *line, col), the place it was inlined at, through the places those were inlined
+   at, to the first in the function's own file (cooperative groups' sync():
+   sm_30_intrinsics.hpp in helpers.h in cooperative_groups.h in lab7.cu:120; a shuffle in
+   the student's own warp_sum(): the line in warp_sum, not its caller's), as far as the
+   function's .loc lines have said (ptx_parser.chain). */
+static void student_call(const ptx_parser *p, uint32_t *file, uint32_t *line, uint32_t col)
+{
+    for (uint32_t step = 0; step < p->n_chain && *file != p->func_file; step++) {
+        const struct loc_link *up = NULL;
+        for (uint32_t i = 0; i < p->n_chain && !up; i++)
+            if (p->chain[i].file == *file && p->chain[i].line == *line &&
+                p->chain[i].col == col)
+                up = &p->chain[i];
+        if (!up)
+            return;
+        *file = up->in_file, *line = up->in_line, col = up->in_col;
+    }
+}
+
+/* A place's inlined_at, the latest for it kept (the oldest place goes when full). */
+static void remember_link(ptx_parser *p, const struct loc_link *link)
+{
+    for (uint32_t i = 0; i < p->n_chain; i++)
+        if (p->chain[i].file == link->file && p->chain[i].line == link->line &&
+            p->chain[i].col == link->col) {
+            p->chain[i] = *link;
+            return;
+        }
+    if (p->n_chain == PTX_LOC_CHAIN) {
+        memmove(p->chain, p->chain + 1, (PTX_LOC_CHAIN - 1) * sizeof *p->chain);
+        p->n_chain--;
+    }
+    p->chain[p->n_chain++] = *link;
+}
+
 /* .loc file line col[, function_name ..., inlined_at file line col]: the first triple
    is the instruction's own line (the innermost one when code was inlined), the one
-   after inlined_at the line it was inlined at (a student's call of a header's function). */
+   after inlined_at the line it was inlined at, followed out to the function's own file
+   (student_call: a student's call of a header's function). */
 static int parse_loc(ptx_parser *p)
 {
     uint32_t line = p->toks[p->pos - 1].line;
@@ -528,8 +575,11 @@ static int parse_loc(ptx_parser *p)
         return -1;
     p->cur_file = (uint32_t)file; /* a number until the module's end: .file may come later */
     p->cur_line = (uint32_t)l;
+    if (p->func_file == PTX_NONE)
+        p->func_file = (uint32_t)file;
     p->cur_call_file = PTX_NONE;
     p->cur_call_line = 0;
+    struct loc_link link = {(uint32_t)file, (uint32_t)l, loc_number(p, line), PTX_NONE, 0, 0};
     while (ptx_peek(p)->kind != TK_EOF && ptx_peek(p)->line == line) {
         const ptx_tok *t = ptx_peek(p);
         ptx_next(p);
@@ -538,9 +588,18 @@ static int parse_loc(ptx_parser *p)
         const ptx_tok *cf = ptx_peek(p), *cl = ptx_peek_at(p, 1); /* a malformed one names no line */
         if (cf->kind == TK_INT && cf->line == line && cl->kind == TK_INT && cl->line == line &&
             cf->u < UINT32_MAX && cl->u < UINT32_MAX) {
-            p->cur_call_file = (uint32_t)cf->u;
-            p->cur_call_line = (uint32_t)cl->u;
+            link.in_file = (uint32_t)cf->u;
+            link.in_line = (uint32_t)cl->u;
+            ptx_next(p), ptx_next(p);
+            link.in_col = loc_number(p, line);
         }
+    }
+    if (link.in_file != PTX_NONE)
+        remember_link(p, &link);
+    if (link.in_file != PTX_NONE) {
+        p->cur_call_file = link.in_file;
+        p->cur_call_line = link.in_line;
+        student_call(p, &p->cur_call_file, &p->cur_call_line, link.in_col);
     }
     return 0;
 }
@@ -706,6 +765,8 @@ static void reset_function_state(ptx_parser *p)
     p->cur_file = PTX_NONE;
     p->cur_call_line = 0;
     p->cur_call_file = PTX_NONE;
+    p->n_chain = 0;
+    p->func_file = PTX_NONE;
 }
 
 /*

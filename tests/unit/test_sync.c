@@ -130,15 +130,22 @@ START_TEST(test_split)
                                        "differ between them)"));
     /* a header's barrier both, called from a header too (a cooperative group's sync(), the
        student's lines deeper than the PTX says): the cause is not claimed to be nvcc's */
-    e.file = e.other_file = "/usr/local/cuda/include/sm_30_intrinsics.hpp";
-    e.line = e.other_line = 98;
-    e.call_file = "/usr/local/cuda/include/cooperative_groups/details/helpers.h";
-    e.call_line = 87;
+    e.file = "/usr/local/cuda/include/sm_30_intrinsics.hpp";
+    e.line = 98;
+    e.call_file = e.other_file = "/usr/local/cuda/include/cooperative_groups/details/helpers.h";
+    e.call_line = e.other_line = 87; /* the other at the place it reads too: the same */
     compare_sync_text(&e, text, sizeof text);
     ck_assert_msg(strstr(text, "at helpers.h:87 (in sm_30_intrinsics.hpp:98) and threads "
                                "64-127 at another barrier of that header line (another sync() "
                                "of yours, or nvcc's copy of a loop)") && !strstr(text, "copy of it"),
                   "%s", text);
+    /* the student's two calls, named (the emulator gives the other barrier's place as the
+       student reads it: emu_student_where) */
+    e.call_file = "lab7.cu", e.call_line = 120;
+    e.other_file = "lab7.cu", e.other_line = 123;
+    compare_sync_text(&e, text, sizeof text);
+    ck_assert_msg(strstr(text, "at lab7.cu:120 (in sm_30_intrinsics.hpp:98) and threads 64-127 "
+                               "at the one at lab7.cu:123"), "%s", text);
 }
 END_TEST
 
