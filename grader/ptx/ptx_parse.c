@@ -594,9 +594,8 @@ static int parse_loc(ptx_parser *p)
             link.in_col = loc_number(p, line);
         }
     }
-    if (link.in_file != PTX_NONE)
-        remember_link(p, &link);
     if (link.in_file != PTX_NONE) {
+        remember_link(p, &link);
         p->cur_call_file = link.in_file;
         p->cur_call_line = link.in_line;
         student_call(p, &p->cur_call_file, &p->cur_call_line, link.in_col);
