@@ -82,7 +82,8 @@ NVCCFLAGS ?= -O3 -lineinfo
 # LAB_COMMON: where smemlab.h and support.cu come from (make lab-lib points it
 # at a pristine copy beside one student's file).
 LAB_COMMON ?= common
-NVCC_BASE = -std=c++17 -I$(LAB_COMMON) -Xcompiler -fPIC,-Wall --cudart shared $(NVCCFLAGS)
+NVCC_COMMON = -std=c++17 -I$(LAB_COMMON) -Xcompiler -fPIC,-Wall --cudart shared
+NVCC_BASE = $(NVCC_COMMON) $(NVCCFLAGS)
 NVCC_ALL = $(NVCC_BASE) $(NVCC_ARCH)
 
 # --- the build jail: every build of a student's file goes through it ---------------

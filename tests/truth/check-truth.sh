@@ -41,12 +41,17 @@ arch=
 # kernels do is decided by the device code alone, which the grader runs.
 # (TRUTH_NVCCFLAGS: the kit's NVCCFLAGS with -O0, tests/tests.mk.)
 host_opt="NVCCFLAGS=${TRUTH_NVCCFLAGS:--lineinfo -O0}"
-# build_parts DIR PART...: each part's library, as many at once as there are cores.
+# build_parts DIR PART...: each part's library, by one make (its truth-libs, outside the
+# build jail: the corpus is the kit's own code), as many at once as there are cores;
+# LAB_LIB_CACHE: the lab cache, as for the kit's own builds (none where it is unset).
 build_parts() {
-    local dir=$1
+    local dir=$1 libs=() p
     shift
-    printf '%s\n' "$@" | xargs -P "$(nproc)" -I{} make -s --no-print-directory lab-lib LAB=lab1 \
-        SRC="$dir/{}.cu" OUT="$dir/{}.so" "$host_opt" ${arch:+"$arch"}
+    for p in "$@"; do libs+=("$dir/$p.so"); done
+    # its own -j, not the jobs of a make that runs this script (which it would warn of)
+    MAKEFLAGS=$(printf '%s' "${MAKEFLAGS:-}" | sed -E 's/ ?--jobserver-(auth|fds)=[^ ]*//g; s/(^| )-j[0-9]*( |$)/\1\2/g') \
+    make -s --no-print-directory -j"$(nproc)" truth-libs TRUTH_LIBS="${libs[*]}" \
+        LAB_CACHE="${LAB_LIB_CACHE:-}" "$host_opt" ${arch:+"$arch"}
 }
 # grade_parts DIR OUT OK_RCS GRADER_ARGS... -- PART...: each part graded into OUT
 # (PART.json, PART.txt), as many at once as there are cores by emulation (one at a
