@@ -98,7 +98,7 @@ static void none_close(measure_backend *self)
 measure_backend *measure_none_backend(const char *reason)
 {
     static none_state state;
-    static measure_backend backend = {"none", none_open, none_measure, none_close, &state, NULL};
+    static measure_backend backend = {"none", none_open, none_measure, none_close, &state, NULL, 0};
     state.reason = reason;
     return &backend;
 }

@@ -126,6 +126,10 @@ struct measure_backend {
      * nothing was measured yet.
      */
     const struct trace_summary *(*last_trace)(measure_backend *self, const char **function);
+    /* 1 where measure() may call launch(arg) more than once (the counters: twice; the
+       trace: again with a bigger buffer): each call must then find every array as the
+       first did (problems/problem.c's meter_measure puts them back). */
+    int relaunches;
 };
 
 /*

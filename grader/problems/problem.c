@@ -150,6 +150,45 @@ static int meter_cannot_see(const worker_env *env, char *why, size_t why_size)
     return 0;
 }
 
+/*
+ * A meter that may launch the kernel more than once (measure_backend.relaunches: the
+ * counters, twice; the trace, again with a bigger buffer) gets, before each launch after the first, every array as the first
+ * launch found it: a kernel that stores into its input or adds into its output does the
+ * same work on the same bytes each time, and leaves the output the first run left.
+ */
+typedef struct relaunch {
+    void (*launch)(void *);
+    void *arg;
+    int calls;
+    cudaError_t err;
+} relaunch;
+
+static void launch_as_first(void *arg)
+{
+    relaunch *r = arg;
+    if (r->calls++ > 0 && r->err == cudaSuccess)
+        r->err = dev_restore();
+    r->launch(r->arg);
+}
+
+measure_status meter_measure(measure_backend *meter, void (*launch)(void *), void *arg,
+                             measurement *out, char *why, size_t why_size)
+{
+    if (!meter->relaunches)
+        return meter->measure(meter, launch, arg, out, why, why_size);
+    relaunch r = {launch, arg, 0, dev_keep()};
+    measure_status st = r.err == cudaSuccess
+                            ? meter->measure(meter, launch_as_first, &r, out, why, why_size)
+                            : MEASURE_ERROR;
+    dev_forget();
+    if (r.err != cudaSuccess) {
+        snprintf(why, why_size, "the arrays could not be kept for the meter's second launch: %s",
+                 dev_error_name(r.err));
+        st = MEASURE_ERROR;
+    }
+    return st;
+}
+
 measure_status worker_measure(worker_env *env, void (*launch)(void *), void *arg,
                               measurement *out, char *why, size_t why_size)
 {
@@ -184,7 +223,7 @@ measure_status worker_measure(worker_env *env, void (*launch)(void *), void *arg
     }
     t0 = child_now();
     gpu_watchdog_arm_for(limit);
-    measure_status st = env->meter->measure(env->meter, launch, arg, out, why, why_size);
+    measure_status st = meter_measure(env->meter, launch, arg, out, why, why_size);
     gpu_watchdog_disarm();
     if (st == MEASURE_OK && device_meters_blind() && meter_cannot_see(env, why, why_size))
         st = MEASURE_UNSUPPORTED;
@@ -580,7 +619,7 @@ static measure_status measure_launch(problem *p, measure_backend *meter, measure
     if (p->kind->watch)
         p->kind->watch(p, &at, &bytes);
     measure_watch_range(at, bytes);
-    measure_status st = meter ? meter->measure(meter, problem_launch, p, m, why, why_size)
+    measure_status st = meter ? meter_measure(meter, problem_launch, p, m, why, why_size)
                               : worker_measure(p->env, problem_launch, p, m, why, why_size);
     measure_watch_range(NULL, 0);
     return st;

@@ -236,6 +236,11 @@ unsigned long long problem_seed(const problem *p);
 void problem_free(const problem *p, void *dev);
 void problem_drop(const problem *p, void *slot);
 
+/* meter->measure(launch, arg), and where the meter may launch more than once (its
+   `relaunches`), every array as the first launch found it before each launch after it. */
+measure_status meter_measure(measure_backend *meter, void (*launch)(void *), void *arg,
+                             measurement *out, char *why, size_t why_size);
+
 /* Measure the launches of launch(arg) with the meter, out cleared first and the
    watchdog armed (the problem kinds' only way to). */
 measure_status worker_measure(worker_env *env, void (*launch)(void *), void *arg,

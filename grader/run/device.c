@@ -139,6 +139,58 @@ int dev_guard_zones(unsigned long long *lo, unsigned long long *hi, int max)
     return n;
 }
 
+/* dev_keep's copies: kept.bytes[i] of arrays.v[i] (raw, guards and all). */
+static struct {
+    char **bytes;
+    int n;
+} kept;
+
+cudaError_t dev_keep(void)
+{
+    dev_forget();
+    if (arrays.n && !(kept.bytes = calloc((size_t)arrays.n, sizeof *kept.bytes)))
+        return cudaErrorMemoryAllocation;
+    kept.n = arrays.n;
+    for (int i = 0; i < arrays.n; i++) {
+        const array_slot *a = &arrays.v[i];
+        size_t raw = a->a.bytes + 2 * DEV_GUARD_BYTES;
+        if (a->ops != current)
+            continue;
+        if (!(kept.bytes[i] = malloc(raw))) {
+            dev_forget();
+            return cudaErrorMemoryAllocation;
+        }
+        cudaError_t err = current->copy(kept.bytes[i], a->raw, raw, cudaMemcpyDeviceToHost);
+        if (err != cudaSuccess) {
+            dev_forget();
+            return err;
+        }
+    }
+    return cudaSuccess;
+}
+
+cudaError_t dev_restore(void)
+{
+    for (int i = 0; i < kept.n && i < arrays.n; i++) {
+        const array_slot *a = &arrays.v[i];
+        if (!kept.bytes[i])
+            continue;
+        cudaError_t err = current->copy(a->raw, kept.bytes[i], a->a.bytes + 2 * DEV_GUARD_BYTES,
+                                        cudaMemcpyHostToDevice);
+        if (err != cudaSuccess)
+            return err;
+    }
+    return cudaSuccess;
+}
+
+void dev_forget(void)
+{
+    for (int i = 0; i < kept.n; i++)
+        free(kept.bytes[i]);
+    free(kept.bytes);
+    kept.bytes = NULL, kept.n = 0;
+}
+
 cudaError_t dev_copy(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind)
 {
     return current->copy(dst, src, bytes, kind);

@@ -132,6 +132,13 @@ int dev_array_at(unsigned long long addr, dev_array *out);
 
 /* The guard zones of this device's arrays, [lo[i], hi[i]), up to max: how many. */
 int dev_guard_zones(unsigned long long *lo, unsigned long long *hi, int max);
+
+/* Every array of this device, its guard zones too, kept aside in host memory (dev_keep)
+   and put back (dev_restore, as often as asked) until dev_forget: a meter that launches
+   a kernel twice gives the second launch the bytes the first found. */
+cudaError_t dev_keep(void);
+cudaError_t dev_restore(void);
+void dev_forget(void);
 cudaError_t dev_copy(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind);
 cudaError_t dev_memset(void *p, int byte, size_t bytes);
 /* Wait for every launch (GPU); nothing to wait for (emulator). */

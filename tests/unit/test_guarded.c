@@ -124,6 +124,103 @@ START_TEST(trace_address_named_by_the_device)
 }
 END_TEST
 
+/* dev_keep: every array and its guard zones put back as they were, as often as asked. */
+START_TEST(kept_arrays_put_back)
+{
+    const device_ops *was = device_current();
+    device_use(&device_emulator);
+    unsigned char *in = NULL, *out = NULL, got[8];
+    const unsigned char want[8] = {1, 2, 3, 4, 5, 6, 7, 8}, other[8] = {9, 9, 9, 9, 9, 9, 9, 9};
+    ck_assert_int_eq(dev_malloc((void **)&in, 8), cudaSuccess);
+    ck_assert_int_eq(dev_malloc((void **)&out, 8), cudaSuccess);
+    ck_assert_int_eq(dev_copy(in, want, 8, cudaMemcpyHostToDevice), cudaSuccess);
+    ck_assert_int_eq(dev_memset(out, 0, 8), cudaSuccess);
+    ck_assert_int_eq(dev_keep(), cudaSuccess);
+    for (int round = 0; round < 2; round++) {
+        ck_assert_int_eq(dev_copy(in, other, 8, cudaMemcpyHostToDevice), cudaSuccess);
+        ck_assert_int_eq(dev_copy(out, other, 8, cudaMemcpyHostToDevice), cudaSuccess);
+        ck_assert_int_eq(dev_memset(in + 8, 0, 1), cudaSuccess); /* its guard zone */
+        ck_assert_int_eq(dev_restore(), cudaSuccess);
+        ck_assert_int_eq(dev_copy(got, in, 8, cudaMemcpyDeviceToHost), cudaSuccess);
+        ck_assert_mem_eq(got, want, 8);
+        ck_assert_int_eq(dev_copy(got, out, 8, cudaMemcpyDeviceToHost), cudaSuccess);
+        for (int i = 0; i < 8; i++)
+            ck_assert_uint_eq(got[i], 0);
+        ck_assert_int_eq(dev_copy(got, in + 8, 1, cudaMemcpyDeviceToHost), cudaSuccess);
+        ck_assert_uint_eq(got[0], DEV_GUARD_BYTE);
+    }
+    dev_forget();
+    ck_assert_int_eq(dev_copy(in, other, 8, cudaMemcpyHostToDevice), cudaSuccess);
+    ck_assert_int_eq(dev_restore(), cudaSuccess); /* nothing kept: nothing put back */
+    ck_assert_int_eq(dev_copy(got, in, 8, cudaMemcpyDeviceToHost), cudaSuccess);
+    ck_assert_mem_eq(got, other, 8);
+    dev_free(in);
+    dev_free(out);
+    device_use(was);
+}
+END_TEST
+
+/* A stand-in for the counters: measure() launches twice; each launch adds one to in[0]
+   and stores what it found there in out[0] (a kernel that writes into its input). */
+typedef struct twice_state {
+    unsigned char *in, *out;
+    unsigned char seen[2];
+    int n;
+} twice_state;
+
+static void add_into_input(void *arg)
+{
+    twice_state *t = arg;
+    unsigned char v;
+    dev_copy(&v, t->in, 1, cudaMemcpyDeviceToHost);
+    if (t->n < 2)
+        t->seen[t->n] = v;
+    t->n++;
+    dev_copy(t->out, &v, 1, cudaMemcpyHostToDevice);
+    v++;
+    dev_copy(t->in, &v, 1, cudaMemcpyHostToDevice);
+}
+
+static measure_status launch_twice(measure_backend *self, void (*launch)(void *), void *arg,
+                                   measurement *out, char *why, size_t why_size)
+{
+    (void)self, (void)out, (void)why, (void)why_size;
+    launch(arg);
+    launch(arg);
+    return MEASURE_OK;
+}
+
+/* meter_measure: the second of a meter's two launches finds the bytes the first found,
+   and the arrays end as the first left them; a meter that launches once is left alone. */
+START_TEST(second_launch_finds_the_first_bytes)
+{
+    const device_ops *was = device_current();
+    device_use(&device_emulator);
+    twice_state t = {0};
+    unsigned char v = 7, got;
+    measurement m;
+    char why[128] = "";
+    ck_assert_int_eq(dev_malloc((void **)&t.in, 1), cudaSuccess);
+    ck_assert_int_eq(dev_malloc((void **)&t.out, 1), cudaSuccess);
+    ck_assert_int_eq(dev_copy(t.in, &v, 1, cudaMemcpyHostToDevice), cudaSuccess);
+    measure_backend twice = {.name = "twice", .measure = launch_twice, .relaunches = 1};
+    ck_assert_int_eq(meter_measure(&twice, add_into_input, &t, &m, why, sizeof why), MEASURE_OK);
+    ck_assert_int_eq(t.n, 2);
+    ck_assert_uint_eq(t.seen[0], 7);
+    ck_assert_uint_eq(t.seen[1], 7);
+    ck_assert_int_eq(dev_copy(&got, t.in, 1, cudaMemcpyDeviceToHost), cudaSuccess);
+    ck_assert_uint_eq(got, 8); /* as one launch leaves it */
+    twice.relaunches = 0; /* a meter that says nothing: each launch sees what the last left */
+    t.n = 0;
+    ck_assert_int_eq(meter_measure(&twice, add_into_input, &t, &m, why, sizeof why), MEASURE_OK);
+    ck_assert_uint_eq(t.seen[0], 8);
+    ck_assert_uint_eq(t.seen[1], 9);
+    dev_free(t.in);
+    dev_free(t.out);
+    device_use(was);
+}
+END_TEST
+
 Suite *guarded_suite(void)
 {
     Suite *s = suite_create("guarded");
@@ -131,6 +228,8 @@ Suite *guarded_suite(void)
     tcase_add_test(tc, inside_whole_outside_counted);
     tcase_add_test(tc, arrays_between_guard_zones);
     tcase_add_test(tc, trace_address_named_by_the_device);
+    tcase_add_test(tc, kept_arrays_put_back);
+    tcase_add_test(tc, second_launch_finds_the_first_bytes);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -32,7 +32,7 @@ static void fake_close(measure_backend *self)
 
 static measure_backend backend(const char *name, fake *f)
 {
-    return (measure_backend){name, fake_open, NULL, fake_close, f, NULL};
+    return (measure_backend){name, fake_open, NULL, fake_close, f, NULL, 0};
 }
 
 START_TEST(test_auto_prefers_trace)

@@ -295,8 +295,11 @@ static double shared_wavefronts(const measurement *m)
  * grades of check-gpu and conflict-free in three runs alone, where the trace and Nsight
  * Compute's truth corpus say conflict-free (which saw it too: "not repeatable on the
  * hardware", a store 5/4 in one pass, 4/4 in the next). A kernel's accesses are the same
- * every run (its input is), so the measured launch runs twice and the run with fewer
- * wavefronts is the kernel's: an overcount must then come twice in a row.
+ * every run on the same bytes, so the measured launch runs twice, the second finding
+ * every array as the first did (relaunches: the caller puts them back, problem.c's
+ * meter_measure; a kernel that stores into its input or adds into its output would
+ * otherwise give a wrong result), and the run with fewer wavefronts is the kernel's:
+ * an overcount must then come twice in a row.
  */
 static measure_status cupti_measure(measure_backend *self, void (*launch)(void *), void *arg,
                                     measurement *out, char *why, size_t why_size)
@@ -337,6 +340,7 @@ static void cupti_close(measure_backend *self)
 measure_backend *measure_cupti_backend(void)
 {
     static measure_backend backend = {"cupti-range-profiler", cupti_open, cupti_measure,
-                                      cupti_close, &g_state, NULL /* records nothing */};
+                                      cupti_close, &g_state, NULL /* records nothing */,
+                                      1 /* cupti_measure runs twice */};
     return &backend;
 }

@@ -511,6 +511,6 @@ static const trace_summary *emu_last(measure_backend *self, const char **functio
 measure_backend *measure_emulator_backend(void)
 {
     static measure_backend backend = {"emulator", emu_open, emu_measure, emu_close, &meter,
-                                      emu_last};
+                                      emu_last, 0};
     return &backend;
 }

@@ -748,7 +748,8 @@ __attribute__((visibility("default"))) measure_backend *smemlab_trace_backend(ch
                                                                               size_t why_size)
 {
     static measure_backend backend = {"trace", trace_open, trace_measure, trace_close, &state,
-                                      NULL /* measure_trace_loader.c sets it */};
+                                      NULL /* measure_trace_loader.c sets it */,
+                                      1 /* again with a bigger buffer */};
     (void)why, (void)why_size;
     return &backend;
 }
