@@ -152,9 +152,10 @@ static int meter_cannot_see(const worker_env *env, char *why, size_t why_size)
 
 /*
  * A meter that may launch the kernel more than once (measure_backend.relaunches: the
- * counters, twice; the trace, again with a bigger buffer) gets, before each launch after the first, every array as the first
- * launch found it: a kernel that stores into its input or adds into its output does the
- * same work on the same bytes each time, and leaves the output the first run left.
+ * counters, twice; the trace, again with a bigger buffer) gets, before each launch after
+ * the first, every array as the first launch found it: a kernel that stores into its input
+ * or adds into its output does the same work on the same bytes each time, and leaves the
+ * output one launch leaves.
  */
 typedef struct relaunch {
     void (*launch)(void *);

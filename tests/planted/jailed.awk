@@ -11,8 +11,8 @@ FNR == 1 {
     sub(/.*\//, "", name)
     sub(/\.patch$/, "", name)
 }
-/^\+/ && (/#[[:space:]]*(include|embed|line)/ || /__has_include|pragma[[:space:]]+GCC[[:space:]]+dependency|incbin/ ||
-          /(^|[^A-Za-z0-9_])asm([^A-Za-z0-9_]|$)/) {
+/^\+/ && (/#[[:space:]]*(include|embed|line)/ || /__has_include|incbin/ ||
+          /pragma[[:space:]]+GCC[[:space:]]+dependency/ || /(^|[^A-Za-z0-9_])asm([^A-Za-z0-9_]|$)/) {
     key = substr($0, 2)
     if (match(key, /#[[:space:]]*include[[:space:]]*[<"][^>"]*[>"]/)) {
         key = substr(key, RSTART, RLENGTH)

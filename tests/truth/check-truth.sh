@@ -49,8 +49,10 @@ build_parts() {
     shift
     for p in "$@"; do libs+=("$dir/$p.so"); done
     # its own -j, not the jobs of a make that runs this script (which it would warn of)
-    MAKEFLAGS=$(printf '%s' "${MAKEFLAGS:-}" | sed -E 's/ ?--jobserver-(auth|fds)=[^ ]*//g; s/(^| )-j[0-9]*( |$)/\1\2/g') \
-    make -s --no-print-directory -j"$(nproc)" truth-libs TRUTH_LIBS="${libs[*]}" \
+    local flags
+    flags=$(printf '%s' "${MAKEFLAGS:-}" |
+            sed -E -e 's/ ?--jobserver-(auth|fds)=[^ ]*//g' -e 's/(^| )-j[0-9]*( |$)/\1\2/g')
+    MAKEFLAGS=$flags make -s --no-print-directory -j"$(nproc)" truth-libs TRUTH_LIBS="${libs[*]}" \
         LAB_CACHE="${LAB_LIB_CACHE:-}" "$host_opt" ${arch:+"$arch"}
 }
 # grade_parts DIR OUT OK_RCS GRADER_ARGS... -- PART...: each part graded into OUT
