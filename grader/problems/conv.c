@@ -144,12 +144,8 @@ static void conv_passed(problem *p, int runs, int last, const char *each, check_
 static int big_input(problem *p, int role, float **in, float **mask, char *why, size_t n)
 {
     conv_launch *a = p->state;
-    if (role) /* else the call the driver chose (p->call) */
-        p->call = problem_call(p, role);
-    if (p->call < 0) {
-        snprintf(why, n, "internal: no input for this device");
+    if (problem_take_call(p, role, why, n) != 0)
         return -1;
-    }
     const call_spec *spec = &p->env->plan->specs[p->call];
     size_t count = (size_t)spec->width * spec->height;
     a->width = spec->width, a->height = spec->height, a->mw = spec->depth;

@@ -168,13 +168,8 @@ static cudaError_t fill_operands(mm_launch *a, unsigned long long seed)
 static int big_operands(problem *p, int role, char *why, size_t n)
 {
     mm_launch *a = p->state;
-    if (role) /* else the call the driver chose (p->call) */
-        p->call = problem_call(p, role);
-    if (p->call < 0) {
-        snprintf(why, n, "internal: no %s size for this device", role == CALL_SPEED ? "speed"
-                                                                                   : "traffic");
+    if (problem_take_call(p, role, why, n) != 0)
         return -1;
-    }
     const call_spec *s = &p->env->plan->specs[p->call];
     a->M = s->width, a->N = s->height, a->K = s->depth;
     a->seed = p->env->opt->seed;

@@ -55,6 +55,17 @@ int problem_call(const problem *p, int role)
     return -1;
 }
 
+int problem_take_call(problem *p, int role, char *why, size_t why_size)
+{
+    if (role)
+        p->call = problem_call(p, role);
+    if (p->call >= 0)
+        return 0;
+    snprintf(why, why_size, "internal: no %s call of the lab table runs on this device",
+             role == CALL_SPEED ? "speed" : role == CALL_TRAFFIC ? "traffic" : "chosen");
+    return -1;
+}
+
 /* A repeat's step from the seed of its call's first run: odd and far from the calls'
    small offsets (2^64 / golden ratio), so no two runs of a kernel share inputs. */
 #define FRESH_RUN_STEP 0x9E3779B97F4A7C15ull

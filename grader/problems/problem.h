@@ -221,6 +221,9 @@ void problem_launch(void *p);
 
 /* The first call of the plan with a role in `role` that this device runs, or -1. */
 int problem_call(const problem *p, int role);
+/* p->call made that call (role 0: the one the driver chose stays) for a kind's large
+   inputs (counters, timing): 0, or -1 with why where this device runs none. */
+int problem_take_call(problem *p, int role, char *why, size_t why_size);
 
 /* Whether call i is one this device runs (the GPU's sizes or the emulator's). */
 int problem_runs(const problem *p, int i);

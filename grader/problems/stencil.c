@@ -250,12 +250,8 @@ static void stencil_passed(problem *p, int runs, int last, const char *each, che
 static int big_input(problem *p, int role, int in_on_device, char *why, size_t n)
 {
     stencil_launch *a = p->state;
-    if (role) /* else the call the driver chose (p->call) */
-        p->call = problem_call(p, role);
-    if (p->call < 0) {
-        snprintf(why, n, "internal: no input for this device");
+    if (problem_take_call(p, role, why, n) != 0)
         return -1;
-    }
     a->n = p->env->plan->specs[p->call].width;
     if (prepare(a, p->env->opt->seed, in_on_device, why, n) != 0)
         return -1;
