@@ -312,7 +312,8 @@ $(BUILD)/tests/truth-run: tests/truth/truth-run.c
 # The emulated twin (problems/problem.c), with no GPU: every solution and the planted
 # variants of synchronisation graded again as a GPU backend grades them, the twin beside.
 TWIN_CHECKED := $(foreach l,$(LABS),$(l)-solution) lab1-divergent-barrier lab7-barrier-in-branch \
-    lab7-barrier-after-branch lab7-return-then-barrier lab7-cg-sync-in-branch lab9-barrier-in-guard \
+    lab7-barrier-after-branch lab7-return-then-barrier lab7-cg-sync-in-branch lab7-cg-block-sync \
+    lab9-barrier-in-guard \
     lab8-partial-mask \
     lab8-reduceshfl-return lab1-warpsize \
     lab9-race-past-window lab7-gmem-past-in lab10-halo-past-in lab10-coef-smem-one lab10-table-in-regs
