@@ -17,8 +17,9 @@
  *               spell them: the dependency list cannot see assembly-time reads
  *    run.c      limits: CPU time of each process, wall time of the whole
  *               build (the whole process tree killed), address space of
- *               each process, size of each file written, no core files, and
- *               the compiler's messages capped
+ *               each process, size of each file written, no core files, the
+ *               compiler's messages capped, and its address layout fixed (the
+ *               same file builds to the same bytes)
  *  kernel (where present)
  *    landlock.c Landlock: the build may read only the student's folder,
  *               common/, the toolchain and system files it needs, and write

@@ -30,8 +30,9 @@
 #       place whole (a build that stops halfway leaves no entry; of two builds
 #       of one key at once, one entry stays).
 #
-# The key's first line names the entry's format: a change to what put stores
-# changes it, so that no entry of the old format is taken for a new one.
+# The key's first line names the entry's format: a change to what put stores,
+# or to how the jail builds a library, changes it, so that no entry of the old
+# format is taken for a new one.
 # LAB_CACHE (the environment) is the cache's folder; make passes it. Entries
 # unused for LAB_CACHE_DAYS days (30) are removed now and then as entries are
 # stored.
@@ -70,7 +71,8 @@ key)
     shift 7
     [ -f "$src" ] && [ -d "$common" ] || exit 1
     key=$({
-        echo "smemlab lab library 2" # the entry format: what put stores
+        # the entry format (what put stores) and how it is built (3: the layout fixed)
+        echo "smemlab lab library 3"
         if [ -n "${LAB_TOOLCHAIN:-}" ]; then echo "toolchain $LAB_TOOLCHAIN"
         else echo "toolchain $(toolchain "$nvcc" | sha256sum | cut -d' ' -f1)"; fi
         printf 'flags %s\ncwd %s\nsrc %s\nout %s\ncommon %s\n' "$flags" "$(pwd -P)" "$src" "$out" "$common"
