@@ -138,9 +138,12 @@ lab_nvcc = $(if $(filter-out nojail,$(4)),$(4),$(if $(4),$(NOJAIL_ENV),$(JAIL) -
        $(NVCC) $(1) -shared $(2) "$$keep/support.o" -o "$$keep/$(notdir $(3))" --keep --keep-dir "$$keep"
 # nojail's environment: the jail's (PATH, LC_ALL=C and BUILD_KEEP_ENV's names alone;
 # no CPATH, no NVCC_APPEND_FLAGS; the address layout fixed, setarch -R, as the jail
-# runs the compiler: grader/jail/run.c says why), so that the lab cache's key decides
-# its bytes too.
-NOJAIL_ENV = env -i PATH="$$PATH" LC_ALL=C $(foreach n,$(BUILD_KEEP_ENV),$(n)="$$$(n)") setarch "$$(uname -m)" -R
+# runs the compiler: grader/jail/run.c says why; where the machine refuses it, a
+# container's seccomp profile say, as the jail goes on without), so that the lab
+# cache's key decides its bytes too.
+SETARCH_R = setarch $(shell uname -m) -R
+FIXED_LAYOUT = $(eval FIXED_LAYOUT := $(shell $(SETARCH_R) true 2>/dev/null && echo '$(SETARCH_R)'))$(FIXED_LAYOUT)
+NOJAIL_ENV = env -i PATH="$$PATH" LC_ALL=C $(foreach n,$(BUILD_KEEP_ENV),$(n)="$$$(n)") $(FIXED_LAYOUT)
 # The lab cache (grader/kit/lab-cache.sh): a library the jail built is stored
 # under the sha256 of everything that decides its bytes (the toolchain, the
 # flags, the source's bytes and the names -lineinfo records, common/, how
