@@ -228,8 +228,9 @@ static void mask_hint(check_result *c, const trace_sync *e)
 {
     char wait[96], via[96], lead[260] = "";
     if (e->kind == TRACE_SYNC_MASK_READ && e->gone == e->missing)
-        snprintf(lead, sizeof lead, "The lanes it reads have returned or do not exist: their "
-                 "registers hold no value of this shuffle. ");
+        snprintf(lead, sizeof lead, "The lanes it reads have returned, skipped it (an if "
+                 "around the call), or do not exist: their registers hold no value of this "
+                 "shuffle. ");
     else if (e->other_line > 0 && e->branch_line > 0 && e->other_line != e->branch_line)
         snprintf(lead, sizeof lead, "The lanes that do not execute it wait at %s, past the "
                  "branch at %s. ", at(e->other_file, e->other_line, e->other_pc, wait,
@@ -239,8 +240,9 @@ static void mask_hint(check_result *c, const trace_sync *e)
                 "warp primitive with the same mask, each lane must be in its own mask, and a "
                 "shuffle may read only lanes that execute it (CUDA Programming Guide; "
                 "docs/lab8.md#shuffle): otherwise the result is undefined, and a GPU may give "
-                "the right one by chance. Let the whole warp run it (a lane with nothing to add "
-                "adds 0, rather than returning), or give the mask of the lanes that run it.",
+                "the right one by chance. Let the whole warp run it (a lane with nothing to give "
+                "runs it too, rather than returning or skipping it), or give the mask of the "
+                "lanes that run it.",
                 lead);
 }
 

@@ -451,16 +451,22 @@ static void path_readonly(const stencil_launch *a, const measurement *m, check_r
     }
 }
 
-/* memory-path: the emulator's alone (kind_desc.emulated). */
+/* memory-path: the emulator's alone (kind_desc.emulated). Where the read-only step read
+   the __constant__ array instead, the lines that read it are the ones to show (the page
+   marks them), not the global loads that judge_counts would name. */
 static void judge_path(problem *p, check_id id, const measurement *m, const trace_summary *s,
                        check_result *c)
 {
     const stencil_launch *a = p->state;
     (void)id, (void)s;
-    if (a->k->path == MEM_PATH_CONSTANT)
+    if (a->k->path == MEM_PATH_CONSTANT) {
         path_constant(a, m, c);
-    else
-        path_readonly(a, m, c);
+        return;
+    }
+    path_readonly(a, m, c);
+    if (c->status == CHECK_FAIL && m->value[METRIC_WATCH_LD_NC] <= 0 &&
+        m->value[METRIC_CONST_LD_REQUESTS] > 0 && c->n_lines == 0)
+        problem_name_op_lines(p, c, "ld.const", "cload");
 }
 
 /*

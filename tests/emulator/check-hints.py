@@ -198,20 +198,26 @@ expect("lab9-one-pad", "transposeSmemPad", "smem-conflicts", "hint",
        has=("Your kernel's tile rows are 33 words apart (BDIMX + 1), not BDIMX + IPAD = 34 "
             "(your file's IPAD = 2)", "bank (33 * icol + irow) % 32", "bank 2 * icol + irow"))
 # const-serialization names the line that reads constant memory (no trace shows one: the
-# compiled code says where), so the text and the page point at it.
-for name, kernel, text in (("lab10-rotated-taps", "stencil1DConst", "* c_coef[j];"),
-                           ("lab10-table-to-smem", "lookupConst", "s_table[k] = c_table[k];")):
+# compiled code says where), so the text and the page point at it; so does memory-path
+# where the read-only step read the __constant__ array instead (not the global loads).
+for name, kernel, check_id, text in (
+    ("lab10-rotated-taps", "stencil1DConst", "const-serialization", "* c_coef[j];"),
+    ("lab10-table-to-smem", "lookupConst", "const-serialization", "s_table[k] = c_table[k];"),
+    ("lab10-ro-from-const", "stencil1DReadOnly", "memory-path", "c[j] = c_coef[j];"),
+    ("lab10-table-const", "lookupReadOnly", "memory-path", "return CONST ? c_table[k]"),
+):
     if ONLY and name not in ONLY:
         continue
     try:
         want = line_of(name, text)
-        got = [(l["file"], l["line"], l["op"]) for l in check(name, kernel, "const-serialization").get("lines", [])]
+        got = [(l["file"], l["line"], l["op"]) for l in check(name, kernel, check_id).get("lines", [])]
+        assert got and all(op == "cload" for _, _, op in got), f"lines {got}: not constant loads alone"
         assert (f"{name}.cu", want, "cload") in got, f"lines {got}, not {name}.cu:{want}"
         passed += 1
-        print(f"ok    hint {name}: {kernel} const-serialization names {name}.cu:{want}")
+        print(f"ok    hint {name}: {kernel} {check_id} names {name}.cu:{want}")
     except (AssertionError, OSError, KeyError) as e:
         failed += 1
-        print(f"FAIL  hint {name}: {kernel} const-serialization: {e}")
+        print(f"FAIL  hint {name}: {kernel} {check_id}: {e}")
 # The width of the planted shuffle, read from its source.
 width = int(re.search(r"__shfl_sync\(FULL_MASK, value, srcLane, (\d+)\)",
                       source("lab8-width16")).group(1))
