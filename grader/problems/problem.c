@@ -194,8 +194,8 @@ measure_status meter_measure(measure_backend *meter, void (*launch)(void *), voi
                             : MEASURE_ERROR;
     dev_forget();
     if (r.err != cudaSuccess) {
-        snprintf(why, why_size, "the arrays could not be kept for the meter's second launch: %s",
-                 dev_error_name(r.err));
+        snprintf(why, why_size, "the arrays could not be kept, or put back, for the meter's "
+                 "second launch: %s", dev_error_name(r.err));
         st = MEASURE_ERROR;
     }
     return st;

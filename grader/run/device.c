@@ -139,28 +139,32 @@ int dev_guard_zones(unsigned long long *lo, unsigned long long *hi, int max)
     return n;
 }
 
-/* dev_keep's copies: kept.bytes[i] of arrays.v[i] (raw, guards and all). */
+/* dev_keep's copies: each array's whole allocation (guard zones too), where it lies on
+   the device, so that dev_restore puts each back where it was whatever the list's order. */
+typedef struct kept_copy {
+    char *raw, *copy;
+    size_t bytes;
+} kept_copy;
+
 static struct {
-    char **bytes;
+    kept_copy *v;
     int n;
 } kept;
 
 cudaError_t dev_keep(void)
 {
     dev_forget();
-    if (arrays.n && !(kept.bytes = calloc((size_t)arrays.n, sizeof *kept.bytes)))
+    if (arrays.n && !(kept.v = calloc((size_t)arrays.n, sizeof *kept.v)))
         return cudaErrorMemoryAllocation;
-    kept.n = arrays.n;
     for (int i = 0; i < arrays.n; i++) {
         const array_slot *a = &arrays.v[i];
-        size_t raw = a->a.bytes + 2 * DEV_GUARD_BYTES;
         if (a->ops != current)
             continue;
-        if (!(kept.bytes[i] = malloc(raw))) {
-            dev_forget();
-            return cudaErrorMemoryAllocation;
-        }
-        cudaError_t err = current->copy(kept.bytes[i], a->raw, raw, cudaMemcpyDeviceToHost);
+        kept_copy *k = &kept.v[kept.n++];
+        k->raw = a->raw, k->bytes = a->a.bytes + 2 * DEV_GUARD_BYTES;
+        cudaError_t err = (k->copy = malloc(k->bytes))
+                              ? current->copy(k->copy, k->raw, k->bytes, cudaMemcpyDeviceToHost)
+                              : cudaErrorMemoryAllocation;
         if (err != cudaSuccess) {
             dev_forget();
             return err;
@@ -171,11 +175,8 @@ cudaError_t dev_keep(void)
 
 cudaError_t dev_restore(void)
 {
-    for (int i = 0; i < kept.n && i < arrays.n; i++) {
-        const array_slot *a = &arrays.v[i];
-        if (!kept.bytes[i])
-            continue;
-        cudaError_t err = current->copy(a->raw, kept.bytes[i], a->a.bytes + 2 * DEV_GUARD_BYTES,
+    for (int i = 0; i < kept.n; i++) {
+        cudaError_t err = current->copy(kept.v[i].raw, kept.v[i].copy, kept.v[i].bytes,
                                         cudaMemcpyHostToDevice);
         if (err != cudaSuccess)
             return err;
@@ -186,9 +187,9 @@ cudaError_t dev_restore(void)
 void dev_forget(void)
 {
     for (int i = 0; i < kept.n; i++)
-        free(kept.bytes[i]);
-    free(kept.bytes);
-    kept.bytes = NULL, kept.n = 0;
+        free(kept.v[i].copy);
+    free(kept.v);
+    kept.v = NULL, kept.n = 0;
 }
 
 cudaError_t dev_copy(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind)

@@ -134,8 +134,9 @@ int dev_array_at(unsigned long long addr, dev_array *out);
 int dev_guard_zones(unsigned long long *lo, unsigned long long *hi, int max);
 
 /* Every array of this device, its guard zones too, kept aside in host memory (dev_keep)
-   and put back (dev_restore, as often as asked) until dev_forget: a meter that launches
-   a kernel twice gives the second launch the bytes the first found. */
+   and put back where it lies (dev_restore, as often as asked) until dev_forget: a meter
+   that launches a kernel twice gives the second launch the bytes the first found. No
+   array may be made or freed meanwhile (a kind makes its arrays before the launch). */
 cudaError_t dev_keep(void);
 cudaError_t dev_restore(void);
 void dev_forget(void);

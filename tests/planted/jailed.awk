@@ -22,7 +22,7 @@ FNR == 1 {
         gsub(/^[[:space:]]+|[[:space:]]+$/, "", key)
     }
     if (!(key in seen)) {
-        seen[key] = name
+        seen[key] = 1
         if (!(name in jailed)) {
             jailed[name] = 1
             print name
