@@ -55,6 +55,7 @@ const image_size sizes_conv2d[] = {
     {127, 1, "a single row", SIZE_BOTH},
     {1, 129, "a single column", SIZE_BOTH},
     {131, 97, "not square, ragged tiles", SIZE_EMULATOR | SIZE_EDGE},
+    {132, 100, "float4 rows, blocks wholly inside the image", SIZE_EMULATOR},
     {1000, 700, "not square, ragged tiles", SIZE_GPU},
     {1024, 1024, "large", SIZE_GPU},
 };

@@ -327,8 +327,11 @@ END_TEST
 
 START_TEST(test_conv2d_solutions)
 {
-    /* widths that are multiples of 4 run the float4 kernels (VEC), the others the scalar ones */
-    static const int dims[][2] = {{7, 5}, {33, 31}, {61, 67}, {1, 129}, {64, 36}, {4, 1}};
+    /* widths that are multiples of 4 run the float4 kernels (VEC), the others the scalar ones;
+       132 x 100 and 68 x 67 hold blocks whose tile and halo lie wholly inside the image (the
+       unchecked path of a compile-time mask: blocks (1..2, 1..2) and (1, 1) at r = 3) */
+    static const int dims[][2] = {{7, 5},  {33, 31}, {61, 67},  {1, 129},
+                                  {64, 36}, {4, 1},  {132, 100}, {68, 67}};
     static const int mws[] = {1, 3, 5, 7};
     et *e = load_lab("lab6-convolution/lab6");
     for (size_t a = 0; a < sizeof dims / sizeof dims[0]; a++)
@@ -348,9 +351,9 @@ START_TEST(test_conv2d_solutions)
             for (int generic = 0; generic < 2; generic++) {
                 snprintf(name, sizeof name, "_Z11conv2dTiledILi%dELb%dEEvPKfPfiii",
                          generic ? 0 : mw, vec);
-                /* 32 x 32 outputs a block, 4 columns x 2 rows a thread (TILE2D, ROWS2D) */
+                /* 32 x 32 outputs a block, 4 columns x 4 rows a thread (TILE2D, ROWS2D) */
                 unsigned grid[3] = {(unsigned)(w + 31) / 32, (unsigned)(h + 31) / 32, 1};
-                unsigned block[3] = {8, 16, 1};
+                unsigned block[3] = {8, 8, 1};
                 ck_assert_int_eq(et_run3(e, name, grid, block, 0, params, 5, EMU_DEFAULT_BUDGET),
                                  EMU_OK);
                 et_get(e, out, params[1], n * 4);
