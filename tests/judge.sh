@@ -7,6 +7,9 @@
 #   judge_row JSON FILE KERNEL CHECK TEXT [WHERE]
 #                                    one row of tests/planted/manifest.tsv (CHECK
 #                                    passes: TEXT lists the checks that pass)
+#   judge_every_failure DIR PLANTED LABEL [SKIP [NOTE]]
+#                                    every check a planted variant failed (but
+#                                    speed) is a row; NOTE: reported, not held
 # Each also holds the report's points to its statuses (expect FILE scores):
 # a failed check scores 0, the totals are the checks' sums, a failure costs marks.
 
@@ -91,4 +94,43 @@ judge_row() { # JSON FILE KERNEL CHECK TEXT [WHERE]
         why=$("$expect" "$json" others-correct "$kernel")
         [ -z "$why" ] && ok "$name$where: the other kernels are still graded" || bad "$name$where: $why" ;;
     esac
+}
+
+judge_every_failure() { # DIR PLANTED LABEL [SKIP [NOTE]]: each planted variant (PLANTED/NAME.patch)
+    # graded into DIR has a row, and each check it failed is one of its rows, so a row's message
+    # is what a student reads for every failure, not only for the one the variant was planted
+    # for ("waiting": a check that waits for one that failed, held by that one's row). Speed
+    # aside: it is timed, a slow consequence near its threshold goes either way from run to
+    # run, and the variants planted for it have their speed rows.
+    local why
+    # (SKIP: names apart by spaces whose rows this backend does not hold)
+    why=$(python3 - "$1" "$2" "${4:-}" <<'PY'
+import csv, glob, json, os, sys
+rows = {}
+with open(os.path.join(sys.argv[2], "manifest.tsv")) as f:
+    for r in csv.reader(f, delimiter="\t"):
+        if r and r[0] != "file":
+            rows.setdefault(r[0][:-3], set()).add((r[2], r[3]))
+for path in sorted(glob.glob(os.path.join(sys.argv[1], "*.json"))):
+    name = os.path.basename(path)[:-5]
+    if not os.path.exists(os.path.join(sys.argv[2], name + ".patch")) or name in sys.argv[3].split():
+        continue  # a solution, a skeleton, another grade of the run
+    if name not in rows:
+        print(f"{name}: no row in the manifest")
+        continue
+    for lab in json.load(open(path)).get("labs", []):
+        for c in lab.get("checks", []):
+            if c["status"] == "fail" and c["check"] != "speed" and \
+                    (c["kernel"], c["check"]) not in rows[name]:
+                print(f"{name}: {c['kernel']} {c['check']} fails, in no row: {c['message'][:120]}")
+PY
+)
+    if [ -z "$why" ]; then
+        ok "$3: every check a planted variant fails is one of its rows"
+    elif [ -n "${5:-}" ]; then # reported, not held (see the caller)
+        echo "note  $3: failures in no row of tests/planted/manifest.tsv ($5):"; echo "$why"
+    else
+        bad "$3: failures in no row of tests/planted/manifest.tsv:
+$why"
+    fi
 }

@@ -96,6 +96,7 @@ for name in $hanging; do
         bad "$name (emulated${SMEMLAB_TWIN:+, the twin}): not ended at --timeout $short (\"within $short s\" or \"past $budget warp instructions\"): $(grep -m1 FAIL "$out/$name.txt")"
     fi
 done
+[ -d "$planted" ] && judge_every_failure "$out" "$planted" "emulated${SMEMLAB_TWIN:+ (the twin)}"
 # Emulated, speed is never timed: whatever correct says it is not measured, never a
 # failure that counts against a kernel (problems/problem.c speed_due); only where nothing
 # of the kernel ran at all (its launcher launched nothing) does it wait, "not run".

@@ -201,6 +201,10 @@ while IFS=$'\t' read -r file lab kernel check text; do
     case " $breaking " in *" ${file%.cu} "*)
         judge_row "$out/C/${file%.cu}.json" "$file" "$kernel" "$check" "$text" " (meter server)" ;; esac
 done < tests/planted/manifest.tsv
+# Reported, not yet held here: make check holds it by emulation; the trace may fail
+# a check the emulator passes, and no whole check-gpu has run with it yet.
+judge_every_failure "$out/A" tests/planted "trace" "$emulator_only" \
+    "held by make check-emulated; on the trace once a whole make check-gpu shows none"
 for lab in $labs; do
     why=$("$expect" "$out/C/$lab-solution.json" full)
     [ -z "$why" ] && ok "$lab solution (meter server): full marks" || bad "$lab solution (meter server): $why"
