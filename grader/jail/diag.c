@@ -169,3 +169,45 @@ int diag_failure(const jail_opts *o, const char *messages, int status, char *rea
              first, machine_fix(first));
     return 0;
 }
+
+/* FNV-1a: paragraphs are compared by hash and length (a collision would hide one
+   repeated warning, never an error the build failed on: the verdict reads them all). */
+static unsigned long long hash_of(const char *p, size_t n)
+{
+    unsigned long long h = 1469598103934665603ULL;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (unsigned char)p[i]) * 1099511628211ULL;
+    return h;
+}
+
+#define SEEN_MAX 4096 /* past that many different paragraphs, every one is shown */
+
+void diag_print_once(FILE *out, const char *messages, size_t len)
+{
+    static struct { unsigned long long hash; size_t len; } seen[SEEN_MAX];
+    size_t n_seen = 0, at = 0;
+    while (at < len) {
+        /* a paragraph: through the next empty line, or to the end */
+        size_t n = len - at;
+        for (size_t i = at; i + 1 < len; i++)
+            if (messages[i] == '\n' && messages[i + 1] == '\n') {
+                n = i + 2 - at;
+                break;
+            }
+        size_t text = n; /* compared without its newlines: the last one may have but one */
+        while (text && messages[at + text - 1] == '\n')
+            text--;
+        unsigned long long h = hash_of(messages + at, text);
+        int again = 0;
+        for (size_t k = 0; k < n_seen && !again; k++)
+            again = seen[k].hash == h && seen[k].len == text;
+        if (!again) {
+            fwrite(messages + at, 1, n, out);
+            if (n_seen < SEEN_MAX) {
+                seen[n_seen].hash = h;
+                seen[n_seen++].len = text;
+            }
+        }
+        at += n;
+    }
+}

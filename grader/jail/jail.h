@@ -29,12 +29,15 @@
  * "smemlab-build-jail: REASON", and the same REASON in --verdict FILE.
  * A compiler that fails leaves its verdict too (diag.c): "error: REASON"
  * when it named an error in the student's code, "setup: REASON" (and the
- * line on stderr) when it did not: the machine's, not the student's.
+ * line on stderr) when it did not: the machine's, not the student's. The
+ * compiler's messages are shown each once (nvcc says a warning again for every
+ * architecture it builds).
  */
 #ifndef SMEMLAB_JAIL_H
 #define SMEMLAB_JAIL_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 #include "../base/build_limits.h"
@@ -124,6 +127,9 @@ const char *outside_reason(const jail_opts *o, const char *written);
  * the reason ("does not compile: lab3.cu:12: ..."), or 0 and why the machine failed. */
 int diag_failure(const jail_opts *o, const char *messages, int status, char *reason,
                  size_t size);
+/* The compiler's messages to out, each paragraph (lines up to a blank one) once:
+ * nvcc's front end and cicc run once an architecture and say each warning again. */
+void diag_print_once(FILE *out, const char *messages, size_t len);
 /* The name of a dependency as the student wrote it: relative to their folder. */
 const char *deps_display(const jail_opts *o, const char *dep, char *buf, size_t n);
 

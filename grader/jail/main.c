@@ -314,7 +314,7 @@ static char **build_argv(const jail_opts *o)
 static void show_messages(const jail_opts *o, const run_result *r)
 {
     if (r->err_len)
-        fwrite(r->err, 1, r->err_len, stderr);
+        diag_print_once(stderr, r->err, r->err_len);
     if (r->err_dropped) {
         char cap[64];
         fprintf(stderr, "[%lld more bytes of compiler messages dropped: the log is capped at %s]\n",

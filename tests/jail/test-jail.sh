@@ -241,7 +241,7 @@ if [ -n "$HAVE_NVCC" ]; then
         local d=$T/diag-$1
         rm -rf "$d" && mkdir -p "$d/out" && cp "$T/src/$1.cu" "$d/lab3.cu"
         "$JAIL" --verdict "$d/verdict" --timeout 60 --source "$d/lab3.cu" --read "$KIT/common" --out "$d/out" -- \
-            "${2:-nvcc}" -std=c++17 -I"$KIT/common" -arch=sm_75 -shared -Xcompiler -fPIC "$d/lab3.cu" -o "$d/out/lab3.so" > "$d/log" 2>&1
+            "${2:-nvcc}" -std=c++17 -I"$KIT/common" ${ARCHS:--arch=sm_75} -shared -Xcompiler -fPIC "$d/lab3.cu" -o "$d/out/lab3.so" > "$d/log" 2>&1
         rc=$?
         verdict=$(cat "$d/verdict" 2> /dev/null)
         log=$(cat "$d/log")
@@ -255,6 +255,11 @@ if [ -n "$HAVE_NVCC" ]; then
     nvcc_build shared
     [[ $verdict == "error: does not compile: ptxas error: Entry function '_Z1kPi' uses too much shared data"* ]] \
         && ok "too much shared memory: ptxas's error is the student's ($verdict)" || no "shared: rc $rc, verdict '$verdict'"
+    # nvcc's front end runs once an architecture, and says each warning again
+    put warns '__global__ void k(int *o) { int unused_a = 3; o[0] = 1; }'
+    ARCHS="-gencode arch=compute_75,code=sm_75 -gencode arch=compute_80,code=sm_80" nvcc_build warns
+    [ $rc = 0 ] && [ "$(grep -c 'unused_a" was declared' <<< "$log")" = 1 ] \
+        && ok "a warning said for two architectures is shown once" || no "warns: rc $rc, log: $log"
     put undefined '__device__ int f(int); __global__ void k(int *o) { o[0] = f(1); }'
     nvcc_build undefined
     [ "$verdict" = "error: does not link: a function it calls is not defined" ] && ok "an undefined device function: does not link" \
