@@ -21,17 +21,29 @@ static const char *at(const char *file, int line, uint64_t pc, char *buf, size_t
 }
 
 /* The line a student reads: a CUDA header's instruction (a shuffle intrinsic) at the
-   student's line it was inlined at, "lab8.cu:121 (in sm_30_intrinsics.hpp:409)". */
+   student's line it was inlined at, "lab8.cu:121 (in sm_30_intrinsics.hpp:409)"; in a
+   function of their own, where that was called too, as an access out of bounds says it
+   (compare/fault.c): "lab8.cu:97 (in sm_30_intrinsics.hpp:409; called from lab8.cu:121)",
+   "lab7.cu:88 (called from lab7.cu:120)". */
 static int header(const char *path);
 static int in_header(const trace_sync *e);
 
 static const char *student_at(const trace_sync *e, char *buf, size_t size)
 {
-    char own[96];
-    if (!in_header(e))
-        return at(e->file, e->line, e->pc, buf, size);
-    snprintf(buf, size, "%s:%d (in %s)", base_name(e->call_file), e->call_line,
-             at(e->file, e->line, e->pc, own, sizeof own));
+    char own[96], from[120] = "";
+    if (!in_header(e)) {
+        if (e->file && e->line > 0 && e->call_file && e->call_line > 0 &&
+            !header(e->call_file))
+            snprintf(from, sizeof from, " (called from %s:%d)", base_name(e->call_file),
+                     e->call_line);
+        snprintf(buf, size, "%s%s", at(e->file, e->line, e->pc, own, sizeof own), from);
+        return buf;
+    }
+    if (e->caller_line > 0)
+        snprintf(from, sizeof from, "; called from %s:%d", base_name(e->call_file),
+                 e->caller_line);
+    snprintf(buf, size, "%s:%d (in %s%s)", base_name(e->call_file), e->call_line,
+             at(e->file, e->line, e->pc, own, sizeof own), from);
     return buf;
 }
 
@@ -143,7 +155,7 @@ static int barrier_kind(const trace_sync *e)
 
 const char *compare_sync_text(const trace_sync *e, char *buf, size_t size)
 {
-    char name[48], where[96], other[96], a[96], b[96];
+    char name[48], where[256], other[96], a[96], b[96];
     compare_sync_name(e->text, name, sizeof name);
     student_at(e, where, sizeof where);
     unsigned n = e->threads ? e->threads : 32 * TRACE_BLOCK_WORDS;

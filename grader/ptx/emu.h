@@ -256,6 +256,8 @@ typedef struct emu_sync_error {
     uint64_t pc;             /* the barrier or primitive (instruction index * 16) */
     const char *file, *call_file; /* its source line, and where it was inlined (NULL: none) */
     int line, call_line;
+    int caller_line;         /* a header's code: the caller of the student's function at
+                                call_line, in call_file (ptx_instr.caller_line), or 0 */
     /* Where the threads that did not come are: the instruction they wait at (BARRIER_WARP,
        MASK_ABSENT), went past (BARRIER_BLOCK) or the other barrier (SPLIT); line 0: unknown. */
     uint64_t other_pc;

@@ -48,10 +48,11 @@ void emu_sync_report(emu_warp *w, const ptx_instr *in, emu_sync_error *e)
     e->pc = (uint64_t)pc * 16;
     emu_where(p, in, &e->file, &e->line);
     e->call_file = NULL;
-    e->call_line = 0;
+    e->call_line = e->caller_line = 0;
     if (in->call_file != PTX_NONE && in->call_file < p->ptx->n_files) {
         e->call_file = p->ptx->files[in->call_file].path;
         e->call_line = (int)in->call_line;
+        e->caller_line = (int)in->caller_line;
     }
     e->block = w->b->index;
     memcpy(e->ctaid, w->b->ctaid, sizeof e->ctaid);

@@ -188,6 +188,8 @@ typedef struct ptx_instr {
     uint32_t file;      /* index in ptx_module.files, or PTX_NONE */
     uint32_t call_line; /* inlined code: the line it was inlined at (.loc's inlined_at), or 0 */
     uint32_t call_file; /* and its file, or PTX_NONE */
+    uint32_t caller_line; /* a header's code in the student's own function: where that
+                             function was inlined at in call_file (its caller), or 0 */
     uint32_t aux;       /* call: ptx_func.calls index; brx: ptx_func.tables index */
     const char *text;   /* the opcode as written, for messages (interned) */
     ptx_operand o[PTX_MAX_OPS];

@@ -133,6 +133,8 @@ typedef struct ptx_parser {
     uint32_t cur_line, cur_file;
     uint32_t cur_call_line, cur_call_file; /* .loc's inlined_at, or 0 and PTX_NONE: the
                                               outermost the .loc chain reaches (parse_loc) */
+    uint32_t cur_caller_line;  /* a header's code: where that student's line was itself
+                                  inlined at (their helper's caller), or 0 */
     /* Where each place of the function's .loc lines was last inlined at: nvcc writes an
        inlined call's chain as .loc lines, each inlined at the one before, ahead of its first
        instruction; the instructions after it repeat only the innermost (the latest kept). */

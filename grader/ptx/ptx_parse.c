@@ -532,17 +532,22 @@ static uint32_t loc_number(ptx_parser *p, uint32_t line)
    sm_30_intrinsics.hpp in helpers.h in cooperative_groups.h in lab7.cu:120; a shuffle in
    the student's own warp_sum(): the line in warp_sum, not its caller's), as far as the
    function's .loc lines have said (ptx_parser.chain). */
-static void student_call(const ptx_parser *p, uint32_t *file, uint32_t *line, uint32_t col)
+static const struct loc_link *link_of(const ptx_parser *p, uint32_t file, uint32_t line,
+                                      uint32_t col)
+{
+    for (uint32_t i = 0; i < p->n_chain; i++)
+        if (p->chain[i].file == file && p->chain[i].line == line && p->chain[i].col == col)
+            return &p->chain[i];
+    return NULL;
+}
+
+static void student_call(const ptx_parser *p, uint32_t *file, uint32_t *line, uint32_t *col)
 {
     for (uint32_t step = 0; step < p->n_chain && *file != p->func_file; step++) {
-        const struct loc_link *up = NULL;
-        for (uint32_t i = 0; i < p->n_chain && !up; i++)
-            if (p->chain[i].file == *file && p->chain[i].line == *line &&
-                p->chain[i].col == col)
-                up = &p->chain[i];
+        const struct loc_link *up = link_of(p, *file, *line, *col);
         if (!up)
             return;
-        *file = up->in_file, *line = up->in_line, col = up->in_col;
+        *file = up->in_file, *line = up->in_line, *col = up->in_col;
     }
 }
 
@@ -579,6 +584,7 @@ static int parse_loc(ptx_parser *p)
         p->func_file = (uint32_t)file;
     p->cur_call_file = PTX_NONE;
     p->cur_call_line = 0;
+    p->cur_caller_line = 0;
     struct loc_link link = {(uint32_t)file, (uint32_t)l, loc_number(p, line), PTX_NONE, 0, 0};
     while (ptx_peek(p)->kind != TK_EOF && ptx_peek(p)->line == line) {
         const ptx_tok *t = ptx_peek(p);
@@ -596,9 +602,18 @@ static int parse_loc(ptx_parser *p)
     }
     if (link.in_file != PTX_NONE) {
         remember_link(p, &link);
+        uint32_t col = link.in_col;
         p->cur_call_file = link.in_file;
         p->cur_call_line = link.in_line;
-        student_call(p, &p->cur_call_file, &p->cur_call_line, link.in_col);
+        student_call(p, &p->cur_call_file, &p->cur_call_line, &col);
+        /* a header's function the student called in a helper of their own: the helper's
+           caller too, where the if around the call may be (the helper's own code names
+           its caller through call_line already) */
+        const struct loc_link *up = link.file != p->func_file
+                                        ? link_of(p, p->cur_call_file, p->cur_call_line, col)
+                                        : NULL;
+        if (up && up->in_file == p->cur_call_file && up->in_line != p->cur_call_line)
+            p->cur_caller_line = up->in_line;
     }
     return 0;
 }
@@ -658,6 +673,7 @@ static int parse_statement_instr(ptx_parser *p)
     in->file = p->cur_file;
     in->call_line = p->cur_call_line;
     in->call_file = p->cur_call_file;
+    in->caller_line = p->cur_caller_line;
     if (ptx_peek(p)->kind == TK_AT) {
         ptx_next(p);
         if (ptx_peek(p)->kind == TK_BANG) {
@@ -764,6 +780,7 @@ static void reset_function_state(ptx_parser *p)
     p->cur_file = PTX_NONE;
     p->cur_call_line = 0;
     p->cur_call_file = PTX_NONE;
+    p->cur_caller_line = 0;
     p->n_chain = 0;
     p->func_file = PTX_NONE;
 }

@@ -105,6 +105,13 @@ START_TEST(test_barrier_in_a_warp)
                      "34, 36 and 13 more, which had not exited");
     ck_assert_ptr_nonnull(strstr(correct.hint, "wait at lab7.cu:45, past the branch at "
                                                "lab7.cu:40"));
+    /* the barrier in a function of the student's, inlined into the kernel at line 60 */
+    e.call_file = "lab7.cu";
+    e.call_line = 60;
+    passing(&correct, "correct");
+    compare_sync(&correct, NULL, &s);
+    ck_assert_ptr_nonnull(strstr(correct.message, "the __syncthreads() at lab7.cu:42 (called "
+                                                  "from lab7.cu:60) was reached by"));
 }
 END_TEST
 
@@ -174,6 +181,14 @@ START_TEST(test_mask_fails_correct_only)
                      "8-31, which the mask names, do not execute it");
     ck_assert_ptr_nonnull(strstr(correct.hint, "Every lane a mask names must execute the same"));
     ck_assert_ptr_nonnull(strstr(correct.hint, "docs/lab8.md#shuffle"));
+    /* the shuffle in a function of the student's, called under an if: its caller too */
+    e.caller_line = 140;
+    passing(&correct, "correct");
+    compare_sync(&correct, NULL, &s);
+    ck_assert_ptr_nonnull(strstr(correct.message, "__shfl_xor_sync at lab8.cu:121 (in "
+                                                  "sm_30_intrinsics.hpp:409; called from "
+                                                  "lab8.cu:140) with mask"));
+    e.caller_line = 0;
     /* a shuffle that reads a lane that returned */
     e.kind = TRACE_SYNC_MASK_READ;
     e.missing = e.gone = 1u << 20;
@@ -186,6 +201,8 @@ START_TEST(test_mask_fails_correct_only)
     e.text = "vote.sync.any.pred";
     e.file = "k.cu";
     e.line = 9;
+    e.call_file = NULL; /* the kernel's own line: no caller */
+    e.call_line = 0;
     e.mask = 0xffffu;
     e.missing = 0xffff0000u;
     passing(&correct, "correct");

@@ -29,6 +29,8 @@ typedef struct trace_sync {
     uint64_t pc;
     const char *file, *call_file; /* its source line, where it was inlined (NULL: none) */
     int line, call_line;
+    int caller_line;           /* a header's code: the caller (in call_file) of the
+                                  student's function at call_line, or 0 */
     uint64_t other_pc;         /* where the threads that did not come wait, went past,
                                   or (SPLIT) the other barrier; line 0: unknown */
     const char *other_file;

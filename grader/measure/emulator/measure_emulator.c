@@ -231,6 +231,7 @@ static void to_trace_sync(const emu_sync_error *e, trace_sync *t)
     t->line = e->line;
     t->call_file = e->call_file;
     t->call_line = e->call_line;
+    t->caller_line = e->caller_line;
     t->other_pc = e->other_pc;
     t->other_file = e->other_file;
     t->other_line = e->other_line;
