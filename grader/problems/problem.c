@@ -504,11 +504,25 @@ static void contract_broken(problem *p)
  * luck changed), not on this run's inputs alone. The kind's words on what is wrong
  * stand, with which run it was; the hint says why a size is run more than once.
  */
-static void wrong_on_repeat(problem *p, int repeats, check_result *c)
+static void wrong_on_repeat(problem *p, int repeats, int reversed, check_result *c)
 {
     char was[sizeof c->message];
     const char *fresh = p->kind->no_inputs ? "" : " on fresh inputs";
     snprintf(was, sizeof was, "%s", c->message);
+    if (reversed) { /* the run whose blocks and warps went last to first (order_of_run) */
+        check_set(c, CHECK_FAIL, "unreliable: your output depends on the order the blocks "
+                  "run (run %d of %d, blocks and warps last to first; in order: right): "
+                  "%.150s", p->run + 1, repeats, was);
+        check_field(c->hint, sizeof c->hint, "A GPU runs a grid's blocks, and a block's "
+                    "warps, in any order and at once: blocks must be independent (CUDA "
+                    "Programming Guide). Run in the other order, your kernel went wrong: "
+                    "one block or warp writes a word others read or add to (a global "
+                    "total zeroed by block 0 while other blocks' atomicAdds land on it, a "
+                    "store a block's other warps race with, a flag between blocks). Give "
+                    "each block its own output word (its partial sum), and order a block's "
+                    "own warps with __syncthreads().");
+        return;
+    }
     check_set(c, CHECK_FAIL, "%.190s (run %d of %d%s; run 1 was right)", was, p->run + 1,
               repeats, fresh);
     check_field(c->hint, sizeof c->hint, "This size came out right on its first run and wrong "
@@ -562,9 +576,27 @@ static void worded_fault(problem *p, check_result *c)
                     d->op, buffer, d->bytes);
 }
 
+/* Run r of a size: the third runs its blocks and warps last to first where the device
+   decides their order (the emulator; a GPU's is its own): 1 when it does. The second,
+   in order on fresh inputs, tells a result kept from an earlier launch (wrong_on_repeat)
+   from an output that depends on the order. */
+#define REVERSED_RUN 2
+static int order_of_run(int r)
+{
+    return dev_order(r == REVERSED_RUN) && r == REVERSED_RUN;
+}
+
 /* Every size this device runs, each --repeats times on fresh inputs: the first run
    that is not right decides. */
+static run_outcome grade_correct_runs(problem *p);
 static run_outcome grade_correct(problem *p)
+{
+    run_outcome out = grade_correct_runs(p);
+    dev_order(0); /* the measured run and the rest in order */
+    return out;
+}
+
+static run_outcome grade_correct_runs(problem *p)
 {
     const kernel_plan *plan = p->env->plan;
     check_result *c = &p->c[CHK_CORRECT];
@@ -574,12 +606,16 @@ static run_outcome grade_correct(problem *p)
             continue;
         for (int r = 0; r < repeats; r++) {
             p->call = i, p->run = r;
+            int reversed = order_of_run(r);
             run_outcome out = p->kind->run(p, c);
             if (out == RUN_FAILED || out == RUN_LOST)
                 worded_fault(p, c);
             if (out == RUN_WRONG && r > 0) {
-                wrong_on_repeat(p, repeats, c);
-                p->kept_state = r + 1;
+                wrong_on_repeat(p, repeats, reversed, c);
+                if (reversed) /* as a race: the output is luck, the counts still its work */
+                    p->order_failed = p->luck = 1;
+                else
+                    p->kept_state = r + 1;
             }
             else if (out == RUN_WRONG && p->kind->explain_wrong)
                 p->kind->explain_wrong(p, c);
@@ -921,7 +957,8 @@ static int twin_measure(problem *t, char *why, size_t why_size)
     worker_judge_oob(t, s);
     sync_rule(t, MEASURE_OK, s);
     t->luck = t->sync_failed || (t->listed[CHK_RACE] && s && s->n_races > 0) || overran ||
-              t->oob_failed; /* bounds_rule's luck too, for a meter with no trace */
+              t->oob_failed || /* bounds_rule's luck too, for a meter with no trace */
+              t->order_failed;
     for (int id = CHK_NONE + 1; id < CHECK_IDS; id++)
         if (t->listed[id] && (kind->emulated >> id & 1ul))
             kind->judge[id](t, (check_id)id, &m, NULL, &t->c[id]);

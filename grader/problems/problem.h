@@ -126,6 +126,7 @@ struct problem {
     int sync_failed; /* a synchronisation error failed correct (its words stand) */
     int oob_failed;  /* a global access out of bounds failed correct (its words stand) */
     int luck; /* the measured run's output is luck: a proven race, a synchronisation error */
+    int order_failed; /* a correct run in the other order of blocks and warps was wrong */
     int kept_state; /* a size right on run 1 came out wrong on this run (1-based): the output
                        depends on what an earlier launch left, 0 where none did */
     void *state; /* the kind's own, kind->state_bytes zeroed for each kernel */

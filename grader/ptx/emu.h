@@ -163,6 +163,10 @@ typedef struct emu_launch {
     const void *params;        /* the parameter buffer, laid out as emu_kernel_info says */
     uint32_t param_bytes;
     uint32_t shared_fill;      /* every shared word starts as this (the grader's junk) */
+    /* Run the blocks last to first, and a block's warps last to first: a GPU runs them in
+       any order (the CUDA Programming Guide: blocks "must be independent"), so a kernel
+       whose output depends on it is wrong, and a run in the other order shows it. */
+    uint8_t reverse;
     /* Where device printf's output goes once the launch has ended (NULL: nowhere). */
     void (*print)(void *ctx, const char *text, size_t len);
     void *print_ctx;

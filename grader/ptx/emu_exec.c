@@ -254,7 +254,7 @@ static void init_block(emu_ctx *x, uint32_t index)
     for (uint32_t i = 0; i < EMU_RESERVED_BYTES; i += 4) /* a GPU leaves old bytes there too */
         memcpy(b->reserved + i, &fill, 4);
     /* local memory is not cleared between blocks: PTX leaves it undefined, and what a
-       block finds is still the same every run (blocks run in order) */
+       block finds is still the same every run in the same order (emu_launch.reverse) */
     memset(b->bars, 0, sizeof b->bars);
     b->n_async = 0; /* a copy never waited for lands nowhere the next block sees */
     b->live = x->nwarps == 32 ? EMU_FULL : (1u << x->nwarps) - 1;
@@ -282,8 +282,8 @@ static int run_block(emu_ctx *x, uint32_t index)
     init_block(x, index);
     for (;;) {
         int ran = 0;
-        for (uint32_t i = 0; i < b->n_warps; i++) {
-            emu_warp *w = &b->warps[i];
+        for (uint32_t k = 0; k < b->n_warps; k++) {
+            emu_warp *w = &b->warps[x->l->reverse ? b->n_warps - 1 - k : k];
             if (w->state != WARP_RUN)
                 continue;
             ran = 1;
@@ -443,7 +443,7 @@ emu_status emu_run(emu_module *m, const emu_launch *l, const emu_sink *sink,
     uint32_t blocks = l->grid[0] * l->grid[1] * l->grid[2];
     res->status = EMU_OK;
     for (uint32_t i = 0; i < blocks && res->status == EMU_OK; i++)
-        if (run_block(&x, i) && res->status == EMU_OK)
+        if (run_block(&x, l->reverse ? blocks - 1 - i : i) && res->status == EMU_OK)
             res->status = EMU_FAULT; /* a failure that said nothing: never expected */
     res->warp_instructions = x.executed > x.budget ? x.budget : x.executed;
     if (res->status != EMU_OK && res->status != EMU_FAULT && res->shared_past)

@@ -206,3 +206,10 @@ const device_fault *dev_last_fault(void)
 {
     return current->last_fault ? current->last_fault() : NULL;
 }
+int dev_order(int reverse)
+{
+    if (!current->order)
+        return 0;
+    current->order(reverse);
+    return 1;
+}

@@ -84,6 +84,9 @@ typedef struct device_ops {
        guard zones, where a kernel's access is out of bounds (the emulator reports one;
        on the GPU the trace's patches look for them: dev_guard_zones). */
     void (*guard)(void *p, size_t front, size_t back);
+    /* Optional: the launches from now on run their blocks (and a block's warps) last to
+       first (1) or first to last (0); a GPU's order is its own (NULL). */
+    void (*order)(int reverse);
 } device_ops;
 
 extern const device_ops device_gpu; /* CUDA: run/gpu.c, run/module.c */
@@ -155,5 +158,8 @@ int dev_context_lost(void);
 /* Where the last launch faulted, if it did and the device located the access
    (device_fault); else NULL. */
 const device_fault *dev_last_fault(void);
+/* The launches from now on run their blocks and warps last to first (reverse 1) where
+   the device decides the order (the emulator); 1 when it does, 0 where it does not. */
+int dev_order(int reverse);
 
 #endif /* SMEMLAB_DEVICE_H */

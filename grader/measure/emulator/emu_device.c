@@ -36,6 +36,7 @@ static struct {
     cudaError_t worded;       /* the error why[] speaks of */
     char why[600];
     uint32_t shared_fill;     /* module_scrub's poison: what shared memory starts as */
+    uint8_t reverse;          /* dev_order: blocks and warps last to first */
     const emu_sink *sink;     /* records go here while the meter measures */
     uint64_t budget;
     int launches;             /* launches while a sink was set */
@@ -457,7 +458,8 @@ static cudaError_t replay_one(const emu_program *p, const plan_launch *l, void *
         return E.worded;
     emu_launch launch = {.kernel = p->kernel_of[l->kernel], .dynamic_shared = l->shared_bytes,
                          .params = params, .param_bytes = l->param_bytes,
-                         .shared_fill = E.shared_fill, .print = print_stdout};
+                         .shared_fill = E.shared_fill, .print = print_stdout,
+                         .reverse = E.reverse};
     memcpy(launch.grid, l->grid, sizeof launch.grid);
     memcpy(launch.block, l->block, sizeof launch.block);
     if (E.sink)
@@ -574,6 +576,11 @@ static cudaError_t emu_matmul_(const device_module *m, const float *A, const flo
     return cudaSuccess;
 }
 
+static void emu_order_(int reverse)
+{
+    E.reverse = reverse != 0;
+}
+
 const device_ops device_emulator = {
     .name = "emulator", .sizes = SIZE_EMULATOR, .meters_blind = 0,
     .untimed = "emulated on the CPU (speed is the GPU's to tell)",
@@ -584,7 +591,7 @@ const device_ops device_emulator = {
     .load = emu_load_, .load_measured_copy = emu_load_measured_copy_, .unload = emu_unload_,
     .set_global = emu_set_global_, .replay = emu_replay_, .scrub = emu_scrub_,
     .fill = emu_fill_, .diff = emu_diff_, .conv = emu_conv_, .matmul = emu_matmul_,
-    .guard = emu_guard_,
+    .guard = emu_guard_, .order = emu_order_,
 };
 
 void emu_device_time_limit(double timeout_s)

@@ -31,6 +31,7 @@ typedef struct et {
     char why[512];
     char printed[16384];   /* what device printf printed in the last launch */
     size_t n_printed;
+    int reverse;           /* launch blocks and warps last to first (emu_launch.reverse) */
 } et;
 
 /* The folder of the compiled PTX (SMEMLAB_EMU_PTX), or NULL. */

@@ -190,6 +190,40 @@ START_TEST(test_unsupported_names_the_students_line)
 }
 END_TEST
 
+/* Every warp of every block stores its number (block * 2 + warp) into out[0], and
+   appends it to out[1 + arrival]: in order the last block's last warp stores last; run
+   last to first (emu_launch.reverse), block 0's warp 0, and the arrivals come reversed. */
+static const char *order_ptx =
+    HEAD ".visible .entry order(.param .u64 out)\n{\n"
+    "  .reg .b32 %r<6>;\n  .reg .b64 %rd<4>;\n  .reg .pred %p1;\n"
+    "  ld.param.u64 %rd1, [out];\n  cvta.to.global.u64 %rd1, %rd1;\n"
+    "  mov.u32 %r1, %ctaid.x;\n  mov.u32 %r2, %tid.x;\n  shr.u32 %r3, %r2, 5;\n"
+    "  mad.lo.s32 %r3, %r1, 2, %r3;\n  and.b32 %r4, %r2, 31;\n"
+    "  setp.ne.u32 %p1, %r4, 0;\n  @%p1 ret;\n"
+    "  st.global.u32 [%rd1], %r3;\n"
+    "  atom.global.add.u32 %r5, [%rd1+4], 1;\n"
+    "  mul.wide.u32 %rd2, %r5, 4;\n  add.s64 %rd3, %rd1, %rd2;\n"
+    "  st.global.u32 [%rd3+8], %r3;\n  ret;\n}\n";
+
+START_TEST(test_reverse_order)
+{
+    for (int reverse = 0; reverse <= 1; reverse++) {
+        et *e = et_load_text(order_ptx);
+        uint32_t zero[8] = {0};
+        uint64_t params[1] = {et_buf(e, zero, sizeof zero)};
+        e->reverse = reverse;
+        ck_assert_int_eq(et_run(e, "order", 3, 64, 1, 0, params, 1), EMU_OK);
+        uint32_t out[8];
+        et_get(e, out, params[0], sizeof out);
+        ck_assert_uint_eq(out[0], reverse ? 0 : 5); /* the last store */
+        ck_assert_uint_eq(out[1], 6);               /* every warp came */
+        for (uint32_t i = 0; i < 6; i++)            /* in order, or last to first */
+            ck_assert_uint_eq(out[2 + i], reverse ? 5 - i : i);
+        et_free(e);
+    }
+}
+END_TEST
+
 /* A device function: parameters and result through .param, a call per lane group. */
 static const char *call_ptx =
     HEAD ".func (.param .b32 ret0) twice(.param .b32 x, .param .align 8 .b8 pair[8])\n{\n"
@@ -431,6 +465,7 @@ Suite *emu_parse_suite(void)
     tcase_add_test(tc, test_body);
     tcase_add_test(tc, test_device_function_call);
     tcase_add_test(tc, test_unsupported_names_the_students_line);
+    tcase_add_test(tc, test_reverse_order);
     tcase_add_test(tc, test_barrier_forms);
     tcase_add_loop_test(tc, test_errors_name_the_line, 0, (int)(sizeof bad / sizeof bad[0]));
     tcase_add_loop_test(tc, test_unreadable_body_set_aside, 0,
