@@ -315,7 +315,7 @@ TWIN_CHECKED := $(foreach l,$(LABS),$(l)-solution) lab1-divergent-barrier lab7-b
     lab7-barrier-after-branch lab7-return-then-barrier lab7-cg-sync-in-branch lab7-cg-block-sync \
     lab9-barrier-in-guard \
     lab8-partial-mask \
-    lab8-reduceshfl-return lab8-mask-absent-waiting lab8-activemask lab1-warpsize \
+    lab8-reduceshfl-return lab8-activemask lab1-warpsize \
     lab9-race-past-window lab7-gmem-past-in lab10-halo-past-in lab10-coef-smem-one lab10-table-in-regs \
     lab7-order-partial0 lab8-order-zero-store
 TWIN_ONLY = $(if $(CHECK_ONLY),$(filter $(TWIN_CHECKED),$(CHECK_ONLY)),$(TWIN_CHECKED))
