@@ -254,7 +254,11 @@ $(EMU_BENCH): grader/ptx/tests/emu_bench.c $(EMU_SRC) $(wildcard grader/ptx/*.h)
 emu-bench: $(EMU_BENCH) $(EMU_PTX_DIR)/labs/solutions/lab5-matmul/lab5.ptx
 	$(EMU_BENCH) $(EMU_PTX_DIR)/labs/solutions/lab5-matmul/lab5.ptx
 
+# A lab file's PTX left from a planted variant since removed is not counted as one
+# (test_every_lab_file_loads holds the folder to SMEMLAB_EMU_LABS files).
+EMU_LAB_PTX_STALE = $(filter-out $(EMU_LAB_PTX),$(shell find $(EMU_PTX_DIR)/labs -name '*.ptx' 2>/dev/null))
 check-unit: $(UNIT_BIN) $(UNIT_TEST_LIB) $(INJECTED_LIB) $(EMU_TEST_PTX) $(EMU_LAB_PTX) $(SASS_CUBINS)
+	$(if $(EMU_LAB_PTX_STALE),rm -f $(EMU_LAB_PTX_STALE))
 	SMEMLAB_TEST_LIB=$(UNIT_TEST_LIB) SMEMLAB_INJECTED_LIB=$(INJECTED_LIB) \
 	SMEMLAB_EMU_PTX=$(EMU_PTX_DIR) SMEMLAB_EMU_LABS=$(words $(EMU_LAB_PTX)) \
 	SMEMLAB_SASS_CUBINS=$(SASS_CUBIN_DIR) $(if $(PLANTED_NAMES),SMEMLAB_WIDE_LIB=$(BUILD)/compile-check/planted/lab1-long-low.so) \

@@ -308,8 +308,10 @@ static void judge_tile(tr *t, const measurement *m, const trace_summary *s, chec
         else
             pad_hint(t, row, c);
     } else {
-        check_set(c, CHECK_PASS, "the tile's column read is %s, as rows of %d words make it; "
-                  "its writes conflict-free", is_degree(ld, a, sizeof a), words);
+        /* what this step asks, not how the file got it (a swizzle, 8-byte elements) */
+        check_set(c, CHECK_PASS, "the tile's column read is %s, as this step asks (its tile: "
+                  "rows of %d elements); its writes conflict-free", is_degree(ld, a, sizeof a),
+                  words);
     }
     if (s)
         compare_trace_lines(c, s, -1, &t->p->env->gpu.banks);
