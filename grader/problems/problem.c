@@ -510,17 +510,17 @@ static void wrong_on_repeat(problem *p, int repeats, int reversed, check_result 
     const char *fresh = p->kind->no_inputs ? "" : " on fresh inputs";
     snprintf(was, sizeof was, "%s", c->message);
     if (reversed) { /* the run whose blocks and warps went last to first (order_of_run) */
-        check_set(c, CHECK_FAIL, "unreliable: your output depends on the order the blocks "
-                  "run (run %d of %d, blocks and warps last to first; in order: right): "
-                  "%.150s", p->run + 1, repeats, was);
+        check_set(c, CHECK_FAIL, "unreliable: your output depends on the order blocks or "
+                  "warps run (run %d of %d, both last to first; in order: right): %.150s",
+                  p->run + 1, repeats, was);
         check_field(c->hint, sizeof c->hint, "A GPU runs a grid's blocks, and a block's "
-                    "warps, in any order and at once: blocks must be independent (CUDA "
-                    "Programming Guide). Run in the other order, your kernel went wrong: "
-                    "one block or warp writes a word others read or add to (a global "
-                    "total zeroed by block 0 while other blocks' atomicAdds land on it, a "
-                    "store a block's other warps race with, a flag between blocks). Give "
-                    "each block its own output word (its partial sum), and order a block's "
-                    "own warps with __syncthreads().");
+                    "warps, in any order and at once (CUDA Programming Guide: blocks must be "
+                    "independent). Run last to first, your kernel went wrong: one warp or "
+                    "block writes a word others read or add to. In a block: thread 0 zeroing "
+                    "the block's sum while the other warps atomicAdd into it needs a "
+                    "__syncthreads() between. Across blocks: a grid-wide total block 0 zeroes "
+                    "while the others add, a flag from one block to another, have no order "
+                    "at all; give each block its own output word (docs/troubleshooting.md#order).");
         return;
     }
     check_set(c, CHECK_FAIL, "%.190s (run %d of %d%s; run 1 was right)", was, p->run + 1,
