@@ -381,8 +381,12 @@ void report_text_total(FILE *f, const score *s)
     if (failed > 0 && s->waiting > 0)
         fprintf(f, "  (%d check%s failed, %d more wait%s for %s)", failed, failed == 1 ? "" : "s",
                 s->waiting, s->waiting == 1 ? "s" : "", failed == 1 ? "it" : "them");
-    else if (s->failed)
-        fprintf(f, "  (%d check%s failed)", s->failed, s->failed == 1 ? "" : "s");
+    else if (failed > 0)
+        fprintf(f, "  (%d check%s failed)", failed, failed == 1 ? "" : "s");
+    else if (s->waiting > 0) /* none failed on its own: each waits for what its line names */
+        fprintf(f, "  (%d check%s wait%s, no points: see %s line)", s->waiting,
+                s->waiting == 1 ? "" : "s", s->waiting == 1 ? "s" : "",
+                s->waiting == 1 ? "its" : "their");
     if (s->not_measured)
         fprintf(f, "  (%d check%s not measured: no points until measured; see each check)",
                 s->not_measured, s->not_measured == 1 ? "" : "s");

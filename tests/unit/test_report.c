@@ -490,6 +490,15 @@ START_TEST(test_text_waits_for_tile)
     ck_assert_msg(strstr(buf, "Next: stencil1DConst: global-loads fails") != NULL, "%s", buf);
     free(buf);
 
+    /* waiting checks and none failed on its own: not "failed" (a student's walkthrough
+       read "WAIT race" on the line and "(1 check failed)" under it) */
+    score waits = {.points = 3, .max_points = 4, .failed = 1, .waiting = 1};
+    f = open_memstream(&buf, &size);
+    report_text_total(f, &waits);
+    fclose(f);
+    ck_assert_str_eq(buf, "Score: 3/4  (1 check waits, no points: see its line)\n");
+    free(buf);
+
     /* Next: names the line of the student's file the failure names, not a header's */
     snprintf(r.source, sizeof r.source, "labs/lab10-constant/lab10.cu");
     c[1].n_lines = 2;
