@@ -344,10 +344,12 @@ static int served_elsewhere(const stencil_launch *a, const measurement *m, char 
     int warp = a->env->gpu.banks.warp_size > 0 ? a->env->gpu.banks.warp_size : 32;
     if (req <= 0 || stored <= 0)
         return 0;
-    if (bare > 0) {
+    if (bare > 0) { /* where from: shared memory if the kernel read any, else a copy */
         snprintf(why, n, "%.0f of the %.0f warps that stored outputs loaded nothing from %s: "
-                 "their %s came from somewhere else (shared memory another thread filled)",
-                 bare, stored, from, data_words(a));
+                 "their %s came from somewhere else (%s)", bare, stored, from, data_words(a),
+                 m->value[METRIC_SHARED_LD_REQUESTS] > 0
+                     ? "shared memory another thread filled"
+                     : "a copy elsewhere: the kernel read no shared memory");
         return 1;
     }
     if (is_lookup(a) && slices > 0) {
