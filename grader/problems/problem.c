@@ -499,30 +499,38 @@ static void contract_broken(problem *p)
 /* --- 4. correct ----------------------------------------------------------------------- */
 
 /*
+ * A size right in order came out wrong in the run with its blocks and warps last to first
+ * (order_of_run): its output depends on which of them runs first, which a GPU does not
+ * promise. The kind's words on what is wrong stand, after the rule.
+ */
+static void wrong_in_other_order(problem *p, int repeats, check_result *c)
+{
+    char was[sizeof c->message];
+    snprintf(was, sizeof was, "%s", c->message);
+    check_set(c, CHECK_FAIL, "unreliable: your output depends on the order blocks or "
+              "warps run (run %d of %d, both last to first; in order: right): %.150s",
+              p->run + 1, repeats, was);
+    check_field(c->hint, sizeof c->hint, "A GPU runs a grid's blocks, and a block's "
+                "warps, in any order and at once (CUDA Programming Guide: blocks must be "
+                "independent). Run last to first, your kernel went wrong: one warp or "
+                "block writes a word others read or add to. In a block: thread 0 zeroing "
+                "the block's sum while the other warps atomicAdd into it needs a "
+                "__syncthreads() between. Across blocks: a grid-wide total block 0 zeroes "
+                "while the others add, a flag from one block to another, have no order "
+                "at all; give each block its own output word (docs/troubleshooting.md#order).");
+}
+
+/*
  * A size right on its first run came out wrong on a later one: the kernel's output
  * depends on what an earlier launch left (a result kept from it, or a race whose
  * luck changed), not on this run's inputs alone. The kind's words on what is wrong
  * stand, with which run it was; the hint says why a size is run more than once.
  */
-static void wrong_on_repeat(problem *p, int repeats, int reversed, check_result *c)
+static void wrong_on_repeat(problem *p, int repeats, check_result *c)
 {
     char was[sizeof c->message];
     const char *fresh = p->kind->no_inputs ? "" : " on fresh inputs";
     snprintf(was, sizeof was, "%s", c->message);
-    if (reversed) { /* the run whose blocks and warps went last to first (order_of_run) */
-        check_set(c, CHECK_FAIL, "unreliable: your output depends on the order blocks or "
-                  "warps run (run %d of %d, both last to first; in order: right): %.150s",
-                  p->run + 1, repeats, was);
-        check_field(c->hint, sizeof c->hint, "A GPU runs a grid's blocks, and a block's "
-                    "warps, in any order and at once (CUDA Programming Guide: blocks must be "
-                    "independent). Run last to first, your kernel went wrong: one warp or "
-                    "block writes a word others read or add to. In a block: thread 0 zeroing "
-                    "the block's sum while the other warps atomicAdd into it needs a "
-                    "__syncthreads() between. Across blocks: a grid-wide total block 0 zeroes "
-                    "while the others add, a flag from one block to another, have no order "
-                    "at all; give each block its own output word (docs/troubleshooting.md#order).");
-        return;
-    }
     check_set(c, CHECK_FAIL, "%.190s (run %d of %d%s; run 1 was right)", was, p->run + 1,
               repeats, fresh);
     check_field(c->hint, sizeof c->hint, "This size came out right on its first run and wrong "
@@ -610,12 +618,12 @@ static run_outcome grade_correct_runs(problem *p)
             run_outcome out = p->kind->run(p, c);
             if (out == RUN_FAILED || out == RUN_LOST)
                 worded_fault(p, c);
-            if (out == RUN_WRONG && r > 0) {
-                wrong_on_repeat(p, repeats, reversed, c);
-                if (reversed) /* as a race: the output is luck, the counts still its work */
-                    p->order_failed = p->luck = 1;
-                else
-                    p->kept_state = r + 1;
+            if (out == RUN_WRONG && reversed) {
+                wrong_in_other_order(p, repeats, c);
+                p->order_failed = p->luck = 1; /* as a race: its counts are still its work */
+            } else if (out == RUN_WRONG && r > 0) {
+                wrong_on_repeat(p, repeats, c);
+                p->kept_state = r + 1;
             }
             else if (out == RUN_WRONG && p->kind->explain_wrong)
                 p->kind->explain_wrong(p, c);
@@ -947,11 +955,11 @@ static int twin_measure(problem *t, char *why, size_t why_size)
         return -1;
     }
     const trace_summary *s = meter->last_trace(meter, NULL);
-    check_result in_order = t->c[CHK_CORRECT];
+    check_result from_runs = t->c[CHK_CORRECT];
     check_set(&t->c[CHK_CORRECT], CHECK_PASS, "%s", "");
     if (t->order_failed) /* its correct run in the other order stands, as a sync error's:
                             a GPU's own order may have been the lucky one */
-        t->c[CHK_CORRECT] = in_order;
+        t->c[CHK_CORRECT] = from_runs;
     if (t->listed[CHK_RACE]) {
         compare_races(&t->c[CHK_RACE], s, "the emulator recorded nothing");
         compare_race_spoils_correct(&t->c[CHK_CORRECT], s);
