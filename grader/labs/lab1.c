@@ -9,17 +9,17 @@ static const lab_kernel kernels[] = {
      .teaches = "row-major store and load: consecutive lanes touch consecutive words",
      .tile = {{TILE_ROW, N}, {TILE_ROW, N},
               "tile[threadIdx.y][threadIdx.x] = idx", "out[idx] = tile[threadIdx.y][threadIdx.x]"},
-     .points = tile_points},
+     .points = tile_points, .flow = TILE_FLOW},
     {.name = "setColReadCol", .launcher = "launch_setColReadCol",
      .teaches = "column-major store and load: a warp's lanes sit one row (32 words) apart",
      .tile = {{TILE_COL, N}, {TILE_COL, N},
               "tile[threadIdx.x][threadIdx.y] = idx", "out[idx] = tile[threadIdx.x][threadIdx.y]"},
-     .points = tile_points},
+     .points = tile_points, .flow = TILE_FLOW},
     {.name = "setRowReadCol", .launcher = "launch_setRowReadCol",
      .teaches = "row-major store, column-major load: a transpose through shared memory",
      .tile = {{TILE_ROW, N}, {TILE_COL, N},
               "tile[threadIdx.y][threadIdx.x] = idx", "out[idx] = tile[threadIdx.x][threadIdx.y]"},
-     .points = tile_points},
+     .points = tile_points, .flow = TILE_FLOW},
 };
 
 const lab_def lab1_def = {

@@ -2,12 +2,31 @@
    coefficients in each, and a table each lane indexes differently, through each. */
 #include "lab_table.h"
 
+/* Where the lessons' values must go (problems/flow.c): the stencils' tile, a check of its
+   own; the coefficients or the table through the path the step asks, the checks that
+   give that path its points. Every output is a sum of taps, or a lookup: all of them. */
+#define FLOW_TILE10                                                                          \
+    {FLOW_SHARED, {CHK_SMEM_CONFLICTS}, 1.0, NULL, "the tile's values",                       \
+     "Read every tap from the shared tile and its halo: a tile loaded and then bypassed "     \
+     "(the taps read from in) earns none of the tile's points."}
+#define FLOW_CONST(what, symbol)                                                             \
+    {FLOW_CONSTANT, {CHK_MEMORY_PATH, CHK_CONST_SERIAL}, 1.0, NULL,                          \
+     "the " what " read from " symbol,                                                       \
+     "Compute each output with the " what " you read from " symbol ": a constant read that " \
+     "is thrown away, the output made from another copy, earns none of the path's points."}
+#define FLOW_READONLY(what, array)                                                           \
+    {FLOW_READONLY, {CHK_MEMORY_PATH, CHK_CONST_SERIAL}, 1.0, array,                         \
+     "the " what " read through the read-only cache",                                        \
+     "Compute each output with the " what " you read with __ldg (or through const "          \
+     "__restrict__): a read-only load that is thrown away, the output made from a plain "   \
+     "load of " array ", earns none of the path's points."}
+
 static const lab_kernel kernels[] = {
     {.name = "stencil1DConst", .launcher = "launch_stencil1DConst", .section = "constant",
      .step = 1, .path = MEM_PATH_CONSTANT, .mask_symbol = "c_coef", .tile_param = "TILE",
      .teaches = "the tile and its halo in shared memory, the coefficients in constant "
                 "memory: every lane reads the same one, a broadcast",
-     .speed_fraction = 0.6,
+     .speed_fraction = 0.6, .flow = {FLOW_TILE10, FLOW_CONST("coefficients", "c_coef")},
      .points = {{[CHK_CORRECT] = 3, [CHK_GLOBAL_LOADS] = 2, [CHK_SMEM_CONFLICTS] = 1,
                  [CHK_SPEED] = 1, [CHK_RACE] = RACE_POINTS, [CHK_MEMORY_PATH] = 2,
                  [CHK_CONST_SERIAL] = 1}}},
@@ -15,18 +34,19 @@ static const lab_kernel kernels[] = {
      .step = 2, .path = MEM_PATH_READONLY, .tile_param = "TILE",
      .teaches = "the same stencil, the coefficients through the read-only cache "
                 "(__ldg, const __restrict__)",
-     .speed_fraction = 0.6,
+     .speed_fraction = 0.6, .flow = {FLOW_TILE10, FLOW_READONLY("coefficients", "coef")},
      .points = {{[CHK_CORRECT] = 3, [CHK_GLOBAL_LOADS] = 2, [CHK_SMEM_CONFLICTS] = 1,
                  [CHK_SPEED] = 1, [CHK_RACE] = RACE_POINTS, [CHK_MEMORY_PATH] = 2}}},
     {.name = "lookupConst", .launcher = "launch_lookupConst", .section = "lookup", .step = 3,
      .path = MEM_PATH_CONSTANT, .mask_symbol = "c_table",
      .teaches = "a table each lane indexes differently, in constant memory: a warp's "
                 "request is served one distinct address at a time",
+     .flow = {FLOW_CONST("table's entries", "c_table")},
      .points = {{[CHK_CORRECT] = 2, [CHK_MEMORY_PATH] = 1, [CHK_CONST_SERIAL] = 2}}},
     {.name = "lookupReadOnly", .launcher = "launch_lookupReadOnly", .section = "lookup",
      .step = 4, .path = MEM_PATH_READONLY,
      .teaches = "the same lookup through the read-only cache: no serialization",
-     .speed_fraction = 0.6,
+     .speed_fraction = 0.6, .flow = {FLOW_READONLY("table's entries", "table")},
      .points = {{[CHK_CORRECT] = 2, [CHK_MEMORY_PATH] = 2, [CHK_CONST_SERIAL] = 1,
                  [CHK_SPEED] = 1}}},
 };

@@ -10,12 +10,12 @@ static const lab_kernel kernels[] = {
      .teaches = "a dynamic tile indexed in 1-D: row_idx to store, col_idx to load",
      .tile = {{TILE_ROW, N}, {TILE_COL, N},
               "tile[row_idx] = row_idx", "out[row_idx] = tile[col_idx]"},
-     .points = dyn_points},
+     .points = dyn_points, .flow = TILE_FLOW},
     {.name = "setColReadColDyn", .launcher = "launch_setColReadColDyn", .optional = 1,
      .teaches = "a dynamic tile written and read column-major through col_idx",
      .tile = {{TILE_COL, N}, {TILE_COL, N},
               "tile[col_idx] = row_idx", "out[row_idx] = tile[col_idx]"},
-     .points = dyn_points},
+     .points = dyn_points, .flow = TILE_FLOW},
 };
 
 const lab_def lab2_def = {

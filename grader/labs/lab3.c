@@ -15,12 +15,12 @@ static const lab_kernel kernels[] = {
      .tile = {{TILE_ROW, PITCH}, {TILE_COL, PITCH},
               "tile[threadIdx.y][threadIdx.x] = idx", "out[idx] = tile[threadIdx.x][threadIdx.y]",
               .pad_free = 1},
-     .points = tile_points},
+     .points = tile_points, .flow = TILE_FLOW},
     {.name = "setRowReadColDynPad", .launcher = "launch_setRowReadColDynPad",
      .teaches = "padding a dynamic tile: three indices, row_idx, col_idx and g_idx",
      .tile = {{TILE_ROW, PITCH}, {TILE_COL, PITCH},
               "tile[row_idx] = g_idx", "out[g_idx] = tile[col_idx]", .pad_free = 1},
-     .points = dyn_points},
+     .points = dyn_points, .flow = TILE_FLOW},
 };
 
 const lab_def lab3_def = {

@@ -15,6 +15,14 @@
      "yours to use). A tree shuffled in registers (lab 8's lesson) fails this check too; "   \
      "your own shuffles for the last warp alone keep the points."}
 
+/* The same steps' flow: smem-conflicts counts the tree in the tile, so every block's
+   partial sum must be the tree's. */
+#define TREE_FLOW                                                                            \
+    {{FLOW_SHARED, {CHK_SMEM_CONFLICTS}, 1.0, NULL, "the tree's sums",                        \
+      "Store the tree's last sum (smem[0], or the last warp's) as partial[blockIdx.x]: a "   \
+      "tree whose result is thrown away, the block's sum made another way (global "          \
+      "atomics, a loop over in), earns none of the tile's points."}}
+
 static const lab_kernel kernels[] = {
     {.name = "reduceGmem", .launcher = "launch_reduceGmem", .section = "gmem", .step = 1,
      .teaches = "the tree in place in global memory: every level a round trip",
@@ -29,13 +37,13 @@ static const lab_kernel kernels[] = {
      .points = {{[CHK_CORRECT] = 3, [CHK_GLOBAL_TRAFFIC] = 1}}},
     {.name = "reduceSmem", .launcher = "launch_reduceSmem", .section = "smem", .step = 2,
      .teaches = "the tree in a shared tile: each element loaded once, one store a block",
-     .reduce = {.per_thread = 1}, .lesson = TREE_LESSON,
+     .reduce = {.per_thread = 1}, .lesson = TREE_LESSON, .flow = TREE_FLOW,
      .points = {{[CHK_CORRECT] = 3, [CHK_GLOBAL_TRAFFIC] = 2, [CHK_SMEM_CONFLICTS] = 2,
                  [CHK_RACE] = RACE_POINTS}}},
     {.name = "reduceSmemUnroll", .launcher = "launch_reduceSmemUnroll", .section = "unroll",
      .step = 3,
      .teaches = "four elements a thread first, the last warp unrolled with __syncwarp()",
-     .reduce = {.per_thread = 4}, .lesson = TREE_LESSON,
+     .reduce = {.per_thread = 4}, .lesson = TREE_LESSON, .flow = TREE_FLOW,
      /* 45% of CUB: a grid-stride step 3, one load an iteration (planted lab7-grid-stride),
         measured 56% on an H200, where HBM3e's latency wants more bytes in flight than
         one int a thread at a time; the solution reaches 96% there, one element a thread
@@ -45,13 +53,14 @@ static const lab_kernel kernels[] = {
                  [CHK_RACE] = RACE_POINTS, [CHK_SPEED] = 3}}},
     {.name = "reduceSmemUnrollDyn", .launcher = "launch_reduceSmemUnrollDyn", .section = "dynamic",
      .step = 4, .teaches = "step 3 with its tile sized at launch (extern __shared__)",
-     .reduce = {.per_thread = 4}, .lesson = TREE_LESSON,
+     .reduce = {.per_thread = 4}, .lesson = TREE_LESSON, .flow = TREE_FLOW,
      .points = {{[CHK_CORRECT] = 2, [CHK_GLOBAL_TRAFFIC] = 1, [CHK_SMEM_CONFLICTS] = 1,
                  [CHK_RACE] = RACE_POINTS, [CHK_DYNAMIC_TILE] = 1}}},
     {.name = "reduceSmemInterleaved", .launcher = "launch_reduceSmemInterleaved",
      .optional = 1, .section = "conflicts", .step = 2,
      .teaches = "the interleaved tree (index = 2 * stride * tid): its bank conflicts",
      .reduce = {.per_thread = 1, .tree = TREE_INTERLEAVED}, .lesson = TREE_LESSON,
+     .flow = TREE_FLOW,
      .points = {{[CHK_CORRECT] = 1, [CHK_GLOBAL_TRAFFIC] = 1, [CHK_SMEM_CONFLICTS] = 1,
                  [CHK_RACE] = RACE_POINTS}}},
 };

@@ -10,10 +10,25 @@
      "or a warp tile's shfl_xor and shfl_down (cg::tiled_partition<32>): helpers, yours to "  \
      "use, as are __syncwarp() and a group's sync()."}
 
+/* The reductions' flow: every partial sum made of the warps' shuffled sums. */
+#define SHUFFLE_FLOW                                                                         \
+    {{FLOW_SHUFFLE, {CHK_SHUFFLE}, 1.0, NULL, "the warps' shuffled sums",                     \
+      "Make partial[blockIdx.x] from warp_sum's results: each warp's shuffled sum into "      \
+      "warp_sums, warp 0 shuffling those; shuffles whose result is dropped, the sum made "   \
+      "another way (global atomics), earn none of the shuffle's points."}}
+
+/* An exercise's: out is what the shuffles return. A lane that keeps its own value (the
+   first lanes of shflUp, the broadcast's source lane) may write it from its register: one
+   lane of the measured value's 32, so 90% of the elements, not all. */
+#define EXERCISE_FLOW                                                                        \
+    {{FLOW_SHUFFLE, {CHK_SHUFFLE}, 0.9, NULL, "the shuffled values",                          \
+      "Write out from the value your shuffle returns: a shuffle whose result is dropped, "    \
+      "out read from in directly, earns none of the shuffle's point."}}
+
 /* An exercise: right for every value the grader tries, with shuffles and no shared memory. */
 #define EXERCISE(kname, ex, what)                                                             \
     {.name = #kname, .launcher = "launch_" #kname, .section = "exercises", .step = 1,         \
-     .teaches = what, .reduce = {.exercise = ex},                                            \
+     .teaches = what, .reduce = {.exercise = ex}, .flow = EXERCISE_FLOW,                    \
      .points = {{[CHK_CORRECT] = 1, [CHK_SHUFFLE] = 1}}}
 
 static const lab_kernel kernels[] = {
@@ -26,11 +41,13 @@ static const lab_kernel kernels[] = {
     {.name = "reduceShfl", .launcher = "launch_reduceShfl", .section = "reduce", .step = 2,
      .teaches = "warps reduce in registers; shared memory holds one word a warp",
      .reduce = {.per_thread = 1, .shuffle = 1}, .lesson = SHUFFLE_LESSON,
+     .flow = SHUFFLE_FLOW,
      .points = {{[CHK_CORRECT] = 3, [CHK_GLOBAL_TRAFFIC] = 1, [CHK_SHUFFLE] = 2,
                  [CHK_RACE] = RACE_POINTS}}},
     {.name = "reduceShflUnroll", .launcher = "launch_reduceShflUnroll", .section = "unroll",
      .step = 3, .teaches = "four elements a thread first, then the shuffle reduction",
      .reduce = {.per_thread = 4, .shuffle = 1}, .lesson = SHUFFLE_LESSON,
+     .flow = SHUFFLE_FLOW,
      /* 45% of CUB, as lab 7's step 3 (grader/labs/lab7.c says why); the solution
         reaches 96% to 106%, one element a thread (reduceShfl) 47% on an H100. */
      .speed_fraction = 0.45,

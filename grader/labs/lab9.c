@@ -10,6 +10,14 @@
      "barrier (__syncthreads(), or a cooperative group's block.sync(): a helper, yours to "   \
      "use), then reads its element of the transpose from the tile."}
 
+/* Their flow: smem-conflicts counts the tile, so every element of out must come through
+   it. */
+#define TILE_FLOW9                                                                           \
+    {{FLOW_SHARED, {CHK_SMEM_CONFLICTS}, 1.0, NULL, "the tile's values",                      \
+      "Write out from what you read back from the tile after the barrier "                   \
+      "(tile[threadIdx.x][threadIdx.y]): a tile filled and bypassed, out written from in "   \
+      "directly, earns none of the tile's points."}}
+
 static const lab_kernel kernels[] = {
     {.name = "copyRow", .launcher = "launch_copyRow", .section = "copy", .step = 1,
      .teaches = "the roof: a row read, a row written, both coalesced",
@@ -25,12 +33,12 @@ static const lab_kernel kernels[] = {
      .points = {{[CHK_CORRECT] = 2, [CHK_LOAD_COALESCING] = 1, [CHK_STORE_COALESCING] = 1}}},
     {.name = "transposeSmem", .launcher = "launch_transposeSmem", .section = "tile", .step = 3,
      .teaches = "both sides coalesced through a shared tile, its column read 16-way",
-     .transpose = {.tile_pad = 0, .unroll = 1}, .lesson = TILE_LESSON,
+     .transpose = {.tile_pad = 0, .unroll = 1}, .lesson = TILE_LESSON, .flow = TILE_FLOW9,
      .points = {{[CHK_CORRECT] = 3, [CHK_LOAD_COALESCING] = 1, [CHK_STORE_COALESCING] = 1,
                  [CHK_SMEM_CONFLICTS] = 1, [CHK_RACE] = RACE_POINTS}}},
     {.name = "transposeSmemPad", .launcher = "launch_transposeSmemPad", .section = "pad",
      .step = 4, .teaches = "the tile padded by IPAD words: conflict-free",
-     .transpose = {.tile_pad = 2, .unroll = 1}, .lesson = TILE_LESSON,
+     .transpose = {.tile_pad = 2, .unroll = 1}, .lesson = TILE_LESSON, .flow = TILE_FLOW9,
      /* The student's speed points at 60% of copyRow's; the solution aims at 90%. */
      .speed_fraction = 0.6,
      .points = {{[CHK_CORRECT] = 3, [CHK_LOAD_COALESCING] = 1, [CHK_STORE_COALESCING] = 1,
@@ -38,14 +46,14 @@ static const lab_kernel kernels[] = {
     {.name = "transposeSmemUnrollPad", .launcher = "launch_transposeSmemUnrollPad",
      .section = "unroll", .step = 5,
      .teaches = "two elements a thread, half the blocks, every edge guarded",
-     .transpose = {.tile_pad = 2, .unroll = 2}, .lesson = TILE_LESSON,
+     .transpose = {.tile_pad = 2, .unroll = 2}, .lesson = TILE_LESSON, .flow = TILE_FLOW9,
      .speed_fraction = 0.6,
      .points = {{[CHK_CORRECT] = 3, [CHK_LOAD_COALESCING] = 1, [CHK_STORE_COALESCING] = 1,
                  [CHK_SMEM_CONFLICTS] = 1, [CHK_RACE] = RACE_POINTS, [CHK_SPEED] = 2}}},
     {.name = "transposeSmemUnrollPadDyn", .launcher = "launch_transposeSmemUnrollPadDyn",
      .section = "dynamic", .step = 5,
      .teaches = "step 5 with its tile sized at launch (extern __shared__)",
-     .transpose = {.tile_pad = 2, .unroll = 2}, .lesson = TILE_LESSON,
+     .transpose = {.tile_pad = 2, .unroll = 2}, .lesson = TILE_LESSON, .flow = TILE_FLOW9,
      .points = {{[CHK_CORRECT] = 2, [CHK_LOAD_COALESCING] = 1, [CHK_STORE_COALESCING] = 1,
                  [CHK_SMEM_CONFLICTS] = 1, [CHK_RACE] = RACE_POINTS, [CHK_DYNAMIC_TILE] = 1}}},
 };

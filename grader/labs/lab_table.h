@@ -145,6 +145,47 @@ typedef struct lesson_spec {
     const char *yours; /* "Write the levels yourself ...": one or two sentences */
 } lesson_spec;
 
+/*
+ * Where a lesson's values must go (problems/flow.c, docs/emulator.md#flow): a check that
+ * gives the lesson's points (the tile's requests and conflicts, the shuffle, the memory
+ * path) needs the values the lesson moved to reach the output, so that a tile or a
+ * shuffle run for show, its result thrown away and the output made another way, earns
+ * none of them. The emulator runs the measured input once more with every value read
+ * from `source` changed (ptx/emu.h: by an amount no arithmetic takes back), and compares
+ * the output with a plain run's bit for bit: where fewer than `share` of its elements
+ * changed, each listed check that passed fails, with what was seen. On a GPU the
+ * emulated twin makes the runs, so every backend gives the same verdict.
+ */
+typedef enum flow_source {
+    FLOW_NONE,
+    FLOW_SHARED,   /* every value a load reads from shared memory (the tile) */
+    FLOW_SHUFFLE,  /* every value a warp shuffle delivers */
+    FLOW_CONSTANT, /* every value a load reads from constant memory */
+    FLOW_READONLY  /* every value a load reads through the read-only cache from `array` */
+} flow_source;
+
+#define FLOW_MAX_CHECKS 4
+#define KERNEL_FLOWS 2
+
+typedef struct flow_spec {
+    flow_source source;
+    check_id checks[FLOW_MAX_CHECKS]; /* the checks that need it (CHK_NONE ends the list) */
+    double share;       /* the least fraction of the output's elements that must change */
+    const char *array;  /* FLOW_READONLY: the launcher's argument it reads ("coef") */
+    const char *values; /* the lesson's values, as the message names them: "the tree's sums" */
+    const char *fix;    /* the hint's last words: what the output must be made from */
+} flow_spec;
+
+/* A tile lab's kernel (labs 1 to 4): its four count checks measure the tile, so out must
+   be what the loads read back from it, every element. */
+#define TILE_FLOW                                                                            \
+    {{FLOW_SHARED,                                                                           \
+      {CHK_STORE_REQUESTS, CHK_LOAD_REQUESTS, CHK_STORE_CONFLICTS, CHK_LOAD_CONFLICTS}, 1.0,  \
+      NULL, "the values read back from the tile",                                           \
+      "Write out[idx] with the value your load reads back from the tile, as the exercise's " \
+      "out[idx] = tile[...]: a tile stored and read for the counts, out written another "    \
+      "way, earns none of the tile's points."}}
+
 typedef struct lab_kernel {
     const char *name;     /* as the exercise names it */
     const char *launcher; /* exported symbol */
@@ -165,6 +206,7 @@ typedef struct lab_kernel {
     transpose_spec transpose;   /* PROBLEM_TRANSPOSE */
     mem_path path;              /* PROBLEM_STENCIL: where the coefficients or table come from */
     lesson_spec lesson;         /* the library code that does the lesson, and its check */
+    flow_spec flow[KERNEL_FLOWS]; /* where the lesson's values must go (FLOW_NONE: unused) */
     double speed_fraction; /* speed check: at least this fraction of the reference */
     check_points points;
 } lab_kernel;

@@ -223,6 +223,13 @@ static int conv_right(problem *p, char *why, size_t n)
            output_right(p->env, a, a->host_mask, why, n);
 }
 
+/* The flow run's output: out, buffer 1. */
+static void conv_output(const problem *p, flow_output *out)
+{
+    const conv_launch *a = p->state;
+    *out = (flow_output){1, (size_t)a->width * (size_t)a->height, NULL, 0};
+}
+
 static void conv_release(problem *p)
 {
     conv_launch *a = p->state;
@@ -333,7 +340,7 @@ const kind_desc conv_kind = {
     .name = "conv", .state_bytes = sizeof(conv_launch), .setup = conv_setup,
     .run = conv_run, .passed = conv_passed,
     .prepare = conv_prepare, .bind = conv_bind, .right = conv_right,
-    .release = conv_release,
+    .release = conv_release, .output = conv_output,
     .judge = {[CHK_GLOBAL_LOADS] = judge_loads, [CHK_SMEM_CONFLICTS] = float_judge_conflicts},
     .hint = {[CHK_GLOBAL_LOADS] = "Each input element should be read from global memory about "
                                  "once per tile: load the tile and its halo (mask_width - 1 "

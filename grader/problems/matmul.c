@@ -216,6 +216,13 @@ static int mm_right(problem *p, char *why, size_t n)
     return right;
 }
 
+/* The flow run's output: C, buffer 2. */
+static void mm_output(const problem *p, flow_output *out)
+{
+    const mm_launch *a = p->state;
+    *out = (flow_output){2, (size_t)a->M * (size_t)a->N, NULL, 0};
+}
+
 static void mm_release(problem *p)
 {
     release(p->state);
@@ -297,6 +304,7 @@ const kind_desc matmul_kind = {
     .name = "matmul", .state_bytes = sizeof(mm_launch), .setup = mm_setup,
     .run = run_mm_size, .explain_wrong = whole_tile_probe, .passed = mm_passed,
     .prepare = mm_prepare, .bind = mm_bind, .right = mm_right, .release = mm_release,
+    .output = mm_output,
     .judge = {[CHK_GLOBAL_LOADS] = judge_loads, [CHK_SMEM_CONFLICTS] = float_judge_conflicts},
     .hint = {[CHK_GLOBAL_LOADS] = "Each element of A and B should come from global memory once "
                                  "per tile, not once per product: load a TILE x TILE tile of "

@@ -842,8 +842,11 @@ static void measured_run(problem *p)
     }
     if (kind->release)
         kind->release(p);
-    if (meter_emulates(env) && env->meter_status == MEASURE_OK && !p->lost)
+    if (meter_emulates(env) && env->meter_status == MEASURE_OK && !p->lost) {
         edge_run(p);
+        problem_flow_run(p, p); /* on a GPU, the twin's (twin_join) */
+    }
+    problem_flow_rule(p);
 }
 
 /* --- 5b. the edge run ------------------------------------------------------------------ */
@@ -1009,6 +1012,7 @@ static void twin_join(problem *p, const problem *t, const char *why, measure_sta
             *correct = t->c[CHK_CORRECT];
         luck = t->luck; /* its runs raced, broke a rule of synchronisation or overran */
         p->luck |= luck;
+        memcpy(p->flow, t->flow, sizeof p->flow); /* applied once the counts are judged */
         if (!p->kept_state)
             p->kept_state = t->kept_state;
     }
@@ -1059,6 +1063,7 @@ static problem *emulated_twin(problem *p, char *why, size_t why_size)
             t->kind->release(t);
         if (ran) {
             edge_run(t);
+            problem_flow_run(t, NULL); /* whichever checks the GPU's run passes */
             /* a race or a synchronisation error its edge run proves makes the kernel's
                output luck as the measured run's would: the GPU's measured run is larger
                than the twin's and may meet it there */

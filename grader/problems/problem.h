@@ -108,6 +108,24 @@ struct worker_env {
 /* Returned by a problem kind when the CUDA context is lost. */
 #define KERNEL_CONTEXT_LOST 1
 
+/* The output the flow run (flow.c) compares, as a kind's output hook gives it. */
+typedef struct flow_output {
+    int buffer;       /* as the lab's calls number the buffers */
+    size_t elems;     /* its 4-byte elements */
+    const char *noun; /* what they are called ("partial sums"); NULL: "elements of" the
+                         buffer's name */
+    int zero_free;    /* an element 0 in the plain run is not judged: a reduction's partial
+                         sum of 0 adds nothing to the total, and a kernel may add every
+                         block's sum into one (the last block's, or partial[0]) */
+} flow_output;
+
+/* What the flow run (flow.c) found of one of the kernel's flow specs: whether the checks
+   it lists fail (those that passed), with these words. */
+typedef struct flow_verdict {
+    int failed;
+    char message[256], measured[128], expected[128], hint[640];
+} flow_verdict;
+
 /* One kernel being graded: what the driver hands each hook of its kind. */
 typedef struct problem problem;
 typedef struct kind_desc kind_desc;
@@ -129,6 +147,8 @@ struct problem {
     int order_failed; /* a correct run in the other order of blocks and warps was wrong */
     int kept_state; /* a size right on run 1 came out wrong on this run (1-based): the output
                        depends on what an earlier launch left, 0 where none did */
+    flow_verdict flow[KERNEL_FLOWS]; /* the flow run's, by the lab table's flow specs (its
+                                        twin's on a GPU): problem_flow_rule applies them */
     void *state; /* the kind's own, kind->state_bytes zeroed for each kernel */
 };
 
@@ -168,6 +188,8 @@ struct kind_desc {
     void (*watch)(const problem *p, const void **at, size_t *bytes);
     int (*right)(problem *p, char *why, size_t why_size);
     void (*release)(problem *p);
+    /* the flow run (flow.c): the output of call p->call as prepare made it ready */
+    void (*output)(const problem *p, flow_output *out);
     /* before the judges: the kind's reading of m beside the trace (tile: the SASS's
        widths where there is no trace) */
     void (*measured)(problem *p, measurement *m, const trace_summary *s);
@@ -208,6 +230,19 @@ int problem_lesson_libraries(problem *p);
    ""); the hint, the lesson and what the lab lets the student write instead (lesson->yours). */
 void lesson_library_fail(check_result *c, const lesson_spec *lesson, unsigned library,
                          const char *what, const char *where);
+
+/*
+ * A lesson's points only where its values reach the output (flow.c, the lab table's
+ * flow_spec, docs/emulator.md#flow). problem_flow_run, on the emulator's device (an
+ * emulated grade's, or the twin's): the measured input run plain, then once for each
+ * flow spec with every value read from its source changed, the outputs compared bit for
+ * bit, into p->flow; with judged, only for specs of which a check passed there (an
+ * emulated grade's own; the twin's runs before the GPU's checks are judged: NULL). problem_flow_rule, once the count checks are judged: each check a
+ * failed verdict lists fails with its words, where it had passed (a check that failed,
+ * waits or was not measured keeps what it says).
+ */
+void problem_flow_run(problem *p, const problem *judged);
+void problem_flow_rule(problem *p);
 
 /* The lines of the student's file where the kernels p launched run an instruction whose
    opcode starts with op ("ld.const"), named in c's lines with op what ("cload"): where

@@ -596,6 +596,12 @@ static void stencil_watch(const problem *p, const void **at, size_t *bytes)
     *bytes = (size_t)data_count(a) * sizeof(float);
 }
 
+/* The flow run's output: out, buffer 1. */
+static void stencil_output(const problem *p, flow_output *out)
+{
+    *out = (flow_output){1, (size_t)((const stencil_launch *)p->state)->n, NULL, 0};
+}
+
 static void stencil_release(problem *p)
 {
     release(p->state);
@@ -750,7 +756,7 @@ const kind_desc stencil_kind = {
     .name = "stencil", .state_bytes = sizeof(stencil_launch), .setup = stencil_setup,
     .run = stencil_run, .explain_wrong = threads_not_dividing, .passed = stencil_passed,
     .prepare = stencil_prepare, .bind = stencil_bind, .watch = stencil_watch,
-    .right = stencil_right, .release = stencil_release,
+    .right = stencil_right, .release = stencil_release, .output = stencil_output,
     .judge = {[CHK_GLOBAL_LOADS] = judge_loads, [CHK_SMEM_CONFLICTS] = float_judge_conflicts,
               [CHK_MEMORY_PATH] = judge_path, [CHK_CONST_SERIAL] = judge_const},
     .emulated = 1ul << CHK_MEMORY_PATH | 1ul << CHK_CONST_SERIAL,

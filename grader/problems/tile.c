@@ -230,6 +230,12 @@ static void tile_bind(const problem *p, void *bufs[])
     bufs[0] = ((const tile_state *)p->state)->buf.data;
 }
 
+/* The flow run's output: the tile read back, buffer 0. */
+static void tile_output(const problem *p, flow_output *out)
+{
+    *out = (flow_output){0, (size_t)((const tile_state *)p->state)->n, NULL, 0};
+}
+
 /* The run the counters saw must be right too: counts of a wrong kernel earn nothing. */
 static int tile_right(problem *p, char *why, size_t why_size)
 {
@@ -439,7 +445,7 @@ const kind_desc tile_kind = {
     .tile_bytes = tile_bytes,
     .run = tile_run, .passed = tile_passed, .no_inputs = 1,
     .prepare = tile_prepare, .bind = tile_bind, .right = tile_right,
-    .release = tile_release, .measured = tile_measured, .bounds = 1,
+    .release = tile_release, .measured = tile_measured, .bounds = 1, .output = tile_output,
     .judge = {[CHK_STORE_REQUESTS] = judge_requests, [CHK_LOAD_REQUESTS] = judge_requests,
               [CHK_STORE_CONFLICTS] = judge_conflicts, [CHK_LOAD_CONFLICTS] = judge_conflicts},
 };

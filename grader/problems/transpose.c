@@ -192,6 +192,13 @@ static int tr_right(problem *p, char *why, size_t size)
     return wrong == 0;
 }
 
+/* The flow run's output: the matrix written, buffer 1. */
+static void tr_output(const problem *p, flow_output *out)
+{
+    const tr *t = p->state;
+    *out = (flow_output){1, (size_t)t->nx * (size_t)t->ny, NULL, 0};
+}
+
 static void tr_release(problem *p)
 {
     tr *t = p->state;
@@ -447,6 +454,7 @@ const kind_desc transpose_kind = {
     .tile_bytes = tr_tile_bytes, .dynamic_hint = tr_dynamic_hint, .shapes = tr_shapes,
     .run = tr_run, .explain_wrong = written_elsewhere, .passed = tr_passed,
     .prepare = tr_prepare, .bind = tr_bind, .right = tr_right, .release = tr_release,
+    .output = tr_output,
     .bounds = 1,
     .judge = {[CHK_LOAD_COALESCING] = judge_side, [CHK_STORE_COALESCING] = judge_side,
               [CHK_SMEM_CONFLICTS] = judge_smem},

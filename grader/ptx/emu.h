@@ -156,6 +156,13 @@ int emu_module_fix_accesses(emu_module *m, const emu_access_fix *fixes, int n);
 
 /* --- launches -------------------------------------------------------------- */
 
+/* A line of the student's file: its path is the module's own string, compared as a
+   pointer (the lines of one module's launches). */
+typedef struct emu_src_line {
+    const char *file;
+    int line;
+} emu_src_line;
+
 typedef struct emu_launch {
     int kernel;
     uint32_t grid[3], block[3];
@@ -167,10 +174,39 @@ typedef struct emu_launch {
        any order (the CUDA Programming Guide: blocks "must be independent"), so a kernel
        whose output depends on it is wrong, and a run in the other order shows it. */
     uint8_t reverse;
+    /* The flow run (docs/emulator.md#flow): where perturb names a source (EMU_PERTURB_*),
+       every value the launch reads from it reaches the kernel changed (below), so
+       that an output word unchanged beside a plain run's did not come through it. The
+       read-only source only from [perturb_lo, perturb_hi) where perturb_hi is not 0; where
+       perturb_at.line is not 0, only values read at that line of the student's file (a
+       header's code at the line that called it, as emu_sync_error names it). */
+    uint32_t perturb;
+    uint64_t perturb_lo, perturb_hi;
+    emu_src_line perturb_at;
     /* Where device printf's output goes once the launch has ended (NULL: nowhere). */
     void (*print)(void *ctx, const char *text, size_t len);
     void *print_ctx;
 } emu_launch;
+
+/* emu_launch.perturb: the sources whose values a launch changes. */
+#define EMU_PERTURB_LINES 16
+#define EMU_PERTURB_SHARED 0x1u   /* loads from shared memory (ld, an atomic's old value,
+                                     ldmatrix), whatever the instruction's state space */
+#define EMU_PERTURB_SHUFFLE 0x2u  /* what a shuffle (shfl.sync) delivers, in every lane */
+#define EMU_PERTURB_CONST 0x4u    /* loads from constant memory (ld.const) */
+#define EMU_PERTURB_READONLY 0x8u /* loads through the read-only cache (ld.global.nc) */
+
+/*
+ * How a value is changed (emu_perturb.c), so that nothing a kernel computes takes the
+ * change back: by an amount drawn from where it came from (the address it was loaded
+ * from, the lane a shuffle read), so that two values from two places never change alike
+ * (a difference of two loads, a sum of many, does not cancel but by a 2^-32 chance). A
+ * float of the element's type (f16, bf16, f32, f64; each half of an f16x2) gains 2^40
+ * (2^12 for an f16) times 1 to 2: a finite change, so that a product with 0 still takes
+ * it away (NaN would not: 0 * NaN is NaN); any other value, in the width of the register
+ * it lands in, gains an odd amount, so that a copy differs in every byte width and a sum
+ * of k changed values is off unless the amounts happen to add up to 0.
+ */
 
 /* --- what a launch did: one record a warp-level access ------------------------- */
 
@@ -352,6 +388,11 @@ typedef struct emu_result {
        be why it stopped. */
     uint64_t shared_past;
     emu_oob first_shared_past;
+    /* The flow run (emu_launch.perturb): lane values changed, and the lines of the
+       student's file where they were read (the first EMU_PERTURB_LINES, in order met). */
+    uint64_t perturbed;
+    emu_src_line perturb_lines[EMU_PERTURB_LINES];
+    int n_perturb_lines;
 } emu_result;
 
 enum { EMU_FAULT_GLOBAL, EMU_FAULT_SHARED, EMU_FAULT_LOCAL, EMU_FAULT_PARAM };

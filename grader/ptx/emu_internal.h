@@ -373,6 +373,16 @@ emu_fn emu_bind_mem(const ptx_instr *in);   /* emu_ops_mem.c */
 emu_fn emu_bind_warp(const ptx_instr *in);  /* emu_ops_warp.c */
 emu_fn emu_bind_half(const ptx_instr *in);  /* emu_ops_half.c: f16, bf16 and their pairs */
 
+/* The flow run (emu_launch.perturb, emu.h; emu_perturb.c): v, a register of rsize bytes
+   holding an element of type t, changed by an amount drawn from key; and the key of a
+   value from source (an EMU_PERTURB_* bit) at where (an element's address: a shared
+   offset, a global address; a shuffle's pc and the lane it read). */
+uint64_t emu_perturb_value(uint64_t v, ptx_type t, int rsize, uint64_t key);
+uint64_t emu_perturb_key(uint32_t source, uint64_t where);
+/* Whether the launch changes what instruction in reads (emu_launch.perturb_at: its line),
+   counting `lanes` values and the line in the result where it does: 1 or 0. */
+int emu_perturb_here(emu_warp *w, const ptx_instr *in, uint64_t lanes);
+
 /* Element half (0: the low 16 bits) of a register holding f16 or bf16 values, exact. */
 double emu_half_element(uint64_t reg, ptx_type t, int half, int ftz);
 

@@ -505,6 +505,55 @@ static uint64_t width_mask(int bytes)
     return bytes >= 8 ? UINT64_MAX : (UINT64_C(1) << (8 * bytes)) - 1;
 }
 
+/* --- the flow run's changed values (emu_launch.perturb) ------------------------------- */
+
+/* The lanes of ac whose loaded values the launch changes: those reading a source it
+   names (shared memory; constant memory; the read-only cache, in its range). */
+static uint32_t perturbed_lanes(const emu_warp *w, const ptx_instr *in, const access *ac)
+{
+    const emu_launch *l = w->b->x->l;
+    uint32_t p = l->perturb, lanes = 0;
+    if (!p)
+        return 0;
+    if (p & EMU_PERTURB_SHARED)
+        lanes |= ac->shared;
+    if (p & EMU_PERTURB_CONST)
+        lanes |= ac->konst;
+    if ((p & EMU_PERTURB_READONLY) && (in->flags & PF_NC))
+        for (uint32_t mm = ac->global; mm; mm &= mm - 1) {
+            int k = __builtin_ctz(mm);
+            if (!l->perturb_hi || (ac->gaddr[k] >= l->perturb_lo && ac->gaddr[k] < l->perturb_hi))
+                lanes |= 1u << k;
+        }
+    return lanes;
+}
+
+/* The same, of the lanes m, where the launch changes this instruction's values (its line),
+   counted there: the values of n elements a lane. */
+static uint32_t changed_lanes(emu_warp *w, const ptx_instr *in, const access *ac, uint32_t m,
+                              uint32_t n)
+{
+    uint32_t lanes = perturbed_lanes(w, in, ac) & m;
+    if (lanes && !emu_perturb_here(w, in, (uint64_t)__builtin_popcount(lanes) * n))
+        return 0;
+    return lanes;
+}
+
+/* Element i (es bytes, of type t, in registers of rsize bytes) of the lanes `lanes` of
+   d, loaded through ac, changed: keyed by the element's address in its space. */
+static void perturb_loaded(const access *ac, uint32_t lanes, uint64_t *d, uint32_t i,
+                           uint32_t es, ptx_type t, int rsize)
+{
+    for (uint32_t mm = lanes; mm; mm &= mm - 1) {
+        int l = __builtin_ctz(mm);
+        int shared = (ac->shared >> l) & 1u;
+        uint64_t at = (shared ? ac->soff[l] : ac->gaddr[l]) + (uint64_t)i * es;
+        uint32_t source = shared ? EMU_PERTURB_SHARED
+                          : (ac->konst >> l) & 1u ? EMU_PERTURB_CONST : EMU_PERTURB_READONLY;
+        d[l] = emu_perturb_value(d[l], t, rsize, emu_perturb_key(source, at));
+    }
+}
+
 /* --- ld / st ------------------------------------------------------------------------- */
 
 /* Copy element i of every lane, es bytes a piece (a constant in each case, so that memcpy
@@ -521,6 +570,7 @@ static void load_elements(emu_warp *w, const ptx_instr *in, uint32_t m, const ac
 {
     ptx_type t = (ptx_type)in->type;
     uint32_t es = (uint32_t)ptx_type_size(t), n = in->vec;
+    uint32_t changed = changed_lanes(w, in, ac, m, n);
     int sg = ptx_type_is_signed(t) && !ptx_type_is_float(t) && es < 8;
     for (uint32_t i = 0; i < n; i++) {
         uint64_t *d = emu_reg(w, in->o[i].r);
@@ -533,6 +583,8 @@ static void load_elements(emu_warp *w, const ptx_instr *in, uint32_t m, const ac
         case 4: LOAD_ELEMS(4) break;
         default: LOAD_ELEMS(8) break;
         }
+        if (changed)
+            perturb_loaded(ac, changed, d, i, es, t, rsize);
     }
 }
 
@@ -560,6 +612,9 @@ static int m_ld4(emu_warp *w, const ptx_instr *in, uint32_t m)
         memcpy(&v, ac.ptr[l], 4);
         d[l] = v;
     }
+    uint32_t changed = changed_lanes(w, in, &ac, m, 1);
+    if (changed)
+        perturb_loaded(&ac, changed, d, 0, 4, (ptx_type)in->type, 4);
     record(w, in, &ac, 4, ACC_READ);
     return 0;
 }
@@ -673,6 +728,9 @@ static int m_atom(emu_warp *w, const ptx_instr *in, uint32_t m)
         if (d)
             d[l] = old & width_mask((int)es);
     }
+    uint32_t changed = d ? changed_lanes(w, in, &ac, m, 1) : 0; /* the old value it read */
+    if (changed)
+        perturb_loaded(&ac, changed, d, 0, es, (ptx_type)in->type, (int)es);
     record_as(w, in, &ac, es, ACC_READ | ACC_WRITE, atom_kind(in), 0);
     toolkit_order(w, in, &ac, B);
     return 0;
@@ -840,6 +898,8 @@ static int m_matrix(emu_warp *w, const ptx_instr *in, uint32_t m)
     access ac;
     if (resolve(w, in, ld ? n : 0, rows, 16, ld ? ACC_READ : ACC_WRITE, &ac))
         return -1;
+    int changed = ld && (perturbed_lanes(w, in, &ac) & rows) == rows &&
+                  emu_perturb_here(w, in, 32u * (uint32_t)n);
     for (int k = 0; k < n; k++) {
         uint64_t *reg = emu_reg(w, in->o[ld ? k : 1 + k].r);
         for (int l = 0; l < 32; l++) {
@@ -859,6 +919,13 @@ static int m_matrix(emu_warp *w, const ptx_instr *in, uint32_t m)
             }
             if (ld)
                 reg[l] = word;
+            if (changed) { /* keyed by the row's address and the lane's columns */
+                int row, col;
+                matrix_cell(l, trans, 0, &row, &col);
+                uint64_t at = ac.soff[8 * k + row] + 2u * (uint32_t)col;
+                reg[l] = emu_perturb_value(reg[l], PT_B32, 4,
+                                           emu_perturb_key(EMU_PERTURB_SHARED, at));
+            }
         }
     }
     record_as(w, in, &ac, 16, ld ? ACC_READ : ACC_WRITE, EMU_REC_MATRIX, 0);

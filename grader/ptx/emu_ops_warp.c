@@ -36,6 +36,23 @@ static void pred_write(emu_warp *w, const ptx_operand *o, uint32_t v, uint32_t m
         w->p[o->r] = (w->p[o->r] & ~m) | (v & m);
 }
 
+/* The flow run (emu_launch.perturb): what a shuffle delivers to the lanes m, changed by
+   an amount drawn from the instruction, the warp and the lane each receives. */
+static void shfl_perturb(emu_warp *w, const ptx_instr *in, uint32_t m, uint64_t out[32])
+{
+    emu_ctx *x = w->b->x;
+    uint64_t pc = (uint64_t)(in - x->prog->code);
+    uint64_t warp = (uint64_t)w->b->index * 64 + w->index;
+    if (!emu_perturb_here(w, in, (uint64_t)__builtin_popcount(m)))
+        return;
+    for (uint32_t mm = m; mm; mm &= mm - 1) {
+        int l = __builtin_ctz(mm);
+        uint64_t where = (pc << 32) ^ (warp << 5) ^ (uint64_t)l;
+        out[l] = emu_perturb_value(out[l], PT_B32, 4,
+                                   emu_perturb_key(EMU_PERTURB_SHUFFLE, where));
+    }
+}
+
 /* shfl.sync.mode.b32 d|p, a, b, c, membermask: o[0] d, o[1] p, o[2] a, o[3] b, o[4] c */
 static int w_shfl(emu_warp *w, const ptx_instr *in, uint32_t m)
 {
@@ -63,6 +80,9 @@ static int w_shfl(emu_warp *w, const ptx_instr *in, uint32_t m)
         read |= 1u << j;
     }
     emu_sync_shuffle_reads(w, in, m, read);
+    if (w->b->x->l->perturb & EMU_PERTURB_SHUFFLE) /* the flow run: every value delivered,
+                                                      keyed by the shuffle and the lane */
+        shfl_perturb(w, in, m, out);
     uint64_t *d = emu_reg(w, in->o[0].r);
     EMU_LANES(m, l, d[l] = out[l]);
     pred_write(w, &in->o[1], pv, m);

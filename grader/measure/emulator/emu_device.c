@@ -37,6 +37,18 @@ static struct {
     char why[600];
     uint32_t shared_fill;     /* module_scrub's poison: what shared memory starts as */
     uint8_t reverse;          /* dev_order: blocks and warps last to first */
+    /* emu_device_flow: the flow run's change, its budget (0: budget), and that its
+       launches keep nothing for the meter */
+    struct {
+        int on;
+        uint32_t perturb;
+        uint64_t lo, hi, budget;
+        emu_src_line at;
+    } flow;
+    /* the last launch's (emu_device_last_run) */
+    uint64_t last_instructions, last_perturbed;
+    emu_src_line last_lines[EMU_PERTURB_LINES];
+    int last_n_lines;
     const emu_sink *sink;     /* records go here while the meter measures */
     uint64_t budget;
     int launches;             /* launches while a sink was set */
@@ -458,8 +470,11 @@ static cudaError_t replay_one(const emu_program *p, const plan_launch *l, void *
         return E.worded;
     emu_launch launch = {.kernel = p->kernel_of[l->kernel], .dynamic_shared = l->shared_bytes,
                          .params = params, .param_bytes = l->param_bytes,
-                         .shared_fill = E.shared_fill, .print = print_stdout,
-                         .reverse = E.reverse};
+                         .shared_fill = E.shared_fill,
+                         .print = E.flow.on ? NULL : print_stdout, /* printed once, before */
+                         .reverse = E.reverse, .perturb = E.flow.perturb,
+                         .perturb_lo = E.flow.lo, .perturb_hi = E.flow.hi,
+                         .perturb_at = E.flow.at};
     memcpy(launch.grid, l->grid, sizeof launch.grid);
     memcpy(launch.block, l->block, sizeof launch.block);
     if (E.sink)
@@ -467,9 +482,13 @@ static cudaError_t replay_one(const emu_program *p, const plan_launch *l, void *
     E.last_module = p->module;
     E.last_kernel = launch.kernel;
     E.have_fault = 0;
-    emu_status st = emu_run(p->module, &launch, E.sink, E.budget, &r);
+    emu_status st = emu_run(p->module, &launch, E.flow.on ? NULL : E.sink,
+                            E.flow.on && E.flow.budget ? E.flow.budget : E.budget, &r);
     fflush(stdout);
-    if (!E.sink) { /* a measured launch's go to the meter through its sink */
+    E.last_instructions = r.warp_instructions, E.last_perturbed = r.perturbed;
+    E.last_n_lines = r.n_perturb_lines;
+    memcpy(E.last_lines, r.perturb_lines, sizeof E.last_lines);
+    if (!E.sink && !E.flow.on) { /* a measured launch's go to the meter through its sink */
         keep_sync(p->module, launch.kernel, &r);
         keep_oob(p->module, launch.kernel, &r);
     }
@@ -574,6 +593,28 @@ static cudaError_t emu_matmul_(const device_module *m, const float *A, const flo
         return cudaErrorInvalidValue;
     ref_matmul(a, b, c, M, N, K);
     return cudaSuccess;
+}
+
+void emu_device_flow(uint32_t perturb, uint64_t lo, uint64_t hi, const emu_src_line *at,
+                     uint64_t budget)
+{
+    E.flow.on = 1;
+    E.flow.perturb = perturb, E.flow.lo = lo, E.flow.hi = hi, E.flow.budget = budget;
+    E.flow.at = at ? *at : (emu_src_line){NULL, 0};
+}
+
+void emu_device_flow_end(void)
+{
+    memset(&E.flow, 0, sizeof E.flow);
+}
+
+int emu_device_last_run(uint64_t *instructions, uint64_t *perturbed,
+                        emu_src_line lines[EMU_PERTURB_LINES])
+{
+    *instructions = E.last_instructions;
+    *perturbed = E.last_perturbed;
+    memcpy(lines, E.last_lines, sizeof E.last_lines);
+    return E.last_n_lines;
 }
 
 static void emu_order_(int reverse)

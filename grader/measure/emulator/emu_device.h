@@ -47,6 +47,23 @@ uint64_t emu_device_budget(void);
 /* The banks the last launch ran on (what the meter counts its accesses by). */
 void emu_device_banks(bank_geometry *out);
 
+/*
+ * The flow run (problems/flow.c, docs/emulator.md#flow): the launches from now on change
+ * every value they read from the sources `perturb` names (ptx/emu.h's EMU_PERTURB_*; the
+ * read-only one only from [lo, hi) where hi is not 0; at a line of the student's only,
+ * where `at` is not NULL; 0: none, a plain run to compare with), each under a budget of
+ * `budget` warp instructions (0: the device's own), print nothing, and keep nothing for
+ * the meter: a synchronisation error or an access out of bounds there is the change's
+ * doing, not the kernel's. emu_device_flow_end: launches as before.
+ */
+void emu_device_flow(uint32_t perturb, uint64_t lo, uint64_t hi, const emu_src_line *at,
+                     uint64_t budget);
+void emu_device_flow_end(void);
+/* What the last launch did (emu_result): its warp instructions, the values it changed and
+   the lines where it read them (up to EMU_PERTURB_LINES into lines: how many). */
+int emu_device_last_run(uint64_t *instructions, uint64_t *perturbed,
+                        emu_src_line lines[EMU_PERTURB_LINES]);
+
 /* The module and kernel of the last launch (for source lines); 0, or -1 when none. */
 int emu_device_last_launch(const emu_module **m, int *kernel, const char **name);
 

@@ -1,0 +1,316 @@
+/*
+ * flow.c - a lesson's points only where the lesson's values reach the output (the lab
+ * table's flow_spec; docs/emulator.md#flow). A tile whose tree's result is thrown away,
+ * shuffles whose sums are dropped, a coefficient read from constant memory and not used:
+ * each measures as the lesson asks, and the output is made another way. The emulator
+ * runs the measured input plain, then again with every value read from the lesson's
+ * source changed (ptx/emu.h, emu_launch.perturb: by an amount no arithmetic takes back),
+ * and compares the two outputs bit for bit: an element that did not change was not made
+ * from those values. Where fewer changed than the spec's share, the checks it lists fail.
+ * A changed value that derails the run (an index that faults, a loop that does not end)
+ * is a value the run depends on: no verdict. Runs on the emulator's device only: an
+ * emulated grade's, or a GPU grade's emulated twin (problem.c), so that every backend
+ * gives the same verdict. See problem.h.
+ */
+#include "../measure/emulator/emu_device.h"
+#include "../run/device.h"
+#include "../run/gpu.h"
+#include "problem.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The perturbed run's budget: this many times the plain run's warp instructions, and at
+   least FLOW_BUDGET_FLOOR more (a changed value that makes a loop endless ends there, a
+   value the run depends on, in a fraction of the usual budget). */
+#define FLOW_BUDGET_FACTOR 4
+#define FLOW_BUDGET_FLOOR 65536
+
+static uint32_t perturb_of(flow_source s)
+{
+    switch (s) {
+    case FLOW_SHARED: return EMU_PERTURB_SHARED;
+    case FLOW_SHUFFLE: return EMU_PERTURB_SHUFFLE;
+    case FLOW_CONSTANT: return EMU_PERTURB_CONST;
+    case FLOW_READONLY: return EMU_PERTURB_READONLY;
+    default: return 0;
+    }
+}
+
+/* The values a source gives, as a message names them: after "every value" ("read from
+   shared memory"), and after a line that takes them ("reads from shared memory"). */
+static void source_words(const flow_spec *f, int verb, char *out, size_t size)
+{
+    switch (f->source) {
+    case FLOW_SHARED:
+        snprintf(out, size, "%s from shared memory", verb ? "reads" : "read");
+        break;
+    case FLOW_SHUFFLE:
+        snprintf(out, size, "%s", verb ? "takes from shuffles" : "a shuffle delivered");
+        break;
+    case FLOW_CONSTANT:
+        snprintf(out, size, "%s from constant memory", verb ? "reads" : "read");
+        break;
+    default:
+        snprintf(out, size, "%s through the read-only cache from %s", verb ? "reads" : "read",
+                 f->array ? f->array : "");
+        break;
+    }
+}
+
+/* The device range of the call's buffer named `name` (the array the kind bound): 0, or
+   -1 where the call has none. */
+static int array_range(problem *p, const char *name, uint64_t *lo, uint64_t *hi)
+{
+    const call_spec *spec = &p->env->plan->specs[p->call];
+    void *bufs[CALL_MAX_BUFFERS] = {NULL};
+    dev_array a;
+    p->kind->bind(p, bufs);
+    for (int b = 0; name && b < spec->n_buffers && b < CALL_MAX_BUFFERS; b++)
+        if (bufs[b] && !strcmp(spec->buffer_name[b], name) &&
+            dev_array_at((unsigned long long)(uintptr_t)bufs[b], &a)) {
+            *lo = (uint64_t)(uintptr_t)bufs[b];
+            *hi = a.base + a.bytes;
+            return 0;
+        }
+    return -1;
+}
+
+/* The flow run of one kernel: its output, where it lies, and the plain run's. */
+typedef struct flow_run {
+    flow_output out;
+    const void *dev;       /* the output on the device */
+    const char *name;      /* its buffer's name ("partial") */
+    uint32_t *plain, *got; /* the plain run's output, a perturbed run's */
+    uint64_t instructions; /* the plain run's warp instructions */
+} flow_run;
+
+/* One launch of call p->call from the arrays as dev_keep found them, shared memory
+   scrubbed; its output into host where it ran. 0, or -1. */
+static int flow_launch(problem *p, const flow_run *r, uint32_t *host)
+{
+    char why[256];
+    int broken = 0;
+    if (dev_restore() != cudaSuccess || module_scrub(p->mod, GPU_SCRUB_INT) != cudaSuccess ||
+        gpu_run(problem_launch, p, &broken, why, sizeof why) != 0)
+        return -1;
+    return dev_copy(host, r->dev, r->out.elems * sizeof *host, cudaMemcpyDeviceToHost) ==
+                   cudaSuccess ? 0 : -1;
+}
+
+/* What one perturbed run showed: of the n output elements judged, `same` came out the
+   same; `values` lane values were changed, at the line `at` alone where not NULL. */
+typedef struct flow_seen {
+    size_t n, same;
+    uint64_t values;
+    const emu_src_line *at;
+    const emu_src_line *reaches; /* a line whose values do reach the output, or NULL */
+} flow_seen;
+
+/* "lab7.cu:89": a line of the student's file, its base name. */
+static void line_words(const emu_src_line *at, char *out, size_t size)
+{
+    const char *base = at->file ? strrchr(at->file, '/') : NULL;
+    snprintf(out, size, "%s:%d", base ? base + 1 : at->file ? at->file : "?", at->line);
+}
+
+/* The words of a failed verdict into v. */
+static void verdict_words(const flow_spec *f, const flow_run *r,
+                          const flow_seen *seen, flow_verdict *v)
+{
+    char src[96], reads[96], what[96], all[256], aside[64] = "", where[128] = "", also[128] = "";
+    size_t n = seen->n, same = seen->same, zeros = r->out.elems - n;
+    const char *lesson = f->values ? f->values : "the lesson's values";
+    source_words(f, 0, src, sizeof src);
+    source_words(f, 1, reads, sizeof reads);
+    if (r->out.noun)
+        snprintf(what, sizeof what, "%s", r->out.noun);
+    else
+        snprintf(what, sizeof what, "elements of %s", r->name);
+    if (zeros)
+        snprintf(aside, sizeof aside, " (the %zu that are 0 aside)", zeros);
+    if (same == n)
+        snprintf(all, sizeof all, "all %zu %s%s came out the same", n, what, aside);
+    else
+        snprintf(all, sizeof all, "%zu of the %zu %s%s came out the same", same, n, what, aside);
+    if (seen->at) {
+        char line[96], other[96] = "";
+        line_words(seen->at, line, sizeof line);
+        snprintf(where, sizeof where, " at %s", line);
+        if (seen->reaches) {
+            line_words(seen->reaches, other, sizeof other);
+            snprintf(also, sizeof also, " (%s's do)", other);
+        }
+        check_field(v->message, sizeof v->message, "for show: the values %s %s never reach "
+                    "%s: with each of them changed, %s%s", line, reads, r->name, all, also);
+    } else if (same == n) {
+        check_field(v->message, sizeof v->message, "for show: %s never reach %s: with every "
+                    "value %s changed%s, %s", lesson, r->name, src,
+                    seen->values ? "" : " (it read none)", all);
+    } else {
+        check_field(v->message, sizeof v->message, "for show in part: %s reach only %zu of "
+                    "the %zu %s: with every value %s changed, %s", lesson, n - same, n, what,
+                    src, all);
+    }
+    check_field(v->measured, sizeof v->measured, "%zu of %zu %s changed, every value %s%s "
+                "changed (emulated)", n - same, n, what, src, where);
+    if (seen->at)
+        check_field(v->expected, sizeof v->expected, "some changed: every line that %s makes "
+                    "part of the output", reads);
+    else if (f->share >= 1.0)
+        check_field(v->expected, sizeof v->expected, "every one changed: the output made from "
+                    "%s", lesson);
+    else
+        check_field(v->expected, sizeof v->expected, "at least %.0f%% changed: the output made "
+                    "from %s", 100.0 * f->share, lesson);
+    check_field(v->hint, sizeof v->hint, "This check's points are for %s, so they must make "
+                "your output. The grader ran the measured input again with every value %s%s "
+                "changed (a float by 2^40 or more, an integer by a large odd amount) and "
+                "compared %s with the plain run's bit for bit: %s%s. %s "
+                "(docs/troubleshooting.md#for-show)", lesson, src, where, r->name, all,
+                seen->at ? ": that line's work is thrown away" : "", f->fix ? f->fix : "");
+}
+
+/* A perturbed run of spec f (only the values read at `at`, where not NULL) beside the
+   plain run's output into seen; its lines where lines is not NULL. 0, or -1 where a
+   changed value derailed it (an index that faults, a loop that does not end: the run
+   depends on those values) or it could not run. */
+static int perturbed_run(problem *p, const flow_spec *f, const flow_run *r,
+                         const emu_src_line *at, flow_seen *seen,
+                         emu_src_line lines[EMU_PERTURB_LINES], int *n_lines)
+{
+    uint64_t lo = 0, hi = 0, executed;
+    emu_src_line met[EMU_PERTURB_LINES];
+    if (f->source == FLOW_READONLY && array_range(p, f->array, &lo, &hi) != 0)
+        return -1; /* the call has no such array: the memory path says what it read */
+    emu_device_flow(perturb_of(f->source), lo, hi, at,
+                    FLOW_BUDGET_FACTOR * r->instructions + FLOW_BUDGET_FLOOR);
+    int ran = flow_launch(p, r, r->got) == 0;
+    int n_met = emu_device_last_run(&executed, &seen->values, met);
+    emu_device_flow_end();
+    if (!ran)
+        return -1;
+    if (lines)
+        memcpy(lines, met, sizeof met), *n_lines = n_met;
+    seen->n = seen->same = 0, seen->at = at, seen->reaches = NULL;
+    for (size_t e = 0; e < r->out.elems; e++)
+        if (!r->out.zero_free || r->plain[e] != 0) {
+            seen->n++;
+            seen->same += r->got[e] == r->plain[e];
+        }
+    return 0;
+}
+
+/*
+ * Spec i of p into p->flow[i]: the run with every value from its source changed, whose
+ * output must change in its share of elements; then, where those values were read at
+ * more than one line of the student's, each line's alone, whose output must change
+ * somewhere: a tree run for show beside a sum the kernel makes in other shared words
+ * changes the output as a whole, and not from the tree's line.
+ */
+static void flow_compare(problem *p, int i, const flow_run *r)
+{
+    const flow_spec *f = &p->k->flow[i];
+    emu_src_line lines[EMU_PERTURB_LINES];
+    int n_lines = 0, fails = -1;
+    flow_seen whole, line[EMU_PERTURB_LINES];
+    if (perturbed_run(p, f, r, NULL, &whole, lines, &n_lines) != 0 || whole.n == 0)
+        return;
+    if (whole.n - whole.same < (size_t)ceil(f->share * (double)whole.n)) {
+        p->flow[i].failed = 1;
+        verdict_words(f, r, &whole, &p->flow[i]);
+        return;
+    }
+    for (int l = 0; n_lines > 1 && l < n_lines; l++) {
+        int derailed = perturbed_run(p, f, r, &lines[l], &line[l], NULL, NULL) != 0;
+        if (!derailed && line[l].same == line[l].n && fails < 0)
+            fails = l;
+        else if (derailed)
+            line[l] = (flow_seen){.n = 1}; /* it depends on them */
+    }
+    if (fails < 0)
+        return;
+    for (int l = 0; l < n_lines && !line[fails].reaches; l++)
+        if (line[l].same < line[l].n)
+            line[fails].reaches = &lines[l];
+    p->flow[i].failed = 1;
+    verdict_words(f, r, &line[fails], &p->flow[i]);
+}
+
+/* Whether spec f is to be run: a check it lists is p's, and passed in judged (NULL: any). */
+static int flow_due(const problem *p, const flow_spec *f, const problem *judged)
+{
+    for (int c = 0; f->source != FLOW_NONE && c < FLOW_MAX_CHECKS && f->checks[c] != CHK_NONE;
+         c++)
+        if (p->listed[f->checks[c]] &&
+            (!judged || judged->c[f->checks[c]].status == CHECK_PASS))
+            return 1;
+    return 0;
+}
+
+/* The plain run, then each due spec's perturbed run, on the arrays prepare made. */
+static void flow_runs(problem *p, const int due[KERNEL_FLOWS])
+{
+    flow_run r = {0};
+    void *bufs[CALL_MAX_BUFFERS] = {NULL};
+    uint64_t values;
+    p->kind->output(p, &r.out);
+    p->kind->bind(p, bufs);
+    if (r.out.buffer < 0 || r.out.buffer >= CALL_MAX_BUFFERS || !r.out.elems ||
+        !(r.dev = bufs[r.out.buffer]))
+        return;
+    r.name = p->env->plan->specs[p->call].buffer_name[r.out.buffer];
+    r.plain = malloc(r.out.elems * sizeof *r.plain);
+    r.got = malloc(r.out.elems * sizeof *r.got);
+    if (r.plain && r.got && dev_keep() == cudaSuccess) {
+        emu_src_line none[EMU_PERTURB_LINES];
+        emu_device_flow(0, 0, 0, NULL, 0);
+        int ran = flow_launch(p, &r, r.plain) == 0;
+        emu_device_last_run(&r.instructions, &values, none);
+        emu_device_flow_end();
+        for (int i = 0; ran && i < KERNEL_FLOWS; i++)
+            if (due[i])
+                flow_compare(p, i, &r);
+        dev_restore(); /* what a perturbed run wrote astray, undone */
+    }
+    dev_forget();
+    free(r.plain), free(r.got);
+}
+
+void problem_flow_run(problem *p, const problem *judged)
+{
+    const kind_desc *kind = p->kind;
+    int any = 0, due[KERNEL_FLOWS];
+    char why[256];
+    memset(p->flow, 0, sizeof p->flow);
+    for (int i = 0; i < KERNEL_FLOWS; i++)
+        any |= due[i] = flow_due(p, &p->k->flow[i], judged);
+    if (!any || !kind->output || !kind->prepare || !device_is_emulator() || p->lost)
+        return;
+    p->call = problem_call(p, CALL_TRAFFIC), p->run = 0;
+    if (p->call >= 0 && kind->prepare(p, why, sizeof why) == 0)
+        flow_runs(p, due);
+    if (kind->release)
+        kind->release(p);
+}
+
+void problem_flow_rule(problem *p)
+{
+    for (int i = 0; i < KERNEL_FLOWS; i++) {
+        const flow_spec *f = &p->k->flow[i];
+        const flow_verdict *v = &p->flow[i];
+        if (!v->failed)
+            continue;
+        for (int c = 0; c < FLOW_MAX_CHECKS && f->checks[c] != CHK_NONE; c++) {
+            check_result *r = &p->c[f->checks[c]];
+            if (!p->listed[f->checks[c]] || r->status != CHECK_PASS)
+                continue;
+            check_set(r, CHECK_FAIL, "%s", v->message);
+            check_field(r->measured, sizeof r->measured, "%s", v->measured);
+            check_field(r->expected, sizeof r->expected, "%s", v->expected);
+            check_field(r->hint, sizeof r->hint, "%s", v->hint);
+        }
+    }
+}
