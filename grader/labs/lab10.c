@@ -12,14 +12,16 @@
 #define FLOW_CONST(what, symbol)                                                             \
     {FLOW_CONSTANT, {CHK_MEMORY_PATH, CHK_CONST_SERIAL}, 1.0, NULL,                          \
      "the " what " read from " symbol,                                                       \
-     "Compute each output with the " what " you read from " symbol ": a constant read that " \
-     "is thrown away, the output made from another copy, earns none of the path's points."}
-#define FLOW_READONLY(what, array)                                                           \
-    {FLOW_READONLY, {CHK_MEMORY_PATH, CHK_CONST_SERIAL}, 1.0, array,                         \
-     "the " what " read through the read-only cache",                                        \
+     "Compute each output with the " what " you read from " symbol ": a constant read "      \
+     "that is thrown away, the output made from another copy (a shared one, or one in "     \
+     "registers another warp filled), earns none of the path's points."}
+#define FLOW_READONLY(what, array, ...)                                                      \
+    {FLOW_READONLY, {CHK_MEMORY_PATH, __VA_ARGS__}, 1.0, array,                              \
+     "the " what " read by __ldg",                                                           \
      "Compute each output with the " what " you read with __ldg (or through const "          \
-     "__restrict__): a read-only load that is thrown away, the output made from a plain "   \
-     "load of " array ", earns none of the path's points."}
+     "__restrict__): a read-only load that is thrown away, the output made another way (a "  \
+     "plain load of " array ", the other step's __constant__ array), earns none of the "     \
+     "path's points."}
 
 static const lab_kernel kernels[] = {
     {.name = "stencil1DConst", .launcher = "launch_stencil1DConst", .section = "constant",
@@ -34,7 +36,8 @@ static const lab_kernel kernels[] = {
      .step = 2, .path = MEM_PATH_READONLY, .tile_param = "TILE",
      .teaches = "the same stencil, the coefficients through the read-only cache "
                 "(__ldg, const __restrict__)",
-     .speed_fraction = 0.6, .flow = {FLOW_TILE10, FLOW_READONLY("coefficients", "coef")},
+     .speed_fraction = 0.6,
+     .flow = {FLOW_TILE10, FLOW_READONLY("coefficients", "coef", CHK_NONE)},
      .points = {{[CHK_CORRECT] = 3, [CHK_GLOBAL_LOADS] = 2, [CHK_SMEM_CONFLICTS] = 1,
                  [CHK_SPEED] = 1, [CHK_RACE] = RACE_POINTS, [CHK_MEMORY_PATH] = 2}}},
     {.name = "lookupConst", .launcher = "launch_lookupConst", .section = "lookup", .step = 3,
@@ -46,7 +49,8 @@ static const lab_kernel kernels[] = {
     {.name = "lookupReadOnly", .launcher = "launch_lookupReadOnly", .section = "lookup",
      .step = 4, .path = MEM_PATH_READONLY,
      .teaches = "the same lookup through the read-only cache: no serialization",
-     .speed_fraction = 0.6, .flow = {FLOW_READONLY("table's entries", "table")},
+     .speed_fraction = 0.6,
+     .flow = {FLOW_READONLY("table's entries", "table", CHK_CONST_SERIAL)},
      .points = {{[CHK_CORRECT] = 2, [CHK_MEMORY_PATH] = 2, [CHK_CONST_SERIAL] = 1,
                  [CHK_SPEED] = 1}}},
 };

@@ -151,8 +151,8 @@ static void verdict_words(const flow_spec *f, const flow_run *r,
                     seen->values ? "" : " (it read none)", all);
     } else {
         check_field(v->message, sizeof v->message, "for show in part: %s reach only %zu of "
-                    "the %zu %s: with every value %s changed, %s", lesson, n - same, n, what,
-                    src, all);
+                    "the %zu %s%s: with every value %s changed, the other %zu came out the "
+                    "same", lesson, n - same, n, what, aside, src, same);
     }
     check_field(v->measured, sizeof v->measured, "%zu of %zu %s changed, every value %s%s "
                 "changed (emulated)", n - same, n, what, src, where);
@@ -166,7 +166,7 @@ static void verdict_words(const flow_spec *f, const flow_run *r,
         check_field(v->expected, sizeof v->expected, "at least %.0f%% changed: the output made "
                     "from %s", 100.0 * f->share, lesson);
     check_field(v->hint, sizeof v->hint, "This check's points are for %s, so they must make "
-                "your output. The grader ran the measured input again with every value %s%s "
+                "your output. The grader ran the measured run again with every value %s%s "
                 "changed (a float by 2^40 or more, an integer by a large odd amount) and "
                 "compared %s with the plain run's bit for bit: %s%s. %s "
                 "(docs/troubleshooting.md#for-show)", lesson, src, where, r->name, all,

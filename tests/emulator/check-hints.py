@@ -117,6 +117,22 @@ expect("lab7-volatile-warp", "reduceSmemUnroll", "race", "message",
             "no __syncwarp() between"))
 expect("lab7-volatile-warp", "reduceSmemUnroll", "race", "hint",
        has=(f"(line {ld}) after lane", f"(line {st})", "A volatile pointer does not order them"))
+# The flow run (problems/flow.c): a tree for show beside a sum made in other shared words
+# names the tree's line, whose values reach nothing, and the line whose values do.
+name = "lab7-tree-for-show-shfl"
+tree = line_of(name, "smem[tid] += smem[tid + stride]; /* PLANTED")
+sums = line_of(name, "x = tid < DIM / 32 ? warp_sums[tid] : 0;")
+expect(name, "reduceSmem", "smem-conflicts", "message",
+       has=(f"the values {name}.cu:{tree} reads from shared memory never reach partial",
+            f"({name}.cu:{sums}'s do)"))
+expect(name, "reduceSmem", "smem-conflicts", "hint",
+       has=(f"every value read from shared memory at {name}.cu:{tree} changed",
+            "that line's work is thrown away", "Store the tree's last sum"))
+# A tile tested, not read: the elements that changed are those whose value came out below 0.
+expect("lab2-tile-for-show", "setRowReadColDyn", "load-requests", "hint",
+       has=("compared out with the plain run's bit for bit", "of the 1024 elements of out "
+            "came out the same", "Write out[idx] with the value your load reads back"))
+
 # A wrong sum, classified from what the kernel did with each element (the grader runs
 # it again on inputs 0 but for one element): none of the stock words where they do not
 # describe the mistake.
