@@ -165,11 +165,10 @@ static void verdict_words(const flow_spec *f, const flow_run *r,
     else
         check_field(v->expected, sizeof v->expected, "at least %.0f%% changed: the output made "
                     "from %s", 100.0 * f->share, lesson);
-    check_field(v->hint, sizeof v->hint, "This check's points are for %s, so they must make "
+    check_field(v->hint, sizeof v->hint, "This check's points are for %s: they must make "
                 "your output. The grader ran the measured run again with every value %s%s "
-                "changed (a float by 2^40 or more, an integer by a large odd amount) and "
-                "compared %s with the plain run's bit for bit: %s%s. %s "
-                "(docs/troubleshooting.md#for-show)", lesson, src, where, r->name, all,
+                "changed (docs/troubleshooting.md#for-show says how) and compared %s with the "
+                "plain run's bit for bit: %s%s. %s", lesson, src, where, r->name, all,
                 seen->at ? ": that line's work is thrown away" : "", f->fix ? f->fix : "");
 }
 

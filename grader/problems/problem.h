@@ -34,13 +34,17 @@
  *                 bounds (an access into an array's guard zone fails correct), each
  *                 listed count check's judge (measured first), release; then, where
  *                 the meter is the emulator, the edge run: the call of role CALL_EDGE
- *                 measured again, its races and bounds judged on every block
+ *                 measured again, its races and bounds judged on every block, and the
+ *                 flow run (flow.c): the measured input again with the lesson's values
+ *                 changed, whose output must change, or the lesson's checks that passed
+ *                 fail "for show" (on a GPU the twin's verdict)
  *   6. twin       where the meter is not the emulator (the trace, the counters),
  *                 before the measured run: the kernel graded again on the emulator,
  *                 a problem of its own (correct at the emulator's sizes, its
  *                 measured run under the emulator's meter), for what only it sees:
- *                 synchronisation, races at its sizes, the kind's `emulated` checks;
- *                 what it finds joins the measured run's verdicts (problem.c)
+ *                 synchronisation, races at its sizes, the kind's `emulated` checks,
+ *                 the flow run; what it finds joins the measured run's verdicts
+ *                 (problem.c)
  *   7. speed      where listed and due (correct passed, the device times kernels)
  *
  * Each check goes to the grader as soon as it is decided, so a crash later costs
