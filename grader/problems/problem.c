@@ -1081,6 +1081,7 @@ static problem *emulated_twin(problem *p, char *why, size_t why_size)
     problem *t = NULL;
     double limit = gpu_watchdog_seconds();
     device_use(&device_emulator);
+    emu_device_sm_count(p->env->gpu.sm_count); /* its %nsmid and %smid: the GPU's */
     if (module_load(&mod, p->env->img, why, why_size) != 0) {
         device_use(was);
         return NULL;
