@@ -560,6 +560,24 @@ static void wrong_in_this_order(int repeats, check_result *c)
                     hint, decides);
 }
 
+/* A float output whose every element is within its own limit and whose whole is not
+   (reference/tolerance.c's "all N elements match (limit ...); ... overall rel err"): no
+   index is wrong, the arithmetic is narrower than float's. */
+static int within_each_limit(const check_result *c)
+{
+    return strstr(c->message, " elements match (limit ") && strstr(c->message, "overall rel err");
+}
+
+static void narrow_arithmetic(check_result *c)
+{
+    check_field(c->hint, sizeof c->hint, "Every element is within its own limit, and the "
+                "output as a whole is not (its overall error above): no index is wrong, the "
+                "arithmetic is narrower than float's. Somewhere your kernel holds or adds the "
+                "values in a narrower type (__half or __nv_bfloat16 tiles, a conversion in the "
+                "sum, tensor cores' TF32): keep the tiles and the running sum in float, as the "
+                "inputs and the output are.");
+}
+
 /* A first run wrong in order, where the device decides the order: the same run once
    more, blocks and warps last to first; 1 when that one is right (the output depends on
    the order, as run 3 finds the other way round), c keeping the first run's words. */
@@ -685,6 +703,8 @@ static run_outcome grade_correct_runs(problem *p)
                 wrong_on_repeat(p, repeats, c);
                 p->kept_state = r + 1;
             }
+            else if (out == RUN_WRONG && within_each_limit(c))
+                narrow_arithmetic(c);
             else if (out == RUN_WRONG && p->kind->explain_wrong)
                 p->kind->explain_wrong(p, c);
             if (out != RUN_RIGHT)
