@@ -106,8 +106,9 @@ void compare_races(check_result *c, const trace_summary *s, const char *why);
  * transpose): the check holds it to being strided, and draws what it costs.
  */
 /* The global sites of a check that counts traffic whole (no lines of its own): loads,
-   and stores too where store_too; a check not judged, or one with lines, unchanged. */
-void compare_global_sites(check_result *c, const trace_summary *s, int store_too);
+   and stores and atomics too where writes_too; a check not judged, or one with lines,
+   unchanged. */
+void compare_global_sites(check_result *c, const trace_summary *s, int writes_too);
 
 void compare_coalescing(check_result *c, int store, const measurement *m, double model_ideal,
                         const trace_summary *s, const char *code, int expect_strided);
