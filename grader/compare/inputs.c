@@ -49,9 +49,9 @@ int compare_input_written(check_result *correct, const trace_summary *s)
     const char *name = w->array[0] ? w->array : "an input";
     where(w, at, sizeof at);
     if (s->nc_written_count > 0 && w->base && s->nc_load.base == w->base)
-        snprintf(nc_too, sizeof nc_too, " It reads %s through the read-only cache too (%s): "
-                 "the CUDA Programming Guide allows that cache only data read-only for the "
-                 "kernel's whole lifetime.", name, where(&s->nc_load, nc_at, sizeof nc_at));
+        snprintf(nc_too, sizeof nc_too, " It reads %s through the read-only cache too (%s), "
+                 "which the CUDA Programming Guide allows only data read-only for the kernel's "
+                 "whole lifetime.", name, where(&s->nc_load, nc_at, sizeof nc_at));
     check_set(correct, CHECK_FAIL, "writes its input %s: %s at %s by lane %u of warp %u of "
               "block %u (%ld lane%s in all), where the kernel must only read it", name,
               op_word(w->op), at, w->lane, w->warp, w->block, s->input_write_count,
@@ -60,13 +60,12 @@ int compare_input_written(check_result *correct, const trace_summary *s)
                 "%s", s->input_write_count, s->input_write_count == 1 ? "" : "s", name);
     check_field(correct->expected, sizeof correct->expected, "no store or atomic into an input "
                 "(the launcher's const arguments)");
-    check_field(correct->hint, sizeof correct->hint, "%s is an input: the launcher's contract "
-                "gives it to the kernel as const, the caller's data to read and leave as it "
-                "was. Your kernel writes it (%s, %s through a pointer that casts the const away "
-                "or aliases it): whatever the output comes to, the caller's %s is no longer "
-                "what it gave, and whatever reads it next reads what the kernel wrote.%s Keep "
-                "what the kernel makes in registers, shared memory or its output.", name, at,
-                op_word(w->op), name, nc_too);
+    check_field(correct->hint, sizeof correct->hint, "%s is an input: the contract gives it "
+                "to the kernel as const, the caller's data to read and leave as it was. Your "
+                "kernel writes it (%s, %s through a pointer that casts the const away or "
+                "aliases it): whatever the output, the caller's %s is no longer what it "
+                "gave.%s Keep what the kernel makes in registers, shared memory or its output "
+                "(docs/troubleshooting.md#inputs).", name, at, op_word(w->op), name, nc_too);
     correct->n_lines = 0;
     add_line(correct, w, "input");
     return 1;
@@ -96,7 +95,7 @@ int compare_nc_written(check_result *correct, const trace_summary *s)
                 "so on a GPU such a load may return a word as it was before the write (%s), "
                 "whatever this run gave. Read what the kernel writes with plain loads: no "
                 "__ldg, and no const __restrict__ on a pointer to memory the kernel writes "
-                "through another.", write_at);
+                "through another (docs/troubleshooting.md#inputs).", write_at);
     correct->n_lines = 0;
     add_line(correct, ld, "nc load");
     add_line(correct, wr, "written");

@@ -928,7 +928,8 @@ static void judge_traffic(problem *p, check_id id, const measurement *m, const t
                     "place). Your blocks make %.1f global atomics each%s: every atomicAdd into "
                     "global memory is a round trip to the memory the tile was meant to spare, "
                     "one warp's lanes serialised on one word. Add the block's values in the "
-                    "tile (or registers) first, then write its one sum.", atomics / blocks,
+                    "tile (or registers) first, then write its one sum "
+                    "(docs/troubleshooting.md#atomics).", atomics / blocks,
                     stores > 0 ? " beside their stores" : "");
     } else if (stores > (double)blocks) { /* first: what makes the extra loads too, if any */
         check_set(c, CHECK_FAIL, "%.0f global store instructions, %.1f a block: partial sums go "
