@@ -454,7 +454,8 @@ static void mark_atomics(trace_state *s, const traced_launch *t, trace_record *r
     int na = 0, arch;
     char why[160];
     size_t i = 0;
-    while (i < n && (r[i].flags & (TRACE_READ | TRACE_WRITE)) != (TRACE_READ | TRACE_WRITE))
+    while (i < n && (r[i].flags & (TRACE_READ | TRACE_WRITE | TRACE_GLOBAL)) !=
+                        (TRACE_READ | TRACE_WRITE)) /* the first shared atomic (not a global one) */
         i++;
     if (i == n || !m || sass_function_accesses(m->cubin, m->cubin_size, t->function, &acc, &na,
                                                &arch, why, sizeof why) != 0)
