@@ -602,6 +602,12 @@ static void coalesce_lines(check_result *c, const trace_summary *s, int side)
         draw_worst(c, s, side);
 }
 
+void compare_global_side_lines(check_result *c, const trace_summary *s, int side)
+{
+    if (s)
+        coalesce_lines(c, s, side);
+}
+
 /* A check of global traffic that names no line (labs 5 to 8 and 10 count a kernel's
    loads and stores whole) names its global sites, loads then stores and atomics
    (writes_too), so that the report page marks every line that touched global memory with

@@ -931,6 +931,7 @@ static void judge_traffic(problem *p, check_id id, const measurement *m, const t
                     "tile (or registers) first, then write its one sum "
                     "(docs/troubleshooting.md#atomics).", atomics / blocks,
                     stores > 0 ? " beside their stores" : "");
+        compare_global_side_lines(c, s, COALESCE_ATOMIC); /* the culprits' lines first */
     } else if (stores > (double)blocks) { /* first: what makes the extra loads too, if any */
         check_set(c, CHECK_FAIL, "%.0f global store instructions, %.1f a block: partial sums go "
                   "through global memory", stores, stores / blocks);

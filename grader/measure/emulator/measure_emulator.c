@@ -508,8 +508,9 @@ static void attribute(trace_summary *s)
     snprintf(meter.function, sizeof meter.function, "%s", name);
     for (int i = 0; i < s->n_sites; i++)
         emu_line(mod, k, s->sites[i].pc, &s->sites[i].file, &s->sites[i].line);
-    for (int i = 0; i < s->global.n; i++)
-        emu_line(mod, k, s->global.v[i].pc, &s->global.v[i].file, &s->global.v[i].line);
+    for (int i = 0; i < s->global.n; i++) /* (an atomic's or __ldg's header at the student's
+                                              line, as the trace's line table names it) */
+        emu_student_line(mod, k, s->global.v[i].pc, &s->global.v[i].file, &s->global.v[i].line);
     for (int i = 0; i < s->n_races; i++) {
         emu_line(mod, k, s->races[i].pc_a, &s->races[i].file_a, &s->races[i].line_a);
         emu_line(mod, k, s->races[i].pc_b, &s->races[i].file_b, &s->races[i].line_b);
