@@ -520,21 +520,50 @@ static void contract_broken(problem *p)
  * (order_of_run): its output depends on which of them runs first, which a GPU does not
  * promise. The kind's words on what is wrong stand, after the rule.
  */
-static void wrong_in_other_order(problem *p, int repeats, check_result *c)
+static void wrong_in_other_order(const char *runs, check_result *c)
 {
     char was[sizeof c->message];
     snprintf(was, sizeof was, "%s", c->message);
     check_set(c, CHECK_FAIL, "unreliable: your output depends on the order blocks or "
-              "warps run (run %d of %d, both last to first; in order: right): %.150s",
-              p->run + 1, repeats, was);
+              "warps run (%s): %.150s", runs, was);
     check_field(c->hint, sizeof c->hint, "A GPU runs a grid's blocks, and a block's "
                 "warps, in any order and at once (CUDA Programming Guide: blocks must be "
-                "independent). Run last to first, your kernel went wrong: one warp or "
-                "block writes a word others read or add to. In a block: thread 0 zeroing "
-                "the block's sum while the other warps atomicAdd into it needs a "
-                "__syncthreads() between. Across blocks: a grid-wide total block 0 zeroes "
-                "while the others add, a flag from one block to another, have no order "
-                "at all; give each block its own output word (docs/troubleshooting.md#order).");
+                "independent). Run first to last and last to first, your kernel gave two "
+                "outputs: one warp or block writes a word others read or add to. In a "
+                "block: thread 0 zeroing the block's sum while the other warps atomicAdd "
+                "into it needs a __syncthreads() between. Across blocks: a grid-wide total "
+                "block 0 zeroes while the others add, a flag from one block to another, have "
+                "no order at all; give each block its own output word "
+                "(docs/troubleshooting.md#order).");
+}
+
+/* The same found on a first run wrong in order: the kind's hint on that run, where it
+   has one, says what went wrong in the order a student reads the code in, and stays. */
+static void wrong_in_this_order(int repeats, check_result *c)
+{
+    char runs[96], hint[sizeof c->hint];
+    snprintf(runs, sizeof runs, "run 1 of %d, in order; both last to first: right", repeats);
+    snprintf(hint, sizeof hint, "%s", c->hint);
+    wrong_in_other_order(runs, c);
+    static const char decides[] = " (Last to first it came out right: the order decides, "
+                                  "docs/troubleshooting.md#order.)";
+    if (hint[0])
+        check_field(c->hint, sizeof c->hint, "%.*s%s", (int)(sizeof c->hint - sizeof decides),
+                    hint, decides);
+}
+
+/* A first run wrong in order, where the device decides the order: the same run once
+   more, blocks and warps last to first; 1 when that one is right (the output depends on
+   the order, as run 3 finds the other way round), c keeping the first run's words. */
+static int right_in_other_order(problem *p, check_result *c)
+{
+    check_result in_order = *c;
+    if (!dev_order(1))
+        return 0;
+    run_outcome again = p->kind->run(p, c);
+    dev_order(0);
+    *c = in_order;
+    return again == RUN_RIGHT;
 }
 
 /*
@@ -636,8 +665,14 @@ static run_outcome grade_correct_runs(problem *p)
             if (out == RUN_FAILED || out == RUN_LOST)
                 worded_fault(p, c);
             if (out == RUN_WRONG && reversed) {
-                wrong_in_other_order(p, repeats, c);
+                char runs[96];
+                snprintf(runs, sizeof runs, "run %d of %d, both last to first; in order: right",
+                         r + 1, repeats);
+                wrong_in_other_order(runs, c);
                 p->order_failed = p->luck = 1; /* as a race: its counts are still its work */
+            } else if (out == RUN_WRONG && r == 0 && right_in_other_order(p, c)) {
+                wrong_in_this_order(repeats, c);
+                p->order_failed = p->luck = 1;
             } else if (out == RUN_WRONG && r > 0) {
                 wrong_on_repeat(p, repeats, c);
                 p->kept_state = r + 1;
@@ -758,6 +793,14 @@ static void name_by_device(trace_oob *o)
     }
 }
 
+/* An output that depends on the order blocks and warps run (the correct phase found it
+   one order right, the other wrong): the measured run's output, in order, is that
+   order's luck, and the counts are judged whatever it was, as with a race. */
+static measure_status order_rule(const problem *p, measure_status st)
+{
+    return p->order_failed && st == MEASURE_WRONG_RESULT ? MEASURE_OK : st;
+}
+
 void worker_judge_oob(problem *p, const trace_summary *s)
 {
     trace_summary one;
@@ -869,6 +912,7 @@ static void measured_run(problem *p)
     worker_judge_oob(p, s);
     worker_judge_inputs(p, s);
     st = bounds_rule(p, st, overran || p->oob_failed);
+    st = order_rule(p, st);
     if (meter_emulates(env))
         st = sync_rule(p, st, s);
     if (twinned)
@@ -1081,6 +1125,7 @@ static problem *emulated_twin(problem *p, char *why, size_t why_size)
     problem *t = NULL;
     double limit = gpu_watchdog_seconds();
     device_use(&device_emulator);
+    emu_device_sm_count(p->env->gpu.sm_count); /* its %nsmid and %smid: the GPU's */
     if (module_load(&mod, p->env->img, why, why_size) != 0) {
         device_use(was);
         return NULL;

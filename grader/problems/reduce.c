@@ -286,6 +286,19 @@ static const char *kernel_has(const red *r, int i, const char *prefix, char *at,
     return at;
 }
 
+/* Whether the kernel of call i declares no shared memory (no tile, static or dynamic). */
+static int kernel_without_shared(const red *r, int i)
+{
+    const worker_env *env = r->p->env;
+    const call_plan *plan = &env->plan->calls[i];
+    uint32_t bytes = 0;
+    int dynamic = 0;
+    if (!env->decls || plan->n_launches == 0)
+        return 0;
+    const char *name = env->img->kernels[plan->launches[0].kernel].name;
+    return lab_decls_shared(env->decls, name, &bytes, &dynamic) == 0 && bytes == 0 && !dynamic;
+}
+
 /* One probe: v (n ints) in r->in, the kernel, its partial sums added up into *total. */
 static int probe_run(red *r, guarded *out, const int32_t *v, long n, long blocks,
                      int32_t *part, int32_t *total, const char *label)
@@ -419,6 +432,7 @@ static void explain_sum(red *r, int i, const int32_t *x, long n, const int32_t *
         snprintf(at, sizeof at, "n = %ld, a whole block", per);
         k.at = at;
     }
+    k.no_shared = kernel_without_shared(r, i);
     k.shfl_up = kernel_has(r, i, "shfl.sync.up", up, sizeof up);
     k.shfl_idx = kernel_has(r, i, "shfl.sync.idx", idx, sizeof idx);
     if (!sum_explain(&k, c->hint, sizeof c->hint))

@@ -173,6 +173,12 @@ typedef struct emu_launch {
     /* Where device printf's output goes once the launch has ended (NULL: nowhere). */
     void (*print)(void *ctx, const char *text, size_t len);
     void *print_ctx;
+    /* What the machine's own registers say, as the GPU graded for would: %nsmid its SMs
+       (0: 1), %smid a block's (its index modulo them), %gridid the launch's number, and
+       %globaltimer (ns) and %clock64 counting on from time_base. A kernel must not be
+       able to tell the emulator from a GPU by them and take another path on one. */
+    uint32_t sm_count;
+    uint64_t grid_id, time_base;
 } emu_launch;
 
 /* --- what a launch did: one record a warp-level access ------------------------- */

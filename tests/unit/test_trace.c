@@ -213,6 +213,9 @@ START_TEST(test_widths_loads_and_stores_alike)
     check_init(&cl, "lab1", "k", "load-conflicts", 1);
     compare_conflicts(&cs, &st, &m, &exercise, DEGREE_TOLERANCE, NULL);
     compare_conflicts(&cl, &ld, &m, &exercise, DEGREE_TOLERANCE, NULL);
+    char exercise_degree[64]; /* the exercise's "(32-way conflict)", kept in the width's words */
+    snprintf(exercise_degree, sizeof exercise_degree, "at the exercise's 4 bytes: %s",
+             strrchr(cl.expected, '(') + 1);
     compare_conflicts_width(&cs, &st, w, 4, &st_model);
     compare_conflicts_width(&cl, &ld, w, 4, &ld_model);
     ck_assert_int_eq(cs.status, cl.status);
@@ -232,6 +235,8 @@ START_TEST(test_widths_loads_and_stores_alike)
         snprintf(words, sizeof words, "%ld wavefronts / %ld requests (%s at %d bytes a lane",
                  ld_model.wavefronts, ld_model.requests, same_both_ways[i].verdict, w);
         ck_assert_msg(strncmp(cl.expected, words, strlen(words)) == 0, "\"%s\"", cl.expected);
+        ck_assert_msg(strstr(cl.expected, exercise_degree) != NULL, "\"%s\" lacks \"%s\"",
+                      cl.expected, exercise_degree);
         ck_assert_int_eq(cl.width, w);
         if (cl.status == CHECK_FAIL)
             ck_assert_msg(strstr(cl.hint, "element type") != NULL, "%s", cl.hint);

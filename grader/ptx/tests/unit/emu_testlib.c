@@ -154,7 +154,9 @@ emu_status et_run3(et *e, const char *kernel, const unsigned grid[3], const unsi
     emu_launch l = {.kernel = k, .grid = {grid[0], grid[1], grid[2]},
                     .block = {block[0], block[1], block[2]}, .dynamic_shared = dynamic_shared,
                     .params = buf, .param_bytes = ki.param_bytes, .shared_fill = 0xdeadbeefu,
-                    .print = et_print, .print_ctx = e, .reverse = (uint8_t)e->reverse};
+                    .print = et_print, .print_ctx = e, .reverse = (uint8_t)e->reverse,
+                    .sm_count = e->machine.sm_count, .grid_id = e->machine.grid_id,
+                    .time_base = e->machine.time_base};
     e->n_printed = 0;
     e->printed[0] = '\0';
     emu_sink sink = {&e->rec, on_shared, on_global, on_sync, NULL};
