@@ -45,7 +45,7 @@ static void transpose_call(const image_size *s, int role, call_spec *c)
     c->args[3] = (call_arg){-1, s->height};
     c->n_buffers = 2;
     c->buffer_bytes[0] = c->buffer_bytes[1] = (size_t)s->width * (size_t)s->height * sizeof(float);
-    call_name_buffer(c, 0, "in");
+    call_name_input(c, 0, "in");
     call_name_buffer(c, 1, "out");
     snprintf(c->label, sizeof c->label, "nx=%d ny=%d (%s)", s->width, s->height, s->why);
     c->width = s->width, c->height = s->height, c->depth = 1;

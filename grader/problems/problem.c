@@ -7,6 +7,7 @@
 #include "../compare/compare.h"
 #include "../compare/bounds.h"
 #include "../compare/fault.h"
+#include "../compare/inputs.h"
 #include "../compare/sync.h"
 #include "../measure/emulator/emu_device.h"
 #include "../image/lib_code.h"
@@ -32,6 +33,21 @@ static const kind_desc *const kinds[] = {
 
 /* --- what a kind may call ------------------------------------------------------------ */
 
+/* The arrays of the call that the kernel must only read (call_spec.inputs), for the meter
+   that records global writes (the emulator's; the trace's patches) to hold them to. */
+static void hand_inputs(const problem *p, const call_spec *spec, void *const bufs[])
+{
+    unsigned long long lo[MEASURE_MAX_INPUTS], hi[MEASURE_MAX_INPUTS];
+    dev_array a;
+    int n = 0;
+    for (int b = 0; b < spec->n_buffers && b < CALL_MAX_BUFFERS && n < MEASURE_MAX_INPUTS; b++)
+        if ((spec->inputs >> b & 1u) && bufs[b] && dev_array_at((uintptr_t)bufs[b], &a))
+            lo[n] = a.base, hi[n] = a.base + a.bytes, n++;
+    measure_inputs(lo, hi, n);
+    if (p->env->tracer && p->env->meter == p->env->tracer && !device_is_emulator())
+        measure_trace_inputs(p->env->tracer, lo, hi, n); /* (not the twin's arrays) */
+}
+
 void problem_launch(void *arg)
 {
     const problem *p = arg;
@@ -40,6 +56,7 @@ void problem_launch(void *arg)
     p->kind->bind(p, r.bufs);
     for (int b = 0; b < spec->n_buffers && b < CALL_MAX_BUFFERS; b++) /* what a bound names */
         dev_name(r.bufs[b], spec->buffer_name[b]);
+    hand_inputs(p, spec, r.bufs);
     replay_launch(&r);
 }
 
@@ -810,6 +827,17 @@ static measure_status bounds_rule(problem *p, measure_status st, int overran)
     return st == MEASURE_WRONG_RESULT ? MEASURE_OK : st;
 }
 
+/* An access the trace's patches found by its address alone gets its array from the device
+   (dev_array_at), asked while the array lives. */
+static void name_by_device(trace_oob *o)
+{
+    dev_array a;
+    if (!o->base && dev_array_at(o->addr, &a)) {
+        o->base = a.base, o->bytes = a.bytes;
+        snprintf(o->array, sizeof o->array, "%s", a.name);
+    }
+}
+
 /* An output that depends on the order blocks and warps run (the correct phase found it
    one order right, the other wrong): the measured run's output, in order, is that
    order's luck, and the counts are judged whatever it was, as with a race. */
@@ -821,16 +849,29 @@ static measure_status order_rule(const problem *p, measure_status st)
 void worker_judge_oob(problem *p, const trace_summary *s)
 {
     trace_summary one;
-    dev_array a;
     if (!s || s->oob_count <= 0 || p->oob_failed) /* the first access found stands */
         return;
     memset(&one, 0, sizeof one);
     one.oob = s->oob, one.oob_count = s->oob_count;
-    if (!one.oob.base && dev_array_at(one.oob.addr, &a)) {
-        one.oob.base = a.base, one.oob.bytes = a.bytes;
-        snprintf(one.oob.array, sizeof one.oob.array, "%s", a.name);
-    }
+    name_by_device(&one.oob);
     p->oob_failed = compare_oob(&p->c[CHK_CORRECT], &one);
+}
+
+void worker_judge_inputs(problem *p, const trace_summary *s)
+{
+    trace_summary one;
+    if (!s || p->inputs_failed || p->oob_failed ||
+        (s->input_write_count <= 0 && s->nc_written_count <= 0))
+        return;
+    memset(&one, 0, sizeof one);
+    one.input_write_count = s->input_write_count, one.input_write = s->input_write;
+    one.nc_written_count = s->nc_written_count;
+    one.nc_load = s->nc_load, one.nc_write = s->nc_write;
+    name_by_device(&one.input_write);
+    name_by_device(&one.nc_load);
+    name_by_device(&one.nc_write);
+    p->inputs_failed = compare_input_written(&p->c[CHK_CORRECT], &one) ||
+                       compare_nc_written(&p->c[CHK_CORRECT], &one);
 }
 
 /*
@@ -914,6 +955,7 @@ static void measured_run(problem *p)
     int overran = kind->bounds && s && /* past the shared memory it has: named, fault or not */
                   worker_judge_bounds(env, &env->plan->calls[p->call], s, &p->c[CHK_CORRECT]);
     worker_judge_oob(p, s);
+    worker_judge_inputs(p, s);
     st = bounds_rule(p, st, overran || p->oob_failed);
     st = order_rule(p, st);
     if (meter_emulates(env))
@@ -958,6 +1000,7 @@ static void launch_failures(problem *p, const trace_summary *s)
         worker_judge_bounds(p->env, &p->env->plan->calls[p->call], s, correct);
     if (!p->sync_failed) {
         worker_judge_oob(p, s);
+        worker_judge_inputs(p, s);
         sync_rule(p, MEASURE_OK, s);
     }
 }
@@ -1056,6 +1099,7 @@ static int twin_measure(problem *t, char *why, size_t why_size)
     int overran = kind->bounds && s &&
                   worker_judge_bounds(t->env, &t->env->plan->calls[t->call], s, &t->c[CHK_CORRECT]);
     worker_judge_oob(t, s);
+    worker_judge_inputs(t, s);
     sync_rule(t, MEASURE_OK, s);
     t->luck = t->sync_failed || (t->listed[CHK_RACE] && s && s->n_races > 0) || overran ||
               t->oob_failed || /* bounds_rule's luck too, for a meter with no trace */

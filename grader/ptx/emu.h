@@ -114,6 +114,9 @@ int emu_newer_in(const struct ptx_module *m, uint32_t func, int sm, emu_newer *o
 
 /* Source file and line of the instruction at pc of kernel k (from .loc); 0 or -1. */
 int emu_line(const emu_module *m, int k, uint64_t pc, const char **file, int *line);
+/* The same as a student reads it: a header's instruction (an intrinsic: __ldg) at the
+   line of the student's that called it, where the PTX says. */
+int emu_student_line(const emu_module *m, int k, uint64_t pc, const char **file, int *line);
 
 /* --- what the compiler after PTX did to the accesses ---------------------------------
  * ptxas may give an access another width than PTX's: an 8-byte load of which half is

@@ -499,6 +499,50 @@ START_TEST(test_global_repeats)
 }
 END_TEST
 
+/* Global atomics (ga: READ and WRITE) are a side of their own: a site of their own for
+ * the lines of global-traffic, no load an element's repeat is counted from, no sector of
+ * the loads' or the stores' (lab 9's coalescing). */
+START_TEST(test_global_atomics_a_side)
+{
+    static const char text[] =
+        "gl 0x10 0 0 4 00000003 1000 1004\n"
+        "ga 0x20 0 0 4 00000003 1000 1004\n"  /* the same words, added into */
+        "ga 0x20 0 1 4 00000001 1000\n"
+        "gs 0x30 0 0 4 00000001 2000\n";
+    FILE *f = fmemopen((void *)text, sizeof text - 1, "r");
+    size_t n;
+    char why[256];
+    trace_record *r = trace_read(f, "a.trace", &n, why, sizeof why);
+    fclose(f);
+    ck_assert_msg(r != NULL, "%s", why);
+    ck_assert_uint_eq(r[1].flags, TRACE_READ | TRACE_WRITE | TRACE_GLOBAL);
+    bank_geometry g = modern();
+    trace_summary s;
+    ck_assert_int_eq(trace_analyze(&g, r, n, &s, why, sizeof why), 0);
+    ck_assert_int_eq(s.global_lanes, 2); /* the load's two lanes alone */
+    ck_assert_int_eq(s.global_repeats, 0);
+    ck_assert_int_eq(s.global.n, 3);
+    ck_assert_int_eq(s.global.v[0].side, COALESCE_LOAD);
+    ck_assert_int_eq(s.global.v[1].side, COALESCE_ATOMIC);
+    ck_assert_int_eq(s.global.v[1].requests, 2);
+    ck_assert_int_eq(s.global.v[2].side, COALESCE_STORE);
+    measurement m;
+    measure_clear(&m);
+    trace_to_measurement(&s, &m);
+    ck_assert(m.value[METRIC_GLOBAL_LD_SECTORS] == 1.0);
+    ck_assert(m.value[METRIC_GLOBAL_ST_SECTORS] == 1.0); /* the store's; none of the atomics' */
+    ck_assert_int_eq(s.n_sites, 0); /* no shared site */
+    /* written as read */
+    char buf[128];
+    f = fmemopen(buf, sizeof buf, "w");
+    ck_assert_int_eq(trace_write_record(f, &r[2]), 0);
+    fclose(f);
+    ck_assert_str_eq(buf, "ga 0x20 0 1 4 00000001 1000\n");
+    trace_summary_free(&s);
+    free(r);
+}
+END_TEST
+
 /* The planted lab1-long-tile: setRowReadCol on a long long tile reads
  * column-wise 16-way, not the 32-way the exercise shows. */
 START_TEST(test_64bit_rule_catches_a_wide_tile)
@@ -939,7 +983,7 @@ static const char *read_error(const char *text)
 
 START_TEST(test_text_format)
 {
-    ck_assert_str_eq(read_error("xx 0x10 0 0 4 1 0\n"), "t.trace:1: unknown record 'xx' (ld, st, atom, atomx, atomc, ldm, stm, cp, cpx, gl, gcp, gs, bar, sync, acq, rel or acqrel)");
+    ck_assert_str_eq(read_error("xx 0x10 0 0 4 1 0\n"), "t.trace:1: unknown record 'xx' (ld, st, atom, atomx, atomc, ldm, stm, cp, cpx, gl, gcp, gs, ga, bar, sync, acq, rel or acqrel)");
     ck_assert_str_eq(read_error("# c\nld 0x10 0 0 4 3 0\n"),
                      "t.trace:2: mask 00000003 has lane 1 active but the line gives no address for it");
     ck_assert_str_eq(read_error("st 0x10 0 0 4 1 0 4\n"), "t.trace:1: more fields than the mask has active lanes");
@@ -1474,6 +1518,7 @@ Suite *trace_suite(void)
     tcase_add_test(tc, test_race_spoils_correct);
     tcase_add_test(tc, test_shared_extent);
     tcase_add_test(tc, test_global_repeats);
+    tcase_add_test(tc, test_global_atomics_a_side);
     tcase_add_test(tc, test_global_broadcast_not_repeat);
     tcase_add_test(tc, test_64bit_rule_catches_a_wide_tile);
     tcase_add_test(tc, test_race_rules);
