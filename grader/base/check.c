@@ -60,7 +60,8 @@ void check_warp_tidy(check_warp *w)
 
 const char *check_line_text(const check_line *l, char *buf, size_t size)
 {
-    if (strcmp(l->op, "gload") == 0 || strcmp(l->op, "gstore") == 0) { /* sectors, not banks */
+    if (strcmp(l->op, "gload") == 0 || strcmp(l->op, "gstore") == 0 ||
+        strcmp(l->op, "gatomic") == 0) { /* sectors, not banks */
         char gat[sizeof l->file + 16];
         snprintf(gat, sizeof gat, l->line > 0 ? "%s:%d" : "%s", l->file, l->line);
         double r = l->ideal > 0 ? (double)l->wavefronts / (double)l->ideal : 1.0;

@@ -45,8 +45,9 @@ typedef struct check_warp {
 typedef struct check_line {
     char file[48];  /* base name: lab3.cu */
     int line;
-    char op[8];     /* load, store, atomic; gload, gstore: global (wavefronts are sectors);
-                       cload: a constant load, named from the compiled code (no counts) */
+    char op[8];     /* load, store, atomic; gload, gstore, gatomic: global (wavefronts are
+                       sectors); cload: a constant load, named from the compiled code (no
+                       counts); bounds, input, nc load, written: a line correct names */
     long requests, wavefronts, ideal;
     check_warp worst; /* its worst warp (active 0: not recorded, as for a race's lines) */
 } check_line;

@@ -189,15 +189,19 @@ static const char *types_of_width(int width)
 void compare_conflicts_width(check_result *c, const smem_side *side, int width,
                              int exercise_width, const smem_cost *at_width)
 {
-    char text[48], msg[sizeof c->message];
+    char text[48], msg[sizeof c->message], was[sizeof c->expected];
     if (width <= 0 || width == exercise_width || c->wavefronts <= 0)
         return;
     c->width = width;
     *side_expect(c, side) = smem_degree(at_width);
     degree_text(smem_degree(at_width), text, sizeof text);
+    /* the exercise's expectation, written over below: its degree, "(32-way conflict)" */
+    const char *open = strrchr(c->expected, '(');
+    snprintf(was, sizeof was, "%s", open ? open + 1 : c->expected);
+    was[strcspn(was, ")")] = '\0';
     check_field(c->expected, sizeof c->expected, "%ld wavefronts / %ld requests (%s at %d bytes "
-                "a lane; the exercise's %d-byte elements: %.40s)", at_width->wavefronts,
-                at_width->requests, text, width, exercise_width, c->expected);
+                "a lane; at the exercise's %d bytes: %.40s)", at_width->wavefronts,
+                at_width->requests, text, width, exercise_width, was);
     snprintf(msg, sizeof msg, "%s", c->message);
     check_field(c->message, sizeof c->message, "%.160s: %d-byte lanes where the exercise's are "
                 "%d bytes", msg, width, exercise_width);
@@ -565,14 +569,16 @@ static check_line *same_source_line(check_result *c, int from, const coalesce_si
     return NULL;
 }
 
-static void coalesce_lines(check_result *c, const trace_summary *s, int store)
+static void coalesce_lines(check_result *c, const trace_summary *s, int side)
 {
+    static const char *const op[] = {[COALESCE_LOAD] = "gload", [COALESCE_STORE] = "gstore",
+                                      [COALESCE_ATOMIC] = "gatomic"};
     int used[CHECK_MAX_LINES], n = 0;
     const coalesce_sites *g = &s->global;
     while (n < CHECK_MAX_LINES - c->n_lines) {
         int best = -1;
         for (int i = 0; i < g->n; i++) {
-            int taken = g->v[i].store != store;
+            int taken = g->v[i].side != side;
             for (int k = 0; k < n; k++)
                 taken |= used[k] == i;
             if (!taken && (best < 0 || g->v[i].sectors - g->v[i].ideal >
@@ -589,27 +595,36 @@ static void coalesce_lines(check_result *c, const trace_summary *s, int store)
         check_line *l = same_source_line(c, first, x);
         if (!l) { /* the worst site of its line first: its warp is the one drawn */
             l = &c->lines[c->n_lines++];
-            set_line(l, x->file, x->line, x->pc, store ? "gstore" : "gload");
+            set_line(l, x->file, x->line, x->pc, op[side]);
             keep_global_warp(&l->worst, x);
         }
         l->requests += x->requests;
         l->wavefronts += x->sectors;
         l->ideal += x->ideal;
     }
-    if (c->status == CHECK_FAIL && n > 0)
-        draw_worst(c, s, store);
+    if (c->status == CHECK_FAIL && n > 0 && side != COALESCE_ATOMIC)
+        draw_worst(c, s, side);
+}
+
+void compare_global_side_lines(check_result *c, const trace_summary *s, int side)
+{
+    if (s)
+        coalesce_lines(c, s, side);
 }
 
 /* A check of global traffic that names no line (labs 5 to 8 and 10 count a kernel's
-   loads and stores whole) names its global sites, loads then stores (store_too), so
-   that the report page marks every line that touched global memory with its sectors. */
-void compare_global_sites(check_result *c, const trace_summary *s, int store_too)
+   loads and stores whole) names its global sites, loads then stores and atomics
+   (writes_too), so that the report page marks every line that touched global memory with
+   its sectors. */
+void compare_global_sites(check_result *c, const trace_summary *s, int writes_too)
 {
     if (!s || c->n_lines > 0 || (c->status != CHECK_PASS && c->status != CHECK_FAIL))
         return;
-    coalesce_lines(c, s, 0);
-    if (store_too)
-        coalesce_lines(c, s, 1);
+    coalesce_lines(c, s, COALESCE_LOAD);
+    if (writes_too) {
+        coalesce_lines(c, s, COALESCE_STORE);
+        coalesce_lines(c, s, COALESCE_ATOMIC);
+    }
 }
 
 /* The worst warp of the side's worst site over its sectors, into c->bank_map. */

@@ -105,9 +105,14 @@ void compare_races(check_result *c, const trace_summary *s, const char *why);
  * expect_strided: the step walks a column of this side on purpose (a naive
  * transpose): the check holds it to being strided, and draws what it costs.
  */
+/* The lines of one side's global sites (coalesce_side: loads, stores or atomics), worst
+   first, after c's own (s NULL: none): a check whose failure is that side's names them. */
+void compare_global_side_lines(check_result *c, const trace_summary *s, int side);
+
 /* The global sites of a check that counts traffic whole (no lines of its own): loads,
-   and stores too where store_too; a check not judged, or one with lines, unchanged. */
-void compare_global_sites(check_result *c, const trace_summary *s, int store_too);
+   and stores and atomics too where writes_too; a check not judged, or one with lines,
+   unchanged. */
+void compare_global_sites(check_result *c, const trace_summary *s, int writes_too);
 
 void compare_coalescing(check_result *c, int store, const measurement *m, double model_ideal,
                         const trace_summary *s, const char *code, int expect_strided);

@@ -149,6 +149,10 @@ static int lower_lanes(const sum_counts *s, int32_t *k)
 /* The cause of elements missing or counted twice, for where the tree runs. */
 static const char *level_cause(const sum_counts *s)
 {
+    if (s->no_shared && !s->in_place)
+        return "several threads write one word of global memory in an order nothing fixes (a "
+               "word one thread zeroes while others atomicAdd into it: the zeroing store may "
+               "land after their adds, or another block's), or an index skips or repeats them";
     return s->in_place
         ? "a level reads in[tid + stride] before another warp has added into it (no "
           "__syncthreads() between the levels: a block's warps run in any order), or an index "

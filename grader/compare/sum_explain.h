@@ -30,6 +30,7 @@ typedef struct sum_counts {
        fixed count of each element (else it depends on the values, or on the run: a race) */
     int consistent;
     int in_place; /* the tree runs in the input itself (lab 7's step 1: there is no tile) */
+    int no_shared; /* the kernel declares no shared memory: no level of a tile to blame */
     /* the kernel's shuffles in a direction a sum over a warp has no use for: up (a lane
        below delta gets its own value back) and idx (one lane's value to every lane),
        each with the student's line ("lab8.cu:121"), NULL where it has none */

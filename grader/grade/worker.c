@@ -186,7 +186,8 @@ static int open_emulator(worker_env *env, const char *reason)
     emu_device_as(as);
     memset(g, 0, sizeof *g);
     snprintf(g->name, sizeof g->name, "%s", as ? as->name : reason);
-    g->major = as ? as->major : 9, g->minor = as ? as->minor : 0, g->sm_count = 1;
+    g->major = as ? as->major : 9, g->minor = as ? as->minor : 0;
+    g->sm_count = as ? as->sm_count : EMU_DEFAULT_SM_COUNT; /* what its %nsmid says */
     emu_device_banks(&g->banks);
     emu_device_time_limit(env->opt->timeout_s);
     gpu_watchdog_set(GPU_EMULATED_WATCHDOG_FACTOR * env->opt->timeout_s, WORKER_EXIT_TIMEOUT);

@@ -182,6 +182,26 @@ static unsigned long long hash_of(const char *p, size_t n)
 
 #define SEEN_MAX 4096 /* past that many different paragraphs, every one is shown */
 
+/* nvcc closes its warnings with a flag to silence them, which a student cannot pass
+   through make: they read what they can do in their own file instead. */
+static const char NVCC_SUPPRESS_REMARK[] = "Remark: The warnings can be suppressed with";
+static const char KIT_SUPPRESS_REMARK[] =
+    "Remark: each warning names a line of your file to fix (the kit's build takes no flags of "
+    "yours; to keep one on purpose, put #pragma nv_diag_suppress NUMBER above it, NUMBER from "
+    "its \"warning #NUMBER-D\")\n";
+
+static void print_paragraph(FILE *out, const char *p, size_t n)
+{
+    if (n >= sizeof NVCC_SUPPRESS_REMARK - 1 &&
+        !memcmp(p, NVCC_SUPPRESS_REMARK, sizeof NVCC_SUPPRESS_REMARK - 1)) {
+        fputs(KIT_SUPPRESS_REMARK, out);
+        if (n > 1 && p[n - 2] == '\n') /* the paragraph's empty line */
+            fputc('\n', out);
+        return;
+    }
+    fwrite(p, 1, n, out);
+}
+
 void diag_print_once(FILE *out, const char *messages, size_t len)
 {
     static struct { unsigned long long hash; size_t len; } seen[SEEN_MAX];
@@ -202,7 +222,7 @@ void diag_print_once(FILE *out, const char *messages, size_t len)
         for (size_t k = 0; k < n_seen && !again; k++)
             again = seen[k].hash == h && seen[k].len == text;
         if (!again) {
-            fwrite(messages + at, 1, n, out);
+            print_paragraph(out, messages + at, n);
             if (n_seen < SEEN_MAX) {
                 seen[n_seen].hash = h;
                 seen[n_seen++].len = text;

@@ -16,6 +16,12 @@ void call_name_buffer(call_spec *c, int i, const char *name)
     snprintf(c->buffer_name[i], sizeof c->buffer_name[i], "%s", name);
 }
 
+void call_name_input(call_spec *c, int i, const char *name)
+{
+    call_name_buffer(c, i, name);
+    c->inputs |= 1u << i;
+}
+
 /* launch_X(int *out): one BDIMX x BDIMY output. */
 static int tile_calls(const lab_def *lab, call_spec *out)
 {
@@ -43,8 +49,8 @@ static void matmul_call(const matmul_size *s, int role, call_spec *c)
     c->buffer_bytes[0] = (size_t)s->M * s->K * F;
     c->buffer_bytes[1] = (size_t)s->K * s->N * F;
     c->buffer_bytes[2] = (size_t)s->M * s->N * F;
-    call_name_buffer(c, 0, "A");
-    call_name_buffer(c, 1, "B");
+    call_name_input(c, 0, "A");
+    call_name_input(c, 1, "B");
     call_name_buffer(c, 2, "C");
     snprintf(c->label, sizeof c->label, "M=%d N=%d K=%d (%s)", s->M, s->N, s->K, s->why);
     c->width = s->M, c->height = s->N, c->depth = s->K;
@@ -87,9 +93,9 @@ static void conv_call(const lab_kernel *k, int width, int height, int mw, const 
     c->buffer_bytes[0] = (size_t)width * height * F; /* in */
     c->buffer_bytes[1] = (size_t)width * height * F; /* out */
     c->n_buffers = 2;
-    call_name_buffer(c, 0, "in");
+    call_name_input(c, 0, "in");
     call_name_buffer(c, 1, "out");
-    call_name_buffer(c, 2, "mask");
+    call_name_input(c, 2, "mask");
     c->args[a++] = buf(0);
     if (!k->mask_symbol) {
         c->buffer_bytes[2] = (size_t)mw * F;

@@ -46,6 +46,10 @@ typedef struct call_spec {
        allocation a fault message names. Held in the spec, not pointed to: a plan travels
        to a meter server as bytes. */
     char buffer_name[CALL_MAX_BUFFERS][16];
+    /* bit b: buffer b is an input the kernel only reads (the contract gives it as const:
+       the caller's data): a store or an atomic into it fails correct, whatever the output
+       (problems/problem.c). Lab 7's step 1, whose tree runs in place, writes its in. */
+    unsigned inputs;
     char label[128]; /* "M=67 N=53 K=97 (...)": for messages */
     int width, height, depth; /* the problem's sizes: M N K, or width height mask */
     int role;        /* CALL_* */
@@ -82,7 +86,9 @@ int calls_find(const call_spec *specs, int n, int role, int emulated);
 /* Whether call c runs on the emulator (emulated) or the GPU. */
 int call_runs_on(const call_spec *c, int emulated);
 
-/* Buffer i of c is the launcher's argument `name` (at most 15 characters). */
+/* Buffer i of c is the launcher's argument `name` (at most 15 characters); call_name_input
+   names it and marks it an input the kernel only reads (call_spec.inputs). */
 void call_name_buffer(call_spec *c, int i, const char *name);
+void call_name_input(call_spec *c, int i, const char *name);
 
 #endif

@@ -17,7 +17,8 @@ static call_arg num(int v) { return (call_arg){-1, v}; }
  * for the most blocks the contract allows (one element a thread), and the
  * measuring process allocates exactly gridDim.x, guarded.
  */
-static void sum_call(const lab_def *lab, const reduce_size *s, int role, call_spec *c)
+static void sum_call(const lab_def *lab, const lab_kernel *k, const reduce_size *s, int role,
+                     call_spec *c)
 {
     int dim = lab_param_value(lab, "DIM");
     long blocks = dim > 0 ? ((long)s->n + dim - 1) / dim : s->n;
@@ -27,7 +28,10 @@ static void sum_call(const lab_def *lab, const reduce_size *s, int role, call_sp
     c->n_buffers = 2;
     c->buffer_bytes[0] = (size_t)(s->n > 0 ? s->n : 1) * I;
     c->buffer_bytes[1] = (size_t)(blocks > 0 ? blocks : 1) * I;
-    call_name_buffer(c, 0, "in");
+    if (k->reduce.in_place) /* step 1's tree runs in its input */
+        call_name_buffer(c, 0, "in");
+    else
+        call_name_input(c, 0, "in");
     call_name_buffer(c, 1, "partial");
     if (role & CALL_CORRECT)
         snprintf(c->label, sizeof c->label, "n=%d (%s; %s)", s->n, s->why,
@@ -49,7 +53,7 @@ static void exercise_call(const lab_kernel *k, const char *param, int value, cal
     c->args[0] = buf(0), c->args[1] = buf(1), c->args[2] = num(value);
     c->n_buffers = 2;
     c->buffer_bytes[0] = c->buffer_bytes[1] = (size_t)elems * I;
-    call_name_buffer(c, 0, "in");
+    call_name_input(c, 0, "in");
     call_name_buffer(c, 1, "out");
     snprintf(c->label, sizeof c->label, "%s = %d", param, value);
     c->width = elems, c->height = 1, c->depth = value;
@@ -87,9 +91,9 @@ int reduce_calls(const lab_def *lab, const lab_kernel *k, call_spec *out)
     if (k->reduce.exercise != EXERCISE_NONE)
         return exercise_calls(k, out);
     for (int i = 0; i < sizes_reduce_count && n < CALL_MAX - 3; i++)
-        sum_call(lab, &sizes_reduce[i], CALL_CORRECT, &out[n++]);
-    sum_call(lab, &sizes_reduce_traffic, CALL_TRAFFIC, &out[n++]);
-    sum_call(lab, &sizes_reduce_traffic_emulated, CALL_TRAFFIC, &out[n++]);
-    sum_call(lab, &sizes_reduce_speed, CALL_SPEED, &out[n++]);
+        sum_call(lab, k, &sizes_reduce[i], CALL_CORRECT, &out[n++]);
+    sum_call(lab, k, &sizes_reduce_traffic, CALL_TRAFFIC, &out[n++]);
+    sum_call(lab, k, &sizes_reduce_traffic_emulated, CALL_TRAFFIC, &out[n++]);
+    sum_call(lab, k, &sizes_reduce_speed, CALL_SPEED, &out[n++]);
     return n;
 }

@@ -23,9 +23,9 @@ static void stencil_call(const lab_def *lab, const lab_kernel *k, int n, const c
     c->buffer_bytes[0] = (size_t)n * 4; /* a float or an int an element */
     c->buffer_bytes[1] = (size_t)n * sizeof(float);
     c->n_buffers = 2;
-    call_name_buffer(c, 0, lookup ? "keys" : "in");
+    call_name_input(c, 0, lookup ? "keys" : "in");
     call_name_buffer(c, 1, "out");
-    call_name_buffer(c, 2, lookup ? "table" : "coef");
+    call_name_input(c, 2, lookup ? "table" : "coef");
     c->args[a++] = buf(0);
     if (k->path == MEM_PATH_READONLY) {
         c->buffer_bytes[2] = (size_t)(data > 0 ? data : 1) * sizeof(float);

@@ -19,10 +19,15 @@ static const char *const names[METRIC_COUNT] = {
     [METRIC_GLOBAL_ST_REQUESTS] = "smsp__inst_executed_op_global_st_pred_on_any.sum",
     [METRIC_GLOBAL_LD_SECTORS] = "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
     [METRIC_GLOBAL_ST_SECTORS] = "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
+    /* requests, one a warp-level instruction, of global memory's atomics (ATOMG, an ATOM
+       whose address is global) and reductions (RED: an atomic whose old value is unused),
+       as Nsight Compute's memory tables count them ("Global Atom", "Global Red") */
+    [METRIC_GLOBAL_ATOM_REQUESTS] = "l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum",
     [METRIC_LDSM_REQUESTS] = "smsp__inst_executed_op_ldsm_pred_on_any.sum",
     [METRIC_STSM_REQUESTS] = "smsp__inst_executed_op_shared_stsm_pred_on_any.sum",
     [METRIC_LDGSTS_REQUESTS] = "smsp__inst_executed_op_ldgsts_pred_on_any.sum",
     [METRIC_SHARED_ALL_WAVEFRONTS] = "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum",
+    [METRIC_GLOBAL_RED_REQUESTS] = "l1tex__t_requests_pipe_lsu_mem_global_op_red.sum",
 };
 
 void measure_fold_counters(measurement *m)
@@ -36,6 +41,7 @@ void measure_fold_counters(measurement *m)
     v[METRIC_SHARED_ST_REQUESTS] += v[METRIC_STSM_REQUESTS] + v[METRIC_LDGSTS_REQUESTS];
     v[METRIC_SHARED_ST_WAVEFRONTS] += async_waves;
     v[METRIC_GLOBAL_LD_REQUESTS] += v[METRIC_LDGSTS_REQUESTS];
+    v[METRIC_GLOBAL_ATOM_REQUESTS] += v[METRIC_GLOBAL_RED_REQUESTS];
     for (int i = METRIC_FIRST_RAW; i < METRIC_COUNTER_COUNT; i++)
         v[i] = 0;
     v[METRIC_SHUFFLES] = -1; /* no counter counts them */

@@ -24,14 +24,21 @@ typedef enum metric_id {
     /* 32-byte sectors the global loads and stores touched (model/sector.h; lab 9) */
     METRIC_GLOBAL_LD_SECTORS,
     METRIC_GLOBAL_ST_SECTORS,
+    /* warp-level global atomic and reduction instructions (atom.global, red.global; ATOMG,
+       RED): read-modify-writes of global memory, neither loads nor stores (labs 7, 8 count
+       them with the stores: docs/lab7.md#grader). The counters read the atomics here and
+       the reductions in METRIC_GLOBAL_RED_REQUESTS, folded in. */
+    METRIC_GLOBAL_ATOM_REQUESTS,
     /* What the counters read beside, folded into the sides above by
        measure_fold_counters (the trace and the emulator fill the sides directly):
        ldmatrix requests are loads, stmatrix and cp.async's shared side stores, and
-       cp.async a global load; its shared wavefronts are the rest of all of them. */
+       cp.async a global load; its shared wavefronts are the rest of all of them; global
+       reductions are global atomics. */
     METRIC_LDSM_REQUESTS,
     METRIC_STSM_REQUESTS,
     METRIC_LDGSTS_REQUESTS,
     METRIC_SHARED_ALL_WAVEFRONTS,
+    METRIC_GLOBAL_RED_REQUESTS,
     /* Warp-level shuffle instructions (shfl.sync; lab 8): counted by the trace and
        the emulator; the counters have no such counter and give -1 (not counted). */
     METRIC_SHUFFLES,
@@ -138,6 +145,16 @@ struct measure_backend {
  * the emulator's meter, which sees each load's state space, counts them.
  */
 void measure_watch_range(const void *lo, size_t bytes);
+
+/*
+ * The inputs of the launches that follow: the arrays [lo[i], hi[i]) the kernel must only
+ * read (labs/calls.h, call_spec.inputs), named by the device (run/device.h). A backend
+ * that records every global access (the emulator's meter; the trace's patches, handed them
+ * by measure_trace_inputs) keeps the first store or atomic into one in its summary
+ * (trace.h: input_write). n 0: none. At most MEASURE_MAX_INPUTS.
+ */
+#define MEASURE_MAX_INPUTS 4
+void measure_inputs(const unsigned long long *lo, const unsigned long long *hi, int n);
 
 /* The counter names a hardware backend reads, by id. */
 const char *metric_name(metric_id id);

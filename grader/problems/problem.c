@@ -7,8 +7,10 @@
 #include "../compare/compare.h"
 #include "../compare/bounds.h"
 #include "../compare/fault.h"
+#include "../compare/inputs.h"
 #include "../compare/sync.h"
 #include "../measure/emulator/emu_device.h"
+#include "../image/lib_code.h"
 #include "../measure/emulator/lab_decls.h"
 #include "../measure/trace/measure_trace.h"
 #include "../run/device.h"
@@ -31,6 +33,21 @@ static const kind_desc *const kinds[] = {
 
 /* --- what a kind may call ------------------------------------------------------------ */
 
+/* The arrays of the call that the kernel must only read (call_spec.inputs), for the meter
+   that records global writes (the emulator's; the trace's patches) to hold them to. */
+static void hand_inputs(const problem *p, const call_spec *spec, void *const bufs[])
+{
+    unsigned long long lo[MEASURE_MAX_INPUTS], hi[MEASURE_MAX_INPUTS];
+    dev_array a;
+    int n = 0;
+    for (int b = 0; b < spec->n_buffers && b < CALL_MAX_BUFFERS && n < MEASURE_MAX_INPUTS; b++)
+        if ((spec->inputs >> b & 1u) && bufs[b] && dev_array_at((uintptr_t)bufs[b], &a))
+            lo[n] = a.base, hi[n] = a.base + a.bytes, n++;
+    measure_inputs(lo, hi, n);
+    if (p->env->tracer && p->env->meter == p->env->tracer && !device_is_emulator())
+        measure_trace_inputs(p->env->tracer, lo, hi, n); /* (not the twin's arrays) */
+}
+
 void problem_launch(void *arg)
 {
     const problem *p = arg;
@@ -39,6 +56,7 @@ void problem_launch(void *arg)
     p->kind->bind(p, r.bufs);
     for (int b = 0; b < spec->n_buffers && b < CALL_MAX_BUFFERS; b++) /* what a bound names */
         dev_name(r.bufs[b], spec->buffer_name[b]);
+    hand_inputs(p, spec, r.bufs);
     replay_launch(&r);
 }
 
@@ -276,18 +294,42 @@ static int launch_shared(const worker_env *env, const plan_launch *l, uint32_t *
     return env->decls ? lab_decls_shared(env->decls, name, static_bytes, dynamic) : -1;
 }
 
+static void judge_dynamic_launch(worker_env *env, const plan_launch *l, uint32_t need,
+                                 check_result *c);
+
+/* Every launch of the call holds its tile so: a launch that does nothing with a dynamic
+   tile, beside one whose static tile does the work, does not earn the step (labs 1-4 let
+   a call make two launches). The first launch that does not is the verdict, named. */
 void worker_judge_dynamic(worker_env *env, const call_plan *call, uint32_t need,
                           check_result *c)
 {
-    uint32_t st = 0;
-    int dyn = 0;
     check_field(c->expected, sizeof c->expected, "no static __shared__ bytes; an extern "
                 "__shared__ tile of at least %u bytes given at launch", need);
     if (call->n_launches == 0) {
         check_set(c, CHECK_FAIL, "no kernel was launched");
         return;
     }
-    const plan_launch *l = &call->launches[0];
+    int n = call->n_launches < PLAN_MAX_LAUNCHES ? call->n_launches : PLAN_MAX_LAUNCHES;
+    for (int i = 0; i < n; i++) {
+        judge_dynamic_launch(env, &call->launches[i], need, c);
+        if (c->status != CHECK_PASS) {
+            if (n > 1) {
+                char was[sizeof c->message], name[96];
+                snprintf(was, sizeof was, "%s", c->message);
+                lib_code_readable(env->img->kernels[call->launches[i].kernel].name, name,
+                                  sizeof name);
+                check_set(c, c->status, "launch %d of %d (%s): %.200s", i + 1, n, name, was);
+            }
+            return;
+        }
+    }
+}
+
+static void judge_dynamic_launch(worker_env *env, const plan_launch *l, uint32_t need,
+                                 check_result *c)
+{
+    uint32_t st = 0;
+    int dyn = 0;
     if (launch_shared(env, l, &st, &dyn) != 0) {
         check_set(c, CHECK_NOT_MEASURED, "not measured: %s", env->decls ? "the kernel is not "
                   "in the lab's PTX" : env->decls_why);
@@ -503,21 +545,68 @@ static void contract_broken(problem *p)
  * (order_of_run): its output depends on which of them runs first, which a GPU does not
  * promise. The kind's words on what is wrong stand, after the rule.
  */
-static void wrong_in_other_order(problem *p, int repeats, check_result *c)
+static void wrong_in_other_order(const char *runs, check_result *c)
 {
     char was[sizeof c->message];
     snprintf(was, sizeof was, "%s", c->message);
     check_set(c, CHECK_FAIL, "unreliable: your output depends on the order blocks or "
-              "warps run (run %d of %d, both last to first; in order: right): %.150s",
-              p->run + 1, repeats, was);
+              "warps run (%s): %.150s", runs, was);
     check_field(c->hint, sizeof c->hint, "A GPU runs a grid's blocks, and a block's "
                 "warps, in any order and at once (CUDA Programming Guide: blocks must be "
-                "independent). Run last to first, your kernel went wrong: one warp or "
-                "block writes a word others read or add to. In a block: thread 0 zeroing "
-                "the block's sum while the other warps atomicAdd into it needs a "
-                "__syncthreads() between. Across blocks: a grid-wide total block 0 zeroes "
-                "while the others add, a flag from one block to another, have no order "
-                "at all; give each block its own output word (docs/troubleshooting.md#order).");
+                "independent). Run first to last and last to first, your kernel gave two "
+                "outputs: one warp or block writes a word others read or add to. In a "
+                "block: thread 0 zeroing the block's sum while the other warps atomicAdd "
+                "into it needs a __syncthreads() between. Across blocks: a grid-wide total "
+                "block 0 zeroes while the others add, a flag from one block to another, have "
+                "no order at all; give each block its own output word "
+                "(docs/troubleshooting.md#order).");
+}
+
+/* The same found on a first run wrong in order: the kind's hint on that run, where it
+   has one, says what went wrong in the order a student reads the code in, and stays. */
+static void wrong_in_this_order(int repeats, check_result *c)
+{
+    char runs[96], hint[sizeof c->hint];
+    snprintf(runs, sizeof runs, "run 1 of %d, in order; both last to first: right", repeats);
+    snprintf(hint, sizeof hint, "%s", c->hint);
+    wrong_in_other_order(runs, c);
+    static const char decides[] = " (Last to first it came out right: the order decides, "
+                                  "docs/troubleshooting.md#order.)";
+    if (hint[0])
+        check_field(c->hint, sizeof c->hint, "%.*s%s", (int)(sizeof c->hint - sizeof decides),
+                    hint, decides);
+}
+
+/* A float output whose every element is within its own limit and whose whole is not
+   (reference/tolerance.c's "all N elements match (limit ...); ... overall rel err"): no
+   index is wrong, the arithmetic is narrower than float's. */
+static int within_each_limit(const check_result *c)
+{
+    return strstr(c->message, " elements match (limit ") && strstr(c->message, "overall rel err");
+}
+
+static void narrow_arithmetic(check_result *c)
+{
+    check_field(c->hint, sizeof c->hint, "Every element is within its own limit, and the "
+                "output as a whole is not (its overall error above): no index is wrong, the "
+                "arithmetic is narrower than float's. Somewhere your kernel holds or adds the "
+                "values in a narrower type (__half or __nv_bfloat16 tiles, a conversion in the "
+                "sum, tensor cores' TF32): keep the tiles and the running sum in float, as the "
+                "inputs and the output are.");
+}
+
+/* A first run wrong in order, where the device decides the order: the same run once
+   more, blocks and warps last to first; 1 when that one is right (the output depends on
+   the order, as run 3 finds the other way round), c keeping the first run's words. */
+static int right_in_other_order(problem *p, check_result *c)
+{
+    check_result in_order = *c;
+    if (!dev_order(1))
+        return 0;
+    run_outcome again = p->kind->run(p, c);
+    dev_order(0);
+    *c = in_order;
+    return again == RUN_RIGHT;
 }
 
 /*
@@ -619,12 +708,20 @@ static run_outcome grade_correct_runs(problem *p)
             if (out == RUN_FAILED || out == RUN_LOST)
                 worded_fault(p, c);
             if (out == RUN_WRONG && reversed) {
-                wrong_in_other_order(p, repeats, c);
+                char runs[96];
+                snprintf(runs, sizeof runs, "run %d of %d, both last to first; in order: right",
+                         r + 1, repeats);
+                wrong_in_other_order(runs, c);
                 p->order_failed = p->luck = 1; /* as a race: its counts are still its work */
+            } else if (out == RUN_WRONG && r == 0 && right_in_other_order(p, c)) {
+                wrong_in_this_order(repeats, c);
+                p->order_failed = p->luck = 1;
             } else if (out == RUN_WRONG && r > 0) {
                 wrong_on_repeat(p, repeats, c);
                 p->kept_state = r + 1;
             }
+            else if (out == RUN_WRONG && within_each_limit(c))
+                narrow_arithmetic(c);
             else if (out == RUN_WRONG && p->kind->explain_wrong)
                 p->kind->explain_wrong(p, c);
             if (out != RUN_RIGHT)
@@ -730,19 +827,51 @@ static measure_status bounds_rule(problem *p, measure_status st, int overran)
     return st == MEASURE_WRONG_RESULT ? MEASURE_OK : st;
 }
 
+/* An access the trace's patches found by its address alone gets its array from the device
+   (dev_array_at), asked while the array lives. */
+static void name_by_device(trace_oob *o)
+{
+    dev_array a;
+    if (!o->base && dev_array_at(o->addr, &a)) {
+        o->base = a.base, o->bytes = a.bytes;
+        snprintf(o->array, sizeof o->array, "%s", a.name);
+    }
+}
+
+/* An output that depends on the order blocks and warps run (the correct phase found it
+   one order right, the other wrong): the measured run's output, in order, is that
+   order's luck, and the counts are judged whatever it was, as with a race. */
+static measure_status order_rule(const problem *p, measure_status st)
+{
+    return p->order_failed && st == MEASURE_WRONG_RESULT ? MEASURE_OK : st;
+}
+
 void worker_judge_oob(problem *p, const trace_summary *s)
 {
     trace_summary one;
-    dev_array a;
     if (!s || s->oob_count <= 0 || p->oob_failed) /* the first access found stands */
         return;
     memset(&one, 0, sizeof one);
     one.oob = s->oob, one.oob_count = s->oob_count;
-    if (!one.oob.base && dev_array_at(one.oob.addr, &a)) {
-        one.oob.base = a.base, one.oob.bytes = a.bytes;
-        snprintf(one.oob.array, sizeof one.oob.array, "%s", a.name);
-    }
+    name_by_device(&one.oob);
     p->oob_failed = compare_oob(&p->c[CHK_CORRECT], &one);
+}
+
+void worker_judge_inputs(problem *p, const trace_summary *s)
+{
+    trace_summary one;
+    if (!s || p->inputs_failed || p->oob_failed ||
+        (s->input_write_count <= 0 && s->nc_written_count <= 0))
+        return;
+    memset(&one, 0, sizeof one);
+    one.input_write_count = s->input_write_count, one.input_write = s->input_write;
+    one.nc_written_count = s->nc_written_count;
+    one.nc_load = s->nc_load, one.nc_write = s->nc_write;
+    name_by_device(&one.input_write);
+    name_by_device(&one.nc_load);
+    name_by_device(&one.nc_write);
+    p->inputs_failed = compare_input_written(&p->c[CHK_CORRECT], &one) ||
+                       compare_nc_written(&p->c[CHK_CORRECT], &one);
 }
 
 /*
@@ -826,7 +955,9 @@ static void measured_run(problem *p)
     int overran = kind->bounds && s && /* past the shared memory it has: named, fault or not */
                   worker_judge_bounds(env, &env->plan->calls[p->call], s, &p->c[CHK_CORRECT]);
     worker_judge_oob(p, s);
+    worker_judge_inputs(p, s);
     st = bounds_rule(p, st, overran || p->oob_failed);
+    st = order_rule(p, st);
     if (meter_emulates(env))
         st = sync_rule(p, st, s);
     if (twinned)
@@ -872,6 +1003,7 @@ static void launch_failures(problem *p, const trace_summary *s)
         worker_judge_bounds(p->env, &p->env->plan->calls[p->call], s, correct);
     if (!p->sync_failed) {
         worker_judge_oob(p, s);
+        worker_judge_inputs(p, s);
         sync_rule(p, MEASURE_OK, s);
     }
 }
@@ -970,6 +1102,7 @@ static int twin_measure(problem *t, char *why, size_t why_size)
     int overran = kind->bounds && s &&
                   worker_judge_bounds(t->env, &t->env->plan->calls[t->call], s, &t->c[CHK_CORRECT]);
     worker_judge_oob(t, s);
+    worker_judge_inputs(t, s);
     sync_rule(t, MEASURE_OK, s);
     t->luck = t->sync_failed || (t->listed[CHK_RACE] && s && s->n_races > 0) || overran ||
               t->oob_failed || /* bounds_rule's luck too, for a meter with no trace */
@@ -1041,6 +1174,7 @@ static problem *emulated_twin(problem *p, char *why, size_t why_size)
     problem *t = NULL;
     double limit = gpu_watchdog_seconds();
     device_use(&device_emulator);
+    emu_device_sm_count(p->env->gpu.sm_count); /* its %nsmid and %smid: the GPU's */
     if (module_load(&mod, p->env->img, why, why_size) != 0) {
         device_use(was);
         return NULL;

@@ -147,6 +147,8 @@ struct problem {
     int lost; /* the CUDA context is gone: nothing more runs, nothing is freed */
     int sync_failed; /* a synchronisation error failed correct (its words stand) */
     int oob_failed;  /* a global access out of bounds failed correct (its words stand) */
+    int inputs_failed; /* a write into an input, or a word read through the read-only
+                          cache and written, failed correct (its words stand) */
     int luck; /* the measured run's output is luck: a proven race, a synchronisation error */
     int order_failed; /* a correct run in the other order of blocks and warps was wrong */
     int kept_state; /* a size right on run 1 came out wrong on this run (1-based): the output
@@ -338,6 +340,15 @@ int worker_judge_bounds(worker_env *env, const call_plan *call, const trace_summ
  * the address alone: the array is the device's (dev_array_at), asked while it lives.
  */
 void worker_judge_oob(problem *p, const trace_summary *s);
+
+/*
+ * What the kernel must only read (docs/emulator.md#inputs): where the launches s
+ * summarises stored or made an atomic into an input (labs/calls.h: call_spec.inputs), or
+ * read a word through the read-only cache that they wrote, p's correct fails naming the
+ * array and the line, whatever the output came to; an access out of bounds found first
+ * keeps its words, and the first such failure stands.
+ */
+void worker_judge_inputs(problem *p, const trace_summary *s);
 
 /* Send one check to the grader (env->emit). */
 void worker_emit(worker_env *env, const check_result *c);

@@ -286,6 +286,19 @@ static const char *kernel_has(const red *r, int i, const char *prefix, char *at,
     return at;
 }
 
+/* Whether the kernel of call i declares no shared memory (no tile, static or dynamic). */
+static int kernel_without_shared(const red *r, int i)
+{
+    const worker_env *env = r->p->env;
+    const call_plan *plan = &env->plan->calls[i];
+    uint32_t bytes = 0;
+    int dynamic = 0;
+    if (!env->decls || plan->n_launches == 0)
+        return 0;
+    const char *name = env->img->kernels[plan->launches[0].kernel].name;
+    return lab_decls_shared(env->decls, name, &bytes, &dynamic) == 0 && bytes == 0 && !dynamic;
+}
+
 /* One probe: v (n ints) in r->in, the kernel, its partial sums added up into *total. */
 static int probe_run(red *r, guarded *out, const int32_t *v, long n, long blocks,
                      int32_t *part, int32_t *total, const char *label)
@@ -419,6 +432,7 @@ static void explain_sum(red *r, int i, const int32_t *x, long n, const int32_t *
         snprintf(at, sizeof at, "n = %ld, a whole block", per);
         k.at = at;
     }
+    k.no_shared = kernel_without_shared(r, i);
     k.shfl_up = kernel_has(r, i, "shfl.sync.up", up, sizeof up);
     k.shfl_idx = kernel_has(r, i, "shfl.sync.idx", idx, sizeof idx);
     if (!sum_explain(&k, c->hint, sizeof c->hint))
@@ -861,7 +875,13 @@ static void red_release(problem *p)
     problem_drop(p, &r->pristine);
 }
 
-/* global-traffic: loads and stores against the step's model. */
+/*
+ * global-traffic: loads and writes against the step's model. A global atomic (atomicAdd,
+ * atomicExch: a read-modify-write of global memory, counted apart by every backend as
+ * Nsight Compute counts it) writes global memory as a store does, and counts with the
+ * stores: one in a block's store's place is that store; one for each element, or each
+ * warp's sum, is partial sums written through global memory.
+ */
 static void judge_traffic(problem *p, check_id id, const measurement *m, const trace_summary *s,
                           check_result *c)
 {
@@ -869,8 +889,15 @@ static void judge_traffic(problem *p, check_id id, const measurement *m, const t
     red *r = p->state;
     long n = r->n, blocks = r->blocks;
     double loads = m->value[METRIC_GLOBAL_LD_REQUESTS], stores = m->value[METRIC_GLOBAL_ST_REQUESTS];
-    check_field(c->measured, sizeof c->measured, "%.0f global load and %.0f store instructions "
-                "(%ld blocks, n = %ld)", loads, stores, blocks, n);
+    double atomics = m->value[METRIC_GLOBAL_ATOM_REQUESTS], writes = stores + atomics;
+    char atomic_words[96] = "", of_writes[96] = "";
+    if (atomics > 0) {
+        snprintf(atomic_words, sizeof atomic_words, " and %.0f atomic", atomics);
+        snprintf(of_writes, sizeof of_writes, " (%.0f stores and %.0f global atomics, each a "
+                 "read-modify-write counted as a store)", stores, atomics);
+    }
+    check_field(c->measured, sizeof c->measured, "%.0f global load, %.0f store%s instructions "
+                "(%ld blocks, n = %ld)", loads, stores, atomic_words, blocks, n);
     if (r->k->reduce.in_place) {
         tree_cost t;
         reduce_tree_model(&r->p->env->gpu.banks, r->dim, 0, &t);
@@ -878,19 +905,20 @@ static void judge_traffic(problem *p, check_id id, const measurement *m, const t
         double st_model = (double)blocks * (double)(t.st_requests + 1);
         check_field(c->expected, sizeof c->expected, "about %.0f loads and %.0f stores (the "
                     "tree's %ld levels in global memory, %ld + 1 and %ld + 1 a block)", ld_model,
-                    st_model, (long)t.levels, t.ld_requests, t.st_requests);
+                    st_model, (long)t.levels, t.ld_requests,
+                    t.st_requests);
         int ld_ok = loads >= ld_model / GMEM_MODEL_FACTOR && loads <= ld_model * GMEM_MODEL_FACTOR;
-        int st_ok = stores >= st_model / GMEM_MODEL_FACTOR &&
-                    stores <= st_model * GMEM_MODEL_FACTOR;
+        int st_ok = writes >= st_model / GMEM_MODEL_FACTOR &&
+                    writes <= st_model * GMEM_MODEL_FACTOR;
         if (ld_ok && st_ok) {
             check_set(c, CHECK_PASS, "the tree's round trips through global memory: %.1f loads "
-                      "and %.1f stores a block (model %ld and %ld)", loads / blocks,
-                      stores / blocks, t.ld_requests + 1, t.st_requests + 1);
+                      "and %.1f stores a block (model %ld and %ld)%s", loads / blocks,
+                      writes / blocks, t.ld_requests + 1, t.st_requests + 1, of_writes);
             return;
         }
-        check_set(c, CHECK_FAIL, "%.1f global loads and %.1f stores a block; the tree in global "
-                  "memory makes about %ld and %ld", loads / blocks, stores / blocks,
-                  t.ld_requests + 1, t.st_requests + 1);
+        check_set(c, CHECK_FAIL, "%.1f global loads and %.1f stores a block%s; the tree in "
+                  "global memory makes about %ld and %ld", loads / blocks, writes / blocks,
+                  of_writes, t.ld_requests + 1, t.st_requests + 1);
         check_field(c->hint, sizeof c->hint, "Step 1 is the baseline the later steps are "
                     "measured against: every level of its tree reads two words of global memory "
                     "and writes one, in place (data[tid] += data[tid + stride] on in itself), "
@@ -907,14 +935,28 @@ static void judge_traffic(problem *p, check_id id, const measurement *m, const t
     double ideal = (double)((n + (long)warp - 1) / (long)warp) + (double)blocks * per;
     double limit = ideal * (1.0 + GLOBAL_LOAD_SLACK);
     check_field(c->expected, sizeof c->expected, "at most %.0f loads (each element once: n/32 "
-                "warp loads, a partial warp a load a block) and %ld stores (one a block)", limit,
-                blocks);
+                "warp loads, a partial warp a load a block) and %ld stores (one a block; an "
+                "atomic counts as one)", limit, blocks);
     if (loads <= 0) {
         check_set(c, CHECK_FAIL, "no global loads measured: the kernel reads none of its input");
         check_field(c->hint, sizeof c->hint, "Each element is read from global memory once.");
         return;
     }
-    if (stores > (double)blocks) { /* first: what makes the extra loads too, if any */
+    if (writes > (double)blocks && atomics > 0) { /* first: atomics, named as such */
+        check_set(c, CHECK_FAIL, "%.0f global store and %.0f atomic instructions, %.1f writes a "
+                  "block: partial sums go through global memory (a global atomic reads, adds "
+                  "and writes global memory: it counts as a store)", stores, atomics,
+                  writes / blocks);
+        check_field(c->hint, sizeof c->hint, "Only the block's sum leaves the block: one write "
+                    "a block, by thread 0, to partial[blockIdx.x] (a store, or one atomic in its "
+                    "place). Your blocks make %.1f global atomics each%s: every atomicAdd into "
+                    "global memory is a round trip to the memory the tile was meant to spare, "
+                    "one warp's lanes serialised on one word. Add the block's values in the "
+                    "tile (or registers) first, then write its one sum "
+                    "(docs/troubleshooting.md#atomics).", atomics / blocks,
+                    stores > 0 ? " beside their stores" : "");
+        compare_global_side_lines(c, s, COALESCE_ATOMIC); /* the culprits' lines first */
+    } else if (stores > (double)blocks) { /* first: what makes the extra loads too, if any */
         check_set(c, CHECK_FAIL, "%.0f global store instructions, %.1f a block: partial sums go "
                   "through global memory", stores, stores / blocks);
         check_field(c->hint, sizeof c->hint, "Only the block's sum leaves the block: one store "
@@ -935,7 +977,9 @@ static void judge_traffic(problem *p, check_id id, const measurement *m, const t
                     "reads the tile or registers, never in[] again.", loads / ideal, per);
     } else {
         check_set(c, CHECK_PASS, "each element loaded once (%.0f warp loads, at most %.0f), %.0f "
-                  "store%s for %ld blocks", loads, limit, stores, stores == 1 ? "" : "s", blocks);
+                  "store%s%s for %ld blocks", loads, limit, writes, writes == 1 ? "" : "s",
+                  atomics > 0 ? (stores > 0 ? " (atomics among them)" : " (global atomics)")
+                              : "", blocks);
         check_global_repeats(c, s, "Each element should be read from global memory once; "
                              "your block reads some twice: the later levels read the tile or "
                              "registers, never in[] again.");
@@ -987,8 +1031,16 @@ static void judge_tree(problem *p, check_id id, const measurement *m, const trac
         degree_text(want_ld, want_text, sizeof want_text);
     double ld_req = m->value[METRIC_SHARED_LD_REQUESTS] / (double)blocks;
     double st_req = m->value[METRIC_SHARED_ST_REQUESTS] / (double)blocks;
+    double atom_req = m->value[METRIC_SHARED_ATOM_REQUESTS] / (double)blocks;
+    char atoms[32] = "", atoms_said[96] = ""; /* shared atomics: said, never a tree's level */
+    if (atom_req > 0) {
+        snprintf(atoms, sizeof atoms, " and %.1f atomics", atom_req);
+        snprintf(atoms_said, sizeof atoms_said, " (and %.1f shared atomics, no level of a tree)",
+                 atom_req);
+    }
     check_field(c->measured, sizeof c->measured, "loads %.2f-way, stores %.2f-way; %.1f shared "
-                "requests a block (%.1f loads, %.1f stores)", ld, st, req, ld_req, st_req);
+                "requests a block (%.1f loads, %.1f stores)%s", ld, st, req, ld_req, st_req,
+                atoms);
     check_field(c->expected, sizeof c->expected, "loads %s; %ld to %.0f requests a block, at "
                 "least %ld loads and %ld stores (the sequential tree's %ld, x %.1f)", want_text,
                 want.need_ld_requests + want.need_st_requests, req_limit, want.need_ld_requests,
@@ -1006,19 +1058,29 @@ static void judge_tree(problem *p, check_id id, const measurement *m, const trac
        blocks' work falls below it, whatever its conflicts */
     if (ld_req < (double)want.need_ld_requests || st_req < (double)want.need_st_requests) {
         check_set(c, CHECK_FAIL, "the tree's levels did not run in shared memory: %.1f shared "
-                  "loads and %.1f stores a block, where the tree's %d levels need at least %ld "
-                  "and %ld", ld_req, st_req, want.levels, want.need_ld_requests,
-                  want.need_st_requests);
-        check_field(c->hint, sizeof c->hint, "Each level of the tree reads its partner sums "
-                    "from the tile (a load for each warp that takes part: %d, %d, then 1 warp at "
-                    "strides %d, %d and below) and stores its own sums back for the next level "
-                    "(a store): that round trip through shared memory is this lab's lesson. "
-                    "Your blocks make fewer, so some levels ran elsewhere: in registers with "
-                    "shuffles (lab 8's lesson, not this one's), in a library's reduction, or in "
-                    "one block adding what the others should (the count is averaged over every "
-                    "block launched). Write the levels in smem: if (tid < stride) smem[tid] += "
-                    "smem[tid + stride], a barrier between levels.", want.level[0].warps,
-                    want.level[1].warps, want.level[0].stride, want.level[1].stride);
+                  "loads and %.1f stores a block%s, where the tree's %d levels need at least "
+                  "%ld loads and %ld stores", ld_req, st_req, atoms_said, want.levels,
+                  want.need_ld_requests, want.need_st_requests);
+        if (atom_req > 0)
+            check_field(c->hint, sizeof c->hint, "Each level of the tree reads its partner sums "
+                        "from the tile and stores its own sums back for the next level: that "
+                        "round trip through shared memory is this lab's lesson. Your blocks add "
+                        "with shared atomics instead (%.1f a block): every lane's atomicAdd on "
+                        "one word is served one lane after another, a sum made in a line, not a "
+                        "tree. Write the levels in smem: if (tid < stride) smem[tid] += "
+                        "smem[tid + stride], a barrier between levels.", atom_req);
+        else
+            check_field(c->hint, sizeof c->hint, "Each level of the tree reads its partner sums "
+                        "from the tile (a load for each warp that takes part: %d, %d, then 1 warp "
+                        "at strides %d, %d and below) and stores its own sums back for the next "
+                        "level (a store): that round trip through shared memory is this lab's "
+                        "lesson. Your blocks make fewer, so some levels ran elsewhere: in "
+                        "registers with shuffles (lab 8's lesson, not this one's), in a "
+                        "library's reduction, or in one block adding what the others should (the "
+                        "count is averaged over every block launched). Write the levels in smem: "
+                        "if (tid < stride) smem[tid] += smem[tid + stride], a barrier between "
+                        "levels.", want.level[0].warps, want.level[1].warps, want.level[0].stride,
+                        want.level[1].stride);
         if (s)
             compare_trace_lines(c, s, -1, &r->p->env->gpu.banks);
         return;

@@ -114,6 +114,9 @@ int emu_newer_in(const struct ptx_module *m, uint32_t func, int sm, emu_newer *o
 
 /* Source file and line of the instruction at pc of kernel k (from .loc); 0 or -1. */
 int emu_line(const emu_module *m, int k, uint64_t pc, const char **file, int *line);
+/* The same as a student reads it: a header's instruction (an intrinsic: __ldg) at the
+   line of the student's that called it, where the PTX says. */
+int emu_student_line(const emu_module *m, int k, uint64_t pc, const char **file, int *line);
 
 /* --- what the compiler after PTX did to the accesses ---------------------------------
  * ptxas may give an access another width than PTX's: an 8-byte load of which half is
@@ -186,6 +189,12 @@ typedef struct emu_launch {
     /* Where device printf's output goes once the launch has ended (NULL: nowhere). */
     void (*print)(void *ctx, const char *text, size_t len);
     void *print_ctx;
+    /* What the machine's own registers say, as the GPU graded for would: %nsmid its SMs
+       (0: 1), %smid a block's (its index modulo them), %gridid the launch's number, and
+       %globaltimer (ns) and %clock64 counting on from time_base. A kernel must not be
+       able to tell the emulator from a GPU by them and take another path on one. */
+    uint32_t sm_count;
+    uint64_t grid_id, time_base;
 } emu_launch;
 
 /* emu_launch.perturb: the sources whose values a launch changes. */
@@ -389,7 +398,8 @@ typedef struct emu_result {
     uint64_t shared_past;
     emu_oob first_shared_past;
     /* The flow run (emu_launch.perturb): lane values changed, and the lines of the
-       student's file where they were read (the first EMU_PERTURB_LINES, in order met). */
+       student's file where they were read (the first EMU_PERTURB_LINES, in order met;
+       an atomic's old value counted, its line not listed). */
     uint64_t perturbed;
     emu_src_line perturb_lines[EMU_PERTURB_LINES];
     int n_perturb_lines;

@@ -53,8 +53,11 @@ uint64_t emu_sreg_value(const emu_warp *w, ptx_sreg s, int lane)
     case PSR_NCLUSTERID_X: case PSR_NCLUSTERID_Y: case PSR_NCLUSTERID_Z:
         return x->grid_dim[s - PSR_NCLUSTERID_X];
     case PSR_CLUSTER_NCTAID_X: case PSR_CLUSTER_NCTAID_Y: case PSR_CLUSTER_NCTAID_Z:
-    case PSR_CLUSTER_NCTARANK: case PSR_NSMID: case PSR_GRIDID:
+    case PSR_CLUSTER_NCTARANK:
         return 1;
+    case PSR_NSMID: return x->l->sm_count ? x->l->sm_count : 1;
+    case PSR_SMID: return b->index % (x->l->sm_count ? x->l->sm_count : 1);
+    case PSR_GRIDID: return x->l->grid_id;
     case PSR_LANEID: return (uint64_t)lane;
     case PSR_WARPID: return w->index;
     case PSR_NWARPID: return 64;
@@ -69,7 +72,7 @@ uint64_t emu_sreg_value(const emu_warp *w, ptx_sreg s, int lane)
         return EMU_RESERVED_OFFSET;
     case PSR_RESERVED_SMEM_END: return EMU_RESERVED_OFFSET + EMU_RESERVED_USED;
     case PSR_RESERVED_SMEM_CAP: return EMU_RESERVED_OFFSET + EMU_RESERVED_BYTES;
-    default: return 0; /* smid, cluster ranks and ids inside a cluster of one */
+    default: return 0; /* cluster ranks and ids inside a cluster of one */
     }
 }
 

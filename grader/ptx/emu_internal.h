@@ -380,7 +380,8 @@ emu_fn emu_bind_half(const ptx_instr *in);  /* emu_ops_half.c: f16, bf16 and the
 uint64_t emu_perturb_value(uint64_t v, ptx_type t, int rsize, uint64_t key);
 uint64_t emu_perturb_key(uint32_t source, uint64_t where);
 /* Whether the launch changes what instruction in reads (emu_launch.perturb_at: its line),
-   counting `lanes` values and the line in the result where it does: 1 or 0. */
+   counting `lanes` values and (but for an atomic's old value) the line in the result
+   where it does: 1 or 0. */
 int emu_perturb_here(emu_warp *w, const ptx_instr *in, uint64_t lanes);
 
 /* Element half (0: the low 16 bits) of a register holding f16 or bf16 values, exact. */

@@ -184,20 +184,43 @@ int emu_module_symbol(const emu_module *m, const char *name, uint64_t *addr, uin
     return 0;
 }
 
-int emu_line(const emu_module *m, int k, uint64_t pc, const char **file, int *line)
+/* The instruction at pc of kernel k (its program linked where it is not yet), or NULL. */
+static const ptx_instr *instr_at(const emu_module *m, int k, uint64_t pc, emu_program **prog)
 {
-    *file = NULL;
-    *line = 0;
     if (k < 0 || (uint32_t)k >= m->n_kernels || pc % 16)
-        return -1;
+        return NULL;
     emu_program **slot = &((emu_module *)m)->progs[k];
     char why[128];
     if (!*slot && emu_link(m->ptx, m->kernel_func[k], m->fixes, m->n_fixes, slot, why, sizeof why,
                             NULL))
-        return -1;
+        return NULL;
     if (pc / 16 >= (*slot)->n_code)
+        return NULL;
+    *prog = *slot;
+    return &(*slot)->code[pc / 16];
+}
+
+int emu_line(const emu_module *m, int k, uint64_t pc, const char **file, int *line)
+{
+    emu_program *p = NULL;
+    const ptx_instr *in = instr_at(m, k, pc, &p);
+    *file = NULL;
+    *line = 0;
+    if (!in)
         return -1;
-    emu_where(*slot, &(*slot)->code[pc / 16], file, line);
+    emu_where(p, in, file, line);
+    return *line > 0 ? 0 : -1;
+}
+
+int emu_student_line(const emu_module *m, int k, uint64_t pc, const char **file, int *line)
+{
+    emu_program *p = NULL;
+    const ptx_instr *in = instr_at(m, k, pc, &p);
+    *file = NULL;
+    *line = 0;
+    if (!in)
+        return -1;
+    emu_student_where(p, in, file, line);
     return *line > 0 ? 0 : -1;
 }
 

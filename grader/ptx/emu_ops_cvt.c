@@ -33,18 +33,20 @@ static int v_mov(emu_warp *w, const ptx_instr *in, uint32_t m)
     return 0;
 }
 
-/* The clocks run with the launch's instruction count: they only ever go forward. */
+/* The clocks run on from the launch's time base with its instruction count, a cycle
+   and 10 ns each: they only ever go forward, from where a GPU's would be. */
 static int v_mov_clock(emu_warp *w, const ptx_instr *in, uint32_t m)
 {
     uint64_t *d = emu_reg(w, in->o[0].r);
-    uint64_t t = w->b->x->executed;
+    const emu_launch *l = w->b->x->l;
+    uint64_t t = l->time_base + w->b->x->executed, ns = l->time_base + w->b->x->executed * 10;
     uint64_t v;
     switch (in->o[1].r) {
     case PSR_CLOCK: v = (uint32_t)t; break;
     case PSR_CLOCK_HI: v = (uint32_t)(t >> 32); break;
-    case PSR_GLOBALTIMER: v = t * 10; break;
-    case PSR_GLOBALTIMER_LO: v = (uint32_t)(t * 10); break;
-    case PSR_GLOBALTIMER_HI: v = (uint32_t)((t * 10) >> 32); break;
+    case PSR_GLOBALTIMER: v = ns; break;
+    case PSR_GLOBALTIMER_LO: v = (uint32_t)ns; break;
+    case PSR_GLOBALTIMER_HI: v = (uint32_t)(ns >> 32); break;
     default: v = t; break;
     }
     v &= width_mask(ptx_type_size((ptx_type)in->type));

@@ -64,6 +64,9 @@ int emu_perturb_here(emu_warp *w, const ptx_instr *in, uint64_t lanes)
     if (l->perturb_at.line && (at.line != l->perturb_at.line || at.file != l->perturb_at.file))
         return 0;
     res->perturbed += lanes;
+    if (in->op == OP_ATOM) /* its old value is its store's by-product, often never used: a
+                              line of atomics alone is no line whose values must reach out */
+        return 1;
     for (int i = 0; i < res->n_perturb_lines; i++)
         if (res->perturb_lines[i].line == at.line && res->perturb_lines[i].file == at.file)
             return 1;

@@ -19,7 +19,7 @@ int line_is_global(const check_line *l)
 
 int line_is_store(const check_line *l)
 {
-    return strstr(l->op, "store") != NULL || strcmp(l->op, "atomic") == 0;
+    return strstr(l->op, "store") != NULL || strstr(l->op, "atomic") != NULL;
 }
 
 double line_ratio(const check_line *l)

@@ -178,6 +178,16 @@ expect("lab8-lane0-everywhere", "reduceShfl", "correct", "hint",
 expect("lab7-gmem-no-sync", "reduceGmem", "correct", "hint",
        has=("Your sum misses in[", "no __syncthreads() between the levels"),
        lacks=STOCK + ("tile",))
+# No tile: the zeroing store races the warps' atomicAdds; in order the zeroing lands
+# last (wrong), last to first first (right): a race in global memory, no tile blamed.
+expect("lab8-atomic-zero-late", "reduceShfl", "correct", "hint",
+       has=("several threads write one word of global memory in an order nothing fixes",
+            "atomicAdd", "Last to first it came out right", "troubleshooting.md#order"),
+       lacks=STOCK + ("tile",))
+# __half tiles: every element within its limit, the whole not: the arithmetic, no index.
+expect("lab5-half-tiles", "matmulTiled", "correct", "hint",
+       has=("Every element is within its own limit", "narrower than float's", "__half"),
+       lacks=("The tiles hold the wrong elements",))
 # warp_sum with __shfl_up_sync: lane 0 adds its own value at every level, twice over
 # (the warps' sums, then warp 0's): in[0] counted 32 x 32 times, the shuffle named.
 up = line_of("lab8-up-in-reduce", "v += __shfl_up_sync(FULL_MASK, v, mask, WARP);")

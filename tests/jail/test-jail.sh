@@ -260,6 +260,9 @@ if [ -n "$HAVE_NVCC" ]; then
     ARCHS="-gencode arch=compute_75,code=sm_75 -gencode arch=compute_80,code=sm_80" nvcc_build warns
     [ $rc = 0 ] && [ "$(grep -c 'unused_a" was declared' <<< "$log")" = 1 ] \
         && ok "a warning said for two architectures is shown once" || no "warns: rc $rc, log: $log"
+    [[ $log == *"#pragma nv_diag_suppress"* && $log != *"-diag-suppress"* ]] \
+        && ok "nvcc's remark on a flag to silence warnings says what a student can do instead" \
+        || no "warns' remark: $log"
     put undefined '__device__ int f(int); __global__ void k(int *o) { o[0] = f(1); }'
     nvcc_build undefined
     [ "$verdict" = "error: does not link: a function it calls is not defined" ] && ok "an undefined device function: does not link" \

@@ -1,6 +1,7 @@
 /* test_compare.c - measured counters against the bank model (grader/compare/compare.c). */
 #include "compare/bounds.h"
 #include "compare/compare.h"
+#include "compare/inputs.h"
 #include "problems/traffic.h"
 
 #include <check.h>
@@ -662,6 +663,125 @@ START_TEST(test_oob_fails_correct)
 }
 END_TEST
 
+/*
+ * What a kernel must only read (compare/inputs.h): a store or an atomic into an input
+ * fails correct naming the array, the line, who and why (the read-only cache too where the
+ * same array was read through it); a word read through the read-only cache and written in
+ * one launch fails it naming both lines; nothing found leaves correct as it was.
+ */
+START_TEST(test_inputs_written_fail_correct)
+{
+    trace_summary s;
+    check_result c;
+    memset(&s, 0, sizeof s);
+    check_init(&c, "lab10", "lookupReadOnly", "correct", 2);
+    check_set(&c, CHECK_PASS, "all 15 sizes right");
+    ck_assert_int_eq(compare_input_written(&c, &s), 0);
+    ck_assert_int_eq(compare_nc_written(&c, &s), 0);
+    ck_assert_int_eq(compare_input_written(&c, NULL), 0);
+    ck_assert_int_eq(c.status, CHECK_PASS);
+
+    /* the attack's lookupReadOnly: __ldg(&table[k]), then table[k] = v */
+    s.input_write_count = 8199;
+    s.input_write = (trace_oob){.pc = 0x130, .file = "/s/lab10.cu", .line = 197,
+                                .op = TRACE_OP_STORE, .addr = 0x20010, .width = 4, .block = 3,
+                                .warp = 1, .lane = 4, .base = 0x20000, .bytes = 1024,
+                                .array = "table"};
+    ck_assert_int_eq(compare_input_written(&c, &s), 1);
+    ck_assert_int_eq(c.status, CHECK_FAIL);
+    ck_assert_str_eq(c.message, "writes its input table: a store at lab10.cu:197 by lane 4 of "
+                                "warp 1 of block 3 (8199 lanes in all), where the kernel must "
+                                "only read it");
+    ck_assert_ptr_nonnull(strstr(c.measured, "8199 store or atomic lanes into table"));
+    ck_assert_ptr_nonnull(strstr(c.hint, "gives it to the kernel as const"));
+    ck_assert_ptr_null(strstr(c.hint, "read-only cache")); /* no nc load of it was seen */
+    ck_assert_int_eq(c.n_lines, 1);
+    ck_assert_str_eq(c.lines[0].file, "lab10.cu");
+    ck_assert_int_eq(c.lines[0].line, 197);
+    ck_assert_str_eq(c.lines[0].op, "input");
+
+    /* the same table read through the read-only cache: said in the hint */
+    s.nc_written_count = 1;
+    s.nc_load = (trace_oob){.pc = 0x120, .file = "/s/lab10.cu", .line = 196,
+                            .op = TRACE_OP_LOAD, .addr = 0x20010, .width = 4, .base = 0x20000,
+                            .bytes = 1024, .array = "table"};
+    s.nc_write = s.input_write;
+    check_set(&c, CHECK_PASS, "all 15 sizes right");
+    ck_assert_int_eq(compare_input_written(&c, &s), 1);
+    ck_assert_ptr_nonnull(strstr(c.hint, "It reads table through the read-only cache too "
+                                         "(lab10.cu:196)"));
+
+    /* an atomic into an unnamed input, its line unknown */
+    s.nc_written_count = 0;
+    s.input_write.op = TRACE_OP_ATOMIC, s.input_write.file = NULL, s.input_write.array[0] = 0;
+    s.input_write_count = 1;
+    ck_assert_int_eq(compare_input_written(&c, &s), 1);
+    ck_assert_str_eq(c.message, "writes its input an input: an atomic at pc 0x130 by lane 4 of "
+                                "warp 1 of block 3 (1 lane in all), where the kernel must only "
+                                "read it");
+
+    /* reduceGmem reading its in through __ldg at a level below the one that wrote it */
+    memset(&s, 0, sizeof s);
+    check_set(&c, CHECK_PASS, "all 12 sizes right");
+    s.nc_written_count = 4066;
+    s.nc_load = (trace_oob){.pc = 0x80, .file = "/s/lab7.cu", .line = 49, .op = TRACE_OP_LOAD,
+                            .addr = 0x10100, .width = 4, .block = 0, .array = "in"};
+    s.nc_write = s.nc_load;
+    s.nc_write.op = TRACE_OP_STORE, s.nc_write.pc = 0x90, s.nc_write.line = 50;
+    ck_assert_int_eq(compare_input_written(&c, &s), 0); /* in is no input of step 1 */
+    ck_assert_int_eq(compare_nc_written(&c, &s), 1);
+    ck_assert_int_eq(c.status, CHECK_FAIL);
+    ck_assert_str_eq(c.message, "reads in through the read-only cache and writes it in the same "
+                                "launch: the load at lab7.cu:49 (ld.global.nc, block 0) reads a "
+                                "word that a store at lab7.cu:50 writes");
+    ck_assert_ptr_nonnull(strstr(c.measured, "4066 words"));
+    ck_assert_ptr_nonnull(strstr(c.hint, "read-only for the kernel's whole lifetime"));
+    ck_assert_int_eq(c.n_lines, 2);
+    ck_assert_str_eq(c.lines[0].op, "nc load");
+    ck_assert_int_eq(c.lines[1].line, 50);
+}
+END_TEST
+
+/* A check that counts global traffic whole names its atomics' lines beside its loads and
+   stores (the page marks them: a global atomic's sectors); coalescing counts none. */
+START_TEST(test_global_sites_name_atomics)
+{
+    trace_summary s;
+    memset(&s, 0, sizeof s);
+    trace_record r;
+    memset(&r, 0, sizeof r);
+    r.active = 0xFFFFFFFFu;
+    r.width = 4;
+    r.pc = 0x40;
+    r.flags = TRACE_READ | TRACE_GLOBAL;
+    for (int i = 0; i < 32; i++)
+        r.addr[i] = 0x10000 + 4u * (uint32_t)i;
+    ck_assert_int_eq(coalesce_add(&s.global, &r), 0);
+    r.pc = 0x90; /* every lane's atomicAdd on one word */
+    r.flags = TRACE_READ | TRACE_WRITE | TRACE_GLOBAL;
+    for (int i = 0; i < 32; i++)
+        r.addr[i] = 0x20000;
+    ck_assert_int_eq(coalesce_add(&s.global, &r), 0);
+    ck_assert_int_eq(s.global.n, 2);
+    ck_assert_int_eq(s.global.v[1].side, COALESCE_ATOMIC);
+    check_result c = fresh("global-traffic");
+    check_set(&c, CHECK_FAIL, "partial sums go through global memory");
+    compare_global_sites(&c, &s, 1);
+    ck_assert_int_eq(c.n_lines, 2);
+    char line[160];
+    ck_assert_str_eq(check_line_text(&c.lines[1], line, sizeof line),
+                     "pc 0x90  global atomic  coalesced, 1.00 sectors a request (1 sectors / 1 "
+                     "requests, ideal 4)");
+    c = fresh("global-loads"); /* loads alone */
+    check_set(&c, CHECK_PASS, "each element once");
+    compare_global_sites(&c, &s, 0);
+    ck_assert_int_eq(c.n_lines, 1);
+    ck_assert_str_eq(c.lines[0].op, "gload");
+    ck_assert_ptr_null(coalesce_worst(&s.global, COALESCE_STORE)); /* no store here */
+    coalesce_free(&s.global);
+}
+END_TEST
+
 Suite *compare_suite(void)
 {
     Suite *s = suite_create("compare");
@@ -688,6 +808,8 @@ Suite *compare_suite(void)
     tcase_add_test(tc, test_global_loads_limit);
     tcase_add_test(tc, test_smem_near_free_limit);
     tcase_add_test(tc, test_oob_fails_correct);
+    tcase_add_test(tc, test_inputs_written_fail_correct);
+    tcase_add_test(tc, test_global_sites_name_atomics);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -2,6 +2,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "base/grade_options.h"
 #include "measure/emulator/emu_device.h"
+#include "measure/emulator/nc_written.h"
+#include "measure/access/trace.h"
 #include "measure/measure.h"
 #include "measure/trace/measure_trace.h"
 
@@ -176,6 +178,77 @@ START_TEST(test_emulator_budget_follows_timeout)
 }
 END_TEST
 
+/* The counters read global atomics (ATOMG) and reductions (RED) apart; folded, both are
+   the global atomics every backend counts, and the reductions' own slot is left 0. */
+START_TEST(test_fold_global_reductions_into_atomics)
+{
+    measurement m;
+    measure_clear(&m);
+    m.value[METRIC_GLOBAL_ST_REQUESTS] = 4097;
+    m.value[METRIC_GLOBAL_ATOM_REQUESTS] = 3;
+    m.value[METRIC_GLOBAL_RED_REQUESTS] = 32769;
+    measure_fold_counters(&m);
+    ck_assert(m.value[METRIC_GLOBAL_ATOM_REQUESTS] == 32772.0);
+    ck_assert(m.value[METRIC_GLOBAL_RED_REQUESTS] == 0.0);
+    ck_assert(m.value[METRIC_GLOBAL_ST_REQUESTS] == 4097.0); /* no store among them */
+    ck_assert_str_eq(metric_name(METRIC_GLOBAL_RED_REQUESTS),
+                     "l1tex__t_requests_pipe_lsu_mem_global_op_red.sum");
+    ck_assert_str_eq(metric_name(METRIC_GLOBAL_ATOM_REQUESTS),
+                     "l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum");
+}
+END_TEST
+
+/* One lane's access, as the emulator's meter hands nc_written one. */
+static trace_oob lane_access(uint64_t pc, uint64_t addr, uint32_t width, int op)
+{
+    trace_oob a;
+    memset(&a, 0, sizeof a);
+    a.pc = pc, a.addr = addr, a.width = width, a.op = op, a.lane = 3, a.warp = 1, a.block = 2;
+    return a;
+}
+
+/*
+ * Words read through the read-only cache and written in one launch (nc_written.h): a word
+ * both, whichever came first, is found once, its first load and write kept; a wide access
+ * covers every word it touches; another launch's write, a plain load's, or one beside the
+ * word is none.
+ */
+START_TEST(test_nc_written_words)
+{
+    nc_written *w = nc_written_new();
+    ck_assert_ptr_nonnull(w);
+    trace_oob ld = lane_access(0x100, 0x1000, 4, TRACE_OP_LOAD);
+    trace_oob st = lane_access(0x200, 0x1004, 4, TRACE_OP_STORE);
+    ck_assert_int_eq(nc_written_add(w, 0, &ld), 0);
+    ck_assert_int_eq(nc_written_add(w, 0, &st), 0); /* the word beside */
+    ck_assert_int_eq(nc_written_add(w, 1, &(trace_oob){.pc = 0x300, .addr = 0x1000, .width = 4,
+                                                        .op = TRACE_OP_STORE}), 0); /* launch 1 */
+    ck_assert_int_eq(nc_written_count(w), 0);
+    ck_assert_ptr_null(nc_written_load(w));
+    trace_oob at = lane_access(0x280, 0x1000, 4, TRACE_OP_ATOMIC); /* written after its load */
+    ck_assert_int_eq(nc_written_add(w, 0, &at), 1);
+    ck_assert_int_eq(nc_written_add(w, 0, &at), 0); /* that word is found once */
+    ck_assert_int_eq(nc_written_count(w), 1);
+    ck_assert_uint_eq(nc_written_load(w)->pc, 0x100);
+    ck_assert_uint_eq(nc_written_write(w)->pc, 0x280);
+    ck_assert_int_eq(nc_written_write(w)->op, TRACE_OP_ATOMIC);
+    ck_assert_uint_eq(nc_written_write(w)->lane, 3);
+    /* a 16-byte nc load over 0x1004 (written before it) and two words no one wrote */
+    trace_oob wide = lane_access(0x140, 0x1004, 16, TRACE_OP_LOAD);
+    ck_assert_int_eq(nc_written_add(w, 0, &wide), 1);
+    ck_assert_int_eq(nc_written_count(w), 2);
+    ck_assert_uint_eq(nc_written_load(w)->pc, 0x100); /* the first stays the first */
+    for (int i = 0; i < 20000; i++) { /* many words: the set grows */
+        trace_oob x = lane_access(0x400, 0x100000 + 4u * (uint64_t)i, 4,
+                                  i % 2 ? TRACE_OP_STORE : TRACE_OP_LOAD);
+        ck_assert_int_ge(nc_written_add(w, 0, &x), 0);
+    }
+    ck_assert_int_eq(nc_written_count(w), 2);
+    nc_written_free(w);
+    ck_assert_int_eq(nc_written_count(NULL), 0);
+}
+END_TEST
+
 Suite *measure_suite(void)
 {
     Suite *s = suite_create("measure");
@@ -188,6 +261,8 @@ Suite *measure_suite(void)
     tcase_add_test(tc, test_trace_library_missing);
     tcase_add_test(tc, test_measure_clear);
     tcase_add_test(tc, test_emulator_budget_follows_timeout);
+    tcase_add_test(tc, test_nc_written_words);
+    tcase_add_test(tc, test_fold_global_reductions_into_atomics);
     suite_add_tcase(s, tc);
     return s;
 }

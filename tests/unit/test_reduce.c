@@ -74,6 +74,15 @@ START_TEST(test_sum_explained)
     HAS(h, "no __syncthreads() between the levels");
     LACKS(h, "tile");
     LACKS(h, "odd count");
+    /* the same in a kernel with no shared memory: a race in global memory, no tile blamed */
+    k.in_place = 0;
+    k.no_shared = 1;
+    h = explain(&k);
+    HAS(h, "several threads write one word of global memory in an order nothing fixes");
+    LACKS(h, "tile");
+    k.no_shared = 0;
+    h = explain(&k);
+    HAS(h, "reads a word of the tile before the level above wrote it");
     /* half of every 64 counted twice: said once for every k */
     k = counts_of(1024, 1024, 1);
     for (int j = 0; j < 1024; j++)

@@ -213,6 +213,9 @@ START_TEST(test_widths_loads_and_stores_alike)
     check_init(&cl, "lab1", "k", "load-conflicts", 1);
     compare_conflicts(&cs, &st, &m, &exercise, DEGREE_TOLERANCE, NULL);
     compare_conflicts(&cl, &ld, &m, &exercise, DEGREE_TOLERANCE, NULL);
+    char exercise_degree[64]; /* the exercise's "(32-way conflict)", kept in the width's words */
+    snprintf(exercise_degree, sizeof exercise_degree, "at the exercise's 4 bytes: %s",
+             strrchr(cl.expected, '(') + 1);
     compare_conflicts_width(&cs, &st, w, 4, &st_model);
     compare_conflicts_width(&cl, &ld, w, 4, &ld_model);
     ck_assert_int_eq(cs.status, cl.status);
@@ -232,6 +235,8 @@ START_TEST(test_widths_loads_and_stores_alike)
         snprintf(words, sizeof words, "%ld wavefronts / %ld requests (%s at %d bytes a lane",
                  ld_model.wavefronts, ld_model.requests, same_both_ways[i].verdict, w);
         ck_assert_msg(strncmp(cl.expected, words, strlen(words)) == 0, "\"%s\"", cl.expected);
+        ck_assert_msg(strstr(cl.expected, exercise_degree) != NULL, "\"%s\" lacks \"%s\"",
+                      cl.expected, exercise_degree);
         ck_assert_int_eq(cl.width, w);
         if (cl.status == CHECK_FAIL)
             ck_assert_msg(strstr(cl.hint, "element type") != NULL, "%s", cl.hint);
@@ -489,6 +494,50 @@ START_TEST(test_global_repeats)
     ck_assert_uint_eq(s.repeat_pc, 0x20);
     ck_assert_int_eq(s.n_sites, 0); /* global loads are not shared sites */
     ck_assert_int_eq(s.requests[0], 0);
+    trace_summary_free(&s);
+    free(r);
+}
+END_TEST
+
+/* Global atomics (ga: READ and WRITE) are a side of their own: a site of their own for
+ * the lines of global-traffic, no load an element's repeat is counted from, no sector of
+ * the loads' or the stores' (lab 9's coalescing). */
+START_TEST(test_global_atomics_a_side)
+{
+    static const char text[] =
+        "gl 0x10 0 0 4 00000003 1000 1004\n"
+        "ga 0x20 0 0 4 00000003 1000 1004\n"  /* the same words, added into */
+        "ga 0x20 0 1 4 00000001 1000\n"
+        "gs 0x30 0 0 4 00000001 2000\n";
+    FILE *f = fmemopen((void *)text, sizeof text - 1, "r");
+    size_t n;
+    char why[256];
+    trace_record *r = trace_read(f, "a.trace", &n, why, sizeof why);
+    fclose(f);
+    ck_assert_msg(r != NULL, "%s", why);
+    ck_assert_uint_eq(r[1].flags, TRACE_READ | TRACE_WRITE | TRACE_GLOBAL);
+    bank_geometry g = modern();
+    trace_summary s;
+    ck_assert_int_eq(trace_analyze(&g, r, n, &s, why, sizeof why), 0);
+    ck_assert_int_eq(s.global_lanes, 2); /* the load's two lanes alone */
+    ck_assert_int_eq(s.global_repeats, 0);
+    ck_assert_int_eq(s.global.n, 3);
+    ck_assert_int_eq(s.global.v[0].side, COALESCE_LOAD);
+    ck_assert_int_eq(s.global.v[1].side, COALESCE_ATOMIC);
+    ck_assert_int_eq(s.global.v[1].requests, 2);
+    ck_assert_int_eq(s.global.v[2].side, COALESCE_STORE);
+    measurement m;
+    measure_clear(&m);
+    trace_to_measurement(&s, &m);
+    ck_assert(m.value[METRIC_GLOBAL_LD_SECTORS] == 1.0);
+    ck_assert(m.value[METRIC_GLOBAL_ST_SECTORS] == 1.0); /* the store's; none of the atomics' */
+    ck_assert_int_eq(s.n_sites, 0); /* no shared site */
+    /* written as read */
+    char buf[128];
+    f = fmemopen(buf, sizeof buf, "w");
+    ck_assert_int_eq(trace_write_record(f, &r[2]), 0);
+    fclose(f);
+    ck_assert_str_eq(buf, "ga 0x20 0 1 4 00000001 1000\n");
     trace_summary_free(&s);
     free(r);
 }
@@ -934,7 +983,7 @@ static const char *read_error(const char *text)
 
 START_TEST(test_text_format)
 {
-    ck_assert_str_eq(read_error("xx 0x10 0 0 4 1 0\n"), "t.trace:1: unknown record 'xx' (ld, st, atom, atomx, atomc, ldm, stm, cp, cpx, gl, gcp, gs, bar, sync, acq, rel or acqrel)");
+    ck_assert_str_eq(read_error("xx 0x10 0 0 4 1 0\n"), "t.trace:1: unknown record 'xx' (ld, st, atom, atomx, atomc, ldm, stm, cp, cpx, gl, gcp, gs, ga, bar, sync, acq, rel or acqrel)");
     ck_assert_str_eq(read_error("# c\nld 0x10 0 0 4 3 0\n"),
                      "t.trace:2: mask 00000003 has lane 1 active but the line gives no address for it");
     ck_assert_str_eq(read_error("st 0x10 0 0 4 1 0 4\n"), "t.trace:1: more fields than the mask has active lanes");
@@ -1469,6 +1518,7 @@ Suite *trace_suite(void)
     tcase_add_test(tc, test_race_spoils_correct);
     tcase_add_test(tc, test_shared_extent);
     tcase_add_test(tc, test_global_repeats);
+    tcase_add_test(tc, test_global_atomics_a_side);
     tcase_add_test(tc, test_global_broadcast_not_repeat);
     tcase_add_test(tc, test_64bit_rule_catches_a_wide_tile);
     tcase_add_test(tc, test_race_rules);

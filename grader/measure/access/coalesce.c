@@ -15,7 +15,7 @@ void coalesce_access_of(const trace_record *r, global_access *a)
 }
 
 /* The site of pc (kept sorted), made where there is none; NULL out of memory. */
-static coalesce_site *site_for(coalesce_sites *s, uint64_t pc, int store)
+static coalesce_site *site_for(coalesce_sites *s, uint64_t pc, int side)
 {
     int lo = 0, hi = s->n;
     while (lo < hi) {
@@ -39,19 +39,20 @@ static coalesce_site *site_for(coalesce_sites *s, uint64_t pc, int store)
     s->n++;
     memset(&s->v[lo], 0, sizeof s->v[lo]);
     s->v[lo].pc = pc;
-    s->v[lo].store = store;
+    s->v[lo].side = side;
     s->v[lo].worst_excess = -1;
     return &s->v[lo];
 }
 
 int coalesce_add(coalesce_sites *s, const trace_record *r)
 {
-    if (!(r->flags & TRACE_GLOBAL) || (r->flags & TRACE_ASYNC) || !r->active ||
-        (r->flags & (TRACE_READ | TRACE_WRITE)) == (TRACE_READ | TRACE_WRITE))
-        return 0; /* cp.async and atomics: not the loads and stores counted here */
+    if (!(r->flags & TRACE_GLOBAL) || (r->flags & TRACE_ASYNC) || !r->active)
+        return 0; /* cp.async: not the loads counted here */
+    int rw = r->flags & (TRACE_READ | TRACE_WRITE);
     global_access a;
     coalesce_access_of(r, &a);
-    coalesce_site *site = site_for(s, r->pc, (r->flags & TRACE_WRITE) != 0);
+    coalesce_site *site = site_for(s, r->pc, rw == (TRACE_READ | TRACE_WRITE) ? COALESCE_ATOMIC
+                                             : rw == TRACE_WRITE ? COALESCE_STORE : COALESCE_LOAD);
     if (!site)
         return -1;
     long sectors = sector_count(&a), ideal = sector_ideal(&a), excess = sectors - ideal;
@@ -78,12 +79,12 @@ void coalesce_free(coalesce_sites *s)
     memset(s, 0, sizeof *s);
 }
 
-const coalesce_site *coalesce_worst(const coalesce_sites *s, int store)
+const coalesce_site *coalesce_worst(const coalesce_sites *s, int side)
 {
     const coalesce_site *best = NULL;
     for (int i = 0; i < s->n; i++) {
         const coalesce_site *x = &s->v[i];
-        if (x->store != store)
+        if (x->side != side)
             continue;
         if (!best || x->sectors - x->ideal > best->sectors - best->ideal)
             best = x;

@@ -1,5 +1,5 @@
 /*
- * coalesce.h - global loads and stores per instruction: requests, the 32-byte
+ * coalesce.h - global loads, stores and atomics per instruction: requests, the 32-byte
  * sectors they touched and the ideal for their widths and lanes (the sector
  * model, model/sector.h), and the worst warp execution, drawn as the bank map
  * is for shared memory:
@@ -20,10 +20,18 @@
 
 #include <stddef.h>
 
-/* One global load or store instruction of the kernel (one PC). */
+/* What a global instruction does to memory: the side its site counts on. */
+typedef enum coalesce_side {
+    COALESCE_LOAD,
+    COALESCE_STORE,
+    COALESCE_ATOMIC /* an atomic or a reduction: a read-modify-write (global-traffic
+                       counts it with the stores; coalescing and the halo check do not) */
+} coalesce_side;
+
+/* One global load, store or atomic instruction of the kernel (one PC). */
 typedef struct coalesce_site {
     uint64_t pc;
-    int store;            /* 0: a load, 1: a store */
+    int side;             /* coalesce_side */
     int width;            /* widest access seen at this PC */
     long requests, sectors, ideal;
     long worst_excess;    /* sectors beyond the ideal of the worst execution */
@@ -38,14 +46,15 @@ typedef struct coalesce_sites {
     int n, cap;
 } coalesce_sites;
 
-/* A global record (TRACE_GLOBAL, load or store; cp.async's global side is left
-   out: Nsight Compute counts it apart) into its site. 0, or -1 out of memory. */
+/* A global record (TRACE_GLOBAL: a load, a store, or both flags, an atomic; cp.async's
+   global side is left out: Nsight Compute counts it apart) into its site. 0, or -1 out of
+   memory. */
 int coalesce_add(coalesce_sites *s, const trace_record *r);
 
 void coalesce_free(coalesce_sites *s);
 
-/* The site with the most sectors beyond its ideal of loads (store 0) or stores, NULL if none. */
-const coalesce_site *coalesce_worst(const coalesce_sites *s, int store);
+/* The site of one side (coalesce_side) with the most sectors beyond its ideal, NULL if none. */
+const coalesce_site *coalesce_worst(const coalesce_sites *s, int side);
 
 /* The record as the model's access (its low 32-bit addresses). */
 void coalesce_access_of(const trace_record *r, global_access *a);

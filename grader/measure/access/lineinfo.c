@@ -237,6 +237,8 @@ void trace_attribute(trace_summary *s, const line_table *t, const char *function
         name(t, function, s->global.v[i].pc, &s->global.v[i].file, &s->global.v[i].line);
     if (s->oob_count > 0 && !s->oob.file)
         name(t, function, s->oob.pc, &s->oob.file, &s->oob.line);
+    if (s->input_write_count > 0 && !s->input_write.file)
+        name(t, function, s->input_write.pc, &s->input_write.file, &s->input_write.line);
 }
 
 /* --- the line table straight from a cubin's .debug_line (DWARF 2-4) ---------------------- */

@@ -760,7 +760,7 @@ int trace_analyzer_add(trace_analyzer *a, const trace_record *x, char *why, size
     if (!(x->flags & TRACE_GLOBAL) && next_block(a, x->block) != 0)
         goto oom;
     if (x->flags & TRACE_GLOBAL) {
-        if ((x->flags & TRACE_READ) && note_global(a, x) != 0)
+        if ((x->flags & (TRACE_READ | TRACE_WRITE)) == TRACE_READ && note_global(a, x) != 0)
             goto oom;
         if (x->block < TRACE_GLOBAL_BLOCKS && coalesce_add(&out->global, x) != 0)
             goto oom;
@@ -933,8 +933,11 @@ void trace_to_measurement(const trace_summary *s, measurement *m)
     m->value[METRIC_GLOBAL_LD_REQUESTS] = 0.0;
     for (int i = 0; i < s->global.n; i++) {
         const coalesce_site *g = &s->global.v[i];
-        m->value[g->store ? METRIC_GLOBAL_ST_SECTORS : METRIC_GLOBAL_LD_SECTORS] += (double)g->sectors;
-        m->value[g->store ? METRIC_GLOBAL_ST_IDEAL : METRIC_GLOBAL_LD_IDEAL] += (double)g->ideal;
+        int store = g->side == COALESCE_STORE;
+        if (g->side == COALESCE_ATOMIC)
+            continue; /* no side of sectors (lab 9's are loads' and stores') */
+        m->value[store ? METRIC_GLOBAL_ST_SECTORS : METRIC_GLOBAL_LD_SECTORS] += (double)g->sectors;
+        m->value[store ? METRIC_GLOBAL_ST_IDEAL : METRIC_GLOBAL_LD_IDEAL] += (double)g->ideal;
     }
 }
 
@@ -1066,6 +1069,7 @@ static const struct {
     {"gl", TRACE_READ | TRACE_GLOBAL},
     {"gcp", TRACE_READ | TRACE_GLOBAL | TRACE_ASYNC},
     {"gs", TRACE_WRITE | TRACE_GLOBAL},
+    {"ga", TRACE_READ | TRACE_WRITE | TRACE_GLOBAL}, /* a global atomic or reduction */
     {"bar", TRACE_BARRIER},
     {"sync", TRACE_SYNCWARP},
     {"acq", TRACE_ACQUIRE},   /* a warp acquires, releases, or both, the words ADDR... */
@@ -1157,7 +1161,7 @@ trace_record *trace_read(FILE *f, const char *name, size_t *n, char *why, size_t
             }
         if (!known) {
             snprintf(why, why_size, "%s:%zu: unknown record '%s' (ld, st, atom, atomx, atomc, "
-                     "ldm, stm, cp, cpx, gl, gcp, gs, bar, sync, acq, rel or acqrel)", name,
+                     "ldm, stm, cp, cpx, gl, gcp, gs, ga, bar, sync, acq, rel or acqrel)", name,
                      line_no, op);
             goto bad;
         }

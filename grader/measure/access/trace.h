@@ -94,7 +94,7 @@ typedef struct trace_summary {
     const char *repeat_file;
     int repeat_line;
     long repeat_count;        /* in that block */
-    /* Global loads and stores of the first TRACE_GLOBAL_BLOCKS blocks, per
+    /* Global loads, stores and atomics of the first TRACE_GLOBAL_BLOCKS blocks, per
        instruction: requests, sectors, ideal, the worst warp (coalesce.h). */
     coalesce_sites global;
     /* Synchronisation errors (trace_sync.h), first met first; sync_count: how many
@@ -106,6 +106,17 @@ typedef struct trace_summary {
        and the first. The emulator's meter and the trace's patches fill them. */
     long oob_count;
     trace_oob oob;
+    /* Stores and atomics into an input (measure_inputs: an array the kernel must only
+       read), every block's, as trace_oob.h lays an access out: how many lanes made one
+       (0: none), and the first. The emulator's meter and the trace's patches fill them. */
+    long input_write_count;
+    trace_oob input_write;
+    /* Words of global memory a launch both read through the read-only cache (ld.global.nc:
+       __ldg, const __restrict__) and wrote (a store or an atomic, before or after): how
+       many, and the first's load and write. The emulator's meter alone (the trace's
+       patches see no load's cache path). */
+    long nc_written_count;
+    trace_oob nc_load, nc_write;
     /* The trace's lanes that touched the driver's reserved shared memory (cooperative
        groups' multi-warp tile barrier: release and acquire the trace does not see), so
        that what it calls a race between warps may be ordered there (compare_races). The
@@ -175,9 +186,10 @@ const trace_site *trace_worst_site(const trace_summary *s, trace_op op);
 
 /*
  * Text traces (tests/traces/NAME.trace), one record a line; '#' starts a comment:
- *   ld|st|atom|gl|gs PC BLOCK WARP WIDTH MASK ADDR...   (one ADDR per active lane, hex;
+ *   ld|st|atom|gl|gs|ga PC BLOCK WARP WIDTH MASK ADDR... (one ADDR per active lane, hex;
  *                                                 gl: a global load, the address's low half;
- *                                                 gs: a global store, the same)
+ *                                                 gs: a global store, ga: a global atomic,
+ *                                                 the same)
  *   bar PC BLOCK WARP MASK
  * PC, MASK and ADDR in hex (0x optional), BLOCK, WARP and WIDTH in decimal.
  * trace_read returns the records (free them) and their count in *n, or NULL

@@ -1,10 +1,11 @@
 /*
- * trace_oob.h - a global access outside the array it indexes, as a measurement
- * found it: into the guard zone the grader lays before and after every array it
- * gives a kernel (run/device.h, dev_malloc; docs/emulator.md#bounds). The
- * emulator's meter fills it from the PTX machine's emu_oob, field for field; the
- * trace's patches catch one on the GPU (trace_record.h, trace_buffer.oob_*). Its
- * own header, as trace_race.h: plain data.
+ * trace_oob.h - one global access a measurement names, the first of its kind (trace.h):
+ * an access outside the array it indexes, into the guard zone the grader lays before
+ * and after every array it gives a kernel (run/device.h, dev_malloc;
+ * docs/emulator.md#bounds); a store or an atomic into an input; a word read through the
+ * read-only cache and written. The emulator's meter fills the first from the PTX
+ * machine's emu_oob, field for field; the trace's patches catch one on the GPU
+ * (trace_record.h, trace_buffer.oob_*). Its own header, as trace_race.h: plain data.
  */
 #ifndef SMEMLAB_TRACE_OOB_H
 #define SMEMLAB_TRACE_OOB_H

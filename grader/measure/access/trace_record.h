@@ -24,9 +24,10 @@
 #define TRACE_READ 0x1u    /* a load (READ and WRITE together: an atomic) */
 #define TRACE_WRITE 0x2u   /* a store */
 #define TRACE_BARRIER 0x4u /* a block-wide barrier (__syncthreads); no address */
-#define TRACE_GLOBAL 0x8u  /* with TRACE_READ or TRACE_WRITE: a global load or store
-                              of one of the first TRACE_GLOBAL_BLOCKS blocks; addr[]
-                              holds the low 32 bits of each lane's address */
+#define TRACE_GLOBAL 0x8u  /* with TRACE_READ or TRACE_WRITE (both: an atomic): a global
+                              load, store or atomic of one of the first
+                              TRACE_GLOBAL_BLOCKS blocks; addr[] holds the low 32 bits
+                              of each lane's address */
 #define TRACE_ASYNC 0x10u  /* cp.async (LDGSTS): with TRACE_WRITE its shared side,
                               with TRACE_READ | TRACE_GLOBAL its global side */
 #define TRACE_MATRIX 0x20u /* ldmatrix / stmatrix (LDSM, STSM): addr[] holds the row
@@ -48,15 +49,20 @@
                                   (cooperative groups' multi-warp barrier), no access of
                                   the kernel's */
 
-/* Blocks whose global loads and stores are recorded, address by address (the halo
-   check, coalescing per line). */
+/* Blocks whose global loads, stores and atomics are recorded, address by address (the
+   halo check, coalescing per line, the lines of global-traffic). */
 #define TRACE_GLOBAL_BLOCKS 16
 
 /* Guard zones a launch's global accesses are held to (run/device.h: two an array the
    grader gave the kernel), every block's, lane by lane. */
 #define TRACE_ZONES 32
 
-/* The first global access into a guard zone: where, and which lane (trace_oob.h). */
+/* Inputs a launch's global stores and atomics are held to (measure.h: measure_inputs),
+   every block's, lane by lane. */
+#define TRACE_INPUTS 4
+
+/* The first global access into a guard zone, or write into an input: where, and which
+   lane (trace_oob.h). */
 typedef struct trace_oob_hit {
     unsigned long long pc, addr;
     uint32_t block, warp, lane, width, flags; /* flags: TRACE_READ, TRACE_WRITE */
@@ -89,6 +95,7 @@ typedef struct trace_buffer {
                                waits spinning on a load): never recorded (0: none) */
     unsigned long long global_loads; /* warp-level global load instructions (traced blocks) */
     unsigned long long global_stores; /* warp-level global store instructions (traced blocks) */
+    unsigned long long global_atomics; /* ... global atomics and reductions (traced blocks) */
     unsigned long long shuffles;      /* warp-level shfl.sync instructions (traced blocks) */
     unsigned long long toolkit_accesses; /* lanes' accesses to the toolkit's bytes (traced
                                             blocks): warps ordered where the trace cannot see */
@@ -101,6 +108,13 @@ typedef struct trace_buffer {
     uint32_t n_zones, oob_reserved;
     unsigned long long oob_hits;
     trace_oob_hit oob;
+    /* the inputs [input_lo[i], input_hi[i]) (the host's: arrays the kernel must only
+       read), and what the patches found there: lanes that stored or made an atomic into
+       one (every block, sampled or not), the first */
+    unsigned long long input_lo[TRACE_INPUTS], input_hi[TRACE_INPUTS];
+    uint32_t n_inputs, input_reserved;
+    unsigned long long input_hits;
+    trace_oob_hit input;
     trace_record *records;
 } trace_buffer;
 

@@ -21,6 +21,7 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -75,8 +76,10 @@ static struct {
     } oob;
     long oob_count;
     const emu_gpu *as;        /* the GPU graded as (--gpu), or NULL */
+    uint32_t sm_count;        /* that GPU's SMs, or the GPU's a twin stands beside */
+    uint64_t grid_ids;        /* launches made: each launch's %gridid */
     bank_geometry banks;      /* the last launch's (set by emu_device_as and each launch) */
-} E = {.budget = EMU_DEFAULT_BUDGET, .last_kernel = -1,
+} E = {.budget = EMU_DEFAULT_BUDGET, .last_kernel = -1, .sm_count = EMU_DEFAULT_SM_COUNT,
        .banks = {.banks = 32, .bank_bytes = 4, .warp_size = 32, .row_bytes = 4}};
 
 /* A global address this far from every buffer is no overrun of one (a wild pointer). */
@@ -457,6 +460,15 @@ static int runs_on_gpu(const emu_program *p, const plan_launch *l)
     return 0;
 }
 
+/* The wall clock's nanoseconds since the epoch, as a GPU's %globaltimer counts them. */
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    if (clock_gettime(CLOCK_REALTIME, &ts) != 0)
+        return 0;
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 static cudaError_t replay_one(const emu_program *p, const plan_launch *l, void *const bufs[])
 {
     unsigned char params[REC_MAX_PARAM_BYTES];
@@ -472,9 +484,10 @@ static cudaError_t replay_one(const emu_program *p, const plan_launch *l, void *
                          .params = params, .param_bytes = l->param_bytes,
                          .shared_fill = E.shared_fill,
                          .print = E.flow.on ? NULL : print_stdout, /* printed once, before */
-                         .reverse = E.reverse, .perturb = E.flow.perturb,
-                         .perturb_lo = E.flow.lo, .perturb_hi = E.flow.hi,
-                         .perturb_at = E.flow.at};
+                         .reverse = E.reverse, .sm_count = E.sm_count,
+                         .grid_id = ++E.grid_ids, .time_base = now_ns(),
+                         .perturb = E.flow.perturb, .perturb_lo = E.flow.lo,
+                         .perturb_hi = E.flow.hi, .perturb_at = E.flow.at};
     memcpy(launch.grid, l->grid, sizeof launch.grid);
     memcpy(launch.block, l->block, sizeof launch.block);
     if (E.sink)
@@ -649,10 +662,16 @@ uint64_t emu_device_budget(void)
 void emu_device_as(const emu_gpu *g)
 {
     E.as = g;
+    E.sm_count = g ? (uint32_t)g->sm_count : EMU_DEFAULT_SM_COUNT;
     if (g)
         emu_gpu_banks(g, REC_ATTR_UNSET, &E.banks);
     else
         bank_geometry_for(9, 0, 32, 0, &E.banks);
+}
+
+void emu_device_sm_count(int sm_count)
+{
+    E.sm_count = sm_count > 0 ? (uint32_t)sm_count : EMU_DEFAULT_SM_COUNT;
 }
 
 const emu_gpu *emu_device_gpu(void)

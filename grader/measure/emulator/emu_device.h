@@ -37,6 +37,10 @@ int emu_device_take_oob(const emu_module *m, int kernel, emu_oob *out, char arra
    each launch runs on g's banks in the mode its launcher asked for, and a kernel that
    reaches an instruction g lacks is not run ("not graded: ..."). */
 void emu_device_as(const emu_gpu *g);
+/* The SMs the kernels' %nsmid and %smid say (the GPU's a twin grades beside; else the
+   GPU graded as, or EMU_DEFAULT_SM_COUNT): a kernel sees a GPU's machine, never one SM. */
+#define EMU_DEFAULT_SM_COUNT 132 /* an H100's or H200's (SXM): the GPUs the kit is proven on */
+void emu_device_sm_count(int sm_count);
 const emu_gpu *emu_device_gpu(void);
 /* Each launch from now on may run timeout_s / GRADE_DEFAULT_TIMEOUT_S times
    EMU_DEFAULT_BUDGET warp instructions (base/grade_options.h, ptx/emu.h: about as many

@@ -9,7 +9,7 @@
    3.5) in its 8-byte bank mode (/shared/course-material's README; the book's chapter 5
    programs print the mode beside them). */
 static const emu_gpu gpus[] = {
-    {"kepler", "Tesla K40", "the course's", 3, 5, 1},
+    {"kepler", "Tesla K40", "the course's", 3, 5, 1, 15},
 };
 
 const emu_gpu *emu_gpu_find(const char *id)

@@ -15,6 +15,7 @@ typedef struct emu_gpu {
     const char *whose;   /* why the kit knows it: "the course's" */
     int major, minor;    /* its compute capability: what it runs (ptx_instr_sm) */
     int eight_byte;      /* the bank mode a launch gets when its launcher sets none (Kepler) */
+    int sm_count;        /* its SMs (%nsmid) */
 } emu_gpu;
 
 /* The GPU called id, or NULL. */

@@ -7,6 +7,7 @@
  * .loc of each instruction.
  */
 #include "emu_device.h"
+#include "nc_written.h"
 
 #include "../access/trace.h"
 
@@ -115,6 +116,7 @@ typedef struct emu_meter {
     char why[256];
     unsigned long long global_loads; /* warp-level global load instructions */
     unsigned long long global_stores, shuffles; /* ... store and shfl.sync instructions */
+    unsigned long long global_atomics; /* ... global atomics and reductions (atom, red) */
     unsigned long long sectors[2], ideal[2];    /* of the global loads [0] and stores [1] */
     unsigned long long const_loads, const_addresses; /* ld.const: requests, distinct addresses */
     unsigned long long const_lanes;                  /* ... and the lanes they served */
@@ -130,6 +132,9 @@ typedef struct emu_meter {
     long sync_count;
     trace_oob oob; /* the measured launches' first access out of bounds */
     long oob_count;
+    trace_oob input_write; /* ... first store or atomic into an input (measure_inputs) */
+    long input_writes;     /* ... lanes that made one */
+    nc_written *nc;        /* ... words read through the read-only cache and written */
     int banks_of;  /* the launch (emu_device_launches) whose banks the analyzer counts by */
 } emu_meter;
 
@@ -141,6 +146,16 @@ void measure_watch_range(const void *lo, size_t bytes)
 {
     watch_lo = (uint64_t)(uintptr_t)lo;
     watch_hi = bytes ? watch_lo + bytes : 0;
+}
+
+static unsigned long long input_lo[MEASURE_MAX_INPUTS], input_hi[MEASURE_MAX_INPUTS];
+static int n_inputs; /* measure_inputs */
+
+void measure_inputs(const unsigned long long *lo, const unsigned long long *hi, int n)
+{
+    n_inputs = n < 0 ? 0 : n > MEASURE_MAX_INPUTS ? MEASURE_MAX_INPUTS : n;
+    for (int i = 0; i < n_inputs; i++)
+        input_lo[i] = lo[i], input_hi[i] = hi[i];
 }
 
 /* Distinct addresses among the active lanes: the passes the constant cache makes. */
@@ -346,8 +361,66 @@ static void count_sectors(emu_meter *m, const emu_global_record *g, int store)
     m->ideal[store] += (unsigned long long)sector_ideal(&a);
 }
 
-/* Global loads and stores: counted, their sectors too, and those of the first blocks
-   analysed address by address as the trace's patches record them (the low half of each). */
+/* The array that holds an access, named now (it is freed later). */
+static void name_array(trace_oob *t)
+{
+    dev_array a;
+    if (dev_array_at(t->addr, &a)) {
+        t->base = a.base, t->bytes = a.bytes;
+        snprintf(t->array, sizeof t->array, "%s", a.name);
+    }
+}
+
+/* Lane `lane` of a global record as the summary names an access. */
+static void access_of(const emu_global_record *g, int lane, trace_oob *t)
+{
+    int read = (g->flags & EMU_REC_READ) != 0, write = (g->flags & EMU_REC_WRITE) != 0;
+    memset(t, 0, sizeof *t);
+    t->pc = g->pc;
+    t->op = read && write ? TRACE_OP_ATOMIC : write ? TRACE_OP_STORE : TRACE_OP_LOAD;
+    t->addr = g->addr[lane];
+    t->width = g->width;
+    t->block = g->block, t->warp = g->warp, t->lane = (uint32_t)lane;
+}
+
+/* A store or an atomic into an input (measure_inputs): every lane counted, the first kept. */
+static void note_input_writes(emu_meter *m, const emu_global_record *g)
+{
+    for (int lane = 0; lane < EMU_RECORD_LANES; lane++) {
+        if (!(g->active >> lane & 1u))
+            continue;
+        for (int i = 0; i < n_inputs; i++)
+            if (g->addr[lane] < input_hi[i] && g->addr[lane] + g->width > input_lo[i]) {
+                if (m->input_writes++ == 0) {
+                    access_of(g, lane, &m->input_write);
+                    name_array(&m->input_write);
+                }
+                break;
+            }
+    }
+}
+
+/* Every lane of an nc load or a global write, into the words read through the read-only
+   cache and written (nc_written.h); out of memory, the words stop being followed. */
+static void note_nc_words(emu_meter *m, const emu_global_record *g)
+{
+    trace_oob a;
+    uint32_t launch = (uint32_t)emu_device_launches();
+    for (int lane = 0; lane < EMU_RECORD_LANES && m->nc; lane++) {
+        if (!(g->active >> lane & 1u))
+            continue;
+        access_of(g, lane, &a);
+        if (nc_written_add(m->nc, launch, &a) < 0) {
+            nc_written_free(m->nc);
+            m->nc = NULL;
+        }
+    }
+}
+
+/* Global loads, stores and atomics: counted, the sectors of loads and stores too, and
+   those of the first blocks analysed address by address as the trace's patches record them
+   (the low half of each). An atomic (READ and WRITE) is a side of its own, as Nsight
+   Compute counts it: a read-modify-write of global memory, neither a load nor a store. */
 static void on_global(void *ctx, const emu_global_record *g)
 {
     emu_meter *m = ctx;
@@ -360,12 +433,18 @@ static void on_global(void *ctx, const emu_global_record *g)
         return;
     }
     int read = (g->flags & EMU_REC_READ) != 0, write = (g->flags & EMU_REC_WRITE) != 0;
-    int async = (g->flags & EMU_REC_ASYNC) != 0;
-    if (read == write)
-        return; /* an atomic */
-    if (write && g->active)
+    int async = (g->flags & EMU_REC_ASYNC) != 0, atomic = read && write;
+    if (!read && !write)
+        return;
+    if (write && g->active) /* an atomic writes its output as a store does (lab 10) */
         warp_set_mark(&m->warps, g->block | launch_bits(), g->warp, WARP_STORED);
-    if (write)
+    if (write && n_inputs)
+        note_input_writes(m, g);
+    if (write || (g->flags & EMU_REC_NC))
+        note_nc_words(m, g);
+    if (atomic)
+        m->global_atomics++;
+    else if (write)
         m->global_stores++;
     else
         m->global_loads++;
@@ -375,7 +454,7 @@ static void on_global(void *ctx, const emu_global_record *g)
         m->watch_slices += (unsigned long long)reads_a_slice(g);
         warp_set_mark(&m->warps, g->block | launch_bits(), g->warp, WARP_WATCH);
     }
-    if (!async && g->active)
+    if (!async && !atomic && g->active)
         count_sectors(m, g, write);
     if (g->block >= TRACE_GLOBAL_BLOCKS || m->failed || !g->active)
         return; /* (a cp.async whose lanes all read nothing is a request all the same) */
@@ -386,11 +465,30 @@ static void on_global(void *ctx, const emu_global_record *g)
     r.warp = g->warp;
     r.active = g->active;
     r.width = (uint8_t)g->width;
-    r.flags = (uint16_t)((write ? TRACE_WRITE : TRACE_READ) | TRACE_GLOBAL | (async ? TRACE_ASYNC : 0));
+    r.flags = (uint16_t)((write ? TRACE_WRITE : 0) | (read ? TRACE_READ : 0) | TRACE_GLOBAL |
+                         (async ? TRACE_ASYNC : 0));
     for (int lane = 0; lane < TRACE_LANES; lane++)
         r.addr[lane] = (uint32_t)g->addr[lane];
     if (trace_analyzer_add(m->analyzer, &r, m->why, sizeof m->why) != 0)
         m->failed = 1;
+}
+
+/* The measured launches' writes into an input and words read through the read-only
+   cache and written, into the summary; the words let go. */
+static void keep_inputs(emu_meter *m, trace_summary *s)
+{
+    s->input_write_count = m->input_writes;
+    if (m->input_writes > 0)
+        s->input_write = m->input_write;
+    s->nc_written_count = nc_written_count(m->nc);
+    if (s->nc_written_count > 0) {
+        s->nc_load = *nc_written_load(m->nc);
+        s->nc_write = *nc_written_write(m->nc);
+        name_array(&s->nc_load);
+        name_array(&s->nc_write);
+    }
+    nc_written_free(m->nc);
+    m->nc = NULL;
 }
 
 static measure_status emu_open(measure_backend *self, char *why, size_t n)
@@ -410,11 +508,18 @@ static void attribute(trace_summary *s)
     snprintf(meter.function, sizeof meter.function, "%s", name);
     for (int i = 0; i < s->n_sites; i++)
         emu_line(mod, k, s->sites[i].pc, &s->sites[i].file, &s->sites[i].line);
-    for (int i = 0; i < s->global.n; i++)
-        emu_line(mod, k, s->global.v[i].pc, &s->global.v[i].file, &s->global.v[i].line);
+    for (int i = 0; i < s->global.n; i++) /* (an atomic's or __ldg's header at the student's
+                                              line, as the trace's line table names it) */
+        emu_student_line(mod, k, s->global.v[i].pc, &s->global.v[i].file, &s->global.v[i].line);
     for (int i = 0; i < s->n_races; i++) {
         emu_line(mod, k, s->races[i].pc_a, &s->races[i].file_a, &s->races[i].line_a);
         emu_line(mod, k, s->races[i].pc_b, &s->races[i].file_b, &s->races[i].line_b);
+    }
+    if (s->input_write_count > 0) /* (an atomic's intrinsic at the student's line) */
+        emu_student_line(mod, k, s->input_write.pc, &s->input_write.file, &s->input_write.line);
+    if (s->nc_written_count > 0) { /* (__ldg's at the line that called it) */
+        emu_student_line(mod, k, s->nc_load.pc, &s->nc_load.file, &s->nc_load.line);
+        emu_student_line(mod, k, s->nc_write.pc, &s->nc_write.file, &s->nc_write.line);
     }
 }
 
@@ -429,7 +534,7 @@ static measure_status emu_measure(measure_backend *self, void (*launch)(void *),
         trace_summary_free(&m->last);
     m->have_last = 0;
     m->failed = 0;
-    m->global_loads = m->global_stores = m->shuffles = 0;
+    m->global_loads = m->global_stores = m->global_atomics = m->shuffles = 0;
     memset(m->sectors, 0, sizeof m->sectors);
     memset(m->ideal, 0, sizeof m->ideal);
     m->const_loads = m->const_addresses = m->const_lanes = m->const_slices = 0;
@@ -438,6 +543,9 @@ static measure_status emu_measure(measure_backend *self, void (*launch)(void *),
     m->n_sync = 0;
     m->sync_count = 0;
     m->oob_count = 0;
+    m->input_writes = 0;
+    nc_written_free(m->nc);
+    m->nc = nc_written_new(); /* NULL: the words are not followed */
     emu_device_banks(&g); /* 32 banks of 4 bytes as on every GPU the kit runs on, or the
                              GPU graded as (--gpu: each launch its own, on_shared) */
     m->banks_of = 0;
@@ -469,10 +577,12 @@ static measure_status emu_measure(measure_backend *self, void (*launch)(void *),
         return MEASURE_ERROR;
     }
     keep_oob(m, &m->last);
+    keep_inputs(m, &m->last);
     attribute(&m->last);
     trace_to_measurement(&m->last, out);
     out->value[METRIC_GLOBAL_LD_REQUESTS] = (double)m->global_loads;
     out->value[METRIC_GLOBAL_ST_REQUESTS] = (double)m->global_stores;
+    out->value[METRIC_GLOBAL_ATOM_REQUESTS] = (double)m->global_atomics;
     out->value[METRIC_SHUFFLES] = (double)m->shuffles;
     out->value[METRIC_GLOBAL_LD_SECTORS] = (double)m->sectors[0];
     out->value[METRIC_GLOBAL_ST_SECTORS] = (double)m->sectors[1];
@@ -496,6 +606,8 @@ static measure_status emu_measure(measure_backend *self, void (*launch)(void *),
 static void emu_close(measure_backend *self)
 {
     emu_meter *m = self->state;
+    nc_written_free(m->nc);
+    m->nc = NULL;
     if (m->have_last)
         trace_summary_free(&m->last);
     m->have_last = 0;

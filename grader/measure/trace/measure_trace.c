@@ -105,6 +105,9 @@ typedef struct trace_state {
     /* the guard zones the next launches' global accesses are held to (smemlab_trace_zones) */
     unsigned long long zone_lo[TRACE_ZONES], zone_hi[TRACE_ZONES];
     uint32_t n_zones;
+    /* the inputs their global stores and atomics are held to (smemlab_trace_inputs) */
+    unsigned long long input_lo[TRACE_INPUTS], input_hi[TRACE_INPUTS];
+    uint32_t n_inputs;
 } trace_state;
 
 static trace_state state;
@@ -313,6 +316,9 @@ static void launch_begin(trace_state *s, const Sanitizer_LaunchData *l)
     h.n_zones = s->n_zones;
     memcpy(h.zone_lo, s->zone_lo, sizeof h.zone_lo);
     memcpy(h.zone_hi, s->zone_hi, sizeof h.zone_hi);
+    h.n_inputs = s->n_inputs;
+    memcpy(h.input_lo, s->input_lo, sizeof h.input_lo);
+    memcpy(h.input_hi, s->input_hi, sizeof h.input_hi);
     h.records = (trace_record *)((char *)mem + sizeof(trace_buffer));
     t->device_buffer = mem;
     if ((r = sanitizerMemcpyHostToDeviceAsync(mem, &h, sizeof h, l->hStream)) != SANITIZER_SUCCESS ||
@@ -448,7 +454,8 @@ static void mark_atomics(trace_state *s, const traced_launch *t, trace_record *r
     int na = 0, arch;
     char why[160];
     size_t i = 0;
-    while (i < n && (r[i].flags & (TRACE_READ | TRACE_WRITE)) != (TRACE_READ | TRACE_WRITE))
+    while (i < n && (r[i].flags & (TRACE_READ | TRACE_WRITE | TRACE_GLOBAL)) !=
+                        (TRACE_READ | TRACE_WRITE)) /* the first shared atomic (not a global one) */
         i++;
     if (i == n || !m || sass_function_accesses(m->cubin, m->cubin_size, t->function, &acc, &na,
                                                &arch, why, sizeof why) != 0)
@@ -520,35 +527,42 @@ static measure_status collect(trace_state *s, size_t *n_out, uint32_t *need, cha
     return MEASURE_OK;
 }
 
+/* A hit the patches kept, as the summary names an access: its pc an offset in its
+   function, as the records' are, for trace_attribute to name; the array is the judge's to
+   ask the device (compare/bounds.h, compare/inputs.h). */
+static void access_of(const traced_launch *t, const trace_oob_hit *hit, trace_oob *o)
+{
+    int read = (hit->flags & TRACE_READ) != 0, write = (hit->flags & TRACE_WRITE) != 0;
+    memset(o, 0, sizeof *o);
+    o->pc = hit->pc;
+    if (t->function_size && o->pc >= t->function_pc && o->pc < t->function_pc + t->function_size)
+        o->pc -= t->function_pc;
+    o->op = read && write ? TRACE_OP_ATOMIC : write ? TRACE_OP_STORE : TRACE_OP_LOAD;
+    o->addr = hit->addr;
+    o->width = hit->width;
+    o->block = hit->block, o->warp = hit->warp, o->lane = hit->lane;
+}
+
 /*
- * The first access into a guard zone of the launches measured (the patches keep one a
- * launch, every block's), into the summary: its pc an offset in its function, as the
- * records' are, for trace_attribute to name; the array is the judge's to ask the device
- * (compare/bounds.h).
+ * The first access into a guard zone, and the first store or atomic into an input, of
+ * the launches measured (the patches keep one of each a launch, every block's), into the
+ * summary, with how many lanes made one.
  */
-static void collect_oob(trace_state *s, trace_summary *out)
+static void collect_hits(trace_state *s, trace_summary *out)
 {
     for (int i = 0; i < s->n_launches && i < TRACE_MAX_LAUNCHES; i++) {
         traced_launch *t = &s->launches[i];
         trace_buffer h;
         if (!t->device_buffer ||
             sanitizerMemcpyDeviceToHost(&h, t->device_buffer, sizeof h, t->stream) !=
-                SANITIZER_SUCCESS || h.oob_hits == 0)
+                SANITIZER_SUCCESS)
             continue;
-        if (out->oob_count == 0) {
-            trace_oob *o = &out->oob;
-            int read = (h.oob.flags & TRACE_READ) != 0, write = (h.oob.flags & TRACE_WRITE) != 0;
-            memset(o, 0, sizeof *o);
-            o->pc = h.oob.pc;
-            if (t->function_size && o->pc >= t->function_pc &&
-                o->pc < t->function_pc + t->function_size)
-                o->pc -= t->function_pc;
-            o->op = read && write ? TRACE_OP_ATOMIC : write ? TRACE_OP_STORE : TRACE_OP_LOAD;
-            o->addr = h.oob.addr;
-            o->width = h.oob.width;
-            o->block = h.oob.block, o->warp = h.oob.warp, o->lane = h.oob.lane;
-        }
+        if (h.oob_hits > 0 && out->oob_count == 0)
+            access_of(t, &h.oob, &out->oob);
         out->oob_count += (long)h.oob_hits;
+        if (h.input_hits > 0 && out->input_write_count == 0)
+            access_of(t, &h.input, &out->input_write);
+        out->input_write_count += (long)h.input_hits;
     }
 }
 
@@ -675,7 +689,7 @@ static measure_status trace_measure(measure_backend *self, void (*launch)(void *
         return MEASURE_ERROR;
     }
     s->have_last = 1;
-    collect_oob(s, &s->last);
+    collect_hits(s, &s->last);
     trace_timing("analysis", t_analysis);
     if (t_analysis >= 0)
         fprintf(stderr, "[timing] trace: %zu records, buffer of %u\n", n, s->capacity);
@@ -690,7 +704,7 @@ static measure_status trace_measure(measure_backend *self, void (*launch)(void *
 
     /* global loads, and the scale of a sampled trace */
     double traced_blocks = 0, all_blocks = 0;
-    unsigned long long global_loads = 0, global_stores = 0, shuffles = 0;
+    unsigned long long global_loads = 0, global_stores = 0, global_atomics = 0, shuffles = 0;
     unsigned long long sectors[2] = {0, 0}, ideal[2] = {0, 0};
     for (int i = 0; i < s->n_launches; i++) {
         trace_buffer h;
@@ -698,6 +712,7 @@ static measure_status trace_measure(measure_backend *self, void (*launch)(void *
                                         s->launches[i].stream) == SANITIZER_SUCCESS) {
             global_loads += h.global_loads;
             global_stores += h.global_stores;
+            global_atomics += h.global_atomics;
             shuffles += h.shuffles;
             s->last.toolkit_accesses += (long)h.toolkit_accesses;
             for (int k = 0; k < 2; k++) {
@@ -710,6 +725,7 @@ static measure_status trace_measure(measure_backend *self, void (*launch)(void *
     }
     out->value[METRIC_GLOBAL_LD_REQUESTS] = (double)global_loads;
     out->value[METRIC_GLOBAL_ST_REQUESTS] = (double)global_stores;
+    out->value[METRIC_GLOBAL_ATOM_REQUESTS] = (double)global_atomics;
     out->value[METRIC_SHUFFLES] = (double)shuffles;
     out->value[METRIC_GLOBAL_LD_SECTORS] = (double)sectors[0];
     out->value[METRIC_GLOBAL_ST_SECTORS] = (double)sectors[1];
@@ -774,6 +790,21 @@ __attribute__((visibility("default"))) void smemlab_trace_zones(measure_backend 
     memset(s->zone_hi, 0, sizeof s->zone_hi);
     for (uint32_t i = 0; i < s->n_zones; i++)
         s->zone_lo[i] = lo[i], s->zone_hi[i] = hi[i];
+}
+
+__attribute__((visibility("default"))) void smemlab_trace_inputs(measure_backend *b,
+                                                                 const unsigned long long *lo,
+                                                                 const unsigned long long *hi,
+                                                                 int n)
+{
+    trace_state *s = b ? b->state : NULL;
+    if (s != &state)
+        return;
+    s->n_inputs = n < 0 ? 0 : n > TRACE_INPUTS ? TRACE_INPUTS : (uint32_t)n;
+    memset(s->input_lo, 0, sizeof s->input_lo);
+    memset(s->input_hi, 0, sizeof s->input_hi);
+    for (uint32_t i = 0; i < s->n_inputs; i++)
+        s->input_lo[i] = lo[i], s->input_hi[i] = hi[i];
 }
 
 __attribute__((visibility("default"))) const trace_summary *

@@ -26,6 +26,7 @@
 #define TRACE_ENTRY_LAST "smemlab_trace_last"
 #define TRACE_ENTRY_PATCHING "smemlab_trace_patching"
 #define TRACE_ENTRY_ZONES "smemlab_trace_zones"
+#define TRACE_ENTRY_INPUTS "smemlab_trace_inputs"
 typedef void (*trace_patching_entry)(measure_backend *b, int on);
 typedef void (*trace_zones_entry)(measure_backend *b, const unsigned long long *lo,
                                   const unsigned long long *hi, int n);
@@ -56,6 +57,14 @@ void measure_trace_patching(measure_backend *b, int on);
  */
 void measure_trace_zones(measure_backend *b, const unsigned long long *lo,
                          const unsigned long long *hi, int n);
+
+/*
+ * The inputs [lo[i], hi[i]) (measure.h: measure_inputs) the global stores and atomics of
+ * the launches from now on are held to, every block's: the first into one is the
+ * summary's input_write. n 0: none. No-op when b is not the trace backend.
+ */
+void measure_trace_inputs(measure_backend *b, const unsigned long long *lo,
+                          const unsigned long long *hi, int n);
 
 /* Where the loader looks for the library (TRACE_LIB_ENV, else beside the
  * running executable). */

@@ -85,6 +85,17 @@ void measure_trace_zones(measure_backend *b, const unsigned long long *lo,
         zones(b, lo, hi, n);
 }
 
+void measure_trace_inputs(measure_backend *b, const unsigned long long *lo,
+                          const unsigned long long *hi, int n)
+{
+    trace_zones_entry inputs;
+    if (!lib || !b || b != loaded)
+        return;
+    *(void **)&inputs = dlsym(lib, TRACE_ENTRY_INPUTS);
+    if (inputs)
+        inputs(b, lo, hi, n);
+}
+
 void measure_trace_patching(measure_backend *b, int on)
 {
     trace_patching_entry patching;

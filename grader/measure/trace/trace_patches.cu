@@ -156,11 +156,37 @@ static __device__ __forceinline__ void guard_zones(trace_buffer *b, uint64_t pc,
     }
 }
 
-/* Global loads and stores: counted (labs 5 to 8 check how many warp-level
- * instructions reach global memory, one count per warp and instruction), their
- * sectors counted (coalescing, lab 9), and those of the first TRACE_GLOBAL_BLOCKS
- * blocks recorded address by address (lab 6: does a block read an input element
- * twice? lab 9: which line is not coalesced?). Atomics are counted by none. */
+/* Whether a store or an atomic [a, a + size) reaches into an input of b (trace_record.h):
+   the first such access is kept, every lane counted. Every block, before sampling: a
+   write into an input anywhere fails the kernel (compare/inputs.h). */
+static __device__ __forceinline__ void input_writes(trace_buffer *b, uint64_t pc, const void *ptr,
+                                                    uint32_t size, uint32_t flags)
+{
+    unsigned long long a = (unsigned long long)(uintptr_t)ptr;
+    uint32_t n = b->n_inputs < TRACE_INPUTS ? b->n_inputs : TRACE_INPUTS;
+    for (uint32_t i = 0; i < n; i++) {
+        if (a >= b->input_hi[i] || a + size <= b->input_lo[i])
+            continue;
+        if (atomicAdd(&b->input_hits, 1ull) == 0) {
+            b->input.pc = pc;
+            b->input.addr = a;
+            b->input.block = linear_block();
+            b->input.warp = warp_in_block();
+            b->input.lane = lane_id();
+            b->input.width = size;
+            b->input.flags = flags & (TRACE_READ | TRACE_WRITE);
+        }
+        return;
+    }
+}
+
+/* Global loads, stores and atomics: counted (labs 5 to 8 check how many warp-level
+ * instructions reach global memory, one count per warp and instruction; an atomic, READ
+ * and WRITE together, is a side of its own, as Nsight Compute counts it), the sectors of
+ * loads and stores counted (coalescing, lab 9), and those of the first
+ * TRACE_GLOBAL_BLOCKS blocks recorded address by address (lab 6: does a block read an
+ * input element twice? lab 9: which line is not coalesced? labs 7, 8: which line writes
+ * global memory?). */
 extern "C" __device__ __noinline__ SanitizerPatchResult
 smemlab_global_access(void *userdata, uint64_t pc, void *ptr, uint32_t accessSize,
                       uint32_t flags, const void *newValue)
@@ -170,19 +196,21 @@ smemlab_global_access(void *userdata, uint64_t pc, void *ptr, uint32_t accessSiz
     uint32_t block = linear_block();
     if (b && b->n_zones)
         guard_zones(b, pc, ptr, accessSize, flags);
+    if (b && b->n_inputs && (flags & TRACE_WRITE)) /* a store, or an atomic (both flags) */
+        input_writes(b, pc, ptr, accessSize, flags);
     if (!traced(b, block))
         return SANITIZER_PATCH_SUCCESS;
     uint32_t together = __match_any_sync(__activemask(), pc);
     uint32_t lane = lane_id(), leader = __ffs(together) - 1;
     uint32_t kind = flags & (TRACE_READ | TRACE_WRITE);
-    if (kind == (TRACE_READ | TRACE_WRITE)) /* an atomic */
-        return SANITIZER_PATCH_SUCCESS;
     if (!kind) /* neither (a prefetch): a load, as before stores were told apart */
         kind = TRACE_READ;
-    int store = kind == TRACE_WRITE;
+    int store = kind == TRACE_WRITE, atomic = kind == (TRACE_READ | TRACE_WRITE);
     if (lane == leader)
-        atomicAdd(store ? &b->global_stores : &b->global_loads, 1ull);
-    count_sectors(b, together, ptr, accessSize, store);
+        atomicAdd(atomic ? &b->global_atomics : store ? &b->global_stores : &b->global_loads,
+                  1ull);
+    if (!atomic)
+        count_sectors(b, together, ptr, accessSize, store);
     if (block >= TRACE_GLOBAL_BLOCKS)
         return SANITIZER_PATCH_SUCCESS;
     uint32_t slot = reserve(b, together);

@@ -64,3 +64,13 @@ extern "C" __global__ void flow_index(const int *in, int *out)
     __syncthreads();
     out[l] = in[idx[(l + 1) % 32]];
 }
+
+/* A shared value read through an atomic's old value alone. */
+extern "C" __global__ void flow_atomic(const int *in, int *out)
+{
+    __shared__ int s[32];
+    int l = threadIdx.x;
+    s[l] = in[l];
+    __syncthreads();
+    out[l] = atomicAdd(&s[(l + 1) % 32], 1);
+}

@@ -155,8 +155,10 @@ emu_status et_run3(et *e, const char *kernel, const unsigned grid[3], const unsi
                     .block = {block[0], block[1], block[2]}, .dynamic_shared = dynamic_shared,
                     .params = buf, .param_bytes = ki.param_bytes, .shared_fill = 0xdeadbeefu,
                     .print = et_print, .print_ctx = e, .reverse = (uint8_t)e->reverse,
-                    .perturb = e->perturb, .perturb_lo = e->perturb_lo,
-                    .perturb_hi = e->perturb_hi, .perturb_at = e->perturb_at};
+                    .sm_count = e->machine.sm_count, .grid_id = e->machine.grid_id,
+                    .time_base = e->machine.time_base, .perturb = e->perturb,
+                    .perturb_lo = e->perturb_lo, .perturb_hi = e->perturb_hi,
+                    .perturb_at = e->perturb_at};
     e->n_printed = 0;
     e->printed[0] = '\0';
     emu_sink sink = {&e->rec, on_shared, on_global, on_sync, NULL};

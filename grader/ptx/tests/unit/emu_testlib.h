@@ -32,6 +32,7 @@ typedef struct et {
     char printed[16384];   /* what device printf printed in the last launch */
     size_t n_printed;
     int reverse;           /* launch blocks and warps last to first (emu_launch.reverse) */
+    emu_launch machine;    /* sm_count, grid_id, time_base: what the registers say */
     uint32_t perturb;      /* the flow run's sources, range and line (emu_launch.perturb*) */
     uint64_t perturb_lo, perturb_hi;
     emu_src_line perturb_at;

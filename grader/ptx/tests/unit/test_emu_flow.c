@@ -171,6 +171,30 @@ START_TEST(test_one_line)
 }
 END_TEST
 
+/* An atomic's old value is changed and counted, its line not listed: the value is its
+   store's by-product, which a kernel often never uses. */
+START_TEST(test_atomic_old_value)
+{
+    et *e = et_load("flow_ops");
+    int in[32], out[2][32];
+    for (int i = 0; i < 32; i++)
+        in[i] = 3 * i;
+    uint64_t p[2] = {et_buf(e, in, sizeof in), et_buf(e, NULL, 128)};
+    for (int run = 0; run < 2; run++) {
+        e->perturb = run ? EMU_PERTURB_SHARED : 0;
+        ck_assert_int_eq(et_run(e, "flow_atomic", 1, 32, 1, 0, p, 2), EMU_OK);
+        et_get(e, out[run], p[1], 128);
+    }
+    ck_assert_uint_eq(e->res.perturbed, 32);
+    ck_assert_int_eq(e->res.n_perturb_lines, 0);
+    for (int l = 0; l < 32; l++) {
+        ck_assert_int_eq(out[0][l], 3 * ((l + 1) % 32));
+        ck_assert_int_ne(out[1][l], out[0][l]);
+    }
+    et_free(e);
+}
+END_TEST
+
 /* A changed value used as an index faults the launch in the machine's words. */
 START_TEST(test_changed_index_faults)
 {
@@ -195,6 +219,7 @@ Suite *emu_flow_suite(void)
     tcase_add_test(tc, test_shuffle_and_zero_product);
     tcase_add_test(tc, test_const_and_readonly_sources);
     tcase_add_test(tc, test_one_line);
+    tcase_add_test(tc, test_atomic_old_value);
     tcase_add_test(tc, test_changed_index_faults);
     suite_add_tcase(s, tc);
     return s;

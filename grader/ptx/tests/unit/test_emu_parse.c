@@ -375,6 +375,37 @@ START_TEST(test_clocks)
 }
 END_TEST
 
+/* The machine's registers say what a GPU's would (emu_launch's sm_count, grid_id,
+   time_base): %nsmid its SMs, %smid a block's among them, %gridid the launch's, the
+   clocks from the time base on. A kernel cannot take another path on the emulator. */
+START_TEST(test_machine_registers)
+{
+    et *e = et_load_text(HEAD ".visible .entry k(.param .u64 out)\n{\n"
+                              "  .reg .b64 %rd<8>;\n  .reg .b32 %r<4>;\n"
+                              "  ld.param.u64 %rd1, [out];\n  mov.u32 %r1, %ctaid.x;\n"
+                              "  mul.wide.u32 %rd2, %r1, 32;\n  add.s64 %rd1, %rd1, %rd2;\n"
+                              "  mov.u32 %r2, %nsmid;\n  cvt.u64.u32 %rd3, %r2;\n"
+                              "  mov.u32 %r3, %smid;\n  cvt.u64.u32 %rd4, %r3;\n"
+                              "  mov.u64 %rd5, %gridid;\n  mov.u64 %rd6, %globaltimer;\n"
+                              "  st.global.v2.u64 [%rd1], {%rd3, %rd4};\n"
+                              "  st.global.v2.u64 [%rd1+16], {%rd5, %rd6};\n"
+                              "  ret;\n}\n");
+    uint64_t got[5][4], params[1] = {et_buf(e, NULL, sizeof got)};
+    e->machine.sm_count = 3, e->machine.grid_id = 77;
+    e->machine.time_base = UINT64_C(1795000000000000000); /* 2026, in ns */
+    ck_assert_int_eq(et_run(e, "k", 5, 32, 1, 0, params, 1), EMU_OK);
+    et_get(e, got, params[0], sizeof got);
+    for (int b = 0; b < 5; b++) {
+        ck_assert_uint_eq(got[b][0], 3);
+        ck_assert_uint_eq(got[b][1], (uint64_t)b % 3);
+        ck_assert_uint_eq(got[b][2], 77);
+        ck_assert_uint_ge(got[b][3], e->machine.time_base);
+        ck_assert_uint_lt(got[b][3], e->machine.time_base + 1000000);
+    }
+    et_free(e);
+}
+END_TEST
+
 /* The parser alone: a module's functions, variables and instructions. */
 START_TEST(test_ptx_module)
 {
@@ -472,6 +503,7 @@ Suite *emu_parse_suite(void)
                         (int)(sizeof set_aside / sizeof set_aside[0]));
     tcase_add_test(tc, test_hostile_sizes);
     tcase_add_test(tc, test_clocks);
+    tcase_add_test(tc, test_machine_registers);
     tcase_add_test(tc, test_ptx_module);
     tcase_add_test(tc, test_target_notes);
     suite_add_tcase(s, tc);
