@@ -838,6 +838,18 @@ static void name_by_device(trace_oob *o)
     }
 }
 
+/* A kernel that wrote into an input, or read through the read-only cache words it wrote:
+   what the other blocks read there is whatever landed first (and the cache's copy is
+   undefined), so its output is luck, as with a race, and the counts are judged whatever
+   it was (an H200 ran lab7-gmem-ldg's measured run wrong, the emulator right). */
+static measure_status inputs_rule(problem *p, measure_status st)
+{
+    if (!p->inputs_failed)
+        return st;
+    p->luck = 1;
+    return st == MEASURE_WRONG_RESULT ? MEASURE_OK : st;
+}
+
 /* An output that depends on the order blocks and warps run (the correct phase found it
    one order right, the other wrong): the measured run's output, in order, is that
    order's luck, and the counts are judged whatever it was, as with a race. */
@@ -958,6 +970,7 @@ static void measured_run(problem *p)
     worker_judge_inputs(p, s);
     st = bounds_rule(p, st, overran || p->oob_failed);
     st = order_rule(p, st);
+    st = inputs_rule(p, st);
     if (meter_emulates(env))
         st = sync_rule(p, st, s);
     if (twinned)
@@ -1106,7 +1119,7 @@ static int twin_measure(problem *t, char *why, size_t why_size)
     sync_rule(t, MEASURE_OK, s);
     t->luck = t->sync_failed || (t->listed[CHK_RACE] && s && s->n_races > 0) || overran ||
               t->oob_failed || /* bounds_rule's luck too, for a meter with no trace */
-              t->order_failed;
+              t->order_failed || t->inputs_failed;
     for (int id = CHK_NONE + 1; id < CHECK_IDS; id++)
         if (t->listed[id] && (kind->emulated >> id & 1ul))
             kind->judge[id](t, (check_id)id, &m, NULL, &t->c[id]);
