@@ -934,9 +934,10 @@ static void judge_traffic(problem *p, check_id id, const measurement *m, const t
     double warp = r->p->env->gpu.banks.warp_size;
     double ideal = (double)((n + (long)warp - 1) / (long)warp) + (double)blocks * per;
     double limit = ideal * (1.0 + GLOBAL_LOAD_SLACK);
+    /* within c->expected's 127 characters: the atomic's clause was cut at "an atomic cou" */
     check_field(c->expected, sizeof c->expected, "at most %.0f loads (each element once: n/32 "
-                "warp loads, a partial warp a load a block) and %ld stores (one a block; an "
-                "atomic counts as one)", limit, blocks);
+                "warp loads, %d more a block) and %ld writes (a store or an atomic a block)",
+                limit, per, blocks);
     if (loads <= 0) {
         check_set(c, CHECK_FAIL, "no global loads measured: the kernel reads none of its input");
         check_field(c->hint, sizeof c->hint, "Each element is read from global memory once.");
@@ -947,14 +948,25 @@ static void judge_traffic(problem *p, check_id id, const measurement *m, const t
                   "block: partial sums go through global memory (a global atomic reads, adds "
                   "and writes global memory: it counts as a store)", stores, atomics,
                   writes / blocks);
-        check_field(c->hint, sizeof c->hint, "Only the block's sum leaves the block: one write "
-                    "a block, by thread 0, to partial[blockIdx.x] (a store, or one atomic in its "
-                    "place). Your blocks make %.1f global atomics each%s: every atomicAdd into "
-                    "global memory is a round trip to the memory the tile was meant to spare, "
-                    "one warp's lanes serialised on one word. Add the block's values in the "
-                    "tile (or registers) first, then write its one sum "
-                    "(docs/troubleshooting.md#atomics).", atomics / blocks,
-                    stores > 0 ? " beside their stores" : "");
+        if (atomics <= (double)blocks) /* one atomic a block at most: the stores are extra */
+            check_field(c->hint, sizeof c->hint, "Only the block's sum leaves the block: one "
+                        "write a block, by thread 0, to partial[blockIdx.x] (a store, or one "
+                        "atomic in its place). Your blocks make %.1f global atomics and %.1f "
+                        "stores each: a store beside the atomic (a word zeroed for the atomics "
+                        "to add into, say) is a second write. Write each block's sum once, with "
+                        "a store or with an atomic, not both; a word one block zeroes while "
+                        "others add into it has no order either (docs/troubleshooting.md#order)"
+                        ".", atomics / blocks, stores / blocks);
+        else
+            check_field(c->hint, sizeof c->hint, "Only the block's sum leaves the block: one "
+                        "write a block, by thread 0, to partial[blockIdx.x] (a store, or one "
+                        "atomic in its place). Your blocks make %.1f global atomics each%s: "
+                        "every atomicAdd into global memory is a round trip to the memory the "
+                        "tile was meant to spare, and atomics on one word are served one after "
+                        "another, lane by lane and warp by warp. Add the block's values in the "
+                        "tile (or registers) first, then write its one sum "
+                        "(docs/troubleshooting.md#atomics).", atomics / blocks,
+                        stores > 0 ? " beside their stores" : "");
         compare_global_side_lines(c, s, COALESCE_ATOMIC); /* the culprits' lines first */
     } else if (stores > (double)blocks) { /* first: what makes the extra loads too, if any */
         check_set(c, CHECK_FAIL, "%.0f global store instructions, %.1f a block: partial sums go "
@@ -1074,13 +1086,16 @@ static void judge_tree(problem *p, check_id id, const measurement *m, const trac
                         "from the tile (a load for each warp that takes part: %d, %d, then 1 warp "
                         "at strides %d, %d and below) and stores its own sums back for the next "
                         "level (a store): that round trip through shared memory is this lab's "
-                        "lesson. Your blocks make fewer, so some levels ran elsewhere: in "
-                        "registers with shuffles (lab 8's lesson, not this one's), in a "
-                        "library's reduction, or in one block adding what the others should (the "
-                        "count is averaged over every block launched). Write the levels in smem: "
-                        "if (tid < stride) smem[tid] += smem[tid + stride], a barrier between "
-                        "levels.", want.level[0].warps, want.level[1].warps, want.level[0].stride,
-                        want.level[1].stride);
+                        "lesson. Your blocks make fewer %s, so some levels ran elsewhere: in "
+                        "registers (a loop in one thread, or shuffles: lab 8's lesson, not this "
+                        "one's), in a library's reduction, or in one block adding what the others "
+                        "should (the count is averaged over every block launched). Write the "
+                        "levels in smem: if (tid < stride) smem[tid] += smem[tid + stride], a "
+                        "barrier between levels.", want.level[0].warps, want.level[1].warps,
+                        want.level[0].stride, want.level[1].stride,
+                        st_req >= (double)want.need_st_requests ? "loads"
+                        : ld_req >= (double)want.need_ld_requests ? "stores"
+                                                                   : "loads and stores");
         if (s)
             compare_trace_lines(c, s, -1, &r->p->env->gpu.banks);
         return;

@@ -303,6 +303,28 @@ expect("lab7-tile-shfl-levels", "reduceSmem", "smem-conflicts", "message",
 expect("lab8-cg-warp-reduce", "reduceShfl", "shuffle", "hint",
        has=("a warp tile's shfl_xor and shfl_down (cg::tiled_partition<32>): helpers, yours to use",),
        lacks=("fails this check",))
+# Global atomics: the hint fits how many a block. Eight a block (a warp's lane 0 each,
+# its words added in a loop): served one after another, and the expectation's last words
+# within the field (it was cut at "an atomic cou"); the tree's floor names the side short.
+expect("lab7-warp-loop-atomic", "reduceSmem", "global-traffic", "hint",
+       has=("8.0 global atomics each beside their stores", "lane by lane and warp by warp",
+            "Add the block's values in the tile"), lacks=("one warp's lanes serialised",))
+expect("lab7-warp-loop-atomic", "reduceSmem", "global-traffic", "expected",
+       has=("33 writes (a store or an atomic a block)",))
+expect("lab7-warp-loop-atomic", "reduceSmem", "smem-conflicts", "hint",
+       has=("Your blocks make fewer stores,", "a loop in one thread"),
+       lacks=("make fewer loads",))
+expect("lab7-tree-in-registers", "reduceSmem", "smem-conflicts", "hint",
+       has=("Your blocks make fewer loads and stores,",))
+# One atomic a block beside a store: the second write, not a sum to move into the tile.
+expect("lab7-order-partial0", "reduceSmemUnroll", "global-traffic", "hint",
+       has=("1.0 global atomics and 1.0 stores each", "with a store or with an atomic, not both"),
+       lacks=("Add the block's values in the tile",))
+# A warm-up launch doubles the counts, which no line shows: the hint says so.
+expect("lab2-warm-up-launch", "setRowReadColDyn", "store-requests", "hint",
+       has=("Your launcher makes 2 launches in one call", "Launch the kernel once"))
+expect("lab1-hardcoded", "setRowReadRow", "store-requests", "hint",
+       lacks=("launches in one call",))
 # Partial sums written back into the input: the stores a block.
 expect("lab7-partials-global", "reduceSmemUnroll", "global-traffic", "hint",
        has=("Your blocks store", "back into the input"))
