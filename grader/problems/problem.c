@@ -588,8 +588,8 @@ static int within_each_limit(const check_result *c)
 static void narrow_arithmetic(check_result *c)
 {
     check_field(c->hint, sizeof c->hint, "Every element is within its own limit, and the "
-                "output as a whole is not (its overall error above): no index is wrong, the "
-                "arithmetic is narrower than float's. Somewhere your kernel holds or adds the "
+                "overall error is past its tighter one (above), which float arithmetic keeps "
+                "well under: no index is wrong, the arithmetic is narrower than float's. Somewhere your kernel holds or adds the "
                 "values in a narrower type (__half or __nv_bfloat16 tiles, a conversion in the "
                 "sum, tensor cores' TF32): keep the tiles and the running sum in float, as the "
                 "inputs and the output are.");

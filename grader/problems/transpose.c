@@ -294,8 +294,14 @@ static void judge_tile(tr *t, const measurement *m, const trace_summary *s, chec
                   "(this step goes through a tile)",
                   m->value[METRIC_SHARED_ST_REQUESTS] <= 0 ? "stores" : "loads");
     } else if (st > 1 + DEGREE_TOLERANCE) {
-        check_set(c, CHECK_FAIL, "the tile's writes have a %s: a warp writes a row of the "
-                  "tile, tile[threadIdx.y][threadIdx.x]", degree_text(st, b, sizeof b));
+        check_set(c, CHECK_FAIL, "the tile's writes have a %s, where this step's warp writes "
+                  "along a row of the tile, tile[threadIdx.y][threadIdx.x], conflict-free",
+                  degree_text(st, b, sizeof b));
+        check_field(c->hint, sizeof c->hint, "Your warp's 32 lanes write words of the tile "
+                    "that share banks: down a column, or with a stride (a tile stored "
+                    "column-major moves the transpose's column into the write). Write the tile "
+                    "as the step does, consecutive lanes to consecutive words of one row, and "
+                    "let the read take the column, as the step's tile[icol][irow] does.");
     } else if (ld > want * (1 + DEGREE_TOLERANCE) || ld < want * (1 - DEGREE_TOLERANCE)) {
         int row = tile_row_words(t, s), yours = row > 0 ? row : rows_that_give(t, ld);
         char like[64] = "";

@@ -188,6 +188,12 @@ expect("lab8-atomic-zero-late", "reduceShfl", "correct", "hint",
 expect("lab5-half-tiles", "matmulTiled", "correct", "hint",
        has=("Every element is within its own limit", "narrower than float's", "__half"),
        lacks=("The tiles hold the wrong elements",))
+# A column-major tile: the write is what conflicts; said as the step's write, not the kernel's.
+expect("lab9-colmajor-tile", "transposeSmem", "smem-conflicts", "message",
+       has=("where this step's warp writes along a row of the tile",),
+       lacks=(": a warp writes a row of the tile",))
+expect("lab9-colmajor-tile", "transposeSmem", "smem-conflicts", "hint",
+       has=("down a column, or with a stride", "column-major"))
 # warp_sum with __shfl_up_sync: lane 0 adds its own value at every level, twice over
 # (the warps' sums, then warp 0's): in[0] counted 32 x 32 times, the shuffle named.
 up = line_of("lab8-up-in-reduce", "v += __shfl_up_sync(FULL_MASK, v, mask, WARP);")
