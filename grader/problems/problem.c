@@ -683,6 +683,31 @@ static int order_of_run(int r)
     return dev_order(r == REVERSED_RUN) && r == REVERSED_RUN;
 }
 
+/* Run r of repeats came out wrong (reversed: its blocks and warps ran last to first):
+   what made it so, in c. Another order right makes it the order's (the counts still its
+   work, as with a race); a later run of a size right at first, a result kept from an
+   earlier launch; else the arithmetic, or the kind's own probe. */
+static void why_wrong(problem *p, int r, int repeats, int reversed, check_result *c)
+{
+    if (reversed) {
+        char runs[96];
+        snprintf(runs, sizeof runs, "run %d of %d, both last to first; in order: right", r + 1,
+                 repeats);
+        wrong_in_other_order(runs, c);
+        p->order_failed = p->luck = 1;
+    } else if (r == 0 && right_in_other_order(p, c)) {
+        wrong_in_this_order(repeats, c);
+        p->order_failed = p->luck = 1;
+    } else if (r > 0) {
+        wrong_on_repeat(p, repeats, c);
+        p->kept_state = r + 1;
+    } else if (within_each_limit(c)) {
+        narrow_arithmetic(c);
+    } else if (p->kind->explain_wrong) {
+        p->kind->explain_wrong(p, c);
+    }
+}
+
 /* Every size this device runs, each --repeats times on fresh inputs: the first run
    that is not right decides. */
 static run_outcome grade_correct_runs(problem *p);
@@ -707,23 +732,8 @@ static run_outcome grade_correct_runs(problem *p)
             run_outcome out = p->kind->run(p, c);
             if (out == RUN_FAILED || out == RUN_LOST)
                 worded_fault(p, c);
-            if (out == RUN_WRONG && reversed) {
-                char runs[96];
-                snprintf(runs, sizeof runs, "run %d of %d, both last to first; in order: right",
-                         r + 1, repeats);
-                wrong_in_other_order(runs, c);
-                p->order_failed = p->luck = 1; /* as a race: its counts are still its work */
-            } else if (out == RUN_WRONG && r == 0 && right_in_other_order(p, c)) {
-                wrong_in_this_order(repeats, c);
-                p->order_failed = p->luck = 1;
-            } else if (out == RUN_WRONG && r > 0) {
-                wrong_on_repeat(p, repeats, c);
-                p->kept_state = r + 1;
-            }
-            else if (out == RUN_WRONG && within_each_limit(c))
-                narrow_arithmetic(c);
-            else if (out == RUN_WRONG && p->kind->explain_wrong)
-                p->kind->explain_wrong(p, c);
+            if (out == RUN_WRONG)
+                why_wrong(p, r, repeats, reversed, c);
             if (out != RUN_RIGHT)
                 return out;
         }
