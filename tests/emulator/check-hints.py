@@ -194,6 +194,11 @@ expect("lab9-colmajor-tile", "transposeSmem", "smem-conflicts", "message",
        lacks=(": a warp writes a row of the tile",))
 expect("lab9-colmajor-tile", "transposeSmem", "smem-conflicts", "hint",
        has=("down a column, or with a stride", "column-major"))
+# The flow run judges a call's launches together: a do-nothing second launch neither hides
+# the first's reads ("(it read none)") nor sets the perturbed runs' budget.
+expect("lab1-for-show-two-launches", "setRowReadCol", "store-requests", "message",
+       has=("for show: the values read back from the tile never reach out",),
+       lacks=("(it read none)",))
 # warp_sum with __shfl_up_sync: lane 0 adds its own value at every level, twice over
 # (the warps' sums, then warp 0's): in[0] counted 32 x 32 times, the shuffle named.
 up = line_of("lab8-up-in-reduce", "v += __shfl_up_sync(FULL_MASK, v, mask, WARP);")

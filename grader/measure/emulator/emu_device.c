@@ -46,10 +46,14 @@ static struct {
         uint64_t lo, hi, budget;
         emu_src_line at;
     } flow;
-    /* the last launch's (emu_device_last_run) */
+    /* the last launch's (emu_device_last_run); in a flow run, all its launches' together */
     uint64_t last_instructions, last_perturbed;
     emu_src_line last_lines[EMU_PERTURB_LINES];
     int last_n_lines;
+    /* what the machine's registers start from in every flow run of a measured input (its
+       plain run's): its runs must differ by the changed values alone, never by the clock */
+    uint64_t flow_time, flow_grid;
+    uint32_t flow_launch;     /* this flow run's launches so far */
     const emu_sink *sink;     /* records go here while the meter measures */
     uint64_t budget;
     int launches;             /* launches while a sink was set */
@@ -469,6 +473,25 @@ static uint64_t now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* What a launch ran and changed, for emu_device_last_run: a flow run's launches add up (a
+   call of two launches is judged on both, its budget on both), their lines merged. */
+static void keep_run(const emu_result *r)
+{
+    if (!E.flow.on || E.flow_launch++ == 0) {
+        E.last_instructions = E.last_perturbed = 0;
+        E.last_n_lines = 0;
+    }
+    E.last_instructions += r->warp_instructions, E.last_perturbed += r->perturbed;
+    for (int i = 0; i < r->n_perturb_lines && E.last_n_lines < EMU_PERTURB_LINES; i++) {
+        int seen = 0;
+        for (int j = 0; j < E.last_n_lines && !seen; j++)
+            seen = E.last_lines[j].line == r->perturb_lines[i].line &&
+                   E.last_lines[j].file == r->perturb_lines[i].file;
+        if (!seen)
+            E.last_lines[E.last_n_lines++] = r->perturb_lines[i];
+    }
+}
+
 static cudaError_t replay_one(const emu_program *p, const plan_launch *l, void *const bufs[])
 {
     unsigned char params[REC_MAX_PARAM_BYTES];
@@ -485,7 +508,8 @@ static cudaError_t replay_one(const emu_program *p, const plan_launch *l, void *
                          .shared_fill = E.shared_fill,
                          .print = E.flow.on ? NULL : print_stdout, /* printed once, before */
                          .reverse = E.reverse, .sm_count = E.sm_count,
-                         .grid_id = ++E.grid_ids, .time_base = now_ns(),
+                         .grid_id = E.flow.on ? E.flow_grid + E.flow_launch : ++E.grid_ids,
+                         .time_base = E.flow.on ? E.flow_time + E.flow_launch : now_ns(),
                          .perturb = E.flow.perturb, .perturb_lo = E.flow.lo,
                          .perturb_hi = E.flow.hi, .perturb_at = E.flow.at};
     memcpy(launch.grid, l->grid, sizeof launch.grid);
@@ -498,9 +522,7 @@ static cudaError_t replay_one(const emu_program *p, const plan_launch *l, void *
     emu_status st = emu_run(p->module, &launch, E.flow.on ? NULL : E.sink,
                             E.flow.on && E.flow.budget ? E.flow.budget : E.budget, &r);
     fflush(stdout);
-    E.last_instructions = r.warp_instructions, E.last_perturbed = r.perturbed;
-    E.last_n_lines = r.n_perturb_lines;
-    memcpy(E.last_lines, r.perturb_lines, sizeof E.last_lines);
+    keep_run(&r);
     if (!E.sink && !E.flow.on) { /* a measured launch's go to the meter through its sink */
         keep_sync(p->module, launch.kernel, &r);
         keep_oob(p->module, launch.kernel, &r);
@@ -613,6 +635,9 @@ void emu_device_flow(uint32_t perturb, uint64_t lo, uint64_t hi, const emu_src_l
 {
     E.flow.on = 1;
     E.flow.perturb = perturb, E.flow.lo = lo, E.flow.hi = hi, E.flow.budget = budget;
+    E.flow_launch = 0;
+    if (!perturb) /* the plain run: the registers every run of this input starts from */
+        E.flow_time = now_ns(), E.flow_grid = ++E.grid_ids;
     E.flow.at = at ? *at : (emu_src_line){NULL, 0};
 }
 
