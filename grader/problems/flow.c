@@ -172,10 +172,36 @@ static void verdict_words(const flow_spec *f, const flow_run *r,
                 seen->at ? ": that line's work is thrown away" : "", f->fix ? f->fix : "");
 }
 
+/* The run with every value changed did not finish (it faulted, or ran past its budget):
+   the kernel's control flow or its addresses hang on those values, and whether they
+   reach the output cannot be told. Not graded, never a pass by default: a loop on a tile
+   word that an honest run never enters would otherwise turn the check off. */
+static void derailed_words(const flow_spec *f, const flow_run *r, flow_verdict *v)
+{
+    char src[96];
+    const char *lesson = f->values ? f->values : "the lesson's values";
+    source_words(f, 0, src, sizeof src);
+    v->derailed = 1;
+    check_field(v->message, sizeof v->message, "not graded: with every value %s changed, "
+                "the run did not finish (a fault, or a loop past its budget), so whether %s "
+                "reach %s cannot be told", src, lesson, r->name);
+    check_field(v->measured, sizeof v->measured, "the run with every value %s changed did "
+                "not finish (emulated)", src);
+    check_field(v->expected, sizeof v->expected, "a run that finishes with the values "
+                "changed, and %s made from them", r->name);
+    check_field(v->hint, sizeof v->hint, "This check's points are for %s, and the grader "
+                "tells whether they make your output by changing them and running the "
+                "measured input again (docs/troubleshooting.md#for-show). Your kernel's "
+                "branches or addresses depend on them: a loop that waits on a word of the "
+                "tile, an index read from it. Compute the addresses and loop bounds from "
+                "the thread's indices and the sizes, and let the tile hold the data.", lesson);
+}
+
 /* A perturbed run of spec f (only the values read at `at`, where not NULL) beside the
    plain run's output into seen; its lines where lines is not NULL. 0, or -1 where a
    changed value derailed it (an index that faults, a loop that does not end: the run
-   depends on those values) or it could not run. */
+   depends on those values) or it could not run, -2 where the spec's array is not the
+   call's. */
 static int perturbed_run(problem *p, const flow_spec *f, const flow_run *r,
                          const emu_src_line *at, flow_seen *seen,
                          emu_src_line lines[EMU_PERTURB_LINES], int *n_lines)
@@ -183,7 +209,7 @@ static int perturbed_run(problem *p, const flow_spec *f, const flow_run *r,
     uint64_t lo = 0, hi = 0, executed;
     emu_src_line met[EMU_PERTURB_LINES];
     if (f->source == FLOW_READONLY && array_range(p, f->array, &lo, &hi) != 0)
-        return -1; /* the call has no such array: the memory path says what it read */
+        return -2; /* the call has no such array: the memory path says what it read */
     emu_device_flow(perturb_of(f->source), lo, hi, at,
                     FLOW_BUDGET_FACTOR * r->instructions + FLOW_BUDGET_FLOOR);
     int ran = flow_launch(p, r, r->got) == 0;
@@ -215,7 +241,12 @@ static void flow_compare(problem *p, int i, const flow_run *r)
     emu_src_line lines[EMU_PERTURB_LINES];
     int n_lines = 0, fails = -1;
     flow_seen whole, line[EMU_PERTURB_LINES];
-    if (perturbed_run(p, f, r, NULL, &whole, lines, &n_lines) != 0 || whole.n == 0)
+    int ran = perturbed_run(p, f, r, NULL, &whole, lines, &n_lines);
+    if (ran == -1) {
+        derailed_words(f, r, &p->flow[i]);
+        return;
+    }
+    if (ran != 0 || whole.n == 0)
         return;
     if (whole.n - whole.same < (size_t)ceil(f->share * (double)whole.n)) {
         p->flow[i].failed = 1;
@@ -300,13 +331,13 @@ void problem_flow_rule(problem *p)
     for (int i = 0; i < KERNEL_FLOWS; i++) {
         const flow_spec *f = &p->k->flow[i];
         const flow_verdict *v = &p->flow[i];
-        if (!v->failed)
+        if (!v->failed && !v->derailed)
             continue;
         for (int c = 0; c < FLOW_MAX_CHECKS && f->checks[c] != CHK_NONE; c++) {
             check_result *r = &p->c[f->checks[c]];
             if (!p->listed[f->checks[c]] || r->status != CHECK_PASS)
                 continue;
-            check_set(r, CHECK_FAIL, "%s", v->message);
+            check_set(r, v->failed ? CHECK_FAIL : CHECK_NOT_GRADED, "%s", v->message);
             check_field(r->measured, sizeof r->measured, "%s", v->measured);
             check_field(r->expected, sizeof r->expected, "%s", v->expected);
             check_field(r->hint, sizeof r->hint, "%s", v->hint);

@@ -127,6 +127,7 @@ typedef struct flow_output {
    it lists fail (those that passed), with these words. */
 typedef struct flow_verdict {
     int failed;
+    int derailed; /* the run with the values changed did not finish: not graded */
     char message[256], measured[128], expected[128], hint[640];
 } flow_verdict;
 

@@ -199,6 +199,12 @@ expect("lab9-colmajor-tile", "transposeSmem", "smem-conflicts", "hint",
 expect("lab1-for-show-two-launches", "setRowReadCol", "store-requests", "message",
        has=("for show: the values read back from the tile never reach out",),
        lacks=("(it read none)",))
+# A wait on the tile's value that an honest run never enters: the run with the values
+# changed cannot finish, and the tile's checks are not graded (never passed by default).
+for check_id in ("store-requests", "load-requests", "store-conflicts", "load-conflicts"):
+    expect("lab1-spin-for-show", "setRowReadCol", check_id, "message",
+           has=("not graded: with every value read from shared memory changed, the run did "
+                "not finish",))
 # warp_sum with __shfl_up_sync: lane 0 adds its own value at every level, twice over
 # (the warps' sums, then warp 0's): in[0] counted 32 x 32 times, the shuffle named.
 up = line_of("lab8-up-in-reduce", "v += __shfl_up_sync(FULL_MASK, v, mask, WARP);")
