@@ -142,3 +142,9 @@ int check_fail_launch(check_result *c, const char *at, const char *why, const ch
     check_field(c->hint, sizeof c->hint, "%s", strstr(why, "timed out") ? CHECK_HINT_HANG : hint);
     return 0;
 }
+
+const char *check_file_base(const char *path)
+{
+    const char *slash = path ? strrchr(path, '/') : NULL;
+    return slash ? slash + 1 : path ? path : "?";
+}

@@ -97,6 +97,10 @@ void check_init(check_result *c, const char *lab, const char *kernel, const char
 void check_set(check_result *c, check_status status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* A source path's last part ("lab1.cu" of "/x/labs/lab1-square/lab1.cu"), as a message names
+   a file; "?" where there is none. */
+const char *check_file_base(const char *path);
+
 /* printf into a fixed field, truncating safely. */
 void check_field(char *dst, size_t size, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

@@ -6,12 +6,6 @@
 #include <stdio.h>
 #include <string.h>
 
-static const char *base_name(const char *path)
-{
-    const char *slash = strrchr(path, '/');
-    return slash ? slash + 1 : path;
-}
-
 static const char *op_name(int op)
 {
     return op == TRACE_OP_STORE ? "store" : op == TRACE_OP_ATOMIC ? "atomic" : "load";
@@ -70,7 +64,7 @@ int compare_oob(check_result *correct, const trace_summary *s)
     check_line *l = &correct->lines[0];
     memset(l, 0, sizeof *l);
     if (o->file)
-        check_field(l->file, sizeof l->file, "%s", base_name(o->file));
+        check_field(l->file, sizeof l->file, "%s", check_file_base(o->file));
     else
         check_field(l->file, sizeof l->file, "pc 0x%" PRIx64, o->pc);
     l->line = o->line;

@@ -238,17 +238,11 @@ void compare_not_measured(check_result *c, measure_status st, const char *why)
     check_field(c->hint, sizeof c->hint, "%s", measure_status_advice(st));
 }
 
-static const char *base_name(const char *path)
-{
-    const char *slash = path ? strrchr(path, '/') : NULL;
-    return slash ? slash + 1 : path ? path : "?";
-}
-
 static void set_line(check_line *l, const char *file, int line, uint64_t pc, const char *op)
 {
     memset(l, 0, sizeof *l);
     if (file)
-        check_field(l->file, sizeof l->file, "%s", base_name(file));
+        check_field(l->file, sizeof l->file, "%s", check_file_base(file));
     else
         check_field(l->file, sizeof l->file, "pc 0x%llx", (unsigned long long)pc);
     l->line = line;
@@ -359,7 +353,7 @@ void compare_trace_lines(check_result *c, const trace_summary *s, int op, const 
         const trace_site *w = sums[used[0]].worst;
         char title[160], at[64];
         if (w->file)
-            snprintf(at, sizeof at, "%s:%d", base_name(w->file), w->line);
+            snprintf(at, sizeof at, "%s:%d", check_file_base(w->file), w->line);
         else
             snprintf(at, sizeof at, "pc 0x%llx", (unsigned long long)w->pc);
         snprintf(title, sizeof title, "your worst %s (%s), warp %u of block %u, %d-byte lanes",
@@ -564,7 +558,7 @@ static check_line *same_source_line(check_result *c, int from, const coalesce_si
     if (!x->file || x->line <= 0)
         return NULL;
     for (int i = from; i < c->n_lines; i++)
-        if (c->lines[i].line == x->line && strcmp(c->lines[i].file, base_name(x->file)) == 0)
+        if (c->lines[i].line == x->line && strcmp(c->lines[i].file, check_file_base(x->file)) == 0)
             return &c->lines[i];
     return NULL;
 }
@@ -634,7 +628,7 @@ static void draw_worst(check_result *c, const trace_summary *s, int store)
     if (w) {
         char title[160], at[64];
         if (w->file)
-            snprintf(at, sizeof at, "%s:%d", base_name(w->file), w->line);
+            snprintf(at, sizeof at, "%s:%d", check_file_base(w->file), w->line);
         else
             snprintf(at, sizeof at, "pc 0x%llx", (unsigned long long)w->pc);
         snprintf(title, sizeof title, "your worst global %s (%s), warp %u of block %u, %d-byte lanes",

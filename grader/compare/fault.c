@@ -1,15 +1,11 @@
 /* fault.c - one wording for an access outside its allocation; see fault.h. */
 #include "fault.h"
 
+#include "../base/check.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-
-static const char *base_name(const char *path)
-{
-    const char *slash = strrchr(path, '/');
-    return slash ? slash + 1 : path;
-}
 
 /* Append to buf (size bytes, at its end). */
 static void add(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -29,11 +25,11 @@ const char *fault_text(const fault_place *f, char *buf, size_t size)
     const char *op = f->op ? f->op : "access";
     buf[0] = '\0';
     if (f->file)
-        add(buf, size, "%s:%d", base_name(f->file), f->line);
+        add(buf, size, "%s:%d", check_file_base(f->file), f->line);
     for (int i = 0; i < f->n_calls && i < FAULT_MAX_CALLS; i++)
         if (f->call_file[i])
             add(buf, size, "%s%s:%d%s", i == 0 ? " (called from " : ", from ",
-                base_name(f->call_file[i]), f->call_line[i], i + 1 == f->n_calls ? ")" : "");
+                check_file_base(f->call_file[i]), f->call_line[i], i + 1 == f->n_calls ? ")" : "");
     add(buf, size, "%s%s %s", buf[0] ? ": " : "", op[0] == 'a' ? "an" : "a", op);
     if (f->lane >= 0) {
         add(buf, size, " by lane %d of warp %d", f->lane, f->warp);

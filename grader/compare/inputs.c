@@ -4,17 +4,11 @@
 #include <stdio.h>
 #include <string.h>
 
-static const char *base_name(const char *path)
-{
-    const char *slash = strrchr(path, '/');
-    return slash ? slash + 1 : path;
-}
-
 /* "lab10.cu:197", or "pc 0x1a0" where no line is known. */
 static const char *where(const trace_oob *a, char *buf, size_t size)
 {
     if (a->file && a->line > 0)
-        snprintf(buf, size, "%s:%d", base_name(a->file), a->line);
+        snprintf(buf, size, "%s:%d", check_file_base(a->file), a->line);
     else
         snprintf(buf, size, "pc 0x%llx", (unsigned long long)a->pc);
     return buf;
@@ -33,7 +27,7 @@ static void add_line(check_result *c, const trace_oob *a, const char *op)
     check_line *l = &c->lines[c->n_lines++];
     memset(l, 0, sizeof *l);
     if (a->file)
-        check_field(l->file, sizeof l->file, "%s", base_name(a->file));
+        check_field(l->file, sizeof l->file, "%s", check_file_base(a->file));
     else
         check_field(l->file, sizeof l->file, "pc 0x%llx", (unsigned long long)a->pc);
     l->line = a->line;

@@ -4,17 +4,11 @@
 #include <stdio.h>
 #include <string.h>
 
-static const char *base_name(const char *path)
-{
-    const char *slash = strrchr(path, '/');
-    return slash ? slash + 1 : path;
-}
-
 /* "lab9.cu:42", or the pc where no line is known. */
 static const char *at(const char *file, int line, uint64_t pc, char *buf, size_t size)
 {
     if (file && line > 0)
-        snprintf(buf, size, "%s:%d", base_name(file), line);
+        snprintf(buf, size, "%s:%d", check_file_base(file), line);
     else
         snprintf(buf, size, "pc 0x%llx", (unsigned long long)pc);
     return buf;
@@ -34,15 +28,15 @@ static const char *student_at(const trace_sync *e, char *buf, size_t size)
     if (!in_header(e)) {
         if (e->file && e->line > 0 && e->call_file && e->call_line > 0 &&
             !header(e->call_file))
-            snprintf(from, sizeof from, " (called from %s:%d)", base_name(e->call_file),
+            snprintf(from, sizeof from, " (called from %s:%d)", check_file_base(e->call_file),
                      e->call_line);
         snprintf(buf, size, "%s%s", at(e->file, e->line, e->pc, own, sizeof own), from);
         return buf;
     }
     if (e->caller_line > 0)
-        snprintf(from, sizeof from, "; called from %s:%d", base_name(e->call_file),
+        snprintf(from, sizeof from, "; called from %s:%d", check_file_base(e->call_file),
                  e->caller_line);
-    snprintf(buf, size, "%s:%d (in %s%s)", base_name(e->call_file), e->call_line,
+    snprintf(buf, size, "%s:%d (in %s%s)", check_file_base(e->call_file), e->call_line,
              at(e->file, e->line, e->pc, own, sizeof own), from);
     return buf;
 }
@@ -276,7 +270,7 @@ static void set_where(check_result *c, const trace_sync *e)
     const char *file = in_header(e) ? e->call_file : e->file;
     memset(l, 0, sizeof *l);
     if (file)
-        check_field(l->file, sizeof l->file, "%s", base_name(file));
+        check_field(l->file, sizeof l->file, "%s", check_file_base(file));
     else
         check_field(l->file, sizeof l->file, "pc 0x%llx", (unsigned long long)e->pc);
     l->line = in_header(e) ? e->call_line : e->line;

@@ -112,8 +112,7 @@ typedef struct flow_seen {
 /* "lab7.cu:89": a line of the student's file, its base name. */
 static void line_words(const emu_src_line *at, char *out, size_t size)
 {
-    const char *base = at->file ? strrchr(at->file, '/') : NULL;
-    snprintf(out, size, "%s:%d", base ? base + 1 : at->file ? at->file : "?", at->line);
+    snprintf(out, size, "%s:%d", check_file_base(at->file), at->line);
 }
 
 /* The words of a failed verdict into v. */
