@@ -541,9 +541,9 @@ static void contract_broken(problem *p)
 /* --- 4. correct ----------------------------------------------------------------------- */
 
 /*
- * A size right in order came out wrong in the run with its blocks and warps last to first
- * (order_of_run): its output depends on which of them runs first, which a GPU does not
- * promise. The kind's words on what is wrong stand, after the rule.
+ * A size came out right in one order of its blocks and warps and wrong in the other (runs
+ * says which, and which run): its output depends on which of them runs first, which a GPU
+ * does not promise. The kind's words on what is wrong stand, after the rule.
  */
 static void wrong_in_other_order(const char *runs, check_result *c)
 {
@@ -589,10 +589,10 @@ static void narrow_arithmetic(check_result *c)
 {
     check_field(c->hint, sizeof c->hint, "Every element is within its own limit, and the "
                 "overall error is past its tighter one (above), which float arithmetic keeps "
-                "well under: no index is wrong, the arithmetic is narrower than float's. Somewhere your kernel holds or adds the "
-                "values in a narrower type (__half or __nv_bfloat16 tiles, a conversion in the "
-                "sum, tensor cores' TF32): keep the tiles and the running sum in float, as the "
-                "inputs and the output are.");
+                "well under: no index is wrong, the arithmetic is narrower than float's. "
+                "Somewhere your kernel holds or adds the values in a narrower type (__half or "
+                "__nv_bfloat16 tiles, a conversion in the sum, tensor cores' TF32): keep the "
+                "tiles and the running sum in float, as the inputs and the output are.");
 }
 
 /* A first run wrong in order, where the device decides the order: the same run once
@@ -823,15 +823,18 @@ static measure_status sync_rule(problem *p, measure_status st, const trace_summa
 }
 
 /*
- * An access out of its array in the measured run (past the block's shared memory, or into
- * a guard zone) has failed correct naming it. As with a proven race, the output is then
- * luck (what a read past an array returns is whatever lies there: another block's data on
- * a GPU, the scrub pattern emulated), and the counts are judged whatever it was, on every
- * backend alike.
+ * Where the measured run's output is luck, the counts are judged whatever it was, as with
+ * a proven race, on every backend alike: an access out of its array (past the block's
+ * shared memory, or into a guard zone: it reads whatever lies there, another block's data
+ * on a GPU, the scrub pattern emulated), an output that depends on the order blocks and
+ * warps run (the correct phase found one order right, the other wrong), a kernel that
+ * wrote an input or read through the read-only cache words it wrote (what other blocks
+ * read there is whatever landed first; an H200 ran lab7-gmem-ldg's measured run wrong,
+ * the emulator right). Correct has failed naming each.
  */
-static measure_status bounds_rule(problem *p, measure_status st, int overran)
+static measure_status luck_rule(problem *p, measure_status st, int luck)
 {
-    if (!overran)
+    if (!luck)
         return st;
     p->luck = 1;
     return st == MEASURE_WRONG_RESULT ? MEASURE_OK : st;
@@ -846,26 +849,6 @@ static void name_by_device(trace_oob *o)
         o->base = a.base, o->bytes = a.bytes;
         snprintf(o->array, sizeof o->array, "%s", a.name);
     }
-}
-
-/* A kernel that wrote into an input, or read through the read-only cache words it wrote:
-   what the other blocks read there is whatever landed first (and the cache's copy is
-   undefined), so its output is luck, as with a race, and the counts are judged whatever
-   it was (an H200 ran lab7-gmem-ldg's measured run wrong, the emulator right). */
-static measure_status inputs_rule(problem *p, measure_status st)
-{
-    if (!p->inputs_failed)
-        return st;
-    p->luck = 1;
-    return st == MEASURE_WRONG_RESULT ? MEASURE_OK : st;
-}
-
-/* An output that depends on the order blocks and warps run (the correct phase found it
-   one order right, the other wrong): the measured run's output, in order, is that
-   order's luck, and the counts are judged whatever it was, as with a race. */
-static measure_status order_rule(const problem *p, measure_status st)
-{
-    return p->order_failed && st == MEASURE_WRONG_RESULT ? MEASURE_OK : st;
 }
 
 void worker_judge_oob(problem *p, const trace_summary *s)
@@ -978,9 +961,7 @@ static void measured_run(problem *p)
                   worker_judge_bounds(env, &env->plan->calls[p->call], s, &p->c[CHK_CORRECT]);
     worker_judge_oob(p, s);
     worker_judge_inputs(p, s);
-    st = bounds_rule(p, st, overran || p->oob_failed);
-    st = order_rule(p, st);
-    st = inputs_rule(p, st);
+    st = luck_rule(p, st, overran || p->oob_failed || p->order_failed || p->inputs_failed);
     if (meter_emulates(env))
         st = sync_rule(p, st, s);
     if (twinned)
@@ -1128,7 +1109,7 @@ static int twin_measure(problem *t, char *why, size_t why_size)
     worker_judge_inputs(t, s);
     sync_rule(t, MEASURE_OK, s);
     t->luck = t->sync_failed || (t->listed[CHK_RACE] && s && s->n_races > 0) || overran ||
-              t->oob_failed || /* bounds_rule's luck too, for a meter with no trace */
+              t->oob_failed || /* luck_rule's causes, for a meter with no trace */
               t->order_failed || t->inputs_failed;
     for (int id = CHK_NONE + 1; id < CHECK_IDS; id++)
         if (t->listed[id] && (kind->emulated >> id & 1ul))
