@@ -446,7 +446,9 @@ void run_plans(const grade_job *job, worker_entry entry, lab_result *out)
     decide_from_plans(job, slots);
     while (next >= 0 && next < lab->n_kernels && plans_left(job, next))
         next = run_worker(job, entry, next, slots, printed, out);
-    if (entry == worker_main)
+    /* a grade through a meter server too: the emulated grade needs no GPU, and a batch
+       must give a faulting kernel what a student's make grade gives it */
+    if (entry == worker_main || entry == meter_proxy_main)
         explain_faults(job, slots, printed);
     collect(lab, slots, out);
     out->device_printed = printed_text(printed);
