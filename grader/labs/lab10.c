@@ -8,20 +8,20 @@
 #define FLOW_TILE10                                                                          \
     {FLOW_SHARED, {CHK_SMEM_CONFLICTS}, 1.0, NULL, "the tile's values",                       \
      "Read every tap from the shared tile and its halo: a tile loaded and then bypassed "     \
-     "(the taps read from in) earns none of the tile's points."}
+     "(the taps read from in) earns none of the tile's points.", 1.0}
 #define FLOW_CONST(what, symbol)                                                             \
     {FLOW_CONSTANT, {CHK_MEMORY_PATH, CHK_CONST_SERIAL}, 1.0, NULL,                          \
      "the " what " read from " symbol,                                                       \
      "Compute each output with the " what " you read from " symbol ": a constant read "      \
      "that is thrown away, the output made from another copy (a shared one, or one in "     \
-     "registers another warp filled), earns none of the path's points."}
+     "registers another warp filled), earns none of the path's points.", 1.0}
 #define FLOW_READONLY(what, array, ...)                                                      \
     {FLOW_READONLY, {CHK_MEMORY_PATH, __VA_ARGS__}, 1.0, array,                              \
      "the " what " read by __ldg",                                                           \
      "Compute each output with the " what " you read with __ldg (or through const "          \
      "__restrict__): a read-only load that is thrown away, the output made another way (a "  \
      "plain load of " array ", the other step's __constant__ array), earns none of the "     \
-     "path's points."}
+     "path's points.", 1.0}
 
 static const lab_kernel kernels[] = {
     {.name = "stencil1DConst", .launcher = "launch_stencil1DConst", .section = "constant",

@@ -1,12 +1,15 @@
 /* lab5.c - tiled matrix multiply: naive, shared tiles, register tiling. */
 #include "lab_table.h"
 
-/* Steps 2 and 3's lesson: C's sums made of the elements read from the shared tiles. */
+/* Steps 2 and 3's lesson: C's sums made of the elements read from the shared tiles, at
+   every size (a kernel that tiles only at the measured size earns none of it); the global
+   loads the tiles cut are the tiles' points too. */
 #define TILES_FLOW                                                                           \
-    {{FLOW_SHARED, {CHK_SMEM_CONFLICTS}, 1.0, NULL, "the shared tiles' elements",             \
+    {{FLOW_SHARED, {CHK_SMEM_CONFLICTS, CHK_GLOBAL_LOADS}, 1.0, NULL,                        \
+      "the shared tiles' elements",                                                         \
       "Multiply the elements you read back from the tiles of A and B: every element of C "    \
-      "must be their sum; tiles loaded and then bypassed (C made from global memory) earn "  \
-      "none of the tiles' points."}}
+      "must be their sum, at every size; tiles loaded and then bypassed (C made from global " \
+      "memory) earn none of the tiles' points.", 1.0}}
 
 static const lab_kernel kernels[] = {
     {.name = "matmulNaive", .launcher = "launch_matmulNaive", .section = "naive", .step = 1,

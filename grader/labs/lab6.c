@@ -3,10 +3,10 @@
 
 /* Steps 2 and 3's lesson: every output a sum of tile elements (its halo's too). */
 #define TILE_FLOW6                                                                           \
-    {{FLOW_SHARED, {CHK_SMEM_CONFLICTS}, 1.0, NULL, "the tile's values",                      \
-      "Read every tap from the shared tile and its halo: each output is a sum of tile "       \
-      "elements times the mask; a tile loaded and then bypassed (the taps read from in) "    \
-      "earns none of the tile's points."}}
+    {{FLOW_SHARED, {CHK_SMEM_CONFLICTS, CHK_GLOBAL_LOADS}, 1.0, NULL, "the tile's values",    \
+      "Read every tap from the shared tile and its halo, at every size: each output is a "    \
+      "sum of tile elements times the mask; a tile loaded and then bypassed (the taps read " \
+      "from in) earns none of the tile's points.", 1.0}}
 
 static const lab_kernel kernels[] = {
     {.name = "conv1dBasic", .launcher = "launch_conv1dBasic", .section = "basic", .step = 1,

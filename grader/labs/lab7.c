@@ -21,7 +21,7 @@
     {{FLOW_SHARED, {CHK_SMEM_CONFLICTS}, 1.0, NULL, "the tree's sums",                        \
       "Store the tree's last sum (smem[0], or the last warp's) as partial[blockIdx.x]: a "   \
       "tree whose result is thrown away, the block's sum made another way (global "          \
-      "atomics, a loop over in), earns none of the tile's points."}}
+      "atomics, a loop over in), earns none of the tile's points.", 1.0}}
 
 static const lab_kernel kernels[] = {
     {.name = "reduceGmem", .launcher = "launch_reduceGmem", .section = "gmem", .step = 1,

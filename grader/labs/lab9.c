@@ -10,13 +10,14 @@
      "barrier (__syncthreads(), or a cooperative group's block.sync(): a helper, yours to "   \
      "use), then reads its element of the transpose from the tile."}
 
-/* Their flow: smem-conflicts counts the tile, so every element of out must come through
-   it. */
+/* Their flow: smem-conflicts counts the tile, and both sides are coalesced through it (the
+   step's lesson), so every element of out must come through it, at every size. */
 #define TILE_FLOW9                                                                           \
-    {{FLOW_SHARED, {CHK_SMEM_CONFLICTS}, 1.0, NULL, "the tile's values",                      \
+    {{FLOW_SHARED, {CHK_SMEM_CONFLICTS, CHK_LOAD_COALESCING, CHK_STORE_COALESCING}, 1.0, NULL, \
+      "the tile's values",                                                                  \
       "Write out from what you read back from the tile after the barrier "                   \
       "(tile[threadIdx.x][threadIdx.y]): a tile filled and bypassed, out written from in "   \
-      "directly, earns none of the tile's points."}}
+      "directly, earns none of the tile's points.", 1.0}}
 
 static const lab_kernel kernels[] = {
     {.name = "copyRow", .launcher = "launch_copyRow", .section = "copy", .step = 1,

@@ -174,6 +174,10 @@ typedef struct flow_spec {
     const char *array;  /* FLOW_READONLY: the launcher's argument it reads ("coef") */
     const char *values; /* the lesson's values, as the message names them: "the tree's sums" */
     const char *fix;    /* the hint's last words: what the output must be made from */
+    /* At the kernel's other inputs (its edge input, each other argument of an exercise:
+       problems/flow.c), where a kernel that tells the measured input apart does the lesson
+       there alone: the least fraction that must change there; 0: some element must. */
+    double elsewhere;
 } flow_spec;
 
 /* A tile lab's kernel (labs 1 to 4): its four count checks measure the tile, so out must
@@ -184,7 +188,7 @@ typedef struct flow_spec {
       NULL, "the values read back from the tile",                                           \
       "Write out[idx] with the value your load reads back from the tile, as the exercise's " \
       "out[idx] = tile[...]: a tile stored and read for the counts, out written another "    \
-      "way, earns none of the tile's points."}}
+      "way, earns none of the tile's points.", 1.0}}
 
 typedef struct lab_kernel {
     const char *name;     /* as the exercise names it */

@@ -85,6 +85,8 @@ typedef struct flow_run {
     const char *name;      /* its buffer's name ("partial") */
     uint32_t *plain, *got; /* the plain run's output, a perturbed run's */
     uint64_t instructions; /* the plain run's warp instructions */
+    char input[64];        /* another input than the measured one: its size or argument,
+                              as its call's label begins ("n=17409"); "": the measured */
 } flow_run;
 
 /* One launch of call p->call from the arrays as dev_keep found them, shared memory
@@ -116,10 +118,11 @@ static void line_words(const emu_src_line *at, char *out, size_t size)
 }
 
 /* The words of a failed verdict into v. */
-static void verdict_words(const flow_spec *f, const flow_run *r,
-                          const flow_seen *seen, flow_verdict *v)
+static void verdict_words(const flow_spec *f, const flow_run *r, const flow_seen *seen,
+                          double share, flow_verdict *v)
 {
     char src[96], reads[96], what[96], all[256], aside[64] = "", where[128] = "", also[128] = "";
+    char show[96] = "for show", at_input[96] = "";
     size_t n = seen->n, same = seen->same, zeros = r->out.elems - n;
     const char *lesson = f->values ? f->values : "the lesson's values";
     source_words(f, 0, src, sizeof src);
@@ -130,6 +133,10 @@ static void verdict_words(const flow_spec *f, const flow_run *r,
         snprintf(what, sizeof what, "elements of %s", r->name);
     if (zeros)
         snprintf(aside, sizeof aside, " (the %zu that are 0 aside)", zeros);
+    if (r->input[0]) {
+        snprintf(show, sizeof show, "for show at %s", r->input);
+        snprintf(at_input, sizeof at_input, " at %s", r->input);
+    }
     if (same == n)
         snprintf(all, sizeof all, "all %zu %s%s came out the same", n, what, aside);
     else
@@ -142,32 +149,40 @@ static void verdict_words(const flow_spec *f, const flow_run *r,
             line_words(seen->reaches, other, sizeof other);
             snprintf(also, sizeof also, " (%s's do)", other);
         }
-        check_field(v->message, sizeof v->message, "for show: the values %s %s never reach "
-                    "%s: with each of them changed, %s%s", line, reads, r->name, all, also);
+        check_field(v->message, sizeof v->message, "%s: the values %s %s never reach "
+                    "%s: with each of them changed, %s%s", show, line, reads, r->name, all,
+                    also);
     } else if (same == n) {
-        check_field(v->message, sizeof v->message, "for show: %s never reach %s: with every "
-                    "value %s changed%s, %s", lesson, r->name, src,
+        check_field(v->message, sizeof v->message, "%s: %s never reach %s: with every "
+                    "value %s changed%s, %s", show, lesson, r->name, src,
                     seen->values ? "" : " (it read none)", all);
     } else {
-        check_field(v->message, sizeof v->message, "for show in part: %s reach only %zu of "
+        check_field(v->message, sizeof v->message, "%s in part: %s reach only %zu of "
                     "the %zu %s%s: with every value %s changed, the other %zu came out the "
-                    "same", lesson, n - same, n, what, aside, src, same);
+                    "same", show, lesson, n - same, n, what, aside, src, same);
     }
-    check_field(v->measured, sizeof v->measured, "%zu of %zu %s changed, every value %s%s "
-                "changed (emulated)", n - same, n, what, src, where);
+    check_field(v->measured, sizeof v->measured, "%zu of %zu %s changed%s, every value %s%s "
+                "changed (emulated)", n - same, n, what, at_input, src, where);
     if (seen->at)
         check_field(v->expected, sizeof v->expected, "some changed: every line that %s makes "
                     "part of the output", reads);
-    else if (f->share >= 1.0)
+    else if (share >= 1.0)
         check_field(v->expected, sizeof v->expected, "every one changed: the output made from "
                     "%s", lesson);
-    else
+    else if (share > 0)
         check_field(v->expected, sizeof v->expected, "at least %.0f%% changed: the output made "
-                    "from %s", 100.0 * f->share, lesson);
+                    "from %s", 100.0 * share, lesson);
+    else
+        check_field(v->expected, sizeof v->expected, "some changed: the output made from %s",
+                    lesson);
+    char run[256] = "the measured run again";
+    if (r->input[0])
+        snprintf(run, sizeof run, "your kernel on %s, an input other than the measured one "
+                 "(a lesson done on the measured input alone earns nothing),", r->input);
     check_field(v->hint, sizeof v->hint, "This check's points are for %s: they must make "
-                "your output. The grader ran the measured run again with every value %s%s "
+                "your output. The grader ran %s with every value %s%s "
                 "changed (docs/troubleshooting.md#for-show says how) and compared %s with the "
-                "plain run's bit for bit: %s%s. %s", lesson, src, where, r->name, all,
+                "plain run's bit for bit: %s%s. %s", lesson, run, src, where, r->name, all,
                 seen->at ? ": that line's work is thrown away" : "", f->fix ? f->fix : "");
 }
 
@@ -232,7 +247,8 @@ static int perturbed_run(problem *p, const flow_spec *f, const flow_run *r,
  * output must change in its share of elements; then, where those values were read at
  * more than one line of the student's, each line's alone, whose output must change
  * somewhere: a tree run for show beside a sum the kernel makes in other shared words
- * changes the output as a whole, and not from the tree's line.
+ * changes the output as a whole, and not from the tree's line. On another input than the
+ * measured one (r->input), the whole run alone, held to the spec's share elsewhere.
  */
 static void flow_compare(problem *p, int i, const flow_run *r)
 {
@@ -240,6 +256,8 @@ static void flow_compare(problem *p, int i, const flow_run *r)
     emu_src_line lines[EMU_PERTURB_LINES];
     int n_lines = 0, fails = -1;
     flow_seen whole, line[EMU_PERTURB_LINES];
+    double share = r->input[0] ? f->elsewhere : f->share;
+    size_t least;
     int ran = perturbed_run(p, f, r, NULL, &whole, lines, &n_lines);
     if (ran == -1) {
         derailed_words(f, r, &p->flow[i]);
@@ -247,12 +265,13 @@ static void flow_compare(problem *p, int i, const flow_run *r)
     }
     if (ran != 0 || whole.n == 0)
         return;
-    if (whole.n - whole.same < (size_t)ceil(f->share * (double)whole.n)) {
+    least = share > 0 ? (size_t)ceil(share * (double)whole.n) : 1;
+    if (whole.n - whole.same < least) {
         p->flow[i].failed = 1;
-        verdict_words(f, r, &whole, &p->flow[i]);
+        verdict_words(f, r, &whole, share, &p->flow[i]);
         return;
     }
-    for (int l = 0; n_lines > 1 && l < n_lines; l++) {
+    for (int l = 0; n_lines > 1 && !r->input[0] && l < n_lines; l++) {
         int derailed = perturbed_run(p, f, r, &lines[l], &line[l], NULL, NULL) != 0;
         if (!derailed && line[l].same == line[l].n && fails < 0)
             fails = l;
@@ -265,7 +284,7 @@ static void flow_compare(problem *p, int i, const flow_run *r)
         if (line[l].same < line[l].n)
             line[fails].reaches = &lines[l];
     p->flow[i].failed = 1;
-    verdict_words(f, r, &line[fails], &p->flow[i]);
+    verdict_words(f, r, &line[fails], share, &p->flow[i]);
 }
 
 /* Whether spec f is to be run: a check it lists is p's, and passed in judged (NULL: any). */
@@ -279,10 +298,12 @@ static int flow_due(const problem *p, const flow_spec *f, const problem *judged)
     return 0;
 }
 
-/* The plain run, then each due spec's perturbed run, on the arrays prepare made. */
-static void flow_runs(problem *p, const int due[KERNEL_FLOWS])
+/* The plain run, then each due spec's perturbed run, on the arrays prepare made for
+   p->call; input: its words where it is not the measured call, else "". */
+static void flow_runs(problem *p, const int due[KERNEL_FLOWS], const char *input)
 {
     flow_run r = {0};
+    snprintf(r.input, sizeof r.input, "%s", input);
     void *bufs[CALL_MAX_BUFFERS] = {NULL};
     uint64_t values;
     p->kind->output(p, &r.out);
@@ -308,21 +329,63 @@ static void flow_runs(problem *p, const int due[KERNEL_FLOWS])
     free(r.plain), free(r.got);
 }
 
+/* Call `call`'s flow runs of the specs due, prepared and released. */
+static void flow_at(problem *p, int call, const int due[KERNEL_FLOWS], const char *input)
+{
+    char why[256];
+    p->call = call, p->run = 0;
+    if (p->kind->prepare(p, why, sizeof why) == 0)
+        flow_runs(p, due, input);
+    if (p->kind->release)
+        p->kind->release(p);
+}
+
+/* "n=17409", "offset = 7": call i's label up to its reasons, the input as a message
+   names it. */
+static void input_words(const problem *p, int i, char *out, size_t size)
+{
+    const char *label = p->env->plan->specs[i].label, *paren = strstr(label, " (");
+    int len = paren ? (int)(paren - label) : (int)strlen(label);
+    snprintf(out, size, "%.*s", len, label);
+    if (!out[0])
+        snprintf(out, size, "input %d", i + 1);
+}
+
+/* Whether the kernel is judged at call i besides the measured one: another input this
+   device runs that is measured or the edge (a ragged size past the race window), where a
+   kernel that tells the measured input apart would do the lesson there alone. */
+static int elsewhere_call(const problem *p, int i, int measured)
+{
+    const call_spec *c = &p->env->plan->specs[i];
+    return i != measured && (c->role & (CALL_TRAFFIC | CALL_EDGE)) && !(c->role & CALL_EMPTY) &&
+           problem_runs(p, i);
+}
+
 void problem_flow_run(problem *p, const problem *judged)
 {
-    const kind_desc *kind = p->kind;
     int any = 0, due[KERNEL_FLOWS];
-    char why[256];
     memset(p->flow, 0, sizeof p->flow);
     for (int i = 0; i < KERNEL_FLOWS; i++)
         any |= due[i] = flow_due(p, &p->k->flow[i], judged);
-    if (!any || !kind->output || !kind->prepare || !device_is_emulator() || p->lost)
+    int measured = problem_call(p, CALL_TRAFFIC);
+    if (!any || !p->kind->output || !p->kind->prepare || !device_is_emulator() || p->lost ||
+        measured < 0)
         return;
-    p->call = problem_call(p, CALL_TRAFFIC), p->run = 0;
-    if (p->call >= 0 && kind->prepare(p, why, sizeof why) == 0)
-        flow_runs(p, due);
-    if (kind->release)
-        kind->release(p);
+    flow_at(p, measured, due, "");
+    /* elsewhere only where the output is right: a wrong kernel's failure is correct's */
+    for (int c = 0; p->c[CHK_CORRECT].status == CHECK_PASS && c < p->env->plan->n_calls; c++) {
+        char input[64];
+        if (!elsewhere_call(p, c, measured))
+            continue;
+        any = 0;
+        for (int i = 0; i < KERNEL_FLOWS; i++) /* a verdict found stands: the first */
+            any |= due[i] = due[i] && !p->flow[i].failed && !p->flow[i].derailed;
+        if (!any)
+            break;
+        input_words(p, c, input, sizeof input);
+        flow_at(p, c, due, input);
+    }
+    p->call = measured;
 }
 
 void problem_flow_rule(problem *p)
