@@ -325,7 +325,8 @@ TWIN_CHECKED := $(foreach l,$(LABS),$(l)-solution) lab1-divergent-barrier lab7-b
     lab1-flag-spin lab5-race-last-block lab9-edge-no-sync lab9-detect-emulator lab1-spin-for-show lab7-atomic-global \
     lab7-atomic-exch-partial lab7-gmem-ldg lab10-ro-writes-table lab8-exch-input \
     lab2-tile-for-show lab7-tree-for-show-shfl lab8-broadcast-for-show lab10-ldg-for-show lab9-tile-bypassed \
-    lab5-tile-at-measured lab7-tree-at-measured lab8-xor-at-measured lab9-tile-at-measured
+    lab5-tile-at-measured lab7-tree-at-measured lab8-xor-at-measured lab9-tile-at-measured \
+    lab2-first-launch-unsized lab4-first-launch-short
 TWIN_ONLY = $(if $(CHECK_ONLY),$(filter $(TWIN_CHECKED),$(CHECK_ONLY)),$(TWIN_CHECKED))
 check-emulated: $(CU_CHECKED) $(GRADER_ALL) $(BUILD)/tests/expect
 	bash tests/emulator/check-labs.sh $(BUILD) $(GRADER)

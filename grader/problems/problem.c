@@ -367,9 +367,8 @@ static void judge_dynamic_launch(worker_env *env, const plan_launch *l, uint32_t
     }
 }
 
-/* The shared memory of the launches of call: their end (static bytes, and the dynamic
-   area after them where a launch gives one), and the arrays of the launch that has
-   the most, named as the source names them. 0, or -1 where the PTX does not say. */
+/* The shared memory of a launch: its end (static bytes, and the dynamic area after
+   them where the launch gives one), and its arrays, named as the source names them. */
 typedef struct shared_map {
     uint64_t end;
     lab_shared_var vars[16];
@@ -377,32 +376,38 @@ typedef struct shared_map {
     uint32_t dynamic_bytes; /* the bytes the launch gives its extern arrays */
 } shared_map;
 
+/* 0, or -1 where the PTX does not say. */
+static int launch_map(const worker_env *env, const plan_launch *l, shared_map *out)
+{
+    uint32_t st = 0;
+    int dyn = 0;
+    memset(out, 0, sizeof *out);
+    if (launch_shared(env, l, &st, &dyn) != 0)
+        return -1; /* nothing to hold the accesses to */
+    int n = lab_decls_shared_vars(env->decls, env->img->kernels[l->kernel].name, out->vars, 16);
+    out->n_vars = n < 0 ? 0 : n > 16 ? 16 : n;
+    out->dynamic_bytes = l->shared_bytes;
+    /* The dynamic area starts past the static bytes, aligned: allow the widest. A
+       launch without one ends with its static arrays: one array ends where it ends
+       (16-byte rounded, as an allocation is); between several, ptxas may lay them
+       out otherwise than the PTX's order: allow the widest alignment there too. */
+    out->end = l->shared_bytes || out->n_vars > 1
+                   ? ((uint64_t)st + 127) / 128 * 128 + l->shared_bytes
+                   : ((uint64_t)st + 15) / 16 * 16;
+    return 0;
+}
+
+/* The launch of call with the most shared memory: what an access the trace could not
+   give a launch (past TRACE_EXTENT_LAUNCHES) is held to. 0, or -1 as launch_map. */
 static int shared_map_of(const worker_env *env, const call_plan *call, shared_map *out)
 {
+    shared_map m;
     memset(out, 0, sizeof *out);
     for (int i = 0; i < call->n_launches; i++) {
-        const plan_launch *l = &call->launches[i];
-        uint32_t st = 0;
-        int dyn = 0;
-        if (launch_shared(env, l, &st, &dyn) != 0)
-            return -1; /* nothing to hold the accesses to */
-        const char *name = env->img->kernels[l->kernel].name;
-        lab_shared_var vars[16];
-        int n = lab_decls_shared_vars(env->decls, name, vars, 16);
-        n = n < 0 ? 0 : n > 16 ? 16 : n;
-        /* The dynamic area starts past the static bytes, aligned: allow the widest. A
-           launch without one ends with its static arrays: one array ends where it ends
-           (16-byte rounded, as an allocation is); between several, ptxas may lay them
-           out otherwise than the PTX's order: allow the widest alignment there too. */
-        uint64_t end = l->shared_bytes || n > 1
-                           ? ((uint64_t)st + 127) / 128 * 128 + l->shared_bytes
-                           : ((uint64_t)st + 15) / 16 * 16;
-        if (end < out->end)
-            continue;
-        out->end = end;
-        out->dynamic_bytes = l->shared_bytes;
-        memcpy(out->vars, vars, sizeof vars);
-        out->n_vars = n;
+        if (launch_map(env, &call->launches[i], &m) != 0)
+            return -1;
+        if (m.end >= out->end)
+            *out = m;
     }
     return 0;
 }
@@ -438,32 +443,73 @@ static void shared_array_of(const shared_map *m, uint64_t end, fault_place *f, c
     }
 }
 
+/* The hint of an access past m's end into f's array; own: what the launch had, where
+   the call made several launches (or ""). */
+static void overrun_hint(check_result *correct, const shared_map *m, const fault_place *f,
+                         const char *own)
+{
+    int dynamic = m->n_vars > 0 && m->vars[m->n_vars - 1].dynamic;
+    check_field(correct->hint, sizeof correct->hint, "A thread reaches past the end of %s%s: "
+                "an index past the array, or a pitch it was not declared with%s. A GPU does "
+                "not always fault on it, so the output can come out right: the bytes past the "
+                "end belong to nothing, or to another block.%s",
+                !strcmp(f->array, "shared memory") ? "the block's shared memory" : f->array,
+                m->n_vars == 1 ? "" : " (its __shared__ arrays and the bytes the launch gives)",
+                dynamic ? ", or a launch that gives fewer bytes than it needs" : "", own);
+}
+
+/* Correct failed for the access that reached e's end past m's: named by its line and
+   array, and by its launch (launch, from 1; 0: none) where the call made several. */
+static void word_overrun(worker_env *env, const call_plan *call, int launch,
+                         const shared_map *m, const trace_summary *s, const trace_extent *e,
+                         check_result *correct)
+{
+    char text[sizeof correct->message], note[160], name[96], at[160] = "", own[160] = "";
+    const trace_site *site = trace_find_site(s, e->pc);
+    fault_place f = {.op = trace_op_name(e->op), .lane = -1};
+    if (site && site->file)
+        f.file = site->file, f.line = site->line;
+    shared_array_of(m, e->end, &f, note, sizeof note);
+    fault_text(&f, text, sizeof text);
+    if (launch > 0 && call->n_launches > 1) {
+        lib_code_readable(env->img->kernels[call->launches[launch - 1].kernel].name, name,
+                          sizeof name);
+        snprintf(at, sizeof at, "launch %d of %d (%s): ", launch, call->n_launches, name);
+        snprintf(own, sizeof own, " Each launch has only its own shared memory (launch %d: "
+                 "%llu bytes), whatever another launch of the call is given.", launch,
+                 (unsigned long long)m->end);
+    }
+    if (!site || !site->file) /* no line: the instruction */
+        check_set(correct, CHECK_FAIL, "%spc 0x%llx: %s", at, (unsigned long long)e->pc, text);
+    else
+        check_set(correct, CHECK_FAIL, "%s%s", at, text);
+    overrun_hint(correct, m, &f, own);
+}
+
+/* Each launch of the call is held to its own shared memory: a launch given too few
+   bytes is not covered by a later one given enough (on a GPU the first faults, or
+   overruns into what is not its own). What the trace could not give a launch is held
+   to the call's largest, as a whole. */
 int worker_judge_bounds(worker_env *env, const call_plan *call, const trace_summary *s,
                         check_result *correct)
 {
     shared_map m;
-    char text[sizeof correct->message], note[160];
-    if (!s || s->shared_end == 0 || shared_map_of(env, call, &m) != 0 || s->shared_end <= m.end)
+    if (!s || s->extent.end == 0)
         return 0;
-    const trace_site *site = trace_find_site(s, s->shared_end_pc);
-    fault_place f = {.op = trace_op_name(s->shared_end_op), .lane = -1};
-    if (site && site->file)
-        f.file = site->file, f.line = site->line;
-    shared_array_of(&m, s->shared_end, &f, note, sizeof note);
-    fault_text(&f, text, sizeof text);
-    if (!site || !site->file) /* no line: the instruction */
-        check_set(correct, CHECK_FAIL, "pc 0x%llx: %s", (unsigned long long)s->shared_end_pc,
-                  text);
-    else
-        check_set(correct, CHECK_FAIL, "%s", text);
-    int dynamic = m.n_vars > 0 && m.vars[m.n_vars - 1].dynamic;
-    check_field(correct->hint, sizeof correct->hint, "A thread reaches past the end of %s%s: "
-                "an index past the array, or a pitch it was not declared with%s. A GPU does "
-                "not always fault on it, so the output can come out right: the bytes past the "
-                "end belong to nothing, or to another block.",
-                !strcmp(f.array, "shared memory") ? "the block's shared memory" : f.array,
-                m.n_vars == 1 ? "" : " (its __shared__ arrays and the bytes the launch gives)",
-                dynamic ? ", or a launch that gives fewer bytes than it needs" : "");
+    for (int i = 0; i < call->n_launches && i < TRACE_EXTENT_LAUNCHES; i++) {
+        const trace_extent *e = &s->launch_extent[i];
+        if (e->end == 0)
+            continue;
+        if (launch_map(env, &call->launches[i], &m) != 0)
+            return 0;
+        if (e->end > m.end) {
+            word_overrun(env, call, i + 1, &m, s, e, correct);
+            return 1;
+        }
+    }
+    if (shared_map_of(env, call, &m) != 0 || s->extent.end <= m.end)
+        return 0;
+    word_overrun(env, call, 0, &m, s, &s->extent, correct);
     return 1;
 }
 

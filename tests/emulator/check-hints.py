@@ -78,6 +78,14 @@ expect("lab2-static-tile", "setRowReadColDyn", "dynamic-tile", "hint",
 expect("lab2-no-dynamic-size", "setRowReadColDyn", "dynamic-tile", "hint",
        has=("already declared `extern __shared__`", "gives 0 bytes (no third launch argument)"),
        lacks=("declare it",))
+# A first launch given too few bytes beside a right second one: its own memory, named.
+expect("lab2-first-launch-unsized", "setRowReadColDyn", "correct", "hint",
+       has=("Each launch has only its own shared memory (launch 1: 0 bytes)",))
+bdimx, bdimy = define("lab4-first-launch-short", "BDIMX"), define("lab4-first-launch-short", "BDIMY")
+expect("lab4-first-launch-short", "setRowReadColDynPad", "correct", "hint",
+       has=(f"Each launch has only its own shared memory (launch 1: {bdimx * bdimy * 4} bytes)",))
+expect("lab2-no-dynamic-size", "setRowReadColDyn", "correct", "hint",
+       lacks=("Each launch has only its own",))
 bdimx, bdimy = define("lab3-dyn-size-unpadded", "BDIMX"), define("lab3-dyn-size-unpadded", "BDIMY")
 expect("lab3-dyn-size-unpadded", "setRowReadColDynPad", "dynamic-tile", "hint",
        has=("already declared `extern __shared__`", f"gives {bdimx * bdimy * 4} bytes;"),

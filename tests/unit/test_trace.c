@@ -432,9 +432,46 @@ START_TEST(test_shared_extent)
 {
     trace_summary s;
     analyze("lab3-pad", &s);
-    ck_assert_uint_eq(s.shared_end, (31 * 33 + 31 + 1) * 4);
-    ck_assert_int_eq(s.shared_end_op, TRACE_OP_STORE); /* the store reaches it first */
+    ck_assert_uint_eq(s.extent.end, (31 * 33 + 31 + 1) * 4);
+    ck_assert_int_eq(s.extent.op, TRACE_OP_STORE); /* the store reaches it first */
     trace_summary_free(&s);
+}
+END_TEST
+
+/* Each launch's highest byte apart (the block's high byte), so that a launch given too
+ * few bytes is not covered by a later one given more; a launch past the ones kept apart
+ * is in the whole's alone. The stream (the emulator's) and a whole trace alike. */
+START_TEST(test_shared_extent_per_launch)
+{
+    bank_geometry g = modern();
+    char why[256] = "";
+    const uint32_t later = (uint32_t)TRACE_EXTENT_LAUNCHES << TRACE_LAUNCH_SHIFT;
+    trace_record r[] = {access(0x20, 0, 0, TRACE_WRITE, 1024, 4),  /* launch 0: 1152 */
+                        access(0x10, 0, 0, TRACE_WRITE, 1024, 4),  /* the same, lower pc */
+                        access(0x30, 1u << TRACE_LAUNCH_SHIFT, 0, TRACE_READ, 0, 4), /* 128 */
+                        access(0x40, 1u << TRACE_LAUNCH_SHIFT | 1, 0, TRACE_WRITE, 128, 4),
+                        access(0x50, later, 0, TRACE_READ, 4096, 4)}; /* 4224, no launch kept */
+    for (int stream = 0; stream < 2; stream++) {
+        trace_summary s;
+        trace_analyzer *a = stream ? trace_analyzer_new(&g) : NULL;
+        if (stream) {
+            for (size_t i = 0; i < sizeof r / sizeof *r; i++)
+                ck_assert_int_eq(trace_analyzer_add(a, &r[i], why, sizeof why), 0);
+            ck_assert_msg(trace_analyzer_finish(a, &s, why, sizeof why) == 0, "%s", why);
+        } else {
+            ck_assert_msg(trace_analyze(&g, r, 5, &s, why, sizeof why) == 0, "%s", why);
+        }
+        ck_assert_uint_eq(s.extent.end, 4096 + 128);
+        ck_assert_uint_eq(s.extent.pc, 0x50);
+        ck_assert_uint_eq(s.launch_extent[0].end, 1024 + 128);
+        ck_assert_uint_eq(s.launch_extent[0].pc, 0x10); /* the lowest instruction that did */
+        ck_assert_int_eq(s.launch_extent[0].op, TRACE_OP_STORE);
+        ck_assert_uint_eq(s.launch_extent[1].end, 256); /* its block 1's store */
+        ck_assert_uint_eq(s.launch_extent[1].pc, 0x40);
+        for (int l = 2; l < TRACE_EXTENT_LAUNCHES; l++)
+            ck_assert_uint_eq(s.launch_extent[l].end, 0);
+        trace_summary_free(&s);
+    }
 }
 END_TEST
 
@@ -1517,6 +1554,7 @@ Suite *trace_suite(void)
     tcase_add_test(tc, test_tile_flow);
     tcase_add_test(tc, test_race_spoils_correct);
     tcase_add_test(tc, test_shared_extent);
+    tcase_add_test(tc, test_shared_extent_per_launch);
     tcase_add_test(tc, test_global_repeats);
     tcase_add_test(tc, test_global_atomics_a_side);
     tcase_add_test(tc, test_global_broadcast_not_repeat);

@@ -487,18 +487,26 @@ static void note_flow(trace_summary *s, const trace_record *x, trace_op op)
     }
 }
 
-/* The highest shared byte any lane reached, and which instruction did. */
-static void note_extent(trace_summary *s, const trace_record *x, trace_op op)
+/* The highest shared byte any lane of x reached, and which instruction did. */
+static void extend(trace_extent *e, const trace_record *x, trace_op op)
 {
     for (int lane = 0; lane < TRACE_LANES; lane++) {
         uint64_t end = (uint64_t)x->addr[lane] + x->width;
-        if ((x->active >> lane & 1u) &&
-            (end > s->shared_end || (end == s->shared_end && x->pc < s->shared_end_pc))) {
-            s->shared_end = end > UINT32_MAX ? UINT32_MAX : (uint32_t)end;
-            s->shared_end_pc = x->pc;
-            s->shared_end_op = op;
+        if ((x->active >> lane & 1u) && (end > e->end || (end == e->end && x->pc < e->pc))) {
+            e->end = end > UINT32_MAX ? UINT32_MAX : (uint32_t)end;
+            e->pc = x->pc;
+            e->op = op;
         }
     }
+}
+
+/* The extent of the whole trace, and of the launch x came from. */
+static void note_extent(trace_summary *s, const trace_record *x, trace_op op)
+{
+    uint32_t launch = x->block >> TRACE_LAUNCH_SHIFT;
+    extend(&s->extent, x, op);
+    if (launch < TRACE_EXTENT_LAUNCHES)
+        extend(&s->launch_extent[launch], x, op);
 }
 
 /* The global addresses each of the first blocks read: an open-addressed set of

@@ -57,6 +57,17 @@ typedef struct trace_site {
 } trace_site;
 
 
+/* The highest shared byte reached, and the instruction that reached it first. */
+typedef struct trace_extent {
+    uint32_t end;   /* one past the highest shared byte accessed (0: none) */
+    uint64_t pc;    /* the lowest instruction that reached it */
+    trace_op op;
+} trace_extent;
+
+/* Launches whose extent a summary keeps apart (the block's high byte, TRACE_LAUNCH_SHIFT):
+   as many as the trace's capture follows; a later one's is in the whole's alone. */
+#define TRACE_EXTENT_LAUNCHES 8
+
 /* What one thread of the lowest block traced did: where its first shared load
    and store went, and how many of each it made (the tile-flow check). */
 typedef struct trace_thread {
@@ -80,9 +91,10 @@ typedef struct trace_summary {
     int n_barrier_pcs;
     int race_blocks;     /* blocks the race check looked at */
     long records;
-    uint32_t shared_end; /* one past the highest shared byte accessed (0: none) */
-    uint64_t shared_end_pc;   /* the instruction that reached it */
-    trace_op shared_end_op;
+    trace_extent extent;      /* of every record */
+    trace_extent launch_extent[TRACE_EXTENT_LAUNCHES]; /* of each launch's records, so that
+                                 each is held to its own shared memory (a launch given too
+                                 few bytes beside one given enough) */
     uint32_t flow_block;      /* the block threads[] describes: the lowest one traced */
     trace_thread *threads;    /* TRACE_FLOW_THREADS of them (NULL: none) */
     /* Global loads of the first TRACE_GLOBAL_BLOCKS blocks, lane by lane: how

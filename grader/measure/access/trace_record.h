@@ -49,6 +49,12 @@
                                   (cooperative groups' multi-warp barrier), no access of
                                   the kernel's */
 
+/* The launch of the measurement a record came from (0 first), in its block's high byte:
+   the trace's capture and the emulator's meter mark it so, as grids have fewer than 2^24
+   blocks (plan.c). Launches never race with each other, and each is held to its own
+   shared memory (trace_summary.launch_extent). */
+#define TRACE_LAUNCH_SHIFT 24
+
 /* Blocks whose global loads, stores and atomics are recorded, address by address (the
    halo check, coalescing per line, the lines of global-traffic). */
 #define TRACE_GLOBAL_BLOCKS 16

@@ -207,11 +207,12 @@ static int watched(const emu_global_record *g)
 }
 
 /* The launch a record belongs to, in its block's high bits, as the trace backend
-   marks them: launches never race with each other (a kernel launched twice). */
+   marks them: launches never race with each other (a kernel launched twice), and each
+   is held to its own shared memory. */
 static uint32_t launch_bits(void)
 {
     int n = emu_device_launches();
-    return n > 0 ? (uint32_t)(n - 1) << 24 : 0;
+    return n > 0 ? (uint32_t)(n - 1) << TRACE_LAUNCH_SHIFT : 0;
 }
 
 static void on_shared(void *ctx, const emu_shared_record *r)

@@ -517,7 +517,7 @@ static measure_status collect(trace_state *s, size_t *n_out, uint32_t *need, cha
             if (t->function_size && x->pc >= t->function_pc &&
                 x->pc < t->function_pc + t->function_size)
                 x->pc -= t->function_pc;
-            x->block |= (uint32_t)i << 24; /* launches never race with each other */
+            x->block |= (uint32_t)i << TRACE_LAUNCH_SHIFT; /* the launch, for races and bounds */
         }
         if (t->function_size)
             mark_atomics(s, t, s->host + n, h.count);
