@@ -761,6 +761,7 @@ static run_outcome grade_correct(problem *p)
 {
     run_outcome out = grade_correct_runs(p);
     dev_order(0); /* the measured run and the rest in order */
+    p->runs_right = out == RUN_RIGHT;
     return out;
 }
 

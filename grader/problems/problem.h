@@ -152,6 +152,8 @@ struct problem {
                           cache and written, failed correct (its words stand) */
     int luck; /* the measured run's output is luck: a proven race, a synchronisation error */
     int order_failed; /* a correct run in the other order of blocks and warps was wrong */
+    int runs_right;   /* every correct run was right (a twin's correct is PASS again before
+                         its measured run adds what it finds: this says what its runs said) */
     int kept_state; /* a size right on run 1 came out wrong on this run (1-based): the output
                        depends on what an earlier launch left, 0 where none did */
     flow_verdict flow[KERNEL_FLOWS]; /* the flow run's, by the lab table's flow specs (its
