@@ -8,7 +8,7 @@
 #define FLOW_TILE10                                                                          \
     {FLOW_SHARED, {CHK_SMEM_CONFLICTS}, 1.0, NULL, "the tile's values",                       \
      "Read every tap from the shared tile and its halo: a tile loaded and then bypassed "     \
-     "(the taps read from in) earns none of the tile's points.", 1.0}
+     "(the taps read from in) earns none of the tile's points.", TILE_ELSEWHERE}
 #define FLOW_CONST(what, symbol)                                                             \
     {FLOW_CONSTANT, {CHK_MEMORY_PATH, CHK_CONST_SERIAL}, 1.0, NULL,                          \
      "the " what " read from " symbol,                                                       \

@@ -9,7 +9,7 @@
       "the shared tiles' elements",                                                         \
       "Multiply the elements you read back from the tiles of A and B: every element of C "    \
       "must be their sum, at every size; tiles loaded and then bypassed (C made from global " \
-      "memory) earn none of the tiles' points.", 1.0}}
+      "memory) earn none of the tiles' points.", TILE_ELSEWHERE}}
 
 static const lab_kernel kernels[] = {
     {.name = "matmulNaive", .launcher = "launch_matmulNaive", .section = "naive", .step = 1,

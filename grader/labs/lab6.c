@@ -6,7 +6,7 @@
     {{FLOW_SHARED, {CHK_SMEM_CONFLICTS, CHK_GLOBAL_LOADS}, 1.0, NULL, "the tile's values",    \
       "Read every tap from the shared tile and its halo, at every size: each output is a "    \
       "sum of tile elements times the mask; a tile loaded and then bypassed (the taps read " \
-      "from in) earns none of the tile's points.", 1.0}}
+      "from in) earns none of the tile's points.", TILE_ELSEWHERE}}
 
 static const lab_kernel kernels[] = {
     {.name = "conv1dBasic", .launcher = "launch_conv1dBasic", .section = "basic", .step = 1,

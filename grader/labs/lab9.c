@@ -17,7 +17,7 @@
       "the tile's values",                                                                  \
       "Write out from what you read back from the tile after the barrier "                   \
       "(tile[threadIdx.x][threadIdx.y]): a tile filled and bypassed, out written from in "   \
-      "directly, earns none of the tile's points.", 1.0}}
+      "directly, earns none of the tile's points.", TILE_ELSEWHERE}}
 
 static const lab_kernel kernels[] = {
     {.name = "copyRow", .launcher = "launch_copyRow", .section = "copy", .step = 1,

@@ -196,19 +196,22 @@ static void derailed_words(const flow_spec *f, const flow_run *r, flow_verdict *
     const char *lesson = f->values ? f->values : "the lesson's values";
     source_words(f, 0, src, sizeof src);
     v->derailed = 1;
-    check_field(v->message, sizeof v->message, "not graded: with every value %s changed, "
+    check_field(v->message, sizeof v->message, "not graded: with every value %s changed%s%s, "
                 "the run did not finish (a fault, or a loop past its budget), so whether %s "
-                "reach %s cannot be told", src, lesson, r->name);
-    check_field(v->measured, sizeof v->measured, "the run with every value %s changed did "
-                "not finish (emulated)", src);
+                "reach %s cannot be told", src, r->input[0] ? " at " : "", r->input, lesson,
+                r->name);
+    check_field(v->measured, sizeof v->measured, "the run with every value %s changed%s%s did "
+                "not finish (emulated)", src, r->input[0] ? " at " : "", r->input);
     check_field(v->expected, sizeof v->expected, "a run that finishes with the values "
                 "changed, and %s made from them", r->name);
     check_field(v->hint, sizeof v->hint, "This check's points are for %s, and the grader "
-                "tells whether they make your output by changing them and running the "
-                "measured input again (docs/troubleshooting.md#for-show). Your kernel's "
+                "tells whether they make your output by changing them and running %s%s "
+                "again (docs/troubleshooting.md#for-show). Your kernel's "
                 "branches or addresses depend on them: a loop that waits on a word of the "
                 "tile, an index read from it. Compute the addresses and loop bounds from "
-                "the thread's indices and the sizes, and let the tile hold the data.", lesson);
+                "the thread's indices and the sizes, and let the tile hold the data.", lesson,
+                r->input[0] ? "your kernel on " : "the measured input",
+                r->input[0] ? r->input : "");
 }
 
 /* A perturbed run of spec f (only the values read at `at`, where not NULL) beside the

@@ -36,8 +36,11 @@ static void pred_write(emu_warp *w, const ptx_operand *o, uint32_t v, uint32_t m
         w->p[o->r] = (w->p[o->r] & ~m) | (v & m);
 }
 
-/* The flow run (emu_launch.perturb): what a shuffle delivers to the lanes m, changed by
-   an amount drawn from the instruction, the warp and the lane each receives. */
+/* The flow run (emu_launch.perturb): what a shuffle delivers to the lanes m from another
+   lane, changed by an amount drawn from the instruction, the warp and the lane each
+   receives. A lane's own value (shflUp's first lanes, the broadcast's source, a shuffle
+   to its own lane) moved nothing and is not the shuffle's: out[t] = __shfl_sync(full,
+   in[t ^ laneMask], t) reads in, not a shuffle. */
 static void shfl_perturb(emu_warp *w, const ptx_instr *in, uint32_t m, uint64_t out[32])
 {
     emu_ctx *x = w->b->x;
@@ -61,7 +64,7 @@ static int w_shfl(emu_warp *w, const ptx_instr *in, uint32_t m)
                    *C = emu_reg(w, in->o[4].r);
     uint64_t src[32], out[32];
     memcpy(src, A, sizeof src); /* d may be a */
-    uint32_t pv = 0, read = 0;
+    uint32_t pv = 0, read = 0, moved = 0;
     for (uint32_t mm = m; mm; mm &= mm - 1) {
         int lane = __builtin_ctz(mm);
         int bval = (int)(B[lane] & 31), cval = (int)(C[lane] & 31), seg = (int)((C[lane] >> 8) & 31);
@@ -78,11 +81,12 @@ static int w_shfl(emu_warp *w, const ptx_instr *in, uint32_t m)
         out[lane] = (uint32_t)src[j];
         pv |= (uint32_t)ok << lane;
         read |= 1u << j;
+        moved |= (uint32_t)(j != lane) << lane;
     }
     emu_sync_shuffle_reads(w, in, m, read);
     if (w->b->x->l->perturb & EMU_PERTURB_SHUFFLE) /* the flow run: every value delivered,
                                                       keyed by the shuffle and the lane */
-        shfl_perturb(w, in, m, out);
+        shfl_perturb(w, in, m & moved, out);
     uint64_t *d = emu_reg(w, in->o[0].r);
     EMU_LANES(m, l, d[l] = out[l]);
     pred_write(w, &in->o[1], pv, m);
