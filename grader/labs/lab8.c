@@ -17,36 +17,29 @@
       "warp_sums, warp 0 shuffling those; shuffles whose result is dropped, the sum made "   \
       "another way (global atomics), earn none of the shuffle's points.", 1.0}}
 
-/* An exercise's: out is what the shuffles return, share of it at the measured value and
-   elsewhere at each other value the grader tries. A lane that keeps its own value may write
-   it from its register: the broadcast's source lane (one of 32 at every srcLane: 90%), the
-   first or last delta lanes of shflUp and shflDown (one at the measured delta = 1, half at
-   16: 90% there, some elsewhere). In the wrap and the butterflies every lane takes another
-   lane's: all of them, everywhere. */
-#define EXERCISE_FLOW(share, elsewhere)                                                      \
-    {{FLOW_SHUFFLE, {CHK_SHUFFLE}, share, NULL, "the shuffled values",                        \
+/* An exercise's: every lane that takes another lane's value (the reference says which:
+   flow_output.moved) takes it from the shuffle, at every value of the argument the grader
+   tries. A lane that keeps its own (shflUp's first delta lanes, the broadcast's source)
+   may write it from its register: the flow run changes no value a shuffle did not move. */
+#define EXERCISE_FLOW                                                                        \
+    {{FLOW_SHUFFLE, {CHK_SHUFFLE}, 1.0, NULL, "the shuffled values",                          \
       "Write out from the value your shuffle returns, for every value of the argument: a "    \
       "shuffle whose result is dropped, out read from in directly, earns none of the "        \
-      "shuffle's point.", elsewhere}}
+      "shuffle's point.", 1.0}}
 
 /* An exercise: right for every value the grader tries, with shuffles and no shared memory. */
-#define EXERCISE(kname, ex, what, share, elsewhere)                                           \
+#define EXERCISE(kname, ex, what)                                                             \
     {.name = #kname, .launcher = "launch_" #kname, .section = "exercises", .step = 1,         \
-     .teaches = what, .reduce = {.exercise = ex}, .flow = EXERCISE_FLOW(share, elsewhere),   \
+     .teaches = what, .reduce = {.exercise = ex}, .flow = EXERCISE_FLOW,                    \
      .points = {{[CHK_CORRECT] = 1, [CHK_SHUFFLE] = 1}}}
 
 static const lab_kernel kernels[] = {
-    EXERCISE(shflBroadcast, EXERCISE_BROADCAST, "every lane reads one lane's register", 0.9,
-             0.9),
-    EXERCISE(shflUp, EXERCISE_UP, "lane t reads lane t - delta; the first lanes keep theirs",
-             0.9, 0),
-    EXERCISE(shflDown, EXERCISE_DOWN, "lane t reads lane t + delta; the last lanes keep theirs",
-             0.9, 0),
-    EXERCISE(shflWrap, EXERCISE_WRAP, "a shift that wraps around the warp", 1.0, 1.0),
-    EXERCISE(shflXor, EXERCISE_XOR, "the butterfly: lane t swaps with lane t ^ laneMask", 1.0,
-             1.0),
-    EXERCISE(shflXorArray, EXERCISE_XOR_ARRAY, "four registers a lane, each exchanged", 1.0,
-             1.0),
+    EXERCISE(shflBroadcast, EXERCISE_BROADCAST, "every lane reads one lane's register"),
+    EXERCISE(shflUp, EXERCISE_UP, "lane t reads lane t - delta; the first lanes keep theirs"),
+    EXERCISE(shflDown, EXERCISE_DOWN, "lane t reads lane t + delta; the last lanes keep theirs"),
+    EXERCISE(shflWrap, EXERCISE_WRAP, "a shift that wraps around the warp"),
+    EXERCISE(shflXor, EXERCISE_XOR, "the butterfly: lane t swaps with lane t ^ laneMask"),
+    EXERCISE(shflXorArray, EXERCISE_XOR_ARRAY, "four registers a lane, each exchanged"),
     {.name = "reduceShfl", .launcher = "launch_reduceShfl", .section = "reduce", .step = 2,
      .teaches = "warps reduce in registers; shared memory holds one word a warp",
      .reduce = {.per_thread = 1, .shuffle = 1}, .lesson = SHUFFLE_LESSON,

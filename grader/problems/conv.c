@@ -227,7 +227,7 @@ static int conv_right(problem *p, char *why, size_t n)
 static void conv_output(const problem *p, flow_output *out)
 {
     const conv_launch *a = p->state;
-    *out = (flow_output){1, (size_t)a->width * (size_t)a->height, NULL, 0};
+    *out = (flow_output){1, (size_t)a->width * (size_t)a->height, NULL, 0, 0};
 }
 
 static void conv_release(problem *p)

@@ -131,6 +131,11 @@ static void verdict_words(const flow_spec *f, const flow_run *r, const flow_seen
         snprintf(what, sizeof what, "%s", r->out.noun);
     else
         snprintf(what, sizeof what, "elements of %s", r->name);
+    if (r->out.moved && r->out.moved < n) { /* judged: the elements the lesson moves */
+        size_t changed = n - same < r->out.moved ? n - same : r->out.moved;
+        n = r->out.moved, same = n - changed;
+        snprintf(what + strlen(what), sizeof what - strlen(what), " that take another lane's value");
+    }
     if (zeros)
         snprintf(aside, sizeof aside, " (the %zu that are 0 aside)", zeros);
     if (r->input[0]) {
@@ -260,7 +265,7 @@ static void flow_compare(problem *p, int i, const flow_run *r)
     int n_lines = 0, fails = -1;
     flow_seen whole, line[EMU_PERTURB_LINES];
     double share = r->input[0] ? f->elsewhere : f->share;
-    size_t least;
+    size_t least, base;
     int ran = perturbed_run(p, f, r, NULL, &whole, lines, &n_lines);
     if (ran == -1) {
         derailed_words(f, r, &p->flow[i]);
@@ -268,7 +273,8 @@ static void flow_compare(problem *p, int i, const flow_run *r)
     }
     if (ran != 0 || whole.n == 0)
         return;
-    least = share > 0 ? (size_t)ceil(share * (double)whole.n) : 1;
+    base = r->out.moved && r->out.moved < whole.n ? r->out.moved : whole.n;
+    least = share > 0 ? (size_t)ceil(share * (double)base) : 1;
     if (whole.n - whole.same < least) {
         p->flow[i].failed = 1;
         verdict_words(f, r, &whole, share, &p->flow[i]);

@@ -220,7 +220,7 @@ static int mm_right(problem *p, char *why, size_t n)
 static void mm_output(const problem *p, flow_output *out)
 {
     const mm_launch *a = p->state;
-    *out = (flow_output){2, (size_t)a->M * (size_t)a->N, NULL, 0};
+    *out = (flow_output){2, (size_t)a->M * (size_t)a->N, NULL, 0, 0};
 }
 
 static void mm_release(problem *p)

@@ -121,6 +121,9 @@ typedef struct flow_output {
     int zero_free;    /* an element 0 in the plain run is not judged: a reduction's partial
                          sum of 0 adds nothing to the total, and a kernel may add every
                          block's sum into one (the last block's, or partial[0]) */
+    size_t moved;     /* how many elements the lesson brings from elsewhere, the share's
+                         whole (an exercise's lanes that take another lane's value: shflUp's
+                         first delta lanes keep theirs); 0: every element judged */
 } flow_output;
 
 /* What the flow run (flow.c) found of one of the kernel's flow specs: whether the checks

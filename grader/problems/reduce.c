@@ -857,6 +857,21 @@ static int red_right(problem *p, char *why, size_t size)
     return wrong == 0;
 }
 
+/* Of an exercise's elements at argument param, how many the reference takes from another
+   lane (each element told apart by its index): the lanes a shuffle moves. */
+static size_t exercise_moved(reduce_exercise ex, int param)
+{
+    int32_t in[128], want[128];
+    size_t moved = 0;
+    int n = ref_shuffle_elems(ex);
+    for (int i = 0; i < n; i++)
+        in[i] = i;
+    ref_shuffle(ex, param, in, want);
+    for (int i = 0; i < n; i++)
+        moved += want[i] != in[i];
+    return moved;
+}
+
 /* The flow run's output: the partial sums (an exercise's elements), buffer 1; a partial
    sum of 0 is not judged (the grader adds them: a block may leave its 0 and add its sum
    into another's). */
@@ -864,7 +879,9 @@ static void red_output(const problem *p, flow_output *out)
 {
     const red *r = p->state;
     *out = (flow_output){1, exercise(r) ? (size_t)r->n : (size_t)r->blocks,
-                         exercise(r) ? NULL : "partial sums", !exercise(r)};
+                         exercise(r) ? NULL : "partial sums", !exercise(r), 0};
+    if (exercise(r))
+        out->moved = exercise_moved(r->k->reduce.exercise, p->env->plan->specs[p->call].depth);
 }
 
 static void red_release(problem *p)

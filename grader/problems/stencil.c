@@ -599,7 +599,7 @@ static void stencil_watch(const problem *p, const void **at, size_t *bytes)
 /* The flow run's output: out, buffer 1. */
 static void stencil_output(const problem *p, flow_output *out)
 {
-    *out = (flow_output){1, (size_t)((const stencil_launch *)p->state)->n, NULL, 0};
+    *out = (flow_output){1, (size_t)((const stencil_launch *)p->state)->n, NULL, 0, 0};
 }
 
 static void stencil_release(problem *p)

@@ -233,7 +233,7 @@ static void tile_bind(const problem *p, void *bufs[])
 /* The flow run's output: the tile read back, buffer 0. */
 static void tile_output(const problem *p, flow_output *out)
 {
-    *out = (flow_output){0, (size_t)((const tile_state *)p->state)->n, NULL, 0};
+    *out = (flow_output){0, (size_t)((const tile_state *)p->state)->n, NULL, 0, 0};
 }
 
 /* The run the counters saw must be right too: counts of a wrong kernel earn nothing. */

@@ -196,7 +196,7 @@ static int tr_right(problem *p, char *why, size_t size)
 static void tr_output(const problem *p, flow_output *out)
 {
     const tr *t = p->state;
-    *out = (flow_output){1, (size_t)t->nx * (size_t)t->ny, NULL, 0};
+    *out = (flow_output){1, (size_t)t->nx * (size_t)t->ny, NULL, 0, 0};
 }
 
 static void tr_release(problem *p)
