@@ -327,7 +327,7 @@ TWIN_CHECKED := $(foreach l,$(LABS),$(l)-solution) lab1-divergent-barrier lab7-b
     lab2-tile-for-show lab7-tree-for-show-shfl lab8-broadcast-for-show lab10-ldg-for-show lab9-tile-bypassed \
     lab5-tile-at-measured lab7-tree-at-measured lab8-xor-at-measured lab9-tile-at-measured \
     lab2-first-launch-unsized lab4-first-launch-short lab9-chapter-guard lab5-border-naive \
-    lab9-border-naive lab8-xor-self lab8-up-one-lane
+    lab9-border-naive lab8-xor-self lab8-up-one-lane lab5-coarse-border-naive
 TWIN_ONLY = $(if $(CHECK_ONLY),$(filter $(TWIN_CHECKED),$(CHECK_ONLY)),$(TWIN_CHECKED))
 check-emulated: $(CU_CHECKED) $(GRADER_ALL) $(BUILD)/tests/expect
 	bash tests/emulator/check-labs.sh $(BUILD) $(GRADER)

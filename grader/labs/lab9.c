@@ -16,7 +16,7 @@
     {{FLOW_SHARED, {CHK_SMEM_CONFLICTS, CHK_LOAD_COALESCING, CHK_STORE_COALESCING}, 1.0, NULL, \
       "the tile's values",                                                                  \
       "Write out from what you read back from the tile after the barrier "                   \
-      "(tile[threadIdx.x][threadIdx.y]): a tile filled and bypassed, out written from in "   \
+      "(tile[icol][irow]): a tile filled and bypassed, out written from in "              \
       "directly, earns none of the tile's points.", TILE_ELSEWHERE}}
 
 static const lab_kernel kernels[] = {

@@ -174,16 +174,17 @@ typedef struct flow_spec {
     const char *array;  /* FLOW_READONLY: the launcher's argument it reads ("coef") */
     const char *values; /* the lesson's values, as the message names them: "the tree's sums" */
     const char *fix;    /* the hint's last words: what the output must be made from */
-    /* At the kernel's other inputs (its edge input, each other argument of an exercise:
-       problems/flow.c), where a kernel that tells the measured input apart does the lesson
-       there alone: the least fraction that must change there; 0: some element must. */
+    /* At the kernel's other inputs (its largest correctness input, each other argument of
+       an exercise: problems/flow.c), where a kernel that tells the measured input apart
+       does the lesson there alone: the least fraction that must change there; 0: some
+       element must. */
     double elsewhere;
 } flow_spec;
 
-/* A tiled kernel's share elsewhere (labs 5, 6, 9 and 10): the edge input's border blocks
-   are ragged, and a kernel may make them without the tile, as a plain loop, honestly (the
+/* A tiled kernel's share elsewhere (labs 5, 6, 9 and 10): that input's border blocks are
+   ragged, and a kernel may make them without the tile, as a plain loop, honestly (the
    measured inputs are whole tiles); off the measured input with no tile at all, none of
-   the output changes. Half: the edge inputs' border blocks are 3 to 14 % of their output. */
+   the output changes. Half: the border blocks there are at most 4 % of the output. */
 #define TILE_ELSEWHERE 0.5
 
 /* A tile lab's kernel (labs 1 to 4): its four count checks measure the tile, so out must

@@ -60,6 +60,23 @@ static void source_words(const flow_spec *f, int verb, char *out, size_t size)
     }
 }
 
+/* What a kernel did that read none of a source's values, after "your kernel". */
+static void none_words(const flow_spec *f, char *out, size_t size)
+{
+    switch (f->source) {
+    case FLOW_SHARED: snprintf(out, size, "read nothing from shared memory"); break;
+    case FLOW_SHUFFLE:
+        snprintf(out, size, "moved no value from one lane to another with a shuffle (a lane "
+                 "that shuffles from itself moves none)");
+        break;
+    case FLOW_CONSTANT: snprintf(out, size, "read nothing from constant memory"); break;
+    default:
+        snprintf(out, size, "read nothing through the read-only cache from %s",
+                 f->array ? f->array : "");
+        break;
+    }
+}
+
 /* The device range of the call's buffer named `name` (the array the kind bound): 0, or
    -1 where the call has none. */
 static int array_range(problem *p, const char *name, uint64_t *lo, uint64_t *hi)
@@ -87,6 +104,7 @@ typedef struct flow_run {
     uint64_t instructions; /* the plain run's warp instructions */
     char input[64];        /* another input than the measured one: its size or argument,
                               as its call's label begins ("n=17409"); "": the measured */
+    char measured[64];     /* the measured input's, where input is another */
 } flow_run;
 
 /* One launch of call p->call from the arrays as dev_keep found them, shared memory
@@ -157,10 +175,14 @@ static void verdict_words(const flow_spec *f, const flow_run *r, const flow_seen
         check_field(v->message, sizeof v->message, "%s: the values %s %s never reach "
                     "%s: with each of them changed, %s%s", show, line, reads, r->name, all,
                     also);
+    } else if (same == n && !seen->values) {
+        char none[160];
+        none_words(f, none, sizeof none);
+        check_field(v->message, sizeof v->message, "%s: %s never reach %s: your kernel %s%s "
+                    "(%s)", show, lesson, r->name, none, r->input[0] ? " there" : "", all);
     } else if (same == n) {
         check_field(v->message, sizeof v->message, "%s: %s never reach %s: with every "
-                    "value %s changed%s, %s", show, lesson, r->name, src,
-                    seen->values ? "" : " (it read none)", all);
+                    "value %s changed, %s", show, lesson, r->name, src, all);
     } else {
         check_field(v->message, sizeof v->message, "%s in part: %s reach only %zu of "
                     "the %zu %s%s: with every value %s changed, the other %zu came out the "
@@ -183,7 +205,8 @@ static void verdict_words(const flow_spec *f, const flow_run *r, const flow_seen
     char run[256] = "the measured run again";
     if (r->input[0])
         snprintf(run, sizeof run, "your kernel on %s, an input other than the measured one "
-                 "(a lesson done on the measured input alone earns nothing),", r->input);
+                 "(%s: a lesson done on the measured input alone earns nothing),", r->input,
+                 r->measured);
     check_field(v->hint, sizeof v->hint, "This check's points are for %s: they must make "
                 "your output. The grader ran %s with every value %s%s "
                 "changed (docs/troubleshooting.md#for-show says how) and compared %s with the "
@@ -308,11 +331,14 @@ static int flow_due(const problem *p, const flow_spec *f, const problem *judged)
 }
 
 /* The plain run, then each due spec's perturbed run, on the arrays prepare made for
-   p->call; input: its words where it is not the measured call, else "". */
-static void flow_runs(problem *p, const int due[KERNEL_FLOWS], const char *input)
+   p->call; input: its words where it is not the measured call, else ""; measured: the
+   measured call's. */
+static void flow_runs(problem *p, const int due[KERNEL_FLOWS], const char *input,
+                      const char *measured)
 {
     flow_run r = {0};
     snprintf(r.input, sizeof r.input, "%s", input);
+    snprintf(r.measured, sizeof r.measured, "%s", measured);
     void *bufs[CALL_MAX_BUFFERS] = {NULL};
     uint64_t values;
     p->kind->output(p, &r.out);
@@ -339,12 +365,13 @@ static void flow_runs(problem *p, const int due[KERNEL_FLOWS], const char *input
 }
 
 /* Call `call`'s flow runs of the specs due, prepared and released. */
-static void flow_at(problem *p, int call, const int due[KERNEL_FLOWS], const char *input)
+static void flow_at(problem *p, int call, const int due[KERNEL_FLOWS], const char *input,
+                    const char *measured)
 {
     char why[256];
     p->call = call, p->run = 0;
     if (p->kind->prepare(p, why, sizeof why) == 0)
-        flow_runs(p, due, input);
+        flow_runs(p, due, input, measured);
     if (p->kind->release)
         p->kind->release(p);
 }
@@ -360,14 +387,34 @@ static void input_words(const problem *p, int i, char *out, size_t size)
         snprintf(out, size, "input %d", i + 1);
 }
 
-/* Whether the kernel is judged at call i besides the measured one: another input this
-   device runs that is measured or the edge (a ragged size past the race window), where a
-   kernel that tells the measured input apart would do the lesson there alone. */
-static int elsewhere_call(const problem *p, int i, int measured)
+/* The largest correctness input this device runs (the most bytes in its buffers, the first
+   of equals): ragged, and large enough that a kernel's whole blocks make most of it, where
+   the edge input may be smaller than one block of lab 5's step 3 (67 x 53 against 128 x
+   128 outputs a block: every block a border block). -1: none. */
+static int largest_correct_call(const problem *p)
+{
+    int best = -1;
+    size_t most = 0;
+    for (int i = 0; i < p->env->plan->n_calls; i++) {
+        const call_spec *c = &p->env->plan->specs[i];
+        size_t bytes = 0;
+        for (int b = 0; b < c->n_buffers && b < CALL_MAX_BUFFERS; b++)
+            bytes += c->buffer_bytes[b];
+        if ((c->role & CALL_CORRECT) && !(c->role & CALL_EMPTY) && problem_runs(p, i) &&
+            bytes > most)
+            best = i, most = bytes;
+    }
+    return best;
+}
+
+/* Whether the kernel is judged at call i besides the measured one: another measured input
+   this device runs (an exercise's other arguments), or its largest correctness input, where
+   a kernel that tells the measured input apart would do the lesson there alone. */
+static int elsewhere_call(const problem *p, int i, int measured, int largest)
 {
     const call_spec *c = &p->env->plan->specs[i];
-    return i != measured && (c->role & (CALL_TRAFFIC | CALL_EDGE)) && !(c->role & CALL_EMPTY) &&
-           problem_runs(p, i);
+    return i != measured && ((c->role & CALL_TRAFFIC) || i == largest) &&
+           !(c->role & CALL_EMPTY) && problem_runs(p, i);
 }
 
 void problem_flow_run(problem *p, const problem *judged)
@@ -380,12 +427,15 @@ void problem_flow_run(problem *p, const problem *judged)
     if (!any || !p->kind->output || !p->kind->prepare || !device_is_emulator() || p->lost ||
         measured < 0)
         return;
-    flow_at(p, measured, due, "");
+    char at_measured[64];
+    input_words(p, measured, at_measured, sizeof at_measured);
+    flow_at(p, measured, due, "", at_measured);
     /* elsewhere only where the output is right: a wrong kernel's failure is correct's */
     int right = p->runs_right && p->c[CHK_CORRECT].status == CHECK_PASS;
+    int largest = largest_correct_call(p);
     for (int c = 0; right && c < p->env->plan->n_calls; c++) {
         char input[64];
-        if (!elsewhere_call(p, c, measured))
+        if (!elsewhere_call(p, c, measured, largest))
             continue;
         any = 0;
         for (int i = 0; i < KERNEL_FLOWS; i++) /* a verdict found stands: the first */
@@ -393,7 +443,7 @@ void problem_flow_run(problem *p, const problem *judged)
         if (!any)
             break;
         input_words(p, c, input, sizeof input);
-        flow_at(p, c, due, input);
+        flow_at(p, c, due, input, at_measured);
     }
     p->call = measured;
 }

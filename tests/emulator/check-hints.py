@@ -207,6 +207,15 @@ expect("lab9-colmajor-tile", "transposeSmem", "smem-conflicts", "hint",
 expect("lab1-for-show-two-launches", "setRowReadCol", "store-requests", "message",
        has=("for show: the values read back from the tile never reach out",),
        lacks=("(it read none)",))
+# The flow run on another input: it names that input and the measured one, and a kernel
+# that read none of the lesson's values there is told so in its own terms.
+expect("lab5-tile-at-measured", "matmulTiled", "global-loads", "message",
+       has=("for show at M=257 N=129 K=145", "your kernel read nothing from shared memory there"),
+       lacks=("(it read none)",))
+expect("lab5-tile-at-measured", "matmulTiled", "global-loads", "hint",
+       has=("an input other than the measured one (M=128 N=128 K=128",))
+expect("lab8-xor-self", "shflXor", "shuffle", "message",
+       has=("moved no value from one lane to another", "shuffles from itself"))
 # A wait on the tile's value that an honest run never enters: the run with the values
 # changed cannot finish, and the tile's checks are not graded (never passed by default).
 for check_id in ("store-requests", "load-requests", "store-conflicts", "load-conflicts"):
