@@ -693,8 +693,11 @@ static void exercise_hint(const red *r, const int32_t *in, const int32_t *got,
                     n_bad == 1 ? "" : "s", shuffles[mine].call);
     } else {
         check_field(c->hint, sizeof c->hint, "Lane %d got %s where the exercise gives it lane "
-                    "%d's (at %s; %d value%s wrong), which no single shuffle of the warp gives "
-                    "there. The exercise is %s: lane t reads %s.", bad, whose, should, label,
+                    "%d's (at %s; %d value%s wrong): none of the chapter's shuffles gives that "
+                    "there. The exercise is %s: lane t reads %s. Where you compute the source "
+                    "lane yourself, check it at the warp's ends: __shfl_sync reads srcLane "
+                    "modulo the width (no clamp), __shfl_up_sync and __shfl_down_sync leave the "
+                    "lanes with no source their own value.", bad, whose, should, label,
                     n_bad, n_bad == 1 ? "" : "s", shuffles[mine].call, shuffles[mine].reads);
     }
 }
