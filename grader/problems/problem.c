@@ -475,9 +475,12 @@ static void word_overrun(worker_env *env, const call_plan *call, int launch,
         lib_code_readable(env->img->kernels[call->launches[launch - 1].kernel].name, name,
                           sizeof name);
         snprintf(at, sizeof at, "launch %d of %d (%s): ", launch, call->n_launches, name);
-        snprintf(own, sizeof own, " Each launch has only its own shared memory (launch %d: "
-                 "%llu bytes), whatever another launch of the call is given.", launch,
-                 (unsigned long long)m->end);
+        int dynamic = m->n_vars > 0 && m->vars[m->n_vars - 1].dynamic;
+        char given[64] = ""; /* what the launch gave, not the grader's rounded allowance */
+        if (dynamic)
+            snprintf(given, sizeof given, " (launch %d gives %u bytes)", launch, m->dynamic_bytes);
+        snprintf(own, sizeof own, " Each launch has only its own shared memory%s, whatever "
+                 "another launch of the call is given.", given);
     }
     if (!site || !site->file) /* no line: the instruction */
         check_set(correct, CHECK_FAIL, "%spc 0x%llx: %s", at, (unsigned long long)e->pc, text);
@@ -490,6 +493,10 @@ static void word_overrun(worker_env *env, const call_plan *call, int launch,
    bytes is not covered by a later one given enough (on a GPU the first faults, or
    overruns into what is not its own). What the trace could not give a launch is held
    to the call's largest, as a whole. */
+/* Every launch a plan holds has its own extent in the analyzer (trace_summary.launch_extent,
+   the launch index a record's block carries): none falls back to the call's largest. */
+_Static_assert(PLAN_MAX_LAUNCHES <= TRACE_EXTENT_LAUNCHES, "a launch with no extent of its own");
+
 int worker_judge_bounds(worker_env *env, const call_plan *call, const trace_summary *s,
                         check_result *correct)
 {

@@ -80,10 +80,10 @@ expect("lab2-no-dynamic-size", "setRowReadColDyn", "dynamic-tile", "hint",
        lacks=("declare it",))
 # A first launch given too few bytes beside a right second one: its own memory, named.
 expect("lab2-first-launch-unsized", "setRowReadColDyn", "correct", "hint",
-       has=("Each launch has only its own shared memory (launch 1: 0 bytes)",))
+       has=("Each launch has only its own shared memory (launch 1 gives 0 bytes)",))
 bdimx, bdimy = define("lab4-first-launch-short", "BDIMX"), define("lab4-first-launch-short", "BDIMY")
 expect("lab4-first-launch-short", "setRowReadColDynPad", "correct", "hint",
-       has=(f"Each launch has only its own shared memory (launch 1: {bdimx * bdimy * 4} bytes)",))
+       has=(f"Each launch has only its own shared memory (launch 1 gives {bdimx * bdimy * 4} bytes)",))
 expect("lab2-no-dynamic-size", "setRowReadColDyn", "correct", "hint",
        lacks=("Each launch has only its own",))
 bdimx, bdimy = define("lab3-dyn-size-unpadded", "BDIMX"), define("lab3-dyn-size-unpadded", "BDIMY")
