@@ -248,7 +248,8 @@ static void mask_hint(check_result *c, const trace_sync *e)
                 "docs/lab8.md#shuffle): otherwise the result is undefined, and a GPU may give "
                 "the right one by chance. Let the whole warp run it (a lane with nothing to give "
                 "runs it too, rather than returning or skipping it), or give the mask of the "
-                "lanes that run it and read only those (8 lanes: xor 4, 2 and 1, not 16).",
+                "lanes that run it and read only those (a reduction over 8 lanes: xor 4, 2 "
+                "and 1, not 16).",
                 lead);
 }
 
