@@ -156,6 +156,7 @@ static void verdict_words(const flow_spec *f, const flow_run *r, const flow_seen
     }
     if (zeros)
         snprintf(aside, sizeof aside, " (the %zu that are 0 aside)", zeros);
+    v->elsewhere = r->input[0] != 0;
     if (r->input[0]) {
         snprintf(show, sizeof show, "for show at %s", r->input);
         snprintf(at_input, sizeof at_input, " at %s", r->input);
@@ -224,6 +225,7 @@ static void derailed_words(const flow_spec *f, const flow_run *r, flow_verdict *
     const char *lesson = f->values ? f->values : "the lesson's values";
     source_words(f, 0, src, sizeof src);
     v->derailed = 1;
+    v->elsewhere = r->input[0] != 0;
     check_field(v->message, sizeof v->message, "not graded: with every value %s changed%s%s, "
                 "the run did not finish (a fault, or a loop past its budget), so whether %s "
                 "reach %s cannot be told", src, r->input[0] ? " at " : "", r->input, lesson,
@@ -463,6 +465,8 @@ void problem_flow_rule(problem *p)
             check_field(r->measured, sizeof r->measured, "%s", v->measured);
             check_field(r->expected, sizeof r->expected, "%s", v->expected);
             check_field(r->hint, sizeof r->hint, "%s", v->hint);
+            if (v->elsewhere) /* the measured input's lines: Next: names the kernel */
+                r->n_lines = 0;
         }
     }
 }

@@ -131,6 +131,8 @@ typedef struct flow_output {
 typedef struct flow_verdict {
     int failed;
     int derailed; /* the run with the values changed did not finish: not graded */
+    int elsewhere; /* found on another input than the measured one: the lines the checks
+                      counted there (the measured input's) are not behind it */
     char message[256], measured[128], expected[128], hint[640];
 } flow_verdict;
 
