@@ -124,6 +124,7 @@ static int flow_launch(problem *p, const flow_run *r, uint32_t *host)
    same; `values` lane values were changed, at the line `at` alone where not NULL. */
 typedef struct flow_seen {
     size_t n, same;
+    long first_same; /* the first judged element that came out the same, or -1 */
     uint64_t values;
     const emu_src_line *at;
     const emu_src_line *reaches; /* a line whose values do reach the output, or NULL */
@@ -185,9 +186,12 @@ static void verdict_words(const flow_spec *f, const flow_run *r, const flow_seen
         check_field(v->message, sizeof v->message, "%s: %s never reach %s: with every "
                     "value %s changed, %s", show, lesson, r->name, src, all);
     } else {
+        char first[64] = ""; /* where to look: a reduction's last block, a tile's edge */
+        if (!r->out.moved && seen->first_same >= 0)
+            snprintf(first, sizeof first, " (the first: %s[%ld])", r->name, seen->first_same);
         check_field(v->message, sizeof v->message, "%s in part: %s reach only %zu of "
                     "the %zu %s%s: with every value %s changed, the other %zu came out the "
-                    "same", show, lesson, n - same, n, what, aside, src, same);
+                    "same%s", show, lesson, n - same, n, what, aside, src, same, first);
     }
     check_field(v->measured, sizeof v->measured, "%zu of %zu %s changed%s, every value %s%s "
                 "changed (emulated)", n - same, n, what, at_input, src, where);
@@ -266,11 +270,13 @@ static int perturbed_run(problem *p, const flow_spec *f, const flow_run *r,
         return -1;
     if (lines)
         memcpy(lines, met, sizeof met), *n_lines = n_met;
-    seen->n = seen->same = 0, seen->at = at, seen->reaches = NULL;
+    seen->n = seen->same = 0, seen->at = at, seen->reaches = NULL, seen->first_same = -1;
     for (size_t e = 0; e < r->out.elems; e++)
         if (!r->out.zero_free || r->plain[e] != 0) {
             seen->n++;
             seen->same += r->got[e] == r->plain[e];
+            if (r->got[e] == r->plain[e] && seen->first_same < 0)
+                seen->first_same = (long)e;
         }
     return 0;
 }

@@ -216,6 +216,9 @@ expect("lab5-tile-at-measured", "matmulTiled", "global-loads", "hint",
        has=("an input other than the measured one (M=128 N=128 K=128",))
 expect("lab8-xor-self", "shflXor", "shuffle", "message",
        has=("moved no value from one lane to another", "shuffles from itself"))
+# A partial output for show names where to look: a reduction's last, short block.
+expect("lab7-last-block-loop", "reduceSmem", "smem-conflicts", "message",
+       has=("(the first: partial[32])",))
 # A wait on the tile's value that an honest run never enters: the run with the values
 # changed cannot finish, and the tile's checks are not graded (never passed by default).
 for check_id in ("store-requests", "load-requests", "store-conflicts", "load-conflicts"):
