@@ -130,6 +130,14 @@ typedef struct flow_seen {
     const emu_src_line *reaches; /* a line whose values do reach the output, or NULL */
 } flow_seen;
 
+/* Of what seen saw, the elements judged and how many of them changed: an exercise's lanes
+   a shuffle moves (flow_output.moved), else every element seen. */
+static void judged_counts(const flow_run *r, const flow_seen *seen, size_t *n, size_t *changed)
+{
+    *n = r->out.moved && r->out.moved < seen->n ? r->out.moved : seen->n;
+    *changed = seen->n - seen->same < *n ? seen->n - seen->same : *n;
+}
+
 /* "lab7.cu:89": a line of the student's file, its base name. */
 static void line_words(const emu_src_line *at, char *out, size_t size)
 {
@@ -142,7 +150,7 @@ static void verdict_words(const flow_spec *f, const flow_run *r, const flow_seen
 {
     char src[96], reads[96], what[96], all[256], aside[64] = "", where[128] = "", also[128] = "";
     char show[96] = "for show", at_input[96] = "";
-    size_t n = seen->n, same = seen->same, zeros = r->out.elems - n;
+    size_t n, changed, zeros = r->out.elems - seen->n;
     const char *lesson = f->values ? f->values : "the lesson's values";
     source_words(f, 0, src, sizeof src);
     source_words(f, 1, reads, sizeof reads);
@@ -150,11 +158,10 @@ static void verdict_words(const flow_spec *f, const flow_run *r, const flow_seen
         snprintf(what, sizeof what, "%s", r->out.noun);
     else
         snprintf(what, sizeof what, "elements of %s", r->name);
-    if (r->out.moved && r->out.moved < n) { /* judged: the elements the lesson moves */
-        size_t changed = n - same < r->out.moved ? n - same : r->out.moved;
-        n = r->out.moved, same = n - changed;
+    judged_counts(r, seen, &n, &changed);
+    size_t same = n - changed;
+    if (n < seen->n) /* judged: the elements the lesson moves */
         snprintf(what + strlen(what), sizeof what - strlen(what), " that take another lane's value");
-    }
     if (zeros)
         snprintf(aside, sizeof aside, " (the %zu that are 0 aside)", zeros);
     v->elsewhere = r->input[0] != 0;
@@ -296,7 +303,7 @@ static void flow_compare(problem *p, int i, const flow_run *r)
     int n_lines = 0, fails = -1;
     flow_seen whole, line[EMU_PERTURB_LINES];
     double share = r->input[0] ? f->elsewhere : f->share;
-    size_t least, base;
+    size_t least, base, changed;
     int ran = perturbed_run(p, f, r, NULL, &whole, lines, &n_lines);
     if (ran == -1) {
         derailed_words(f, r, &p->flow[i]);
@@ -304,9 +311,9 @@ static void flow_compare(problem *p, int i, const flow_run *r)
     }
     if (ran != 0 || whole.n == 0)
         return;
-    base = r->out.moved && r->out.moved < whole.n ? r->out.moved : whole.n;
+    judged_counts(r, &whole, &base, &changed);
     least = share > 0 ? (size_t)ceil(share * (double)base) : 1;
-    if (whole.n - whole.same < least) {
+    if (changed < least) {
         p->flow[i].failed = 1;
         verdict_words(f, r, &whole, share, &p->flow[i]);
         return;

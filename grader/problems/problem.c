@@ -443,12 +443,18 @@ static void shared_array_of(const shared_map *m, uint64_t end, fault_place *f, c
     }
 }
 
+/* Whether m's last array is an extern __shared__ one (the bytes the launch gives). */
+static int ends_dynamic(const shared_map *m)
+{
+    return m->n_vars > 0 && m->vars[m->n_vars - 1].dynamic;
+}
+
 /* The hint of an access past m's end into f's array; own: what the launch had, where
    the call made several launches (or ""). */
 static void overrun_hint(check_result *correct, const shared_map *m, const fault_place *f,
                          const char *own)
 {
-    int dynamic = m->n_vars > 0 && m->vars[m->n_vars - 1].dynamic;
+    int dynamic = ends_dynamic(m);
     check_field(correct->hint, sizeof correct->hint, "A thread reaches past the end of %s%s: "
                 "an index past the array, or a pitch it was not declared with%s. A GPU does "
                 "not always fault on it, so the output can come out right: the bytes past the "
@@ -475,9 +481,8 @@ static void word_overrun(worker_env *env, const call_plan *call, int launch,
         lib_code_readable(env->img->kernels[call->launches[launch - 1].kernel].name, name,
                           sizeof name);
         snprintf(at, sizeof at, "launch %d of %d (%s): ", launch, call->n_launches, name);
-        int dynamic = m->n_vars > 0 && m->vars[m->n_vars - 1].dynamic;
         char given[64] = ""; /* what the launch gave, not the grader's rounded allowance */
-        if (dynamic)
+        if (ends_dynamic(m))
             snprintf(given, sizeof given, " (launch %d gives %u bytes)", launch, m->dynamic_bytes);
         snprintf(own, sizeof own, " Each launch has only its own shared memory%s, whatever "
                  "another launch of the call is given.", given);
@@ -489,14 +494,14 @@ static void word_overrun(worker_env *env, const call_plan *call, int launch,
     overrun_hint(correct, m, &f, own);
 }
 
-/* Each launch of the call is held to its own shared memory: a launch given too few
-   bytes is not covered by a later one given enough (on a GPU the first faults, or
-   overruns into what is not its own). What the trace could not give a launch is held
-   to the call's largest, as a whole. */
 /* Every launch a plan holds has its own extent in the analyzer (trace_summary.launch_extent,
-   the launch index a record's block carries): none falls back to the call's largest. */
+   the launch index a record's block carries). */
 _Static_assert(PLAN_MAX_LAUNCHES <= TRACE_EXTENT_LAUNCHES, "a launch with no extent of its own");
 
+/* Each launch of the call is held to its own shared memory: a launch given too few
+   bytes is not covered by a later one given enough (on a GPU the first faults, or
+   overruns into what is not its own). What the trace could not give one of the plan's
+   launches is held to the call's largest, as a whole. */
 int worker_judge_bounds(worker_env *env, const call_plan *call, const trace_summary *s,
                         check_result *correct)
 {
