@@ -5,6 +5,8 @@
 # share one pool of graders (CHECK_GPU_JOBS at a time, default: the cores),
 # which take turns on the GPU as in a batch; E is a pool of its own beside
 # them. Each stage's grades are timed (when the first began, the last ended):
+# The pool spreads over every GPU CUDA sees (CHECK_GPU_DEVICES="0 1" to choose):
+# grade line k measures on GPU k mod n, each GPU taken in turns by its own lock.
 #   A  the default measurement (the trace): every solution, skeleton and
 #      planted variant, and two labs with --no-counters;
 #   B  the same items with --measure counters, for compare-backends;
@@ -66,10 +68,27 @@ grade() {
     echo "$t0 $EPOCHREALTIME $name" >> "$out/$tag.times"
 }
 
-# Run "grade ..." lines from stdin, $jobs at a time.
+# The GPUs the pool spreads over: CHECK_GPU_DEVICES, else every GPU CUDA sees
+# (CUDA_VISIBLE_DEVICES's list when set, numbered from 0 as CUDA numbers them).
+gpu_devices() {
+    if [ -n "${CHECK_GPU_DEVICES:-}" ]; then echo $CHECK_GPU_DEVICES; return; fi
+    local n
+    if [ -n "${CUDA_VISIBLE_DEVICES+set}" ]; then n=$(echo "$CUDA_VISIBLE_DEVICES" | tr ',' '\n' | grep -c .)
+    else n=$(nvidia-smi -L 2> /dev/null | grep -c '^GPU'); fi
+    seq 0 $(( (n > 0 ? n : 1) - 1 ))
+}
+devices=($(gpu_devices))
+
+# Run "grade ..." lines from stdin, $jobs at a time; "spread": line k on GPU k mod n
+# (--device, or that GPU's meter server for a C line).
 run_all() {
-    local running=0
+    local running=0 k=0 dev
     while read -r line; do
+        if [ "${1:-}" = spread ]; then
+            dev=${devices[k % ${#devices[@]}]}
+            k=$((k + 1))
+            case $line in C\ *) line+=" --meter-socket $out/meter-$dev.sock" ;; *) line+=" --device $dev" ;; esac
+        fi
         eval "grade $line" &
         running=$((running + 1))
         if [ "$running" -ge "$jobs" ]; then
@@ -122,12 +141,18 @@ t_pool=$EPOCHREALTIME
 { items E --measure emulator | tee "$out/E.items" | run_all; stage_time E "$t_pool"; } > "$out/E.log" 2>&1 &
 emulated=$!
 
-# C's graders measure through a meter server (started again whenever a kernel ends it).
-sock=$out/meter.sock
-( while :; do "$grader" --serve-meter "$sock"; sleep 0.2; done ) 2> "$out/meter.log" &
-server_loop=$!
-trap 'pkill -P $server_loop; kill $server_loop 2> /dev/null' EXIT
-for _ in $(seq 50); do [ -S "$sock" ] && break; sleep 0.1; done
+# C's graders measure through a meter server a GPU (started again whenever a kernel ends it).
+server_loops=
+for dev in "${devices[@]}"; do
+    ( while :; do "$grader" --serve-meter "$out/meter-$dev.sock" --device "$dev"; sleep 0.2; done ) \
+        2> "$out/meter-$dev.log" &
+    server_loops+=" $!"
+done
+stop_servers() { for loop in $server_loops; do pkill -P "$loop"; kill "$loop" 2> /dev/null; done; }
+trap stop_servers EXIT
+for dev in "${devices[@]}"; do
+    for _ in $(seq 50); do [ -S "$out/meter-$dev.sock" ] && break; sleep 0.1; done
+done
 
 { items A
   for lab in lab1 lab6; do
@@ -135,21 +160,21 @@ for _ in $(seq 50); do [ -S "$sock" ] && break; sleep 0.1; done
           echo "A no-counters-$lab $lab --solutions --no-counters --build-dir $build" ;; esac
   done; } > "$out/A.items"
 items B --measure counters > "$out/B.items"
-{ for lab in $labs; do echo "C $lab-solution $lab --solutions --build-dir $build --meter-socket $sock"; done
+{ for lab in $labs; do echo "C $lab-solution $lab --solutions --build-dir $build"; done
   for name in $breaking; do
-      echo "C $name ${name%%-*} --lib $build/planted/$name.so $(limit_for $name) --meter-socket $sock"
+      echo "C $name ${name%%-*} --lib $build/planted/$name.so $(limit_for $name)"
   done; } > "$out/C.items"
 
 # A, B and C in one pool: the graders take turns on the GPU anyway, so one
 # grader's CPU work and waits (a hung kernel's time limit) overlap another's
 # turn instead of ending a stage alone. Those that wait for a time limit start
 # first, then labs 6 and 5 (the longest turns), then the rest.
-echo "== A (the default measurement), B (--measure counters), C (a meter server), side by side =="
+echo "== A (the default measurement), B (--measure counters), C (a meter server), side by side, on GPU ${devices[*]} =="
 cat "$out/A.items" "$out/B.items" "$out/C.items" |
     awk -v slow=" $(echo $breaking) " '{p = index(slow, " " $2 " ") ? 0 : $3 == "lab6" ? 1 : $3 == "lab5" ? 2 : 3; print p, $0}' |
-    sort -s -n -k1,1 | cut -d' ' -f2- | run_all
+    sort -s -n -k1,1 | cut -d' ' -f2- | run_all spread
 for tag in A B C; do stage_time $tag "$t_pool"; done
-pkill -P $server_loop; kill $server_loop 2> /dev/null
+stop_servers
 trap - EXIT
 wait $emulated
 cat "$out/E.log"
@@ -208,8 +233,8 @@ for lab in $labs; do
     why=$("$expect" "$out/C/$lab-solution.json" full)
     [ -z "$why" ] && ok "$lab solution (meter server): full marks" || bad "$lab solution (meter server): $why"
 done
-measured=$(grep -c ': measured lab' "$out/meter.log")
-echo "meter server: $measured labs measured, $(grep -c 'measuring for graders' "$out/meter.log") server starts"
+measured=$(cat "$out"/meter-*.log | grep -c ': measured lab')
+echo "meter server: $measured labs measured, $(cat "$out"/meter-*.log | grep -c 'measuring for graders') server starts (${#devices[@]} GPU)"
 [ "$measured" -gt 0 ] && ok "the grades went through the meter server" || bad "no grade reached the meter server"
 
 # compare STAGE DIFFERENCES NAMES: every item of STAGE against stage A (the trace)
