@@ -3,6 +3,7 @@
 #include "batch.h"
 #include "../labs/course.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -36,7 +37,9 @@ static void usage(FILE *f)
 "                       emails for what the export names; everyone on it without\n"
 "                       a submission gets a row that says so\n"
 "  -j, --jobs N         builds at a time (default: the CPU cores available)\n"
-"  --gpus LIST          GPUs to grade on (default 0; e.g. 0,1)\n"
+"  --gpus LIST          GPUs to grade on, as CUDA numbers them (e.g. 0,1; default:\n"
+"                       every GPU CUDA sees: CUDA_VISIBLE_DEVICES's, else the\n"
+"                       driver's)\n"
 "  --graders-per-gpu N  graders at a time on each GPU (default 3): they open the\n"
 "                       GPU, record and report side by side, and take turns to\n"
 "                       run kernels and read counters (a lock per GPU)\n"
@@ -202,6 +205,40 @@ static int cores(void)
         return CPU_COUNT(&set);
     long n = sysconf(_SC_NPROCESSORS_ONLN);
     return n > 0 ? (int)n : 1;
+}
+
+/*
+ * The GPUs CUDA will number 0, 1, ...: CUDA_VISIBLE_DEVICES's entries where it is set
+ * (Slurm sets it to a task's GPUs), else the driver's (/proc/driver/nvidia/gpus, one
+ * folder a GPU); 0 where there are none.
+ */
+static int visible_gpus(void)
+{
+    const char *list = getenv("CUDA_VISIBLE_DEVICES");
+    int n = 0;
+    if (list) {
+        for (const char *c = list; *c; c++) /* "0,1", "GPU-uuid,GPU-uuid"; "" or "-1": none */
+            if (*c != ',' && (c == list || c[-1] == ',') && *c != '-')
+                n++;
+        return n;
+    }
+    DIR *d = opendir("/proc/driver/nvidia/gpus");
+    if (!d)
+        return 0;
+    for (struct dirent *e; (e = readdir(d));)
+        n += e->d_name[0] != '.';
+    closedir(d);
+    return n;
+}
+
+/* No --gpus: every GPU CUDA sees (at most 64), or GPU 0 where none is seen (the
+   grader says what it finds). */
+static void default_gpus(batch_opts *o)
+{
+    int n = visible_gpus();
+    o->n_gpus = n < 1 ? 1 : n > 64 ? 64 : n;
+    for (int g = 0; g < o->n_gpus; g++)
+        o->gpus[g] = g;
 }
 
 /* `make -s -C KIT nvcc-arch`: the architecture flags, asked once. */
@@ -702,7 +739,7 @@ int main(int argc, char **argv)
        them by the locale's character set, so it must be one that holds them. */
     if (!setlocale(LC_CTYPE, "C.UTF-8"))
         setlocale(LC_CTYPE, "");
-    batch_opts o = {.jobs = cores(), .n_gpus = 1, .per_gpu = 3, .time_limit = 300, .make = "make",
+    batch_opts o = {.jobs = cores(), .n_gpus = 0, .per_gpu = 3, .time_limit = 300, .make = "make",
                     .limits = {1 << 20, 64LL << 20, 10000}, .chunk_size = 10, .sbatch = "sbatch",
                     .task = -1, .argc = argc, .argv = argv, .build_timeout = 120,
                     .build_memory = 4LL << 30, .build_output = 256LL << 20,
@@ -714,6 +751,8 @@ int main(int argc, char **argv)
     int status = parse_options(argc, argv, &o, &results, &only);
     if (status >= 0)
         return status;
+    if (o.n_gpus == 0)
+        default_gpus(&o);
     if (o.diff_only || o.reproduce) {
         if (!results)
             return bad("%s", "--diff and --reproduce want the results folder: -o RESULTS_DIR");

@@ -34,6 +34,14 @@ echo "[$SECONDS s] == two GPUs: one grader each"
 rm -f "$T/grader.log"
 FAKE_GRADER_SLEEP=0.3 FAKE_GRADER_LOG=$T/grader.log "$BATCH" "${FAKE[@]}" --regrade --gpus 0,1 lab3 "$S" -o "$T/res-same" > "$T/run.log" 2>&1
 grep -q "device 0" "$T/grader.log" && grep -q "device 1" "$T/grader.log" && ok "--gpus 0,1 grades on both" || no "--gpus: $(cat "$T/grader.log")"
+rm -f "$T/grader.log"
+CUDA_VISIBLE_DEVICES=GPU-5d0e,GPU-77a1 FAKE_GRADER_SLEEP=0.3 FAKE_GRADER_LOG=$T/grader.log "$BATCH" "${FAKE[@]}" --regrade lab3 "$S" -o "$T/res-same" > "$T/run.log" 2>&1
+grep -q "device 0" "$T/grader.log" && grep -q "device 1" "$T/grader.log" && ! grep -q "device 2" "$T/grader.log" &&
+    grep -q "2 GPUs x 3 graders" "$T/run.log" &&
+    ok "no --gpus: every GPU CUDA_VISIBLE_DEVICES names (2 GPUs x 3 graders)" || no "no --gpus, two visible: $(cat "$T/grader.log" "$T/run.log")"
+rm -f "$T/grader.log"
+CUDA_VISIBLE_DEVICES= FAKE_GRADER_LOG=$T/grader.log "$BATCH" "${FAKE[@]}" --regrade lab3 "$S" -o "$T/res-same" > "$T/run.log" 2>&1
+[ "$(grep -c "device 0" "$T/grader.log")" = 3 ] && ok "no --gpus, none visible: GPU 0 (the grader says what it finds)" || no "no --gpus, none visible: $(cat "$T/grader.log")"
 
 echo "[$SECONDS s] == a meter server per GPU, and the graders sent to it"
 rm -f "$T/meter.log"
