@@ -995,8 +995,10 @@ static void measured_run(problem *p)
     char why[256], twin_why[256] = "";
     problem *twin = NULL;
     int twinned = !meter_emulates(env) && env->meter_status == MEASURE_OK && !env->twin_off;
-    if (twinned) /* first: a problem of its own, it leaves the GPU's run nothing */
+    if (twinned) { /* first: a problem of its own, it leaves the GPU's run nothing */
         twin = emulated_twin(p, twin_why, sizeof twin_why);
+        worker_mark(env, "twin"); /* SMEMLAB_TIMINGS: the twin's CPU time, inside the GPU's turn */
+    }
     measure_status st = env->meter_status;
     snprintf(why, sizeof why, "%.250s", env->meter_why);
     p->call = problem_call(p, CALL_TRAFFIC), p->run = 0;
