@@ -477,10 +477,12 @@ SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 # or with V=1.
 PACKAGES_ASKED = $(if $(filter deps,$(MAKECMDGOALS)),$(DEB_PACKAGES)) \
                  $(if $(filter deps-instructor,$(MAKECMDGOALS)),$(INSTRUCTOR_PACKAGES))
+# axe-core comes after the packages (npm among them) from a make of its own: as a
+# sub-make sharing our jobs it printed make's "-j2 forced in makefile" warning.
 .PHONY: deps deps-instructor install-packages
 deps: install-packages
 	@command -v $(NVCC) >/dev/null || { echo "nvcc not found: install the CUDA Toolkit (12.6 or newer) and put its bin/ on PATH; see docs/getting-started.md" >&2; exit 3; }
-	@$(MAKE) --no-print-directory $(AXE)
+	@MAKEFLAGS= $(MAKE) --no-print-directory $(AXE)
 # axe-core, the accessibility checker make check-report runs in the browser on the
 # report pages: the version tests/report/package-lock.json pins, its hash checked by npm ci.
 AXE_DIR := .deps/npm

@@ -54,6 +54,8 @@ if [ -z "$missing" ]; then ok "every file the course names is in the kit"; else 
 
 mk deps
 if [ "$RC" -eq 0 ]; then ok "make deps"; else not_ok "make deps (exit $RC)"; fi
+# a student's first command prints no warning of make's own ("-j2 forced in makefile")
+if grep -q "^make.*warning" "$TMP/out"; then not_ok "make deps prints make's warning: $(grep "^make.*warning" "$TMP/out")"; else ok "make deps: no warning of make's"; fi
 # The README's first commands in the fresh kit: one line a build stage, one
 # screen of report ending with what to do next (issue 28: 25 lines at most).
 # One architecture keeps this quick; the README's make lab1 builds for the GPU at hand.
