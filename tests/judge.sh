@@ -72,6 +72,10 @@ judge_row() { # JSON FILE KERNEL CHECK TEXT [WHERE]
         done
         [ -z "$why" ] && ok "$name$where: $kernel keeps $text" || bad "$name$where: $why"
         return ;;
+    *:not-graded) # CHECK of KERNEL not graded, with these words: the grader cannot tell
+        why=$("$expect" "$json" check "$kernel" "${check%:not-graded}" not-graded "$text")
+        [ -z "$why" ] && ok "$name$where: $kernel ${check%:not-graded} not graded: \"$text\"" || bad "$name$where: $why"
+        return ;;
     not-graded) # the library is refused as a whole
         why=$("$expect" "$json" not-graded "$text")
         [ -z "$why" ] && ok "$name$where: not graded, \"$text\"" || bad "$name$where: $why"

@@ -317,7 +317,7 @@ $(BUILD)/tests/truth-run: tests/truth/truth-run.c
 # variants of synchronisation graded again as a GPU backend grades them, the twin beside.
 TWIN_CHECKED := $(foreach l,$(LABS),$(l)-solution) lab1-divergent-barrier lab7-barrier-in-branch \
     lab7-barrier-after-branch lab7-return-then-barrier lab7-cg-sync-in-branch lab7-cg-block-sync \
-    lab9-barrier-in-guard \
+    lab9-barrier-in-guard lab6-halo-no-ghost \
     lab8-partial-mask \
     lab8-reduceshfl-return lab8-activemask lab1-warpsize \
     lab9-race-past-window lab7-gmem-past-in lab10-halo-past-in lab10-coef-smem-one lab10-table-in-regs \

@@ -255,6 +255,39 @@ static void derailed_words(const flow_spec *f, const flow_run *r, flow_verdict *
                 r->input[0] ? r->input : "");
 }
 
+/*
+ * The run with every value changed changed part of the output, and the kernel reads past
+ * an array's end (correct names the access): an output made from the bytes there (the
+ * grader's guard zone, 0xEE..., a float of 1e28) keeps its bits when the lesson's values
+ * beside them change, so the rest cannot show whether they reach it. Not graded: a
+ * kernel whose halo lacks its ghost cells was told its tile was for show.
+ */
+static void past_end_words(const flow_spec *f, const flow_run *r, const flow_seen *seen,
+                           flow_verdict *v)
+{
+    char src[96];
+    size_t n, changed;
+    const char *lesson = f->values ? f->values : "the lesson's values";
+    source_words(f, 0, src, sizeof src);
+    judged_counts(r, seen, &n, &changed);
+    v->derailed = 1;
+    v->elsewhere = r->input[0] != 0;
+    check_field(v->message, sizeof v->message, "not graded: your kernel reads past an "
+                "array's end (correct says where); with every value %s changed%s%s, %zu of "
+                "the %zu elements of %s changed, and the rest may be made from the bytes there",
+                src, r->input[0] ? " at " : "", r->input, changed, n, r->name);
+    check_field(v->measured, sizeof v->measured, "%zu of %zu elements of %s changed, every "
+                "value %s changed, beside a read past an array's end (emulated)", changed, n,
+                r->name, src);
+    check_field(v->expected, sizeof v->expected, "every access inside its array, then %s "
+                "made from %s", r->name, lesson);
+    check_field(v->hint, sizeof v->hint, "Fix correct's out-of-bounds access first (a load "
+                "with no bounds check: at the edges, a ghost cell reads 0 instead): this "
+                "check is graded once every access stays inside its array. It holds %s to "
+                "making your output, by changing them and running the kernel again "
+                "(docs/troubleshooting.md#for-show).", lesson);
+}
+
 /* A perturbed run of spec f (only the values read at `at`, where not NULL) beside the
    plain run's output into seen; its lines where lines is not NULL. 0, or -1 where a
    changed value derailed it (an index that faults, a loop that does not end: the run
@@ -313,6 +346,10 @@ static void flow_compare(problem *p, int i, const flow_run *r)
         return;
     judged_counts(r, &whole, &base, &changed);
     least = share > 0 ? (size_t)ceil(share * (double)base) : 1;
+    if (changed < least && changed > 0 && p->oob_failed) {
+        past_end_words(f, r, &whole, &p->flow[i]);
+        return;
+    }
     if (changed < least) {
         p->flow[i].failed = 1;
         verdict_words(f, r, &whole, share, &p->flow[i]);

@@ -391,8 +391,8 @@ void report_text_total(FILE *f, const score *s)
         fprintf(f, "  (%d check%s not measured: no points until measured; see each check)",
                 s->not_measured, s->not_measured == 1 ? "" : "s");
     if (s->not_graded)
-        fprintf(f, "  (%d check%s not graded: an instruction the grading tool cannot run here, "
-                "no points lost or given; see each check)",
+        fprintf(f, "  (%d check%s not graded: the grader cannot tell here, no points "
+                "given; see each check)",
                 s->not_graded, s->not_graded == 1 ? "" : "s");
     if (s->env_errors)
         fprintf(f, "  (%d lab%s not graded)", s->env_errors, s->env_errors == 1 ? "" : "s");
