@@ -233,26 +233,51 @@ static int rows_that_give(const tr *t, double ld)
     return found;
 }
 
-/* The tile's row length in words as the kernel laid it out: how far apart the first
-   block's threads (0, 0) and (0, 1) stored their first element (a row apart); 0 where
-   the trace does not show it. */
-static int tile_row_words(const tr *t, const trace_summary *s)
+/* The tile's layout as the kernel wrote it, from where the first block's threads (0, 0),
+   (1, 0) and (0, 1) stored their first element: along a row as the step writes
+   (tile[threadIdx.y][threadIdx.x]: (1, 0) a word on, (0, 1) a row on), or down a column
+   (tile[threadIdx.x][threadIdx.y]: (0, 1) a word on, (1, 0) a row on). */
+typedef struct tile_layout {
+    int row;  /* the row length in words; 0 where the trace does not show it */
+    int down; /* written down its columns */
+} tile_layout;
+
+static tile_layout tile_written(const tr *t, const trace_summary *s)
 {
-    if (!s || !s->threads || 2 * t->bdimx > TRACE_FLOW_THREADS)
-        return 0;
-    const trace_thread *th = s->threads;
-    if (!th[0].stores || !th[t->bdimx].stores || th[t->bdimx].store_addr <= th[0].store_addr)
-        return 0;
-    uint32_t bytes = th[t->bdimx].store_addr - th[0].store_addr;
-    return bytes % sizeof(float) == 0 ? (int)(bytes / sizeof(float)) : 0;
+    tile_layout l = {0, 0};
+    if (!s || !s->threads || 2 * t->bdimx > TRACE_FLOW_THREADS || t->bdimx < 2)
+        return l;
+    const trace_thread *th = s->threads, *x1 = &th[1], *y1 = &th[t->bdimx];
+    if (!th[0].stores || !x1->stores || !y1->stores)
+        return l;
+    long long dx = ((long long)x1->store_addr - th[0].store_addr) / (long long)sizeof(float);
+    long long dy = ((long long)y1->store_addr - th[0].store_addr) / (long long)sizeof(float);
+    if ((x1->store_addr - th[0].store_addr) % sizeof(float) ||
+        (y1->store_addr - th[0].store_addr) % sizeof(float))
+        return l;
+    if (dx == 1 && dy >= t->k->transpose.unroll * t->bdimx && dy < 1 << 20)
+        l.row = (int)dy;
+    else if (dy == 1 && dx > 1 && dx < 1 << 20)
+        l.row = (int)dx, l.down = 1;
+    return l;
 }
 
-/* A padded step's tile read with a conflict: the hint from the row length the kernel
-   used and the pad its file declares (IPAD), as lab 3's reads the student's file. */
-static void pad_hint(const tr *t, int row, check_result *c)
+/* A padded step's tile read with a conflict: the hint from the layout the kernel wrote
+   and the pad its file declares (IPAD), as lab 3's reads the student's file. */
+static void pad_hint(const tr *t, tile_layout l, check_result *c)
 {
-    int unpadded = t->k->transpose.unroll * t->bdimx, pad = 0;
+    int unpadded = t->k->transpose.unroll * t->bdimx, pad = 0, row = l.row;
     const char *cols = t->k->transpose.unroll > 1 ? "2 * BDIMX" : "BDIMX";
+    int have_pad = lab_image_int(t->p->env->img, "smemlab_param_IPAD", &pad) == 0;
+    if (l.down) { /* the transpose moved into the write: the read goes along the rows */
+        check_field(c->hint, sizeof c->hint, "Your kernel writes the tile down its columns "
+                    "(tile[threadIdx.x][threadIdx.y], rows of %d words) and reads it along "
+                    "them. This step writes along a row, tile[threadIdx.y][threadIdx.x], and "
+                    "reads the column at tile[icol][irow], with rows of %s + IPAD words: lane "
+                    "(icol, irow) then falls in bank 2 * icol + irow (IPAD = 2), a warp's two "
+                    "columns in the even and the odd banks.", row, cols);
+        return;
+    }
     if (row <= 0 || row == unpadded) { /* no pad where the tile is read */
         check_field(c->hint, sizeof c->hint, "Pad each tile row by IPAD = 2 words, where the "
                     "tile is declared and where it is indexed (row * (%s + IPAD) + col: a "
@@ -261,8 +286,18 @@ static void pad_hint(const tr *t, int row, check_result *c)
                     "even and the odd banks.", cols, cols);
         return;
     }
+    if (have_pad && pad > 0 && row == unpadded + pad) { /* the step's rows: the read is off */
+        check_field(c->hint, sizeof c->hint, "Your tile's rows are %d words apart, as this "
+                    "step's (%s + IPAD): the conflict is in where the warp reads it. This step "
+                    "reads the column, tile[icol][irow]: lane (icol, irow) reads word %d * icol "
+                    "+ irow, bank (2 * icol + irow) %% 32, one column in the even banks and the "
+                    "other in the odd. A read with the subscripts the other way round, or "
+                    "indices of its own, puts lanes of the warp's two rows in one bank.", row,
+                    cols, row);
+        return;
+    }
     char yours[96] = "";
-    if (lab_image_int(t->p->env->img, "smemlab_param_IPAD", &pad) == 0 && row != unpadded + pad)
+    if (have_pad && row != unpadded + pad)
         snprintf(yours, sizeof yours, ", not %s + IPAD = %d (your file's IPAD = %d)", cols,
                  unpadded + pad, pad);
     check_field(c->hint, sizeof c->hint, "Your kernel's tile rows are %d words apart (%s + %d)%s: "
@@ -303,10 +338,14 @@ static void judge_tile(tr *t, const measurement *m, const trace_summary *s, chec
                     "as the step does, consecutive lanes to consecutive words of one row, and "
                     "let the read take the column, as the step's tile[icol][irow] does.");
     } else if (ld > want * (1 + DEGREE_TOLERANCE) || ld < want * (1 - DEGREE_TOLERANCE)) {
-        int row = tile_row_words(t, s), yours = row > 0 ? row : rows_that_give(t, ld);
-        char like[64] = "";
+        tile_layout l = tile_written(t, s);
+        int yours = l.row > 0 ? l.row : rows_that_give(t, ld);
+        char like[96] = "";
         if (ld <= 1 + DEGREE_TOLERANCE) /* rows of any pad read so, or the rows read along */
             snprintf(like, sizeof like, ", as a padded tile or a read along its rows makes it");
+        else if (l.down)
+            snprintf(like, sizeof like, ", as your tile written down its columns (rows of %d "
+                     "words) makes it", l.row);
         else if (yours && yours != words)
             snprintf(like, sizeof like, ", as rows of %d words make it", yours);
         check_set(c, CHECK_FAIL, "the tile's column read is %s%s, where this step's tile (rows "
@@ -319,12 +358,16 @@ static void judge_tile(tr *t, const measurement *m, const trace_summary *s, chec
                         ? "BDIMY rows of 2 * BDIMX words (two elements a thread)"
                         : "tile[BDIMY][BDIMX]");
         else
-            pad_hint(t, row, c);
+            pad_hint(t, l, c);
     } else {
         /* what this step asks, not how the file got it (a swizzle, 8-byte elements) */
-        check_set(c, CHECK_PASS, "the tile's column read is %s, as this step asks (its tile: "
-                  "rows of %d elements); its writes conflict-free", is_degree(ld, a, sizeof a),
-                  words);
+        tile_layout l = tile_written(t, s);
+        char yours[96] = "";
+        if (l.row > 0) /* what this file did, where the trace shows it */
+            snprintf(yours, sizeof yours, " (your tile: rows of %d words%s)", l.row,
+                     l.down ? ", written down its columns" : "");
+        check_set(c, CHECK_PASS, "the tile's column read is %s, as this step asks%s; its "
+                  "writes conflict-free", is_degree(ld, a, sizeof a), yours);
     }
     if (s)
         compare_trace_lines(c, s, -1, &t->p->env->gpu.banks);

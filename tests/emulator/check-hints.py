@@ -260,6 +260,11 @@ expect("lab9-unroll-overread", "transposeSmemUnrollPad", "correct", "hint",
 expect("lab9-one-pad", "transposeSmemPad", "smem-conflicts", "hint",
        has=("Your kernel's tile rows are 33 words apart (BDIMX + 1), not BDIMX + IPAD = 34 "
             "(your file's IPAD = 2)", "bank (33 * icol + irow) % 32", "bank 2 * icol + irow"))
+# A tile written down its columns is named so, not as rows a word apart ("BDIMX + -31").
+expect("lab9-pad-down-columns", "transposeSmemPad", "smem-conflicts", "hint",
+       has=("Your kernel writes the tile down its columns (tile[threadIdx.x][threadIdx.y], "
+            "rows of 17 words)", "reads the column at tile[icol][irow]"),
+       lacks=("words apart", "+ -"))
 # const-serialization names the line that reads constant memory (no trace shows one: the
 # compiled code says where), so the text and the page point at it; so does memory-path
 # where the read-only step read the __constant__ array instead (not the global loads).
