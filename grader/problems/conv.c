@@ -120,10 +120,12 @@ static run_outcome conv_run(problem *p, check_result *c)
                          tol_floor_conv(in, (size_t)a->width * a->height, mask, taps), 0, 0,
                          "the tile starts mask width / 2 elements before the block's first "
                          "output (the halo), and an input index outside the signal or image "
-                         "is a ghost cell worth 0"};
+                         "is a ghost cell worth 0", NULL};
         if (call->n_launches > 0) /* one output a thread: the block's threads are its piece */
             fc.block_rows = is_2d(a) ? (int)call->launches[0].block[1] : 1,
             fc.block_cols = (int)call->launches[0].block[0];
+        char factor[160];
+        fc.factor_words = float_factor_words(p, "mask", factor, sizeof factor);
         out = float_run_case(p, &fc, c);
     }
     if (out != RUN_LOST)

@@ -61,6 +61,7 @@ static size_t count_poison(const float *got, size_t n)
 typedef struct wrong_map {
     long wrong, interior_wrong, interior;
     long junk; /* wrong elements no input makes: computed from the grader's shared fill */
+    long zero; /* wrong elements that are 0 */
     float junk_value;
 } wrong_map;
 
@@ -83,6 +84,7 @@ static void map_wrong(const float_case *fc, const float *got, const tol_limits *
             w->wrong += bad;
             w->interior += inside;
             w->interior_wrong += bad && inside;
+            w->zero += bad && got[i] == 0.0f;
             if (bad && isfinite(got[i]) && fabs(got[i]) >= JUNK_MAGNITUDE && !w->junk++)
                 w->junk_value = got[i];
         }
@@ -113,6 +115,12 @@ static void wrong_hint(const float_case *fc, const float *got, const tol_limits 
                     "read, and did a thread of the block store it before the barrier?%s%s%s",
                     who, (double)w.junk_value, (double)fill, copy[0] ? " Here " : "", copy,
                     copy[0] ? "." : "");
+    else if (fc->factor_words && w.wrong > 0 && w.zero == w.wrong)
+        check_field(c->hint, sizeof c->hint, "%s %ld wrong element%s %s 0, as a sum of "
+                    "products comes out whose factor is 0 everywhere: does your kernel "
+                    "multiply by %s, and not by an array of its own that nothing writes?",
+                    w.wrong == 1 ? "Your" : "All", w.wrong, w.wrong == 1 ? "" : "s of yours",
+                    w.wrong == 1 ? "is" : "are", fc->factor_words);
     else if (w.wrong == 0)
         check_field(c->hint, sizeof c->hint, "No element is far off, but together they are: "
                     "the sum loses precision (half or TF32 math, a float accumulator summed "
@@ -162,6 +170,16 @@ static run_outcome judge(const float_case *fc, const float *got, size_t n, check
         return RUN_WRONG;
     }
     return RUN_RIGHT;
+}
+
+const char *float_factor_words(const problem *p, const char *noun, char *buf, size_t size)
+{
+    if (p->k->mask_symbol)
+        snprintf(buf, size, "%s, the __constant__ array of the %s that the grader fills "
+                 "before each run", p->k->mask_symbol, noun);
+    else
+        snprintf(buf, size, "the %s your launcher is given (an argument)", noun);
+    return buf;
 }
 
 run_outcome float_run_case(const problem *p, const float_case *fc, check_result *c)

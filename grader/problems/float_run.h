@@ -35,11 +35,18 @@ typedef struct float_case {
        words. */
     int block_rows, block_cols;
     const char *copy_words;
+    /* What each output is a sum of products with, where outputs all 0 say it was never
+       filled ("c_mask1d, the __constant__ array ..."); NULL: not such a sum. */
+    const char *factor_words;
 } float_case;
 
 /* Run one case on p->mod (the GPU's module, or the emulated twin's) and judge it into c
    (left untouched when it is right). */
 run_outcome float_run_case(const problem *p, const float_case *fc, check_result *c);
+
+/* factor_words for a kernel whose outputs are sums of products with NOUN ("mask"): its
+   __constant__ array where the lab's table names one, else the launcher's argument. */
+const char *float_factor_words(const problem *p, const char *noun, char *buf, size_t size);
 
 /*
  * A timed launch that cannot be gamed: before every run (warm-up too) the

@@ -104,7 +104,7 @@ static run_outcome run_mm_size(problem *p, check_result *c)
         out = fail_cuda(c, s->label, why);
     } else {
         float_case fc = {s->label, problem_launch, p, &a->C, mc.ref, a->M, a->N, mc.floor,
-                         0, 0, COPY_WORDS};
+                         0, 0, COPY_WORDS, NULL};
         block_piece(p->env, p->k, &p->env->plan->calls[p->call], &fc.block_rows,
                     &fc.block_cols);
         out = float_run_case(p, &fc, c);

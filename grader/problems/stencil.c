@@ -195,9 +195,13 @@ static run_outcome stencil_run(problem *p, check_result *c)
                          0, is_lookup(a) ? "the keys (out[i] = table[keys[i]])"
                                          : "the tile starts RADIUS elements before the block's "
                                            "first output (the halo), and an input index "
-                                           "outside the signal is a ghost cell worth 0"};
+                                           "outside the signal is a ghost cell worth 0",
+                         NULL};
         if (call->n_launches > 0 && !is_lookup(a))
             fc.block_rows = 1, fc.block_cols = lab_param_value(p->env->lab, "TILE");
+        char factor[160];
+        fc.factor_words =
+            is_lookup(a) ? NULL : float_factor_words(p, "coefficients", factor, sizeof factor);
         out = float_run_case(p, &fc, c);
         free(ref);
     }

@@ -101,7 +101,7 @@ static run_outcome tr_run(problem *p, check_result *c)
         int copy = t->k->transpose.copy;
         float_case fc = {s->label, problem_launch, p, &t->out, ref, copy ? ny : nx, copy ? nx : ny,
                          1e-30, copy ? t->bdimy : t->bdimx, copy ? t->bdimx : t->bdimy,
-                         copy ? "a row segment" : "a tile, read by rows, written transposed"};
+                         copy ? "a row segment" : "a tile, read by rows, written transposed", NULL};
         out = float_run_case(p, &fc, c);
         if (out != RUN_LOST)
             dev_free(t->in);
