@@ -103,6 +103,13 @@ void check_not_graded_like(check_result *c, const check_result *cause)
 const char CHECK_HINT_HANG[] = "Look for a loop whose exit condition never becomes true, or a "
                                "__syncthreads() that only some threads of the block reach.";
 
+const char CHECK_HINT_MISALIGNED[] =
+    "A wide access (a float2 or float4, or a pointer cast to a wider type) needs an address "
+    "that is a multiple of its size: 16 bytes for a float4. At this size a row starts at an "
+    "element that is no multiple of 4 (a width that is not), or the array itself is not so "
+    "aligned: take the wide path only where the address is aligned (the width a multiple "
+    "of 4 and ((size_t)ptr & 15) == 0), the element-by-element path elsewhere.";
+
 int check_why_not_graded(const char *why)
 {
     return why && !strncmp(why, "not graded: ", 12);
@@ -138,8 +145,12 @@ int check_fail_launch(check_result *c, const char *at, const char *why, const ch
         check_set(c, CHECK_FAIL, "CUDA error at %s: %s", at, why);
     else
         check_set(c, CHECK_FAIL, "CUDA error: %s", why);
-    /* a launch that never ended (the emulator's instruction budget) is no fault */
-    check_field(c->hint, sizeof c->hint, "%s", strstr(why, "timed out") ? CHECK_HINT_HANG : hint);
+    /* a launch that never ended (the emulator's instruction budget) is no fault; a
+       misaligned access has one cause whatever the kernel */
+    check_field(c->hint, sizeof c->hint, "%s", strstr(why, "timed out") ? CHECK_HINT_HANG
+                                               : strstr(why, "misaligned address")
+                                                   ? CHECK_HINT_MISALIGNED
+                                                   : hint);
     return 0;
 }
 

@@ -124,6 +124,8 @@ extern const char CHECK_HINT_NOT_GRADED[];
    WHY says it timed out), or, where an instrument could not run the kernel ("not
    graded: the emulator does not support ..."), CHECK_NOT_GRADED with its words
    whole and a hint of their own (returns 1 then). */
+/* The hint for a launch that faulted on a misaligned address (check_fail_launch's). */
+extern const char CHECK_HINT_MISALIGNED[];
 int check_fail_launch(check_result *c, const char *at, const char *why, const char *hint);
 
 /* Whether c failed only because something else must come first: it waits for it

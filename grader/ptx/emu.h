@@ -383,6 +383,8 @@ typedef struct emu_result {
     int fault_op;    /* EMU_ACC_LOAD, EMU_ACC_STORE, EMU_ACC_ATOMIC */
     int fault_lane;
     uint32_t fault_warp, fault_block[3];
+    int fault_misaligned; /* the fault: an address not aligned to its access's size (a GPU's
+                             cudaErrorMisalignedAddress), of any space */
     /* Synchronisation errors: how many times one was met, and the first (the launch
        itself ends EMU_OK: they are judged by the grader, not a fault of the run). */
     uint64_t sync_errors;

@@ -234,8 +234,10 @@ static int resolve_lanes(emu_warp *w, const ptx_instr *in, int space, uint32_t m
 {
     for (uint32_t mm = m; mm; mm &= mm - 1) {
         int l = __builtin_ctz(mm);
-        if (a[l] & (size - 1))
-            return fault(w, in, l, a[l], size, "a misaligned address");
+        if (a[l] & (size - 1)) {
+            w->b->x->res->fault_misaligned = 1;
+            return fault(w, in, l, a[l], size, "misaligned address");
+        }
         if (lane_resolve(w, in, space, ac, l, a[l], size, how))
             return -1;
     }

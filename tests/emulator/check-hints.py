@@ -260,6 +260,11 @@ expect("lab9-unroll-overread", "transposeSmemUnrollPad", "correct", "hint",
 expect("lab9-one-pad", "transposeSmemPad", "smem-conflicts", "hint",
        has=("Your kernel's tile rows are 33 words apart (BDIMX + 1), not BDIMX + IPAD = 34 "
             "(your file's IPAD = 2)", "bank (33 * icol + irow) % 32", "bank 2 * icol + irow"))
+# A misaligned wide access: the error a GPU gives, and the hint on alignment.
+expect("lab5-float4-unaligned-rows", "matmulCoarse", "correct", "message",
+       has=("misaligned address", "cudaErrorMisalignedAddress"), lacks=("cudaErrorIllegalAddress",))
+expect("lab5-float4-unaligned-rows", "matmulCoarse", "correct", "hint",
+       has=("needs an address that is a multiple of its size",))
 # Outputs all 0 name the array the grader fills, not the halo (a mask of the kernel's own).
 expect("lab6-mask-own-array", "conv1dTiled", "correct", "hint",
        has=(" 0, as a sum of products comes out whose factor is 0 everywhere",

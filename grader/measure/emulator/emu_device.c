@@ -324,11 +324,11 @@ static cudaError_t emu_set_global_(const device_module *m, const char *name, con
 }
 
 /* The CUDA error a GPU gives for what the emulator saw. */
-static cudaError_t cuda_error_of(emu_status st)
+static cudaError_t cuda_error_of(const emu_result *r)
 {
-    switch (st) {
+    switch (r->status) {
     case EMU_OK: return cudaSuccess;
-    case EMU_FAULT: return cudaErrorIllegalAddress;
+    case EMU_FAULT: return r->fault_misaligned ? cudaErrorMisalignedAddress : cudaErrorIllegalAddress;
     case EMU_UNSUPPORTED: return cudaErrorNotSupported;
     case EMU_TIMEOUT: case EMU_DEADLOCK: return cudaErrorLaunchTimeout;
     case EMU_TRAP: return cudaErrorLaunchFailure;
@@ -358,14 +358,14 @@ static void word_result(const emu_result *r)
         snprintf(E.why, sizeof E.why, "timed out: %.400s%s", r->why, at);
         break;
     default: { /* the error's name once: the emulator's words may start with it */
-        const char *name = cudaGetErrorString(cuda_error_of(r->status));
+        const char *name = cudaGetErrorString(cuda_error_of(r));
         if (strncmp(r->why, name, strlen(name)) == 0)
             snprintf(E.why, sizeof E.why, "%.400s%s", r->why, at);
         else
             snprintf(E.why, sizeof E.why, "%s: %.400s%s", name, r->why, at);
     }
     }
-    E.worded = cuda_error_of(r->status);
+    E.worded = cuda_error_of(r);
 }
 
 /*

@@ -294,6 +294,10 @@ START_TEST(test_faults)
     uint64_t q[2] = {et_buf(e, NULL, 256), et_buf(e, NULL, 128)};
     ck_assert_int_eq(et_run(e, "misaligned", 1, 32, 1, 0, q, 2), EMU_FAULT);
     ck_assert_ptr_nonnull(strstr(e->res.why, "misaligned"));
+    ck_assert_int_eq(e->res.fault_misaligned, 1); /* a GPU's cudaErrorMisalignedAddress */
+    params[1] = 32; /* an illegal address is no misaligned one */
+    ck_assert_int_eq(et_run(e, "oob", 1, 32, 1, 0, params, 2), EMU_FAULT);
+    ck_assert_int_eq(e->res.fault_misaligned, 0);
 
     /* 32 static bytes: reads past them are recorded at their offsets (the grader names
        them) and fault only past the most shared memory a block can have */
