@@ -629,6 +629,41 @@ void compare_global_sites(check_result *c, const trace_summary *s, int writes_to
     }
 }
 
+/* Whether every lane site x's worst warp took part in read inside [lo, lo + bytes), by the
+   addresses' low 32 bits (all a record keeps). */
+static int site_reads_within(const coalesce_site *x, uint64_t lo, uint64_t bytes)
+{
+    int any = 0;
+    for (int l = 0; l < SECTOR_LANES; l++)
+        if (x->worst.active >> l & 1u) {
+            uint32_t off = (uint32_t)x->worst.addr[l] - (uint32_t)lo; /* wraps as the bits do */
+            if (off >= bytes)
+                return 0;
+            any = 1;
+        }
+    return any;
+}
+
+void compare_global_loads_of(check_result *c, const trace_summary *s, uint64_t lo,
+                             uint64_t bytes)
+{
+    const coalesce_sites *g = s ? &s->global : NULL;
+    for (int i = 0; g && i < g->n && c->n_lines < CHECK_MAX_LINES; i++) {
+        const coalesce_site *x = &g->v[i];
+        if (x->side != COALESCE_LOAD || !site_reads_within(x, lo, bytes))
+            continue;
+        check_line *l = same_source_line(c, 0, x);
+        if (!l) {
+            l = &c->lines[c->n_lines++];
+            set_line(l, x->file, x->line, x->pc, "gload");
+            keep_global_warp(&l->worst, x);
+        }
+        l->requests += x->requests;
+        l->wavefronts += x->sectors;
+        l->ideal += x->ideal;
+    }
+}
+
 /* The worst warp of the side's worst site over its sectors, into c->bank_map. */
 static void draw_worst(check_result *c, const trace_summary *s, int store)
 {

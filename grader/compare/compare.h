@@ -114,6 +114,12 @@ void compare_global_side_lines(check_result *c, const trace_summary *s, int side
    unchanged. */
 void compare_global_sites(check_result *c, const trace_summary *s, int writes_too);
 
+/* The global load sites whose worst warp read inside [lo, lo + bytes) (one array: a
+   check about how it is read names the lines that read it, not the worst-coalesced load
+   of another), after c's own; none drawn. */
+void compare_global_loads_of(check_result *c, const trace_summary *s, uint64_t lo,
+                             uint64_t bytes);
+
 void compare_coalescing(check_result *c, int store, const measurement *m, double model_ideal,
                         const trace_summary *s, const char *code, int expect_strided);
 

@@ -464,12 +464,15 @@ static void judge_path(problem *p, check_id id, const measurement *m, const trac
                        check_result *c)
 {
     const stencil_launch *a = p->state;
-    (void)id, (void)s;
+    (void)id;
     if (a->k->path == MEM_PATH_CONSTANT) {
         path_constant(a, m, c);
         return;
     }
     path_readonly(a, m, c);
+    if (c->status == CHECK_FAIL && m->value[METRIC_WATCH_LD_PLAIN] > 0) /* the plain loads */
+        compare_global_loads_of(c, s, (uint64_t)(uintptr_t)a->data,
+                                (uint64_t)data_count(a) * sizeof(float));
     if (c->status == CHECK_FAIL && m->value[METRIC_WATCH_LD_NC] <= 0 &&
         m->value[METRIC_CONST_LD_REQUESTS] > 0 && c->n_lines == 0)
         problem_name_op_lines(p, c, "ld.const", "cload");

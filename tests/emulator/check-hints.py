@@ -296,6 +296,19 @@ for name, kernel, check_id, text in (
     except (AssertionError, OSError, KeyError) as e:
         failed += 1
         print(f"FAIL  hint {name}: {kernel} {check_id}: {e}")
+# memory-path's plain loads: the lines that read the coefficients, not the worst-coalesced
+# load of the input (the walkthrough's Next: pointed at in[g]).
+if not ONLY or "lab10-ro-plain-load" in ONLY:
+    try:
+        want = line_of("lab10-ro-plain-load", "c[j] = coef[j];")
+        got = [(l["file"], l["line"], l["op"])
+               for l in check("lab10-ro-plain-load", "stencil1DReadOnly", "memory-path")["lines"]]
+        assert got == [("lab10-ro-plain-load.cu", want, "gload")], f"lines {got}, not line {want} alone"
+        passed += 1
+        print(f"ok    hint lab10-ro-plain-load: stencil1DReadOnly memory-path names line {want} alone")
+    except (AssertionError, OSError, KeyError) as e:
+        failed += 1
+        print(f"FAIL  hint lab10-ro-plain-load: stencil1DReadOnly memory-path: {e}")
 # The width of the planted shuffle, read from its source.
 width = int(re.search(r"__shfl_sync\(FULL_MASK, value, srcLane, (\d+)\)",
                       source("lab8-width16")).group(1))

@@ -1,6 +1,7 @@
 /* coalesce.c - global accesses per instruction and their drawing; see coalesce.h. */
 #include "coalesce.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,7 +41,8 @@ static coalesce_site *site_for(coalesce_sites *s, uint64_t pc, int side)
     memset(&s->v[lo], 0, sizeof s->v[lo]);
     s->v[lo].pc = pc;
     s->v[lo].side = side;
-    s->v[lo].worst_excess = -1;
+    s->v[lo].worst_excess = LONG_MIN; /* the first execution is kept: a broadcast's excess is
+                                         below 0, and its site still has a warp to draw */
     return &s->v[lo];
 }
 
