@@ -241,7 +241,8 @@ static void judge_loads(problem *p, check_id id, const measurement *m, const tra
         tile = 1; /* no tiling asked for: the naive count is the limit */
     snprintf(model, sizeof model, "naive model %.0f / TILE %d, +%.0f%%, at %dx%dx%d", naive,
              tile, 100 * GLOBAL_LOAD_SLACK, a->M, a->N, a->K);
-    check_global_loads(c, m, naive / tile * (1 + GLOBAL_LOAD_SLACK), model, p->kind->hint[id]);
+    check_global_loads_from(c, m, naive / tile * (1 + GLOBAL_LOAD_SLACK), model,
+                            p->kind->hint[id], naive);
 }
 
 static void launch_cublas(void *arg)

@@ -27,6 +27,11 @@
 void check_global_loads(check_result *c, const measurement *m, double limit,
                         const char *model, const char *hint);
 
+/* The same where the loads the lesson starts from are known (uncut: the naive kernel's,
+   at this size): a kernel that cut them, not far enough, is told by how much. */
+void check_global_loads_from(check_result *c, const measurement *m, double limit,
+                             const char *model, const char *hint, double uncut);
+
 /* Shared loads and stores both within MANY_BLOCK_DEGREE_SLACK of conflict-free. */
 /*
  * The tiling rule of lab 6, where the trace or the emulator saw the global
