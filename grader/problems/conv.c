@@ -342,7 +342,7 @@ const kind_desc conv_kind = {
     .name = "conv", .state_bytes = sizeof(conv_launch), .setup = conv_setup,
     .run = conv_run, .passed = conv_passed,
     .prepare = conv_prepare, .bind = conv_bind, .right = conv_right,
-    .release = conv_release, .output = conv_output,
+    .release = conv_release, .output = conv_output, .bounds = 1,
     .judge = {[CHK_GLOBAL_LOADS] = judge_loads, [CHK_SMEM_CONFLICTS] = float_judge_conflicts},
     .hint = {[CHK_GLOBAL_LOADS] = "Each input element should be read from global memory about "
                                  "once per tile: load the tile and its halo (mask_width - 1 "

@@ -305,7 +305,7 @@ const kind_desc matmul_kind = {
     .name = "matmul", .state_bytes = sizeof(mm_launch), .setup = mm_setup,
     .run = run_mm_size, .explain_wrong = whole_tile_probe, .passed = mm_passed,
     .prepare = mm_prepare, .bind = mm_bind, .right = mm_right, .release = mm_release,
-    .output = mm_output,
+    .output = mm_output, .bounds = 1,
     .judge = {[CHK_GLOBAL_LOADS] = judge_loads, [CHK_SMEM_CONFLICTS] = float_judge_conflicts},
     .hint = {[CHK_GLOBAL_LOADS] = "Each element of A and B should come from global memory once "
                                  "per tile, not once per product: load a TILE x TILE tile of "

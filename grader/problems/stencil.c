@@ -763,7 +763,7 @@ const kind_desc stencil_kind = {
     .name = "stencil", .state_bytes = sizeof(stencil_launch), .setup = stencil_setup,
     .run = stencil_run, .explain_wrong = threads_not_dividing, .passed = stencil_passed,
     .prepare = stencil_prepare, .bind = stencil_bind, .watch = stencil_watch,
-    .right = stencil_right, .release = stencil_release, .output = stencil_output,
+    .right = stencil_right, .release = stencil_release, .output = stencil_output, .bounds = 1,
     .judge = {[CHK_GLOBAL_LOADS] = judge_loads, [CHK_SMEM_CONFLICTS] = float_judge_conflicts,
               [CHK_MEMORY_PATH] = judge_path, [CHK_CONST_SERIAL] = judge_const},
     .emulated = 1ul << CHK_MEMORY_PATH | 1ul << CHK_CONST_SERIAL,
