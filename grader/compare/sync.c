@@ -213,11 +213,12 @@ const char *compare_sync_text(const trace_sync *e, char *buf, size_t size)
 /* Where the threads that did not come are, and the rule: the hint. */
 static void barrier_hint(check_result *c, const trace_sync *e)
 {
-    char wait[96], via[96], lead[260] = "";
+    char wait[96], via[96], lead[320] = "";
     if (e->kind != TRACE_SYNC_BARRIER_SPLIT && e->other_line > 0 && e->branch_line > 0 &&
         e->other_line != e->branch_line)
-        snprintf(lead, sizeof lead, "The threads that did not come wait at %s, past the branch "
-                 "at %s. ", at(e->other_file, e->other_line, e->other_pc, wait, sizeof wait),
+        snprintf(lead, sizeof lead, "The threads that did not come take the other path, "
+                 "from %s on, past the branch at %s. ",
+                 at(e->other_file, e->other_line, e->other_pc, wait, sizeof wait),
                  at(e->branch_file, e->branch_line, e->branch_pc, via, sizeof via));
     else if (e->branch_line > 0 && e->kind != TRACE_SYNC_BARRIER_SPLIT)
         snprintf(lead, sizeof lead, "The threads that did not come left at the branch at %s. ",
@@ -232,15 +233,15 @@ static void barrier_hint(check_result *c, const trace_sync *e)
 
 static void mask_hint(check_result *c, const trace_sync *e)
 {
-    char wait[96], via[96], lead[260] = "";
+    char wait[96], via[96], lead[320] = "";
     if (e->kind == TRACE_SYNC_MASK_READ && e->gone == e->missing)
         snprintf(lead, sizeof lead, "The lanes it reads have returned, skipped it (an if "
                  "around the call), or do not exist: their registers hold no value of this "
                  "shuffle. ");
     else if (e->other_line > 0 && e->branch_line > 0 && e->other_line != e->branch_line)
-        snprintf(lead, sizeof lead, "The lanes that do not execute it wait at %s, past the "
-                 "branch at %s. ", at(e->other_file, e->other_line, e->other_pc, wait,
-                                       sizeof wait),
+        snprintf(lead, sizeof lead, "The lanes that do not execute it take the other path, "
+                 "from %s on, past the branch at %s. ",
+                 at(e->other_file, e->other_line, e->other_pc, wait, sizeof wait),
                  at(e->branch_file, e->branch_line, e->branch_pc, via, sizeof via));
     check_field(c->hint, sizeof c->hint, "%sEvery lane a mask names must execute the same "
                 "warp primitive with the same mask, each lane must be in its own mask, and a "

@@ -103,8 +103,8 @@ START_TEST(test_barrier_in_a_warp)
                      "divergent barrier: the __syncthreads() at lab7.cu:42 was reached by "
                      "threads 33, 35, 37 and 13 more of block (0,0,0) but not by threads 32, "
                      "34, 36 and 13 more, which had not exited");
-    ck_assert_ptr_nonnull(strstr(correct.hint, "wait at lab7.cu:45, past the branch at "
-                                               "lab7.cu:40"));
+    ck_assert_ptr_nonnull(strstr(correct.hint, "take the other path, from lab7.cu:45 on, "
+                                               "past the branch at lab7.cu:40"));
     /* the barrier in a function of the student's, inlined into the kernel at line 60 */
     e.call_file = "lab7.cu";
     e.call_line = 60;
