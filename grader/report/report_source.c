@@ -68,6 +68,27 @@ static int definition(const lab_def *lab, const char *line)
     return -1;
 }
 
+/* Whether line calls a CUDA runtime function (cudaXxx( as a word) before any // comment. */
+static int calls_runtime(const char *line)
+{
+    const char *comment = strstr(line, "//");
+    for (const char *c = strstr(line, "cuda"); c && (!comment || c < comment);
+         c = strstr(c + 4, "cuda")) {
+        const char *e = c + 4;
+        if (c > line && (isalnum((unsigned char)c[-1]) || c[-1] == '_'))
+            continue;
+        if (!isupper((unsigned char)*e))
+            continue;
+        while (isalnum((unsigned char)*e) || *e == '_')
+            e++;
+        while (*e == ' ' || *e == '\t')
+            e++;
+        if (*e == '(')
+            return 1;
+    }
+    return 0;
+}
+
 /* Record a TODO for definition def: the first one in its body wins over one above it. */
 static void note_todo(kernel_place *places, int def, int line, int inside)
 {
@@ -95,6 +116,13 @@ void report_find_places(lab_result *r, const char *source)
             if (pending) /* the TODO just above this definition is its own */
                 note_todo(places, def, pending, 0);
             pending = 0;
+        }
+        if (depth > 0 && current >= 0 && current % 2 && !in_comment) { /* a launcher's body */
+            kernel_place *lp = &places[current / 2];
+            if (!lp->launch && strstr(line, "<<<"))
+                lp->launch = no;
+            if (!lp->runtime_call && calls_runtime(line))
+                lp->runtime_call = no;
         }
         if (strstr(line, "TODO")) {
             if (depth > 0 && current >= 0)

@@ -425,6 +425,20 @@ static int line_in_source(const lab_result *r, const check_result *c)
     return 0;
 }
 
+/* Where the launcher did what a check's failure names, or 0: a call a launcher may not
+   make (correct: "launch_x called cudaMemcpyToSymbol"), a dynamic tile's size (given at
+   the launch). */
+static int launcher_line(const kernel_place *p, const check_result *c)
+{
+    if (!p)
+        return 0;
+    if (strcmp(c->check, "correct") == 0 && strstr(c->message, " called cuda"))
+        return p->runtime_call;
+    if (strcmp(c->check, "dynamic-tile") == 0)
+        return p->launch;
+    return 0;
+}
+
 static void next_for(FILE *f, const lab_result *r, const kernel_view *k, const report_style *st)
 {
     char what[400], page[600];
@@ -445,6 +459,11 @@ static void next_for(FILE *f, const lab_result *r, const kernel_view *k, const r
                     ? snprintf(what, sizeof what, "%s fails", first ? first->check : "a check")
                     : snprintf(what, sizeof what, "%s waits for %s", waiting->check, waits_what);
         int at = first ? line_in_source(r, first) : 0;
+        if (first && !at)
+            at = launcher_line(p, first);
+        for (int i = 0; first && !at && p && i < k->n; i++) /* a tile the launch sizes short */
+            if (k->c[i].status == CHECK_FAIL && strcmp(k->c[i].check, "dynamic-tile") == 0)
+                at = p->launch;
         if (at > 0) /* the line it names: past the TODO, where the student works now */
             snprintf(what + n, sizeof what - (size_t)n, " at %s:%d", r->source, at);
         else if (p && (p->todo || p->kernel))

@@ -17,6 +17,9 @@ typedef struct kernel_place {
     int kernel;        /* its __global__ line */
     int todo;          /* the TODO that asks for it: inside its body, else just above it */
     int launcher_todo; /* a TODO inside or above its launcher */
+    int launch;        /* the first line of its launcher's body with a launch (<<<) */
+    int runtime_call;  /* the first line of its launcher's body that calls a cuda...()
+                          function (what a launcher may not do) */
 } kernel_place;
 
 typedef struct lab_result {

@@ -326,7 +326,11 @@ static const char *const SKELETON =
     "/* TODO(student): launch setRowReadCol, sum_{i,j} */\n"     /* 12 */
     "SMEMLAB_LAUNCHER void launch_setRowReadCol(int *out)\n"     /* 13 */
     "{\n"                                                        /* 14 */
-    "}\n";                                                       /* 15 */
+    "    // cudaDeviceSynchronize(); no call: a comment\n"       /* 15 */
+    "    my_cudaHelper(out); cudaish(out);\n"                    /* 16 */
+    "    cudaMemcpyToSymbol(c, out, 4);\n"                       /* 17 */
+    "    setRowReadCol<<<1, 32>>>(out);\n"                       /* 18 */
+    "}\n";                                                       /* 19 */
 
 static char *write_skeleton(void)
 {
@@ -353,6 +357,9 @@ START_TEST(test_places)
     ck_assert_int_eq(r.places[1].todo, 0); /* written: no TODO left */
     ck_assert_int_eq(r.places[2].kernel, 0);
     ck_assert_int_eq(r.places[2].launcher_todo, 12);
+    ck_assert_int_eq(r.places[2].runtime_call, 17); /* not the comment's, nor a name's tail */
+    ck_assert_int_eq(r.places[2].launch, 18);
+    ck_assert_int_eq(r.places[0].launch, 0); /* a kernel's body is no launcher's */
     free(r.places);
     lab_result none = {.lab = lab_find("lab1")};
     report_find_places(&none, "/nonexistent/lab1.cu");
@@ -425,6 +432,40 @@ START_TEST(test_text_compact_skeleton)
     for (char *p = buf; *p; p++)
         lines += *p == '\n';
     ck_assert_int_le(lines, 12);
+    free(buf);
+    free(r.places);
+}
+END_TEST
+
+/* A launcher's call that the grader refuses: Next names the line that makes it, where the
+   check itself names none (the recorder sees the call, not its line). */
+START_TEST(test_next_names_runtime_call)
+{
+    static const char *const ids[] = {"correct", "store-requests", "load-requests",
+                                      "store-conflicts", "load-conflicts", "race"};
+    check_result c[18];
+    for (int k = 0; k < 3; k++)
+        for (int i = 0; i < 6; i++) {
+            check_init(&c[k * 6 + i], "lab1", results[0].lab->kernels[k].name, ids[i], 1);
+            check_set(&c[k * 6 + i], CHECK_PASS, "fine");
+        }
+    check_set(&c[12], CHECK_FAIL, "launch_setRowReadCol called cudaMemcpyToSymbol: a launcher "
+              "may only launch kernels on the default stream");
+    for (int i = 13; i < 18; i++)
+        check_set(&c[i], CHECK_FAIL, "not run: launch_setRowReadCol called cudaMemcpyToSymbol");
+    lab_result r = {.lab = lab_find("lab1"), .checks = c, .n_checks = 18, .max_points = 18};
+    char *path = write_skeleton();
+    report_find_places(&r, path);
+    char *buf = NULL;
+    size_t size = 0;
+    FILE *f = open_memstream(&buf, &size);
+    report_style st = {0};
+    report_text_next(f, &r, 1, &st);
+    fclose(f);
+    remove(path);
+    char want[256];
+    snprintf(want, sizeof want, "Next: setRowReadCol: correct fails at %s:17. ", path);
+    ck_assert_msg(strstr(buf, want) != NULL, "%s", buf);
     free(buf);
     free(r.places);
 }
@@ -928,6 +969,7 @@ Suite *report_suite(void)
     tcase_add_test(tc, test_text_lab_verbose_color);
     tcase_add_test(tc, test_places);
     tcase_add_test(tc, test_text_compact_skeleton);
+    tcase_add_test(tc, test_next_names_runtime_call);
     tcase_add_test(tc, test_text_compact_not_graded);
     tcase_add_test(tc, test_text_not_graded);
     tcase_add_test(tc, test_text_waits_for_tile);
