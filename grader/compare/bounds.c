@@ -52,14 +52,18 @@ int compare_oob(check_result *correct, const trace_summary *s)
     check_field(correct->expected, sizeof correct->expected, "every global access inside the "
                 "array it indexes");
     const char *op = op_name(o->op);
+    char elems[48] = ""; /* "4 bytes" alone left the walkthrough working out a 1 x 1 matrix */
+    if (o->width == 4 && o->bytes % 4 == 0) /* read as 4-byte elements: a float's, an int's */
+        snprintf(elems, sizeof elems, " (%" PRIu64 " element%s of 4 bytes)", o->bytes / 4,
+                 o->bytes / 4 == 1 ? "" : "s");
     check_field(correct->hint, sizeof correct->hint, "The %s reaches %s %s, which holds %" PRIu64
-                " bytes at that size: guard every access against the array's own size (at a "
+                " bytes%s at that size: guard every access against the array's own size (at a "
                 "size that is no multiple of a block's, a block's threads, or a thread's "
                 "elements, reach past it), and index it with its own pitch. A GPU does not "
                 "catch it: the bytes %s %s belong to another array or to none, so the output "
                 "comes out right or wrong by chance; the grader lays a guard zone around every "
                 "array and names the access on every device.", op,
-                past ? "past the end of" : "before the start of", name, o->bytes,
+                past ? "past the end of" : "before the start of", name, o->bytes, elems,
                 past ? "past" : "before", name);
     check_line *l = &correct->lines[0];
     memset(l, 0, sizeof *l);

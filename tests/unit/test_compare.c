@@ -639,7 +639,8 @@ START_TEST(test_oob_fails_correct)
                                 "reaches bytes 512 to 515 of in (an argument of 4 bytes), 512 bytes past "
                                 "its end");
     ck_assert_ptr_nonnull(strstr(c.measured, "14 accesses"));
-    ck_assert_ptr_nonnull(strstr(c.hint, "past the end of in"));
+    ck_assert_ptr_nonnull(strstr(c.hint, "past the end of in, which holds 4 bytes (1 element "
+                                         "of 4 bytes) at that size"));
     ck_assert_int_eq(c.n_lines, 1);
     ck_assert_str_eq(c.lines[0].file, "lab7.cu");
     ck_assert_int_eq(c.lines[0].line, 59);
