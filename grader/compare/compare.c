@@ -471,8 +471,12 @@ void compare_races(check_result *c, const trace_summary *s, const char *why)
     }
     if (loads == 0 || stores == 0) { /* no tile staged and read back: nothing learnt */
         check_field(c->expected, sizeof c->expected, "no race between warps or lanes");
-        check_set(c, CHECK_FAIL, "waits for a shared tile: no shared %s ran, nothing to judge",
-                  loads + stores == 0 ? "loads or stores" : loads ? "stores" : "loads");
+        if (stores > 0) /* written, never read: not a missing tile */
+            check_set(c, CHECK_FAIL, "waits for the tile to be read: shared stores ran, no "
+                      "shared load (your kernel writes its tile and never reads it back)");
+        else
+            check_set(c, CHECK_FAIL, "waits for a shared tile: no shared %s ran, nothing to "
+                      "judge", loads + stores == 0 ? "loads or stores" : "stores");
         check_field(c->hint, sizeof c->hint, "The race check passes a kernel that stages its "
                     "data in shared memory and puts a __syncthreads() between one warp's "
                     "write and another warp's read of the same word.");

@@ -67,11 +67,17 @@ void check_smem_near_free(check_result *c, const measurement *m, const char *hin
                     "slack for the hardware counters' many-block noise)", limit);
     if (m->value[METRIC_SHARED_LD_REQUESTS] <= 0 || m->value[METRIC_SHARED_ST_REQUESTS] <= 0) {
         /* nothing to judge: the check that counts the loads says the tile is missing */
-        check_set(c, CHECK_FAIL, "waits for a shared tile: %.0f shared loads, %.0f shared "
-                  "stores ran, no conflict to judge", m->value[METRIC_SHARED_LD_REQUESTS],
-                  m->value[METRIC_SHARED_ST_REQUESTS]);
+        if (m->value[METRIC_SHARED_ST_REQUESTS] > 0) /* written, never read */
+            check_set(c, CHECK_FAIL, "waits for the tile to be read: %.0f shared stores ran, "
+                      "no shared load (your kernel writes its tile and never reads it back)",
+                      m->value[METRIC_SHARED_ST_REQUESTS]);
+        else
+            check_set(c, CHECK_FAIL, "waits for a shared tile: %.0f shared loads, %.0f shared "
+                      "stores ran, no conflict to judge", m->value[METRIC_SHARED_LD_REQUESTS],
+                      m->value[METRIC_SHARED_ST_REQUESTS]);
         check_field(c->hint, sizeof c->hint, "A tiled kernel stages its tiles in shared "
-                    "memory and reads them from there.");
+                    "memory and reads them from there. A tile that nothing reads is dropped "
+                    "by the compiler, its stores with it: that is why none may have run.");
         return;
     }
     if (ld <= limit && st <= limit) {

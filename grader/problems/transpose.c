@@ -325,9 +325,12 @@ static void judge_tile(tr *t, const measurement *m, const trace_summary *s, chec
     c->expect_store = 1.0;
     if (m->value[METRIC_SHARED_LD_REQUESTS] <= 0 || m->value[METRIC_SHARED_ST_REQUESTS] <= 0) {
         /* nothing to judge: the coalescing checks say where the data went instead */
-        check_set(c, CHECK_FAIL, "waits for a shared tile: no shared %s ran, no bank to judge "
-                  "(this step goes through a tile)",
-                  m->value[METRIC_SHARED_ST_REQUESTS] <= 0 ? "stores" : "loads");
+        if (m->value[METRIC_SHARED_ST_REQUESTS] > 0) /* written, never read */
+            check_set(c, CHECK_FAIL, "waits for the tile to be read: shared stores ran, no "
+                      "shared load (your kernel writes its tile and never reads it back)");
+        else
+            check_set(c, CHECK_FAIL, "waits for a shared tile: no shared stores ran, no bank "
+                      "to judge (this step goes through a tile)");
     } else if (st > 1 + DEGREE_TOLERANCE) {
         check_set(c, CHECK_FAIL, "the tile's writes have a %s, where this step's warp writes "
                   "along a row of the tile, tile[threadIdx.y][threadIdx.x], conflict-free",

@@ -1374,7 +1374,8 @@ START_TEST(test_race_check)
     check_init(&c, "lab6", "conv1dTiled", "race", 1);
     compare_races(&c, &none, NULL);
     ck_assert_int_eq(c.status, CHECK_FAIL);
-    ck_assert_str_eq(c.message, "waits for a shared tile: no shared loads ran, nothing to judge");
+    ck_assert_str_eq(c.message, "waits for the tile to be read: shared stores ran, no shared "
+                                "load (your kernel writes its tile and never reads it back)");
 
     /* a line the trace did not name (no failing check asked nvdisasm): its pc */
     check_line unnamed = {.file = "pc 0xe0", .line = 0, .op = "store", .requests = 32,
