@@ -343,6 +343,24 @@ static char *write_skeleton(void)
     return path;
 }
 
+/* r's report over the skeleton's places (its lab's lines too where with_lab), then Next:
+   into a buffer the caller frees; the skeleton's path, removed by then, into path. */
+static char *report_over_skeleton(lab_result *r, int with_lab, char *path, size_t size)
+{
+    snprintf(path, size, "%s", write_skeleton());
+    report_find_places(r, path);
+    char *buf = NULL;
+    size_t used = 0;
+    FILE *f = open_memstream(&buf, &used);
+    report_style st = {0};
+    if (with_lab)
+        report_text_lab(f, r, &st);
+    report_text_next(f, r, 1, &st);
+    fclose(f);
+    remove(path);
+    return buf;
+}
+
 START_TEST(test_places)
 {
     lab_result r = {.lab = lab_find("lab1")};
@@ -401,16 +419,8 @@ START_TEST(test_text_compact_skeleton)
     check_set(&c[6], CHECK_FAIL, "3 of 1024 elements differ; first at row 0, col 1");
     check_field(c[6].hint, sizeof c[6].hint, "hint of correct");
     lab_result r = {.lab = lab_find("lab1"), .checks = c, .n_checks = 18, .max_points = 18};
-    char *path = write_skeleton();
-    report_find_places(&r, path);
-    char *buf = NULL;
-    size_t size = 0;
-    FILE *f = open_memstream(&buf, &size);
-    report_style st = {0};
-    report_text_lab(f, &r, &st);
-    report_text_next(f, &r, 1, &st);
-    fclose(f);
-    remove(path);
+    char path[64];
+    char *buf = report_over_skeleton(&r, 1, path, sizeof path);
     char want[256];
     snprintf(want, sizeof want, "setRowReadRow    0/6  TODO  not started: out was never written; "
              "fill the TODO at %s:6\n", strrchr(path, '/') + 1);
@@ -454,15 +464,8 @@ START_TEST(test_next_names_runtime_call)
     for (int i = 13; i < 18; i++)
         check_set(&c[i], CHECK_FAIL, "not run: launch_setRowReadCol called cudaMemcpyToSymbol");
     lab_result r = {.lab = lab_find("lab1"), .checks = c, .n_checks = 18, .max_points = 18};
-    char *path = write_skeleton();
-    report_find_places(&r, path);
-    char *buf = NULL;
-    size_t size = 0;
-    FILE *f = open_memstream(&buf, &size);
-    report_style st = {0};
-    report_text_next(f, &r, 1, &st);
-    fclose(f);
-    remove(path);
+    char path[64];
+    char *buf = report_over_skeleton(&r, 0, path, sizeof path);
     char want[256];
     snprintf(want, sizeof want, "Next: setRowReadCol: correct fails at %s:17. ", path);
     ck_assert_msg(strstr(buf, want) != NULL, "%s", buf);
