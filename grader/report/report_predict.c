@@ -65,7 +65,11 @@ void report_judge_predictions(lab_result *r, const char *source)
         free(text);
         return;
     }
-    if (not_judged)
+    if (not_judged && !judged) /* "0 of 0 right" read as a score */
+        snprintf(line, sizeof line, "%d prediction%s wait%s for the code to pass %s check, none "
+                 "judged yet", not_judged, not_judged == 1 ? "" : "s", not_judged == 1 ? "s" : "",
+                 not_judged == 1 ? "its" : "their");
+    else if (not_judged)
         snprintf(line, sizeof line, "%d of %d predictions right (%d wait%s for the code to pass "
                  "its check)", right, judged, not_judged, not_judged == 1 ? "s" : "");
     else
