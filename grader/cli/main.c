@@ -55,6 +55,12 @@ static int kernel_known(const cli_options *o)
         for (k = 0; k < l->n_kernels; k++)
             fprintf(stderr, " %s", l->kernels[k].name);
         fprintf(stderr, "\n");
+        for (int j = 0; j < lab_registry_count; j++) /* another lab's: say how to grade it */
+            for (k = 0; k < lab_registry[j]->n_kernels; k++)
+                if (strcmp(lab_registry[j]->kernels[k].name, o->kernel) == 0)
+                    fprintf(stderr, "%s is %s's: make %s && make grade LAB=%s KERNEL=%s\n",
+                            o->kernel, lab_registry[j]->id, lab_registry[j]->id,
+                            lab_registry[j]->id, o->kernel);
         return 0;
     }
     return 1;

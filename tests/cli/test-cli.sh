@@ -114,7 +114,8 @@ expect "unknown lab after a good one" 2 "banana"
 
 run --kernel setColReadCol lab3
 expect "--kernel naming no kernel of the lab: its kernels listed" 2 "lab3 has no kernel 'setColReadCol'" \
-    "setRowReadColPad setRowReadColDynPad"
+    "setRowReadColPad setRowReadColDynPad" \
+    "setColReadCol is lab1's: make lab1 && make grade LAB=lab1 KERNEL=setColReadCol"
 
 run --bogus lab1
 expect "unknown option" 2 "--bogus"
