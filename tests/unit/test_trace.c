@@ -743,6 +743,32 @@ START_TEST(test_race_either_direction)
 }
 END_TEST
 
+/* Races are counted by their lines: two stores of one line (a line compiles to several
+   instructions) racing one load are one racing pair of lines, not two. */
+START_TEST(test_race_pairs_of_lines)
+{
+    trace_record recs[3] = {access(0x10, 0, 0, TRACE_WRITE, 0, 4),
+                            access(0x14, 0, 0, TRACE_WRITE, 0, 4),
+                            access(0x20, 0, 1, TRACE_READ, 0, 4)};
+    trace_summary s;
+    ck_assert_int_eq(races_in(recs, 3, &s), 2); /* two pairs of PCs */
+    for (int i = 0; i < 2; i++) { /* as trace_attribute names them: both stores at line 30 */
+        s.races[i].file_a = s.races[i].file_b = "lab1.cu";
+        s.races[i].line_a = 30, s.races[i].line_b = 33;
+    }
+    check_result c;
+    check_init(&c, "lab1", "setRowReadCol", "race", 1);
+    compare_races(&c, &s, NULL);
+    ck_assert_int_eq(c.status, CHECK_FAIL);
+    ck_assert_str_eq(c.measured, "1 racing pair of lines");
+    s.races[1].line_a = 31; /* another line of stores: two */
+    check_init(&c, "lab1", "setRowReadCol", "race", 1);
+    compare_races(&c, &s, NULL);
+    ck_assert_str_eq(c.measured, "2 racing pairs of lines");
+    trace_summary_free(&s);
+}
+END_TEST
+
 /*
  * Each block has its own shared memory: one word written by a warp of each of
  * two blocks is no race, however the records line up (one lane each, so the
@@ -1564,6 +1590,7 @@ Suite *trace_suite(void)
     tcase_add_test(tc, test_release_acquire_orders_warps);
     tcase_add_test(tc, test_trace_defers_tile_barriers);
     tcase_add_test(tc, test_race_either_direction);
+    tcase_add_test(tc, test_race_pairs_of_lines);
     tcase_add_test(tc, test_blocks_share_no_word);
     tcase_add_test(tc, test_races_independent_of_record_order);
     tcase_add_test(tc, test_checked_blocks_are_the_lowest);
