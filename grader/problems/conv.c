@@ -338,12 +338,20 @@ static void conv_setup(problem *p)
     a->k = p->k;
 }
 
+/* The tile's banks, as every float kind judges them; a block narrower than a warp told so. */
+static void judge_conflicts(problem *p, check_id id, const measurement *m, const trace_summary *s,
+                            check_result *c)
+{
+    float_judge_conflicts(p, id, m, s, c);
+    float_narrow_block_hint(p, c);
+}
+
 const kind_desc conv_kind = {
     .name = "conv", .state_bytes = sizeof(conv_launch), .setup = conv_setup,
     .run = conv_run, .passed = conv_passed,
     .prepare = conv_prepare, .bind = conv_bind, .right = conv_right,
     .release = conv_release, .output = conv_output, .bounds = 1,
-    .judge = {[CHK_GLOBAL_LOADS] = judge_loads, [CHK_SMEM_CONFLICTS] = float_judge_conflicts},
+    .judge = {[CHK_GLOBAL_LOADS] = judge_loads, [CHK_SMEM_CONFLICTS] = judge_conflicts},
     .hint = {[CHK_GLOBAL_LOADS] = "Each input element should be read from global memory about "
                                  "once per tile: load the tile and its halo (mask_width - 1 "
                                  "extra elements) into shared memory, __syncthreads(), then "

@@ -260,6 +260,10 @@ expect("lab9-unroll-overread", "transposeSmemUnrollPad", "correct", "hint",
 expect("lab9-one-pad", "transposeSmemPad", "smem-conflicts", "hint",
        has=("Your kernel's tile rows are 33 words apart (BDIMX + 1), not BDIMX + IPAD = 34 "
             "(your file's IPAD = 2)", "bank (33 * icol + irow) % 32", "bank 2 * icol + irow"))
+# A block narrower than a warp: its warps span tile rows (not "tx varying fastest").
+expect("lab6-block-16x16", "conv2dTiled", "smem-conflicts", "hint",
+       has=("A warp of your 16x16 block spans 2 rows of its threads", "Make the block 32 threads wide"),
+       lacks=("tx varying fastest",))
 # A misaligned wide access: the error a GPU gives, and the hint on alignment.
 expect("lab5-float4-unaligned-rows", "matmulCoarse", "correct", "message",
        has=("misaligned address", "cudaErrorMisalignedAddress"), lacks=("cudaErrorIllegalAddress",))
