@@ -411,6 +411,12 @@ void compare_tile_flow(check_result *c, const trace_summary *s, const int *src, 
     }
 }
 
+void compare_tile_unread(check_result *c)
+{
+    check_set(c, CHECK_FAIL, "waits for the tile to be read: shared stores ran, no shared load "
+              "(your kernel writes its tile and never reads it back)");
+}
+
 /* The distinct pairs of source lines among s's races (one a pair of PCs: a line compiles
    to several instructions, and "45 racing pairs of lines" counted three lines' PCs). */
 static int racing_line_pairs(const trace_summary *s)
@@ -492,8 +498,7 @@ void compare_races(check_result *c, const trace_summary *s, const char *why)
     if (loads == 0 || stores == 0) { /* no tile staged and read back: nothing learnt */
         check_field(c->expected, sizeof c->expected, "no race between warps or lanes");
         if (stores > 0) /* written, never read: not a missing tile */
-            check_set(c, CHECK_FAIL, "waits for the tile to be read: shared stores ran, no "
-                      "shared load (your kernel writes its tile and never reads it back)");
+            compare_tile_unread(c);
         else
             check_set(c, CHECK_FAIL, "waits for a shared tile: no shared %s ran, nothing to "
                       "judge", loads + stores == 0 ? "loads or stores" : "stores");
@@ -596,6 +601,21 @@ static check_line *same_source_line(check_result *c, int from, const coalesce_si
     return NULL;
 }
 
+/* Site x's counts onto its source line among c's lines from first (a new line where it has
+   none: the first site of a line, taken worst first, gives the warp drawn). */
+static void add_site_line(check_result *c, int first, const coalesce_site *x, const char *op)
+{
+    check_line *l = same_source_line(c, first, x);
+    if (!l) {
+        l = &c->lines[c->n_lines++];
+        set_line(l, x->file, x->line, x->pc, op);
+        keep_global_warp(&l->worst, x);
+    }
+    l->requests += x->requests;
+    l->wavefronts += x->sectors;
+    l->ideal += x->ideal;
+}
+
 static void coalesce_lines(check_result *c, const trace_summary *s, int side)
 {
     static const char *const op[] = {[COALESCE_LOAD] = "gload", [COALESCE_STORE] = "gstore",
@@ -617,18 +637,8 @@ static void coalesce_lines(check_result *c, const trace_summary *s, int side)
         used[n++] = best;
     }
     int first = c->n_lines;
-    for (int k = 0; k < n; k++) {
-        const coalesce_site *x = &g->v[used[k]];
-        check_line *l = same_source_line(c, first, x);
-        if (!l) { /* the worst site of its line first: its warp is the one drawn */
-            l = &c->lines[c->n_lines++];
-            set_line(l, x->file, x->line, x->pc, op[side]);
-            keep_global_warp(&l->worst, x);
-        }
-        l->requests += x->requests;
-        l->wavefronts += x->sectors;
-        l->ideal += x->ideal;
-    }
+    for (int k = 0; k < n; k++)
+        add_site_line(c, first, &g->v[used[k]], op[side]);
     if (c->status == CHECK_FAIL && n > 0 && side != COALESCE_ATOMIC)
         draw_worst(c, s, side);
 }
@@ -677,15 +687,7 @@ void compare_global_loads_of(check_result *c, const trace_summary *s, uint64_t l
         const coalesce_site *x = &g->v[i];
         if (x->side != COALESCE_LOAD || !site_reads_within(x, lo, bytes))
             continue;
-        check_line *l = same_source_line(c, 0, x);
-        if (!l) {
-            l = &c->lines[c->n_lines++];
-            set_line(l, x->file, x->line, x->pc, "gload");
-            keep_global_warp(&l->worst, x);
-        }
-        l->requests += x->requests;
-        l->wavefronts += x->sectors;
-        l->ideal += x->ideal;
+        add_site_line(c, 0, x, "gload");
     }
 }
 

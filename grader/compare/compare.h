@@ -112,6 +112,10 @@ void compare_global_side_lines(check_result *c, const trace_summary *s, int side
 /* The global sites of a check that counts traffic whole (no lines of its own): loads,
    and stores and atomics too where writes_too; a check not judged, or one with lines,
    unchanged. */
+/* A check with nothing to judge because the kernel stores to shared memory and never loads:
+   it waits for the tile to be read (not for a tile: one was written). */
+void compare_tile_unread(check_result *c);
+
 void compare_global_sites(check_result *c, const trace_summary *s, int writes_too);
 
 /* The global load sites whose worst warp read inside [lo, lo + bytes) (one array: a

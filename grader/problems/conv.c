@@ -338,12 +338,37 @@ static void conv_setup(problem *p)
     a->k = p->k;
 }
 
+/*
+ * A conflict of a block narrower than a warp: its warps span rows of threads, and so rows
+ * of the tile, whose words fall in the same banks where the tile's pitch brings them
+ * there. The kind's hint (neighbouring threads, neighbouring words) holds within a row and
+ * misleads a kernel that keeps it: the lab 6 walkthrough's 16 x 16 blocks (the skeleton's
+ * are 32 wide; lab 5's own blocks are 16 x 16, and its kind keeps its hint).
+ */
+static void narrow_block_hint(const problem *p, check_result *c)
+{
+    const call_plan *call = p->call >= 0 ? &p->env->plan->calls[p->call] : NULL;
+    int warp = p->env->gpu.banks.warp_size > 0 ? p->env->gpu.banks.warp_size : 32;
+    if (!call || call->n_launches < 1 || c->status != CHECK_FAIL || check_waits(c))
+        return;
+    unsigned bx = call->launches[0].block[0], by = call->launches[0].block[1];
+    if (bx == 0 || bx >= (unsigned)warp || bx * by < (unsigned)warp)
+        return;
+    check_field(c->hint, sizeof c->hint, "A warp of your %ux%u block spans %u rows of its "
+                "threads, and so %u rows of the tile: the lanes of one row read words a tile "
+                "pitch away from the next row's, and where that pitch modulo 32 words brings "
+                "their banks together, they conflict (a pitch of 38 words puts the second row "
+                "6 banks on, over the first). Make the block %d threads wide, so that a warp "
+                "reads along one row, or choose a pitch whose rows fall in other banks.",
+                bx, by, warp / bx, warp / bx, warp);
+}
+
 /* The tile's banks, as every float kind judges them; a block narrower than a warp told so. */
 static void judge_conflicts(problem *p, check_id id, const measurement *m, const trace_summary *s,
                             check_result *c)
 {
     float_judge_conflicts(p, id, m, s, c);
-    float_narrow_block_hint(p, c);
+    narrow_block_hint(p, c);
 }
 
 const kind_desc conv_kind = {

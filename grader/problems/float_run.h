@@ -44,10 +44,6 @@ typedef struct float_case {
    (left untouched when it is right). */
 run_outcome float_run_case(const problem *p, const float_case *fc, check_result *c);
 
-/* A failed conflict check of a block narrower than a warp: the hint that its warps span
-   rows of the tile (lab 6's conv2dTiled, whose blocks the skeleton makes 32 wide). */
-void float_narrow_block_hint(const problem *p, check_result *c);
-
 /* factor_words for a kernel whose outputs are sums of products with NOUN ("mask"): its
    __constant__ array where the lab's table names one, else the launcher's argument. */
 const char *float_factor_words(const problem *p, const char *noun, char *buf, size_t size);

@@ -68,9 +68,7 @@ void check_smem_near_free(check_result *c, const measurement *m, const char *hin
     if (m->value[METRIC_SHARED_LD_REQUESTS] <= 0 || m->value[METRIC_SHARED_ST_REQUESTS] <= 0) {
         /* nothing to judge: the check that counts the loads says the tile is missing */
         if (m->value[METRIC_SHARED_ST_REQUESTS] > 0) /* written, never read */
-            check_set(c, CHECK_FAIL, "waits for the tile to be read: %.0f shared stores ran, "
-                      "no shared load (your kernel writes its tile and never reads it back)",
-                      m->value[METRIC_SHARED_ST_REQUESTS]);
+            compare_tile_unread(c);
         else
             check_set(c, CHECK_FAIL, "waits for a shared tile: %.0f shared loads, %.0f shared "
                       "stores ran, no conflict to judge", m->value[METRIC_SHARED_LD_REQUESTS],

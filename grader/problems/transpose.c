@@ -326,8 +326,7 @@ static void judge_tile(tr *t, const measurement *m, const trace_summary *s, chec
     if (m->value[METRIC_SHARED_LD_REQUESTS] <= 0 || m->value[METRIC_SHARED_ST_REQUESTS] <= 0) {
         /* nothing to judge: the coalescing checks say where the data went instead */
         if (m->value[METRIC_SHARED_ST_REQUESTS] > 0) /* written, never read */
-            check_set(c, CHECK_FAIL, "waits for the tile to be read: shared stores ran, no "
-                      "shared load (your kernel writes its tile and never reads it back)");
+            compare_tile_unread(c);
         else
             check_set(c, CHECK_FAIL, "waits for a shared tile: no shared stores ran, no bank "
                       "to judge (this step goes through a tile)");
